@@ -1,0 +1,1 @@
+"""ReuseLens collector: runs an unmodified CUDA application under the Compute Sanitizer tool library."""

@@ -1,0 +1,1 @@
+"""ReuseLens language server."""
