@@ -1,0 +1,53 @@
+// Trace format shared by the collector (device patch and host) and the analysis engine.
+// docs/trace-format.md is the prose description; this header is the only definition.
+#pragma once
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+namespace reuselens {
+#endif
+
+#define RL_TRACE_MAGIC "RLTRACE"   // 8 bytes with the terminating NUL
+#define RL_TRACE_VERSION 1u
+#define RL_WARP_SIZE 32
+
+enum RlRecordType { RL_REC_MEM = 1, RL_REC_BARRIER = 2, RL_REC_BLOCK_EXIT = 3 };
+enum RlSpace { RL_SPACE_GLOBAL = 1, RL_SPACE_SHARED = 2, RL_SPACE_LOCAL = 3 };
+enum RlBarrierKind { RL_BARRIER_BLOCK = 1, RL_BARRIER_WARP = 2, RL_BARRIER_MBARRIER = 3 };
+// Sanitizer access flags as received (SANITIZER_MEMORY_DEVICE_FLAG_*): READ|WRITE together = atomic.
+enum RlAccessFlags { RL_ACCESS_READ = 0x1, RL_ACCESS_WRITE = 0x2, RL_ACCESS_ATOMIC_SYSTEM = 0x4 };
+enum RlRecordFlags { RL_FLAG_ASYNC_COPY = 0x1 };
+enum RlFileFlags { RL_FILE_COMPLETE = 0x1 };
+
+struct RlTraceHeader {
+  char magic[8];
+  uint32_t version;
+  uint32_t header_bytes;
+  uint32_t record_bytes;
+  uint32_t flags;
+  uint64_t launch_id;
+  uint64_t record_count;
+  uint32_t kernel_function_id;
+  uint8_t reserved[20];
+};
+
+struct RlRecord {
+  uint8_t type;
+  uint8_t space;
+  uint8_t access;
+  uint8_t flags;
+  uint16_t size;
+  uint16_t warp;
+  uint32_t function_id;
+  uint32_t active_mask;
+  uint64_t pc;
+  uint64_t block;
+  uint64_t addr[RL_WARP_SIZE];
+};
+
+#ifdef __cplusplus
+static_assert(sizeof(RlTraceHeader) == 64, "trace header layout is part of the file format");
+static_assert(sizeof(RlRecord) == 288, "trace record layout is part of the file format");
+}  // namespace reuselens
+#endif
