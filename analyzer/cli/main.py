@@ -1,0 +1,56 @@
+"""`reuselens` console script: one subcommand per module of this package.
+
+Each subcommand module defines `add_parser(subparsers)`, which registers its parser and sets
+`func=<callable(args) -> int>` as the parser default. User mistakes surface as ReuseLensError and are printed
+as one line (with the traceback only under --verbose); the exit code is then 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+
+from analyzer import __version__
+from analyzer.errors import ReuseLensError
+
+SUBCOMMANDS = ("profile", "analyze", "report", "graph", "diff", "lines", "demo", "lsp")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="reuselens",
+        description="Memory-reuse structure (Topological Distance, PCDepGraph) of CUDA kernels, per source line.",
+    )
+    parser.add_argument("--version", action="version", version=f"reuselens {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log details and show tracebacks")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in SUBCOMMANDS:
+        importlib.import_module(f"analyzer.cli.{name}").add_parser(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.WARNING,
+        format="reuselens: %(levelname)s: %(message)s",
+    )
+    try:
+        return int(args.func(args) or 0)
+    except ReuseLensError as error:
+        if args.verbose:
+            raise
+        print(f"reuselens: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("reuselens: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
