@@ -1,0 +1,74 @@
+"""Reading a run directory's manifest (docs/run-directory.md).
+
+Only this module parses run.json, so a change of the manifest's version is handled in one place.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from analyzer.errors import RunDirectoryError
+
+RUN_FORMAT = "reuselens-run"
+RUN_VERSION = 1
+MANIFEST = "run.json"
+REPORT = "report.json"
+
+
+@dataclass(frozen=True)
+class RunDirectory:
+    path: Path
+    manifest: dict[str, Any]
+
+    @property
+    def complete(self) -> bool:
+        return self.manifest.get("status") == "complete"
+
+    @property
+    def report_path(self) -> Path:
+        return self.path / REPORT
+
+    def function_names(self) -> dict[int, str]:
+        """function id (as carried by trace records) -> mangled name."""
+        return {int(f["id"]): str(f["name"]) for f in self.manifest.get("functions", [])}
+
+    def function_modules(self) -> dict[int, str]:
+        """function id -> sha256 of the module that holds it."""
+        return {int(f["id"]): str(f["module"]) for f in self.manifest.get("functions", [])}
+
+    def module_path(self, sha256: str) -> Path:
+        for module in self.manifest.get("modules", []):
+            if module.get("sha256") == sha256:
+                return self.path / module.get("path", f"modules/{sha256}.cubin")
+        return self.path / "modules" / f"{sha256}.cubin"
+
+
+def is_run_directory(path: str | Path) -> bool:
+    return (Path(path) / MANIFEST).is_file()
+
+
+def open_run(path: str | Path) -> RunDirectory:
+    """Open and validate a run directory; raise RunDirectoryError with one clear sentence otherwise."""
+    directory = Path(path).expanduser()
+    if not directory.exists():
+        raise RunDirectoryError(f"{directory}: no such directory")
+    if not directory.is_dir():
+        raise RunDirectoryError(f"{directory}: not a run directory (it is a file)")
+    manifest_path = directory / MANIFEST
+    if not manifest_path.is_file():
+        raise RunDirectoryError(f"{directory}: not a run directory (no {MANIFEST}; create one with 'reuselens profile')")
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise RunDirectoryError(f"{manifest_path}: unreadable run manifest ({error})") from error
+    if not isinstance(manifest, dict) or manifest.get("format") != RUN_FORMAT:
+        raise RunDirectoryError(f"{manifest_path}: not a ReuseLens run manifest")
+    version = manifest.get("version")
+    if version != RUN_VERSION:
+        raise RunDirectoryError(
+            f"{manifest_path}: run format version {version} is not supported by this ReuseLens (reads {RUN_VERSION})"
+        )
+    return RunDirectory(directory.resolve(), manifest)
