@@ -1,0 +1,69 @@
+"""Read-side helpers over a report dict (docs/report-format.md): where a finding sits in the source.
+
+Shared by the CLI's report/diff/graph commands; a finding's lines are always derived from its nodes'
+`source`, never guessed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+SEVERITY_ORDER = {"error": 0, "warning": 1, "information": 2, "hint": 3}
+
+
+@dataclass(frozen=True)
+class Place:
+    file: str | None
+    line: int | None
+
+    def __str__(self) -> str:
+        if self.file is None:
+            return "?"
+        return f"{self.file}:{self.line}" if self.line else self.file
+
+
+def nodes_by_id(kernel: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    return {int(node["id"]): node for node in kernel.get("nodes", [])}
+
+
+def places(kernel: dict[str, Any], pcs: list[int]) -> list[Place]:
+    """Distinct source places of the given node ids, in first-seen order; kernel-level if none has a line."""
+    nodes = nodes_by_id(kernel)
+    seen: list[Place] = []
+    for node_id in pcs:
+        source = (nodes.get(int(node_id)) or {}).get("source")
+        if source and source.get("file"):
+            place = Place(source["file"], source.get("line"))
+            if place not in seen:
+                seen.append(place)
+    return seen
+
+
+def iter_findings(report: dict[str, Any]) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+    """(kernel, finding) pairs ordered by rank within each kernel, kernels in report order."""
+    for kernel in report.get("kernels", []):
+        for finding in sorted(kernel.get("findings", []), key=lambda f: (f.get("rank", 1 << 30), f.get("id", ""))):
+            yield kernel, finding
+
+
+def ranked_findings(report: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """All findings of all kernels, most wasteful first (by bytes, then share), ties by id for stability."""
+    pairs = list(iter_findings(report))
+    pairs.sort(key=lambda kf: (-float(kf[1].get("waste", {}).get("bytes", 0)),
+                               -float(kf[1].get("waste", {}).get("share", 0)),
+                               kf[1].get("id", "")))
+    return pairs
+
+
+def kernel_label(kernel: dict[str, Any]) -> str:
+    grid = "x".join(str(v) for v in kernel.get("grid", []))
+    block = "x".join(str(v) for v in kernel.get("block", []))
+    name = kernel.get("name") or kernel.get("mangled") or kernel.get("id", "?")
+    return f"{name} <<<{grid}, {block}>>>"
+
+
+def short_kernel_name(kernel: dict[str, Any]) -> str:
+    name = kernel.get("name") or kernel.get("mangled") or str(kernel.get("id", "?"))
+    head = name.split("(", 1)[0]
+    return head
