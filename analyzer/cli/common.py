@@ -1,0 +1,88 @@
+"""Arguments and input handling shared by several subcommands."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from analyzer.errors import ReportError, ReuseLensError, SettingsError
+from analyzer.rundir import is_run_directory
+
+THRESHOLD_OPTIONS = {
+    # option: (settings key, help)
+    "--delta": ("delta", "hierarchical-reuse threshold on r(l) (paper 3.3; default 0.8)"),
+    "--streaming": ("streaming", "cold share above which a PC is streaming (default 0.95)"),
+    "--coalescing": ("coalescing", "R_coal above which coalescing is poor (default 1.5)"),
+    "--bank-conflict": ("bankConflict", "R_conf above which a bank conflict is reported (default 1.5)"),
+    "--constant-capacity": ("constantCapacityBytes", "__constant__ capacity in bytes (default 65536)"),
+    "--min-share": ("minShare", "drop findings below this share of kernel traffic (default 0.01)"),
+}
+
+
+def add_analysis_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("analysis")
+    for option, (key, help_text) in THRESHOLD_OPTIONS.items():
+        group.add_argument(option, dest=f"threshold_{key}", type=float, metavar="X", help=help_text)
+    group.add_argument("--workers", type=int, metavar="N", help="analysis worker threads (default: all cores)")
+    group.add_argument("--prefix-map", action="append", default=[], metavar="OLD=NEW",
+                       help="rewrite source paths that start with OLD (build tree) to NEW; repeatable")
+
+
+def settings_from_args(args: argparse.Namespace) -> dict[str, float]:
+    settings = {}
+    for key, _help in THRESHOLD_OPTIONS.values():
+        value = getattr(args, f"threshold_{key}", None)
+        if value is not None:
+            settings[key] = value
+    return settings
+
+
+def prefix_map_from_args(args: argparse.Namespace) -> dict[str, str]:
+    mapping = {}
+    for item in getattr(args, "prefix_map", []) or []:
+        old, sep, new = item.partition("=")
+        if not sep or not old:
+            raise SettingsError(f"--prefix-map {item!r}: expected OLD=NEW")
+        mapping[old] = new
+    return mapping
+
+
+def analyze(run_dir: Path, args: argparse.Namespace, *, progress: Any = None) -> dict[str, Any]:
+    from analyzer.pipeline import analyze_run
+
+    if getattr(args, "workers", None) is not None and args.workers < 1:
+        raise SettingsError("--workers must be at least 1")
+    return analyze_run(run_dir, settings_from_args(args), workers=getattr(args, "workers", None),
+                       prefix_map=prefix_map_from_args(args), progress=progress)
+
+
+def load_report_input(path_text: str, args: argparse.Namespace | None = None) -> dict[str, Any]:
+    """A run directory (analysed now if it has no report.json yet) or a report.json file."""
+    path = Path(path_text).expanduser()
+    if path.is_dir():
+        if not is_run_directory(path):
+            raise ReuseLensError(f"{path}: not a run directory (no run.json) and not a report file")
+        report_path = path / "report.json"
+        if report_path.is_file():
+            return read_report(report_path)
+        return analyze(path, args or argparse.Namespace())
+    if not path.exists():
+        raise ReuseLensError(f"{path}: no such file or directory")
+    return read_report(path)
+
+
+def read_report(path: Path) -> dict[str, Any]:
+    from analyzer.report import load
+
+    return load(path)
+
+
+def dump(data: Any) -> str:
+    return json.dumps(data, indent=2, sort_keys=False)
+
+
+def check_report_shape(report: Any, origin: str) -> None:
+    if not isinstance(report, dict) or not isinstance(report.get("kernels"), list):
+        raise ReportError(f"{origin}: not a ReuseLens report")

@@ -1,0 +1,52 @@
+"""`reuselens demo`: analyse the bundled demo run (recorded on an H200) and print its findings. No GPU needed."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+from importlib import resources
+from pathlib import Path
+
+from analyzer.cli.common import add_analysis_options, analyze
+from analyzer.cli.summary import print_summary
+from analyzer.errors import ReuseLensError
+
+
+def demo_root() -> Path:
+    return Path(str(resources.files("analyzer") / "demo"))
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("demo", help="analyse the bundled demo run (no GPU needed)",
+                                   description="Copy the bundled demo run (a softmax and a second kernel, "
+                                               "recorded on an NVIDIA H200) and analyse it.")
+    parser.add_argument("--output", metavar="DIR", help="where to put the analysed copy (default: a temp dir)")
+    parser.add_argument("--top", type=int, default=10, metavar="N", help="findings to print (default 10)")
+    add_analysis_options(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    root = demo_root()
+    recorded = root / "run"
+    sources = root / "src"
+    if not (recorded / "run.json").is_file():
+        raise ReuseLensError(f"the bundled demo run is missing from {root}; reinstall reuselens")
+    target = Path(args.output) if args.output else Path(tempfile.mkdtemp(prefix="reuselens-demo-")) / "run"
+    if target.exists() and any(target.iterdir()):
+        raise ReuseLensError(f"{target}: exists and is not empty; choose another --output")
+    shutil.copytree(recorded, target, dirs_exist_ok=True)
+    # The demo was built on the GPU machine; its line table names that build tree. Point it at the copy
+    # of the sources shipped with the package.
+    build = json.loads((root / "build.json").read_text(encoding="utf-8")) if (root / "build.json").is_file() else {}
+    if build.get("source_dir"):
+        args.prefix_map = [*getattr(args, "prefix_map", []), f"{build['source_dir']}={sources}"]
+    report = analyze(target, args)
+    print(f"ReuseLens demo: {len(report.get('kernels', []))} kernel configuration(s) from a run recorded on "
+          f"{report.get('run', {}).get('gpu', {}).get('name', 'a GPU')}; sources in {sources}")
+    print_summary(report, sys.stdout, top=args.top)
+    print(f"\nreport: {target / 'report.json'}\nnext: reuselens graph {target} --kernel k0 -o graph.html")
+    return 0

@@ -1,0 +1,76 @@
+"""`reuselens profile [options] -- CMD [ARGS...]`: run an app under the collector, then analyse the run."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from analyzer.cli.common import add_analysis_options, analyze
+from analyzer.cli.progress import stage_progress
+from analyzer.cli.summary import print_summary
+from analyzer.errors import SettingsError
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "profile", help="profile a CUDA application (GPU) and analyse it",
+        description="Run CMD under the ReuseLens collector (Compute Sanitizer API), write a run directory, "
+                    "analyse it and print the top findings. Build the app with -lineinfo to get source lines.",
+        usage="reuselens profile [options] -- CMD [ARGS...]")
+    parser.add_argument("--run-dir", metavar="DIR",
+                        help="where to write the run (default: ./reuselens-run-<date>-<time>)")
+    parser.add_argument("--kernel-filter", metavar="REGEX", help="instrument only kernels whose name matches")
+    parser.add_argument("--kernel-list", metavar="FILE", help="instrument only kernels named in FILE (one per line)")
+    parser.add_argument("--launch-range", metavar="A:B", help="instrument launches A (inclusive) to B (exclusive)")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS", help="stop the app after this; run is partial")
+    parser.add_argument("--traces", action="store_true", help="also keep raw warp records in RUN/traces/")
+    parser.add_argument("--buffer-bytes", type=int, metavar="N", help="device trace buffer size (advanced)")
+    parser.add_argument("--no-analyze", action="store_true", help="only record the run")
+    parser.add_argument("--top", type=int, default=10, metavar="N", help="findings to print (default 10)")
+    add_analysis_options(parser)
+    parser.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD [ARGS...]")
+    parser.set_defaults(func=run)
+
+
+def parse_launch_range(text: str | None) -> tuple[int, int | None] | None:
+    if not text:
+        return None
+    start, sep, end = text.partition(":")
+    try:
+        first = int(start) if start else 0
+        last = int(end) if end else None
+    except ValueError:
+        raise SettingsError(f"--launch-range {text!r}: expected A:B with whole numbers, e.g. 0:10") from None
+    if not sep or first < 0 or (last is not None and last <= first):
+        raise SettingsError(f"--launch-range {text!r}: expected A:B with 0 <= A < B, e.g. 0:10")
+    return first, last
+
+
+def run(args: argparse.Namespace) -> int:
+    from collector.launcher import profile
+
+    command = list(args.command)
+    if command and command[0] == "--":
+        command = command[1:]
+    if not command:
+        raise SettingsError("no command to profile: reuselens profile [options] -- ./app args")
+    launch_range = parse_launch_range(args.launch_range)
+    run_dir = Path(args.run_dir or time.strftime("reuselens-run-%Y%m%d-%H%M%S"))
+    with stage_progress() as progress:
+        summary = profile(
+            command, run_dir=run_dir, kernel_filter=args.kernel_filter, kernel_list=args.kernel_list,
+            launch_range=launch_range, timeout=args.timeout, write_traces=args.traces,
+            buffer_bytes=args.buffer_bytes, on_progress=progress)
+    print(f"run written to {run_dir}", file=sys.stderr)
+    if getattr(summary, "status", "complete") != "complete":
+        print(f"warning: partial run: {getattr(summary, 'partial_reason', None) or 'reason unknown'}",
+              file=sys.stderr)
+    if args.no_analyze:
+        return 0
+    with stage_progress() as progress:
+        report = analyze(run_dir, args, progress=progress)
+    print_summary(report, sys.stdout, top=args.top)
+    exit_code = getattr(summary, "exit_code", 0)
+    return 0 if exit_code in (0, None) else 3

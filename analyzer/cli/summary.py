@@ -1,0 +1,38 @@
+"""What analyze, profile and demo print after an analysis: run status, kernels, notes, top findings."""
+
+from __future__ import annotations
+
+from typing import Any, TextIO
+
+from analyzer.findings_export import finding_rows, to_table
+from analyzer.reportview import kernel_label
+from analyzer.units import format_bytes
+
+
+def kernel_bytes(kernel: dict[str, Any]) -> int:
+    return int(sum(edge.get("bytes", 0) for edge in kernel.get("edges", [])))
+
+
+def print_summary(report: dict[str, Any], out: TextIO, *, top: int = 10) -> None:
+    run = report.get("run", {})
+    if run.get("status") == "partial":
+        print(f"warning: partial run ({run.get('partial_reason') or 'reason unknown'}); results cover what was "
+              "recorded before it stopped", file=out)
+    for note in report.get("notes", []):
+        print(f"note: {note}", file=out)
+    kernels = report.get("kernels", [])
+    print(f"{len(kernels)} kernel configuration(s) analysed", file=out)
+    for kernel in kernels:
+        launches = len(kernel.get("launches", []))
+        memory_pcs = sum(1 for node in kernel.get("nodes", []) if node.get("space"))
+        print(f"  {kernel_label(kernel)}: {launches} launch(es), {memory_pcs} memory PCs, "
+              f"{format_bytes(kernel_bytes(kernel))} accessed, {len(kernel.get('findings', []))} finding(s)",
+              file=out)
+    rows = finding_rows(report)
+    print("", file=out)
+    if not rows:
+        print("no findings", file=out)
+        return
+    shown = rows[:top]
+    print(f"top {len(shown)} of {len(rows)} findings:", file=out)
+    print(to_table(shown), file=out)
