@@ -1,0 +1,86 @@
+// ReuseLens analysis engine: Topological Distance + PCDepGraph (cuVein paper, sections 3.1-3.2) from warp records.
+//
+// One engine, two callers: the collector's host drain thread (online analysis, no trace on disk) and the
+// pybind11 replay module analyzer._engine (recorded traces). Both feed RlRecord (trace_format.h) and get the
+// same JSON back (docs/report-format.md, "engine part"; docs/engine.md explains every rule).
+//
+// Call protocol (one caller thread; the engine may use worker threads internally):
+//
+//   reuselens::Engine engine({/*workers=*/8, /*shadow_budget_bytes=*/8ull << 30});
+//   engine.add_allocation(ptr, bytes);           // any time between launches (cudaMalloc seen)
+//   engine.begin_launch({launch_id, kernel_function_id, {gx,gy,gz}, {bx,by,bz}, dyn_smem});
+//   engine.consume(records, n);                  // as many batches as drained, in drain order
+//   engine.end_launch(/*complete=*/true);        // false: the launch faulted / was cut short
+//   engine.free_allocation(ptr);                 // cudaFree seen (between launches)
+//   std::string json = engine.to_json();         // any time no launch is open
+//
+// Results depend only on the order of the records, never on the number of workers.
+// Errors (budget exceeded, protocol misuse, a block index beyond the shadow's range) throw EngineError;
+// after an EngineError thrown by consume() the engine must be discarded.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "reuselens/trace_format.h"
+
+namespace reuselens {
+
+#define RL_ENGINE_JSON_VERSION 1
+
+class EngineError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct EngineConfig {
+  unsigned workers = 1;                       // analysis threads (the caller's thread is one of them); 0 = 1
+  uint64_t shadow_budget_bytes = 8ull << 30;  // committed shadow memory allowed before EngineError
+};
+
+struct LaunchInfo {
+  uint64_t launch_id = 0;           // run.json launches[].id
+  uint32_t kernel_function_id = 0;  // run.json functions[].id of the kernel
+  uint32_t grid[3] = {1, 1, 1};
+  uint32_t block[3] = {1, 1, 1};
+  uint32_t dynamic_shared_bytes = 0;
+};
+
+struct EngineStats {
+  uint64_t records = 0;          // records consumed (all types)
+  uint64_t lane_accesses = 0;    // active lanes of MEM records
+  uint64_t shadow_bytes = 0;     // committed shadow memory now
+  uint64_t peak_shadow_bytes = 0;
+};
+
+class Engine {
+ public:
+  explicit Engine(const EngineConfig& config = EngineConfig());
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Device allocations: global accesses inside one get a direct-mapped shadow; any other global address is
+  // still tracked, through a sparse page table. Overlapping or unknown frees throw EngineError.
+  void add_allocation(uint64_t address, uint64_t size);
+  void free_allocation(uint64_t address);
+
+  void begin_launch(const LaunchInfo& launch);
+  // Records of the open launch, in drain order. BLOCK_EXIT: one record per exiting warp (warp, block set);
+  // a block's shared/local state is dropped once all its warps posted one (else at end_launch).
+  void consume(const RlRecord* records, size_t count);
+  void end_launch(bool complete = true);
+
+  // The engine part of report.json, version RL_ENGINE_JSON_VERSION (docs/report-format.md).
+  std::string to_json() const;
+  EngineStats stats() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace reuselens
