@@ -1,0 +1,348 @@
+"""One CUBIN's line table, attributed to its functions: PC offset -> row (file, line, inline chain).
+
+How a row reaches a function (research/dwarf.md §1-2):
+* ptxas emits one sequence per `.text.<mangled>` section; its DW_LNE_set_address operand is 0 and is
+  relocated (R_CUDA_64, RELA on sm_90+, REL on sm_80/89) against the function's symbol. The relocation at the
+  operand's offset gives the section, `st_value + addend` the base. Sequences without a relocation are
+  nvlink's leftovers for kernels it dropped (-rdc) and are skipped: address 0 would alias a real kernel.
+* Several rows at one address: the last is the innermost location, earlier ones are its call sites.
+* A row covers [its address, next row's address); the last row before end_sequence covers the tail.
+Function attribution inside a section (kernel vs `$kernel$callee` clones) uses the symtab FUNC symbols.
+"""
+
+from __future__ import annotations
+
+import bisect
+import posixpath
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from analyzer.lineinfo.elf import EM_CUDA, STT_FUNC, ElfFile, Relocation, Section, Symbol
+from analyzer.lineinfo.errors import ElfFormatError, LineTableError
+from analyzer.lineinfo.lineprogram import LineProgram, Row, Sequence, parse_debug_line
+
+R_CUDA_64 = 2
+SHF_EXECINSTR = 0x4
+_MAX_INLINE_DEPTH = 512  # deeper chains are corrupt (ptxas has no such limit documented; real ones are < 20)
+
+
+def cuda_arch(elf: ElfFile) -> int | None:
+    """SM version of a CUBIN (90 for sm_90): bits 8-15 of e_flags (research/dwarf.md §1)."""
+    if elf.machine != EM_CUDA:
+        return None
+    return (elf.flags >> 8) & 0xFF or None
+
+
+class RowRef(NamedTuple):
+    """A row of one sequence; `index` is 0-based in `sequence.rows`."""
+
+    sequence: Sequence
+    index: int
+
+    @property
+    def row(self) -> Row:
+        return self.sequence.rows[self.index]
+
+
+class RawFrame(NamedTuple):
+    """One level of an inline chain before paths are resolved and names demangled."""
+
+    function: str  # mangled (or ptxas `$`-joined) name, '' when unknown
+    path: str  # as recorded: directory joined with file name, normalized; may be relative
+    line: int
+    column: int
+
+
+@dataclass
+class _SectionIndex:
+    """Sorted, non-overlapping intervals of one `.text.*` section."""
+
+    starts: list[int]
+    ends: list[int]
+    refs: list[RowRef]
+
+
+class CubinLineTable:
+    """Parsed line info of one CUBIN. Immutable after construction, so it can be shared and cached."""
+
+    def __init__(self, data: bytes):
+        self.elf = ElfFile.parse(data)
+        if self.elf.machine != EM_CUDA:
+            raise ElfFormatError(f"not a CUBIN (ELF machine {self.elf.machine}, expected EM_CUDA {EM_CUDA})")
+        self.arch = cuda_arch(self.elf)
+        self.symbols = self.elf.symbols()
+        self._functions = _functions_by_section(self.elf, self.symbols)
+        self._by_name = _function_names(self.symbols, self._functions)
+        self.units: list[LineProgram] = []
+        self._debug_str = b""
+        self._str_bases: dict[int, int] = {}
+        self._index: dict[int, _SectionIndex] = {}
+        self.orphan_sequences = 0
+        self.comp_dir: str | None = None
+        self._load_line_info()
+
+    # -- public queries -------------------------------------------------------------------------------
+    @property
+    def has_line_info(self) -> bool:
+        return bool(self._index)
+
+    def functions(self) -> list[str]:
+        """Names of every FUNC symbol that has code, in section order."""
+        return [sym.name for syms in self._functions.values() for sym in syms]
+
+    def kernels(self) -> list[Symbol]:
+        """The functions that own a `.text.<name>` section (kernels, and every device function at -G)."""
+        return [s for syms in self._functions.values() for s in syms
+                if s.value == 0 and self.elf.sections[s.shndx].name == ".text." + s.name]
+
+    def function_symbol(self, name: str) -> Symbol | None:
+        return self._by_name.get(name)
+
+    def section_offset(self, function: str, pc: int) -> tuple[Symbol, int] | None:
+        """(symbol, offset in its section) for a PC relative to the start of `function`."""
+        sym = self._by_name.get(function)
+        if sym is None or pc < 0:
+            return None
+        return sym, sym.value + pc
+
+    def row_at(self, shndx: int, offset: int) -> RowRef | None:
+        """The innermost row covering byte `offset` of section `shndx` (any byte of an instruction)."""
+        index = self._index.get(shndx)
+        if index is None:
+            return None
+        i = bisect.bisect_right(index.starts, offset) - 1
+        if i < 0 or offset >= index.ends[i]:
+            return None
+        return index.refs[i]
+
+    def containing_function(self, shndx: int, offset: int) -> Symbol | None:
+        """The FUNC symbol with the smallest [value, value+size) range holding `offset` in section shndx."""
+        best = None
+        for sym in self._functions.get(shndx, ()):
+            if sym.value <= offset < sym.value + max(sym.size, 1):
+                if best is None or sym.size < best.size:
+                    best = sym
+        return best
+
+    def section_rows(self, shndx: int) -> list[tuple[int, int, RowRef]]:
+        """Every (start, end, row) interval of a section, in address order."""
+        index = self._index.get(shndx)
+        if index is None:
+            return []
+        return list(zip(index.starts, index.ends, index.refs))
+
+    def chain(self, ref: RowRef, outer_function: str) -> list[RawFrame]:
+        """Frames from the innermost location outwards; the last frame is in `outer_function`.
+
+        Follows `inlined_at` (1-based row index in the same sequence). A reference that is out of range or
+        revisits a row ends the chain, so corrupt input cannot loop.
+        """
+        rows = ref.sequence.rows
+        unit = ref.sequence.unit
+        frames = []
+        seen = set()
+        row = ref.row
+        while row.inlined_at and len(frames) < _MAX_INLINE_DEPTH:
+            frames.append(RawFrame(self.debug_string(unit, row.func_name), self.file_path(unit, row.file),
+                                   row.line, row.column))
+            target = row.inlined_at - 1
+            if not 0 <= target < len(rows) or target in seen:
+                break
+            seen.add(target)
+            row = rows[target]
+        frames.append(RawFrame(outer_function, self.file_path(unit, row.file), row.line, row.column))
+        return frames
+
+    def file_path(self, unit: LineProgram, number: int) -> str:
+        """Path of file `number` as the line table records it: include dir joined with the name."""
+        entry = unit.file_entry(number)
+        if entry is None:
+            return ""
+        name = entry.name
+        if not posixpath.isabs(name):
+            directory = None
+            if 1 <= entry.dir_index <= len(unit.include_dirs):
+                directory = unit.include_dirs[entry.dir_index - 1]
+            if directory is not None and not posixpath.isabs(directory) and self.comp_dir:
+                directory = posixpath.join(self.comp_dir, directory)
+            if directory is None:
+                directory = self.comp_dir
+            if directory:
+                name = posixpath.join(directory, name)
+        # ptxas records "<cwd>/../src" unnormalized; nvdisasm prints it so, users need it normalized.
+        return posixpath.normpath(name)
+
+    def debug_string(self, unit: LineProgram, offset: int) -> str:
+        """Mangled name at `offset` of `.debug_str`, rebased for later units of an nvlink output."""
+        base = self._str_bases.get(unit.index, 0)
+        start = base + offset
+        data = self._debug_str
+        if start >= len(data):
+            return ""
+        end = data.find(b"\0", start)
+        return data[start:end if end >= 0 else len(data)].decode("utf-8", "backslashreplace")
+
+    # -- construction ---------------------------------------------------------------------------------
+    def _load_line_info(self) -> None:
+        section = self.elf.section_by_name(".debug_line")
+        if section is None:
+            return
+        debug_str = self.elf.section_by_name(".debug_str")
+        if debug_str is not None:
+            self._debug_str = self.elf.section_data(debug_str)
+        self.units = parse_debug_line(self.elf.section_data(section))
+        self._str_bases = _string_bases(self.units, self._debug_str)
+        if any(not posixpath.isabs(d) for u in self.units for d in u.include_dirs) or any(
+                f.dir_index == 0 for u in self.units for f in u.files):
+            self.comp_dir = _comp_dir(self.elf)
+        resolver = _AddressResolver(self.elf, section)
+        intervals: dict[int, list[tuple[int, int, RowRef]]] = {}
+        for unit in self.units:
+            for sequence in unit.sequences:
+                if not self._add_sequence(sequence, resolver, intervals):
+                    self.orphan_sequences += 1
+        for shndx, items in intervals.items():
+            items.sort(key=lambda item: item[0])
+            self._index[shndx] = _SectionIndex([i[0] for i in items], [i[1] for i in items],
+                                               [i[2] for i in items])
+
+    def _add_sequence(self, sequence: Sequence, resolver: "_AddressResolver",
+                      intervals: dict[int, list[tuple[int, int, RowRef]]]) -> bool:
+        bases = [resolver.resolve(segment) for segment in sequence.segments]
+        if not bases or all(b is None for b in bases):
+            return False
+        rows = sequence.rows
+        placed = []
+        for row in rows:
+            base = bases[row.segment] if row.segment >= 0 else None
+            placed.append(None if base is None else
+                          (base[0], base[1] + row.address - sequence.segments[row.segment].value))
+        for i in range(len(rows) - 1):
+            here, nxt = placed[i], placed[i + 1]
+            if here is None:
+                continue
+            shndx, start = here
+            if nxt is not None and nxt[0] == shndx:
+                if nxt[1] == start:
+                    continue  # a later row at the same address is more inner: it wins
+                end = nxt[1]
+            else:
+                end = self.elf.sections[shndx].size if shndx < len(self.elf.sections) else start
+            if end > start:
+                intervals.setdefault(shndx, []).append((start, end, RowRef(sequence, i)))
+        return True
+
+
+class _AddressResolver:
+    """Maps a DW_LNE_set_address operand to (section index, address in that section)."""
+
+    def __init__(self, elf: ElfFile, line_section: Section):
+        self.elf = elf
+        self.symbols = elf.symbols()
+        self.relocs: dict[int, Relocation] = {}
+        self.rela = False
+        reloc_sections = elf.relocation_sections_for(line_section)
+        self.has_relocations = bool(reloc_sections)
+        for rs in reloc_sections:
+            for reloc in elf.relocations(rs):
+                self.relocs[reloc.offset] = reloc
+        self.exec_sections = [s for s in elf.sections if s.flags & SHF_EXECINSTR and s.addr]
+
+    def resolve(self, segment) -> tuple[int, int] | None:
+        if not self.has_relocations:
+            return self._by_address(segment.value)
+        reloc = self.relocs.get(segment.operand_offset)
+        if reloc is None:
+            return None  # nvlink keeps line info of kernels it dropped, without relocation
+        if reloc.type != R_CUDA_64 or segment.operand_size != 8:
+            raise LineTableError(f"unsupported relocation type {reloc.type} on .debug_line")
+        if not 0 < reloc.symbol < len(self.symbols):
+            raise LineTableError(f"relocation on .debug_line names symbol {reloc.symbol}, which does not exist")
+        sym = self.symbols[reloc.symbol]
+        if not 0 < sym.shndx < len(self.elf.sections):
+            return None
+        addend = reloc.addend if reloc.addend is not None else segment.value  # REL: implicit addend
+        return sym.shndx, sym.value + addend
+
+    def _by_address(self, address: int) -> tuple[int, int] | None:
+        """Unrelocated tables (not produced by nvcc 11-13): find the executable section by sh_addr."""
+        for s in self.exec_sections:
+            if s.addr <= address < s.addr + s.size:
+                return s.index, address - s.addr
+        return None
+
+
+def _functions_by_section(elf: ElfFile, symbols: list[Symbol]) -> dict[int, list[Symbol]]:
+    out: dict[int, list[Symbol]] = {}
+    for sym in symbols:
+        if sym.type == STT_FUNC and sym.name and 0 < sym.shndx < len(elf.sections):
+            out.setdefault(sym.shndx, []).append(sym)
+    for syms in out.values():
+        syms.sort(key=lambda s: s.value)
+    return out
+
+
+def _function_names(symbols: list[Symbol], functions: dict[int, list[Symbol]]) -> dict[str, Symbol]:
+    by_name: dict[str, Symbol] = {}
+    for syms in functions.values():
+        for sym in syms:
+            # A GLOBAL definition wins over a LOCAL one of the same name.
+            if sym.name not in by_name or sym.bind == 1:
+                by_name[sym.name] = sym
+    return by_name
+
+
+def _string_bases(units: list[LineProgram], debug_str: bytes) -> dict[int, int]:
+    """Where each unit's `.debug_str` starts in an nvlink output (research/dwarf.md §3, pitfall).
+
+    nvlink concatenates the units' `.debug_str` sections in unit order but does not relocate the name
+    offsets of the 0x90 ops. Unit k's strings therefore start where the last string named by units < k
+    ends. The guess is accepted only if every offset of unit k then lands on a string start; otherwise the
+    names of that unit are left out (base past the end) rather than shown wrong.
+    """
+    if len(units) < 2:
+        return {}
+    bases = {}
+    base = 0
+    for unit in units:
+        offsets = {row.func_name for seq in unit.sequences for row in seq.rows if row.inlined_at}
+        if not offsets:
+            bases[unit.index] = base
+            continue
+        if all(_is_string_start(debug_str, base + off) for off in offsets):
+            bases[unit.index] = base
+            last = base + max(offsets)
+            end = debug_str.find(b"\0", last)
+            base = end + 1 if end >= 0 else len(debug_str)
+        else:
+            bases[unit.index] = len(debug_str)  # unknown: names come out empty, never wrong
+    return bases
+
+
+def _is_string_start(data: bytes, offset: int) -> bool:
+    return 0 <= offset < len(data) and (offset == 0 or data[offset - 1] == 0)
+
+
+def _comp_dir(elf: ElfFile) -> str | None:
+    """DW_AT_comp_dir of the first compilation unit (only -G CUBINs have .debug_info)."""
+    info = elf.section_by_name(".debug_info")
+    if info is None:
+        return None
+    try:  # pyelftools parses -G DIEs fine (research/dwarf.md §1); any failure only costs the comp dir
+        from io import BytesIO
+
+        from elftools.elf.elffile import ELFFile
+
+        dwarf = ELFFile(BytesIO(elf.data)).get_dwarf_info(relocate_dwarf_sections=False)
+        for cu in dwarf.iter_CUs():
+            attr = cu.get_top_DIE().attributes.get("DW_AT_comp_dir")
+            if attr is not None:
+                value = attr.value
+                return value.decode("utf-8", "backslashreplace") if isinstance(value, bytes) else str(value)
+            return None
+    except Exception:  # noqa: BLE001 - optional information from a third-party parser
+        return None
+    return None
+
+
+__all__ = ["CubinLineTable", "RowRef", "RawFrame", "cuda_arch"]

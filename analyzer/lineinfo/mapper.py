@@ -1,0 +1,270 @@
+"""SourceMapper: (module, function, PC offset) -> SourceLocation with file, line and inline chain.
+
+The rest of ReuseLens calls only this module (and `cubins_from_binary`, `demangle`). Each CUBIN is parsed
+once per process (cache keyed by the SHA-256 of its bytes); locations are built once per line-table row.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from analyzer.errors import RunDirectoryError
+from analyzer.lineinfo.cubin import CubinLineTable, RowRef
+from analyzer.lineinfo.demangle import demangle
+from analyzer.lineinfo.errors import MappingError, UnknownModuleError
+from analyzer.lineinfo.paths import PathResolver
+from analyzer.lineinfo.sass import SassUnavailable, disassemble
+
+INSTRUCTION_BYTES = 16  # every SASS instruction on sm_70 and later (research/dwarf.md, results)
+_CACHE_SIZE = 64
+_cache: OrderedDict[str, CubinLineTable] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class InlineFrame:
+    """One level of an inline chain: code of `function` at file:line."""
+
+    function: str  # demangled
+    file: str
+    line: int
+    column: int = 0
+    exists: bool = False
+
+    def to_dict(self) -> dict:
+        return {"function": self.function, "file": self.file, "line": self.line, "column": self.column,
+                "exists": self.exists}
+
+
+@dataclass(frozen=True)
+class SourceLocation:
+    """Where an instruction comes from.
+
+    `file`/`line` are the innermost location (inside the deepest inlined callee). `inline` is empty when
+    the instruction is not in inlined code; otherwise it holds every frame, innermost first: inline[0] is
+    (callee, file, line) and inline[-1] is the call site in the function that owns the code (the kernel,
+    or a `$kernel$callee` clone). `column` is 0 when the CUBIN records none (ptxas never does).
+    """
+
+    file: str
+    line: int
+    column: int
+    exists: bool
+    function: str  # demangled name of the function whose source this is (the innermost)
+    inline: tuple[InlineFrame, ...] = ()
+    recorded_file: str = ""  # the path as the CUBIN records it, before the prefix map
+
+    @property
+    def outermost(self) -> InlineFrame:
+        """The location in the function that owns the code (equals file/line when nothing is inlined)."""
+        if self.inline:
+            return self.inline[-1]
+        return InlineFrame(self.function, self.file, self.line, self.column, self.exists)
+
+    def to_dict(self) -> dict:
+        return {"file": self.file, "line": self.line, "column": self.column, "exists": self.exists,
+                "function": self.function, "inline": [f.to_dict() for f in self.inline]}
+
+
+@dataclass
+class _Module:
+    sha256: str
+    source: Path | bytes
+    table: CubinLineTable | None = None
+    locations: dict[tuple, SourceLocation] = field(default_factory=dict)
+    sass: dict[tuple[str, int], str] | None = None
+
+
+class SourceMapper:
+    """Maps PCs of the modules of one run (or of any set of CUBINs) to source locations.
+
+    `modules` maps a module id (the SHA-256 in run.json) to the CUBIN's path or bytes. `prefix_map`
+    rewrites build-tree prefixes to workspace prefixes; `build_dir` anchors relative paths.
+    """
+
+    def __init__(self, modules: Mapping[str, Path | str | bytes], prefix_map: Mapping[str, str] | None = None,
+                 build_dir: str | None = None):
+        self._modules = {sha: _Module(sha, src if isinstance(src, bytes) else Path(src))
+                         for sha, src in modules.items()}
+        self._paths = PathResolver(prefix_map, build_dir)
+        self._notes: list[str] = []
+        self._noted: set[str] = set()
+
+    @classmethod
+    def from_run(cls, run_dir: str | Path, prefix_map: Mapping[str, str] | None = None,
+                 build_dir: str | None = None) -> "SourceMapper":
+        """Mapper over `run.json`'s `modules` (docs/run-directory.md); `build_dir` defaults to its `cwd`."""
+        run_dir = Path(run_dir)
+        manifest = _read_manifest(run_dir)
+        modules = {}
+        for entry in manifest.get("modules") or []:
+            if isinstance(entry, dict) and isinstance(entry.get("sha256"), str):
+                rel = entry.get("path") or f"modules/{entry['sha256']}.cubin"
+                modules[entry["sha256"]] = run_dir / str(rel)
+        cwd = manifest.get("cwd")
+        return cls(modules, prefix_map, build_dir if build_dir is not None else
+                   (cwd if isinstance(cwd, str) else None))
+
+    # -- public API -----------------------------------------------------------------------------------
+    @property
+    def notes(self) -> list[str]:
+        """One-line messages for the user, each said once: missing line info, files not found, ..."""
+        return list(self._notes)
+
+    @property
+    def module_ids(self) -> list[str]:
+        return list(self._modules)
+
+    def table(self, module: str) -> CubinLineTable:
+        """The parsed CUBIN (cached); raises MappingError for an unknown module or unreadable CUBIN."""
+        mod = self._module(module)
+        if mod.table is None:
+            mod.table = _load_table(mod.source)
+            if not mod.table.has_line_info:
+                self._note(f"module {module[:12]}: no line info; rebuild with -lineinfo (nvcc -lineinfo) to "
+                           "see findings on source lines")
+        return mod.table
+
+    def lookup(self, module: str, function: str, pc: int) -> SourceLocation | None:
+        """Location of the instruction containing byte `pc` of `function` (PC relative to the function's
+        start, which for a kernel is its `.text` section start). None without line info or outside it."""
+        table = self.table(module)
+        if not table.has_line_info:
+            return None
+        found = table.section_offset(function, pc)
+        if found is None:
+            if table.function_symbol(function) is None:
+                self._note(f"module {module[:12]}: has no function {function}")
+            return None
+        sym, offset = found
+        ref = table.row_at(sym.shndx, offset)
+        if ref is None:
+            return None
+        owner = table.containing_function(sym.shndx, offset)
+        return self._location(self._modules[module], ref, owner.name if owner else function)
+
+    def kernel_location(self, module: str, function: str) -> SourceLocation | None:
+        """Best single line for a kernel-level finding: the line of the function's first instruction with a
+        location, as seen from the function itself (its outermost frame). None without line info."""
+        table = self.table(module)
+        sym = table.function_symbol(function)
+        if sym is None or not table.has_line_info:
+            return None
+        for start, _end, ref in table.section_rows(sym.shndx):
+            if start >= sym.value:
+                owner = table.containing_function(sym.shndx, start)
+                frame = table.chain(ref, owner.name if owner else function)[-1]
+                path, exists = self._resolve(frame.path, module)
+                return SourceLocation(path, frame.line, frame.column, exists, demangle(frame.function), (),
+                                      frame.path)
+        return None
+
+    def sass(self, module: str, function: str, pc: int) -> str | None:
+        """SASS text of the instruction containing `pc`, when nvdisasm is available (else None + a note)."""
+        mod = self._module(module)
+        table = self.table(module)
+        found = table.section_offset(function, pc)
+        if found is None:
+            return None
+        if mod.sass is None:
+            try:
+                mod.sass = disassemble(_read_bytes(mod.source))
+            except SassUnavailable as reason:
+                mod.sass = {}
+                self._note(str(reason))
+        sym, offset = found
+        section = table.elf.sections[sym.shndx].name
+        return mod.sass.get((section, offset - offset % INSTRUCTION_BYTES))
+
+    # -- internals ------------------------------------------------------------------------------------
+    def _module(self, module: str) -> _Module:
+        mod = self._modules.get(module)
+        if mod is None:
+            raise UnknownModuleError(f"module {module} is not part of this run")
+        return mod
+
+    def _location(self, mod: _Module, ref: RowRef, owner: str) -> SourceLocation:
+        key = (id(ref.sequence), ref.index, owner)
+        loc = mod.locations.get(key)
+        if loc is None:
+            loc = self._build_location(mod, ref, owner)
+            mod.locations[key] = loc
+        return loc
+
+    def _build_location(self, mod: _Module, ref: RowRef, owner: str) -> SourceLocation:
+        raw = mod.table.chain(ref, owner)
+        frames = []
+        for frame in raw:
+            path, exists = self._resolve(frame.path, mod.sha256)
+            frames.append(InlineFrame(demangle(frame.function) if frame.function else "?", path, frame.line,
+                                      frame.column, exists))
+        inner = frames[0]
+        inline = tuple(frames) if len(frames) > 1 else ()
+        return SourceLocation(inner.file, inner.line, inner.column, inner.exists, inner.function, inline,
+                              raw[0].path)
+
+    def _resolve(self, recorded: str, module: str) -> tuple[str, bool]:
+        path, exists = self._paths.resolve(recorded)
+        if not exists and path:
+            self._note(f"source file {path} not found (recorded in module {module[:12]} as {recorded}); if "
+                       "the build tree moved, map it with a path prefix map (reuselens.pathPrefixMap, or "
+                       "--prefix-map OLD=NEW)")
+        return path, exists
+
+    def _note(self, message: str) -> None:
+        if message not in self._noted:
+            self._noted.add(message)
+            self._notes.append(message)
+
+
+def _read_manifest(run_dir: Path) -> dict:
+    path = run_dir / "run.json"
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise RunDirectoryError(f"{run_dir} is not a run directory (no run.json)") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise RunDirectoryError(f"cannot read {path}: {error}") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != "reuselens-run":
+        raise RunDirectoryError(f"{path} is not a ReuseLens run manifest")
+    if manifest.get("version") != 1:
+        raise RunDirectoryError(f"{path} has version {manifest.get('version')}; this build reads version 1")
+    return manifest
+
+
+def _read_bytes(source: Path | bytes) -> bytes:
+    if isinstance(source, bytes):
+        return source
+    try:
+        return source.read_bytes()
+    except OSError as error:
+        raise MappingError(f"cannot read CUBIN {source}: {error.strerror or error}") from None
+
+
+def _load_table(source: Path | bytes) -> CubinLineTable:
+    """Parse a CUBIN, or reuse the parse of identical bytes (process-wide LRU cache)."""
+    data = _read_bytes(source)
+    digest = hashlib.sha256(data).hexdigest()
+    with _cache_lock:
+        table = _cache.get(digest)
+        if table is not None:
+            _cache.move_to_end(digest)
+            return table
+    table = CubinLineTable(data)
+    with _cache_lock:
+        _cache[digest] = table
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return table
+
+
+def clear_cache() -> None:
+    """Forget every parsed CUBIN (tests, long-running servers after a rebuild)."""
+    with _cache_lock:
+        _cache.clear()

@@ -1,0 +1,67 @@
+"""SASS text per instruction, from `nvdisasm` when it is installed (optional: hovers only).
+
+nvdisasm is looked up on PATH, then in the PyPI wheel `nvidia-cuda-nvdisasm` (nvidia/cu13/bin, or cu12).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+_SECTION = re.compile(r"^\s*\.section\s+([^,\s]+)")
+_INSTR = re.compile(r"^\s*/\*([0-9a-fA-F]+)\*/\s*(.*?)\s*(?:/\*\s*0x[0-9a-fA-F]+\s*\*/\s*)?$")
+NVDISASM_TIMEOUT_S = 120
+
+
+def find_nvdisasm() -> str | None:
+    found = shutil.which("nvdisasm")
+    if found:
+        return found
+    for entry in sys.path:
+        for cuda in ("cu13", "cu12"):
+            candidate = Path(entry) / "nvidia" / cuda / "bin" / "nvdisasm"
+            if candidate.is_file() and os.access(candidate, os.X_OK):
+                return str(candidate)
+    return None
+
+
+class SassUnavailable(Exception):
+    """nvdisasm is missing or failed on this CUBIN; str() says which (internal: turned into a note)."""
+
+
+def disassemble(cubin: bytes) -> dict[tuple[str, int], str]:
+    """{(section name, offset): instruction text} for every instruction nvdisasm prints."""
+    tool = find_nvdisasm()
+    if tool is None:
+        raise SassUnavailable("nvdisasm not found; install it (pip install nvidia-cuda-nvdisasm) to see SASS")
+    with tempfile.TemporaryDirectory(prefix="reuselens-sass-") as tmp:
+        path = Path(tmp) / "module.cubin"
+        path.write_bytes(cubin)
+        try:
+            proc = subprocess.run([tool, "-c", str(path)], capture_output=True, text=True,
+                                  timeout=NVDISASM_TIMEOUT_S, check=False)
+        except (OSError, subprocess.TimeoutExpired) as error:
+            raise SassUnavailable(f"nvdisasm failed: {error}") from None
+    if proc.returncode != 0:
+        message = (proc.stderr.strip().splitlines() or ["no message"])[-1]
+        raise SassUnavailable(f"nvdisasm failed: {message}")
+    return parse_listing(proc.stdout)
+
+
+def parse_listing(text: str) -> dict[tuple[str, int], str]:
+    out = {}
+    section = ""
+    for line in text.splitlines():
+        m = _SECTION.match(line)
+        if m:
+            section = m.group(1)
+            continue
+        m = _INSTR.match(line)
+        if m and section:
+            out[(section, int(m.group(1), 16))] = m.group(2).rstrip(" ;") + " ;"
+    return out
