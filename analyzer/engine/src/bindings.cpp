@@ -1,0 +1,116 @@
+// pybind11 module analyzer._engine: the replay side of the engine (docs/engine.md, "Python binding").
+// Records arrive as any C-contiguous buffer whose item size is 288 bytes (the numpy structured dtype that
+// analyzer.replay builds from docs/trace-format.md) or as raw bytes; JSON comes back as a str.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <array>
+#include <cstddef>
+
+#include "reuselens/engine.h"
+
+namespace py = pybind11;
+using reuselens::Engine;
+using reuselens::EngineConfig;
+using reuselens::LaunchInfo;
+using reuselens::RlRecord;
+using reuselens::RlTraceHeader;
+
+namespace {
+
+void consume(Engine& engine, const py::buffer& data) {
+  py::buffer_info info = data.request();
+  size_t bytes = size_t(info.size) * size_t(info.itemsize);
+  bool contiguous = info.ndim <= 1 && (info.ndim == 0 || info.strides[0] == info.itemsize);
+  if (!contiguous) throw py::value_error("records must be a C-contiguous 1-D buffer");
+  if (bytes % sizeof(RlRecord) != 0) {
+    throw py::value_error("record buffer of " + std::to_string(bytes) + " bytes is not a multiple of 288");
+  }
+  auto* records = static_cast<const RlRecord*>(info.ptr);
+  py::gil_scoped_release release;
+  engine.consume(records, bytes / sizeof(RlRecord));
+}
+
+void begin_launch(Engine& engine, uint64_t launch_id, uint32_t kernel_function_id, std::array<uint32_t, 3> grid,
+                  std::array<uint32_t, 3> block, uint32_t dynamic_shared_bytes) {
+  LaunchInfo l;
+  l.launch_id = launch_id;
+  l.kernel_function_id = kernel_function_id;
+  for (int d = 0; d < 3; ++d) {
+    l.grid[d] = grid[size_t(d)];
+    l.block[d] = block[size_t(d)];
+  }
+  l.dynamic_shared_bytes = dynamic_shared_bytes;
+  engine.begin_launch(l);
+}
+
+#define FIELD(S, f) m[#f] = py::make_tuple(offsetof(S, f), sizeof(S::f))
+
+py::dict record_layout() {
+  py::dict m;
+  FIELD(RlRecord, type);
+  FIELD(RlRecord, space);
+  FIELD(RlRecord, access);
+  FIELD(RlRecord, flags);
+  FIELD(RlRecord, size);
+  FIELD(RlRecord, warp);
+  FIELD(RlRecord, function_id);
+  FIELD(RlRecord, active_mask);
+  FIELD(RlRecord, pc);
+  FIELD(RlRecord, block);
+  FIELD(RlRecord, addr);
+  return m;
+}
+
+py::dict header_layout() {
+  py::dict m;
+  FIELD(RlTraceHeader, magic);
+  FIELD(RlTraceHeader, version);
+  FIELD(RlTraceHeader, header_bytes);
+  FIELD(RlTraceHeader, record_bytes);
+  FIELD(RlTraceHeader, flags);
+  FIELD(RlTraceHeader, launch_id);
+  FIELD(RlTraceHeader, record_count);
+  FIELD(RlTraceHeader, kernel_function_id);
+  FIELD(RlTraceHeader, reserved);
+  return m;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_engine, m) {
+  m.doc() = "ReuseLens analysis engine (C++), replay binding";
+  py::register_exception<reuselens::EngineError>(m, "EngineError", PyExc_RuntimeError);
+  m.attr("RECORD_BYTES") = sizeof(RlRecord);
+  m.attr("HEADER_BYTES") = sizeof(RlTraceHeader);
+  m.attr("TRACE_VERSION") = RL_TRACE_VERSION;
+  m.attr("JSON_VERSION") = RL_ENGINE_JSON_VERSION;
+  m.def("record_layout", &record_layout, "field -> (offset, size) of RlRecord, from the C++ header");
+  m.def("header_layout", &header_layout, "field -> (offset, size) of RlTraceHeader, from the C++ header");
+
+  py::class_<Engine>(m, "Engine")
+      .def(py::init([](unsigned workers, uint64_t budget) {
+             EngineConfig c;
+             c.workers = workers;
+             c.shadow_budget_bytes = budget;
+             return new Engine(c);
+           }),
+           py::arg("workers") = 1, py::arg("shadow_budget_bytes") = uint64_t(8) << 30)
+      .def("add_allocation", &Engine::add_allocation, py::arg("address"), py::arg("size"))
+      .def("free_allocation", &Engine::free_allocation, py::arg("address"))
+      .def("begin_launch", &begin_launch, py::arg("launch_id"), py::arg("kernel_function_id"), py::arg("grid"),
+           py::arg("block"), py::arg("dynamic_shared_bytes") = 0)
+      .def("consume", &consume, py::arg("records"))
+      .def("end_launch", &Engine::end_launch, py::arg("complete") = true,
+           py::call_guard<py::gil_scoped_release>())
+      .def("to_json", &Engine::to_json)
+      .def("stats", [](const Engine& e) {
+        auto s = e.stats();
+        py::dict d;
+        d["records"] = s.records;
+        d["lane_accesses"] = s.lane_accesses;
+        d["shadow_bytes"] = s.shadow_bytes;
+        d["peak_shadow_bytes"] = s.peak_shadow_bytes;
+        return d;
+      });
+}

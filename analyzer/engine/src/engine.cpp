@@ -1,0 +1,830 @@
+// The analysis engine: Topological Distance (cuVein paper, section 3.1), PCDepGraph edges (3.2.1) and node
+// distributions (3.2.2) from warp records. docs/engine.md describes the rules; this file cites them.
+//
+// Processing of one batch of records happens in three phases (docs/engine.md, "Determinism"):
+//   0. serial, in record order: node/barrier ids, per-warp barrier counters, block exits -> Ctx per record;
+//   A. parallel over contiguous slices: node distributions (pure sums) and routing of every lane to the
+//      worker that owns its data: global granules by 1 KiB chunk of address, shared/local by block;
+//   B. parallel over owners: each worker replays, in record order, exactly the lane-granules it owns against
+//      its shadow and counts edges. A granule's history is seen by one worker in record order, so every label
+//      and origin is the one a single worker would compute; all aggregates are sums, merged at end_launch.
+#include "reuselens/engine.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <unordered_map>
+#include <vector>
+
+#include "pool.h"
+#include "shadow.h"
+#include "stats.h"
+
+namespace reuselens {
+namespace detail {
+namespace {
+
+constexpr size_t kBatch = 1 << 15;  // records per internal batch
+constexpr uint8_t kNoOverlap = 1;   // Ctx flag: no two lanes of the record share a granule
+constexpr uint8_t kBlockDone = 2;   // Ctx flag: last warp of the block exited
+constexpr uint64_t kLocalThreadShift = 48;
+
+struct PcKey {
+  uint32_t function_id;
+  uint64_t pc;
+  bool operator==(const PcKey& o) const { return function_id == o.function_id && pc == o.pc; }
+};
+struct PcKeyHash {
+  size_t operator()(const PcKey& k) const {
+    uint64_t h = (k.pc ^ (uint64_t(k.function_id) << 40)) * 0x9e3779b97f4a7c15ull;
+    return size_t(h ^ (h >> 31));
+  }
+};
+
+struct NodeInfo {
+  uint32_t function_id;
+  uint64_t pc;
+  uint8_t space, access, flags;
+  uint16_t size;
+};
+struct BarrierInfo {
+  uint32_t function_id;
+  uint64_t pc;
+  uint8_t kind;
+};
+
+// Per-record context written by phase 0 (id, barrier counters) and phase A (flags).
+struct Ctx {
+  uint32_t id;  // node id (MEM) or barrier id (BARRIER)
+  uint16_t bsync, wsync;
+  uint32_t bar_block, bar_any;  // the warp's last block barrier / last block-or-warp barrier
+  uint8_t flags;
+};
+struct Item {
+  uint32_t index;
+  uint32_t mask;  // lanes the owner must look at
+};
+
+// Barrier counters of one warp of the open launch (docs/engine.md, "Barriers").
+struct WarpState {
+  uint32_t bsync = 0, wsync = 0, bar_block = 0, bar_any = 0;
+};
+
+inline unsigned owner_of(uint64_t chunk, unsigned workers) {
+  return unsigned(((chunk * 0x9e3779b97f4a7c15ull) >> 32) % workers);
+}
+inline unsigned block_owner(uint64_t block, unsigned workers) { return owner_of(block ^ 0x5bd1e9955bd1e995ull, workers); }
+inline uint64_t chunk_of(uint64_t granule) { return granule >> 8; }  // 256 granules = one shadow page
+
+void insertion_sort(uint64_t* a, size_t n) {
+  for (size_t i = 1; i < n; ++i) {
+    uint64_t v = a[i];
+    size_t j = i;
+    while (j > 0 && a[j - 1] > v) {
+      a[j] = a[j - 1];
+      --j;
+    }
+    a[j] = v;
+  }
+}
+size_t sort_unique(uint64_t* a, size_t n) {
+  insertion_sort(a, n);
+  return size_t(std::unique(a, a + n) - a);
+}
+
+// Granules already touched by earlier lanes of the record being processed: such a lane's most recent prior
+// access is the same dynamic instruction issue (label warp_same_inst, section 3.1).
+class SameIssueTable {
+ public:
+  void begin(size_t expected) {
+    size_t want = 64;
+    while (want < 2 * expected) want <<= 1;
+    if (want > keys_.size()) {
+      keys_.assign(want, 0);
+      stamps_.assign(want, 0);
+      stamp_ = 0;
+    }
+    if (++stamp_ == 0) {
+      std::fill(stamps_.begin(), stamps_.end(), 0);
+      stamp_ = 1;
+    }
+  }
+  // True when `g` was seen earlier in this record; records it otherwise.
+  bool seen(uint64_t g) {
+    size_t mask = keys_.size() - 1;
+    size_t i = size_t((g * 0x9e3779b97f4a7c15ull) >> 20) & mask;
+    while (stamps_[i] == stamp_) {
+      if (keys_[i] == g) return true;
+      i = (i + 1) & mask;
+    }
+    stamps_[i] = stamp_;
+    keys_[i] = g;
+    return false;
+  }
+
+ private:
+  std::vector<uint64_t> keys_;
+  std::vector<uint32_t> stamps_;
+  uint32_t stamp_ = 0;
+};
+
+// Edges of one record, folded before they reach the hash map (a warp usually produces one to three).
+class EdgeBuffer {
+ public:
+  struct Slot {
+    EdgeKey key;
+    EdgeStats stats;
+    uint32_t barrier;
+  };
+  Slot& slot(const EdgeKey& k, uint32_t barrier) {
+    for (size_t i = 0; i < n_; ++i) {
+      if (slots_[i].key == k) return slots_[i];
+    }
+    if (n_ == kSlots) flush_into(nullptr);
+    slots_[n_] = Slot{k, EdgeStats(), barrier};
+    return slots_[n_++];
+  }
+  void flush_into(Accumulator* acc) {
+    if (acc) target_ = acc;
+    for (size_t i = 0; i < n_; ++i) {
+      const Slot& s = slots_[i];
+      target_->edges[s.key].merge(s.stats);
+      if (s.stats.synced) {
+        SpanStats& span = target_->barriers[s.barrier].spans[s.key];
+        span.accesses += s.stats.synced;
+        span.bytes += s.stats.synced_bytes;
+      }
+    }
+    n_ = 0;
+  }
+
+ private:
+  static constexpr size_t kSlots = 16;
+  Slot slots_[kSlots];
+  size_t n_ = 0;
+  Accumulator* target_ = nullptr;
+};
+
+struct BlockShadow {
+  explicit BlockShadow(Budget* b) : shared(b), local(b) {}
+  PagedShadow shared, local;
+};
+
+}  // namespace
+
+struct Worker {
+  explicit Worker(Budget* b) : budget(b), fallback(b) {}
+  Budget* budget;
+  Accumulator acc;                                     // this launch, this worker
+  std::unordered_map<uint64_t, BlockShadow> blocks;    // blocks this worker owns (shared, local)
+  PagedShadow fallback;                                // global granules outside allocations, owned chunks
+  SameIssueTable same;
+  EdgeBuffer buffer;
+  std::vector<std::vector<Item>> routed;               // phase A output, per owner
+  std::vector<uint64_t> scratch, scratch2;
+  size_t region_hint = 0;
+  NodeStats* stats_for(uint32_t node) {
+    if (node != last_node) {
+      last_stats = &acc.nodes[node];
+      last_node = node;
+    }
+    return last_stats;
+  }
+  void reset_launch() {
+    acc.clear();
+    blocks.clear();
+    last_node = 0;
+    last_stats = nullptr;
+  }
+  uint32_t last_node = 0;
+  NodeStats* last_stats = nullptr;
+};
+
+}  // namespace detail
+
+using namespace detail;
+
+struct GroupKey {
+  uint32_t kernel;
+  uint32_t grid[3], block[3], dyn;
+  bool operator<(const GroupKey& o) const {
+    return std::memcmp(this, &o, sizeof(GroupKey)) < 0;
+  }
+};
+
+struct Group {
+  GroupKey key;
+  std::vector<uint64_t> launches, partial;
+  uint64_t records = 0;
+  Accumulator acc;
+};
+
+struct Engine::Impl {
+  explicit Impl(const EngineConfig& c)
+      : config(c), budget(c.shadow_budget_bytes), pool(c.workers ? c.workers : 1), W(pool.size()) {
+    nodes.push_back(NodeInfo{});
+    barriers.push_back(BarrierInfo{});
+    gen_kernel.push_back(kNone);
+    for (unsigned w = 0; w < W; ++w) {
+      workers.emplace_back(new Worker(&budget));
+      workers.back()->routed.resize(W);
+    }
+  }
+
+  EngineConfig config;
+  Budget budget;
+  WorkerPool pool;
+  unsigned W;
+  std::vector<std::unique_ptr<Worker>> workers;
+  std::vector<std::unique_ptr<RegionShadow>> regions;  // sorted by base
+
+  std::vector<NodeInfo> nodes;  // index = engine-wide node id; 0 = Cold Miss
+  std::unordered_map<PcKey, uint32_t, PcKeyHash> node_ids;
+  std::vector<BarrierInfo> barriers;
+  std::unordered_map<PcKey, uint32_t, PcKeyHash> barrier_ids;
+
+  std::vector<uint32_t> gen_kernel;  // generation -> kernel function id of that launch
+  uint32_t gen = 0;
+  bool open = false;
+  LaunchInfo launch;
+  uint32_t warps_per_block = 1;
+  std::unordered_map<uint64_t, WarpState> warps;    // key block * 32 + warp
+  std::unordered_map<uint64_t, uint32_t> exited;    // block -> mask of warps that posted BLOCK_EXIT
+  uint64_t last_warp_key = ~0ull;
+  WarpState* last_warp = nullptr;
+  Accumulator serial;  // barrier executions of the open launch
+  uint64_t launch_records = 0;
+
+  std::vector<Ctx> ctx;
+  std::vector<Group> groups;
+  std::map<GroupKey, size_t> group_index;
+  EngineStats counters;
+
+  // ---- phase 0 -------------------------------------------------------------------------------------------
+  uint32_t node_id(const RlRecord& r) {
+    PcKey k{r.function_id, r.pc};
+    auto it = node_ids.find(k);
+    if (it != node_ids.end()) {
+      NodeInfo& n = nodes[it->second];
+      n.access |= r.access;
+      n.size = std::max(n.size, r.size);
+      return it->second;
+    }
+    if (nodes.size() >= kMaxNode) throw EngineError("more than 2^28 distinct memory instructions");
+    uint32_t id = uint32_t(nodes.size());
+    nodes.push_back(NodeInfo{r.function_id, r.pc, r.space, r.access, r.flags, r.size});
+    node_ids.emplace(k, id);
+    return id;
+  }
+  uint32_t barrier_id(const RlRecord& r) {
+    PcKey k{r.function_id, r.pc};
+    auto it = barrier_ids.find(k);
+    if (it != barrier_ids.end()) return it->second;
+    uint32_t id = uint32_t(barriers.size());
+    barriers.push_back(BarrierInfo{r.function_id, r.pc, r.space});
+    barrier_ids.emplace(k, id);
+    return id;
+  }
+  WarpState& warp_state(uint64_t block, uint32_t warp) {
+    uint64_t key = block * 32 + warp;
+    if (key != last_warp_key) {
+      last_warp = &warps[key];
+      last_warp_key = key;
+    }
+    return *last_warp;
+  }
+  void check_record(const RlRecord& r, size_t i) const {
+    auto bad = [&](const std::string& why) {
+      throw EngineError("record " + std::to_string(launch_records + i) + " of launch " +
+                        std::to_string(launch.launch_id) + ": " + why);
+    };
+    if (r.type < RL_REC_MEM || r.type > RL_REC_BLOCK_EXIT) bad("unknown record type " + std::to_string(r.type));
+    if (r.warp >= 32) bad("warp index " + std::to_string(r.warp) + " is not below 32");
+    if (r.block >= kMaxBlock) bad("block index " + std::to_string(r.block) + " is beyond 2^40");
+    if (r.type == RL_REC_MEM) {
+      if (r.space < RL_SPACE_GLOBAL || r.space > RL_SPACE_LOCAL) bad("unknown memory space " + std::to_string(r.space));
+      if (r.size == 0) bad("access size 0");
+    }
+    if (r.type == RL_REC_BARRIER && (r.space < RL_BARRIER_BLOCK || r.space > RL_BARRIER_MBARRIER)) {
+      bad("unknown barrier kind " + std::to_string(r.space));
+    }
+  }
+  // Barrier counters (docs/engine.md, "Barriers"): a block barrier advances both counters of the warp, a warp
+  // barrier only the warp counter; an mbarrier is counted but orders nothing we can see.
+  void on_barrier(const RlRecord& r, Ctx& c) {
+    uint32_t id = barrier_id(r);
+    c.id = id;
+    serial.barriers[id].executions += 1;
+    WarpState& ws = warp_state(r.block, r.warp);
+    if (r.space == RL_BARRIER_BLOCK) {
+      ws.bsync += 1;
+      ws.wsync += 1;
+      ws.bar_block = ws.bar_any = id;
+    } else if (r.space == RL_BARRIER_WARP) {
+      ws.wsync += 1;
+      ws.bar_any = id;
+    }
+  }
+  void on_exit(const RlRecord& r, Ctx& c) {
+    uint32_t& mask = exited[r.block];
+    mask |= 1u << r.warp;
+    if (uint32_t(__builtin_popcount(mask)) < warps_per_block) return;
+    c.flags |= kBlockDone;
+    exited.erase(r.block);
+    for (uint32_t w = 0; w < 32; ++w) warps.erase(r.block * 32 + w);
+    last_warp_key = ~0ull;
+    last_warp = nullptr;
+  }
+  void phase0(const RlRecord* recs, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+      const RlRecord& r = recs[i];
+      check_record(r, i);
+      Ctx& c = ctx[i];
+      c = Ctx{0, 0, 0, 0, 0, 0};
+      if (r.type == RL_REC_MEM) {
+        c.id = node_id(r);
+        const WarpState& ws = warp_state(r.block, r.warp);
+        c.bsync = uint16_t(ws.bsync & kBsyncMask);
+        c.wsync = uint16_t(ws.wsync & kWsyncMask);
+        c.bar_block = ws.bar_block;
+        c.bar_any = ws.bar_any;
+        counters.lane_accesses += uint32_t(__builtin_popcount(r.active_mask));
+      } else if (r.type == RL_REC_BARRIER) {
+        on_barrier(r, c);
+      } else {
+        on_exit(r, c);
+      }
+    }
+  }
+
+  // ---- phase A -------------------------------------------------------------------------------------------
+  // Distributions of section 3.2.2 for a global access: distinct lane addresses, distinct 32-byte sectors of
+  // the lane footprints [addr, addr + size), and the ideal ceil(lanes * size / 32).
+  static void global_distribution(const RlRecord& r, Ctx& c, NodeStats& s, uint64_t* a, unsigned lanes) {
+    size_t n = 0;
+    for (uint32_t m = r.active_mask; m; m &= m - 1) a[n++] = r.addr[__builtin_ctz(m)];
+    insertion_sort(a, n);
+    uint64_t granules = (r.size + 3) / 4;
+    bool overlap = false;
+    uint64_t distinct = 0, sectors = 0, last_sector = 0;
+    bool any = false;
+    for (size_t i = 0; i < n; ++i) {
+      if (i > 0 && (a[i - 1] >> 2) + granules > (a[i] >> 2)) overlap = true;
+      if (i == 0 || a[i] != a[i - 1]) ++distinct;
+      uint64_t s0 = a[i] >> 5, s1 = (a[i] + r.size - 1) >> 5;
+      if (any) s0 = std::max(s0, last_sector + 1);
+      if (!any || s1 >= s0) {
+        if (s1 >= s0) sectors += s1 - s0 + 1;
+        last_sector = any ? std::max(last_sector, s1) : s1;
+        any = true;
+      }
+    }
+    if (!overlap) c.flags |= kNoOverlap;
+    s.addresses.add(uint32_t(distinct));
+    s.sectors.add(uint32_t(sectors));
+    s.sectors_ideal.add(uint32_t((uint64_t(lanes) * r.size + 31) / 32));
+  }
+
+  // Shared memory (section 3.2.2): distinct 32-bit words of the lane footprints; wavefronts = per lane group
+  // the largest number of distinct words in one bank ((word) & 31), summed over groups. Lanes are grouped by
+  // lane index: 32 lanes per group up to 4 bytes per lane, 128 / size lanes beyond (8 B: 16, 16 B: 8).
+  // The ideal is ceil(distinct words / 32) per group, summed over the same groups.
+  static void shared_distribution(const RlRecord& r, NodeStats& s, std::vector<uint64_t>& words,
+                                  std::vector<uint64_t>& group) {
+    unsigned per_group = r.size <= 4 ? 32u : std::max(1u, 128u / r.size);
+    words.clear();
+    uint64_t wave = 0, ideal = 0;
+    for (unsigned g0 = 0; g0 < 32; g0 += per_group) {
+      group.clear();
+      for (unsigned lane = g0; lane < std::min(32u, g0 + per_group); ++lane) {
+        if (!(r.active_mask >> lane & 1)) continue;
+        uint64_t w0 = r.addr[lane] >> 2, w1 = (r.addr[lane] + r.size - 1) >> 2;
+        for (uint64_t w = w0; w <= w1; ++w) group.push_back(w);
+      }
+      if (group.empty()) continue;
+      size_t n = sort_unique(group.data(), group.size());
+      unsigned per_bank[32] = {0};
+      unsigned worst = 0;
+      for (size_t i = 0; i < n; ++i) worst = std::max(worst, ++per_bank[group[i] & 31]);
+      wave += worst;
+      ideal += (n + 31) / 32;
+      words.insert(words.end(), group.begin(), group.begin() + long(n));
+    }
+    size_t distinct = words.empty() ? 0 : sort_unique(words.data(), words.size());
+    s.addresses.add(uint32_t(distinct));
+    s.wavefronts.add(uint32_t(wave));
+    s.wavefronts_ideal.add(uint32_t(ideal));
+  }
+
+  void route_global(const RlRecord& r, uint32_t i, Worker& wk) {
+    uint32_t masks[64] = {0};
+    uint64_t last = (r.size + 3) / 4 - 1;
+    for (uint32_t m = r.active_mask; m; m &= m - 1) {
+      unsigned lane = unsigned(__builtin_ctz(m));
+      uint64_t g = r.addr[lane] >> 2;
+      uint64_t c0 = chunk_of(g), c1 = chunk_of(g + last);
+      for (uint64_t ch = c0; ch <= c1; ++ch) masks[owner_of(ch, W)] |= 1u << lane;
+    }
+    for (unsigned o = 0; o < W; ++o) {
+      if (masks[o]) wk.routed[o].push_back(Item{i, masks[o]});
+    }
+  }
+
+  void phaseA(const RlRecord* recs, size_t n, unsigned w) {
+    Worker& wk = *workers[w];
+    for (auto& v : wk.routed) v.clear();
+    size_t lo = n * w / W, hi = n * (w + 1) / W;
+    wk.scratch.resize(64);
+    for (size_t i = lo; i < hi; ++i) {
+      const RlRecord& r = recs[i];
+      Ctx& c = ctx[i];
+      if (r.type == RL_REC_BLOCK_EXIT && (c.flags & kBlockDone)) {
+        wk.routed[block_owner(r.block, W)].push_back(Item{uint32_t(i), 0});
+      }
+      if (r.type != RL_REC_MEM) continue;
+      unsigned lanes = unsigned(__builtin_popcount(r.active_mask));
+      NodeStats& s = *wk.stats_for(c.id);
+      s.executions += 1;
+      s.bytes += uint64_t(lanes) * r.size;
+      s.lanes.add(lanes);
+      if (r.space == RL_SPACE_GLOBAL) {
+        global_distribution(r, c, s, wk.scratch.data(), lanes);
+        if (W == 1) {
+          wk.routed[0].push_back(Item{uint32_t(i), r.active_mask});
+        } else {
+          route_global(r, uint32_t(i), wk);
+        }
+      } else {
+        if (r.space == RL_SPACE_SHARED) shared_distribution(r, s, wk.scratch2, wk.scratch);
+        wk.scratch.resize(std::max<size_t>(wk.scratch.size(), 64));
+        wk.routed[block_owner(r.block, W)].push_back(Item{uint32_t(i), r.active_mask});
+      }
+    }
+  }
+
+  // ---- phase B -------------------------------------------------------------------------------------------
+  RegionShadow* find_region(uint64_t granule, size_t& hint) {
+    if (hint < regions.size() && regions[hint]->contains_granule(granule)) return regions[hint].get();
+    uint64_t addr = granule << 2;
+    auto it = std::upper_bound(regions.begin(), regions.end(), addr,
+                               [](uint64_t a, const std::unique_ptr<RegionShadow>& r) { return a < r->base(); });
+    if (it == regions.begin()) return nullptr;
+    --it;
+    if (!(*it)->contains_granule(granule)) return nullptr;
+    hint = size_t(it - regions.begin());
+    return it->get();
+  }
+  Entry* global_entry(uint64_t granule, Worker& wk) {
+    RegionShadow* reg = find_region(granule, wk.region_hint);
+    if (reg) return reg->entry(granule);
+    return wk.fallback.entry(0, granule);
+  }
+
+  // One lane-granule access against its shadow entry: classify (section 3.1), then install the current access.
+  // `space` selects which labels are possible; `same_issue` comes from the SameIssueTable.
+  void touch(Entry* e, uint64_t w0, uint64_t w1, const RlRecord& r, const Ctx& c, unsigned lane, uint32_t bytes,
+             bool same_issue, Worker& wk) {
+    Entry old = *e;
+    e->w0 = w0;
+    e->w1 = w1;
+    EdgeKey k;
+    k.from = c.id;
+    uint32_t barrier = 0;
+    bool has_prior = true, spanned = false;
+    uint32_t og = e_gen(old);
+    uint32_t tid = uint32_t(r.warp) * 32 + lane;
+    if (og == 0 || (og != gen && r.space != RL_SPACE_GLOBAL)) {
+      has_prior = false;
+    } else if (og != gen) {
+      k.prior_kernel = gen_kernel[og];  // data last touched by an earlier launch: cold, with its origin
+      k.prior_node = e_node(old);
+    } else {
+      k.to = e_node(old);
+      if (same_issue) {
+        k.label = kWarpSame;
+      } else if (e_block(old) != r.block) {
+        k.label = kGrid;
+      } else if (e_tid(old) == tid) {
+        k.label = kThread;
+      } else if (e_tid(old) / 32 == r.warp) {
+        k.label = kWarpDiff;
+        uint32_t d = (c.wsync - e_wsync(old)) & kWsyncMask;
+        spanned = d != 0 && d <= kWsyncMask / 2;
+        barrier = c.bar_any;
+      } else {
+        k.label = kBlock;
+        uint32_t d = (c.bsync - e_bsync(old)) & kBsyncMask;
+        spanned = d != 0 && d <= kBsyncMask / 2;
+        barrier = c.bar_block;
+      }
+    }
+    EdgeBuffer::Slot& slot = wk.buffer.slot(k, barrier);
+    EdgeStats& s = slot.stats;
+    s.bytes += bytes;
+    s.accesses += 1;
+    if (has_prior) {
+      bool ow = e_write(old), cw = (r.access & RL_ACCESS_WRITE) != 0;
+      (ow ? (cw ? s.waw : s.raw) : (cw ? s.war : s.rar)) += 1;
+    }
+    if (spanned) {
+      s.synced += 1;
+      s.synced_bytes += bytes;
+    }
+  }
+
+  void replay_record(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk) {
+    bool write = (r.access & RL_ACCESS_WRITE) != 0;
+    uint64_t granules = (r.size + 3) / 4;
+    uint64_t w0 = pack_w0(gen, c.id, c.wsync);
+    bool check_same = r.space != RL_SPACE_LOCAL && !(c.flags & kNoOverlap);
+    if (check_same) wk.same.begin(size_t(__builtin_popcount(mask)) * granules);
+    BlockShadow* bs = nullptr;
+    if (r.space != RL_SPACE_GLOBAL) bs = &wk.blocks.try_emplace(r.block, &budget).first->second;
+    for (uint32_t m = mask; m; m &= m - 1) {
+      unsigned lane = unsigned(__builtin_ctz(m));
+      uint64_t tid = uint64_t(r.warp) * 32 + lane;
+      uint64_t w1 = pack_w1(r.block, tid, write, c.bsync);
+      uint64_t g0 = r.addr[lane] >> 2;
+      for (uint64_t k = 0; k < granules; ++k) {
+        uint64_t g = g0 + k;
+        uint32_t bytes = uint32_t(std::min<uint64_t>(4, r.size - 4 * k));
+        Entry* e;
+        if (r.space == RL_SPACE_GLOBAL) {
+          if (W > 1 && owner_of(chunk_of(g), W) != w) continue;
+          e = global_entry(g, wk);
+        } else if (r.space == RL_SPACE_SHARED) {
+          e = bs->shared.entry(0, g);
+        } else {
+          e = bs->local.entry(tid << kLocalThreadShift, g);
+        }
+        bool same = check_same && wk.same.seen(g);
+        touch(e, w0, w1, r, c, lane, bytes, same, wk);
+      }
+    }
+    wk.buffer.flush_into(&wk.acc);
+  }
+
+  void phaseB(const RlRecord* recs, unsigned w) {
+    Worker& wk = *workers[w];
+    for (unsigned s = 0; s < W; ++s) {
+      for (const Item& it : workers[s]->routed[w]) {
+        const RlRecord& r = recs[it.index];
+        if (r.type == RL_REC_BLOCK_EXIT) {
+          wk.blocks.erase(r.block);  // all warps exited: the block's shared/local memory is gone
+          continue;
+        }
+        replay_record(r, ctx[it.index], it.mask, w, wk);
+      }
+    }
+  }
+
+  void consume(const RlRecord* recs, size_t n) {
+    if (!open) throw EngineError("consume() called with no open launch (begin_launch first)");
+    while (n > 0) {
+      size_t b = std::min(n, kBatch);
+      ctx.resize(b);
+      phase0(recs, b);
+      pool.run([&](unsigned w) { phaseA(recs, b, w); });
+      pool.run([&](unsigned w) { phaseB(recs, w); });
+      launch_records += b;
+      counters.records += b;
+      recs += b;
+      n -= b;
+    }
+  }
+
+  // ---- launches ------------------------------------------------------------------------------------------
+  void begin_launch(const LaunchInfo& l) {
+    if (open) throw EngineError("begin_launch() while launch " + std::to_string(launch.launch_id) + " is open");
+    if (gen + 1 >= kMaxGen) wrap_generations();
+    ++gen;
+    gen_kernel.push_back(l.kernel_function_id);
+    launch = l;
+    uint64_t threads = uint64_t(l.block[0]) * l.block[1] * l.block[2];
+    warps_per_block = uint32_t(std::max<uint64_t>(1, (threads + 31) / 32));
+    open = true;
+    launch_records = 0;
+  }
+  // 2^24 launches: forget every global entry (they could alias new generations). Cross-launch origins older
+  // than this point are lost; docs/engine.md says so.
+  void wrap_generations() {
+    for (auto& r : regions) r->reset();
+    for (auto& w : workers) w->fallback.clear();
+    gen = 0;
+    gen_kernel.assign(1, kNone);
+  }
+  void end_launch(bool complete) {
+    if (!open) throw EngineError("end_launch() with no open launch");
+    GroupKey key{};
+    key.kernel = launch.kernel_function_id;
+    for (int d = 0; d < 3; ++d) {
+      key.grid[d] = launch.grid[d];
+      key.block[d] = launch.block[d];
+    }
+    key.dyn = launch.dynamic_shared_bytes;
+    auto it = group_index.find(key);
+    if (it == group_index.end()) {
+      it = group_index.emplace(key, groups.size()).first;
+      groups.emplace_back();
+      groups.back().key = key;
+    }
+    Group& g = groups[it->second];
+    g.launches.push_back(launch.launch_id);
+    if (!complete) g.partial.push_back(launch.launch_id);
+    g.records += launch_records;
+    for (auto& w : workers) {
+      g.acc.merge(w->acc);
+      w->reset_launch();
+    }
+    g.acc.merge(serial);
+    serial.clear();
+    warps.clear();
+    exited.clear();
+    last_warp_key = ~0ull;
+    last_warp = nullptr;
+    open = false;
+  }
+
+  void add_allocation(uint64_t address, uint64_t size) {
+    if (size == 0) return;
+    auto it = std::upper_bound(regions.begin(), regions.end(), address,
+                               [](uint64_t a, const std::unique_ptr<RegionShadow>& r) { return a < r->base(); });
+    bool overlaps_prev = it != regions.begin() && (*(it - 1))->base() + (*(it - 1))->size() > address;
+    bool overlaps_next = it != regions.end() && address + size > (*it)->base();
+    if (overlaps_prev || overlaps_next) {
+      throw EngineError("allocation at 0x" + hex(address) + " overlaps an allocation that was not freed");
+    }
+    regions.emplace(it, new RegionShadow(address, size, &budget));
+    for (auto& w : workers) w->region_hint = 0;
+  }
+  void free_allocation(uint64_t address) {
+    for (auto it = regions.begin(); it != regions.end(); ++it) {
+      if ((*it)->base() == address) {
+        regions.erase(it);
+        for (auto& w : workers) w->region_hint = 0;
+        return;
+      }
+    }
+    throw EngineError("free of unknown allocation 0x" + hex(address));
+  }
+  static std::string hex(uint64_t v) {
+    std::ostringstream os;
+    os << std::hex << v;
+    return os.str();
+  }
+
+  std::string to_json() const;
+};
+
+// ---- JSON ----------------------------------------------------------------------------------------------------
+namespace {
+
+const char* kLabelNames[kLabelCount] = {"cold", "thread", "warp_same_inst", "warp_diff_inst", "block", "grid"};
+const char* kSpaceNames[4] = {"null", "\"global\"", "\"shared\"", "\"local\""};
+const char* kBarrierKinds[4] = {"null", "\"block\"", "\"warp\"", "\"mbarrier\""};
+
+void put_hist(std::ostringstream& os, const char* name, const Histogram& h) {
+  os << ",\"" << name << "\":[";
+  bool first = true;
+  for (size_t v = 0; v < h.counts.size(); ++v) {
+    if (!h.counts[v]) continue;
+    os << (first ? "" : ",") << '[' << v << ',' << h.counts[v] << ']';
+    first = false;
+  }
+  os << ']';
+}
+
+const char* type_name(uint8_t access) {
+  bool r = access & RL_ACCESS_READ, w = access & RL_ACCESS_WRITE;
+  if (r && w) return "\"atomic\"";
+  return w ? "\"write\"" : "\"read\"";
+}
+
+}  // namespace
+
+std::string Engine::Impl::to_json() const {
+  std::ostringstream os;
+  os << "{\"format\":\"reuselens-engine\",\"version\":" << RL_ENGINE_JSON_VERSION << ",\"kernels\":[";
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    const Group& g = groups[gi];
+    // Dense per-kernel node ids: 0 = Cold Miss, then by (function_id, pc).
+    std::vector<uint32_t> ids;
+    for (const auto& kv : g.acc.nodes) ids.push_back(kv.first);
+    std::sort(ids.begin(), ids.end(), [&](uint32_t a, uint32_t b) {
+      return std::make_pair(nodes[a].function_id, nodes[a].pc) < std::make_pair(nodes[b].function_id, nodes[b].pc);
+    });
+    std::unordered_map<uint32_t, uint32_t> local;
+    local[0] = 0;
+    for (size_t i = 0; i < ids.size(); ++i) local[ids[i]] = uint32_t(i + 1);
+    os << (gi ? "," : "") << "{\"kernel_function_id\":" << g.key.kernel << ",\"grid\":[" << g.key.grid[0] << ','
+       << g.key.grid[1] << ',' << g.key.grid[2] << "],\"block\":[" << g.key.block[0] << ',' << g.key.block[1] << ','
+       << g.key.block[2] << "],\"dynamic_shared_bytes\":" << g.key.dyn << ",\"launches\":[";
+    for (size_t i = 0; i < g.launches.size(); ++i) os << (i ? "," : "") << g.launches[i];
+    os << "],\"partial_launches\":[";
+    for (size_t i = 0; i < g.partial.size(); ++i) os << (i ? "," : "") << g.partial[i];
+    os << "],\"records\":" << g.records << ",\"nodes\":[{\"id\":0,\"function_id\":null,\"pc\":null,\"space\":null,"
+       << "\"type\":null,\"size\":0,\"async_copy\":false,\"executions\":0,\"lanes\":[],\"addresses\":[],"
+       << "\"sectors\":[],\"sectors_ideal\":[],\"wavefronts\":[],\"wavefronts_ideal\":[],\"bytes\":0}";
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const NodeInfo& n = nodes[ids[i]];
+      const NodeStats& s = g.acc.nodes.at(ids[i]);
+      os << ",{\"id\":" << i + 1 << ",\"function_id\":" << n.function_id << ",\"pc\":" << n.pc
+         << ",\"space\":" << kSpaceNames[n.space] << ",\"type\":" << type_name(n.access) << ",\"size\":" << n.size
+         << ",\"async_copy\":" << ((n.flags & RL_FLAG_ASYNC_COPY) ? "true" : "false")
+         << ",\"executions\":" << s.executions;
+      put_hist(os, "lanes", s.lanes);
+      put_hist(os, "addresses", s.addresses);
+      put_hist(os, "sectors", s.sectors);
+      put_hist(os, "sectors_ideal", s.sectors_ideal);
+      put_hist(os, "wavefronts", s.wavefronts);
+      put_hist(os, "wavefronts_ideal", s.wavefronts_ideal);
+      os << ",\"bytes\":" << s.bytes << '}';
+    }
+    std::vector<std::pair<EdgeKey, EdgeStats>> edges;
+    for (const auto& kv : g.acc.edges) {
+      EdgeKey k = kv.first;
+      k.from = local.at(k.from);
+      k.to = local.at(k.to);
+      edges.emplace_back(k, kv.second);
+    }
+    std::sort(edges.begin(), edges.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    os << "],\"edges\":[";
+    for (size_t i = 0; i < edges.size(); ++i) {
+      const EdgeKey& k = edges[i].first;
+      const EdgeStats& s = edges[i].second;
+      os << (i ? "," : "") << "{\"from\":" << k.from << ",\"to\":" << k.to << ",\"label\":\"" << kLabelNames[k.label]
+         << "\",\"bytes\":" << s.bytes << ",\"accesses\":" << s.accesses << ",\"rar\":" << s.rar << ",\"raw\":" << s.raw
+         << ",\"war\":" << s.war << ",\"waw\":" << s.waw << ",\"synced\":" << s.synced
+         << ",\"synced_bytes\":" << s.synced_bytes << ",\"prior_kernel\":";
+      if (k.prior_kernel == kNone) {
+        os << "null}";
+      } else {
+        const NodeInfo& p = nodes[k.prior_node];
+        os << "{\"kernel_function_id\":" << k.prior_kernel << ",\"function_id\":" << p.function_id
+           << ",\"pc\":" << p.pc << ",\"bytes\":" << s.bytes << "}}";
+      }
+    }
+    os << "],\"barriers\":[";
+    std::vector<uint32_t> bids;
+    for (const auto& kv : g.acc.barriers) bids.push_back(kv.first);
+    std::sort(bids.begin(), bids.end(), [&](uint32_t a, uint32_t b) {
+      return std::make_pair(barriers[a].function_id, barriers[a].pc) <
+             std::make_pair(barriers[b].function_id, barriers[b].pc);
+    });
+    bool first = true;
+    for (uint32_t b : bids) {
+      if (b == 0) continue;  // spans with no barrier id cannot occur; guard against a zero key
+      const BarrierInfo& bi = barriers[b];
+      const BarrierStats& bs = g.acc.barriers.at(b);
+      uint64_t acc = 0, bytes = 0;
+      std::vector<std::pair<EdgeKey, SpanStats>> spans;
+      for (const auto& kv : bs.spans) {
+        EdgeKey k = kv.first;
+        k.from = local.at(k.from);
+        k.to = local.at(k.to);
+        spans.emplace_back(k, kv.second);
+        acc += kv.second.accesses;
+        bytes += kv.second.bytes;
+      }
+      std::sort(spans.begin(), spans.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+      os << (first ? "" : ",") << "{\"function_id\":" << bi.function_id << ",\"pc\":" << bi.pc
+         << ",\"kind\":" << kBarrierKinds[bi.kind] << ",\"executions\":" << bs.executions
+         << ",\"spanned_cross_thread_edges\":" << spans.size() << ",\"spanned_accesses\":" << acc
+         << ",\"spanned_bytes\":" << bytes << ",\"spans\":[";
+      for (size_t i = 0; i < spans.size(); ++i) {
+        os << (i ? "," : "") << "{\"from\":" << spans[i].first.from << ",\"to\":" << spans[i].first.to
+           << ",\"label\":\"" << kLabelNames[spans[i].first.label] << "\",\"accesses\":" << spans[i].second.accesses
+           << ",\"bytes\":" << spans[i].second.bytes << '}';
+      }
+      os << "]}";
+      first = false;
+    }
+    os << "]}";
+  }
+  os << "],\"stats\":{\"records\":" << counters.records << ",\"lane_accesses\":" << counters.lane_accesses
+     << ",\"peak_shadow_bytes\":" << budget.peak() << ",\"workers\":" << W << "}}";
+  return os.str();
+}
+
+// ---- public API ----------------------------------------------------------------------------------------------
+Engine::Engine(const EngineConfig& config) : impl_(new Impl(config)) {}
+Engine::~Engine() = default;
+void Engine::add_allocation(uint64_t address, uint64_t size) { impl_->add_allocation(address, size); }
+void Engine::free_allocation(uint64_t address) { impl_->free_allocation(address); }
+void Engine::begin_launch(const LaunchInfo& launch) { impl_->begin_launch(launch); }
+void Engine::consume(const RlRecord* records, size_t count) { impl_->consume(records, count); }
+void Engine::end_launch(bool complete) { impl_->end_launch(complete); }
+std::string Engine::to_json() const {
+  if (impl_->open) throw EngineError("to_json() while a launch is open (end_launch first)");
+  return impl_->to_json();
+}
+EngineStats Engine::stats() const {
+  EngineStats s = impl_->counters;
+  s.shadow_bytes = impl_->budget.used();
+  s.peak_shadow_bytes = impl_->budget.peak();
+  return s;
+}
+
+}  // namespace reuselens

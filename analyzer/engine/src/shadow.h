@@ -1,0 +1,190 @@
+// Shadow memory of the engine: one 16-byte entry per tracked 4-byte granule (docs/engine.md, "Shadow memory").
+//
+// Entry layout (two little-endian u64 words; an all-zero entry means "never touched"):
+//
+//   w0  bits  0-23  gen     launch generation (1..2^24-1) of the last access; 0 = empty
+//       bits 24-51  node    engine-wide node id of the last access's PC (1..2^28-1)
+//       bits 52-63  wsync   that warp's count of block+warp barriers executed, mod 2^12
+//   w1  bits  0-39  block   flat block index of the last access (engine rejects indices >= 2^40)
+//       bits 40-49  tid     thread index in the block (warp * 32 + lane)
+//       bit  50     write   the last access wrote (stores and atomics)
+//       bits 51-63  bsync   that warp's count of block barriers executed, mod 2^13
+//
+// Worked example: lane 3 of warp 2 in block 7 stores at node 12 in generation 5, after one __syncthreads:
+//   w0 = 5 | 12 << 24 | 1 << 52;  w1 = 7 | 67 << 40 | 1 << 50 | 1 << 51.
+//
+// Where the entries live: global memory inside a known allocation -> RegionShadow (direct mapped, mmap
+// MAP_NORESERVE, demand paged); any other global address, shared memory (per block) and local memory (per
+// thread) -> PagedShadow (a sparse table of 4 KiB pages). Both charge committed pages to a Budget.
+#pragma once
+
+#include <sys/mman.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "reuselens/engine.h"
+
+namespace reuselens {
+namespace detail {
+
+struct Entry {
+  uint64_t w0;
+  uint64_t w1;
+};
+static_assert(sizeof(Entry) == 16, "shadow entry is 128 bits");
+
+constexpr unsigned kGenBits = 24, kNodeBits = 28, kWsyncBits = 12, kBlockBits = 40, kBsyncBits = 13;
+constexpr uint64_t kGenMask = (1ull << kGenBits) - 1;
+constexpr uint64_t kNodeMask = (1ull << kNodeBits) - 1;
+constexpr uint64_t kWsyncMask = (1ull << kWsyncBits) - 1;
+constexpr uint64_t kBlockMask = (1ull << kBlockBits) - 1;
+constexpr uint64_t kBsyncMask = (1ull << kBsyncBits) - 1;
+constexpr uint64_t kMaxBlock = 1ull << kBlockBits;
+constexpr uint64_t kMaxNode = 1ull << kNodeBits;
+constexpr uint64_t kMaxGen = 1ull << kGenBits;
+
+inline uint64_t pack_w0(uint64_t gen, uint64_t node, uint64_t wsync) {
+  return gen | node << 24 | (wsync & kWsyncMask) << 52;
+}
+inline uint64_t pack_w1(uint64_t block, uint64_t tid, bool write, uint64_t bsync) {
+  return block | tid << 40 | uint64_t(write) << 50 | (bsync & kBsyncMask) << 51;
+}
+inline uint32_t e_gen(const Entry& e) { return uint32_t(e.w0 & kGenMask); }
+inline uint32_t e_node(const Entry& e) { return uint32_t(e.w0 >> 24 & kNodeMask); }
+inline uint32_t e_wsync(const Entry& e) { return uint32_t(e.w0 >> 52); }
+inline uint64_t e_block(const Entry& e) { return e.w1 & kBlockMask; }
+inline uint32_t e_tid(const Entry& e) { return uint32_t(e.w1 >> 40 & 0x3ff); }
+inline bool e_write(const Entry& e) { return (e.w1 >> 50) & 1; }
+inline uint32_t e_bsync(const Entry& e) { return uint32_t(e.w1 >> 51); }
+
+constexpr size_t kPageEntries = 256;  // 4 KiB of shadow = 1 KiB of tracked memory
+constexpr size_t kPageBytes = kPageEntries * sizeof(Entry);
+
+// Committed shadow bytes, shared by all workers; exceeding the limit is a user-visible error.
+class Budget {
+ public:
+  explicit Budget(uint64_t limit) : limit_(limit) {}
+  void take(uint64_t bytes) {
+    uint64_t now = used_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
+    uint64_t peak = peak_.load(std::memory_order_relaxed);
+    while (now > peak && !peak_.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
+    }
+    if (now > limit_) {
+      throw EngineError("shadow memory budget of " + std::to_string(limit_ >> 20) +
+                        " MiB exceeded; raise the shadow budget or profile fewer kernels/launches");
+    }
+  }
+  void give(uint64_t bytes) { used_.fetch_sub(bytes, std::memory_order_relaxed); }
+  uint64_t used() const { return used_.load(std::memory_order_relaxed); }
+  uint64_t peak() const { return peak_.load(std::memory_order_relaxed); }
+
+ private:
+  uint64_t limit_;
+  std::atomic<uint64_t> used_{0};
+  std::atomic<uint64_t> peak_{0};
+};
+
+// Sparse shadow: page key -> 4 KiB page of entries. Used by one worker at a time (never shared).
+class PagedShadow {
+ public:
+  explicit PagedShadow(Budget* budget) : budget_(budget) {}
+  PagedShadow(PagedShadow&& o) noexcept
+      : budget_(o.budget_), pages_(std::move(o.pages_)), last_key_(o.last_key_), last_page_(o.last_page_) {
+    o.pages_.clear();
+    o.last_page_ = nullptr;
+  }
+  PagedShadow(const PagedShadow&) = delete;
+  ~PagedShadow() { clear(); }
+
+  // Entry for granule `index`; `space_key` (high bits, disjoint from index / 256) separates e.g. threads.
+  Entry* entry(uint64_t space_key, uint64_t index) {
+    uint64_t key = space_key | (index / kPageEntries);
+    if (key != last_key_ || !last_page_) {
+      last_page_ = page(key);
+      last_key_ = key;
+    }
+    return last_page_ + index % kPageEntries;
+  }
+  void clear() {
+    for (auto& kv : pages_) std::free(kv.second);
+    if (budget_) budget_->give(pages_.size() * kPageBytes);
+    pages_.clear();
+    last_page_ = nullptr;
+  }
+
+ private:
+  Entry* page(uint64_t key) {
+    auto it = pages_.find(key);
+    if (it != pages_.end()) return it->second;
+    budget_->take(kPageBytes);
+    auto* p = static_cast<Entry*>(std::calloc(kPageEntries, sizeof(Entry)));
+    if (!p) throw EngineError("out of memory for shadow pages");
+    pages_.emplace(key, p);
+    return p;
+  }
+  Budget* budget_;
+  std::unordered_map<uint64_t, Entry*> pages_;
+  uint64_t last_key_ = ~0ull;
+  Entry* last_page_ = nullptr;
+};
+
+// Direct-mapped shadow of one device allocation, indexed by absolute granule (address / 4): entry i covers the
+// granule first_ + i. The mapping is reserved with MAP_NORESERVE and committed by the kernel on first touch; a
+// bitmap of touched shadow pages (atomic: pages of one region may be owned by different workers) charges the
+// budget once per page.
+class RegionShadow {
+ public:
+  RegionShadow(uint64_t base, uint64_t size, Budget* budget)
+      : base_(base), size_(size), first_(base >> 2), budget_(budget) {
+    uint64_t entries = ((base + size + 3) >> 2) - first_;
+    bytes_ = (entries * sizeof(Entry) + kPageBytes - 1) / kPageBytes * kPageBytes;
+    if (bytes_ == 0) bytes_ = kPageBytes;
+    void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) {
+      throw EngineError("cannot reserve " + std::to_string(bytes_ >> 20) + " MiB of address space for shadow memory");
+    }
+    shadow_ = static_cast<Entry*>(p);
+    touched_ = std::vector<std::atomic<uint64_t>>((bytes_ / kPageBytes + 63) / 64);
+  }
+  RegionShadow(const RegionShadow&) = delete;
+  ~RegionShadow() {
+    munmap(shadow_, bytes_);
+    budget_->give(committed_.load());
+  }
+  uint64_t base() const { return base_; }
+  uint64_t size() const { return size_; }
+  bool contains_granule(uint64_t g) const { return g - first_ < ((base_ + size_ + 3) >> 2) - first_; }
+  Entry* entry(uint64_t granule) {
+    uint64_t i = granule - first_;
+    uint64_t page = i / kPageEntries;
+    std::atomic<uint64_t>& word = touched_[page / 64];
+    uint64_t bit = 1ull << (page % 64);
+    if (!(word.load(std::memory_order_relaxed) & bit) && !(word.fetch_or(bit) & bit)) {
+      committed_ += kPageBytes;
+      budget_->take(kPageBytes);
+    }
+    return shadow_ + i;
+  }
+  // Drop every entry (generation wrap-around): the pages go back to the kernel.
+  void reset() {
+    madvise(shadow_, bytes_, MADV_DONTNEED);
+    for (auto& w : touched_) w.store(0);
+    budget_->give(committed_.exchange(0));
+  }
+
+ private:
+  uint64_t base_, size_, first_, bytes_ = 0;
+  Budget* budget_;
+  Entry* shadow_ = nullptr;
+  std::vector<std::atomic<uint64_t>> touched_;
+  std::atomic<uint64_t> committed_{0};
+};
+
+}  // namespace detail
+}  // namespace reuselens

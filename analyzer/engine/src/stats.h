@@ -1,0 +1,122 @@
+// Aggregates the engine accumulates: node distributions (paper 3.2.2), edges (3.2.1) and barrier spans.
+// Every aggregate is a sum, so per-worker partial results merge into the same totals in any order.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <unordered_map>
+#include <vector>
+
+namespace reuselens {
+namespace detail {
+
+// Full distribution of a small non-negative integer: counts[v] = instances that had value v.
+struct Histogram {
+  std::vector<uint64_t> counts;
+  void add(uint32_t value, uint64_t n = 1) {
+    if (value >= counts.size()) counts.resize(value + 1, 0);
+    counts[value] += n;
+  }
+  void merge(const Histogram& o) {
+    if (o.counts.size() > counts.size()) counts.resize(o.counts.size(), 0);
+    for (size_t i = 0; i < o.counts.size(); ++i) counts[i] += o.counts[i];
+  }
+};
+
+struct NodeStats {
+  uint64_t executions = 0;
+  uint64_t bytes = 0;  // lane bytes = W_total(v)
+  Histogram lanes, addresses, sectors, sectors_ideal, wavefronts, wavefronts_ideal;
+  void merge(const NodeStats& o) {
+    executions += o.executions;
+    bytes += o.bytes;
+    lanes.merge(o.lanes);
+    addresses.merge(o.addresses);
+    sectors.merge(o.sectors);
+    sectors_ideal.merge(o.sectors_ideal);
+    wavefronts.merge(o.wavefronts);
+    wavefronts_ideal.merge(o.wavefronts_ideal);
+  }
+};
+
+enum Label : uint8_t { kCold = 0, kThread, kWarpSame, kWarpDiff, kBlock, kGrid, kLabelCount };
+constexpr uint32_t kNone = 0xffffffffu;
+
+// An edge of PCDepGraph: current node -> origin node (0 = Cold Miss). Cold edges whose data was last touched
+// by an earlier launch are kept apart per (prior kernel, prior node).
+struct EdgeKey {
+  uint32_t from = 0, to = 0;
+  uint32_t prior_kernel = kNone, prior_node = 0;
+  uint8_t label = kCold;
+  bool operator==(const EdgeKey& o) const {
+    return from == o.from && to == o.to && prior_kernel == o.prior_kernel && prior_node == o.prior_node &&
+           label == o.label;
+  }
+  bool operator<(const EdgeKey& o) const {
+    if (from != o.from) return from < o.from;
+    if (to != o.to) return to < o.to;
+    if (label != o.label) return label < o.label;
+    if (prior_kernel != o.prior_kernel) return prior_kernel < o.prior_kernel;
+    return prior_node < o.prior_node;
+  }
+};
+struct EdgeKeyHash {
+  size_t operator()(const EdgeKey& k) const {
+    uint64_t h = (uint64_t(k.from) << 32 | k.to) * 0x9e3779b97f4a7c15ull;
+    h ^= (uint64_t(k.prior_kernel) << 32 | k.prior_node) * 0xc2b2ae3d27d4eb4full + k.label;
+    return size_t(h ^ (h >> 29));
+  }
+};
+
+struct EdgeStats {
+  uint64_t bytes = 0, accesses = 0;
+  uint64_t rar = 0, raw = 0, war = 0, waw = 0;
+  uint64_t synced = 0, synced_bytes = 0;  // cross-thread accesses with a barrier between the pair
+  void merge(const EdgeStats& o) {
+    bytes += o.bytes;
+    accesses += o.accesses;
+    rar += o.rar;
+    raw += o.raw;
+    war += o.war;
+    waw += o.waw;
+    synced += o.synced;
+    synced_bytes += o.synced_bytes;
+  }
+};
+
+struct SpanStats {
+  uint64_t accesses = 0, bytes = 0;
+};
+
+struct BarrierStats {
+  uint64_t executions = 0;
+  std::map<EdgeKey, SpanStats> spans;  // cross-thread edges whose accesses this barrier separated
+  void merge(const BarrierStats& o) {
+    executions += o.executions;
+    for (const auto& kv : o.spans) {
+      spans[kv.first].accesses += kv.second.accesses;
+      spans[kv.first].bytes += kv.second.bytes;
+    }
+  }
+};
+
+// What one launch (or one worker during one launch) accumulated, keyed by engine-wide node/barrier ids.
+struct Accumulator {
+  std::unordered_map<uint32_t, NodeStats> nodes;
+  std::unordered_map<EdgeKey, EdgeStats, EdgeKeyHash> edges;
+  std::unordered_map<uint32_t, BarrierStats> barriers;
+  void merge(const Accumulator& o) {
+    for (const auto& kv : o.nodes) nodes[kv.first].merge(kv.second);
+    for (const auto& kv : o.edges) edges[kv.first].merge(kv.second);
+    for (const auto& kv : o.barriers) barriers[kv.first].merge(kv.second);
+  }
+  void clear() {
+    nodes.clear();
+    edges.clear();
+    barriers.clear();
+  }
+};
+
+}  // namespace detail
+}  // namespace reuselens
