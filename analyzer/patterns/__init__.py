@@ -1,0 +1,75 @@
+"""Pattern findings over one kernel of report.json (paper section 3.3, plus the section 6.3 queries).
+
+Public API:
+    find_findings(kernel, settings=None) -> list of finding objects (docs/report-format.md `findings`)
+    PATTERNS: pattern id -> short title (docs/patterns.md has one section per id, anchored by the id)
+    DEFAULT_SETTINGS: the thresholds of docs/settings.md with the paper's values
+
+Each pattern lives in its own module exposing `PATTERNS` and `find(view, settings) -> list[Draft]`. The
+rules are mechanical predicates over the graph; this module only runs them and removes overlaps so that a PC
+is reported twice only when the two findings recommend different fixes:
+  - PCs of a thread-private shared buffer (abuse-smem) are not also reported as redundant accesses or bank
+    conflicts: moving the buffer to registers removes both;
+  - PCs of a __constant__ candidate region are not also reported as broadcasting or hierarchical reuse;
+  - thread-dominant hierarchical reuse keeps only the PCs no redundant-access finding already covers.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from analyzer.patterns import (abuse_smem, bank_conflict, barriers, coalescing, constant_region, hierarchical,
+                               races, redundant, streaming, warp_sharing)
+from analyzer.patterns.finding import Draft, finalize
+from analyzer.patterns.settings import DEFAULT_SETTINGS, resolve_settings
+from analyzer.patterns.view import KernelView
+
+__all__ = ["find_findings", "PATTERNS", "DEFAULT_SETTINGS"]
+
+
+class Rule(Protocol):
+    """A pattern module: its ids and titles, and the rule over one kernel."""
+
+    PATTERNS: dict[str, str]
+
+    def find(self, view: KernelView, settings: dict[str, float]) -> list[Draft]: ...
+
+
+RULES: tuple[Any, ...] = (redundant, abuse_smem, bank_conflict, coalescing, warp_sharing, constant_region,
+                          hierarchical, streaming, races, barriers)
+
+PATTERNS: dict[str, str] = {pid: title for rule in RULES for pid, title in rule.PATTERNS.items()}
+
+
+def _node_ids(drafts: list[Draft], *patterns: str) -> set[int]:
+    return {node.id for d in drafts if d.pattern in patterns for node in d.nodes}
+
+
+def _remove_overlaps(drafts: list[Draft]) -> list[Draft]:
+    private = _node_ids(drafts, "abuse-smem")
+    constant = _node_ids(drafts, "constant-region")
+    registers = _node_ids(drafts, "redundant-rar", "redundant-raw")
+    kept = []
+    for draft in drafts:
+        ids = {node.id for node in draft.nodes}
+        if draft.pattern in ("redundant-rar", "redundant-raw", "redundant-waw", "bank-conflict") and ids & private:
+            continue
+        if draft.pattern in ("broadcasting", "hierarchical-reuse-block", "hierarchical-reuse-grid") \
+                and ids & constant:
+            continue
+        if draft.pattern == "hierarchical-reuse-block" and draft.scope == "thread":
+            draft = hierarchical.without(draft, registers)
+            if draft is None:
+                continue
+        kept.append(draft)
+    return kept
+
+
+def find_findings(kernel: dict[str, Any], settings: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The findings of one report.json kernel, ranked; raises SettingsError / ReportError on bad input."""
+    resolved = resolve_settings(settings)
+    view = KernelView(kernel)
+    drafts: list[Draft] = []
+    for rule in RULES:
+        drafts.extend(rule.find(view, resolved))
+    return finalize(view, _remove_overlaps(drafts), resolved["minShare"])

@@ -1,0 +1,48 @@
+"""Poor Coalescing, paper section 3.3 II: R_coal(v) = E(Sector_v) / S_opt(v), S_opt = ceil(Lane·AccSize/32).
+
+R_coal > 1 means the active lanes touch more 32-byte sectors than their bytes need; the worst case is
+SecSize/AccSize (8 for 4-byte accesses). Reported above the `coalescing` threshold for global-memory PCs
+(local memory is interleaved per lane by the hardware, shared memory has no sectors). The waste is the excess
+sector traffic, Σ sectors − Σ S_opt over all executions, in bytes (× 32).
+"""
+
+from __future__ import annotations
+
+from analyzer.patterns.finding import NCU, Draft
+from analyzer.patterns.text import count, format_bytes
+from analyzer.patterns.view import SECTOR_BYTES, KernelView, Node, dist_mean
+
+PATTERNS = {"poor-coalescing": "Poorly coalesced global access"}
+
+_FIX = (
+    "The lanes of a warp touch more 32-byte sectors than the bytes they use, so most of every fetched sector "
+    "is thrown away. Make consecutive lanes access consecutive addresses: index with threadIdx.x in the "
+    "fastest-varying dimension, switch an array of structures to a structure of arrays, or stage a tile "
+    "through shared memory with coalesced loads and read it transposed from there (paper 3.3 II)."
+)
+
+
+def _draft(node: Node, ratio: float) -> Draft:
+    excess = max(0.0, node.sectors_total() - node.sectors_ideal_total())
+    op = "ld" if node.type == "read" else "st"
+    predicted = {NCU[("global", op, "sectors")]: round(excess)} if node.type in ("read", "write") else {}
+    mean_sectors = dist_mean(node.raw.get("sectors"))
+    ideal = node.sectors_ideal_total() / node.executions if node.executions else 0.0
+    message = (f"touches {mean_sectors:.1f} sectors per warp access where {ideal:.1f} would do "
+               f"(R_coal {ratio:.2f}): {count(excess)} extra sectors, {format_bytes(excess * SECTOR_BYTES)} "
+               f"of extra traffic — make consecutive lanes read consecutive addresses")
+    return Draft("poor-coalescing", [node], None, "coalescing", _FIX, message,
+                 waste_bytes=excess * SECTOR_BYTES, predicted=predicted,
+                 metrics={"R_coal": ratio, "sectors_mean": mean_sectors, "sectors_ideal_mean": ideal,
+                          "excess_sectors": excess})
+
+
+def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
+    drafts = []
+    for node in view.memory_nodes():
+        if node.space != "global":
+            continue
+        ratio = node.r_coal()
+        if ratio > settings["coalescing"]:
+            drafts.append(_draft(node, ratio))
+    return drafts

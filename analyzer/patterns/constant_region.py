@@ -1,0 +1,53 @@
+"""Small, Read-Only Broadcast Region, paper section 3.3 IV.
+
+A subgraph G' qualifies when (1) every node of G' exhibits the Broadcasting pattern and (2) its cold-miss
+footprint fits the constant cache:  Σ_{v∈V(G')} W_out(v, ColdMiss) ≤ C_const  (`constantCapacityBytes`).
+G' is taken as a closed subgraph of global-memory PCs, so no PC of the kernel writes the region. Such a
+region is a candidate for __constant__ promotion, most beneficial when RI(G') is high.
+"""
+
+from __future__ import annotations
+
+from analyzer.patterns.finding import Draft, add_counts, predicted_removal
+from analyzer.patterns.text import count, format_bytes, places
+from analyzer.patterns.view import COLD, KernelView, Node, reuse_intensity
+from analyzer.patterns.warp_sharing import is_broadcasting
+
+PATTERNS = {"constant-region": "Small read-only broadcast region (__constant__ candidate)"}
+
+_FIX = (
+    "Every access to this data reads one address per warp, nothing in the kernel writes it, and its whole "
+    "footprint fits the 64 KB constant bank. Declare it as __constant__ (e.g. __constant__ float table[N]) "
+    "and fill it with cudaMemcpyToSymbol (cudaMemcpyToSymbolAsync with cudaMemcpyDeviceToDevice if a kernel "
+    "produces it), or pass a small table by value as a kernel parameter. Warp-uniform reads are then served "
+    "by the constant cache instead of global loads through L1/L2 (paper 3.3 IV). Keep the index "
+    "warp-uniform: divergent indices into __constant__ memory serialize."
+)
+
+
+def _draft(view: KernelView, members: list[Node], footprint: float) -> Draft:
+    traffic = sum(node.w_total() for node in members)
+    instructions = sum(node.executions for node in members)
+    predicted: dict[str, int] = {}
+    for node in members:
+        add_counts(predicted, predicted_removal(node, 1.0))
+    earlier = sum(e.raw["prior_kernel"].get("bytes", 0) for e in view.subgraph_edges(members)
+                  if e.label == COLD and e.raw.get("prior_kernel"))
+    ri = reuse_intensity(members)
+    message = (f"read-only region of {format_bytes(footprint)} read warp-uniformly "
+               f"{count(instructions)} times ({format_bytes(traffic)}, reuse intensity "
+               f"{ri or 0:.0f}){places(members)} — move it to __constant__ memory")
+    return Draft("constant-region", members, "grid", "constant-promotion", _FIX, message,
+                 waste_bytes=traffic, instructions=instructions, predicted=predicted,
+                 metrics={"footprint_bytes": footprint, "reuse_intensity": ri, "prior_kernel_bytes": earlier})
+
+
+def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
+    drafts = []
+    for members in view.closed_subgraphs():
+        if not all(node.space == "global" and is_broadcasting(node) for node in members):
+            continue
+        footprint = sum(node.w_out.get(COLD, 0.0) for node in members)
+        if 0 < footprint <= settings["constantCapacityBytes"]:
+            drafts.append(_draft(view, members, footprint))
+    return drafts

@@ -1,0 +1,103 @@
+"""Hierarchical Reuse, paper section 3.3 I, over the closed subgraphs of global-memory PCs.
+
+    r(l) = Σ_{v∈V(G')} W_out(v, l) / Σ_{v∈V(G')} Ŵ(v),   Ŵ(v) = W_total(v) − W_out(v, Warp_same_inst) − W_out(v, ColdMiss)
+
+G' exhibits a dominant reuse pattern at scope l when r(l) > δ. l = Grid: reuse crosses blocks and leans on
+L2 (fix: an L2 access-policy window, or restructure so a block owns its data). l ∈ {Thread, Warp_diff_inst,
+Block}: reuse stays within a block and on-chip storage can serve it; the fix follows the mechanism that
+section 3.3 assigns to the scope (registers for intra-thread, warp shuffles for intra-warp, shared memory
+for intra-block). Shared- and local-memory subgraphs are left out: their reuse is already on chip, and
+thread-private shared memory is Abuse SMEM.
+"""
+
+from __future__ import annotations
+
+from analyzer.patterns.finding import Draft, add_counts, predicted_removal
+from analyzer.patterns.text import format_bytes, format_share, places
+from analyzer.patterns.view import KernelView, Node, reuse_intensity, reuse_ratio
+
+PATTERNS = {
+    "hierarchical-reuse-block": "Block-level reuse served from global memory (on-chip promotion)",
+    "hierarchical-reuse-grid": "Grid-level reuse across blocks (L2 pressure)",
+}
+
+SCOPES = ("thread", "warp_diff_inst", "block", "grid")
+_SCOPE_WORDS = {"thread": "the same thread", "warp_diff_inst": "other lanes of the same warp",
+                "block": "other warps of the same block", "grid": "other blocks"}
+
+_FIXES = {
+    "thread": ("register-promotion",
+               "Most of this data object's reuse happens inside one thread, often a loop that reloads a value "
+               "the thread already has. Load it once into a register before the loop (mark the pointers "
+               "__restrict__ so the compiler may do it) and watch register pressure."),
+    "warp_diff_inst": ("warp-shuffle",
+                       "Most of this data object's reuse happens between lanes of one warp at different "
+                       "instructions. Load each element once per warp and pass it to the lanes that need it "
+                       "with __shfl_sync (or stage it in shared memory when the pattern is irregular)."),
+    "block": ("shared-promotion",
+              "Most of this data object's reuse happens between warps of the same block, served by L1/L2 "
+              "today. Stage the block's tile in shared memory once (cooperative, coalesced loads, then "
+              "__syncthreads()) and read it from there; that removes the repeated global loads."),
+    "grid": ("l2-window",
+             "Most of this data object's reuse crosses block boundaries, so it is served by L2 and competes "
+             "with everything else there. Keep it resident with an L2 access-policy window "
+             "(cudaStreamSetAttribute with cudaStreamAttributeAccessPolicyWindow, hitProp "
+             "cudaAccessPropertyPersisting, after cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize)), or "
+             "reorder the grid (tile swizzling) so blocks sharing data run together."),
+}
+
+
+def _dominant(members: list[Node], delta: float) -> tuple[str | None, dict[str, float]]:
+    ratios = {label: reuse_ratio(members, label) for label in SCOPES}
+    above = [label for label in SCOPES if ratios[label] > delta]
+    if not above:
+        return None, ratios
+    return max(above, key=lambda label: (ratios[label], -SCOPES.index(label))), ratios
+
+
+def _draft(view: KernelView, members: list[Node], scope: str, ratios: dict[str, float],
+           exclude: frozenset[int] = frozenset()) -> Draft | None:
+    carriers = [node for node in members if node.w_out.get(scope, 0.0) > 0 and node.id not in exclude]
+    if not carriers:
+        return None
+    ids = {node.id for node in carriers}
+    origins = sorted({view.nodes[e.dst] for e in view.subgraph_edges(carriers)
+                      if e.label == scope and e.src in ids and view.is_memory(e.dst)} - set(carriers),
+                     key=lambda n: n.key)
+    reused = sum(node.w_out.get(scope, 0.0) for node in carriers)
+    predicted: dict[str, int] = {}
+    instructions = 0.0
+    if scope != "grid":  # on-chip promotion removes the reuse share of each PC's global requests
+        for node in carriers:
+            fraction = node.w_out[scope] / node.w_total()
+            instructions += node.executions * fraction
+            add_counts(predicted, predicted_removal(node, fraction))
+    pattern = "hierarchical-reuse-grid" if scope == "grid" else "hierarchical-reuse-block"
+    kind, explanation = _FIXES[scope]
+    footprint = sum(node.w_out.get("cold", 0.0) for node in members)
+    message = (f"{format_share(ratios[scope])} of this data object's reuse ({format_bytes(reused)}) comes from "
+               f"{_SCOPE_WORDS[scope]}{places(carriers)}; footprint {format_bytes(footprint)}")
+    metrics = {f"r_{label}": ratios[label] for label in SCOPES}
+    metrics.update({"footprint_bytes": footprint, "reuse_intensity": reuse_intensity(members),
+                    "subgraph_pcs": len(members)})
+    return Draft(pattern, carriers, scope, kind, explanation, message, waste_bytes=reused,
+                 instructions=instructions, origins=origins, predicted=predicted, metrics=metrics,
+                 context=(view, members, ratios))
+
+
+def without(draft: Draft, covered: set[int]) -> Draft | None:
+    """The same finding restricted to PCs not in `covered` (already reported with the same fix); None if empty."""
+    view, members, ratios = draft.context
+    return _draft(view, members, draft.scope, ratios, frozenset(covered))
+
+
+def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
+    drafts = []
+    for members in view.closed_subgraphs():
+        if any(node.space != "global" for node in members):
+            continue
+        scope, ratios = _dominant(members, settings["delta"])
+        draft = _draft(view, members, scope, ratios) if scope is not None else None
+        if draft is not None:
+            drafts.append(draft)
+    return drafts

@@ -1,0 +1,106 @@
+"""Race candidates, paper section 6.3 ("Beyond performance"): conflicting cross-thread reuse edges.
+
+"A cross-thread reuse edge with a write on either endpoint is a pair of conflicting accesses, and its
+Topological Distance names the synchronization scope that must order the pair: any such edge not separated
+by a barrier of at least that scope is a potential race." Edges whose both ends are atomics are not
+conflicts. Intra-Warp-Same-Inst edges are left out: they pair lanes of one instruction, which no barrier can
+separate (a store whose lanes collide on one address is a value question, not an ordering one).
+
+Which accesses no barrier separated comes from the edge's optional `unsynchronized` count (docs/report-
+format.md). Without it the kernel's barrier list decides only the clear case: a scope that no executed
+barrier of the kernel can order (no __syncthreads() for block edges, neither __syncthreads() nor
+__syncwarp() for warp edges) leaves every conflicting access unsynchronized; otherwise the edge is not
+judged. No barrier orders blocks of one grid, so every conflicting grid edge is a candidate; those are
+reported as information, since atomics with fences or flags can order them out of the profile's sight.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from analyzer.patterns.finding import TIER_CORRECTNESS, TIER_INFORMATION, Draft
+from analyzer.patterns.text import count, format_bytes, where
+from analyzer.patterns.view import Edge, KernelView, Node
+
+PATTERNS = {"race-candidate": "Possible data race (conflicting accesses without a barrier)"}
+
+_ORDERING_BARRIERS = {"warp_diff_inst": ("warp", "block"), "block": ("block",)}
+_KIND_WORDS = {"raw": "reads data another thread wrote", "war": "overwrites data another thread read",
+               "waw": "overwrites data another thread wrote"}
+_FIXES = {
+    "warp_diff_inst": "Lanes of the same warp access this data at different instructions and at least one of "
+                      "them writes. Since Volta, lanes of a warp are not guaranteed to run in lockstep, so "
+                      "put __syncwarp() (or use a *_sync warp primitive) between the write and the other "
+                      "access; warp-synchronous code that relies on implicit lockstep is a race.",
+    "block": "Warps of the same block access this data and at least one access writes, with no "
+             "__syncthreads() between the two. Insert __syncthreads() (or a named barrier over the "
+             "participating warps) between the producer and the consumer; for a reused buffer also between "
+             "the last read and the next overwrite (write-after-read).",
+    "grid": "Different blocks of one grid access this data and at least one writes. No barrier orders blocks, "
+            "so the result depends on scheduling unless the accesses are atomics or ordered by a "
+            "__threadfence() plus a flag or counter. Split the phases into separate kernels, use "
+            "cooperative_groups::this_grid().sync() in a cooperative launch, or make the updates atomic.",
+}
+_SCOPE_WORDS = {"warp_diff_inst": "with no __syncwarp()", "block": "with no __syncthreads()",
+                "grid": "from another block, which no barrier orders"}
+
+
+def _barrier_kinds(view: KernelView) -> set[str]:
+    return {str(b.get("kind")) for b in view.barriers if int(b.get("executions") or 0) > 0}
+
+
+def _conflicts(view: KernelView, edge: Edge) -> dict[str, float]:
+    """Conflicting lane accesses by kind; from the edge counts, or from the node types without them."""
+    counts = {kind: edge.kind_count(kind) for kind in ("raw", "war", "waw")}
+    if any(edge.raw.get(k) is not None for k in ("rar", "raw", "war", "waw")):
+        return counts
+    u, v = view.nodes[edge.src], view.nodes[edge.dst]
+    kind = {("read", "write"): "raw", ("write", "read"): "war", ("write", "write"): "waw"}.get((u.type, v.type))
+    return {kind: edge.accesses} if kind else {}
+
+
+def _unsynchronized(edge: Edge, conflicting: float, kinds: set[str]) -> float | None:
+    if edge.raw.get("unsynchronized") is not None:
+        return min(float(edge.raw["unsynchronized"]), conflicting)
+    if edge.label == "grid":
+        return conflicting
+    if not kinds & set(_ORDERING_BARRIERS[edge.label]):
+        return conflicting
+    return None  # barriers exist but the report does not say which accesses they separate
+
+
+def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
+    kinds = _barrier_kinds(view)
+    groups: dict[tuple[int, str], list[tuple[Edge, dict[str, float], float]]] = defaultdict(list)
+    for edge in view.edges:
+        if edge.label not in ("warp_diff_inst", "block", "grid") or not view.is_memory(edge.dst):
+            continue
+        u, v = view.nodes[edge.src], view.nodes[edge.dst]
+        if u.type == "atomic" and v.type == "atomic":
+            continue
+        by_kind = _conflicts(view, edge)
+        conflicting = sum(by_kind.values())
+        unsynchronized = _unsynchronized(edge, conflicting, kinds) if conflicting else None
+        if unsynchronized:
+            groups[(u.id, edge.label)].append((edge, by_kind, unsynchronized))
+    return [_draft(view, view.nodes[node_id], scope, items) for (node_id, scope), items in groups.items()]
+
+
+def _draft(view: KernelView, node: Node, scope: str, items: list[tuple[Edge, dict[str, float], float]]) -> Draft:
+    origins = sorted({view.nodes[edge.dst] for edge, _k, _u in items}, key=lambda n: n.key)
+    accesses = sum(unsync for _e, _k, unsync in items)
+    share_of_edge = [unsync / max(1.0, sum(k.values())) for _e, k, unsync in items]
+    wasted = sum(edge.bytes * min(1.0, s) for (edge, _k, _u), s in zip(items, share_of_edge))
+    by_kind: dict[str, float] = defaultdict(float)
+    for _edge, kind_counts, _u in items:
+        for kind, value in kind_counts.items():
+            by_kind[kind] += value
+    main_kind = max(sorted(by_kind), key=lambda k: by_kind[k])
+    message = (f"{_KIND_WORDS[main_kind]} ({main_kind.upper()}) {_SCOPE_WORDS[scope]} in between: "
+               f"{count(accesses)} unsynchronized lane accesses ({format_bytes(wasted)}) against "
+               f"{where(origins)}")
+    grid = scope == "grid"
+    return Draft("race-candidate", [node], scope, "none", _FIXES[scope], message, waste_bytes=wasted,
+                 origins=origins, tier=TIER_INFORMATION if grid else TIER_CORRECTNESS,
+                 severity="information" if grid else "warning", exempt_from_min_share=True,
+                 metrics={"unsynchronized_accesses": accesses, **{f"{k}_accesses": v for k, v in by_kind.items()}})

@@ -1,0 +1,58 @@
+"""Streaming Access, paper section 3.3 IV: W_out(v, ColdMiss) / W_total(v) above the `streaming` threshold.
+
+First-touch traffic with negligible temporal locality. Informational: a stream cannot be made cheaper than
+one pass, but it can be kept from evicting data that other PCs reuse. Global-memory PCs only (a shared-
+memory store is always a first touch of its buffer, which says nothing about locality).
+"""
+
+from __future__ import annotations
+
+from analyzer.patterns.finding import TIER_INFORMATION, Draft
+from analyzer.patterns.text import format_bytes, format_share
+from analyzer.patterns.view import COLD, KernelView, Node
+
+PATTERNS = {"streaming-access": "Streaming access (first touch, no reuse)"}
+
+_WITH_REUSE = (
+    "This PC touches almost every byte for the first time and never again: nothing can be saved on it, but "
+    "its lines still enter L1/L2 and can evict data that other PCs of this kernel reuse. Mark it as "
+    "streaming: __ldcs()/__stcs() (cache-streaming, evict-first) for these accesses, or an L2 access-policy "
+    "window with hitProp/missProp cudaAccessPropertyStreaming over the streamed buffer."
+)
+_PURE = (
+    "This PC touches almost every byte for the first time and never again, and the kernel has no global "
+    "reuse that the stream could evict: it is already as cheap as it can be (one pass, well coalesced when "
+    "no coalescing finding is reported). If a later kernel reads the same data, fusing the kernels would "
+    "turn this stream into on-chip reuse."
+)
+
+
+def _cache_reuse(view: KernelView) -> float:
+    """Global bytes served by reuse from another warp or block, which L1/L2 hold and a stream may evict."""
+    return sum(n.w_out.get("block", 0.0) + n.w_out.get("grid", 0.0)
+               for n in view.memory_nodes() if n.space == "global")
+
+
+def _draft(view: KernelView, node: Node, ratio: float, protect: bool) -> Draft:
+    cold = node.w_out.get(COLD, 0.0)
+    earlier = sum(e.raw["prior_kernel"].get("bytes", 0) for e in view.edges
+                  if e.src == node.id and e.label == COLD and e.raw.get("prior_kernel"))
+    verb = "reads" if node.type == "read" else "writes"
+    message = f"streams: {verb} {format_bytes(cold)} once ({format_share(ratio)} first touch)"
+    if earlier:
+        message += f"; {format_bytes(earlier)} of it was last touched by an earlier kernel"
+    return Draft("streaming-access", [node], "cold", "l2-window" if protect else "none",
+                 _WITH_REUSE if protect else _PURE, message, waste_bytes=cold, tier=TIER_INFORMATION,
+                 metrics={"cold_ratio": ratio, "prior_kernel_bytes": earlier})
+
+
+def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
+    protect = _cache_reuse(view) > 0
+    drafts = []
+    for node in view.memory_nodes():
+        if node.space != "global" or node.type not in ("read", "write") or node.w_total() <= 0:
+            continue
+        ratio = node.w_out.get(COLD, 0.0) / node.w_total()
+        if ratio > settings["streaming"]:
+            drafts.append(_draft(view, node, ratio, protect))
+    return drafts

@@ -1,0 +1,89 @@
+"""Broadcasting / Multicasting / Atomic Contention, paper section 3.3 II (per-node, from Lane_v and Addr_v).
+
+  Broadcasting:      Type(v) = Read, Lane_v > 1, Mode(Addr_v) = 1      (one address for the whole warp)
+  Multicasting:      Type(v) = Read, Mode(Addr_v) ∈ (1, Lane_v)         (a few addresses shared by lanes)
+  Atomic Contention: Type(v) = Atomic, Mode(Addr_v) ∈ (1, Lane_v)
+Lane_v is read as Mode(Lane_v). For atomics the rule also takes Mode(Addr_v) = 1: the paper's broadcasting
+case requires a read, which leaves a warp whose lanes all update one address unclassified although it is the
+extreme of contention. Broadcasting and multicasting are informational (hardware serves them in one request)
+and reported for global memory only: shared-memory broadcasts cost no extra wavefront by design.
+"""
+
+from __future__ import annotations
+
+from analyzer.patterns.finding import TIER_INFORMATION, Draft
+from analyzer.patterns.text import count, format_bytes
+from analyzer.patterns.view import KernelView, Node, dist_mean
+
+PATTERNS = {
+    "broadcasting": "Warp-wide broadcast read",
+    "multicasting": "Multicast read (few addresses per warp)",
+    "atomic-contention": "Atomic contention within a warp",
+}
+
+_BROADCAST_NOTE = (
+    "All active lanes of the warp read one address. The hardware serves this in a single request, so it is "
+    "not a problem by itself; it marks a value that is uniform across the warp. If the data is small and "
+    "read-only for the whole kernel, __constant__ memory (or a kernel parameter) serves it from the constant "
+    "cache; see the constant-region finding when one is reported."
+)
+_MULTICAST_NOTE = (
+    "A few distinct addresses are shared by groups of lanes in each warp access. The hardware coalesces the "
+    "duplicates, so this is informational: it usually comes from index arithmetic such as i / k, and the "
+    "shared values could be loaded once per group and passed with __shfl_sync if the loads matter."
+)
+_ATOMIC_FIX = (
+    "Many lanes of the same warp update the same few addresses atomically, and the memory system serializes "
+    "updates to one address. Aggregate within the warp first (__reduce_add_sync, or a __shfl_xor_sync "
+    "reduction, or cooperative_groups::reduce over coalesced_threads()) and let one lane per distinct "
+    "address issue the atomic; for histograms, accumulate privately in shared memory per block and merge."
+)
+
+
+def is_broadcasting(node: Node) -> bool:
+    return node.type == "read" and node.lane_mode() > 1 and node.address_mode() == 1
+
+
+def is_multicasting(node: Node) -> bool:
+    return node.type == "read" and 1 < node.address_mode() < node.lane_mode()
+
+
+def is_atomic_contention(node: Node) -> bool:
+    return node.type == "atomic" and node.lane_mode() > 1 and 1 <= node.address_mode() < node.lane_mode()
+
+
+def _informational(pattern: str, node: Node, note: str, what: str) -> Draft:
+    duplicate = node.w_out.get("warp_same_inst", 0.0)
+    message = (f"{what}: {format_bytes(node.w_total())} read, {format_bytes(duplicate)} of it served to "
+               f"lanes by the same warp access")
+    return Draft(pattern, [node], "warp_same_inst", "none", note, message, waste_bytes=duplicate,
+                 tier=TIER_INFORMATION,
+                 metrics={"lanes_mode": node.lane_mode(), "addresses_mode": node.address_mode()})
+
+
+def _atomic(node: Node) -> Draft:
+    collisions = max(0.0, node.executions * (dist_mean(node.raw.get("lanes")) - dist_mean(node.raw.get("addresses"))))
+    message = (f"{node.lane_mode():.0f} lanes update {node.address_mode():.0f} address(es) per warp atomic: "
+               f"{count(collisions)} serialized lane updates ({format_bytes(collisions * node.size)}) — "
+               f"aggregate in the warp first")
+    return Draft("atomic-contention", [node], "warp_same_inst", "warp-shuffle", _ATOMIC_FIX, message,
+                 waste_bytes=collisions * node.size,
+                 metrics={"lanes_mode": node.lane_mode(), "addresses_mode": node.address_mode(),
+                          "serialized_updates": collisions})
+
+
+def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
+    drafts = []
+    for node in view.memory_nodes():
+        if is_atomic_contention(node):
+            drafts.append(_atomic(node))
+        elif node.space != "global":
+            continue
+        elif is_broadcasting(node):
+            drafts.append(_informational("broadcasting", node, _BROADCAST_NOTE,
+                                         f"all {node.lane_mode():.0f} active lanes read one address"))
+        elif is_multicasting(node):
+            drafts.append(_informational("multicasting", node, _MULTICAST_NOTE,
+                                         f"{node.lane_mode():.0f} lanes read {node.address_mode():.0f} "
+                                         f"distinct addresses per warp access"))
+    return drafts

@@ -1,0 +1,380 @@
+"""Every pattern: an implanted kernel where it must be found, and a control where nothing is reported."""
+
+from __future__ import annotations
+
+import pytest
+
+from analyzer.patterns import PATTERNS, find_findings
+from pattern_kernels import KernelBuilder
+
+
+def patterns_of(findings):
+    return sorted(f["pattern"] for f in findings)
+
+
+def only(findings, pattern):
+    hits = [f for f in findings if f["pattern"] == pattern]
+    assert len(hits) == 1, f"expected one {pattern}, got {patterns_of(findings)}"
+    return hits[0]
+
+
+def pc_of(kernel, node_id):
+    return kernel["nodes"][node_id]["pc"]
+
+
+# --- Redundant access (paper 3.3 III) ---------------------------------------------------------------------
+
+def rar_kernel(label: str) -> tuple[dict, int, int]:
+    # GIVEN a load A (mostly first touch) and a second load B of the same data, reused at `label` scope
+    k = KernelBuilder()
+    a = k.background()
+    b = k.node("global", "read", executions=4096, line=42)
+    k.edge(b, a, label, 1.0) if label == "thread" else (k.edge(b, a, "block", 0.5), k.edge(b, a, "grid", 0.5))
+    return k.build(), a, b
+
+
+def test_rar_implant_is_one_finding_on_the_rereading_pc():
+    kernel, a, b = rar_kernel("thread")
+    finding = only(find_findings(kernel), "redundant-rar")
+    assert finding["pcs"] == [b] and finding["origin_pcs"] == [a] and finding["scope"] == "thread"
+    assert finding["fix"]["kind"] == "register-promotion"
+    assert finding["waste"]["bytes"] == 4096 * 128 and finding["waste"]["instructions"] == 4096
+    assert finding["metrics"]["predicted"] == {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": 4096,
+                                               "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": 4 * 4096}
+    assert finding["message"].startswith("re-reads 524.3 KB already read by the same thread (RAR)")
+    assert "— keep it in a register" in finding["message"]
+    # thread-dominant hierarchical reuse on the same PC is covered by this finding, not repeated
+    assert patterns_of(find_findings(kernel)) == ["redundant-rar"]
+
+
+def test_rar_control_cross_thread_reuse_reports_nothing():
+    kernel, _a, _b = rar_kernel("cross-thread")
+    assert find_findings(kernel) == []
+
+
+def shared_pair(reader_label: str, writer_type: str = "write", unsynchronized: int = 0) -> tuple[dict, int, int]:
+    """Shared buffer: W stores, R re-reads; a second reader from another warp keeps the buffer block-shared."""
+    k = KernelBuilder()
+    w = k.node("shared", "write", executions=2048, line=10)
+    k.edge(w, 0, "cold")
+    r = k.node("shared", "read", executions=2048, line=20)
+    k.edge(r, w, reader_label, unsynchronized=unsynchronized) if reader_label != "thread" else k.edge(r, w, "thread")
+    other = k.node("shared", "read", executions=2048, line=30)
+    k.edge(other, w, "block")
+    k.barrier(0x500, spanned=2048)
+    return k.build(), w, r
+
+
+def test_raw_implant_in_a_block_shared_buffer():
+    kernel, w, r = shared_pair("thread")
+    finding = only(find_findings(kernel), "redundant-raw")
+    assert finding["pcs"] == [r] and finding["origin_pcs"] == [w]
+    assert "the same thread wrote itself (RAW)" in finding["message"]
+    assert finding["metrics"]["predicted"] == {"smsp__inst_executed_op_shared_ld.sum": 2048,
+                                               "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 2048}
+    assert patterns_of(find_findings(kernel)) == ["redundant-raw"]
+
+
+def test_raw_control_reads_another_warps_data_after_a_barrier():
+    kernel, _w, _r = shared_pair("block")
+    assert find_findings(kernel) == []
+
+
+def waw_kernel(overwrite_label: str) -> tuple[dict, int, int]:
+    k = KernelBuilder()
+    first = k.node("shared", "write", executions=2048, line=11)
+    k.edge(first, 0, "cold")
+    second = k.node("shared", "write", executions=2048, line=12)
+    k.edge(second, first, overwrite_label)
+    reader = k.node("shared", "read", executions=2048, line=13)
+    k.edge(reader, second, "block")
+    k.barrier(0x500, spanned=4096)
+    return k.build(), first, second
+
+
+def test_waw_implant_reports_the_dead_store_with_its_overwriter():
+    kernel, first, second = waw_kernel("thread")
+    finding = only(find_findings(kernel), "redundant-waw")
+    assert finding["pcs"] == [first] and finding["origin_pcs"] == [second]
+    assert "(WAW, a dead store)" in finding["message"]
+    assert finding["metrics"]["predicted"]["smsp__inst_executed_op_shared_st.sum"] == 2048
+    assert patterns_of(find_findings(kernel)) == ["redundant-waw"]
+
+
+def test_waw_control_overwrite_by_another_warp_is_not_dead():
+    kernel, _first, _second = waw_kernel("block")
+    assert find_findings(kernel) == []
+
+
+def test_self_loop_rereads_are_thread_dominant_hierarchical_reuse_not_rar():
+    # GIVEN a load that re-reads its own earlier values in a loop (paper: redundant access needs two nodes)
+    k = KernelBuilder()
+    k.background()
+    loop = k.node("global", "read", executions=4096)
+    k.edge(loop, 0, "cold", 0.1)
+    k.edge(loop, loop, "thread", 0.9)
+    findings = find_findings(k.build())
+    finding = only(findings, "hierarchical-reuse-block")
+    assert finding["scope"] == "thread" and finding["fix"]["kind"] == "register-promotion"
+    assert patterns_of(findings) == ["hierarchical-reuse-block"]
+
+
+# --- Abuse SMEM (paper 3.3 III, Figure 1 / Listing 3) --------------------------------------------------------
+
+def softmax_like() -> tuple[dict, list[int], list[int]]:
+    """Listing 3: `vals` (thread-private, 4 PCs) and `buf_iw` (broadcast reduction) in one allocation."""
+    k = KernelBuilder("_Z12soft_max_f32PKfPfi", grid=(128, 1, 1), block=(256, 1, 1))
+    x = k.node("global", "read", executions=8192, line=40)
+    k.edge(x, 0, "cold")
+    st1 = k.node("shared", "write", executions=8192, line=41)
+    k.edge(st1, 0, "cold")
+    ld1 = k.node("shared", "read", executions=8192, line=45)
+    k.edge(ld1, st1, "thread")
+    st2 = k.node("shared", "write", executions=8192, line=47)
+    k.edge(st2, ld1, "thread")
+    ld2 = k.node("shared", "read", executions=8192, line=50)
+    k.edge(ld2, st2, "thread")
+    red_st = k.node("shared", "write", executions=1024, lanes=1, line=60)
+    k.edge(red_st, 0, "cold", 0.5)
+    red_ld = k.node("shared", "read", executions=2048, line=62)
+    k.edge(red_st, red_ld, "block", 0.5)
+    k.edge(red_ld, red_st, "block", 0.8)
+    k.edge(red_ld, red_st, "warp_diff_inst", 0.2)
+    out = k.node("global", "write", executions=8192, line=52)
+    k.edge(out, 0, "cold")
+    k.barrier(0x900, spanned=4096)
+    return k.build(), [st1, ld1, st2, ld2], [red_st, red_ld]
+
+
+def test_abuse_smem_finds_the_thread_private_group_not_the_broadcast_group():
+    kernel, private, broadcast = softmax_like()
+    findings = find_findings(kernel)
+    finding = only(findings, "abuse-smem")
+    assert finding["pcs"] == private
+    assert not set(finding["pcs"]) & set(broadcast)
+    assert finding["fix"]["kind"] == "shared-demotion"
+    assert finding["waste"]["instructions"] == 4 * 8192
+    assert finding["metrics"]["predicted"]["smsp__inst_executed_op_shared_st.sum"] == 2 * 8192
+    # the private group's RAW/RAR are not repeated as redundant-access findings
+    assert not [f for f in findings if f["pattern"].startswith("redundant") and set(f["pcs"]) & set(private)]
+
+
+def test_abuse_smem_control_shared_buffer_read_by_other_warps():
+    kernel, _w, _r = shared_pair("block")
+    assert [f for f in find_findings(kernel) if f["pattern"] == "abuse-smem"] == []
+    assert find_findings(kernel) == []
+
+
+# --- Bank conflict and coalescing (paper 3.3 II) ------------------------------------------------------------
+
+def shared_reader(wavefronts: int) -> dict:
+    k = KernelBuilder()
+    w = k.node("shared", "write", executions=1024)
+    k.edge(w, 0, "cold")
+    r = k.node("shared", "read", executions=1024, wavefronts=wavefronts, line=77)
+    k.edge(r, w, "block")
+    k.barrier(0x400, spanned=1024)
+    return k.build()
+
+
+def test_bank_conflict_implant_32_way():
+    finding = only(find_findings(shared_reader(32)), "bank-conflict")
+    assert finding["metrics"]["R_conf"] == 32.0
+    assert finding["waste"]["wavefronts"] == 31 * 1024
+    assert finding["fix"]["kind"] == "padding"
+    assert finding["message"].startswith("32.0-way bank conflict")
+    assert finding["metrics"]["predicted"] == {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 31 * 1024}
+
+
+def test_bank_conflict_threshold_is_a_setting():
+    assert [f["pattern"] for f in find_findings(shared_reader(2))] == ["bank-conflict"]
+    assert find_findings(shared_reader(2), {"bankConflict": 2.0}) == []
+
+
+def test_bank_conflict_control_conflict_free():
+    assert find_findings(shared_reader(1)) == []
+
+
+def global_reader(sectors: int) -> dict:
+    k = KernelBuilder()
+    k.background()
+    node = k.node("global", "read", executions=4096, sectors=sectors, line=5)
+    k.edge(node, 0, "cold", 0.9)
+    k.edge(node, node, "block", 0.05)
+    k.edge(node, node, "grid", 0.05)
+    return k.build()
+
+
+def test_poor_coalescing_implant_one_sector_per_lane():
+    finding = only(find_findings(global_reader(32)), "poor-coalescing")
+    assert finding["metrics"]["R_coal"] == 8.0
+    assert finding["waste"]["bytes"] == 28 * 4096 * 32
+    assert finding["metrics"]["predicted"] == {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": 28 * 4096}
+
+
+def test_poor_coalescing_control_coalesced():
+    assert find_findings(global_reader(4)) == []
+
+
+# --- Broadcasting / multicasting / atomic contention / constant region ---------------------------------------
+
+def uniform_reader(addresses: int, footprint_fraction: float, type_: str = "read") -> tuple[dict, int]:
+    """A load (or atomic) whose lanes hit `addresses` distinct addresses; reuse from other warps split 50/50."""
+    k = KernelBuilder()
+    k.background()
+    node = k.node("global", type_, executions=4096, addresses=addresses, sectors=1, line=9)
+    same = 1 - addresses / 32
+    k.edge(node, 0, "cold", footprint_fraction)
+    if same:
+        k.edge(node, node, "warp_same_inst", same)
+    rest = 1 - footprint_fraction - same
+    k.edge(node, node, "block", rest / 2)
+    k.edge(node, node, "grid", rest / 2)
+    return k.build(), node
+
+
+def test_constant_region_implant_small_uniform_table():
+    kernel, node = uniform_reader(1, 1 / 4096)  # footprint 128 B
+    findings = find_findings(kernel)
+    finding = only(findings, "constant-region")
+    assert finding["pcs"] == [node] and finding["fix"]["kind"] == "constant-promotion"
+    assert finding["metrics"]["footprint_bytes"] == 128
+    assert finding["metrics"]["predicted"]["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] == 4096
+    assert patterns_of(findings) == ["constant-region"]  # its broadcasting is not repeated
+
+
+def test_constant_region_capacity_is_checked():
+    kernel, _node = uniform_reader(1, 1 / 4096)
+    findings = find_findings(kernel, {"constantCapacityBytes": 64})
+    assert "constant-region" not in patterns_of(findings)
+    assert only(findings, "broadcasting")["severity"] in ("hint", "information")
+
+
+def test_constant_region_and_broadcasting_control_divergent_lookups():
+    kernel, _node = uniform_reader(32, 0.0)
+    assert find_findings(kernel) == []
+
+
+def test_multicasting_implant_is_informational():
+    kernel, node = uniform_reader(4, 1 / 64, "read")
+    kernel["nodes"][node]["sectors"] = [[1, 4096]]
+    finding = only(find_findings(kernel, {"constantCapacityBytes": 1}), "multicasting")
+    assert finding["severity"] in ("hint", "information") and finding["fix"]["kind"] == "none"
+
+
+def test_atomic_contention_implant_and_control():
+    kernel, node = uniform_reader(1, 1 / 4096, "atomic")
+    finding = only(find_findings(kernel), "atomic-contention")
+    assert finding["pcs"] == [node] and finding["fix"]["kind"] == "warp-shuffle"
+    assert finding["metrics"]["serialized_updates"] == 31 * 4096
+    control, _ = uniform_reader(32, 0.5, "atomic")
+    assert find_findings(control) == []
+
+
+# --- Hierarchical reuse (paper 3.3 I) and streaming (3.3 IV) ------------------------------------------------
+
+def reuse_kernel(split: dict[str, float]) -> dict:
+    k = KernelBuilder()
+    k.background()
+    a = k.node("global", "read", executions=4096, line=70)
+    k.edge(a, 0, "cold", 0.2)
+    b = k.node("global", "read", executions=4096, line=71)
+    for label, fraction in split.items():
+        k.edge(a, b, label, 0.8 * fraction)
+        k.edge(b, a, label, fraction)
+    return k.build()
+
+
+def test_hierarchical_block_implant_suggests_shared_promotion():
+    finding = only(find_findings(reuse_kernel({"block": 0.9, "grid": 0.1})), "hierarchical-reuse-block")
+    assert finding["scope"] == "block" and finding["fix"]["kind"] == "shared-promotion"
+    assert finding["metrics"]["r_block"] == pytest.approx(0.9)
+
+
+def test_hierarchical_grid_implant_suggests_l2_window():
+    finding = only(find_findings(reuse_kernel({"grid": 0.85, "block": 0.15})), "hierarchical-reuse-grid")
+    assert finding["fix"]["kind"] == "l2-window" and finding["severity"] == "warning"
+
+
+def test_hierarchical_delta_is_a_setting_and_control_has_no_dominant_scope():
+    assert find_findings(reuse_kernel({"block": 0.5, "grid": 0.5})) == []
+    findings = find_findings(reuse_kernel({"block": 0.9, "grid": 0.1}), {"delta": 0.95})
+    assert "hierarchical-reuse-block" not in patterns_of(findings)
+
+
+def test_streaming_implant_and_control():
+    k = KernelBuilder()
+    k.background()
+    stream = k.node("global", "read", executions=4096, line=3)
+    k.edge(stream, 0, "cold")
+    finding = only(find_findings(k.build()), "streaming-access")
+    assert finding["severity"] == "hint" or finding["severity"] == "information"
+    assert finding["fix"]["kind"] == "l2-window"  # the background load has block/grid reuse to protect
+    control = KernelBuilder()
+    control.background()
+    assert find_findings(control.build()) == []
+
+
+def test_streaming_in_a_pure_streaming_kernel_has_nothing_to_fix():
+    k = KernelBuilder()
+    node = k.node("global", "read", executions=4096)
+    k.edge(node, 0, "cold")
+    assert only(find_findings(k.build()), "streaming-access")["fix"]["kind"] == "none"
+
+
+# --- Section 6.3: race candidates and removable barriers ---------------------------------------------------
+
+def test_race_candidate_implant_unsynchronized_block_raw():
+    kernel, w, r = shared_pair("block", unsynchronized=2048 * 32)
+    finding = only(find_findings(kernel), "race-candidate")
+    assert finding["pcs"] == [r] and finding["origin_pcs"] == [w] and finding["scope"] == "block"
+    assert finding["severity"] == "warning" and finding["rank"] == 1
+    assert "with no __syncthreads() in between" in finding["message"]
+
+
+def test_race_candidate_control_synchronized():
+    kernel, _w, _r = shared_pair("block", unsynchronized=0)
+    assert find_findings(kernel) == []
+
+
+def test_race_candidate_without_unsynchronized_counts_uses_the_barrier_list():
+    kernel, _w, r = shared_pair("block")
+    for edge in kernel["edges"]:
+        edge.pop("unsynchronized", None)
+    assert find_findings(kernel) == []  # a __syncthreads() ran: not judged
+    kernel["barriers"] = []
+    findings = find_findings(kernel)
+    races = [f for f in findings if f["pattern"] == "race-candidate"]
+    assert sorted(f["pcs"][0] for f in races) == [r, r + 1]  # both readers of the unsynchronized buffer
+    assert races[0]["message"].endswith("against app.cu:10")
+
+
+def test_both_atomic_ends_are_no_race():
+    kernel, _node = uniform_reader(32, 0.5, "atomic")
+    for edge in kernel["edges"]:
+        edge["unsynchronized"] = edge["accesses"]
+    assert find_findings(kernel) == []
+
+
+def test_removable_barrier_implant_and_control():
+    k = KernelBuilder()
+    w = k.node("shared", "write", executions=1024)
+    k.edge(w, 0, "cold")
+    r = k.node("shared", "read", executions=1024)
+    k.edge(r, w, "block")
+    k.barrier(0x300, spanned=1024, line=15)
+    k.barrier(0x380, spanned=0, line=16, executions=512)
+    findings = find_findings(k.build())
+    finding = only(findings, "removable-barrier")
+    assert finding["barrier"]["pc"] == 0x380 and finding["pcs"] == []
+    assert finding["fix"]["kind"] == "barrier-removal" and finding["waste"]["instructions"] == 512
+    assert finding["message"].startswith("__syncthreads() at app.cu:16 executed 512 times")
+    assert patterns_of(findings) == ["removable-barrier"]
+
+
+def test_every_pattern_has_an_implant_here():
+    implanted = {"redundant-rar", "redundant-raw", "redundant-waw", "abuse-smem", "bank-conflict",
+                 "poor-coalescing", "broadcasting", "multicasting", "atomic-contention", "constant-region",
+                 "hierarchical-reuse-block", "hierarchical-reuse-grid", "streaming-access", "race-candidate",
+                 "removable-barrier"}
+    assert implanted == set(PATTERNS)
