@@ -1,0 +1,272 @@
+"""Replay recorded traces (``RUN/traces/*.rltrace``) through the C++ analysis engine.
+
+The engine is the same library the collector runs online (docs/engine.md); this module reads ``run.json`` and
+the trace files (docs/trace-format.md, docs/run-directory.md), validates them, feeds the records in launch order
+and returns the engine's aggregates as a dict (docs/report-format.md, nodes/edges/barriers), with function ids
+resolved to the mangled names that ``run.json`` lists.
+
+Public API: :data:`RECORD_DTYPE`, :data:`HEADER_DTYPE`, :func:`read_trace`, :func:`analyze_run`,
+:func:`analyze_records`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+import numpy as np
+
+from analyzer.errors import RunDirectoryError, TraceError
+
+TRACE_MAGIC = b"RLTRACE\0"
+TRACE_VERSION = 1
+HEADER_BYTES = 64
+RECORD_BYTES = 288
+FLAG_COMPLETE = 0x1
+CHUNK_RECORDS = 1 << 16
+
+# Built from the offsets in docs/trace-format.md; tests/engine/test_layout.py checks them against the C++ header.
+RECORD_DTYPE = np.dtype(
+    {
+        "names": ["type", "space", "access", "flags", "size", "warp", "function_id", "active_mask", "pc", "block",
+                  "addr"],
+        "formats": ["u1", "u1", "u1", "u1", "<u2", "<u2", "<u4", "<u4", "<u8", "<u8", ("<u8", (32,))],
+        "offsets": [0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32],
+        "itemsize": RECORD_BYTES,
+    }
+)
+HEADER_DTYPE = np.dtype(
+    {
+        "names": ["magic", "version", "header_bytes", "record_bytes", "flags", "launch_id", "record_count",
+                  "kernel_function_id", "reserved"],
+        "formats": ["S8", "<u4", "<u4", "<u4", "<u4", "<u8", "<u8", "<u4", ("u1", (20,))],
+        "offsets": [0, 8, 12, 16, 20, 24, 32, 40, 44],
+        "itemsize": HEADER_BYTES,
+    }
+)
+
+
+@dataclass(frozen=True)
+class Trace:
+    """One validated trace file: its header fields and a read-only memory map of its whole records."""
+
+    path: Path
+    launch_id: int
+    kernel_function_id: int
+    complete: bool  # the COMPLETE flag was set and the file holds exactly record_count records
+    records: np.ndarray  # RECORD_DTYPE, memory-mapped
+    partial_reason: str | None
+
+
+def _engine_module():
+    try:
+        from analyzer import _engine
+    except ImportError as exc:  # a broken install, not a user mistake in the run directory
+        raise RuntimeError(
+            "analyzer._engine is not built; run `pip install --no-build-isolation -e .`"
+        ) from exc
+    return _engine
+
+
+def read_trace(path: str | os.PathLike[str]) -> Trace:
+    """Validate one ``.rltrace`` file and memory-map its records.
+
+    Raises TraceError (naming the file) for a wrong magic, another version, a foreign record size, or a record
+    count that disagrees with the file size in a file marked complete. A file of a crashed run (COMPLETE not set)
+    whose last record is cut short is accepted: the whole records are analysed and the trace is marked partial.
+    """
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as f:
+            raw = f.read(HEADER_BYTES)
+    except OSError as exc:
+        raise TraceError(f"{path}: cannot read trace ({exc.strerror})") from exc
+    if len(raw) < HEADER_BYTES:
+        raise TraceError(f"{path}: truncated trace header ({len(raw)} of {HEADER_BYTES} bytes)")
+    h = np.frombuffer(raw, dtype=HEADER_DTYPE)[0]
+    if bytes(h["magic"]).ljust(8, b"\0") != TRACE_MAGIC:
+        raise TraceError(f"{path}: not a ReuseLens trace (bad magic)")
+    if int(h["version"]) != TRACE_VERSION:
+        raise TraceError(
+            f"{path}: trace format version {int(h['version'])}, this build reads version {TRACE_VERSION}; re-record it"
+        )
+    if int(h["header_bytes"]) != HEADER_BYTES or int(h["record_bytes"]) != RECORD_BYTES:
+        raise TraceError(
+            f"{path}: header says {int(h['header_bytes'])}-byte header and {int(h['record_bytes'])}-byte records, "
+            f"expected {HEADER_BYTES} and {RECORD_BYTES}"
+        )
+    body = size - HEADER_BYTES
+    whole, tail = divmod(body, RECORD_BYTES)
+    declared = int(h["record_count"])
+    flagged_complete = bool(int(h["flags"]) & FLAG_COMPLETE)
+    reason = None
+    if flagged_complete and (tail or whole != declared):
+        raise TraceError(
+            f"{path}: corrupt or truncated trace: header says {declared} records, the file holds "
+            f"{body / RECORD_BYTES:.2f}"
+        )
+    if not flagged_complete:
+        reason = f"trace of launch {int(h['launch_id'])} is incomplete ({whole} whole records"
+        reason += f", last record cut short)" if tail else ")"
+    records = (
+        np.memmap(path, dtype=RECORD_DTYPE, mode="r", offset=HEADER_BYTES, shape=(whole,))
+        if whole
+        else np.zeros(0, dtype=RECORD_DTYPE)
+    )
+    return Trace(path, int(h["launch_id"]), int(h["kernel_function_id"]), flagged_complete, records, reason)
+
+
+def _load_run_json(run_dir: Path) -> dict[str, Any]:
+    path = run_dir / "run.json"
+    try:
+        run = json.loads(path.read_text())
+    except FileNotFoundError as exc:
+        raise RunDirectoryError(f"{run_dir}: not a run directory (run.json missing)") from exc
+    except (OSError, ValueError) as exc:
+        raise RunDirectoryError(f"{path}: unreadable run manifest ({exc})") from exc
+    if not isinstance(run, dict) or run.get("format") != "reuselens-run":
+        raise RunDirectoryError(f"{path}: not a ReuseLens run manifest")
+    if run.get("version") != 1:
+        raise RunDirectoryError(f"{path}: run.json version {run.get('version')}, this build reads version 1")
+    return run
+
+
+class _Allocations:
+    """Feeds run.json allocations to the engine around launches (they only speed lookups up: addresses outside
+    every known allocation are still tracked by the engine's sparse fallback, so labels never depend on this)."""
+
+    def __init__(self, engine: Any, allocations: list[dict[str, Any]]):
+        self.engine = engine
+        self.pending = [a for a in allocations if int(a.get("size", 0)) > 0]
+        self.live: dict[int, dict[str, Any]] = {}
+
+    def before_launch(self, launch_id: int) -> None:
+        for addr, a in list(self.live.items()):
+            freed = a.get("freed_after_launch")
+            if freed is not None and int(freed) < launch_id:
+                self.engine.free_allocation(addr)
+                del self.live[addr]
+        still = []
+        for a in self.pending:
+            freed = a.get("freed_after_launch")
+            if freed is not None and int(freed) < launch_id:
+                continue
+            try:
+                self.engine.add_allocation(int(a["address"]), int(a["size"]))
+                self.live[int(a["address"])] = a
+            except Exception:  # overlaps a live allocation: it comes once that one is freed
+                still.append(a)
+        self.pending = still
+
+
+def _feed(engine: Any, records: np.ndarray, path: Path) -> None:
+    for start in range(0, len(records), CHUNK_RECORDS):
+        chunk = np.ascontiguousarray(records[start : start + CHUNK_RECORDS])
+        try:
+            engine.consume(chunk)
+        except Exception as exc:  # EngineError: a malformed record or the shadow budget
+            raise TraceError(f"{path}: {exc}") from exc
+
+
+def analyze_run(
+    run_dir: str | os.PathLike[str], workers: int | None = None, shadow_budget_bytes: int = 8 << 30
+) -> dict[str, Any]:
+    """Replay every trace of a run directory, in launch order, and return the engine's result.
+
+    The dict is the engine JSON (docs/engine.md) with names resolved: each kernel gains ``mangled`` and
+    ``module``, each node and barrier ``function``, each prior-kernel origin ``kernel`` and ``function``.
+    Launches whose trace is incomplete are listed in the kernel's ``partial_launches`` and in ``partial``.
+    """
+    run_dir = Path(run_dir)
+    run = _load_run_json(run_dir)
+    functions = {int(f["id"]): f for f in run.get("functions", [])}
+    engine = _engine_module().Engine(workers=workers or (os.cpu_count() or 1), shadow_budget_bytes=shadow_budget_bytes)
+    allocations = _Allocations(engine, run.get("allocations", []))
+    partial: list[dict[str, Any]] = []
+    notes: list[str] = []
+    launches = sorted(run.get("launches", []), key=lambda launch: int(launch["id"]))
+    for launch in launches:
+        if not launch.get("trace"):
+            continue
+        trace = read_trace(run_dir / launch["trace"])
+        if trace.launch_id != int(launch["id"]) or trace.kernel_function_id != int(launch["function_id"]):
+            raise TraceError(
+                f"{trace.path}: belongs to launch {trace.launch_id} (function {trace.kernel_function_id}), "
+                f"run.json expects launch {launch['id']} (function {launch['function_id']})"
+            )
+        allocations.before_launch(int(launch["id"]))
+        engine.begin_launch(
+            int(launch["id"]), int(launch["function_id"]), list(launch["grid"]), list(launch["block"]),
+            int(launch.get("dynamic_shared_bytes", 0)),
+        )
+        _feed(engine, trace.records, trace.path)
+        reason = trace.partial_reason
+        if reason is None and launch.get("status", "complete") != "complete":
+            reason = f"launch {launch['id']} {launch['status']}"
+        engine.end_launch(complete=reason is None)
+        if reason:
+            partial.append({"launch": int(launch["id"]), "reason": reason})
+    result = json.loads(engine.to_json())
+    _resolve_names(result, functions, notes)
+    result["partial"] = partial
+    result["notes"] = notes
+    return result
+
+
+def analyze_records(
+    launches: Iterable[tuple[dict[str, Any], np.ndarray]],
+    workers: int = 1,
+    allocations: Iterable[tuple[int, int]] = (),
+    shadow_budget_bytes: int = 8 << 30,
+) -> dict[str, Any]:
+    """Run the engine on in-memory record arrays (tests, benchmarks); no names are resolved.
+
+    ``launches`` yields ``(launch, records)`` with launch keys ``id``, ``function_id``, ``grid``, ``block`` and
+    optionally ``dynamic_shared_bytes`` and ``complete``.
+    """
+    engine = _engine_module().Engine(workers=workers, shadow_budget_bytes=shadow_budget_bytes)
+    for address, size in allocations:
+        engine.add_allocation(address, size)
+    for launch, records in launches:
+        engine.begin_launch(
+            launch["id"], launch["function_id"], list(launch["grid"]), list(launch["block"]),
+            launch.get("dynamic_shared_bytes", 0),
+        )
+        records = np.ascontiguousarray(records, dtype=RECORD_DTYPE)
+        for start in range(0, len(records), CHUNK_RECORDS):
+            engine.consume(records[start : start + CHUNK_RECORDS])
+        engine.end_launch(complete=launch.get("complete", True))
+    return json.loads(engine.to_json())
+
+
+def _resolve_names(result: dict[str, Any], functions: dict[int, dict[str, Any]], notes: list[str]) -> None:
+    missing: set[int] = set()
+
+    def name(fid: int | None) -> str | None:
+        if fid is None:
+            return None
+        f = functions.get(int(fid))
+        if f is None:
+            missing.add(int(fid))
+            return None
+        return f.get("name")
+
+    for kernel in result["kernels"]:
+        kfid = kernel["kernel_function_id"]
+        kernel["mangled"] = name(kfid)
+        kernel["module"] = functions.get(kfid, {}).get("module")
+        for node in kernel["nodes"]:
+            node["function"] = name(node["function_id"])
+        for edge in kernel["edges"]:
+            prior = edge.get("prior_kernel")
+            if prior:
+                prior["kernel"] = name(prior["kernel_function_id"])
+                prior["function"] = name(prior["function_id"])
+        for barrier in kernel["barriers"]:
+            barrier["function"] = name(barrier["function_id"])
+    if missing:
+        notes.append(f"function ids {sorted(missing)} appear in traces but not in run.json functions")
