@@ -6,8 +6,11 @@ by a barrier of at least that scope is a potential race." Edges whose both ends 
 conflicts. Intra-Warp-Same-Inst edges are left out: they pair lanes of one instruction, which no barrier can
 separate (a store whose lanes collide on one address is a value question, not an ordering one).
 
-Which accesses no barrier separated comes from the edge's optional `unsynchronized` count (docs/report-
-format.md). Without it the kernel's barrier list decides only the clear case: a scope that no executed
+Which accesses a barrier separated comes from the edge's `synced` count (docs/report-format.md: lane
+accesses whose prior access lies before a barrier of at least the edge's scope; the engine computes it from
+per-warp barrier counters). An edge's accesses all have one kind, since both endpoint PCs have fixed types,
+so its unsynchronized conflicting accesses are `accesses − synced`. Without `synced` the kernel's barrier
+list decides only the clear case: a scope that no executed
 barrier of the kernel can order (no __syncthreads() for block edges, neither __syncthreads() nor
 __syncwarp() for warp edges) leaves every conflicting access unsynchronized; otherwise the edge is not
 judged. No barrier orders blocks of one grid, so every conflicting grid edge is a candidate; those are
@@ -60,9 +63,10 @@ def _conflicts(view: KernelView, edge: Edge) -> dict[str, float]:
 
 
 def _unsynchronized(edge: Edge, conflicting: float, kinds: set[str]) -> float | None:
-    if edge.raw.get("unsynchronized") is not None:
-        return min(float(edge.raw["unsynchronized"]), conflicting)
-    if edge.label == "grid":
+    if edge.label == "grid":  # no barrier orders blocks
+        return conflicting
+    if edge.raw.get("synced") is not None:
+        return max(0.0, min(conflicting, edge.accesses - float(edge.raw["synced"])))
         return conflicting
     if not kinds & set(_ORDERING_BARRIERS[edge.label]):
         return conflicting

@@ -64,8 +64,13 @@ class KernelBuilder:
             counts[KIND[(node["type"], self.kernel["nodes"][dst]["type"])]] = accesses
         entry = {"from": src, "to": dst, "label": label, "bytes": nbytes, "accesses": accesses, **counts,
                  "prior_kernel": None}
-        if label in ("warp_diff_inst", "block", "grid"):
-            entry["unsynchronized"] = 0
+        # synced: accesses a barrier of the edge's scope separates from their origin (none across blocks)
+        if label in ("warp_diff_inst", "block"):
+            entry["synced"] = accesses
+            entry["synced_bytes"] = nbytes
+        elif label != "cold":
+            entry["synced"] = 0
+            entry["synced_bytes"] = 0
         entry.update(extra)
         self.kernel["edges"].append(entry)
 

@@ -52,13 +52,16 @@ def test_rar_control_cross_thread_reuse_reports_nothing():
     assert find_findings(kernel) == []
 
 
-def shared_pair(reader_label: str, writer_type: str = "write", unsynchronized: int = 0) -> tuple[dict, int, int]:
+def shared_pair(reader_label: str, synced: int | None = None) -> tuple[dict, int, int]:
     """Shared buffer: W stores, R re-reads; a second reader from another warp keeps the buffer block-shared."""
     k = KernelBuilder()
     w = k.node("shared", "write", executions=2048, line=10)
     k.edge(w, 0, "cold")
     r = k.node("shared", "read", executions=2048, line=20)
-    k.edge(r, w, reader_label, unsynchronized=unsynchronized) if reader_label != "thread" else k.edge(r, w, "thread")
+    if synced is None:
+        k.edge(r, w, reader_label)
+    else:
+        k.edge(r, w, reader_label, synced=synced, synced_bytes=4 * synced)
     other = k.node("shared", "read", executions=2048, line=30)
     k.edge(other, w, "block")
     k.barrier(0x500, spanned=2048)
@@ -325,22 +328,23 @@ def test_streaming_in_a_pure_streaming_kernel_has_nothing_to_fix():
 # --- Section 6.3: race candidates and removable barriers ---------------------------------------------------
 
 def test_race_candidate_implant_unsynchronized_block_raw():
-    kernel, w, r = shared_pair("block", unsynchronized=2048 * 32)
+    kernel, w, r = shared_pair("block", synced=2048 * 8)  # 3/4 of the accesses unsynchronized
     finding = only(find_findings(kernel), "race-candidate")
     assert finding["pcs"] == [r] and finding["origin_pcs"] == [w] and finding["scope"] == "block"
     assert finding["severity"] == "warning" and finding["rank"] == 1
-    assert "with no __syncthreads() in between" in finding["message"]
+    assert "with no __syncthreads() in between: 49,152 unsynchronized lane accesses" in finding["message"]
+    assert finding["waste"]["bytes"] == 49152 * 4
 
 
 def test_race_candidate_control_synchronized():
-    kernel, _w, _r = shared_pair("block", unsynchronized=0)
+    kernel, _w, _r = shared_pair("block", synced=2048 * 32)
     assert find_findings(kernel) == []
 
 
-def test_race_candidate_without_unsynchronized_counts_uses_the_barrier_list():
+def test_race_candidate_without_synced_counts_uses_the_barrier_list():
     kernel, _w, r = shared_pair("block")
     for edge in kernel["edges"]:
-        edge.pop("unsynchronized", None)
+        edge.pop("synced", None)
     assert find_findings(kernel) == []  # a __syncthreads() ran: not judged
     kernel["barriers"] = []
     findings = find_findings(kernel)
@@ -352,7 +356,7 @@ def test_race_candidate_without_unsynchronized_counts_uses_the_barrier_list():
 def test_both_atomic_ends_are_no_race():
     kernel, _node = uniform_reader(32, 0.5, "atomic")
     for edge in kernel["edges"]:
-        edge["unsynchronized"] = edge["accesses"]
+        edge["synced"] = 0
     assert find_findings(kernel) == []
 
 
