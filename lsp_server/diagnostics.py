@@ -1,0 +1,103 @@
+"""Findings -> push diagnostics: one per finding, on the line of its heaviest instruction.
+
+severity comes from the report (the analyzer grades findings by waste) and falls back to the waste share;
+code is the pattern id, linked to docs/patterns.md#<pattern-id>; relatedInformation points at the
+reuse-origin lines; data carries what the quick fix needs, so no lookup depends on the diagnostic's text.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from lsprotocol import types
+
+from lsp_server.format import LABEL_NAMES
+from lsp_server.model import FindingRef, RunResults
+from lsp_server.paths import path_to_uri
+from lsp_server.tracking import LineMap
+
+SOURCE = "reuselens"
+_SEVERITY = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning,
+             "information": types.DiagnosticSeverity.Information, "hint": types.DiagnosticSeverity.Hint}
+
+
+def default_docs_base() -> str:
+    """file:// URI of this checkout's docs/patterns.md (the `reuselens.docs.baseUrl` default)."""
+    return (Path(__file__).resolve().parent.parent / "docs" / "patterns.md").as_uri()
+
+
+def severity(finding: dict) -> types.DiagnosticSeverity:
+    named = _SEVERITY.get(str(finding.get("severity")))
+    if named:
+        return named
+    share = float((finding.get("waste") or {}).get("share", 0) or 0)
+    if share >= 0.10:
+        return types.DiagnosticSeverity.Warning
+    return types.DiagnosticSeverity.Information if share >= 0.01 else types.DiagnosticSeverity.Hint
+
+
+def line_range(lines: list[str], line: int) -> types.Range:
+    """The text of 1-based `line`, from its first non-blank character to its end (character = code points;
+    the server converts to the client's encoding)."""
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    start = len(text) - len(text.lstrip())
+    return types.Range(types.Position(line - 1, start), types.Position(line - 1, len(text)))
+
+
+def _rel(path: str, root: str | None) -> str:
+    if root and path.startswith(root.rstrip("/") + "/"):
+        return os.path.relpath(path, root)
+    return os.path.basename(path)
+
+
+def _origin_message(ref: FindingRef, origin) -> str:
+    labels = {e.get("label") for e in ref.kernel.get("edges", [])
+              if e.get("to") == origin.node["id"] and e.get("from") in (ref.finding.get("pcs") or [])}
+    scope = ", ".join(LABEL_NAMES.get(l, l) for l in sorted(labels) if l) or ref.finding.get("scope") or "reuse"
+    return f"reuse origin: {origin.node.get('space')} {origin.node.get('type')} at PC {origin.node.get('pc', 0):#06x} ({scope})"
+
+
+def related(ref: FindingRef, origin_lines: dict) -> list[types.DiagnosticRelatedInformation]:
+    """Origins and other responsible lines, each placed only where its line could be mapped."""
+    out = []
+    for origin in ref.origins:
+        rng = origin_lines.get((origin.path, origin.line))
+        if rng is not None:
+            out.append(types.DiagnosticRelatedInformation(types.Location(path_to_uri(origin.path), rng),
+                                                          _origin_message(ref, origin)))
+    for path, line in ref.also:
+        rng = origin_lines.get((path, line))
+        if rng is not None:
+            out.append(types.DiagnosticRelatedInformation(types.Location(path_to_uri(path), rng),
+                                                          "also responsible for this finding"))
+    return out
+
+
+def build(results: RunResults, path: str, lines: list[str], line_map: LineMap | None, docs_base: str,
+          locate, min_share: float, root: str | None) -> list[types.Diagnostic]:
+    """Diagnostics for one file. `locate(path, line)` gives the current Range of another file's snapshot
+    line (or None when that line changed); `line_map` shifts this file's lines."""
+    out = []
+    for ref in results.findings_by_file.get(path, []):
+        finding = ref.finding
+        if float((finding.get("waste") or {}).get("share", 1) or 0) < min_share and finding.get("waste", {}).get("bytes"):
+            continue
+        line = line_map.to_current(ref.line) if line_map else ref.line
+        if line is None:
+            continue
+        origin_lines = {(o.path, o.line): locate(o.path, o.line) for o in ref.origins}
+        origin_lines.update({(p, l): locate(p, l) for p, l in ref.also})
+        message = finding.get("message") or finding.get("pattern", "finding")
+        origins = [f"{_rel(o.path, root)}:{o.line}" for o in ref.origins if (o.path, o.line) != (ref.path, ref.line)]
+        if origins:
+            message += f" (reuse origin: {', '.join(dict.fromkeys(origins))})"
+        pattern = str(finding.get("pattern", ""))
+        out.append(types.Diagnostic(
+            range=line_range(lines, line), message=message, severity=severity(finding), source=SOURCE,
+            code=pattern, code_description=types.CodeDescription(href=f"{docs_base}#{pattern}"),
+            related_information=related(ref, origin_lines) or None,
+            data={"findingId": str(finding.get("id")), "kernel": ref.kernel.get("id"), "pattern": pattern,
+                  "fixKind": (finding.get("fix") or {}).get("kind", "none"), "run": results.digest[:16],
+                  "line": ref.line}))
+    return out

@@ -1,0 +1,100 @@
+"""Mechanical source edits behind the quick fixes, each offered only when it is certain to compile.
+
+Every function takes the file's current lines and the finding's (current, 1-based) line and returns either
+an Edit or a sentence explaining why no edit is offered. The checks are deliberately conservative: an edit
+is refused whenever a use of the touched name could stop compiling or change meaning.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+IDENT = r"[A-Za-z_]\w*"
+_SHARED_2D = re.compile(rf"^(\s*__shared__\s+(?:[\w:]+\s+)*?[\w:]+\s+)({IDENT})\s*\[([^\]]+)\]\s*\[\s*(\d+)\s*\]\s*;")
+_DEVICE_CONST = re.compile(rf"^(\s*)(?:static\s+)?(__device__)(\s+)(?=.*\bconst\b)(?:[\w:]+\s+)*?({IDENT})\s*\[\s*(\d*)\s*\]\s*=")
+_SYNC_LINE = re.compile(r"^\s*__syncthreads\s*\(\s*\)\s*;\s*(//.*)?$")
+_TYPE_BYTES = {"float": 4, "int": 4, "unsigned": 4, "double": 8, "char": 1, "short": 2, "long": 8,
+               "int32_t": 4, "uint32_t": 4, "int64_t": 8, "uint64_t": 8, "half": 2, "__half": 2}
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace characters [start, end) of 1-based `line` with `text` (end=None: the whole line incl. newline)."""
+
+    line: int
+    start: int
+    end: int | None
+    text: str
+    title: str
+
+
+def _words(lines: list[str], name: str):
+    """(line index, match) for every whole-word use of `name`, comments and strings not excluded."""
+    pattern = re.compile(rf"\b{re.escape(name)}\b")
+    for i, text in enumerate(lines):
+        for match in pattern.finditer(text):
+            yield i, match
+
+
+def _names_on(line_text: str) -> set[str]:
+    return set(re.findall(IDENT, line_text))
+
+
+def padding(lines: list[str], line: int) -> Edit | str:
+    """`__shared__ T a[R][C]` -> `[R][C+1]`, for the one 2-D shared array used on `line`, when every use of
+    it in the file is a double subscript `a[i][j]` (then the padding changes addresses, never the code)."""
+    used = _names_on(lines[line - 1]) if 0 < line <= len(lines) else set()
+    candidates = [(i, m) for i, text in enumerate(lines) if (m := _SHARED_2D.match(text)) and m.group(2) in used]
+    if len(candidates) != 1:
+        return ("no single statically sized 2-D __shared__ array is used on this line; pad the array's inner "
+                "dimension by one element (e.g. [32][32] -> [32][33]) or swizzle the index")
+    decl_index, match = candidates[0]
+    name, columns = match.group(2), int(match.group(4))
+    double = re.compile(rf"\b{re.escape(name)}\s*\[[^\[\]]*\]\s*\[")
+    for i, use in _words(lines, name):
+        if i == decl_index:
+            continue
+        if not double.match(lines[i], use.start()):
+            return (f"{name} is used other than as {name}[i][j] on line {i + 1} (e.g. passed by pointer), so "
+                    f"changing its row length could break that use; pad it by hand")
+    start, end = match.start(4), match.end(4)
+    return Edit(decl_index + 1, start, end, str(columns + 1),
+                f"Pad {name} to [{match.group(3).strip()}][{columns + 1}] against bank conflicts")
+
+
+def barrier_removal(lines: list[str], line: int, all_removable: bool) -> Edit | str:
+    """Delete a line that is exactly `__syncthreads();` when every barrier compiled from it is spanned by no
+    cross-thread reuse edge, and the previous statement ends so that deleting it changes no control flow."""
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    if not all_removable:
+        return "another barrier instance on this line orders cross-thread reuse; keep it"
+    if not _SYNC_LINE.match(text):
+        return "the barrier is not alone on its line; remove the __syncthreads() call by hand"
+    previous = next((l.split("//")[0].rstrip() for l in reversed(lines[:line - 1]) if l.split("//")[0].strip()), "")
+    if previous and previous[-1] not in ";{}":
+        return ("the barrier is the body of a statement that ends on the previous line (e.g. an if without "
+                "braces); removing the line would change what that statement controls")
+    if previous.endswith("\\") or text.rstrip().endswith("\\"):
+        return "the barrier is inside a macro; edit the macro by hand"
+    return Edit(line, 0, None, "", "Remove the barrier: no cross-thread reuse crosses it")
+
+
+def constant_promotion(lines: list[str], line: int, capacity: int) -> Edit | str:
+    """`__device__ const T a[N] = {...}` at file scope -> `__constant__ const T a[N] = {...}`: const means no
+    code writes it, an initializer means no host copy is needed, and the size must fit the constant bank."""
+    used = _names_on(lines[line - 1]) if 0 < line <= len(lines) else set()
+    for i, text in enumerate(lines):
+        match = _DEVICE_CONST.match(text)
+        if not match or match.group(4) not in used or match.group(1):
+            continue
+        element = next((b for t, b in _TYPE_BYTES.items() if re.search(rf"\b{t}\b", text[:match.start(4)])), None)
+        count = int(match.group(5)) if match.group(5) else None
+        if element is None or count is None:
+            return f"the size of {match.group(4)} is not a literal array of a basic type; declare it __constant__ by hand"
+        if element * count > capacity:
+            return f"{match.group(4)} ({element * count} bytes) does not fit the {capacity}-byte constant bank"
+        return Edit(i + 1, match.start(2), match.end(2), "__constant__",
+                    f"Declare {match.group(4)} __constant__ (broadcast reads go through the constant cache)")
+    return ("the broadcast data is not a file-scope `__device__ const` array with an initializer in this file: "
+            "copy it into a `__constant__` array (cudaMemcpyToSymbol) and read that instead")

@@ -1,0 +1,194 @@
+"""LSP features and commands of the ReuseLens server: each handler converts, delegates, returns."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from lsprotocol import types
+
+from lsp_server import actions, diagnostics, graph, hover, lenses
+from lsp_server import settings as settings_mod
+from lsp_server.paths import path_to_uri, uri_to_path
+from lsp_server.server import CUDA_SUFFIXES, SAVE_DEBOUNCE_S, SERVER, ReuseLensServer
+from lsp_server.watcher import RunWatcher
+
+
+@SERVER.feature(types.INITIALIZE)
+def initialize(ls: ReuseLensServer, params: types.InitializeParams) -> None:
+    options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
+    trusted = options.get("workspaceTrusted")
+    ls.state.client_trusted = trusted if isinstance(trusted, bool) else None
+    folders = params.workspace_folders or []
+    root_uri = folders[0].uri if folders else params.root_uri
+    ls.state.root = uri_to_path(root_uri) if root_uri else (params.root_path or "")
+    ls.state.settings, problems = settings_mod.parse(options.get("settings"), ls.state.root)
+    if problems:
+        ls.tell(types.MessageType.Warning, "ReuseLens: " + " ".join(problems))
+
+
+@SERVER.feature(types.INITIALIZED)
+async def initialized(ls: ReuseLensServer, params: types.InitializedParams) -> None:
+    ls.watcher = RunWatcher(asyncio.get_running_loop(), ls.reload)
+    ls.watcher.watch(ls.state.settings.run_directory)
+    await ls.refresh_settings()
+    ls.reload()
+
+
+@SERVER.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+async def did_change_configuration(ls: ReuseLensServer, params: types.DidChangeConfigurationParams) -> None:
+    pushed = params.settings.get("reuselens") if isinstance(params.settings, dict) else None
+    await ls.refresh_settings(pushed)
+
+
+@SERVER.feature(types.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: ReuseLensServer, params: types.DidOpenTextDocumentParams) -> None:
+    ls.publish(uri_to_path(params.text_document.uri))
+
+
+@SERVER.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: ReuseLensServer, params: types.DidChangeTextDocumentParams) -> None:
+    ls.publish(uri_to_path(params.text_document.uri))
+
+
+@SERVER.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: ReuseLensServer, params: types.DidCloseTextDocumentParams) -> None:
+    ls.publish(uri_to_path(params.text_document.uri))
+
+
+@SERVER.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
+def did_save(ls: ReuseLensServer, params: types.DidSaveTextDocumentParams) -> None:
+    path = uri_to_path(params.text_document.uri)
+    if not ls.state.settings.profile_on_save or not path.endswith(CUDA_SUFFIXES):
+        return
+    ls.cancel_profile()  # a newer save stops the run in flight (and its process group) at once
+    ls.save_timer = asyncio.get_running_loop().call_later(SAVE_DEBOUNCE_S, ls.start_profile)
+
+
+@SERVER.feature(types.TEXT_DOCUMENT_CODE_LENS)
+def code_lens(ls: ReuseLensServer, params: types.CodeLensParams) -> list[types.CodeLens]:
+    results = ls.state.results
+    if results is None:
+        return []
+    path = uri_to_path(params.text_document.uri)
+    _, _, line_map, _ = ls.view(path)
+    return lenses.unresolved(results, path, params.text_document.uri, line_map)
+
+
+@SERVER.feature(types.CODE_LENS_RESOLVE)
+def code_lens_resolve(ls: ReuseLensServer, lens: types.CodeLens) -> types.CodeLens:
+    uri = (lens.data or {}).get("uri", "")
+    return lenses.resolve(ls.state.results, uri_to_path(uri), lens)
+
+
+@SERVER.feature(types.TEXT_DOCUMENT_HOVER)
+def on_hover(ls: ReuseLensServer, params: types.HoverParams) -> types.Hover | None:
+    results = ls.state.results
+    if results is None:
+        return None
+    path = uri_to_path(params.text_document.uri)
+    _, lines, line_map, _ = ls.view(path)
+    line = params.position.line + 1
+    snapshot_line = line_map.to_snapshot(line) if line_map else line
+    text = hover.markdown(results, path, snapshot_line) if snapshot_line else None
+    if text is None:
+        return None
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text),
+                       range=ls.encode_range(lines, diagnostics.line_range(lines, line)))
+
+
+def _refs_for(ls: ReuseLensServer, params: types.CodeActionParams, path: str, line_map) -> list[tuple[Any, Any]]:
+    """(FindingRef, Diagnostic) pairs: by the diagnostics' data when the client sent it back, else by line."""
+    results = ls.state.results
+    ids = [d.data.get("findingId") for d in params.context.diagnostics if isinstance(d.data, dict)]
+    _, published, _ = ls.diagnostics_for(path)
+    by_id = {d.data["findingId"]: d for d in published if isinstance(d.data, dict) and "findingId" in d.data}
+    if not ids:
+        lines = range(params.range.start.line, params.range.end.line + 1)
+        ids = [i for i, d in by_id.items() if d.range.start.line in lines]
+    return [(results.findings_by_id[i], by_id[i]) for i in dict.fromkeys(ids)
+            if i in results.findings_by_id and i in by_id]
+
+
+@SERVER.feature(types.TEXT_DOCUMENT_CODE_ACTION,
+                types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+def code_action(ls: ReuseLensServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    results = ls.state.results
+    if results is None:
+        return []
+    path = uri_to_path(params.text_document.uri)
+    uri, lines, line_map, version = ls.view(path)
+    capacity = int(ls.state.settings.thresholds.get("constantCapacityBytes", 65536))
+    out = []
+    for ref, diagnostic in _refs_for(ls, params, path, line_map):
+        out.extend(actions.for_diagnostic(results, ref, diagnostic, params.text_document.uri, version,
+                                          lines, capacity, ls.encoder(lines)))
+    return out
+
+
+# ----- commands -----------------------------------------------------------------------------------
+@SERVER.command("reuselens.profile")
+async def profile_command(ls: ReuseLensServer, *args: Any) -> dict[str, Any]:
+    try:
+        return await ls.start_profile()
+    except asyncio.CancelledError:
+        return {"status": "cancelled"}
+
+
+@SERVER.command("reuselens.cancel")
+def cancel_command(ls: ReuseLensServer, *args: Any) -> dict[str, Any]:
+    return {"cancelled": ls.cancel_profile()}
+
+
+@SERVER.command(actions.EXPLAIN)
+def explain_command(ls: ReuseLensServer, finding_id: str = "", why: str | None = None, *rest: Any) -> str | None:
+    results = ls.state.results
+    ref = results.findings_by_id.get(str(finding_id)) if results else None
+    if ref is None:
+        return None
+    text = actions.explanation(ref, why)
+    ls.tell(types.MessageType.Info, text)
+    return text
+
+
+@SERVER.command(lenses.NEXT_HOT_SPOT)
+async def next_hot_spot(ls: ReuseLensServer, uri: str | None = None, line: int | None = None, *rest: Any):
+    """Go to the hot spot after the one at (uri, line) in waste order (the first when elsewhere)."""
+    results = ls.state.results
+    spots = []
+    for ref in results.hot_spots() if results else []:
+        rng = ls.locate(ref.path, ref.line)
+        if rng is not None:
+            spots.append((ls.view(ref.path)[0], rng, ref))
+    if not spots:
+        return None
+    here = next((i for i, (u, r, _) in enumerate(spots)
+                 if uri and uri_to_path(u) == uri_to_path(uri) and r.start.line == line), -1)
+    target_uri, rng, ref = spots[(here + 1) % len(spots)]
+    if ls.capability("window", "show_document", "support"):
+        await ls.window_show_document_async(types.ShowDocumentParams(uri=target_uri, take_focus=True, selection=rng))
+    return {"uri": target_uri, "range": {"start": {"line": rng.start.line, "character": rng.start.character},
+                                          "end": {"line": rng.end.line, "character": rng.end.character}},
+            "finding": ref.finding.get("id")}
+
+
+@SERVER.command("reuselens.showGraph")
+def show_graph(ls: ReuseLensServer, target: Any = None, line: int | None = None, *rest: Any) -> dict[str, Any]:
+    """Argument: a kernel id / mangled name, or (uri, 0-based line) to take the kernel on that line."""
+    results = ls.state.results
+    if results is None:
+        return {"error": "no run loaded yet"}
+    kernel = results.kernel(target) if isinstance(target, str) and not target.startswith("file:") else None
+    if kernel is None:
+        path = uri_to_path(target) if isinstance(target, str) and target.startswith("file:") else None
+        snapshot_line = None
+        if path is not None and line is not None:
+            line_map = ls.view(path)[2]
+            snapshot_line = line_map.to_snapshot(line + 1) if line_map else line + 1
+        kernel = graph.kernel_at(results, path, snapshot_line)
+    return graph.pc_dep_graph(results, kernel) if kernel else {"error": "the run has no kernels"}
+
+
+@SERVER.command("reuselens.compare")
+def compare_command(ls: ReuseLensServer, *args: Any) -> dict[str, Any]:
+    return graph.compare(ls.state.previous, ls.state.results)

@@ -1,0 +1,87 @@
+"""Hover on a load/store line: a Markdown table per instruction (PC) with its reuse-scope shares, reuse
+origins as file:line links, and lanes / sectors / wavefronts against their ideal (paper section 3.2.2)."""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+
+from lsp_server.format import SCOPE_GROUPS, format_bytes, mean
+from lsp_server.model import NodeRef, RunResults
+from lsp_server.paths import path_to_uri
+
+
+def _pct(part: int, total: int) -> str:
+    return f"{100 * part / total:.0f}%" if total and part else "–"
+
+
+def _avg(distribution) -> str:
+    value = mean(distribution)
+    return "–" if value is None else f"{value:.1f}"
+
+
+def _origin_links(ref: NodeRef, results: RunResults) -> str:
+    nodes = {n.get("id"): n for n in ref.kernel.get("nodes", [])}
+    weights: dict[str, int] = defaultdict(int)
+    for edge in ref.kernel.get("edges", []):
+        if edge.get("from") != ref.node["id"] or edge.get("to") in (0, None):
+            continue
+        origin = nodes.get(edge["to"])
+        where = results.map_source(origin.get("source")) if origin else None
+        if where:
+            link = f"[{os.path.basename(where[0])}:{where[1]}]({path_to_uri(where[0])}#L{where[1]})"
+            weights[link] += int(edge.get("bytes", 0))
+    return ", ".join(sorted(weights, key=lambda k: -weights[k])) or "–"
+
+
+def _scope_cells(ref: NodeRef) -> list[str]:
+    by_label: dict[str, int] = defaultdict(int)
+    for edge in ref.kernel.get("edges", []):
+        if edge.get("from") == ref.node["id"]:
+            by_label[edge.get("label")] += int(edge.get("bytes", 0))
+    total = sum(by_label.values())
+    return [_pct(sum(by_label[l] for l in labels), total) for _, labels in SCOPE_GROUPS]
+
+
+def _reuse_row(ref: NodeRef, results: RunResults) -> str:
+    n = ref.node
+    op = f"{n.get('space')} {n.get('type')} {n.get('size')} B" + (" (cp.async)" if n.get("async_copy") else "")
+    cells = [f"`{n.get('pc', 0):#06x}`", op, str(n.get("executions", 0)), format_bytes(n.get("bytes", 0)),
+             *_scope_cells(ref), _origin_links(ref, results)]
+    return "| " + " | ".join(cells) + " |"
+
+
+def _efficiency_row(n: dict) -> str:
+    def versus(actual, ideal):
+        return "–" if mean(actual) is None else f"{_avg(actual)} (ideal {_avg(ideal)})"
+    cells = [f"`{n.get('pc', 0):#06x}`", _avg(n.get("lanes")), _avg(n.get("addresses")),
+             versus(n.get("sectors"), n.get("sectors_ideal")), versus(n.get("wavefronts"), n.get("wavefronts_ideal"))]
+    return "| " + " | ".join(cells) + " |"
+
+
+def markdown(results: RunResults, path: str, line: int) -> str | None:
+    """The hover text for snapshot line `line` of `path`, or None when no memory instruction maps there."""
+    refs = results.nodes_by_line.get(path, {}).get(line)
+    if not refs:
+        return None
+    parts = []
+    by_kernel: dict[str, list[NodeRef]] = defaultdict(list)
+    for ref in sorted(refs, key=lambda r: (r.kernel.get("id", ""), r.node.get("pc", 0))):
+        by_kernel[ref.kernel.get("id", "")].append(ref)
+    for group in by_kernel.values():
+        kernel = group[0].kernel
+        parts.append(f"**ReuseLens** · `{kernel.get('name') or kernel.get('mangled')}` · "
+                     f"{os.path.basename(path)}:{line}\n")
+        scopes = " | ".join(g for g, _ in SCOPE_GROUPS)
+        parts.append(f"| PC | access | executions | bytes | {scopes} | reuse origins |")
+        parts.append("|" + "---|" * (5 + len(SCOPE_GROUPS)))
+        parts.extend(_reuse_row(ref, results) for ref in group)
+        parts.append("\n| PC | lanes | addresses | sectors | wavefronts |\n|---|---|---|---|---|")
+        parts.extend(_efficiency_row(ref.node) for ref in group)
+        sass = [f"/*{r.node.get('pc', 0):04x}*/ {r.node['sass']}" for r in group if r.node.get("sass")]
+        if sass:
+            parts.append("\n```sass\n" + "\n".join(sass) + "\n```")
+    findings = [f for f in results.findings_by_file.get(path, []) if f.line == line]
+    if findings:
+        parts.append("\n" + "\n".join(f"- **{f.finding.get('pattern')}**: {f.finding.get('message')}" for f in findings))
+    return "\n".join(parts)

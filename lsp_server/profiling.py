@@ -1,0 +1,138 @@
+"""Running the build and the profiler as subprocesses, each in its own process group so that a newer save,
+a cancelled progress or a timeout kills the whole tree (app, collector, compilers), never just the parent.
+
+The profiler is `reuselens profile` (the lead's CLI) unless the advanced setting reuselens.profiler.command
+names another argv, to which `--run-dir D -- <app argv>` is appended (tests use a stand-in that writes a
+recorded run).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from collections import deque
+from pathlib import Path
+
+from analyzer.errors import ReuseLensError
+
+from lsp_server.compiler_output import CompilerMessage, parse
+from lsp_server.settings import Settings
+
+TAIL_LINES = 20
+# The default profiler analyses after the app ends; give it room beyond the app's own timeout.
+ANALYSIS_MARGIN_S = 120.0
+
+
+class ProfileError(ReuseLensError):
+    """Building or profiling failed; str() is one sentence, `tail` the last lines of the output."""
+
+    def __init__(self, message: str, tail: str = ""):
+        super().__init__(message)
+        self.tail = tail
+
+
+class BuildError(ProfileError):
+    """The build command failed; `messages` are the compiler errors found in its output."""
+
+    def __init__(self, message: str, tail: str, messages: list[CompilerMessage]):
+        super().__init__(message, tail)
+        self.messages = messages
+
+
+def profiler_argv(settings: Settings, run_dir: str) -> list[str]:
+    if settings.profiler_command:
+        return [*settings.profiler_command, "--run-dir", run_dir, "--", *settings.profile_command]
+    argv = [sys.executable, "-m", "analyzer.cli.main", "profile", "--run-dir", run_dir]
+    if settings.kernel_filter:
+        argv += ["--kernel-filter", settings.kernel_filter]
+    if settings.launch_range:
+        argv += ["--launch-range", settings.launch_range]
+    argv += ["--timeout", f"{settings.timeout_seconds:g}", "--", *settings.profile_command]
+    return argv
+
+
+def _kill_group(proc: asyncio.subprocess.Process, sig: int) -> None:
+    try:
+        os.killpg(proc.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+async def _stop(proc: asyncio.subprocess.Process, grace: float) -> None:
+    """SIGTERM the group, SIGKILL it after `grace` seconds (at once when grace is 0)."""
+    _kill_group(proc, signal.SIGTERM if grace else signal.SIGKILL)
+    try:
+        await asyncio.wait_for(proc.wait(), grace or 5)
+    except asyncio.TimeoutError:
+        _kill_group(proc, signal.SIGKILL)
+        await proc.wait()
+
+
+async def run_command(argv: list[str], cwd: str, env: dict[str, str], timeout: float, what: str) -> tuple[int, str]:
+    """(exit code, whole output) of argv with stdout+stderr merged. Raises ProfileError when it cannot start
+    or runs past `timeout`; on cancellation the process group is killed before CancelledError propagates."""
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *argv, cwd=cwd, env={**os.environ, **env}, stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True)
+    except FileNotFoundError:
+        raise ProfileError(f"Cannot start the {what} command: {argv[0]!r} was not found.") from None
+    except NotADirectoryError:
+        raise ProfileError(f"Cannot start the {what} command: working directory {cwd!r} does not exist.") from None
+    except PermissionError:
+        raise ProfileError(f"Cannot start the {what} command: {argv[0]!r} is not executable.") from None
+    chunks: deque[bytes] = deque(maxlen=4096)
+
+    async def pump() -> None:
+        while block := await proc.stdout.read(65536):
+            chunks.append(block)
+        await proc.wait()
+
+    try:
+        await asyncio.wait_for(pump(), timeout)
+    except asyncio.TimeoutError:
+        await _stop(proc, grace=2.0)
+        text = b"".join(chunks).decode(errors="replace")
+        raise ProfileError(f"The {what} command timed out after {timeout:g} s and was stopped.", tail(text)) from None
+    except asyncio.CancelledError:
+        await asyncio.shield(_stop(proc, grace=0))
+        raise
+    return proc.returncode, b"".join(chunks).decode(errors="replace")
+
+
+def tail(text: str, lines: int = TAIL_LINES) -> str:
+    return "\n".join(text.rstrip().splitlines()[-lines:])
+
+
+def _last_line(text: str) -> str:
+    return next((l.strip() for l in reversed(text.splitlines()) if l.strip()), "no output")
+
+
+async def build(settings: Settings) -> None:
+    if not settings.build_command:
+        return
+    code, output = await run_command(settings.build_command, settings.profile_cwd, settings.profile_env,
+                                     settings.timeout_seconds, "build")
+    if code != 0:
+        messages = [m for m in parse(output, settings.profile_cwd) if m.severity == "error"]
+        raise BuildError(f"The build failed (exit {code}): {len(messages)} compiler error(s) found; "
+                         f"last line: {_last_line(output)}", tail(output), messages)
+
+
+async def profile(settings: Settings, run_dir: str) -> str:
+    """Run the profiler into run_dir; the path of the report.json it wrote."""
+    if not settings.profile_command:
+        raise ProfileError("Nothing to profile: set reuselens.profile.command to the application's argv.")
+    Path(run_dir).parent.mkdir(parents=True, exist_ok=True)
+    limit = settings.timeout_seconds + (0 if settings.profiler_command else ANALYSIS_MARGIN_S)
+    code, output = await run_command(profiler_argv(settings, run_dir), settings.profile_cwd,
+                                     settings.profile_env, limit, "profile")
+    if code != 0:
+        raise ProfileError(f"Profiling {' '.join(settings.profile_command)} failed (exit {code}): "
+                           f"{_last_line(output)}", tail(output))
+    report = Path(run_dir) / "report.json"
+    if not report.is_file():
+        raise ProfileError(f"The profiler finished but wrote no {report}.", tail(output))
+    return str(report)

@@ -1,0 +1,305 @@
+"""The ReuseLens language server: thin handlers over the builders in this package.
+
+All LSP traffic is sent from the asyncio loop thread (watchdog events are handed over with
+call_soon_threadsafe); profiling runs as asyncio subprocesses owned by one task, so a newer save or a
+cancelled progress can stop it (lsp.md: executeCommand and notifications cannot be cancelled by the client).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from analyzer import __version__
+from analyzer.errors import ReportError
+from lsp_server import actions, diagnostics, graph, hover, lenses, profiling, settings as settings_mod
+from lsp_server.paths import path_to_uri, uri_to_path
+from lsp_server.state import State
+from lsp_server.tracking import split_lines
+from lsp_server.watcher import RunWatcher
+
+log = logging.getLogger("reuselens.lsp")
+
+SAVE_DEBOUNCE_S = 0.4
+CUDA_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".hh", ".cpp", ".cc", ".cxx")
+BUILD_SOURCE = "reuselens-build"
+
+
+class ReuseLensServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("reuselens", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.state = State()
+        self.watcher: RunWatcher | None = None
+        self.job: asyncio.Task | None = None
+        self.save_timer: asyncio.TimerHandle | None = None
+
+    def report_server_error(self, error: Exception, source) -> None:
+        """Log instead of pygls' "Error in server" popup; real failures are reported where they happen."""
+        log.error("internal error (%s): %r", getattr(source, "__name__", source), error, exc_info=error)
+
+    # ----- messages to the user -------------------------------------------------------------------
+    def tell(self, kind: types.MessageType, text: str) -> None:
+        self.window_show_message(types.ShowMessageParams(type=kind, message=text))
+
+    def log_text(self, kind: types.MessageType, text: str) -> None:
+        self.window_log_message(types.LogMessageParams(type=kind, message=text))
+
+    def capability(self, *names: str) -> Any:
+        node: Any = self.client_capabilities
+        for name in names:
+            node = getattr(node, name, None) if node is not None else None
+        return node
+
+    # ----- documents and line tracking ------------------------------------------------------------
+    def open_documents(self) -> dict[str, Any]:
+        return {uri_to_path(uri): doc for uri, doc in self.workspace.text_documents.items()}
+
+    def view(self, path: str) -> tuple[str, list[str], Any, Any]:
+        """(uri, current lines, LineMap or None, version) of `path`: the open document, else the snapshot."""
+        doc = self.open_documents().get(path)
+        if doc is not None:
+            line_map = self.state.tracker.line_map(path, doc.version, doc.source)
+            return doc.uri, split_lines(doc.source), line_map, doc.version
+        line_map = self.state.tracker.line_map(path, "disk", None)
+        lines = self.state.tracker.snapshots.get(path)
+        if lines is None:
+            try:
+                lines = split_lines(open(path, errors="replace").read())
+            except OSError:
+                lines = []
+        return path_to_uri(path), lines, line_map, None
+
+    def encoder(self, lines: list[str]):
+        """(line0, code point) -> Position in the negotiated encoding (utf-16 unless the client chose)."""
+        encoding = str(getattr(self.workspace, "position_encoding", "utf-16") or "utf-16").lower()
+
+        def encode(line0: int, column: int) -> types.Position:
+            text = lines[line0][:column] if 0 <= line0 < len(lines) else ""
+            if "8" in encoding:
+                return types.Position(line0, len(text.encode("utf-8")))
+            if "32" in encoding:
+                return types.Position(line0, len(text))
+            return types.Position(line0, len(text.encode("utf-16-le")) // 2)
+        return encode
+
+    def encode_range(self, lines: list[str], rng: types.Range) -> types.Range:
+        encode = self.encoder(lines)
+        return types.Range(encode(rng.start.line, rng.start.character), encode(rng.end.line, rng.end.character))
+
+    def locate(self, path: str, line: int) -> types.Range | None:
+        _, lines, line_map, _ = self.view(path)
+        current = line_map.to_current(line) if line_map else line
+        return None if current is None else self.encode_range(lines, diagnostics.line_range(lines, current))
+
+    # ----- diagnostics ----------------------------------------------------------------------------
+    def diagnostics_for(self, path: str) -> tuple[str, list[types.Diagnostic], Any]:
+        uri, lines, line_map, version = self.view(path)
+        out = list(self.state.build_diagnostics.get(path, []))
+        results = self.state.results
+        if results is not None:
+            s = self.state.settings
+            found = diagnostics.build(results, path, lines, line_map, s.docs_base_url or diagnostics.default_docs_base(),
+                                      self.locate, s.thresholds.get("minShare", 0.0), self.state.root)
+            for d in found:
+                d.range = self.encode_range(lines, d.range)
+            out.extend(found)
+        return uri, out, version
+
+    def publish(self, path: str) -> None:
+        uri, found, version = self.diagnostics_for(path)
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=found, version=version))
+        (self.state.published.add if found else self.state.published.discard)(uri)
+
+    def publish_all(self) -> None:
+        paths = set(self.state.build_diagnostics)
+        if self.state.results is not None:
+            paths |= self.state.results.files()
+        stale = set(self.state.published)
+        for path in sorted(paths):
+            self.publish(path)
+            stale.discard(self.view(path)[0])
+        for uri in stale:
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+            self.state.published.discard(uri)
+        if self.capability("workspace", "code_lens", "refresh_support"):
+            self.workspace_code_lens_refresh(None)
+
+    # ----- settings and run loading ---------------------------------------------------------------
+    async def refresh_settings(self, pushed: Any = None) -> None:
+        raw = pushed
+        try:
+            item = types.ConfigurationItem(section="reuselens", scope_uri=path_to_uri(self.state.root) if self.state.root else None)
+            answer = await asyncio.wait_for(
+                self.workspace_configuration_async(types.ConfigurationParams(items=[item])), 5)
+            if answer and answer[0] is not None:
+                raw = answer[0]
+        except Exception as error:  # a client without workspace/configuration: use what was pushed
+            log.info("workspace/configuration unavailable (%r); using pushed settings", error)
+        self.apply_settings(raw)
+
+    def apply_settings(self, raw: Any) -> None:
+        new, problems = settings_mod.parse(raw, self.state.root)
+        if problems:
+            self.tell(types.MessageType.Warning, "ReuseLens: " + " ".join(problems))
+        old, self.state.settings = self.state.settings, new
+        if (old.run_directory, old.path_prefix_map) != (new.run_directory, new.path_prefix_map):
+            self.state.results = None
+            if self.watcher is not None:
+                self.watcher.watch(new.run_directory)
+            self.reload(announce=False)
+        else:
+            self.publish_all()
+
+    def reload(self, announce: bool = True) -> None:
+        """Load the run directory's report if it changed; publish."""
+        if self.job is not None and not self.job.done():
+            return  # our own profile is writing it; the job loads the result when it ends
+        if self.watcher is not None:
+            self.watcher.ensure()
+        try:
+            changed = self.state.load_run(self.state.report_path, self._open_texts())
+        except ReportError as error:
+            if announce and "no report.json" not in str(error):
+                self.tell(types.MessageType.Error, f"ReuseLens: {error}")
+            return
+        if changed:
+            self.publish_all()
+            self.log_text(types.MessageType.Info, f"ReuseLens: loaded {self.state.report_path}")
+
+    def _open_texts(self) -> dict[str, str]:
+        return {path: doc.source for path, doc in self.open_documents().items()}
+
+    # ----- profiling ------------------------------------------------------------------------------
+    async def may_run(self, argvs: list[list[str]]) -> bool:
+        """Workspace trust: the client's verdict, else reuselens.allowWorkspaceCommands, else ask the user."""
+        s = self.state
+        if s.client_trusted is True or (s.client_trusted is None and s.settings.allow_workspace_commands):
+            return True
+        key = tuple("\0".join(a) for a in argvs)
+        if key in s.confirmed_commands:
+            return True
+        shown = "; ".join(" ".join(a) for a in argvs if a)
+        try:
+            answer = await self.window_show_message_request_async(types.ShowMessageRequestParams(
+                type=types.MessageType.Warning,
+                message=f"ReuseLens: this workspace asks to run: {shown}. Run it?",
+                actions=[types.MessageActionItem("Run"), types.MessageActionItem("Do not run")]))
+        except Exception as error:
+            log.info("window/showMessageRequest failed: %r", error)
+            answer = None
+        if answer is not None and answer.title == "Run":
+            s.confirmed_commands.add(key)
+            return True
+        return False
+
+    def start_profile(self) -> asyncio.Task:
+        previous = self.job
+        if previous is not None and not previous.done():
+            previous.cancel()
+        self.job = asyncio.get_running_loop().create_task(self._profile_job(previous))
+        return self.job
+
+    def cancel_profile(self) -> bool:
+        if self.save_timer is not None:
+            self.save_timer.cancel()
+        if self.job is not None and not self.job.done():
+            self.job.cancel()
+            return True
+        return False
+
+    async def _begin_progress(self, task: asyncio.Task) -> str | None:
+        if not self.capability("window", "work_done_progress"):
+            return None
+        token = str(uuid.uuid4())
+        try:
+            await self.work_done_progress.create_async(token)
+        except Exception as error:
+            log.info("progress not created: %r", error)
+            return None
+        self.work_done_progress.begin(token, types.WorkDoneProgressBegin(
+            title="ReuseLens profile", cancellable=True, percentage=0))
+        loop = asyncio.get_running_loop()
+        future = self.work_done_progress.tokens.get(token)
+        if future is not None:
+            future.add_done_callback(lambda f: f.cancelled() and loop.call_soon_threadsafe(task.cancel))
+        return token
+
+    def _stage(self, token: str | None, stage: str, percentage: int) -> None:
+        log.info("profile stage: %s", stage)
+        if token:
+            self.work_done_progress.report(token, types.WorkDoneProgressReport(message=stage, percentage=percentage))
+
+    def _end_progress(self, token: str | None, message: str) -> None:
+        if token:
+            self.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
+            self.work_done_progress.tokens.pop(token, None)
+
+    async def _profile_job(self, previous: asyncio.Task | None) -> dict[str, Any]:
+        if previous is not None:
+            await asyncio.gather(previous, return_exceptions=True)  # its process group is gone first
+        s = self.state.settings
+        if not s.profile_command:
+            self.tell(types.MessageType.Error, "ReuseLens: set reuselens.profile.command to the application to profile.")
+            return {"status": "failed", "message": "no profile command"}
+        if not await self.may_run([s.build_command, s.profile_command, s.profiler_command]):
+            self.tell(types.MessageType.Warning, "ReuseLens: not profiling; the workspace's commands were not allowed.")
+            return {"status": "refused"}
+        token = await self._begin_progress(asyncio.current_task())
+        try:
+            return await self._run_stages(s, token)
+        except asyncio.CancelledError:
+            self._end_progress(token, "cancelled")
+            raise
+
+    async def _run_stages(self, s, token: str | None) -> dict[str, Any]:
+        try:
+            self._stage(token, "build", 5)
+            await profiling.build(s)
+            self._set_build_diagnostics([])
+            self._stage(token, "run", 20)
+            report_path = await profiling.profile(s, s.run_directory)
+            self._stage(token, "analyze", 80)
+            self.state.load_run(report_path, self._open_texts())
+        except profiling.BuildError as error:
+            self._set_build_diagnostics(error.messages)
+            return self._failed(token, error)
+        except (profiling.ProfileError, ReportError) as error:
+            return self._failed(token, error)
+        self._stage(token, "map", 90)
+        self.publish_all()
+        count = sum(len(f) for f in self.state.results.findings_by_file.values())
+        self._end_progress(token, f"{count} finding(s)")
+        if self.watcher is not None:
+            self.watcher.ensure()
+        return {"status": "ok", "report": report_path, "findings": count}
+
+    def _failed(self, token: str | None, error: Exception) -> dict[str, Any]:
+        tail = getattr(error, "tail", "")
+        self.tell(types.MessageType.Error, f"ReuseLens: {error}" + (f"\n{tail}" if tail else ""))
+        self.log_text(types.MessageType.Error, f"ReuseLens: {error}\n--- output tail ---\n{tail}")
+        self._end_progress(token, "failed")
+        return {"status": "failed", "message": str(error), "tail": tail}
+
+    def _set_build_diagnostics(self, messages) -> None:
+        by_path: dict[str, list[types.Diagnostic]] = {}
+        for m in messages:
+            _, lines, _, _ = self.view(m.path)
+            rng = diagnostics.line_range(lines, m.line)
+            if m.column:
+                rng = types.Range(types.Position(m.line - 1, m.column - 1), rng.end)
+            by_path.setdefault(m.path, []).append(types.Diagnostic(
+                range=self.encode_range(lines, rng), message=m.message, source=BUILD_SOURCE,
+                severity=types.DiagnosticSeverity.Error))
+        old = set(self.state.build_diagnostics)
+        self.state.build_diagnostics = by_path
+        for path in sorted(old | set(by_path)):
+            self.publish(path)
+
+
+SERVER = ReuseLensServer()
+from lsp_server import handlers  # noqa: E402,F401  (registers the features on SERVER)

@@ -1,0 +1,162 @@
+"""Server settings: the `reuselens` section of workspace/configuration (docs/settings.md).
+
+The names and defaults are those of docs/settings.md and vscode-extension/package.json; DEFAULTS is compared
+with package.json by a test. `parse(raw)` never raises: every invalid value is replaced by its default and
+described in one sentence, so the server can show the problem and keep working.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+# Flat dotted names without the `reuselens.` prefix -> default. Client-only settings (server.path,
+# server.python) are listed so the comparison with package.json is complete; the server ignores them.
+DEFAULTS: dict[str, Any] = {
+    "profile.command": [],
+    "profile.cwd": "${workspaceFolder}",
+    "profile.env": {},
+    "build.command": [],
+    "profileOnSave": False,
+    "kernelFilter": "",
+    "launchRange": "",
+    "runDirectory": "${workspaceFolder}/.reuselens/run",
+    "timeoutSeconds": 300,
+    "pathPrefixMap": {},
+    "thresholds.delta": 0.8,
+    "thresholds.streaming": 0.95,
+    "thresholds.coalescing": 1.5,
+    "thresholds.bankConflict": 1.5,
+    "thresholds.constantCapacityBytes": 65536,
+    "thresholds.minShare": 0.01,
+    "allowWorkspaceCommands": False,
+    "profiler.command": [],
+    "docs.baseUrl": "",
+    "server.path": "",
+    "server.python": "",
+}
+
+_LAUNCH_RANGE = re.compile(r"^\d*:\d*$")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Validated settings with ${workspaceFolder} expanded."""
+
+    profile_command: list[str] = field(default_factory=list)
+    profile_cwd: str = ""
+    profile_env: dict[str, str] = field(default_factory=dict)
+    build_command: list[str] = field(default_factory=list)
+    profile_on_save: bool = False
+    kernel_filter: str = ""
+    launch_range: str = ""
+    run_directory: str = ""
+    timeout_seconds: float = 300.0
+    path_prefix_map: dict[str, str] = field(default_factory=dict)
+    thresholds: dict[str, float] = field(default_factory=dict)
+    allow_workspace_commands: bool = False
+    profiler_command: list[str] = field(default_factory=list)
+    docs_base_url: str = ""
+
+
+def flatten(raw: Any, prefix: str = "") -> dict[str, Any]:
+    """Nested {"profile": {"command": [...]}} or dotted {"profile.command": [...]} -> dotted keys."""
+    out: dict[str, Any] = {}
+    if not isinstance(raw, dict):
+        return out
+    for key, value in raw.items():
+        name = f"{prefix}{key}"
+        if name.startswith("reuselens."):
+            name = name[len("reuselens."):]
+        if isinstance(value, dict) and name not in ("profile.env", "pathPrefixMap"):
+            out.update(flatten(value, name + "."))
+        else:
+            out[name] = value
+    return out
+
+
+def _is_argv(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(x, str) for x in value)
+
+
+def _is_str_map(value: Any) -> bool:
+    return isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _check(name: str, value: Any) -> str | None:
+    """One sentence describing why `value` is invalid for `name`, or None when it is fine."""
+    default = DEFAULTS[name]
+    if isinstance(default, list):
+        return None if _is_argv(value) else "must be a list of strings (an argv)"
+    if isinstance(default, dict):
+        return None if _is_str_map(value) else "must be an object mapping strings to strings"
+    if isinstance(default, bool):
+        return None if isinstance(value, bool) else "must be true or false"
+    if _is_number(default):
+        if not _is_number(value):
+            return "must be a number"
+        if name == "timeoutSeconds" and value <= 0:
+            return "must be positive"
+        if name.startswith("thresholds.") and value < 0:
+            return "must not be negative"
+        return None
+    if not isinstance(value, str):
+        return "must be a string"
+    if name == "kernelFilter" and value:
+        try:
+            re.compile(value)
+        except re.error as error:
+            return f"is not a valid regular expression ({error})"
+    if name == "launchRange" and value and not _LAUNCH_RANGE.match(value):
+        return 'must look like "A:B" (e.g. "0:10")'
+    return None
+
+
+def merged(raw: Any) -> tuple[dict[str, Any], list[str]]:
+    """Defaults overlaid with the valid values of `raw`; plus one message per rejected value."""
+    values = copy.deepcopy(DEFAULTS)
+    problems: list[str] = []
+    if raw is not None and not isinstance(raw, dict):
+        return values, ["The reuselens settings must be an object; using the defaults."]
+    for name, value in flatten(raw or {}).items():
+        if name not in DEFAULTS or value is None:
+            continue
+        reason = _check(name, value)
+        if reason:
+            problems.append(f"Setting reuselens.{name} {reason}; using the default {DEFAULTS[name]!r}.")
+        else:
+            values[name] = value
+    return values, problems
+
+
+def _expand(text: str, folder: str) -> str:
+    return text.replace("${workspaceFolder}", folder)
+
+
+def parse(raw: Any, workspace_folder: str) -> tuple[Settings, list[str]]:
+    """Validated Settings for one workspace folder, and the problems found (empty when all is well)."""
+    v, problems = merged(raw)
+    thresholds = {k.split(".", 1)[1]: float(x) for k, x in v.items() if k.startswith("thresholds.")}
+    settings = Settings(
+        profile_command=[_expand(a, workspace_folder) for a in v["profile.command"]],
+        profile_cwd=_expand(v["profile.cwd"], workspace_folder) or workspace_folder,
+        profile_env={k: _expand(x, workspace_folder) for k, x in v["profile.env"].items()},
+        build_command=[_expand(a, workspace_folder) for a in v["build.command"]],
+        profile_on_save=v["profileOnSave"],
+        kernel_filter=v["kernelFilter"],
+        launch_range=v["launchRange"],
+        run_directory=_expand(v["runDirectory"], workspace_folder),
+        timeout_seconds=float(v["timeoutSeconds"]),
+        path_prefix_map=dict(v["pathPrefixMap"]),
+        thresholds=thresholds,
+        allow_workspace_commands=v["allowWorkspaceCommands"],
+        profiler_command=list(v["profiler.command"]),
+        docs_base_url=v["docs.baseUrl"],
+    )
+    return settings, problems

@@ -1,0 +1,52 @@
+"""What the server knows between messages: settings, the loaded run (and the previous one, for compare),
+line snapshots, build diagnostics, and which URIs currently carry published diagnostics."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lsprotocol import types
+
+from lsp_server.model import RunResults
+from lsp_server.report_source import load
+from lsp_server.settings import Settings
+from lsp_server.tracking import Tracker, split_lines
+
+
+@dataclass
+class State:
+    root: str = ""
+    settings: Settings = field(default_factory=Settings)
+    results: RunResults | None = None
+    previous: RunResults | None = None
+    tracker: Tracker = field(default_factory=Tracker)
+    build_diagnostics: dict[str, list[types.Diagnostic]] = field(default_factory=dict)
+    published: set[str] = field(default_factory=set)
+    client_trusted: bool | None = None          # initializationOptions.workspaceTrusted, None if not sent
+    confirmed_commands: set[tuple[str, ...]] = field(default_factory=set)
+
+    @property
+    def report_path(self) -> str:
+        return os.path.join(self.settings.run_directory, "report.json")
+
+    def load_run(self, report_path: str, open_texts: dict[str, str]) -> bool:
+        """Load report_path; False (nothing changed) when its bytes equal the loaded report's. Raises
+        ReportError for a missing or invalid report."""
+        report, digest = load(report_path)
+        if self.results is not None and self.results.digest == digest:
+            return False
+        results = RunResults(report, report_path, digest, self.settings.path_prefix_map)
+        snapshots = {}
+        for path in results.files():
+            text = open_texts.get(path)
+            if text is None:
+                try:
+                    text = Path(path).read_text(errors="replace")
+                except OSError:
+                    continue
+            snapshots[path] = split_lines(text)
+        self.previous, self.results = self.results, results
+        self.tracker.reset(snapshots)
+        return True

@@ -1,0 +1,103 @@
+"""Fixtures for the language-server tests: a workspace copied from fixtures/ and a pytest-lsp client
+talking to the real server (`python -m lsp_server`) over stdio."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sys
+from pathlib import Path
+from typing import Union
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+FIXTURES = Path(__file__).parent / "fixtures"
+STANDIN = Path(__file__).parent / "standin_profiler.py"
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "lsp_settings(dict): reuselens settings the client answers with")
+    config.addinivalue_line("markers", "lsp_init(dict): initializationOptions for the session")
+    config.addinivalue_line("markers", "lsp_client(name): pytest-lsp client profile (default visual-studio-code)")
+
+
+@pytest.fixture
+def workspace(tmp_path) -> Path:
+    """A fresh workspace: the fixture sources plus run1 as the current run."""
+    ws = tmp_path / "ws"
+    shutil.copytree(FIXTURES / "app", ws)
+    shutil.copytree(FIXTURES / "run1", ws / ".reuselens" / "run")
+    return ws
+
+
+def base_settings(ws: Path) -> dict:
+    return {"pathPrefixMap": {"/build/app": str(ws)}}
+
+
+def marker_value(request, name, default):
+    marker = request.node.get_closest_marker(name)
+    return marker.args[0] if marker else default
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "lsp_server"]))
+async def client(lsp_client: LanguageClient, request, workspace: Path):
+    settings = {**base_settings(workspace), **marker_value(request, "lsp_settings", {})}
+    lsp_client.set_configuration(settings, section="reuselens")
+    lsp_client.shown_requests = []
+    lsp_client.answer_title = "Run"
+    lsp_client.lens_refreshes = 0
+
+    @lsp_client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+    def _refresh(params):
+        lsp_client.lens_refreshes += 1
+
+    @lsp_client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+    def _ask(params: types.ShowMessageRequestParams):
+        lsp_client.shown_requests.append(params)
+        return next((a for a in params.actions or [] if a.title == lsp_client.answer_title), None)
+
+    fix_code_action_hook(lsp_client)
+    init = marker_value(request, "lsp_init", {"workspaceTrusted": True})
+    profile = marker_value(request, "lsp_client", "visual-studio-code")
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=client_capabilities(profile), root_uri=workspace.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")],
+        initialization_options=init))
+    yield
+    await asyncio.wait_for(lsp_client.shutdown_session(), 5)
+
+
+def fix_code_action_hook(client: LanguageClient) -> None:
+    """lsprotocol's client-side hook reads every CodeAction that carries a `command` as a Command. The spec
+    tells them apart by the type of `command` (a string only in a Command); do the same."""
+    converter = client.protocol._converter
+
+    def hook(obj, _):
+        kind = types.Command if isinstance(obj.get("command"), str) else types.CodeAction
+        return converter.structure(obj, kind)
+    converter.register_structure_hook(Union[types.Command, types.CodeAction], hook)
+
+
+async def wait_until(predicate, timeout=15.0, step=0.05):
+    """Poll `predicate` until true; fail the test with its last value otherwise."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError("condition not met within %.0f s" % timeout)
+        await asyncio.sleep(step)
+
+
+def open_doc(client: LanguageClient, path: Path) -> str:
+    uri = path.as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+        uri=uri, language_id="cuda-cpp", version=1, text=path.read_text())))
+    return uri
+
+
+def lines_of(client: LanguageClient, uri: str, code: str | None = None) -> list[int]:
+    """1-based lines of the diagnostics published for uri (optionally of one code)."""
+    return sorted(d.range.start.line + 1 for d in client.diagnostics.get(uri, []) if code in (None, d.code))
