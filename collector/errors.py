@@ -1,0 +1,29 @@
+"""Errors of the collector launcher: each is a CollectorError whose str() is one sentence for the user."""
+
+from __future__ import annotations
+
+from analyzer.errors import CollectorError
+
+
+class NoGpuError(CollectorError):
+    """No NVIDIA driver could be loaded, or the driver sees no GPU."""
+
+
+class ToolLibraryMissingError(CollectorError):
+    """The collector's tool library or its device patch is not built or not installed."""
+
+
+class AppNotFoundError(CollectorError):
+    """The command to profile does not name an executable program."""
+
+
+class RunDirectoryNotEmptyError(CollectorError):
+    """The run directory exists and holds files that are not a previous run."""
+
+
+class InvalidFilterError(CollectorError):
+    """The kernel filter (regex, list file or launch range) is malformed."""
+
+
+class ProfileFailedError(CollectorError):
+    """The application could not be started."""

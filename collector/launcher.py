@@ -1,0 +1,377 @@
+"""Run a user's command under the ReuseLens collector and leave a run directory (docs/run-directory.md).
+
+The tool library (collector/native, C++) is loaded into the application with LD_PRELOAD and
+CUDA_INJECTION64_PATH; it is configured through REUSELENS_* variables (docs/collector.md) and rewrites
+RUN/run.json atomically while the application runs. This module starts the application in its own process
+group, enforces the timeout and cancellation (the whole group is killed), and finalises run.json with the
+exit status and, when the run did not finish normally, the reason it is partial.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+from collector.errors import (
+    AppNotFoundError,
+    InvalidFilterError,
+    NoGpuError,
+    ProfileFailedError,
+    RunDirectoryNotEmptyError,
+    ToolLibraryMissingError,
+)
+
+TOOL_LIBRARY = "libreuselens_collector.so"
+PATCH_FATBIN = "reuselens_patch.fatbin"
+RUN_FORMAT = "reuselens-run"
+RUN_VERSION = 1
+TOOL_VERSION = "0.1.0"
+# Files a previous run leaves; a run directory holding only these may be reused.
+_RUN_ENTRIES = {"run.json", "modules", "traces", "collector.log", "report.json", "analysis.json",
+                ".collector.pid", "app.stdout", "app.stderr"}
+MIN_BUFFER_BYTES = 16 * 288  # the smallest buffer the tool library accepts (16 records)
+
+ProgressCallback = Callable[..., None]
+
+
+@dataclass
+class RunSummary:
+    """What profile() returns; the run directory holds the details."""
+
+    run_dir: Path
+    status: str                      # "complete" | "partial"
+    partial_reason: str | None
+    exit_code: int | None            # the application's; negative = killed by that signal
+    launches_seen: int = 0
+    launches_instrumented: int = 0
+    records: int = 0
+    wall_seconds: float = 0.0
+    errors: list[str] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------------------------- lookup
+
+def find_tool_library() -> Path:
+    """The tool library, with its device patch beside it; ToolLibraryMissingError otherwise."""
+    candidates: list[Path] = []
+    if os.environ.get("REUSELENS_COLLECTOR_LIB"):
+        candidates.append(Path(os.environ["REUSELENS_COLLECTOR_LIB"]))
+    here = Path(__file__).resolve().parent
+    candidates.append(here / "native" / TOOL_LIBRARY)
+    # Editable installs keep the built library in the build tree (pyproject: build-dir = build/{wheel_tag}).
+    repo = here.parent
+    candidates.extend(sorted((repo / "build").glob(f"*/collector/native/{TOOL_LIBRARY}")))
+    try:  # an installed wheel / editable redirect puts it in site-packages/collector/native
+        import importlib.resources as resources
+
+        candidates.append(Path(str(resources.files("collector") / "native" / TOOL_LIBRARY)))
+    except Exception:  # pragma: no cover - resources unavailable
+        pass
+    for lib in candidates:
+        if lib.is_file():
+            if not (lib.parent / PATCH_FATBIN).is_file():
+                raise ToolLibraryMissingError(
+                    f"the collector's device patch {lib.parent / PATCH_FATBIN} is missing; install the CUDA "
+                    f"toolkit (nvcc) or `pip install nvidia-cuda-nvcc`, then reinstall reuselens")
+            return lib
+    raise ToolLibraryMissingError(
+        "the collector library is not built; reinstall reuselens with `pip install .` on a machine with "
+        "nvcc and the nvidia-cuda-sanitizer-api wheel")
+
+
+def check_gpu() -> str:
+    """Raise NoGpuError unless the NVIDIA driver loads and sees at least one GPU; returns the first's name."""
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        raise NoGpuError("no NVIDIA driver found (libcuda.so.1 cannot be loaded); profiling needs an "
+                         "NVIDIA GPU with its driver installed") from None
+    result = cuda.cuInit(0)
+    if result != 0:
+        raise NoGpuError(f"the NVIDIA driver cannot initialise a GPU (cuInit error {result}); "
+                         f"check nvidia-smi")
+    count = ctypes.c_int(0)
+    if cuda.cuDeviceGetCount(ctypes.byref(count)) != 0 or count.value == 0:
+        raise NoGpuError("the NVIDIA driver sees no GPU; profiling needs one")
+    name = ctypes.create_string_buffer(256)
+    device = ctypes.c_int(0)
+    if cuda.cuDeviceGet(ctypes.byref(device), 0) == 0 and cuda.cuDeviceGetName(name, 256, device) == 0:
+        return name.value.decode(errors="replace")
+    return ""
+
+
+def resolve_program(argv0: str, cwd: Path, path_env: str | None) -> str:
+    if "/" in argv0:
+        program = (cwd / argv0) if not os.path.isabs(argv0) else Path(argv0)
+        if not program.exists():
+            raise AppNotFoundError(f"{argv0}: no such file (relative to {cwd})")
+        if program.is_dir() or not os.access(program, os.X_OK):
+            raise AppNotFoundError(f"{argv0}: not an executable file")
+        return str(program)
+    found = shutil.which(argv0, path=path_env)
+    if not found:
+        raise AppNotFoundError(f"{argv0}: command not found on PATH")
+    return found
+
+
+# ---------------------------------------------------------------------------------------------- run.json
+
+def _utc_now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    tmp = path.with_name(f"{path.name}.tmp.{os.getpid()}")
+    tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def read_manifest(run_dir: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and data.get("format") == RUN_FORMAT else None
+
+
+def initial_manifest(command: Sequence[str], cwd: Path, start_time: str, kernel_filter: dict) -> dict[str, Any]:
+    return {
+        "format": RUN_FORMAT, "version": RUN_VERSION,
+        "tool": {"name": "reuselens", "version": TOOL_VERSION},
+        "command": list(command), "cwd": str(cwd), "start_time": start_time, "end_time": None,
+        "gpu": {"name": "", "arch": "", "driver": ""},
+        "status": "partial", "partial_reason": "starting", "exit_code": None,
+        "kernel_filter": kernel_filter,
+        "modules": [], "functions": [], "launches": [], "allocations": [], "errors": [],
+    }
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def finalize_manifest(manifest: dict[str, Any] | None, base: dict[str, Any], returncode: int | None,
+                      stop_reason: str | None, wall: float) -> dict[str, Any]:
+    """Merge the tool's manifest (if it wrote one) with what only the launcher knows, and decide status."""
+    data = dict(manifest) if manifest is not None else dict(base)
+    for key in ("command", "cwd", "start_time"):
+        data[key] = base[key]
+    data["exit_code"] = returncode
+    data["end_time"] = _utc_now()
+    errors = list(data.get("errors") or [])
+    collector = data.get("collector")
+    tool_finished = bool(collector and collector.get("finished"))
+    tool_reason = data.get("partial_reason")
+    if stop_reason is not None:
+        status, reason = "partial", stop_reason
+    elif returncode is not None and returncode < 0:
+        status, reason = "partial", f"app crashed ({_signal_name(-returncode)})"
+    elif collector is None:
+        status = "partial"
+        reason = ("the collector did not start in the application (it used no CUDA, or the tool library "
+                  "could not be preloaded)")
+    elif not tool_finished:
+        status = "partial"
+        if tool_reason and tool_reason not in ("running", "starting"):
+            reason = tool_reason
+        else:
+            reason = f"app exited before the collector finished (exit code {returncode})"
+    else:
+        status = data.get("status", "partial")
+        reason = tool_reason if status != "complete" else None
+    # Launches still marked incomplete were cut off.
+    if status == "partial":
+        for launch in data.get("launches") or []:
+            if launch.get("instrumented") and launch.get("status") == "incomplete":
+                launch["status"] = "incomplete"
+    data["status"] = status
+    data["partial_reason"] = reason
+    data["errors"] = errors
+    data["launcher"] = {"wall_seconds": round(wall, 6), "stop_reason": stop_reason}
+    return data
+
+
+def _prepare_run_dir(run_dir: Path) -> None:
+    if run_dir.exists():
+        if not run_dir.is_dir():
+            raise RunDirectoryNotEmptyError(f"{run_dir}: exists and is not a directory")
+        entries = {p.name for p in run_dir.iterdir()}
+        stray = {e for e in entries if e not in _RUN_ENTRIES and not e.startswith("run.json.tmp")}
+        if stray:
+            raise RunDirectoryNotEmptyError(
+                f"{run_dir}: not empty and not a previous run (holds {sorted(stray)[0]}); choose another run "
+                f"directory")
+        for name in entries:
+            path = run_dir / name
+            if path.is_dir():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
+    run_dir.mkdir(parents=True, exist_ok=True)
+
+
+def _kill_group(proc: subprocess.Popen, grace: float = 2.0) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    try:
+        proc.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        pass
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
+
+
+# ---------------------------------------------------------------------------------------------- profile
+
+def profile(argv: Sequence[str], *, run_dir: str | os.PathLike, cwd: str | os.PathLike | None = None,
+            env: Mapping[str, str] | None = None, kernel_filter: str | None = None,
+            kernel_list: str | os.PathLike | None = None,
+            launch_range: tuple[int, int | None] | None = None, timeout: float | None = None,
+            write_traces: bool = False, buffer_bytes: int | None = None,
+            on_progress: ProgressCallback | None = None, cancel: threading.Event | None = None,
+            buffers: int | None = None) -> RunSummary:
+    """Run `argv` under the collector and return a summary; the run directory holds the results.
+
+    env: variables added to (overriding) this process's environment. kernel_filter: regex searched in the
+    mangled and the demangled kernel name. kernel_list: file of kernel names (mangled, demangled, or the
+    demangled name without parameters), one per line. launch_range: (first, end) over the launches that pass
+    the name filters, end exclusive or None. timeout: seconds before the whole process group is killed and the
+    run marked partial. cancel: set it to stop the run the same way. on_progress(stage, done, total) is
+    called about once a second. Raises a CollectorError subclass (one clear sentence) when profiling cannot
+    start.
+    """
+    if not argv:
+        raise AppNotFoundError("no command to profile")
+    cwd_path = Path(cwd).expanduser().resolve() if cwd is not None else Path.cwd()
+    if not cwd_path.is_dir():
+        raise AppNotFoundError(f"{cwd_path}: working directory does not exist")
+    full_env = dict(os.environ)
+    if env:
+        full_env.update({str(k): str(v) for k, v in env.items()})
+    program = resolve_program(str(argv[0]), cwd_path, full_env.get("PATH"))
+    if kernel_filter:
+        try:
+            re.compile(kernel_filter)
+        except re.error as error:
+            raise InvalidFilterError(f"kernel filter {kernel_filter!r} is not a valid regex ({error})") from None
+    names_file = None
+    if kernel_list:
+        names_file = Path(kernel_list).expanduser().resolve()
+        if not names_file.is_file():
+            raise InvalidFilterError(f"{kernel_list}: kernel list file not found")
+    first, end = 0, None
+    if launch_range is not None:
+        first, end = int(launch_range[0]), (None if launch_range[1] is None else int(launch_range[1]))
+        if first < 0 or (end is not None and end <= first):
+            raise InvalidFilterError(f"launch range {launch_range}: expected 0 <= first < end")
+    if buffer_bytes is not None and buffer_bytes < MIN_BUFFER_BYTES:
+        raise InvalidFilterError(f"buffer size {buffer_bytes} bytes is below the minimum of {MIN_BUFFER_BYTES}")
+    library = find_tool_library()
+    check_gpu()
+
+    run_path = Path(run_dir).expanduser().resolve()
+    _prepare_run_dir(run_path)
+    start_time = _utc_now()
+    filter_info = {"regex": kernel_filter or None, "names_file": str(names_file) if names_file else None,
+                   "launch_range": [first, end]}
+    base = initial_manifest(argv, cwd_path, start_time, filter_info)
+    write_json_atomic(run_path / "run.json", base)
+
+    header = {"command": list(argv), "cwd": str(cwd_path), "start_time": start_time}
+    preload = full_env.get("LD_PRELOAD", "")
+    full_env.update({
+        "LD_PRELOAD": f"{library}{':' + preload if preload else ''}",
+        "CUDA_INJECTION64_PATH": str(library),
+        "REUSELENS_RUN_DIR": str(run_path),
+        "REUSELENS_RUN_HEADER": json.dumps(header),
+        "REUSELENS_WRITE_TRACES": "1" if write_traces else "0",
+    })
+    for key in ("REUSELENS_KERNEL_REGEX", "REUSELENS_KERNEL_NAMES_FILE", "REUSELENS_LAUNCH_RANGE",
+                "REUSELENS_BUFFER_BYTES", "REUSELENS_BUFFERS"):
+        full_env.pop(key, None)
+    if kernel_filter:
+        full_env["REUSELENS_KERNEL_REGEX"] = kernel_filter
+    if names_file:
+        full_env["REUSELENS_KERNEL_NAMES_FILE"] = str(names_file)
+    if launch_range is not None:
+        full_env["REUSELENS_LAUNCH_RANGE"] = f"{first}:{'' if end is None else end}"
+    if buffer_bytes is not None:
+        full_env["REUSELENS_BUFFER_BYTES"] = str(int(buffer_bytes))
+    if buffers is not None:
+        full_env["REUSELENS_BUFFERS"] = str(int(buffers))
+
+    started = time.monotonic()
+    try:
+        proc = subprocess.Popen([program, *map(str, argv[1:])], cwd=cwd_path, env=full_env,
+                                start_new_session=True)
+    except OSError as error:
+        base.update(status="partial", partial_reason=f"app could not be started ({error.strerror})")
+        write_json_atomic(run_path / "run.json", base)
+        raise ProfileFailedError(f"{argv[0]}: cannot start ({error.strerror})") from None
+
+    stop_reason: str | None = None
+    last_progress = 0.0
+    try:
+        while True:
+            try:
+                proc.wait(timeout=0.1)
+                break
+            except subprocess.TimeoutExpired:
+                pass
+            elapsed = time.monotonic() - started
+            if timeout is not None and elapsed > timeout:
+                stop_reason = f"timeout after {timeout:g} s"
+                _kill_group(proc)
+                break
+            if cancel is not None and cancel.is_set():
+                stop_reason = "cancelled"
+                _kill_group(proc)
+                break
+            if on_progress is not None and elapsed - last_progress >= 1.0:
+                last_progress = elapsed
+                manifest = read_manifest(run_path) or {}
+                done = (manifest.get("collector") or {}).get("launches_instrumented", 0)
+                on_progress("profiling: kernel launches instrumented", done, None)
+    except BaseException:
+        # KeyboardInterrupt or a failing progress callback: never leave the app running.
+        if proc.poll() is None:
+            _kill_group(proc)
+        stop_reason = stop_reason or "cancelled"
+        _finish(run_path, base, proc.returncode, stop_reason, time.monotonic() - started)
+        raise
+    # Children the app left behind in its group die with the run.
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    return _finish(run_path, base, proc.returncode, stop_reason, time.monotonic() - started)
+
+
+def _finish(run_path: Path, base: dict[str, Any], returncode: int | None, stop_reason: str | None,
+            wall: float) -> RunSummary:
+    data = finalize_manifest(read_manifest(run_path), base, returncode, stop_reason, wall)
+    write_json_atomic(run_path / "run.json", data)
+    collector = data.get("collector") or {}
+    return RunSummary(
+        run_dir=run_path, status=data["status"], partial_reason=data["partial_reason"], exit_code=returncode,
+        launches_seen=int(collector.get("launches_seen", 0) or 0),
+        launches_instrumented=int(collector.get("launches_instrumented", 0) or 0),
+        records=int(collector.get("records", 0) or 0), wall_seconds=wall, errors=list(data.get("errors", [])))

@@ -1,0 +1,33 @@
+// State shared by the device patch (patch.cu) and the tool library (tool.cpp): the callback userdata.
+//
+// Transfer protocol (lossless multi-buffering, docs/collector.md):
+//  * Records go straight into pinned host memory (zero-copy over the bus); `nbuf` buffers of `capacity`
+//    records each. A 64-bit ticket t = atomicAdd(head, 1) names the slot: generation g = t / capacity,
+//    buffer b = g % nbuf, slot t % capacity.
+//  * Buffer b may hold generation g once the host has drained generation g - nbuf: the host publishes
+//    host_allowed[b] (pinned memory, initially b) and the writer spins (with __nanosleep) until
+//    host_allowed[b] >= g. The GPU waits, nothing is dropped.
+//  * After writing, every lane fences at system scope; the leader then adds 1 to committed[b] (device
+//    memory, monotonic). The writer that completes generation g sets host_ready[b] = g + 1.
+//  * The host drain thread consumes generation g when host_ready[b] == g + 1, then sets
+//    host_allowed[b] = g + nbuf. At kernel end the host reads `head` and drains the last, partial generation.
+#pragma once
+
+#include <stdint.h>
+
+#define RL_MAX_BUFFERS 8
+#define RL_UNRESOLVED_FUNCTION 0xFFFFFFFFu
+
+struct RlDeviceState {
+  uint32_t enabled;           // 0: callbacks return at once (launch not selected)
+  uint32_t nbuf;              // buffers in the ring, 2..RL_MAX_BUFFERS
+  uint64_t capacity;          // records per buffer
+  void* buffers;              // RlRecord[nbuf * capacity], pinned host memory (device-visible)
+  uint64_t* host_allowed;     // pinned host memory, [nbuf]
+  uint64_t* host_ready;       // pinned host memory, [nbuf]
+  unsigned long long head;    // tickets handed out
+  unsigned long long committed[RL_MAX_BUFFERS];
+  unsigned long long allowed_cache[RL_MAX_BUFFERS];
+  uint32_t smem_size;         // largest SET_SHARED_MEMORY_SIZE seen (bytes per block)
+  uint32_t pad;
+};

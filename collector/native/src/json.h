@@ -1,0 +1,12 @@
+// Minimal JSON text helpers for run.json (the collector has no JSON dependency).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace rlc {
+std::string json_str(const std::string& s);  // quoted and escaped
+std::string json_u64_or_null(bool present, uint64_t v);
+// Writes `text` to `path` atomically (temporary file in the same directory + rename).
+bool write_file_atomic(const std::string& path, const std::string& text, std::string* error);
+}  // namespace rlc

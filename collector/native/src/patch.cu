@@ -1,0 +1,214 @@
+// ReuseLens device patch: Compute Sanitizer instruction callbacks that write one trace record per
+// warp-level instruction instance (docs/trace-format.md). Built with
+//   nvcc --fatbin --keep-device-functions -Xptxas --compile-as-tools-patch
+// The leader lane (lowest active lane) reserves the slot and writes the header; every active lane writes
+// its own address. Protocol: device_state.h.
+#include <sanitizer_patching.h>
+
+#include "device_state.h"
+#include "reuselens/trace_format.h"
+
+using reuselens::RlRecord;
+
+namespace {
+
+__device__ __forceinline__ uint32_t lane_id() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%laneid;" : "=r"(r));
+  return r;
+}
+
+__device__ __forceinline__ uint64_t flat_block() {
+  return (uint64_t)blockIdx.x + (uint64_t)blockIdx.y * gridDim.x + (uint64_t)blockIdx.z * gridDim.x * gridDim.y;
+}
+
+__device__ __forceinline__ uint32_t warp_in_block() {
+  uint32_t t = threadIdx.x + threadIdx.y * blockDim.x + threadIdx.z * blockDim.x * blockDim.y;
+  return t / 32;
+}
+
+// Leader only: take a ticket and wait until its buffer may be written.
+__device__ __forceinline__ unsigned long long take_ticket(RlDeviceState* s) {
+  unsigned long long t = atomicAdd(&s->head, 1ull);
+  const unsigned long long gen = t / s->capacity;
+  const uint32_t b = (uint32_t)(gen % s->nbuf);
+  volatile unsigned long long* cache = &s->allowed_cache[b];
+  if (*cache < gen) {
+    volatile uint64_t* host = s->host_allowed + b;
+    unsigned ns = 256;
+    while (true) {
+      unsigned long long a = *host;
+      if (a >= gen) {
+        atomicMax(&s->allowed_cache[b], a);
+        break;
+      }
+      __nanosleep(ns);
+      if (ns < 16384) ns *= 2;
+    }
+  }
+  return t;
+}
+
+__device__ __forceinline__ RlRecord* record_at(RlDeviceState* s, unsigned long long t) {
+  const unsigned long long gen = t / s->capacity;
+  const uint64_t b = gen % s->nbuf;
+  return reinterpret_cast<RlRecord*>(s->buffers) + b * s->capacity + (t % s->capacity);
+}
+
+// Leader only, after every lane's writes are fenced: count the record; the writer completing a
+// generation hands the buffer to the host.
+__device__ __forceinline__ void commit(RlDeviceState* s, unsigned long long t) {
+  const unsigned long long gen = t / s->capacity;
+  const uint32_t b = (uint32_t)(gen % s->nbuf);
+  const unsigned long long use = gen / s->nbuf;  // how many times buffer b was filled before
+  unsigned long long done = atomicAdd(&s->committed[b], 1ull) + 1ull;
+  if (done == (use + 1ull) * s->capacity) {
+    __threadfence_system();
+    *(volatile uint64_t*)(s->host_ready + b) = gen + 1ull;
+    __threadfence_system();
+  }
+}
+
+__device__ __forceinline__ uint64_t header_word(uint8_t type, uint8_t space, uint8_t access, uint8_t flags,
+                                                uint16_t size, uint16_t warp) {
+  return (uint64_t)type | ((uint64_t)space << 8) | ((uint64_t)access << 16) | ((uint64_t)flags << 24) |
+         ((uint64_t)size << 32) | ((uint64_t)warp << 48);
+}
+
+// One record for the converged lanes executing this instruction; `addr` is this lane's address.
+__device__ __forceinline__ void emit(void* userdata, uint64_t pc, uint64_t addr, uint32_t size, uint8_t type,
+                                     uint8_t space, uint8_t access, uint8_t flags, uint32_t lane_limit_mask) {
+  RlDeviceState* s = static_cast<RlDeviceState*>(userdata);
+  if (s == nullptr || s->enabled == 0) return;
+  const uint32_t mask = __activemask();
+  const uint32_t lane = lane_id();
+  const uint32_t leader = __ffs(mask) - 1;
+  const uint32_t recorded = mask & lane_limit_mask;
+  unsigned long long t = 0;
+  if (lane == leader) t = take_ticket(s);
+  t = __shfl_sync(mask, t, leader);
+  RlRecord* r = record_at(s, t);
+  if (lane == leader) {
+    uint64_t* w = reinterpret_cast<uint64_t*>(r);
+    w[0] = header_word(type, space, access, flags, (uint16_t)size, (uint16_t)warp_in_block());
+    w[1] = (uint64_t)RL_UNRESOLVED_FUNCTION | ((uint64_t)recorded << 32);
+    w[2] = pc;  // absolute; the host turns it into (function_id, section offset)
+    w[3] = flat_block();
+    uint32_t idle = ~recorded;
+    while (idle) {
+      const int i = __ffs(idle) - 1;
+      idle &= idle - 1;
+      r->addr[i] = 0;
+    }
+  }
+  if ((recorded >> lane) & 1u) r->addr[lane] = addr;
+  __threadfence_system();
+  __syncwarp(mask);
+  if (lane == leader) commit(s, t);
+}
+
+}  // namespace
+
+#define RL_CB extern "C" __device__ __noinline__ SanitizerPatchResult
+
+RL_CB rl_global(void* ud, uint64_t pc, void* ptr, uint32_t size, uint32_t flags, const void*) {
+  emit(ud, pc, (uint64_t)ptr, size, reuselens::RL_REC_MEM, reuselens::RL_SPACE_GLOBAL, (uint8_t)flags, 0, ~0u);
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+RL_CB rl_shared(void* ud, uint64_t pc, void* ptr, uint32_t size, uint32_t flags, const void*) {
+  emit(ud, pc, (uint64_t)ptr, size, reuselens::RL_REC_MEM, reuselens::RL_SPACE_SHARED, (uint8_t)flags, 0, ~0u);
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+RL_CB rl_local(void* ud, uint64_t pc, void* ptr, uint32_t size, uint32_t flags, const void*) {
+  emit(ud, pc, (uint64_t)ptr, size, reuselens::RL_REC_MEM, reuselens::RL_SPACE_LOCAL, (uint8_t)flags, 0, ~0u);
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+// cp.async (LDGSTS): a global read at pc and a shared write at pc + 1, both flagged ASYNC_COPY.
+RL_CB rl_memcpy_async(void* ud, uint64_t pc, void* src, uint32_t dst, uint32_t size) {
+  emit(ud, pc, (uint64_t)src, size, reuselens::RL_REC_MEM, reuselens::RL_SPACE_GLOBAL, reuselens::RL_ACCESS_READ,
+       reuselens::RL_FLAG_ASYNC_COPY, ~0u);
+  emit(ud, pc + 1, (uint64_t)dst, size, reuselens::RL_REC_MEM, reuselens::RL_SPACE_SHARED,
+       reuselens::RL_ACCESS_WRITE, reuselens::RL_FLAG_ASYNC_COPY, ~0u);
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+// ldmatrix / stmatrix: `count` matrices of 8 rows x 16 bytes; lane i supplies the row address of row
+// i % 8 of matrix i / 8, so lanes >= 8 * count carry no address.
+RL_CB rl_matrix(void* ud, uint64_t pc, uint32_t address, uint32_t size, uint32_t flags, uint32_t count,
+                const void*) {
+  const uint32_t lanes = count >= 4 ? ~0u : ((1u << (8u * count)) - 1u);
+  emit(ud, pc, (uint64_t)address, size, reuselens::RL_REC_MEM, reuselens::RL_SPACE_SHARED, (uint8_t)flags, 0,
+       lanes);
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+RL_CB rl_barrier(void* ud, uint64_t pc, uint32_t, uint32_t, uint32_t) {
+  emit(ud, pc, 0, 0, reuselens::RL_REC_BARRIER, reuselens::RL_BARRIER_BLOCK, 0, 0, 0u);
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+RL_CB rl_syncwarp(void* ud, uint64_t pc, uint32_t) {
+  emit(ud, pc, 0, 0, reuselens::RL_REC_BARRIER, reuselens::RL_BARRIER_WARP, 0, 0, 0u);
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+RL_CB rl_cuda_barrier(void* ud, uint64_t pc, void*, uint32_t, uint32_t) {
+  emit(ud, pc, 0, 0, reuselens::RL_REC_BARRIER, reuselens::RL_BARRIER_MBARRIER, 0, 0, 0u);
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+RL_CB rl_block_exit(void* ud, uint64_t pc) {
+  emit(ud, pc, 0, 0, reuselens::RL_REC_BLOCK_EXIT, 0, 0, 0, 0u);
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+RL_CB rl_smem_size(void* ud, uint64_t, uint32_t size) {
+  RlDeviceState* s = static_cast<RlDeviceState*>(ud);
+  if (s != nullptr && s->enabled) atomicMax(&s->smem_size, size);
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+// Bulk copies (cp.async.bulk, sm_90+): one thread issues `n` 16-byte blocks. Recorded as records of up
+// to 32 "lanes", lane i standing for the i-th 16-byte block, size 16, flag ASYNC_COPY; global half at pc,
+// shared half at pc + 1 (docs/collector.md).
+__device__ __forceinline__ void emit_bulk(void* ud, uint64_t pc, uint64_t gaddr, uint32_t saddr, uint32_t blocks,
+                                          bool to_shared) {
+  RlDeviceState* s = static_cast<RlDeviceState*>(ud);
+  if (s == nullptr || s->enabled == 0) return;
+  // Every active lane sees the same operands; the lowest one records the copy once.
+  if (lane_id() != (uint32_t)(__ffs(__activemask()) - 1)) return;
+  const uint16_t warp = (uint16_t)warp_in_block();
+  for (uint32_t first = 0; first < blocks; first += 32) {
+    const uint32_t n = blocks - first < 32 ? blocks - first : 32;
+    const uint32_t m = n == 32 ? ~0u : ((1u << n) - 1u);
+    for (int half = 0; half < 2; ++half) {
+      const bool global = half == 0;
+      unsigned long long t = take_ticket(s);
+      RlRecord* r = record_at(s, t);
+      uint64_t* w = reinterpret_cast<uint64_t*>(r);
+      const uint8_t access = global == to_shared ? reuselens::RL_ACCESS_READ : reuselens::RL_ACCESS_WRITE;
+      w[0] = header_word(reuselens::RL_REC_MEM, global ? reuselens::RL_SPACE_GLOBAL : reuselens::RL_SPACE_SHARED,
+                         access, reuselens::RL_FLAG_ASYNC_COPY, 16, warp);
+      w[1] = (uint64_t)RL_UNRESOLVED_FUNCTION | ((uint64_t)m << 32);
+      w[2] = global ? pc : pc + 1;
+      w[3] = flat_block();
+      for (uint32_t i = 0; i < 32; ++i)
+        r->addr[i] = i < n ? (global ? gaddr : (uint64_t)saddr) + 16ull * (first + i) : 0;
+      __threadfence_system();
+      commit(s, t);
+    }
+  }
+}
+
+RL_CB rl_bulk_g2s(void* ud, uint64_t pc, uint64_t src, uint32_t dst, uint32_t, uint32_t data, uint32_t) {
+  emit_bulk(ud, pc, src, dst, data & 0xFFFFu, true);
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+RL_CB rl_bulk_s2g(void* ud, uint64_t pc, uint64_t dst, uint32_t src, uint32_t blocks) {
+  emit_bulk(ud, pc, dst, src, blocks, false);
+  return SANITIZER_PATCH_SUCCESS;
+}

@@ -1,0 +1,62 @@
+// Where drained records go. The drain thread calls consume() in buffer order for the launch in flight;
+// allocation events arrive between launches on the application's thread (launches are serialised, see
+// tool.cpp), so a sink sees every event in program order.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "reuselens/trace_format.h"
+
+namespace rlc {
+
+struct LaunchMeta {
+  uint64_t id = 0;
+  uint32_t function_id = 0;
+  std::string kernel;     // mangled
+  std::string module;     // sha256
+  uint32_t grid[3] = {1, 1, 1};
+  uint32_t block[3] = {1, 1, 1};
+  uint32_t cluster[3] = {0, 0, 0};
+};
+
+class RecordSink {
+ public:
+  virtual ~RecordSink() = default;
+  virtual const char* name() const = 0;
+  virtual void add_allocation(uint64_t /*address*/, uint64_t /*size*/) {}
+  virtual void free_allocation(uint64_t /*address*/) {}
+  virtual void begin_launch(const LaunchMeta& meta) = 0;
+  virtual void consume(const reuselens::RlRecord* records, size_t n) = 0;
+  // complete: every record of the launch was delivered.
+  virtual void end_launch(bool complete) = 0;
+  // At exit: write results into the run directory. Returns false with *error on failure.
+  virtual bool finish(const std::string& /*run_dir*/, std::string* /*error*/) { return true; }
+  // Non-empty after an I/O or analysis failure.
+  std::string error;
+};
+
+// traces/<launch_id>.rltrace (docs/trace-format.md).
+class TraceFileSink : public RecordSink {
+ public:
+  explicit TraceFileSink(std::string run_dir) : dir_(std::move(run_dir)) {}
+  ~TraceFileSink() override;
+  const char* name() const override { return "traces"; }
+  void begin_launch(const LaunchMeta& meta) override;
+  void consume(const reuselens::RlRecord* records, size_t n) override;
+  void end_launch(bool complete) override;
+
+ private:
+  std::string dir_;
+  FILE* f_ = nullptr;
+  uint64_t count_ = 0;
+  uint64_t launch_ = 0;
+  uint32_t kernel_ = 0;
+};
+
+// The online analysis engine (analyzer/engine), when the build has it; nullptr otherwise.
+std::unique_ptr<RecordSink> make_engine_sink();
+
+}  // namespace rlc
