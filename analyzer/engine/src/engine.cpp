@@ -718,7 +718,8 @@ std::string Engine::Impl::to_json() const {
     std::unordered_map<uint32_t, uint32_t> local;
     local[0] = 0;
     for (size_t i = 0; i < ids.size(); ++i) local[ids[i]] = uint32_t(i + 1);
-    os << (gi ? "," : "") << "{\"kernel_function_id\":" << g.key.kernel << ",\"grid\":[" << g.key.grid[0] << ','
+    os << (gi ? "," : "") << "{\"id\":\"k" << gi << "\",\"kernel_function_id\":" << g.key.kernel
+       << ",\"function_id\":" << g.key.kernel << ",\"grid\":[" << g.key.grid[0] << ','
        << g.key.grid[1] << ',' << g.key.grid[2] << "],\"block\":[" << g.key.block[0] << ',' << g.key.block[1] << ','
        << g.key.block[2] << "],\"dynamic_shared_bytes\":" << g.key.dyn << ",\"launches\":[";
     for (size_t i = 0; i < g.launches.size(); ++i) os << (i ? "," : "") << g.launches[i];

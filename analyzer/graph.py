@@ -1,0 +1,142 @@
+"""PCDepGraph as a networkx MultiDiGraph, with the paper's graph metrics (cuVein, sections 3.2-3.3).
+
+Input is one kernel dict of the engine result / report.json (docs/report-format.md). Node 0 is the Cold Miss
+node ("untracked memory", 3.2.1); every other node is a memory PC; each edge points from the current PC to its
+reuse origin and carries ``label`` and ``weight`` (= bytes, the paper's w(e)).
+
+Public API: :func:`build_graph`, :func:`w_out`, :func:`w_total`, :func:`closed_subgraphs`,
+:func:`reuse_intensity`, :func:`reuse_ratio`, :func:`r_coal`, :func:`r_conf`, :func:`annotate_kernel`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from typing import Any, Iterable
+
+import networkx as nx
+
+COLD_NODE = 0
+LABELS = ("cold", "thread", "warp_same_inst", "warp_diff_inst", "block", "grid")
+# Labels r(l) is defined for: W-hat(v) drops the Warp_same_inst and ColdMiss components (section 3.3 I).
+REUSE_LABELS = ("thread", "warp_diff_inst", "block", "grid")
+_NODE_SCALARS = ("function", "function_id", "pc", "space", "type", "size", "async_copy", "executions", "bytes")
+
+
+def build_graph(kernel: dict[str, Any]) -> nx.MultiDiGraph:
+    """One MultiDiGraph per kernel: node attributes as in the report, one edge per report edge."""
+    g = nx.MultiDiGraph(kernel=kernel.get("mangled"), id=kernel.get("id"))
+    g.add_node(COLD_NODE, cold=True, label="untracked memory")
+    for node in kernel.get("nodes", []):
+        if node["id"] == COLD_NODE:
+            continue
+        g.add_node(node["id"], cold=False, **{k: node.get(k) for k in _NODE_SCALARS}, data=node)
+    for i, edge in enumerate(kernel.get("edges", [])):
+        g.add_edge(edge["from"], edge["to"], key=i, label=edge["label"], weight=edge["bytes"], data=edge)
+    return g
+
+
+def w_out(g: nx.MultiDiGraph, v: int, label: str) -> int:
+    """W_out(v, l): bytes on v's outgoing edges labelled l (section 3.2.2, Weighted Out-Degree)."""
+    return sum(d["weight"] for _, _, d in g.out_edges(v, data=True) if d["label"] == label)
+
+
+def w_total(g: nx.MultiDiGraph, v: int) -> int:
+    """W_total(v) = sum over labels of W_out(v, l)."""
+    return sum(d["weight"] for _, _, d in g.out_edges(v, data=True))
+
+
+def closed_subgraphs(g: nx.MultiDiGraph) -> list[list[int]]:
+    """Closed subgraphs (section 3.2.1): connected components over the non-cold edges, Cold Miss excluded.
+
+    A component is closed by construction: every non-cold edge of a member stays inside it. PCs with only cold
+    edges form single-node subgraphs. Sorted by first (smallest) node id.
+    """
+    u = nx.Graph()
+    u.add_nodes_from(n for n in g.nodes if n != COLD_NODE)
+    u.add_edges_from((a, b) for a, b, d in g.edges(data=True) if d["label"] != "cold" and COLD_NODE not in (a, b))
+    return sorted((sorted(c) for c in nx.connected_components(u)), key=lambda c: c[0])
+
+
+def _out_edges(g: nx.MultiDiGraph, nodes: Iterable[int]) -> list[dict[str, Any]]:
+    return [d for v in nodes for _, _, d in g.out_edges(v, data=True)]
+
+
+def reuse_intensity(g: nx.MultiDiGraph, nodes: Iterable[int]) -> float | None:
+    """RI(G') = total edge weight / cold-miss edge weight over the edges of G' (section 3.2.2).
+
+    None when G' has no cold traffic (its data was first touched outside the analysed launches)."""
+    edges = _out_edges(g, nodes)
+    cold = sum(d["weight"] for d in edges if d["label"] == "cold")
+    return sum(d["weight"] for d in edges) / cold if cold else None
+
+
+def reuse_ratio(g: nx.MultiDiGraph, nodes: Iterable[int], label: str) -> float | None:
+    """r(l) = sum W_out(v, l) / sum W-hat(v) over V(G'), W-hat excluding Warp_same_inst and ColdMiss (3.3 I).
+
+    None when the denominator is zero (nothing but cold and broadcast traffic)."""
+    if label not in REUSE_LABELS:
+        raise ValueError(f"r(l) is defined for {REUSE_LABELS}, not {label!r}")
+    edges = _out_edges(g, nodes)
+    denom = sum(d["weight"] for d in edges if d["label"] in REUSE_LABELS)
+    return sum(d["weight"] for d in edges if d["label"] == label) / denom if denom else None
+
+
+def _mean(dist: Iterable[Iterable[int]] | None) -> float:
+    pairs = list(dist or ())
+    n = sum(c for _, c in pairs)
+    return sum(v * c for v, c in pairs) / n if n else 0.0
+
+
+def r_coal(node: dict[str, Any]) -> float | None:
+    """R_coal(v) = E(Sector_v) / S_opt(v) (section 3.3 II), S_opt = ceil(lanes * size / 32) per instance,
+    averaged over the same instances. Global nodes only."""
+    ideal = _mean(node.get("sectors_ideal"))
+    return _mean(node.get("sectors")) / ideal if node.get("space") == "global" and ideal else None
+
+
+def r_conf(node: dict[str, Any]) -> float | None:
+    """R_conf(v) = E(Wave_v) / E(Wave_ideal_v) (section 3.3 II, Bank Conflict). Shared nodes only."""
+    ideal = _mean(node.get("wavefronts_ideal"))
+    return _mean(node.get("wavefronts")) / ideal if node.get("space") == "shared" and ideal else None
+
+
+def _finite(x: float | None) -> float | None:
+    return x if x is None or math.isfinite(x) else None
+
+
+def subgraph_summary(g: nx.MultiDiGraph, nodes: list[int]) -> dict[str, Any]:
+    edges = _out_edges(g, nodes)
+    by_label: dict[str, int] = defaultdict(int)
+    for d in edges:
+        by_label[d["label"]] += d["weight"]
+    return {
+        "nodes": nodes,
+        "closed": True,
+        "footprint_bytes": by_label.get("cold", 0),
+        "bytes": sum(by_label.values()),
+        "reuse_intensity": _finite(reuse_intensity(g, nodes)),
+        "bytes_by_label": {label: by_label[label] for label in LABELS if by_label.get(label)},
+        "reuse_ratio": {label: reuse_ratio(g, nodes, label) for label in REUSE_LABELS},
+    }
+
+
+def annotate_kernel(kernel: dict[str, Any]) -> dict[str, Any]:
+    """Fill ``kernel["subgraphs"]`` and each node's ``metrics`` (W_out per label, W_total, R_coal, R_conf, the
+    index of its subgraph) in place; returns the kernel."""
+    g = build_graph(kernel)
+    subgraphs = closed_subgraphs(g)
+    kernel["subgraphs"] = [subgraph_summary(g, nodes) for nodes in subgraphs]
+    member = {v: i for i, nodes in enumerate(subgraphs) for v in nodes}
+    for node in kernel.get("nodes", []):
+        v = node["id"]
+        if v == COLD_NODE:
+            continue
+        node["metrics"] = {
+            "W_out": {label: w_out(g, v, label) for label in LABELS},
+            "W_total": w_total(g, v),
+            "R_coal": r_coal(node),
+            "R_conf": r_conf(node),
+            "subgraph": member.get(v),
+        }
+    return kernel

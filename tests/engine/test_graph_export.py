@@ -1,0 +1,107 @@
+"""networkx view, paper metrics (W_out, RI, r(l), R_coal, R_conf, closed subgraphs), report I/O and exports."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from analyzer import export, report
+from analyzer.errors import ReportError
+from analyzer.graph import (annotate_kernel, build_graph, closed_subgraphs, r_coal, r_conf, reuse_intensity,
+                            reuse_ratio, w_out, w_total)
+
+from engine_records import SHARED, WRITE, mem, warp_addrs
+from test_labels import A, listing2_rows, node, run
+
+
+def two_objects():
+    """Object X (global, read twice by the same thread) and object Y (shared, written then read by other warps)."""
+    rows = [mem(0x10, warp_addrs(A)), mem(0x20, warp_addrs(A)),
+            mem(0x30, warp_addrs(0), space=SHARED, access=WRITE, warp=0),
+            mem(0x40, warp_addrs(0), space=SHARED, warp=1), mem(0x40, warp_addrs(0), space=SHARED, warp=1),
+            mem(0x50, warp_addrs(A + 4096, 128))]
+    return run(rows, block=(64, 1, 1))
+
+
+def ids(k):
+    return {n["pc"]: n["id"] for n in k["nodes"] if n["id"]}
+
+
+def test_graph_and_weighted_degrees():
+    k = run(listing2_rows(), grid=(2, 1, 1), block=(64, 1, 1))
+    g = build_graph(k)
+    i = ids(k)
+    assert g.number_of_nodes() == 7 and g.number_of_edges() == len(k["edges"]) == 8
+    assert w_out(g, i[0x30], "warp_same_inst") == 496 and w_out(g, i[0x30], "thread") == 16
+    assert w_total(g, i[0x30]) == 512
+    assert g.has_edge(i[0x30], i[0x30])  # self-loop
+
+
+def test_closed_subgraphs_reuse_intensity_and_ratio():
+    k = two_objects()
+    g = build_graph(k)
+    i = ids(k)
+    subs = closed_subgraphs(g)
+    assert subs == [[i[0x10], i[0x20]], [i[0x30], i[0x40]], [i[0x50]]]
+    # X: 128 B cold + 128 B thread reuse -> RI 2, r(thread) 1
+    assert reuse_intensity(g, subs[0]) == 2.0 and reuse_ratio(g, subs[0], "thread") == 1.0
+    # Y: 128 B cold (write) + 128 B block (warp 1 reads warp 0's words) + 128 B thread (it reads them again)
+    assert reuse_intensity(g, subs[1]) == 3.0
+    assert reuse_ratio(g, subs[1], "block") == 0.5 and reuse_ratio(g, subs[1], "thread") == 0.5
+    assert reuse_ratio(g, subs[2], "grid") is None  # only cold traffic
+    with pytest.raises(ValueError):
+        reuse_ratio(g, subs[0], "cold")
+
+
+def test_coalescing_and_conflict_ratios():
+    k = two_objects()
+    assert r_coal(node(k, 0x50)) == 8.0  # 32 sectors for a 4-sector footprint
+    assert r_coal(node(k, 0x10)) == 1.0 and r_conf(node(k, 0x10)) is None
+    assert r_conf(node(k, 0x40)) == 1.0 and r_coal(node(k, 0x40)) is None
+    stride = run([mem(0x10, [4 * 32 * i for i in range(32)], space=SHARED)])
+    assert r_conf(node(stride, 0x10)) == 32.0
+
+
+def test_annotate_kernel_fills_subgraphs_and_metrics():
+    k = annotate_kernel(two_objects())
+    assert [s["nodes"] for s in k["subgraphs"]][0] == [1, 2]
+    s = k["subgraphs"][1]
+    assert s["footprint_bytes"] == 128 and s["bytes"] == 384 and s["reuse_intensity"] == 3.0
+    assert s["bytes_by_label"] == {"cold": 128, "thread": 128, "block": 128}
+    m = node(k, 0x40)["metrics"]
+    assert m["W_total"] == 256 and m["W_out"]["block"] == 128 and m["subgraph"] == 1
+    json.dumps(k, allow_nan=False)
+
+
+def test_report_round_trip_and_errors(tmp_path):
+    rep = {"format": "reuselens-report", "version": 1, "kernels": [annotate_kernel(two_objects())]}
+    p = report.save(rep, tmp_path / "report.json")
+    assert report.load(p) == json.loads(json.dumps(rep))
+    (tmp_path / "v2.json").write_text(json.dumps(dict(rep, version=2)))
+    with pytest.raises(ReportError, match=r"v2\.json: report version 2, this build reads version 1"):
+        report.load(tmp_path / "v2.json")
+    (tmp_path / "bad.json").write_text("{")
+    with pytest.raises(ReportError, match="not readable as JSON"):
+        report.load(tmp_path / "bad.json")
+    (tmp_path / "other.json").write_text('{"format": "x"}')
+    with pytest.raises(ReportError, match="not a ReuseLens report"):
+        report.load(tmp_path / "other.json")
+    with pytest.raises(ReportError, match="no such report"):
+        report.load(tmp_path / "missing.json")
+
+
+def test_exports():
+    k = two_objects()
+    k["mangled"] = "_Z1kPf"
+    root = ET.fromstring(export.to_graphml(k))
+    ns = {"g": "http://graphml.graphdrawing.org/xmlns"}
+    assert len(root.findall(".//g:node", ns)) == 6 and len(root.findall(".//g:edge", ns)) == len(k["edges"])
+    dot = export.to_dot(k)
+    assert dot.startswith('digraph "_Z1kPf" {') and dot.count("->") == len(k["edges"])
+    ap = export.to_accelprof(k)
+    rows = {(e["current_pc"], e["ancient_pc"]): e for e in ap["edges"]}
+    assert rows[(0x20, 0x10)]["dist"]["intra_thread"] == 32
+    assert rows[(0x40, 0x30)]["dist"]["intra_block"] == 32 and rows[(0x10, None)]["cold"] == 32
+    assert {n["flags"] for n in ap["nodes"]} == {"READ GLOBAL", "WRITE SHARED", "READ SHARED"}
