@@ -23,7 +23,9 @@ from analyzer.lineinfo.lineprogram import LineProgram, Row, Sequence, parse_debu
 
 R_CUDA_64 = 2
 SHF_EXECINSTR = 0x4
-_MAX_INLINE_DEPTH = 512  # deeper chains are corrupt (ptxas has no such limit documented; real ones are < 20)
+# Field positions of a row tuple (lineprogram.Row).
+_ADDRESS, _FILE, _LINE, _COLUMN, _INLINED_AT, _FUNC_NAME, _SEGMENT = range(7)
+MAX_INLINE_DEPTH = 512  # deeper chains are corrupt (ptxas has no such limit documented; real ones are < 20)
 
 
 def cuda_arch(elf: ElfFile) -> int | None:
@@ -41,7 +43,7 @@ class RowRef(NamedTuple):
 
     @property
     def row(self) -> Row:
-        return self.sequence.rows[self.index]
+        return Row(*self.sequence.rows[self.index])
 
 
 class RawFrame(NamedTuple):
@@ -60,6 +62,7 @@ class _SectionIndex:
     starts: list[int]
     ends: list[int]
     refs: list[RowRef]
+    owners: list[str]  # the FUNC symbol (kernel or `$kernel$callee` clone) holding each interval
 
 
 class CubinLineTable:
@@ -79,6 +82,8 @@ class CubinLineTable:
         self._index: dict[int, _SectionIndex] = {}
         self.orphan_sequences = 0
         self.comp_dir: str | None = None
+        self._paths: dict[tuple[int, int], str] = {}
+        self._strings: dict[tuple[int, int], str] = {}
         self._load_line_info()
 
     # -- public queries -------------------------------------------------------------------------------
@@ -131,6 +136,10 @@ class CubinLineTable:
             return []
         return list(zip(index.starts, index.ends, index.refs))
 
+    def section_index(self, shndx: int) -> _SectionIndex | None:
+        """The interval arrays of a section (for bulk lookups); intervals never straddle a function start."""
+        return self._index.get(shndx)
+
     def chain(self, ref: RowRef, outer_function: str) -> list[RawFrame]:
         """Frames from the innermost location outwards; the last frame is in `outer_function`.
 
@@ -141,20 +150,36 @@ class CubinLineTable:
         unit = ref.sequence.unit
         frames = []
         seen = set()
-        row = ref.row
-        while row.inlined_at and len(frames) < _MAX_INLINE_DEPTH:
-            frames.append(RawFrame(self.debug_string(unit, row.func_name), self.file_path(unit, row.file),
-                                   row.line, row.column))
-            target = row.inlined_at - 1
+        row = rows[ref.index]
+        while row[_INLINED_AT] and len(frames) < MAX_INLINE_DEPTH:
+            frames.append(RawFrame(self.debug_string(unit, row[_FUNC_NAME]), self.file_path(unit, row[_FILE]),
+                                   row[_LINE], row[_COLUMN]))
+            target = row[_INLINED_AT] - 1
             if not 0 <= target < len(rows) or target in seen:
                 break
             seen.add(target)
             row = rows[target]
-        frames.append(RawFrame(outer_function, self.file_path(unit, row.file), row.line, row.column))
+        frames.append(RawFrame(outer_function, self.file_path(unit, row[_FILE]), row[_LINE], row[_COLUMN]))
         return frames
+
+    def inlined_frame(self, unit: LineProgram, row: tuple) -> RawFrame:
+        """The frame of a row inside inlined code: its callee's name and its own file:line."""
+        return RawFrame(self.debug_string(unit, row[_FUNC_NAME]), self.file_path(unit, row[_FILE]), row[_LINE],
+                        row[_COLUMN])
+
+    def outer_frame(self, unit: LineProgram, row: tuple, function: str) -> RawFrame:
+        """The frame of a row that is not inlined: code of `function` (the symbol holding the PC)."""
+        return RawFrame(function, self.file_path(unit, row[_FILE]), row[_LINE], row[_COLUMN])
 
     def file_path(self, unit: LineProgram, number: int) -> str:
         """Path of file `number` as the line table records it: include dir joined with the name."""
+        key = (unit.index, number)
+        path = self._paths.get(key)
+        if path is None:
+            path = self._paths[key] = self._file_path(unit, number)
+        return path
+
+    def _file_path(self, unit: LineProgram, number: int) -> str:
         entry = unit.file_entry(number)
         if entry is None:
             return ""
@@ -174,6 +199,13 @@ class CubinLineTable:
 
     def debug_string(self, unit: LineProgram, offset: int) -> str:
         """Mangled name at `offset` of `.debug_str`, rebased for later units of an nvlink output."""
+        key = (unit.index, offset)
+        name = self._strings.get(key)
+        if name is None:
+            name = self._strings[key] = self._debug_string(unit, offset)
+        return name
+
+    def _debug_string(self, unit: LineProgram, offset: int) -> str:
         base = self._str_bases.get(unit.index, 0)
         start = base + offset
         data = self._debug_str
@@ -203,8 +235,29 @@ class CubinLineTable:
                     self.orphan_sequences += 1
         for shndx, items in intervals.items():
             items.sort(key=lambda item: item[0])
-            self._index[shndx] = _SectionIndex([i[0] for i in items], [i[1] for i in items],
-                                               [i[2] for i in items])
+            self._index[shndx] = self._split_by_function(shndx, items)
+
+    def _split_by_function(self, shndx: int, items: list[tuple[int, int, RowRef]]) -> _SectionIndex:
+        """Cut intervals at function boundaries, so each has one owner (a row may run into a clone)."""
+        cuts = sorted({b for sym in self._functions.get(shndx, ()) for b in (sym.value, sym.value + sym.size)})
+        # The owner is constant between two consecutive cuts: find it once per piece, not per interval.
+        piece_owner = [self.containing_function(shndx, c) for c in [0] + cuts]
+        index = _SectionIndex([], [], [], [])
+        for start, end, ref in items:
+            if index.ends and start < index.ends[-1]:
+                start = index.ends[-1]  # overlapping sequences: the earlier one keeps its bytes
+                if start >= end:
+                    continue
+            k = bisect.bisect_right(cuts, start)
+            while start < end:
+                stop = cuts[k] if k < len(cuts) and cuts[k] < end else end
+                owner = piece_owner[k] if k == 0 or cuts[k - 1] <= start else self.containing_function(shndx, start)
+                index.starts.append(start)
+                index.ends.append(stop)
+                index.refs.append(ref)
+                index.owners.append(owner.name if owner else "")
+                start, k = stop, k + 1
+        return index
 
     def _add_sequence(self, sequence: Sequence, resolver: "_AddressResolver",
                       intervals: dict[int, list[tuple[int, int, RowRef]]]) -> bool:
@@ -212,11 +265,14 @@ class CubinLineTable:
         if not bases or all(b is None for b in bases):
             return False
         rows = sequence.rows
+        if len(bases) == 1:
+            self._add_single_segment(sequence, bases[0], intervals)
+            return True
         placed = []
+        shifts = [None if b is None else (b[0], b[1] - seg.value) for b, seg in zip(bases, sequence.segments)]
         for row in rows:
-            base = bases[row.segment] if row.segment >= 0 else None
-            placed.append(None if base is None else
-                          (base[0], base[1] + row.address - sequence.segments[row.segment].value))
+            shift = shifts[row[_SEGMENT]] if row[_SEGMENT] >= 0 else None
+            placed.append(None if shift is None else (shift[0], shift[1] + row[_ADDRESS]))
         for i in range(len(rows) - 1):
             here, nxt = placed[i], placed[i + 1]
             if here is None:
@@ -231,6 +287,17 @@ class CubinLineTable:
             if end > start:
                 intervals.setdefault(shndx, []).append((start, end, RowRef(sequence, i)))
         return True
+
+    def _add_single_segment(self, sequence: Sequence, base: tuple[int, int],
+                            intervals: dict[int, list[tuple[int, int, RowRef]]]) -> None:
+        """The usual case (one DW_LNE_set_address per sequence), in one pass."""
+        shndx, shift = base[0], base[1] - sequence.segments[0].value
+        out = intervals.setdefault(shndx, [])
+        rows = sequence.rows
+        for i in range(len(rows) - 1):
+            start, end = rows[i][0], rows[i + 1][0]
+            if end > start:  # equal: a later row at the same address is more inner and wins
+                out.append((start + shift, end + shift, RowRef(sequence, i)))
 
 
 class _AddressResolver:
@@ -305,7 +372,7 @@ def _string_bases(units: list[LineProgram], debug_str: bytes) -> dict[int, int]:
     bases = {}
     base = 0
     for unit in units:
-        offsets = {row.func_name for seq in unit.sequences for row in seq.rows if row.inlined_at}
+        offsets = {row[_FUNC_NAME] for seq in unit.sequences for row in seq.rows if row[_INLINED_AT]}
         if not offsets:
             bases[unit.index] = base
             continue

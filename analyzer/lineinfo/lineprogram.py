@@ -46,7 +46,8 @@ _MAX_LEB_BYTES = 10  # a 64-bit value; longer encodings are treated as corrupt
 
 
 class Row(NamedTuple):
-    """One row of the line table. `address` is the raw (unrelocated) register value."""
+    """Field order of a row of the line table (rows are stored as plain tuples for speed; Row(*t) names
+    them). `address` is the raw (unrelocated) register value."""
 
     address: int
     file: int
@@ -70,7 +71,7 @@ class Sequence:
     """Rows from one DW_LNE_set_address to DW_LNE_end_sequence; the last row is the end_sequence row."""
 
     unit: "LineProgram"
-    rows: list[Row] = field(default_factory=list)
+    rows: list[tuple] = field(default_factory=list)  # tuples in Row's field order
     segments: list[AddressBase] = field(default_factory=list)
 
 
@@ -251,36 +252,78 @@ def _run_program(data: bytes, h: _Header, unit: LineProgram) -> None:
     """Run the line-number state machine (§6.2.2) and collect rows per sequence.
 
     One if/elif chain on purpose: this loop runs once per opcode of a 100k-instruction CUBIN, so the state
-    registers live in locals rather than in an object.
+    registers and the cursor live in locals, rows are plain tuples in Row's field order, and one-byte
+    LEB128 operands (nearly all of them) are decoded inline.
     """
     r = _Reader(data, h.program_start, h.end)
+    end = h.end
     opcode_base, line_base, line_range, min_inst = h.opcode_base, h.line_base, h.line_range, h.min_inst
     const_add = ((255 - opcode_base) // line_range) * min_inst
     seq = Sequence(unit)
     rows = seq.rows
+    emit = rows.append
     address, file, line, column, inlined_at, func_name, segment = 0, 1, 1, 0, 0, 0, -1
-    while r.pos < r.end:
-        op = data[r.pos]
-        r.pos += 1
+    pos = h.program_start
+    while pos < end:
+        op = data[pos]
+        pos += 1
         if op >= opcode_base:  # special opcode (§6.2.5.1)
             adjusted = op - opcode_base
             address += (adjusted // line_range) * min_inst
             line += line_base + adjusted % line_range
-            rows.append(Row(address, file, line, column, inlined_at, func_name, segment))
-        elif op == 0:
-            length = r.uleb()
+            emit((address, file, line, column, inlined_at, func_name, segment))
+            continue
+        if op == DW_LNS_copy:
+            emit((address, file, line, column, inlined_at, func_name, segment))
+            continue
+        if op == DW_LNS_advance_pc or op == DW_LNS_advance_line or op == DW_LNS_set_file:
+            if pos < end and data[pos] < 0x80:  # one-byte LEB128
+                value = data[pos]
+                pos += 1
+                if op == DW_LNS_advance_line and value & 0x40:
+                    value -= 0x80
+            elif pos + 1 < end and data[pos + 1] < 0x80:  # two-byte LEB128 (advance_pc of 8+ instructions)
+                value = (data[pos] & 0x7F) | (data[pos + 1] << 7)
+                pos += 2
+                if op == DW_LNS_advance_line and value & 0x2000:
+                    value -= 0x4000
+            else:
+                r.pos = pos
+                value = r.sleb() if op == DW_LNS_advance_line else r.uleb()
+                pos = r.pos
+            if op == DW_LNS_advance_pc:
+                address += value * min_inst
+            elif op == DW_LNS_advance_line:
+                line += value
+            else:
+                file = value
+            continue
+        r.pos = pos
+        if op == 0:
+            if pos < end and data[pos] < 0x80:
+                length = data[pos]
+                r.pos = pos + 1
+            else:
+                length = r.uleb()
             if length == 0:
+                pos = r.pos
                 continue
             ext_end = r.pos + length
-            if ext_end > r.end:
+            if ext_end > end:
                 raise LineTableError(f"extended opcode at {r.pos:#x} runs past the end of its unit")
             sub = data[r.pos]
             r.pos += 1
+            if sub == DW_LNE_NV_inline and length == 3:  # the common form: two one-byte operands
+                inlined_at, func_name = data[r.pos], data[r.pos + 1]
+                if inlined_at < 0x80 and func_name < 0x80:
+                    pos = ext_end
+                    continue
             if sub == DW_LNE_end_sequence:
-                rows.append(Row(address, file, line, column, inlined_at, func_name, segment))
+                emit((address, file, line, column, inlined_at, func_name, segment))
                 unit.sequences.append(seq)
                 seq = Sequence(unit)
                 rows = seq.rows
+                emit = rows.append
                 address, file, line, column, inlined_at, func_name, segment = 0, 1, 1, 0, 0, 0, -1
             elif sub == DW_LNE_set_address:
                 size = length - 1
@@ -292,23 +335,16 @@ def _run_program(data: bytes, h: _Header, unit: LineProgram) -> None:
             elif sub == DW_LNE_define_file:
                 sub_reader = _Reader(data, r.pos, ext_end)
                 name = sub_reader.cstr()
-                dir_index = sub_reader.uleb()
-                unit.files.append(FileEntry(name, dir_index))
+                unit.files.append(FileEntry(name, sub_reader.uleb()))
             elif sub == DW_LNE_NV_inline:
-                sub_reader = _Reader(data, r.pos, ext_end)
-                inlined_at = sub_reader.uleb()
-                func_name = sub_reader.uleb()
+                r.end = ext_end  # operands must stay inside the op
+                inlined_at = r.uleb()
+                func_name = r.uleb()
+                r.end = end
             # DW_LNE_set_discriminator and unknown extended opcodes: skipped by their length.
-            r.pos = ext_end
-        elif op == DW_LNS_copy:
-            rows.append(Row(address, file, line, column, inlined_at, func_name, segment))
-        elif op == DW_LNS_advance_pc:
-            address += r.uleb() * min_inst
-        elif op == DW_LNS_advance_line:
-            line += r.sleb()
-        elif op == DW_LNS_set_file:
-            file = r.uleb()
-        elif op == DW_LNS_set_column:
+            pos = ext_end
+            continue
+        if op == DW_LNS_set_column:
             column = r.uleb()
         elif op == DW_LNS_const_add_pc:
             address += const_add
@@ -320,5 +356,6 @@ def _run_program(data: bytes, h: _Header, unit: LineProgram) -> None:
         else:  # DW_LNS_set_isa and opcodes unknown to us: skip their ULEB operands (§6.2.5.2)
             for _ in range(h.opcode_lengths[op - 1]):
                 r.uleb()
+        pos = r.pos
     if rows:
         raise LineTableError(f"line table unit at offset {unit.offset:#x} ends inside a sequence")

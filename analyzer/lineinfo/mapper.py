@@ -6,6 +6,7 @@ once per process (cache keyed by the SHA-256 of its bytes); locations are built 
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import threading
@@ -13,9 +14,10 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from analyzer.errors import RunDirectoryError
-from analyzer.lineinfo.cubin import CubinLineTable, RowRef
+from analyzer.lineinfo.cubin import MAX_INLINE_DEPTH, CubinLineTable, RowRef
 from analyzer.lineinfo.demangle import demangle
 from analyzer.lineinfo.errors import MappingError, UnknownModuleError
 from analyzer.lineinfo.paths import PathResolver
@@ -27,11 +29,10 @@ _cache: OrderedDict[str, CubinLineTable] = OrderedDict()
 _cache_lock = threading.Lock()
 
 
-@dataclass(frozen=True)
-class InlineFrame:
-    """One level of an inline chain: code of `function` at file:line."""
+class InlineFrame(NamedTuple):
+    """One level of an inline chain: code of `function` (demangled) at file:line."""
 
-    function: str  # demangled
+    function: str
     file: str
     line: int
     column: int = 0
@@ -42,14 +43,14 @@ class InlineFrame:
                 "exists": self.exists}
 
 
-@dataclass(frozen=True)
-class SourceLocation:
-    """Where an instruction comes from.
+class SourceLocation(NamedTuple):
+    """Where an instruction comes from (immutable; one object is shared by every PC of a line-table row).
 
-    `file`/`line` are the innermost location (inside the deepest inlined callee). `inline` is empty when
-    the instruction is not in inlined code; otherwise it holds every frame, innermost first: inline[0] is
-    (callee, file, line) and inline[-1] is the call site in the function that owns the code (the kernel,
-    or a `$kernel$callee` clone). `column` is 0 when the CUBIN records none (ptxas never does).
+    `file`/`line` are the innermost location (inside the deepest inlined callee); `file` is absolute after
+    the prefix map, `exists` says whether it is there. `inline` is empty when the instruction is not in
+    inlined code; otherwise it holds every frame, innermost first: inline[0] is (callee, file, line) and
+    inline[-1] is the call site in the function that owns the code (the kernel, or a `$kernel$callee`
+    clone). `column` is 0 when the CUBIN records none (ptxas never does).
     """
 
     file: str
@@ -77,7 +78,9 @@ class _Module:
     sha256: str
     source: Path | bytes
     table: CubinLineTable | None = None
-    locations: dict[tuple, SourceLocation] = field(default_factory=dict)
+    locations: dict[int, list[SourceLocation | None]] = field(default_factory=dict)  # per section, per interval
+    chains: dict[tuple, tuple[InlineFrame, ...]] = field(default_factory=dict)
+    frames: dict[tuple, InlineFrame] = field(default_factory=dict)
     sass: dict[tuple[str, int], str] | None = None
 
 
@@ -134,20 +137,27 @@ class SourceMapper:
     def lookup(self, module: str, function: str, pc: int) -> SourceLocation | None:
         """Location of the instruction containing byte `pc` of `function` (PC relative to the function's
         start, which for a kernel is its `.text` section start). None without line info or outside it."""
-        table = self.table(module)
-        if not table.has_line_info:
-            return None
-        found = table.section_offset(function, pc)
-        if found is None:
-            if table.function_symbol(function) is None:
+        mod = self._modules.get(module)
+        table = mod.table if mod is not None and mod.table is not None else self.table(module)
+        sym = table.function_symbol(function)
+        if sym is None:
+            if table.has_line_info:
                 self._note(f"module {module[:12]}: has no function {function}")
             return None
-        sym, offset = found
-        ref = table.row_at(sym.shndx, offset)
-        if ref is None:
+        index = table.section_index(sym.shndx)
+        if index is None or pc < 0:
             return None
-        owner = table.containing_function(sym.shndx, offset)
-        return self._location(self._modules[module], ref, owner.name if owner else function)
+        offset = sym.value + pc
+        i = bisect.bisect_right(index.starts, offset) - 1
+        if i < 0 or offset >= index.ends[i]:
+            return None
+        cache = mod.locations.get(sym.shndx)
+        if cache is None:
+            cache = mod.locations[sym.shndx] = [None] * len(index.starts)
+        loc = cache[i]
+        if loc is None:
+            loc = cache[i] = self._build_location(mod, index.refs[i], index.owners[i] or function)
+        return loc
 
     def kernel_location(self, module: str, function: str) -> SourceLocation | None:
         """Best single line for a kernel-level finding: the line of the function's first instruction with a
@@ -189,25 +199,58 @@ class SourceMapper:
             raise UnknownModuleError(f"module {module} is not part of this run")
         return mod
 
-    def _location(self, mod: _Module, ref: RowRef, owner: str) -> SourceLocation:
-        key = (id(ref.sequence), ref.index, owner)
-        loc = mod.locations.get(key)
-        if loc is None:
-            loc = self._build_location(mod, ref, owner)
-            mod.locations[key] = loc
-        return loc
-
     def _build_location(self, mod: _Module, ref: RowRef, owner: str) -> SourceLocation:
-        raw = mod.table.chain(ref, owner)
-        frames = []
-        for frame in raw:
-            path, exists = self._resolve(frame.path, mod.sha256)
-            frames.append(InlineFrame(demangle(frame.function) if frame.function else "?", path, frame.line,
-                                      frame.column, exists))
+        frames = self._frames_from(mod, ref, owner)
         inner = frames[0]
-        inline = tuple(frames) if len(frames) > 1 else ()
-        return SourceLocation(inner.file, inner.line, inner.column, inner.exists, inner.function, inline,
-                              raw[0].path)
+        raw_path = mod.table.file_path(ref.sequence.unit, ref.sequence.rows[ref.index][1])
+        return SourceLocation(inner.file, inner.line, inner.column, inner.exists, inner.function,
+                              frames if len(frames) > 1 else (), raw_path)
+
+    def _frames_from(self, mod: _Module, ref: RowRef, owner: str) -> tuple[InlineFrame, ...]:
+        """The inline chain from `ref` outwards (cubin.CubinLineTable.chain), memoized per row: rows inlined
+        at the same call site share the tail of their chains, so each row's frame is built once. A chain
+        that points out of range or loops ends where it breaks."""
+        memo = mod.chains
+        rows, unit, sid = ref.sequence.rows, ref.sequence.unit, id(ref.sequence)
+        pending = []  # (memo key, row) from the innermost row outwards, chains not yet known
+        visited = None
+        cur = ref.index
+        while True:
+            key = (sid, cur, owner)
+            tail = memo.get(key)
+            if tail is not None:
+                break
+            row = rows[cur]
+            if row[4] == 0:  # not inlined: the code of `owner`
+                tail = memo[key] = (self._frame(mod, unit, row, owner),)
+                break
+            target = row[4] - 1  # inlined_at is a 1-based row index
+            if not target < cur:  # call sites precede their callees; anything else is checked for loops
+                visited = visited if visited is not None else {ref.index}
+                broken = target in visited or target >= len(rows)
+                visited.add(target)
+            else:
+                broken = target < 0
+            if broken or len(pending) >= MAX_INLINE_DEPTH:
+                tail = memo[key] = (self._frame(mod, unit, row, None), self._frame(mod, unit, row, owner))
+                break
+            pending.append((key, row))
+            cur = target
+        for key, row in reversed(pending):
+            tail = memo[key] = (self._frame(mod, unit, row, None),) + tail
+        return tail
+
+    def _frame(self, mod: _Module, unit, row: tuple, owner: str | None) -> InlineFrame:
+        """Frame of `row`: in its inlined callee (owner None) or in `owner`, the symbol holding the PC."""
+        key = (unit.index, row[1], row[2], row[3], row[5] if owner is None else owner, owner is None)
+        built = mod.frames.get(key)
+        if built is None:
+            table = mod.table
+            raw = table.inlined_frame(unit, row) if owner is None else table.outer_frame(unit, row, owner)
+            path, exists = self._resolve(raw.path, mod.sha256)
+            built = mod.frames[key] = InlineFrame(demangle(raw.function) if raw.function else "?", path,
+                                                  raw.line, raw.column, exists)
+        return built
 
     def _resolve(self, recorded: str, module: str) -> tuple[str, bool]:
         path, exists = self._paths.resolve(recorded)
