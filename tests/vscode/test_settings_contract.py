@@ -1,0 +1,75 @@
+"""package.json `contributes.configuration` is the one source of truth for the settings (docs/settings.md).
+
+These tests check that package.json, the table in docs/settings.md and the server's DEFAULTS
+(lsp_server.settings) list the same names with the same types and defaults.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+from typing import Any
+
+import pytest
+
+from vscode_tools import EXTENSION, REPO
+
+TYPES = {"string[]": ("array", "string"), "string": ("string", None), "object": ("object", None),
+         "boolean": ("boolean", None), "number": ("number", None)}
+
+
+def package_settings() -> dict[str, dict[str, Any]]:
+    package = json.loads((EXTENSION / "package.json").read_text(encoding="utf-8"))
+    properties = package["contributes"]["configuration"]["properties"]
+    return {name.removeprefix("reuselens."): schema for name, schema in properties.items()}
+
+
+def documented_settings() -> dict[str, tuple[str, Any]]:
+    """name -> (type, default) from the table rows of docs/settings.md."""
+    rows = re.findall(r"^\| `reuselens\.([^`]+)` \| ([^|]+?) \| `([^`]*)` \|", 
+                      (REPO / "docs" / "settings.md").read_text(encoding="utf-8"), re.MULTILINE)
+    assert rows, "docs/settings.md has no settings table"
+    return {name: (kind.strip(), json.loads(default)) for name, kind, default in rows}
+
+
+def test_package_json_matches_docs_settings_md() -> None:
+    documented = documented_settings()
+    contributed = package_settings()
+    assert sorted(contributed) == sorted(documented)
+    for name, (kind, default) in documented.items():
+        schema = contributed[name]
+        assert schema["default"] == default, name
+        assert type(schema["default"]) is type(default), name
+        json_type, item_type = TYPES[kind]
+        assert schema["type"] == json_type, name
+        if item_type:
+            assert schema["items"] == {"type": item_type}, name
+
+
+def test_package_json_defaults_match_the_server() -> None:
+    try:
+        server_settings = importlib.import_module("lsp_server.settings")
+    except ImportError as error:
+        pytest.skip(f"lsp_server.settings is not importable yet ({error})")
+    defaults = getattr(server_settings, "DEFAULTS", None)
+    if defaults is None:
+        pytest.skip("lsp_server.settings has no DEFAULTS yet")
+    contributed = {name: schema["default"] for name, schema in package_settings().items()}
+    missing_in_package = sorted(set(defaults) - set(contributed))
+    missing_in_server = sorted(set(contributed) - set(defaults))
+    assert not missing_in_package, f"the server reads settings package.json does not contribute: {missing_in_package}"
+    assert not missing_in_server, f"package.json contributes settings the server does not know: {missing_in_server}"
+    for name, default in contributed.items():
+        assert defaults[name] == default and type(defaults[name]) is type(default), \
+            f"reuselens.{name}: package.json default {default!r}, server default {defaults[name]!r}"
+
+
+def test_restricted_settings_are_the_ones_that_run_commands() -> None:
+    package = json.loads((EXTENSION / "package.json").read_text(encoding="utf-8"))
+    trust = package["capabilities"]["untrustedWorkspaces"]
+    assert trust["supported"] == "limited"
+    restricted = {name.removeprefix("reuselens.") for name in trust["restrictedConfigurations"]}
+    assert restricted <= set(package_settings())
+    assert {"profile.command", "profile.cwd", "profile.env", "build.command", "server.path", "server.python",
+            "allowWorkspaceCommands", "profileOnSave"} == restricted
