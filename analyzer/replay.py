@@ -211,7 +211,7 @@ def analyze_run(
         if reason:
             partial.append({"launch": int(launch["id"]), "reason": reason})
     result = json.loads(engine.to_json())
-    _resolve_names(result, functions, notes)
+    resolve_names(result, functions, notes)
     result["partial"] = partial
     result["notes"] = notes
     return result
@@ -243,7 +243,7 @@ def analyze_records(
     return json.loads(engine.to_json())
 
 
-def _resolve_names(result: dict[str, Any], functions: dict[int, dict[str, Any]], notes: list[str]) -> None:
+def resolve_names(result: dict[str, Any], functions: dict[int, dict[str, Any]], notes: list[str]) -> None:
     missing: set[int] = set()
 
     def name(fid: int | None) -> str | None:
