@@ -1,0 +1,153 @@
+"""From a run directory to report.json: engine aggregates -> graph metrics -> source lines -> findings.
+
+The engine's part (nodes, edges, distributions, barriers) comes from the collector's online analysis
+(RUN/analysis.json) when present, or from replaying RUN/traces/ through the same C++ engine. Everything
+after that is computed here once, for both paths.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any, Callable
+
+from analyzer import __version__
+from analyzer.errors import ReuseLensError, TraceError
+from analyzer.rundir import RunDirectory, open_run
+
+log = logging.getLogger(__name__)
+ONLINE_ANALYSIS = "analysis.json"
+Progress = Callable[..., None]
+
+
+def _no_progress(stage: str, done: float = 0, total: float | None = None) -> None:
+    return None
+
+
+def engine_result(run: RunDirectory, workers: int | None, progress: Progress) -> dict[str, Any]:
+    """The engine's aggregates: online result if the collector wrote one, else a replay of the traces."""
+    online = run.path / ONLINE_ANALYSIS
+    if online.is_file():
+        try:
+            return json.loads(online.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as error:
+            raise TraceError(f"{online}: unreadable online analysis ({error}); delete it to replay traces") from error
+    from analyzer.replay import analyze_run as replay
+
+    progress("replay traces")
+    return replay(run.path, workers=workers)
+
+
+def _attach_names(run: RunDirectory, result: dict[str, Any], from_online: bool) -> None:
+    from analyzer.lineinfo import demangle
+    from analyzer.replay import resolve_names
+
+    if from_online:
+        functions = {int(f["id"]): f for f in run.manifest.get("functions", [])}
+        resolve_names(result, functions, result.setdefault("notes", []))
+    for kernel in result["kernels"]:
+        mangled = kernel.get("mangled") or f"function#{kernel.get('kernel_function_id')}"
+        kernel["mangled"] = mangled
+        kernel.setdefault("name", demangle(mangled))
+
+
+def _attach_sources(run: RunDirectory, kernels: list[dict[str, Any]], prefix_map: dict[str, str],
+                    notes: list[str], progress: Progress) -> None:
+    from analyzer.lineinfo import SourceMapper
+
+    mapper = SourceMapper.from_run(run.path, prefix_map=prefix_map)
+    total = sum(len(k.get("nodes", [])) for k in kernels)
+    done = 0
+    for kernel in kernels:
+        for node in kernel.get("nodes", []):
+            done += 1
+            if node.get("pc") is None or not node.get("function"):
+                continue
+            # Callees live in the kernel's module: a launch cannot reach code of another module.
+            module = kernel.get("module")
+            location = _lookup(mapper, module, node["function"], int(node["pc"]), notes)
+            node["source"] = location.to_dict() if location is not None else None
+            node["sass"] = mapper.sass(module, node["function"], int(node["pc"])) if module else None
+        for barrier in kernel.get("barriers", []):
+            module = kernel.get("module")
+            if barrier.get("function") and barrier.get("pc") is not None:
+                location = _lookup(mapper, module, barrier["function"], int(barrier["pc"]), notes)
+                barrier["source"] = location.to_dict() if location is not None else None
+        location = _kernel_location(mapper, kernel, notes)
+        kernel["source"] = location.to_dict() if location is not None else None
+        progress("map source lines", done, total)
+    notes.extend(note for note in mapper.notes if note not in notes)
+
+
+def _lookup(mapper: Any, module: str | None, function: str, pc: int, notes: list[str]) -> Any:
+    from analyzer.errors import MappingError
+
+    if not module:
+        return None
+    try:
+        return mapper.lookup(module, function, pc)
+    except MappingError as error:
+        message = str(error)
+        if message not in notes:
+            notes.append(message)
+        return None
+
+
+def _kernel_location(mapper: Any, kernel: dict[str, Any], notes: list[str]) -> Any:
+    from analyzer.errors import MappingError
+
+    if not kernel.get("module"):
+        return None
+    try:
+        return mapper.kernel_location(kernel["module"], kernel["mangled"])
+    except MappingError as error:
+        if str(error) not in notes:
+            notes.append(str(error))
+        return None
+
+
+def analyze_run(run_dir: str | Path, settings: dict[str, Any] | None = None, *, workers: int | None = None,
+                prefix_map: dict[str, str] | None = None, progress: Progress | None = None,
+                write: bool = True) -> dict[str, Any]:
+    """Analyse a run directory and (by default) write RUN/report.json. Returns the report dict."""
+    from analyzer.graph import annotate_kernel
+    from analyzer.patterns import DEFAULT_SETTINGS, find_findings
+    from analyzer.report import save
+
+    progress = progress or _no_progress
+    run = open_run(run_dir)
+    effective = {**DEFAULT_SETTINGS, **(settings or {})}
+    result = engine_result(run, workers, progress)
+    kernels = result.get("kernels")
+    if not isinstance(kernels, list):
+        raise ReuseLensError(f"{run.path}: the engine produced no kernel list")
+    _attach_names(run, result, from_online=(run.path / ONLINE_ANALYSIS).is_file())
+    notes: list[str] = list(result.get("notes", []))
+    for kernel in kernels:
+        annotate_kernel(kernel)
+    _attach_sources(run, kernels, prefix_map or {}, notes, progress)
+    progress("find patterns")
+    for kernel in kernels:
+        kernel["findings"] = find_findings(kernel, effective)
+    manifest = run.manifest
+    report = {
+        "format": "reuselens-report",
+        "version": 1,
+        "tool": {"name": "reuselens", "version": __version__},
+        "run": {
+            "dir": str(run.path),
+            "status": manifest.get("status", "partial"),
+            "partial_reason": manifest.get("partial_reason"),
+            "command": manifest.get("command"),
+            "gpu": manifest.get("gpu", {}),
+            "exit_code": manifest.get("exit_code"),
+            "partial_launches": result.get("partial", []),
+        },
+        "settings": effective,
+        "notes": notes,
+        "kernels": kernels,
+    }
+    if write:
+        save(report, run.report_path)
+    return report
