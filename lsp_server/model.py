@@ -85,19 +85,18 @@ class RunResults:
             self._index_finding(kernel, finding, refs)
 
     def _index_finding(self, kernel: dict[str, Any], finding: dict[str, Any], refs: dict[int, NodeRef]) -> None:
-        """Place a finding on the line of its heaviest instruction. `pcs` name node ids (report-format.md);
-        barrier findings name barrier PCs instead, since barriers are not memory nodes."""
-        pcs = finding.get("pcs", []) or []
-        if _is_barrier_finding(finding):
-            barriers = [b for b in kernel.get("barriers", []) or [] if b.get("pc") in pcs]
-            places = [self.map_source(b.get("source")) for b in barriers]
-            places = [p for p in places if p]
-            if not places:
+        """Place a finding on the line of its heaviest instruction (`pcs` are node ids, report-format.md);
+        a removable-barrier finding has no memory PC and names its barrier in `barrier` instead."""
+        barrier = finding.get("barrier")
+        if isinstance(barrier, dict):
+            where = self.map_source(barrier.get("source"))
+            if where is None:
                 self.unplaced_findings += 1
                 return
-            ref = FindingRef(kernel, finding, *places[0], barriers=barriers)
+            ref = FindingRef(kernel, finding, *where, barriers=[barrier])
         else:
-            members = sorted((refs[p] for p in pcs if p in refs), key=lambda r: -int(r.node.get("bytes", 0)))
+            members = sorted((refs[p] for p in finding.get("pcs", []) or [] if p in refs),
+                             key=lambda r: -int(r.node.get("bytes", 0)))
             if not members:
                 self.unplaced_findings += 1
                 return
@@ -128,7 +127,3 @@ class RunResults:
 def _waste(finding: dict[str, Any]) -> float:
     waste = finding.get("waste") or {}
     return float(waste.get("bytes", 0) or 0) + float(waste.get("instructions", 0) or 0)
-
-
-def _is_barrier_finding(finding: dict[str, Any]) -> bool:
-    return (finding.get("fix") or {}).get("kind") == "barrier-removal" or "barrier" in str(finding.get("pattern"))

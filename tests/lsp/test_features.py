@@ -36,7 +36,7 @@ async def test_diagnostics_on_exact_lines_including_unopened_files(client, works
     assert bank.range.start.character == 4 and bank.range.end.character == len("    out[y * n + x] = tile[threadIdx.x][threadIdx.y];")
     assert [(r.location.range.start.line + 1, r.location.uri) for r in bank.related_information] == \
         [(11, (workspace / "stencil.cu").as_uri())]
-    assert bank.data["findingId"] == "k0:bank-conflict:3" and bank.data["fixKind"] == "padding"
+    assert bank.data["findingId"] == "bank-conflict@0x120:4cecd8f91a8d" and bank.data["fixKind"] == "padding"
     hint = next(d for d in client.diagnostics[(workspace / "lut.cu").as_uri()] if d.code == "streaming-access")
     assert hint.severity == types.DiagnosticSeverity.Hint
 
@@ -197,6 +197,7 @@ async def test_run_written_from_a_terminal_is_picked_up_and_compared(client, wor
     # THEN it is published without any request, and compare names what changed
     await wait_until(lambda: lines_of(client, stencil) == [24, 24])
     diff = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="reuselens.compare"))
-    assert [f["id"] for f in diff["resolved"]] == ["k0:bank-conflict:3", "k1:removable-barrier:560"]
+    assert [f["id"] for f in diff["resolved"]] == ["bank-conflict@0x120:4cecd8f91a8d",
+                                                   "removable-barrier@0x230:8724aa7c5c3c"]
     assert diff["added"] == [] and diff["changed"] == []
     assert client.lens_refreshes >= 1
