@@ -26,7 +26,7 @@ namespace reuselens {
 namespace detail {
 namespace {
 
-constexpr size_t kBatch = 1 << 15;  // records per internal batch
+constexpr size_t kBatch = 4096;  // records per internal batch: 1.2 MB, stays in L2 across the phases
 constexpr uint8_t kNoOverlap = 1;   // Ctx flag: no two lanes of the record share a granule
 constexpr uint8_t kBlockDone = 2;   // Ctx flag: last warp of the block exited
 constexpr uint64_t kLocalThreadShift = 48;
@@ -72,8 +72,9 @@ struct WarpState {
   uint32_t bsync = 0, wsync = 0, bar_block = 0, bar_any = 0;
 };
 
+// Owner worker of a chunk: a multiplicative hash mapped onto [0, workers) by multiply-shift (no division).
 inline unsigned owner_of(uint64_t chunk, unsigned workers) {
-  return unsigned(((chunk * 0x9e3779b97f4a7c15ull) >> 32) % workers);
+  return unsigned((((chunk * 0x9e3779b97f4a7c15ull) >> 32) * workers) >> 32);
 }
 inline unsigned block_owner(uint64_t block, unsigned workers) { return owner_of(block ^ 0x5bd1e9955bd1e995ull, workers); }
 inline uint64_t chunk_of(uint64_t granule) { return granule >> 8; }  // 256 granules = one shadow page
@@ -139,11 +140,13 @@ class EdgeBuffer {
     uint32_t barrier;
   };
   Slot& slot(const EdgeKey& k, uint32_t barrier) {
+    if (last_ < n_ && slots_[last_].key == k) return slots_[last_];
     for (size_t i = 0; i < n_; ++i) {
-      if (slots_[i].key == k) return slots_[i];
+      if (slots_[i].key == k) return slots_[last_ = i];
     }
     if (n_ == kSlots) flush_into(nullptr);
     slots_[n_] = Slot{k, EdgeStats(), barrier};
+    last_ = n_;
     return slots_[n_++];
   }
   void flush_into(Accumulator* acc) {
@@ -163,7 +166,7 @@ class EdgeBuffer {
  private:
   static constexpr size_t kSlots = 16;
   Slot slots_[kSlots];
-  size_t n_ = 0;
+  size_t n_ = 0, last_ = 0;
   Accumulator* target_ = nullptr;
 };
 
@@ -412,7 +415,8 @@ struct Engine::Impl {
       ideal += (n + 31) / 32;
       words.insert(words.end(), group.begin(), group.begin() + long(n));
     }
-    size_t distinct = words.empty() ? 0 : sort_unique(words.data(), words.size());
+    // one lane group: its words are already distinct; several groups may share words
+    size_t distinct = per_group >= 32 ? words.size() : words.empty() ? 0 : sort_unique(words.data(), words.size());
     s.addresses.add(uint32_t(distinct));
     s.wavefronts.add(uint32_t(wave));
     s.wavefronts_ideal.add(uint32_t(ideal));

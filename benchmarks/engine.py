@@ -1,0 +1,107 @@
+"""Engine throughput: records/s and lane-accesses/s for 1 worker and scaling over workers, plus peak RSS.
+
+Usage: python benchmarks/engine.py [--blocks 4096] [--workers 1,2,4,8,16] [--repeat 3]
+
+The trace is generated, not recorded: a realistic mix per warp (coalesced global loads, a neighbour exchange,
+a shared-memory tile written, __syncthreads, read by another warp, a table shared by all blocks, 8-byte stores,
+a re-read), warps of 64 resident blocks interleaved instruction by instruction, as a drain thread sees them.
+Targets (issue 7): >= 50 M lane-accesses/s per worker; speed-up >= 0.85 N at N workers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import sys
+import time
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # numpy's BLAS threads would compete with the workers
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from analyzer import _engine  # noqa: E402
+from analyzer.replay import RECORD_DTYPE  # noqa: E402
+
+A, B, C = 0x7F0000000000, 0x7F1000000000, 0x7F2000000000
+WARPS = 8
+RESIDENT = 64
+
+
+def program(gid: np.ndarray, tid: np.ndarray) -> list[tuple[int, int, int, int, np.ndarray]]:
+    """(pc, type/space code, access, size, per-lane addresses) for one warp's instruction stream."""
+    return [
+        (0x10, 1, 1, 4, A + 4 * gid),
+        (0x20, 1, 1, 4, A + 4 * (gid ^ 1)),
+        (0x30, 2, 2, 4, 4 * tid),
+        (0x38, 9, 0, 0, np.zeros_like(gid)),  # __syncthreads
+        (0x40, 2, 1, 4, 4 * ((tid + 32) % (32 * WARPS))),
+        (0x50, 1, 1, 4, B + 4 * (gid % 4096)),
+        (0x60, 1, 2, 8, C + 8 * gid),
+        (0x70, 1, 1, 4, A + 4 * gid),
+    ]
+
+
+def generate(blocks: int) -> np.ndarray:
+    lane = np.arange(32)
+    steps = len(program(lane, lane))
+    out = []
+    for wave in range(0, blocks, RESIDENT):
+        b = np.arange(wave, min(blocks, wave + RESIDENT))
+        # (block, warp, lane) grids of thread ids for the resident blocks, warps interleaved per instruction
+        tid = (np.arange(WARPS)[None, :, None] * 32 + lane[None, None, :]).repeat(len(b), 0)
+        gid = b[:, None, None] * 32 * WARPS + tid
+        for pc, code, access, size, addr in program(gid, tid):
+            r = np.zeros(len(b) * WARPS, dtype=RECORD_DTYPE)
+            r["type"], r["space"] = (2, 1) if code == 9 else (1, code)
+            r["access"], r["size"], r["pc"] = access, size, pc
+            r["warp"] = np.tile(np.arange(WARPS), len(b))
+            r["block"] = b.repeat(WARPS)
+            r["active_mask"] = 0xFFFFFFFF
+            r["addr"] = addr.reshape(-1, 32)
+            out.append(r)
+    return np.concatenate(out)
+
+
+def measure(recs: np.ndarray, blocks: int, workers: int, repeat: int) -> float:
+    best = float("inf")
+    peak_shadow = 0
+    for _ in range(repeat):
+        e = _engine.Engine(workers=workers)
+        for base in (A, B, C):
+            e.add_allocation(base, 1 << 30)
+        e.begin_launch(0, 0, [blocks, 1, 1], [32 * WARPS, 1, 1], 0)
+        t0 = time.perf_counter()
+        for s in range(0, len(recs), 1 << 16):
+            e.consume(recs[s : s + (1 << 16)])
+        e.end_launch()
+        best = min(best, time.perf_counter() - t0)
+        peak_shadow = e.stats()["peak_shadow_bytes"]
+        json.loads(e.to_json())
+    return best
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--blocks", type=int, default=4096)
+    ap.add_argument("--workers", default="1,2,4,8,16")
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    recs = generate(args.blocks)
+    lanes = int((recs["type"] == 1).sum()) * 32
+    print(f"trace: {len(recs):,} records, {lanes:,} lane-accesses, {recs.nbytes / 2**20:.0f} MiB; "
+          f"{os.cpu_count()} CPUs")
+    base = None
+    for w in [int(x) for x in args.workers.split(",")]:
+        t = measure(recs, args.blocks, w, args.repeat)
+        base = base or t
+        print(f"workers {w:2d}: {len(recs) / t / 1e6:7.2f} M records/s  {lanes / t / 1e6:8.1f} M lane-accesses/s  "
+              f"({lanes / t / 1e6 / w:6.1f} M/s/worker)  speed-up {base / t:5.2f} (efficiency {base / t / w:4.2f})")
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(f"peak RSS: {rss / 1024:.0f} MiB (trace itself {recs.nbytes / 2**20:.0f} MiB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
