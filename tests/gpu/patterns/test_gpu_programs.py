@@ -1,0 +1,66 @@
+"""On a GPU: every pattern program runs correctly, and profiling the 'before' programs finds their pattern.
+
+Skips with a reason when no GPU (or no nvcc) is present; the static checks that need only nvcc are in
+tests/patterns/test_cuda_programs.py, and the before/after counter comparison is benchmarks/actionability.py.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[2]
+CASES = json.loads((HERE / "cases.json").read_text())["cases"]
+NVCC = shutil.which("nvcc")
+
+
+def gpu_reason() -> str | None:
+    if NVCC is None:
+        return "nvcc not found on PATH"
+    smi = shutil.which("nvidia-smi")
+    if smi is None:
+        return "no NVIDIA driver (nvidia-smi not found)"
+    done = subprocess.run([smi, "-L"], capture_output=True, text=True)
+    if done.returncode != 0 or "GPU" not in done.stdout:
+        return "no GPU visible to nvidia-smi"
+    return None
+
+
+REASON = gpu_reason()
+pytestmark = pytest.mark.skipif(REASON is not None, reason=f"needs a GPU: {REASON}")
+
+
+def build(source: str, out: Path) -> Path:
+    binary = out / source[:-3]
+    subprocess.run([NVCC, "-O3", "-lineinfo", "-arch=sm_90", "-o", str(binary), str(HERE / source)], check=True,
+                   timeout=600)
+    return binary
+
+
+@pytest.mark.parametrize("source", sorted(p.name for p in HERE.glob("*.cu")))
+def test_program_runs_and_checks_its_result(source, tmp_path):
+    done = subprocess.run([str(build(source, tmp_path))], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert ": ok" in done.stdout
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_profiling_the_before_program_finds_its_pattern(case, tmp_path):
+    if importlib.util.find_spec("collector.launcher") is None:
+        pytest.skip("the ReuseLens collector launcher is not available in this checkout")
+    binary = build(case["before"], tmp_path)
+    run_dir = tmp_path / "run"
+    done = subprocess.run([sys.executable, "-m", "analyzer.cli.main", "profile", "--run-dir", str(run_dir),
+                           "--kernel-filter", case["kernel"], "--", str(binary)],
+                          capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads((run_dir / "report.json").read_text())
+    patterns = {f["pattern"] for k in report["kernels"] for f in k.get("findings", [])}
+    assert set(case["patterns"]) <= patterns, f"{case['name']}: found {sorted(patterns)}"
