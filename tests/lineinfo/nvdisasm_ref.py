@@ -64,3 +64,54 @@ def parse(text: str) -> list[Instruction]:
             out.append(Instruction(section, int(m.group(1), 16), block or None))
             block = []
     return out
+
+
+@dataclass
+class Comparison:
+    instructions: int = 0
+    printed_blocks: int = 0
+    inline_chains: int = 0  # instructions whose chain has 2+ levels
+    mismatches: list[str] | None = None
+
+
+def compare(mapper, module: str, table, listing: list[Instruction], inline: bool) -> Comparison:
+    """Check the mapper against nvdisasm on every instruction of `listing`.
+
+    nvdisasm prints a comment block exactly where the innermost file:line changes within a section, and
+    every instruction inherits the last block. So for each instruction: our innermost (file, line) must
+    equal the block in force; a block must be printed iff ours changed; and with -gi the printed chain must
+    equal our whole chain, innermost first.
+    """
+    result = Comparison(mismatches=[])
+    sections = {s.name: s for s in table.elf.sections}
+    current: list[tuple[str, int]] | None = None
+    previous: tuple[str, int] | None = None
+    section_name = None
+    for ins in listing:
+        if ins.section != section_name:
+            section_name, current, previous = ins.section, None, None
+        function = section_name[len(".text."):]
+        loc = mapper.lookup(module, function, ins.offset)
+        ours = None if loc is None else (loc.file, loc.line)
+        chain = None
+        if loc is not None:
+            chain = [(f.file, f.line) for f in loc.inline] or [ours]
+            if len(chain) > 1:
+                result.inline_chains += 1
+        printed = ins.block is not None
+        if printed:
+            current = ins.block
+            result.printed_blocks += 1
+        result.instructions += 1
+        expected = current[0] if current else None
+        problem = None
+        if ours != expected:
+            problem = f"innermost {ours} != nvdisasm {expected}"
+        elif printed != (ours != previous):
+            problem = f"nvdisasm {'printed' if printed else 'did not print'} a block, ours changed: {ours != previous}"
+        elif inline and printed and chain != current:
+            problem = f"chain {chain} != nvdisasm {current}"
+        if problem:
+            result.mismatches.append(f"{section_name}+{ins.offset:#x}: {problem}")
+        previous = ours
+    return result
