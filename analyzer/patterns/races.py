@@ -15,6 +15,8 @@ barrier of the kernel can order (no __syncthreads() for block edges, neither __s
 __syncwarp() for warp edges) leaves every conflicting access unsynchronized; otherwise the edge is not
 judged. No barrier orders blocks of one grid, so every conflicting grid edge is a candidate; those are
 reported as information, since atomics with fences or flags can order them out of the profile's sight.
+One finding per PC, with all the PCs it conflicts with as origins; its scope is the widest scope a barrier
+could fix (block over warp), or grid when only blocks conflict.
 """
 
 from __future__ import annotations
@@ -73,11 +75,14 @@ def _unsynchronized(edge: Edge, conflicting: float, kinds: set[str]) -> float | 
     return None  # barriers exist but the report does not say which accesses they separate
 
 
+SCOPE_ORDER = ("warp_diff_inst", "block", "grid")
+
+
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     kinds = _barrier_kinds(view)
-    groups: dict[tuple[int, str], list[tuple[Edge, dict[str, float], float]]] = defaultdict(list)
+    groups: dict[int, list[tuple[Edge, dict[str, float], float]]] = defaultdict(list)
     for edge in view.edges:
-        if edge.label not in ("warp_diff_inst", "block", "grid") or not view.is_memory(edge.dst):
+        if edge.label not in SCOPE_ORDER or not view.is_memory(edge.dst):
             continue
         u, v = view.nodes[edge.src], view.nodes[edge.dst]
         if u.type == "atomic" and v.type == "atomic":
@@ -86,17 +91,22 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
         conflicting = sum(by_kind.values())
         unsynchronized = _unsynchronized(edge, conflicting, kinds) if conflicting else None
         if unsynchronized:
-            groups[(u.id, edge.label)].append((edge, by_kind, unsynchronized))
-    return [_draft(view, view.nodes[node_id], scope, items) for (node_id, scope), items in groups.items()]
+            groups[u.id].append((edge, by_kind, unsynchronized))
+    return [_draft(view, view.nodes[node_id], items) for node_id, items in groups.items()]
 
 
-def _draft(view: KernelView, node: Node, scope: str, items: list[tuple[Edge, dict[str, float], float]]) -> Draft:
+def _draft(view: KernelView, node: Node, items: list[tuple[Edge, dict[str, float], float]]) -> Draft:
+    """One finding per PC: its scope is the widest one a barrier could fix (grid only when nothing else)."""
+    scopes = {edge.label for edge, _k, _u in items}
+    fixable = [s for s in SCOPE_ORDER[:2] if s in scopes]
+    scope = fixable[-1] if fixable else "grid"
     origins = sorted({view.nodes[edge.dst] for edge, _k, _u in items}, key=lambda n: n.key)
     accesses = sum(unsync for _e, _k, unsync in items)
-    share_of_edge = [unsync / max(1.0, sum(k.values())) for _e, k, unsync in items]
-    wasted = sum(edge.bytes * min(1.0, s) for (edge, _k, _u), s in zip(items, share_of_edge))
+    wasted = sum(edge.bytes * min(1.0, unsync / max(1.0, sum(k.values()))) for edge, k, unsync in items)
     by_kind: dict[str, float] = defaultdict(float)
-    for _edge, kind_counts, _u in items:
+    per_scope: dict[str, float] = defaultdict(float)
+    for edge, kind_counts, unsync in items:
+        per_scope[edge.label] += unsync
         for kind, value in kind_counts.items():
             by_kind[kind] += value
     main_kind = max(sorted(by_kind), key=lambda k: by_kind[k])
@@ -104,7 +114,9 @@ def _draft(view: KernelView, node: Node, scope: str, items: list[tuple[Edge, dic
                f"{count(accesses)} unsynchronized lane accesses ({format_bytes(wasted)}) against "
                f"{where(origins)}")
     grid = scope == "grid"
+    metrics = {"unsynchronized_accesses": accesses,
+               **{f"unsynchronized_{label}": value for label, value in sorted(per_scope.items())},
+               **{f"{k}_accesses": v for k, v in sorted(by_kind.items())}}
     return Draft("race-candidate", [node], scope, "none", _FIXES[scope], message, waste_bytes=wasted,
                  origins=origins, tier=TIER_INFORMATION if grid else TIER_CORRECTNESS,
-                 severity="information" if grid else "warning", exempt_from_min_share=True,
-                 metrics={"unsynchronized_accesses": accesses, **{f"{k}_accesses": v for k, v in by_kind.items()}})
+                 severity="information" if grid else "warning", exempt_from_min_share=True, metrics=metrics)
