@@ -58,6 +58,9 @@ def padding(lines: list[str], line: int) -> Edit | str:
         if not double.match(lines[i], use.start()):
             return (f"{name} is used other than as {name}[i][j] on line {i + 1} (e.g. passed by pointer), so "
                     f"changing its row length could break that use; pad it by hand")
+        if lines[i][:use.start()].rstrip().endswith("&"):
+            return (f"the address of an element of {name} is taken on line {i + 1}; pointer arithmetic across "
+                    f"rows would change meaning with padded rows, so pad it by hand")
     start, end = match.start(4), match.end(4)
     return Edit(decl_index + 1, start, end, str(columns + 1),
                 f"Pad {name} to [{match.group(3).strip()}][{columns + 1}] against bank conflicts")
@@ -72,11 +75,11 @@ def barrier_removal(lines: list[str], line: int, all_removable: bool) -> Edit | 
     if not _SYNC_LINE.match(text):
         return "the barrier is not alone on its line; remove the __syncthreads() call by hand"
     previous = next((l.split("//")[0].rstrip() for l in reversed(lines[:line - 1]) if l.split("//")[0].strip()), "")
+    if previous.endswith("\\") or text.rstrip().endswith("\\"):
+        return "the barrier is inside a macro; edit the macro by hand"
     if previous and previous[-1] not in ";{}":
         return ("the barrier is the body of a statement that ends on the previous line (e.g. an if without "
                 "braces); removing the line would change what that statement controls")
-    if previous.endswith("\\") or text.rstrip().endswith("\\"):
-        return "the barrier is inside a macro; edit the macro by hand"
     return Edit(line, 0, None, "", "Remove the barrier: no cross-thread reuse crosses it")
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from tests.lsp.conftest import FIXTURES, lines_of, open_doc, wait_until
+from lsp_helpers import FIXTURES, lines_of, open_doc, wait_until
 
 pytestmark = pytest.mark.asyncio
 

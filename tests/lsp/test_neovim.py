@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.lsp.conftest import FIXTURES, STANDIN
+from lsp_helpers import FIXTURES, STANDIN
 
 SCRIPT = Path(__file__).parent / "nvim" / "e2e.lua"
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from tests.lsp.conftest import FIXTURES, STANDIN, lines_of, wait_until
+from lsp_helpers import FIXTURES, STANDIN, lines_of, wait_until
 
 pytestmark = pytest.mark.asyncio
 

@@ -1,0 +1,89 @@
+"""Unit tests of the server's pure parts: settings validation, compiler-output parsing, line tracking,
+path mapping and the refusal cases of the mechanical edits."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from lsp_server import edits, settings
+from lsp_server.compiler_output import parse
+from lsp_server.paths import map_path
+from lsp_server.tracking import LineMap
+
+REPO = Path(__file__).parents[2]
+
+
+def test_defaults_equal_docs_settings_md():
+    rows = re.findall(r"^\| `reuselens\.([^`]+)` \| [^|]+ \| `([^`]*)` \|",
+                      (REPO / "docs" / "settings.md").read_text(), re.MULTILINE)
+    import json
+    assert {name: json.loads(value) for name, value in rows} == settings.DEFAULTS
+
+
+def test_parse_expands_workspace_folder_and_keeps_valid_values():
+    parsed, problems = settings.parse({"profile": {"command": ["./app", "${workspaceFolder}/in.bin"]},
+                                       "reuselens.timeoutSeconds": 5, "thresholds": {"delta": "x"}}, "/ws")
+    assert parsed.profile_command == ["./app", "/ws/in.bin"]
+    assert parsed.timeout_seconds == 5.0 and parsed.run_directory == "/ws/.reuselens/run"
+    assert parsed.thresholds["delta"] == 0.8
+    assert problems == ["Setting reuselens.thresholds.delta must be a number; using the default 0.8."]
+    assert settings.parse("nonsense", "/ws")[1] == ["The reuselens settings must be an object; using the defaults."]
+    assert settings.parse({"launchRange": "3-4", "timeoutSeconds": 0}, "/ws")[1] == [
+        'Setting reuselens.launchRange must look like "A:B" (e.g. "0:10"); using the default \'\'.',
+        "Setting reuselens.timeoutSeconds must be positive; using the default 300."]
+
+
+def test_compiler_output_both_forms_and_no_false_positives():
+    out = parse('a.cu(12): error: expected a ";"\n'
+                'detected during instantiation of "void f<T>()" at line 30 of b.cu\n'
+                '/x/y.cuh:7:3: fatal error: missing.h: No such file or directory\n'
+                'c.cu(4): warning #550-D: variable "z" was set but never used\n'
+                'ptxas info    : Used 10 registers\n'
+                'make: *** [Makefile:3: all] Error 1\n', "/ws")
+    assert [(m.path, m.line, m.column, m.severity) for m in out] == [
+        ("/ws/a.cu", 12, 0, "error"), ("/x/y.cuh", 7, 3, "error"), ("/ws/c.cu", 4, 0, "warning")]
+
+
+def test_line_map_follows_insertions_and_drops_edited_lines():
+    old = ["a", "b", "c", "d"]
+    new = ["x", "a", "b", "C", "d"]
+    m = LineMap(old, new)
+    assert [m.to_current(i) for i in (1, 2, 3, 4)] == [2, 3, None, 5]
+    assert [m.to_snapshot(i) for i in (1, 2, 4, 5)] == [None, 1, None, 4]
+    assert LineMap(old, old).to_current(5) is None
+
+
+def test_prefix_map_matches_whole_components_only():
+    prefixes = {"/build": "/ws", "/build/sub/": "/other"}
+    assert map_path("/build/sub/k.cu", prefixes) == "/other/k.cu"
+    assert map_path("/build/k.cu", prefixes) == "/ws/k.cu"
+    assert map_path("/buildx/k.cu", prefixes) == "/buildx/k.cu"
+    assert map_path("rel/k.cu", {}, "/cwd") == "/cwd/rel/k.cu"
+
+
+def test_padding_refused_when_array_escapes_by_pointer():
+    lines = ["__global__ void k(float *o) {", "    __shared__ float t[32][32];",
+             "    float *p = &t[0][0];", "    o[0] = t[threadIdx.x][0] + p[1];", "}"]
+    assert "address of an element of t is taken on line 3" in edits.padding(lines, 4)
+    lines[2] = "    float (*p)[32] = t;"
+    assert "used other than as t[i][j] on line 3" in edits.padding(lines, 4)
+
+
+def test_padding_refused_for_macro_sizes_and_extern_arrays():
+    assert isinstance(edits.padding(["__shared__ float t[N][N];", "x = t[1][2];"], 2), str)
+    assert isinstance(edits.padding(["extern __shared__ float t[][32];", "x = t[1][2];"], 2), str)
+
+
+def test_barrier_removal_refused_under_braceless_if_and_in_macros():
+    assert "body of a statement" in edits.barrier_removal(["  if (x)", "    __syncthreads();"], 2, True)
+    assert "not alone" in edits.barrier_removal(["  __syncthreads(); x = 1;"], 1, True)
+    assert "macro" in edits.barrier_removal(["#define S \\", "  __syncthreads();"], 2, True)
+    assert isinstance(edits.barrier_removal(["  x = 1;", "  __syncthreads(); // sync"], 2, True), edits.Edit)
+
+
+def test_constant_promotion_refused_without_const_or_over_capacity():
+    assert isinstance(edits.constant_promotion(["__device__ float c[4] = {1};", "y = c[i];"], 2, 65536), str)
+    assert "does not fit" in edits.constant_promotion(["__device__ const double c[10000] = {1};", "y = c[i];"], 2, 65536)
+    ok = edits.constant_promotion(["static __device__ const int c[4] = {1, 2};", "y = c[i];"], 2, 65536)
+    assert isinstance(ok, edits.Edit) and (ok.line, ok.start, ok.end) == (1, 7, 17)
