@@ -9,8 +9,9 @@ Layout (research/dwarf.md §5, checked byte-identical against `cuobjdump -xelf a
                0x28 u64 flags (0x2000 LZ4 raw block, 0x8000 ZSTD frame)  0x38 u64 uncompressed_size
 
 Sections may hold several containers, each padded to 8 bytes. The first container of a translation unit
-carries a link stub: an ELF without `.text.*`; those are skipped. Decompression output is capped at the
-size the entry declares (and at a global limit), so a hostile entry cannot make us allocate gigabytes.
+carries a link stub: an ELF without `.text.*`; those are skipped. ZSTD output is read in chunks and capped
+at the size the entry declares; an LZ4 claim beyond what the block can expand to is refused, so a hostile
+entry cannot make us allocate gigabytes.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ FATBIN_MAGIC = 0xBA55ED50
 FATBIN_SECTIONS = (".nv_fatbin", "__nv_relfatbin")
 KIND_PTX, KIND_ELF = 1, 2
 FLAG_LZ4, FLAG_ZSTD = 0x2000, 0x8000
-MAX_CUBIN_BYTES = 1 << 31  # 2 GiB: above any real module, below what a hostile header could ask for
+MAX_CUBIN_BYTES = 1 << 30  # 1 GiB: above any real module
 
 _CONTAINER = struct.Struct("<IHHQ")
 _ENTRY = struct.Struct("<HHIQIIHHI")  # kind, _, header_size, payload_size, compressed, _, minor, major, arch
@@ -119,18 +120,46 @@ def _payload(payload: bytes, compressed: int, flags: int, raw_size: int) -> byte
     if raw_size == 0 or raw_size > MAX_CUBIN_BYTES:
         raise FatbinError(f"compressed fatbinary entry declares an invalid size ({raw_size} bytes)")
     blob = payload[:compressed]
-    try:
-        if flags & FLAG_ZSTD:
-            import zstandard
-
-            out = zstandard.ZstdDecompressor().decompress(blob, max_output_size=raw_size)
-        else:
-            import lz4.block
-
-            out = lz4.block.decompress(blob, uncompressed_size=raw_size)
-    except Exception as error:  # zstandard.ZstdError, lz4's LZ4BlockError: corrupt payload
-        raise FatbinError(f"cannot decompress a fatbinary entry: {error}") from None
+    if flags & FLAG_ZSTD:
+        out = _unzstd(blob, raw_size)
+    else:
+        out = _unlz4(blob, raw_size)
     return _trim_elf(out)
+
+
+def _unzstd(blob: bytes, raw_size: int) -> bytes:
+    """ZSTD frame, read in chunks: memory follows the real output, not the size a header claims."""
+    import io
+
+    import zstandard
+
+    chunks, total = [], 0
+    try:
+        with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(blob)) as reader:
+            while True:
+                chunk = reader.read(1 << 20)
+                if not chunk:
+                    break
+                total += len(chunk)
+                if total > raw_size:
+                    raise FatbinError("a ZSTD fatbinary entry decompresses to more than it declares")
+                chunks.append(chunk)
+    except zstandard.ZstdError as error:
+        raise FatbinError(f"cannot decompress a ZSTD fatbinary entry: {error}") from None
+    return b"".join(chunks)
+
+
+def _unlz4(blob: bytes, raw_size: int) -> bytes:
+    """Raw LZ4 block. A block cannot expand more than 255-fold, so a larger claim is refused before the
+    output buffer (which lz4 allocates up front) exists."""
+    import lz4.block
+
+    if raw_size > 255 * len(blob) + 64:
+        raise FatbinError(f"an LZ4 fatbinary entry claims {raw_size} bytes from {len(blob)} compressed bytes")
+    try:
+        return lz4.block.decompress(blob, uncompressed_size=raw_size)
+    except (lz4.block.LZ4BlockError, ValueError) as error:
+        raise FatbinError(f"cannot decompress an LZ4 fatbinary entry: {error}") from None
 
 
 def _trim_elf(data: bytes) -> bytes:

@@ -1,0 +1,183 @@
+"""Corrupt, truncated and hostile inputs: the mapper raises its own MappingError subclasses, never anything
+else, never hangs (hypothesis deadline) and never allocates far beyond the input (tracemalloc)."""
+
+from __future__ import annotations
+
+import struct
+import tracemalloc
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from analyzer.errors import MappingError
+from analyzer.lineinfo import ElfFormatError, FatbinError, SourceMapper, cubins_from_binary
+from analyzer.lineinfo.elf import ElfFile
+from analyzer.lineinfo.lineprogram import parse_debug_line
+from analyzer.lineinfo.mapper import clear_cache
+from tests.lineinfo.conftest import FIXTURES
+
+CUBIN_90 = (FIXTURES / "kernels.sm_90.lineinfo.cubin").read_bytes()
+CUBIN_80 = (FIXTURES / "kernels.sm_80.lineinfo.cubin").read_bytes()  # REL relocations
+APP = (FIXTURES / "app_zstd.elf").read_bytes()
+FUZZ = settings(max_examples=150, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
+
+
+def map_everything(data: bytes) -> int:
+    """Parse and look up every instruction of every function; returns how many were mapped."""
+    clear_cache()
+    mapper = SourceMapper({"m": data})
+    table = mapper.table("m")
+    mapped = 0
+    for sym in table.kernels():
+        size = min(table.elf.sections[sym.shndx].size, 1 << 16)
+        for pc in range(0, size, 16):
+            mapped += mapper.lookup("m", sym.name, pc) is not None
+        mapper.kernel_location("m", sym.name)
+    return mapped
+
+
+def regions(data: bytes) -> list[tuple[int, int]]:
+    """Byte ranges worth mutating: ELF header, section headers, symtab, line table and its relocations."""
+    elf = ElfFile.parse(data)
+    out = [(0, 64)]
+    shoff = struct.unpack_from("<Q", data, 0x28)[0]
+    out.append((shoff, shoff + 64 * len(elf.sections)))
+    for s in elf.sections:
+        if s.name in (".debug_line", ".rela.debug_line", ".rel.debug_line", ".symtab", ".debug_str", ".strtab"):
+            out.append((s.offset, s.offset + s.size))
+    return out
+
+
+def test_fixtures_map_fully():
+    assert map_everything(CUBIN_90) == 656 and map_everything(CUBIN_80) == 640  # every instruction
+
+
+@pytest.mark.parametrize("data", [CUBIN_90, CUBIN_80], ids=["rela", "rel"])
+def test_every_truncation_is_a_mapping_error_or_a_smaller_map(data):
+    cuts = sorted(set(range(0, len(data), 97)) | {b for r in regions(data) for b in r if b < len(data)})
+    for cut in cuts:
+        try:
+            map_everything(data[:cut])
+        except MappingError:
+            pass
+
+
+@pytest.mark.parametrize("data", [CUBIN_90, CUBIN_80], ids=["rela", "rel"])
+@FUZZ
+@given(st.data())
+def test_mutated_cubins_raise_only_mapping_errors(data, draw):
+    spans = regions(data)
+    mutated = bytearray(data)
+    for _ in range(draw.draw(st.integers(1, 12))):
+        start, end = draw.draw(st.sampled_from(spans))
+        if end > start:
+            pos = draw.draw(st.integers(start, end - 1))
+            mutated[pos] = draw.draw(st.integers(0, 255))
+    try:
+        map_everything(bytes(mutated))
+    except MappingError:
+        pass
+
+
+@FUZZ
+@given(st.binary(max_size=4096))
+def test_random_line_tables_raise_only_line_table_errors(blob):
+    try:
+        parse_debug_line(blob)
+    except MappingError:
+        pass
+
+
+@FUZZ
+@given(st.binary(max_size=600))
+def test_random_programs_behind_a_valid_header(program):
+    header = bytes([1, 1, 0xFB, 14, 10, 0, 1, 1, 1, 1, 0, 0, 0, 1]) + b"/d\0\0k.cu\0\1\0\0\0"
+    body = struct.pack("<HI", 2, len(header)) + header + program
+    try:
+        parse_debug_line(struct.pack("<I", len(body)) + body)
+    except MappingError:
+        pass
+
+
+@FUZZ
+@given(st.binary(min_size=0, max_size=2048))
+def test_random_files_and_fatbinaries(blob):
+    for data in (blob, struct.pack("<IHHQ", 0xBA55ED50, 1, 16, len(blob)) + blob, b"\x7fELF\x02\x01" + blob):
+        try:
+            cubins_from_binary(data)
+        except MappingError:
+            pass
+
+
+def test_inline_chains_that_loop_or_point_away_end():
+    clear_cache()
+    mapper = SourceMapper({"m": CUBIN_90})
+    table = mapper.table("m")
+    index = table.section_index(table.function_symbol("_Z5kernBPfPKfi").shndx)
+    sequence = index.refs[0].sequence
+    rows = sequence.rows
+    for i in range(len(rows)):  # every row says it is inlined at itself, the next row, or nowhere valid
+        r = rows[i]
+        rows[i] = r[:4] + ([i + 1, i + 2, len(rows) + 5][i % 3], r[5], r[6])
+    for pc in range(0, 0x200, 16):
+        loc = mapper.lookup("m", "_Z5kernBPfPKfi", pc)
+        assert loc is None or len(loc.inline) < 600
+    clear_cache()
+
+
+def _fatbin_entry(payload: bytes, flags: int, raw_size: int, kind: int = 2) -> bytes:
+    header = struct.pack("<HHIQIIHHI", kind, 0x0101, 0x40, len(payload), len(payload), 0, 8, 1, 90)
+    header += struct.pack("<IIQQQ", 0, 0, flags, 0, raw_size)
+    entry = header + payload
+    return struct.pack("<IHHQ", 0xBA55ED50, 1, 16, len(entry)) + entry
+
+
+@pytest.mark.parametrize("flags, payload, raw_size, message", [
+    (0x8000, b"\x28\xb5\x2f\xfd" + b"garbage!", 4096, "cannot decompress a ZSTD"),
+    (0x2000, b"\xff" * 16, 4096, "cannot decompress an LZ4"),
+    (0x2000, b"\x10abc", 1 << 29, "claims"),
+    (0x8000, b"\x28\xb5\x2f\xfd", 1 << 40, "invalid size"),
+])
+def test_hostile_compressed_entries(flags, payload, raw_size, message):
+    with pytest.raises(FatbinError, match=message):
+        cubins_from_binary(_fatbin_entry(payload, flags, raw_size))
+
+
+def test_zstd_bomb_without_content_size_allocates_only_what_it_produces():
+    import zstandard
+
+    frame = zstandard.ZstdCompressor(write_content_size=False).compress(CUBIN_90)
+    tracemalloc.start()
+    try:
+        out = cubins_from_binary(_fatbin_entry(frame, 0x8000, 1 << 30 - 1))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert out == [("sm_90", CUBIN_90)]
+    assert peak < 8 << 20  # a few 1 MiB read chunks, not the 1 GiB the entry claims
+    with pytest.raises(FatbinError, match="more than it declares"):
+        cubins_from_binary(_fatbin_entry(frame, 0x8000, 1000))
+
+
+def test_entry_running_past_its_container():
+    blob = bytearray(_fatbin_entry(CUBIN_90, 0, 0))
+    struct.pack_into("<Q", blob, 16 + 8, 1 << 40)
+    with pytest.raises(FatbinError, match="runs past the end of its container"):
+        cubins_from_binary(bytes(blob))
+
+
+@pytest.mark.parametrize("data, message", [
+    (b"", "not an ELF file or fatbinary"),
+    (b"MZ" + bytes(100), "not an ELF file or fatbinary"),
+    (b"\x7fELF\x01\x01" + bytes(100), "only 64-bit little-endian"),
+    (CUBIN_90[:100], "outside the file"),
+])
+def test_unreadable_inputs(data, message):
+    with pytest.raises(ElfFormatError, match=message):
+        cubins_from_binary(data)
+
+
+def test_host_binary_is_not_a_cubin():
+    with pytest.raises(ElfFormatError, match="not a CUBIN"):
+        SourceMapper({"m": APP}).table("m")
