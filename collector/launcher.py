@@ -61,9 +61,11 @@ class RunSummary:
 
 # ---------------------------------------------------------------------------------------------- lookup
 
-def find_tool_library() -> Path:
+def find_tool_library(candidates: Sequence[Path] | None = None) -> Path:
     """The tool library, with its device patch beside it; ToolLibraryMissingError otherwise."""
-    candidates: list[Path] = []
+    if candidates is not None:
+        return _first_library(list(candidates))
+    candidates = []
     if os.environ.get("REUSELENS_COLLECTOR_LIB"):
         candidates.append(Path(os.environ["REUSELENS_COLLECTOR_LIB"]))
     here = Path(__file__).resolve().parent
@@ -77,6 +79,10 @@ def find_tool_library() -> Path:
         candidates.append(Path(str(resources.files("collector") / "native" / TOOL_LIBRARY)))
     except Exception:  # pragma: no cover - resources unavailable
         pass
+    return _first_library(candidates)
+
+
+def _first_library(candidates: list[Path]) -> Path:
     for lib in candidates:
         if lib.is_file():
             if not (lib.parent / PATCH_FATBIN).is_file():
@@ -192,11 +198,6 @@ def finalize_manifest(manifest: dict[str, Any] | None, base: dict[str, Any], ret
     else:
         status = data.get("status", "partial")
         reason = tool_reason if status != "complete" else None
-    # Launches still marked incomplete were cut off.
-    if status == "partial":
-        for launch in data.get("launches") or []:
-            if launch.get("instrumented") and launch.get("status") == "incomplete":
-                launch["status"] = "incomplete"
     data["status"] = status
     data["partial_reason"] = reason
     data["errors"] = errors

@@ -90,6 +90,16 @@ __global__ void atomics(int* counters, int* out) {
   out[blockIdx.x * blockDim.x + threadIdx.x] = old + s[threadIdx.x % 8];
 }
 
+// Atomics whose lanes spread over 1, 2, 4 and 32 sectors and 1, 16, 32 addresses (result unused: RED).
+__global__ void atomics_spread(int* c) {
+  const int lane = threadIdx.x % 32;
+  atomicAdd(&c[0], 1);              // one address
+  atomicAdd(&c[lane / 2], 1);       // 16 addresses, 2 sectors
+  atomicAdd(&c[lane], 1);           // 32 addresses, 4 sectors
+  atomicAdd(&c[lane * 8], 1);       // 32 addresses, 32 sectors
+  if (lane < 8) atomicAdd(&c[lane], 1);  // 8 lanes, 1 sector
+}
+
 // cp.async (LDGSTS) of 4, 8 and 16 bytes per thread, then a read of the staged data.
 __global__ void cp_async(const float4* in, float4* out) {
   __shared__ float4 s16[kThreads];
@@ -190,6 +200,7 @@ static void run(const char* name, const Buffers& b) {
   else if (!strcmp(name, "broadcast")) broadcast<<<grid, block>>>(b.f0, b.f1);
   else if (!strcmp(name, "multicast")) multicast<<<grid, block>>>(b.f0, b.f1);
   else if (!strcmp(name, "atomics")) atomics<<<grid, block>>>(b.i0, b.i1);
+  else if (!strcmp(name, "atomics_spread")) atomics_spread<<<2, 64>>>(b.i0);
   else if (!strcmp(name, "cp_async")) cp_async<<<grid, block>>>((const float4*)b.f0, (float4*)b.f2);
   else if (!strcmp(name, "wide_access"))
     wide_access<<<grid, block>>>((const float2*)b.f0, (const float4*)b.f0, (float2*)b.f1, (float4*)b.f2);
@@ -214,7 +225,7 @@ static void run(const char* name, const Buffers& b) {
 
 static const char* kKernels[] = {"td_levels", "smem_private", "bank_conflict_1", "bank_conflict_2",
                                  "bank_conflict_4", "bank_conflict_8", "bank_conflict_16", "bank_conflict_32",
-                                 "broadcast", "multicast", "atomics", "cp_async", "wide_access", "local_spill",
+                                 "broadcast", "multicast", "atomics", "atomics_spread", "cp_async", "wide_access", "local_spill",
                                  "divergent", "noinline_caller", "templated_f4", "templated_d2",
                                  "producer_consumer", "narrow_access"};
 

@@ -1,8 +1,101 @@
-// The online analysis engine as a record sink (analyzer/engine, linked when the build has it).
+// The online analysis engine (analyzer/engine) as a record sink: records are analysed while the
+// application runs and the engine's JSON is written to RUN/analysis.json at exit.
 #include "sinks.h"
 
-namespace rlc {
+#ifdef REUSELENS_WITH_ENGINE
+#include <algorithm>
+#include <cstdlib>
+#include <thread>
 
-std::unique_ptr<RecordSink> make_engine_sink() { return nullptr; }
+#include "json.h"
+#include "reuselens/engine.h"
+
+namespace rlc {
+namespace {
+
+class EngineSink : public RecordSink {
+ public:
+  explicit EngineSink(const reuselens::EngineConfig& config) : engine_(config) {}
+  const char* name() const override { return "engine"; }
+
+  void add_allocation(uint64_t address, uint64_t size) override {
+    guard([&] { engine_.add_allocation(address, size); });
+  }
+  void free_allocation(uint64_t address) override {
+    guard([&] { engine_.free_allocation(address); });
+  }
+  void begin_launch(const LaunchMeta& m) override {
+    reuselens::LaunchInfo info;
+    info.launch_id = m.id;
+    info.kernel_function_id = m.function_id;
+    std::copy(m.grid, m.grid + 3, info.grid);
+    std::copy(m.block, m.block + 3, info.block);
+    info.dynamic_shared_bytes = m.dynamic_shared_bytes > 0 ? (uint32_t)m.dynamic_shared_bytes : 0;
+    open_ = guard([&] { engine_.begin_launch(info); });
+  }
+  void consume(const reuselens::RlRecord* records, size_t n) override {
+    if (open_) open_ = guard([&] { engine_.consume(records, n); });
+  }
+  void end_launch(bool complete) override {
+    if (open_) guard([&] { engine_.end_launch(complete); });
+    open_ = false;
+  }
+  bool finish(const std::string& run_dir, std::string* err) override {
+    if (broken_) {
+      *err = "online analysis stopped: " + first_error_ + "; replay the traces with `reuselens analyze`";
+      return false;
+    }
+    std::string text;
+    if (!guard([&] { text = engine_.to_json(); })) {
+      *err = first_error_;
+      return false;
+    }
+    return write_file_atomic(run_dir + "/analysis.json", text, err);
+  }
+
+ private:
+  template <typename F>
+  bool guard(F&& f) {
+    if (broken_) return false;
+    try {
+      f();
+      return true;
+    } catch (const std::exception& e) {
+      broken_ = true;
+      first_error_ = e.what();
+      error = std::string("analysis engine: ") + e.what();
+      return false;
+    }
+  }
+  reuselens::Engine engine_;
+  bool open_ = false;
+  bool broken_ = false;
+  std::string first_error_;
+};
+
+}  // namespace
+
+std::unique_ptr<RecordSink> make_engine_sink() {
+  const char* off = getenv("REUSELENS_ONLINE_ANALYSIS");
+  if (off && off[0] == '0') return nullptr;
+  reuselens::EngineConfig config;
+  unsigned hw = std::thread::hardware_concurrency();
+  config.workers = std::max(1u, std::min(8u, hw / 2));
+  if (const char* w = getenv("REUSELENS_ENGINE_WORKERS")) config.workers = (unsigned)std::max(1, atoi(w));
+  if (const char* b = getenv("REUSELENS_SHADOW_BUDGET_BYTES")) config.shadow_budget_bytes = strtoull(b, nullptr, 10);
+  try {
+    return std::make_unique<EngineSink>(config);
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
 
 }  // namespace rlc
+
+#else
+
+namespace rlc {
+std::unique_ptr<RecordSink> make_engine_sink() { return nullptr; }
+}  // namespace rlc
+
+#endif

@@ -20,6 +20,7 @@ struct LaunchMeta {
   uint32_t grid[3] = {1, 1, 1};
   uint32_t block[3] = {1, 1, 1};
   uint32_t cluster[3] = {0, 0, 0};
+  int64_t dynamic_shared_bytes = -1;  // -1: unknown
 };
 
 class RecordSink {

@@ -28,6 +28,8 @@
 #include <vector>
 
 #include <sanitizer.h>
+#include <generated_cuda_meta.h>
+#include <generated_cuda_runtime_api_meta.h>
 
 #include "cubin.h"
 #include "device_state.h"
@@ -63,6 +65,10 @@ std::string demangle(const std::string& name) {
   free(d);
   return out;
 }
+
+// Dynamic shared memory of the launch being made on this thread: read from the launch API call's
+// parameters (ENTER), used by the LAUNCH_BEGIN nested inside it, cleared at EXIT. -1 = unknown.
+thread_local int64_t t_pending_smem = -1;
 
 std::string utc_now() {
   time_t t = time(nullptr);
@@ -126,6 +132,7 @@ struct LaunchEntry {
   bool has_trace = false;
   std::string status;  // complete | faulted | incomplete
   uint32_t smem = 0;
+  int64_t dynamic_smem = -1;
   bool has_static_smem = false;
   uint64_t static_smem = 0;
   double seconds = 0;
@@ -334,6 +341,25 @@ void Tool::init() {
     r = sanitizerEnableDomain(1, sub_, d);
     if (r != SANITIZER_SUCCESS) failed = "sanitizerEnableDomain";
   }
+  if (!failed) {
+    // Launch API calls, only to read the dynamic shared memory size (not in Sanitizer_LaunchData).
+    struct Cb { Sanitizer_CallbackDomain d; uint32_t id; };
+    const Cb api[] = {
+        {SANITIZER_CB_DOMAIN_RUNTIME_API, SANITIZER_CBID_RUNTIME_API_cudaLaunchKernel},
+        {SANITIZER_CB_DOMAIN_RUNTIME_API, SANITIZER_CBID_RUNTIME_API_cudaLaunchKernel_ptsz},
+        {SANITIZER_CB_DOMAIN_RUNTIME_API, SANITIZER_CBID_RUNTIME_API_cudaLaunchKernelExC},
+        {SANITIZER_CB_DOMAIN_RUNTIME_API, SANITIZER_CBID_RUNTIME_API_cudaLaunchKernelExC_ptsz},
+        {SANITIZER_CB_DOMAIN_DRIVER_API, SANITIZER_CBID_DRIVER_API_cuLaunchKernel},
+        {SANITIZER_CB_DOMAIN_DRIVER_API, SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz},
+        {SANITIZER_CB_DOMAIN_DRIVER_API, SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx},
+        {SANITIZER_CB_DOMAIN_DRIVER_API, SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz},
+    };
+    for (const Cb& c : api) {
+      SanitizerResult e = sanitizerEnableCallback(1, sub_, c.d, (Sanitizer_CallbackId)c.id);
+      if (e != SANITIZER_SUCCESS) config_errors.push_back("sanitizerEnableCallback(launch API " +
+                                                          std::to_string(c.id) + ") failed");
+    }
+  }
   if (failed) {
     // Claim so that the failure is visible in the run directory.
     if (claim()) {
@@ -460,6 +486,27 @@ void Tool::callback(Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, 
       default:
         return;
     }
+  }
+  if (domain == SANITIZER_CB_DOMAIN_RUNTIME_API || domain == SANITIZER_CB_DOMAIN_DRIVER_API) {
+    auto* cd = static_cast<const Sanitizer_CallbackData*>(data);
+    if (cd->callbackSite != SANITIZER_API_ENTER) {
+      t_pending_smem = -1;
+      return;
+    }
+    const void* p = cd->functionParams;
+    if (p == nullptr) return;
+    if (domain == SANITIZER_CB_DOMAIN_RUNTIME_API) {
+      if (cbid == SANITIZER_CBID_RUNTIME_API_cudaLaunchKernel || cbid == SANITIZER_CBID_RUNTIME_API_cudaLaunchKernel_ptsz)
+        t_pending_smem = (int64_t) static_cast<const cudaLaunchKernel_v7000_params*>(p)->sharedMem;
+      else if (auto* c = static_cast<const cudaLaunchKernelExC_v11060_params*>(p)->config)
+        t_pending_smem = (int64_t)c->dynamicSmemBytes;
+    } else {
+      if (cbid == SANITIZER_CBID_DRIVER_API_cuLaunchKernel || cbid == SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz)
+        t_pending_smem = static_cast<const cuLaunchKernel_params*>(p)->sharedMemBytes;
+      else if (auto* c = static_cast<const cuLaunchKernelEx_params*>(p)->config)
+        t_pending_smem = c->sharedMemBytes;
+    }
+    return;
   }
   if (domain == SANITIZER_CB_DOMAIN_LAUNCH) {
     auto* ld = static_cast<const Sanitizer_LaunchData*>(data);
@@ -705,6 +752,7 @@ void Tool::on_launch_begin(const Sanitizer_LaunchData* ld) {
     memcpy(e.cluster, cd, sizeof cd);
     e.stream = reinterpret_cast<uint64_t>(ld->stream);
     e.instrumented = select;
+    e.dynamic_smem = t_pending_smem;
     e.status = select ? "incomplete" : "complete";
     if (mit != modules_.end()) {
       auto s = mit->second.static_shared.find(mangled);
@@ -757,6 +805,7 @@ void Tool::on_launch_begin(const Sanitizer_LaunchData* ld) {
   memcpy(meta.grid, launches_.back().grid, sizeof meta.grid);
   memcpy(meta.block, launches_.back().block, sizeof meta.block);
   memcpy(meta.cluster, launches_.back().cluster, sizeof meta.cluster);
+  meta.dynamic_shared_bytes = launches_.back().dynamic_smem;
   for (auto& s : sinks_) s->begin_launch(meta);
   launches_.back().has_trace = write_traces_;
   {
@@ -1012,7 +1061,8 @@ std::string Tool::run_json_text(bool final_write) {
          ", \"kernel\": " + json_str(l.kernel) + ", \"module\": " + json_str(l.module) + ", \"grid\": " +
          dim(l.grid) + ", \"block\": " + dim(l.block) + ", \"cluster\": " + dim(l.cluster) +
          ", \"dynamic_shared_bytes\": " +
-         (l.instrumented && l.smem && l.has_static_smem && l.smem >= l.static_smem
+         (l.dynamic_smem >= 0 ? std::to_string(l.dynamic_smem)
+          : l.instrumented && l.smem && l.has_static_smem && l.smem >= l.static_smem
               ? std::to_string(l.smem - l.static_smem)
               : std::string("null")) +
          ", \"shared_bytes\": " + (l.instrumented && l.smem ? std::to_string(l.smem) : std::string("null")) +

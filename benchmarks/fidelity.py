@@ -1,0 +1,357 @@
+#!/usr/bin/env python3
+"""Collector fidelity: counts derived from the collector's traces vs Nsight Compute's counters.
+
+For every kernel launch of a program (default: tests/gpu microbench), this runs the program under the
+collector twice (default buffers, and the smallest buffer the collector accepts, forcing many flushes) and
+once under `ncu --clock-control none`, derives from the raw warp records (numpy, below) global load/store/atomic
+requests and 32-byte sectors, cp.async (LDGSTS) requests and sectors, shared load/store/atomic instructions and
+load/store wavefronts (the paper's section 3.2.2 lane-group rule), and local load/store instructions, and prints
+them side by side. Exit status 1 when any count differs.
+
+    python3 benchmarks/fidelity.py --bench build/gpu/microbench --work /tmp/fid [--json out.json]
+    python3 benchmarks/fidelity.py --runs RUN_BIG RUN_SMALL --ncu-csv ncu.csv   # re-derive offline
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+# docs/trace-format.md
+HEADER_BYTES = 64
+RECORD = np.dtype([
+    ("type", "u1"), ("space", "u1"), ("access", "u1"), ("flags", "u1"), ("size", "<u2"), ("warp", "<u2"),
+    ("function_id", "<u4"), ("active_mask", "<u4"), ("pc", "<u8"), ("block", "<u8"), ("addr", "<u8", (32,)),
+])
+assert RECORD.itemsize == 288
+REC_MEM, SPACE_GLOBAL, SPACE_SHARED, SPACE_LOCAL = 1, 1, 2, 3
+READ, WRITE = 1, 2
+FLAG_ASYNC = 1
+
+# metric key -> Nsight Compute metric
+NCU_METRICS = {
+    "gld_req": "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "gld_sec": "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "gst_req": "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+    "gst_sec": "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    "gatom_req": "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
+    "gred_req": "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum",
+    "gatom_sec": "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum",
+    "gred_sec": "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum",
+    "ldgsts_inst": "smsp__inst_executed_op_ldgsts.sum",
+    "sld_inst": "smsp__inst_executed_op_shared_ld.sum",
+    "sst_inst": "smsp__inst_executed_op_shared_st.sum",
+    "satom_inst": "smsp__inst_executed_op_shared_atom.sum",
+    "sld_wf": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    "sst_wf": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+    "lld_inst": "smsp__inst_executed_op_local_ld.sum",
+    "lst_inst": "smsp__inst_executed_op_local_st.sum",
+    # lane-level counts (threads with a true predicate): what a Sanitizer callback sees, lane by lane
+    "gld_thr": "smsp__sass_thread_inst_executed_op_global_ld_pred_on.sum",
+    "gst_thr": "smsp__sass_thread_inst_executed_op_global_st_pred_on.sum",
+    "sld_thr": "smsp__sass_thread_inst_executed_op_shared_ld_pred_on.sum",
+    "sst_thr": "smsp__sass_thread_inst_executed_op_shared_st_pred_on.sum",
+    "lld_thr": "smsp__sass_thread_inst_executed_op_local_ld_pred_on.sum",
+    "lst_thr": "smsp__sass_thread_inst_executed_op_local_st_pred_on.sum",
+    "gatom_thr": "smsp__sass_thread_inst_executed_op_global_atom_pred_on.sum",
+    "gred_thr": "smsp__sass_thread_inst_executed_op_global_red_pred_on.sum",
+    "satom_thr": "smsp__sass_thread_inst_executed_op_shared_atom_pred_on.sum",
+}
+# Rows of the table: what the trace gives -> how ncu names it (sums of metrics where the trace cannot
+# tell two hardware opcodes apart: ATOM vs RED is whether the result is used).
+ROWS = [
+    ("global ld requests", ["gld_req"]), ("global ld sectors", ["gld_sec"]),
+    ("global st requests", ["gst_req"]), ("global st sectors", ["gst_sec"]),
+    ("global atomic requests", ["gatom_req", "gred_req"]),
+    ("cp.async instructions", ["ldgsts_inst"]),
+    ("shared ld instructions", ["sld_inst"]), ("shared ld wavefronts", ["sld_wf"]),
+    ("shared st instructions", ["sst_inst"]), ("shared st wavefronts", ["sst_wf"]),
+    ("shared atomic instructions", ["satom_inst"]),
+    ("local ld instructions", ["lld_inst"]), ("local st instructions", ["lst_inst"]),
+    ("global ld lanes", ["gld_thr"]), ("global st lanes", ["gst_thr"]), ("global atomic lanes", ["gatom_thr", "gred_thr"]),
+    ("shared ld lanes", ["sld_thr"]), ("shared st lanes", ["sst_thr"]), ("shared atomic lanes", ["satom_thr"]),
+    ("local ld lanes", ["lld_thr"]), ("local st lanes", ["lst_thr"]),
+]
+
+
+# ------------------------------------------------------------------------------------------ trace side
+
+def read_trace(path: Path) -> np.ndarray:
+    raw = path.read_bytes()
+    if raw[:8] != b"RLTRACE\0":
+        raise ValueError(f"{path}: not a ReuseLens trace")
+    count = int(np.frombuffer(raw, "<u8", 1, 32)[0])
+    records = np.frombuffer(raw, RECORD, offset=HEADER_BYTES)
+    if len(records) != count:
+        raise ValueError(f"{path}: header says {count} records, file holds {len(records)}")
+    return records
+
+
+def lane_matrix(records: np.ndarray) -> np.ndarray:
+    return ((records["active_mask"][:, None] >> np.arange(32, dtype=np.uint32)) & 1).astype(bool)
+
+
+def distinct_sectors(records: np.ndarray) -> int:
+    """Sum over records of the distinct 32-byte sectors touched by the active lanes."""
+    if len(records) == 0:
+        return 0
+    active = lane_matrix(records)
+    addr = records["addr"]
+    size = records["size"].astype(np.uint64)[:, None]
+    first = addr // 32
+    last = (addr + size - 1) // 32
+    sentinel = np.iinfo(np.uint64).max
+    both = np.concatenate([np.where(active, first, sentinel), np.where(active, last, sentinel)], axis=1)
+    both.sort(axis=1)
+    new = np.ones_like(both, dtype=bool)
+    new[:, 1:] = both[:, 1:] != both[:, :-1]
+    return int((new & (both != sentinel)).sum())
+
+
+def wavefronts(records: np.ndarray) -> int:
+    """Paper section 3.2.2: per record, lanes split into groups (8 B: 16 lanes, 16 B: 8 lanes, else 32); per
+    group the maximum over the 32 banks of the distinct 32-bit words in that bank; summed over groups."""
+    if len(records) == 0:
+        return 0
+    total = 0
+    for size in np.unique(records["size"]):
+        part = records[records["size"] == size]
+        size = int(size)
+        per_group = 32 if size <= 4 else 32 // (size // 4)
+        words_per_lane = max(1, size // 4)
+        active = lane_matrix(part)                                      # (n, 32)
+        rec_idx, lane = np.nonzero(active)
+        base_word = part["addr"][rec_idx, lane] // 4
+        group = lane // per_group
+        key_rec = np.repeat(rec_idx, words_per_lane)
+        key_group = np.repeat(group, words_per_lane)
+        words = (base_word[:, None] + np.arange(words_per_lane, dtype=np.uint64)[None, :]).reshape(-1)
+        bank = words % 32
+        groups_per_rec = 32 // per_group
+        cell = (key_rec.astype(np.int64) * groups_per_rec + key_group) * 32 + bank.astype(np.int64)
+        pairs = np.unique(np.stack([cell, words.astype(np.int64)], axis=1), axis=0)
+        cells, counts = np.unique(pairs[:, 0], return_counts=True)
+        gid = cells // 32
+        best = np.zeros(len(part) * groups_per_rec, dtype=np.int64)
+        np.maximum.at(best, gid, counts)
+        total += int(best.sum())
+    return total
+
+
+def lanes(records: np.ndarray) -> int:
+    return int(lane_matrix(records).sum()) if len(records) else 0
+
+
+def derive(records: np.ndarray) -> dict[str, int]:
+    """Trace -> hardware counts. Measured on the H200 (sm_90) with ncu 2025.3: a cp.async (LDGSTS) is counted
+    as a global load request with its sectors and as a shared *load* instruction (not as a shared store),
+    and adds no shared wavefronts."""
+    mem = records[records["type"] == REC_MEM]
+    space, access, flags = mem["space"], mem["access"] & 3, mem["flags"]
+    sync = (flags & FLAG_ASYNC) == 0
+    g_ld = mem[(space == SPACE_GLOBAL) & (access == READ)]           # LDG and the global half of LDGSTS
+    g_st = mem[(space == SPACE_GLOBAL) & (access == WRITE) & sync]
+    g_at = mem[(space == SPACE_GLOBAL) & (access == READ | WRITE) & sync]
+    g_async = mem[(space == SPACE_GLOBAL) & ~sync]
+    s_ld = mem[(space == SPACE_SHARED) & (access == READ) & sync]
+    s_st = mem[(space == SPACE_SHARED) & (access == WRITE) & sync]
+    s_at = mem[(space == SPACE_SHARED) & (access == READ | WRITE) & sync]
+    l_ld = mem[(space == SPACE_LOCAL) & (access == READ)]
+    l_st = mem[(space == SPACE_LOCAL) & (access == WRITE)]
+    return {
+        "global ld requests": len(g_ld), "global ld sectors": distinct_sectors(g_ld),
+        "global st requests": len(g_st), "global st sectors": distinct_sectors(g_st),
+        "global atomic requests": len(g_at), "global atomic sectors": distinct_sectors(g_at),
+        "cp.async instructions": len(g_async),
+        "shared ld instructions": len(s_ld) + len(g_async), "shared ld wavefronts": wavefronts(s_ld),
+        "shared st instructions": len(s_st), "shared st wavefronts": wavefronts(s_st),
+        "shared atomic instructions": len(s_at),
+        "local ld instructions": len(l_ld), "local st instructions": len(l_st),
+        "global ld lanes": lanes(mem[(space == SPACE_GLOBAL) & (access == READ) & sync]),
+        "global st lanes": lanes(g_st), "global atomic lanes": lanes(g_at),
+        "shared ld lanes": lanes(s_ld), "shared st lanes": lanes(s_st), "shared atomic lanes": lanes(s_at),
+        "local ld lanes": lanes(l_ld), "local st lanes": lanes(l_st),
+        # candidate rules for atomic sectors (printed for study, not compared)
+        "_atomic lanes/4": int(sum((int(bin(int(m)).count("1")) + 3) // 4 for m in g_at["active_mask"])),
+        "_atomic addresses": int(sum(len(set(r["addr"][lane_matrix(r[None])[0]].tolist())) for r in g_at)),
+    }
+
+
+def run_counts(run_dir: Path) -> list[tuple[str, dict[str, int]]]:
+    manifest = json.loads((run_dir / "run.json").read_text())
+    out = []
+    for launch in manifest["launches"]:
+        if not launch.get("instrumented"):
+            continue
+        if launch.get("status") != "complete" or not launch.get("trace"):
+            raise SystemExit(f"{run_dir}: launch {launch['id']} is {launch.get('status')} (no complete trace)")
+        records = read_trace(run_dir / launch["trace"])
+        if len(records) != launch["records"]:
+            raise SystemExit(f"{run_dir}: launch {launch['id']}: run.json says {launch['records']} records, "
+                             f"trace holds {len(records)}")
+        out.append((launch["kernel"], derive(records)))
+    return out
+
+
+# ------------------------------------------------------------------------------------------ ncu side
+
+def available_metrics(ncu: str) -> set[str]:
+    result = subprocess.run([ncu, "--query-metrics", "--csv"], capture_output=True, text=True)
+    names = set()
+    for line in result.stdout.splitlines():
+        first = line.split(",")[0].strip('"')
+        if first and not first.startswith("Metric"):
+            names.add(first)
+    return names
+
+
+def run_ncu(ncu: str, argv: list[str], csv_path: Path) -> None:
+    have = available_metrics(ncu)
+    (csv_path.parent / "ncu_metrics.txt").write_text("\n".join(sorted(have)))
+    metrics = [m for m in NCU_METRICS.values() if not have or m.rsplit(".", 1)[0] in have]
+    missing = sorted(set(NCU_METRICS.values()) - set(metrics))
+    if missing:
+        print(f"ncu does not know {missing}; those rows read n/a", file=sys.stderr)
+    cmd = [ncu, "--clock-control", "none", "--csv", "--print-kernel-base", "mangled", "--print-units", "base",
+           "--metrics", ",".join(metrics), "--log-file", str(csv_path), *argv]
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+
+
+def parse_ncu(csv_path: Path) -> list[tuple[str, dict[str, float]]]:
+    lines = [ln for ln in csv_path.read_text().splitlines() if ln.startswith('"')]
+    reader = csv.DictReader(lines)
+    launches: dict[int, tuple[str, dict[str, float]]] = {}
+    reverse = {v: k for k, v in NCU_METRICS.items()}
+    for row in reader:
+        try:
+            launch = int(row["ID"])
+        except (KeyError, ValueError):
+            continue
+        name = row.get("Kernel Name", "")
+        metric = reverse.get(row.get("Metric Name", ""))
+        entry = launches.setdefault(launch, (name, {}))
+        if metric:
+            value = row.get("Metric Value", "").replace(",", "")
+            try:
+                entry[1][metric] = float(value)
+            except ValueError:
+                pass
+    return [launches[k] for k in sorted(launches)]
+
+
+# ------------------------------------------------------------------------------------------ table
+
+def short_name(mangled: str) -> str:
+    try:
+        import cxxfilt
+
+        text = cxxfilt.demangle(mangled)
+    except Exception:
+        text = mangled
+    return re.sub(r"\(.*", "", text).replace("void ", "")
+
+
+def compare(ncu_rows, runs: list[tuple[str, list]]) -> tuple[list[dict], int]:
+    table, mismatches = [], 0
+    base = runs[0][1]
+    if len(ncu_rows) != len(base):
+        raise SystemExit(f"ncu profiled {len(ncu_rows)} launches, the collector {len(base)}")
+    for i, (ncu_name, ncu_vals) in enumerate(ncu_rows):
+        kernel = base[i][0]
+        if ncu_name and ncu_name != kernel and short_name(kernel) not in ncu_name:
+            raise SystemExit(f"launch {i}: ncu kernel {ncu_name} vs collector {kernel}")
+        for row, keys in ROWS:
+            if any(k not in ncu_vals for k in keys):
+                hw = None
+            else:
+                hw = int(round(sum(ncu_vals[k] for k in keys)))
+            derived = [r[1][i][1][row] for r in runs]
+            if hw is None and all(d == 0 for d in derived):
+                continue
+            if hw == 0 and all(d == 0 for d in derived):
+                continue
+            ok = hw is not None and all(d == hw for d in derived)
+            if hw is not None:
+                mismatches += 0 if ok else 1
+            table.append({"launch": i, "kernel": short_name(kernel), "metric": row, "ncu": hw,
+                          **{label: d for (label, _), d in zip(runs, derived)}, "match": ok})
+    return table, mismatches
+
+
+def print_table(table: list[dict], labels: list[str]) -> None:
+    head = f"{'#':>2} {'kernel':<22} {'metric':<26} {'ncu':>8} " + " ".join(f"{lab:>10}" for lab in labels) + "  ok"
+    print(head)
+    print("-" * len(head))
+    for r in table:
+        hw = "n/a" if r["ncu"] is None else str(r["ncu"])
+        print(f"{r['launch']:>2} {r['kernel'][:22]:<22} {r['metric']:<26} {hw:>8} "
+              + " ".join(f"{r[lab]:>10}" for lab in labels)
+              + ("  ok" if r["match"] else "  (metric not in this ncu)" if r["ncu"] is None else "  MISMATCH"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bench", help="program to profile (default: build/gpu/microbench)")
+    parser.add_argument("--work", default="/tmp/reuselens-fidelity", help="where runs and the ncu CSV go")
+    parser.add_argument("--ncu", default="ncu")
+    parser.add_argument("--runs", nargs="+", help="existing run directories (skip profiling)")
+    parser.add_argument("--ncu-csv", help="existing ncu CSV (skip ncu)")
+    parser.add_argument("--json", help="write the table as JSON here")
+    args, rest = parser.parse_known_args(argv)
+    work = Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    if args.runs:
+        run_dirs = [Path(r) for r in args.runs]
+        labels = [p.name for p in run_dirs]
+    else:
+        from collector.launcher import MIN_BUFFER_BYTES, profile
+
+        bench = [args.bench or str(REPO / "build/gpu/microbench"), *rest]
+        run_dirs = [work / "run_default", work / "run_minbuf"]
+        labels = ["trace", "trace@min"]
+        for run_dir, buffer in zip(run_dirs, [None, MIN_BUFFER_BYTES]):
+            summary = profile(bench, run_dir=run_dir, write_traces=True, buffer_bytes=buffer, timeout=600)
+            print(f"{run_dir.name}: {summary.status} ({summary.partial_reason}), {summary.launches_instrumented} "
+                  f"launches, {summary.records} records, {summary.wall_seconds:.2f} s", file=sys.stderr)
+            if summary.status != "complete":
+                return 2
+    csv_path = Path(args.ncu_csv) if args.ncu_csv else work / "ncu.csv"
+    if not args.ncu_csv:
+        bench = [args.bench or str(REPO / "build/gpu/microbench"), *rest]
+        run_ncu(args.ncu, bench, csv_path)
+    ncu_rows = parse_ncu(csv_path)
+    runs = [(label, run_counts(d)) for label, d in zip(labels, run_dirs)]
+    table, mismatches = compare(ncu_rows, runs)
+    print_table(table, labels)
+    flushes = []
+    for d in run_dirs:
+        m = json.loads((d / "run.json").read_text())
+        flushes.append(sum(int(l.get("flushes", 0)) for l in m["launches"]))
+    print("\natomic sectors (ncu) vs candidate rules from the trace (not compared):")
+    for i, (name, vals) in enumerate(ncu_rows):
+        derived = runs[0][1][i][1]
+        if derived["global atomic requests"]:
+            hw = sum(vals.get(k, 0) for k in ("gatom_sec", "gred_sec"))
+            print(f"  {i:>2} {short_name(runs[0][1][i][0])[:22]:<22} ncu {int(hw):>6}  distinct sectors "
+                  f"{derived['global atomic sectors']:>6}  ceil(lanes/4) {derived['_atomic lanes/4']:>6}  "
+                  f"distinct addresses {derived['_atomic addresses']:>6}")
+    print(f"\n{len(table)} counts compared over {len(ncu_rows)} launches; {mismatches} mismatch(es); "
+          f"buffer flushes per run: {dict(zip(labels, flushes))}")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"rows": table, "mismatches": mismatches,
+                                               "flushes": dict(zip(labels, flushes))}, indent=1))
+    return 1 if mismatches else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

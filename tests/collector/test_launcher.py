@@ -1,0 +1,276 @@
+"""Launcher behaviour that needs no GPU: errors, run.json, partial runs, timeout and cancellation."""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import collector.launcher as launcher
+from analyzer.errors import CollectorError
+from analyzer.rundir import open_run
+from collector.errors import (
+    AppNotFoundError,
+    InvalidFilterError,
+    NoGpuError,
+    RunDirectoryNotEmptyError,
+    ToolLibraryMissingError,
+)
+
+
+def test_app_not_found_on_path(no_gpu_needed, tmp_path):
+    with pytest.raises(AppNotFoundError, match="command not found"):
+        launcher.profile(["reuselens-no-such-program-xyz"], run_dir=tmp_path / "run")
+    assert not (tmp_path / "run").exists()
+
+
+def test_app_not_found_relative_to_cwd(no_gpu_needed, tmp_path):
+    with pytest.raises(AppNotFoundError, match="no such file"):
+        launcher.profile(["./missing"], run_dir=tmp_path / "run", cwd=tmp_path)
+
+
+def test_app_not_executable(no_gpu_needed, tmp_path):
+    script = tmp_path / "plain.txt"
+    script.write_text("not a program")
+    with pytest.raises(AppNotFoundError, match="not an executable"):
+        launcher.profile([str(script)], run_dir=tmp_path / "run")
+
+
+def test_errors_are_collector_errors_with_one_sentence(no_gpu_needed, tmp_path):
+    with pytest.raises(CollectorError) as info:
+        launcher.profile([], run_dir=tmp_path / "run")
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"kernel_filter": "softmax("}, "not a valid regex"),
+    ({"launch_range": (5, 2)}, "launch range"),
+    ({"kernel_list": "/no/such/list.txt"}, "kernel list file not found"),
+    ({"buffer_bytes": 100}, "below the minimum"),
+])
+def test_invalid_filters(no_gpu_needed, fake_app, tmp_path, kwargs, match):
+    app = fake_app("print('hi')\n")
+    with pytest.raises(InvalidFilterError, match=match):
+        launcher.profile([str(app)], run_dir=tmp_path / "run", **kwargs)
+
+
+def test_no_driver(monkeypatch):
+    def refuse(name):
+        raise OSError(f"{name}: cannot open shared object file")
+
+    monkeypatch.setattr(launcher.ctypes, "CDLL", refuse)
+    with pytest.raises(NoGpuError, match="no NVIDIA driver"):
+        launcher.check_gpu()
+
+
+class _FakeDriver:
+    def __init__(self, init_result=0, count=1):
+        self.init_result, self.count = init_result, count
+
+    def cuInit(self, flags):
+        return self.init_result
+
+    def cuDeviceGetCount(self, ref):
+        ref._obj.value = self.count
+        return 0
+
+
+def test_driver_without_gpu(monkeypatch):
+    monkeypatch.setattr(launcher.ctypes, "CDLL", lambda name: _FakeDriver(init_result=100))
+    with pytest.raises(NoGpuError, match="cuInit error 100"):
+        launcher.check_gpu()
+    monkeypatch.setattr(launcher.ctypes, "CDLL", lambda name: _FakeDriver(count=0))
+    with pytest.raises(NoGpuError, match="sees no GPU"):
+        launcher.check_gpu()
+
+
+def test_profile_without_gpu_raises(tmp_path, fake_app):
+    """On a machine with no NVIDIA driver (CI), profile() refuses with NoGpuError before starting anything."""
+    try:
+        launcher.ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        pass
+    else:
+        pytest.skip("an NVIDIA driver is installed here; the no-driver path is covered by test_no_driver")
+    app = fake_app("print('hi')\n")
+    try:
+        launcher.find_tool_library()
+    except ToolLibraryMissingError:
+        pytest.skip("collector library not built here")
+    with pytest.raises(NoGpuError):
+        launcher.profile([str(app)], run_dir=tmp_path / "run")
+    assert not (tmp_path / "run").exists()
+
+
+def test_tool_library_missing(tmp_path):
+    with pytest.raises(ToolLibraryMissingError, match="not built"):
+        launcher.find_tool_library([tmp_path / "a" / launcher.TOOL_LIBRARY])
+    lib = tmp_path / launcher.TOOL_LIBRARY
+    lib.write_bytes(b"\x7fELF")
+    with pytest.raises(ToolLibraryMissingError, match="device patch"):
+        launcher.find_tool_library([lib])
+    (tmp_path / launcher.PATCH_FATBIN).write_bytes(b"x")
+    assert launcher.find_tool_library([lib]) == lib
+
+
+def test_environment_handed_to_the_app(no_gpu_needed, fake_app, tmp_path):
+    dump = tmp_path / "env.json"
+    app = fake_app(f"""
+        import json, os
+        json.dump(dict(os.environ), open({str(dump)!r}, "w"))
+    """)
+    names = tmp_path / "kernels.txt"
+    names.write_text("softmax\n")
+    summary = launcher.profile([str(app)], run_dir=tmp_path / "run", env={"MY_VAR": "1"},
+                               kernel_filter="soft.*max", kernel_list=names, launch_range=(2, 5),
+                               write_traces=True, buffer_bytes=8192)
+    env = json.loads(dump.read_text())
+    assert env["MY_VAR"] == "1"
+    assert env["LD_PRELOAD"].split(":")[0] == str(no_gpu_needed)
+    assert env["CUDA_INJECTION64_PATH"] == str(no_gpu_needed)
+    assert env["REUSELENS_RUN_DIR"] == str((tmp_path / "run").resolve())
+    assert env["REUSELENS_KERNEL_REGEX"] == "soft.*max"
+    assert env["REUSELENS_KERNEL_NAMES_FILE"] == str(names.resolve())
+    assert env["REUSELENS_LAUNCH_RANGE"] == "2:5"
+    assert env["REUSELENS_WRITE_TRACES"] == "1"
+    assert env["REUSELENS_BUFFER_BYTES"] == "8192"
+    header = json.loads(env["REUSELENS_RUN_HEADER"])
+    assert header["command"] == [str(app)]
+    # The stand-in library never wrote run.json: the run says the collector did not start.
+    assert summary.status == "partial"
+    assert "collector did not start" in summary.partial_reason
+
+
+def test_run_json_of_a_crashed_app(no_gpu_needed, fake_app, tmp_path):
+    app = fake_app("""
+        import os, signal
+        os.kill(os.getpid(), signal.SIGSEGV)
+    """)
+    summary = launcher.profile([str(app), "--flag"], run_dir=tmp_path / "run", cwd=tmp_path)
+    assert summary.status == "partial"
+    assert summary.partial_reason == "app crashed (SIGSEGV)"
+    assert summary.exit_code == -11
+    run = open_run(tmp_path / "run")  # the analyzer's reader accepts it
+    m = run.manifest
+    assert m["format"] == "reuselens-run" and m["version"] == 1
+    assert m["command"] == [str(app), "--flag"] and m["cwd"] == str(tmp_path.resolve())
+    assert m["status"] == "partial" and m["exit_code"] == -11
+    assert m["start_time"].endswith("Z") and m["end_time"].endswith("Z")
+
+
+def _tool_manifest(run_dir: str, finished: bool, reason: str | None, status: str) -> str:
+    """Python source that writes run.json the way the tool library does."""
+    return textwrap.dedent(f"""
+        import json, os
+        m = json.load(open(os.path.join({run_dir!r}, "run.json")))
+        m.update(status={status!r}, partial_reason={reason!r},
+                 collector={{"finished": {finished!r}, "launches_seen": 3, "launches_instrumented": 2,
+                             "records": 42}},
+                 launches=[{{"id": 0, "instrumented": True, "status": "complete", "records": 42}}])
+        tmp = os.path.join({run_dir!r}, "run.json.tmp")
+        json.dump(m, open(tmp, "w"))
+        os.replace(tmp, os.path.join({run_dir!r}, "run.json"))
+    """)
+
+
+def test_app_exits_before_collector_finishes(no_gpu_needed, fake_app, tmp_path):
+    run_dir = str((tmp_path / "run").resolve())
+    app = fake_app(_tool_manifest(run_dir, False, "running", "partial") + "\nos._exit(0)\n")
+    summary = launcher.profile([str(app)], run_dir=run_dir)
+    assert summary.status == "partial"
+    assert summary.partial_reason == "app exited before the collector finished (exit code 0)"
+    assert summary.launches_instrumented == 2 and summary.records == 42
+
+
+def test_collector_reason_is_kept(no_gpu_needed, fake_app, tmp_path):
+    run_dir = str((tmp_path / "run").resolve())
+    app = fake_app(_tool_manifest(run_dir, False, "kernel fault in bad(float*)", "partial") + "\nraise SystemExit(1)\n")
+    summary = launcher.profile([str(app)], run_dir=run_dir)
+    assert (summary.status, summary.partial_reason, summary.exit_code) == ("partial", "kernel fault in bad(float*)", 1)
+
+
+def test_complete_run(no_gpu_needed, fake_app, tmp_path):
+    run_dir = str((tmp_path / "run").resolve())
+    app = fake_app(_tool_manifest(run_dir, True, None, "complete"))
+    summary = launcher.profile([str(app)], run_dir=run_dir)
+    assert (summary.status, summary.partial_reason, summary.exit_code) == ("complete", None, 0)
+    m = json.loads((Path(run_dir) / "run.json").read_text())
+    assert m["status"] == "complete" and m["launcher"]["stop_reason"] is None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie (already dead, not reaped by its parent) counts as dead
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_timeout_kills_the_whole_process_group(no_gpu_needed, fake_app, tmp_path):
+    pid_file = tmp_path / "child.pid"
+    app = fake_app(f"""
+        import subprocess, sys, time
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+        open({str(pid_file)!r}, "w").write(str(child.pid))
+        time.sleep(60)
+    """)
+    started = time.monotonic()
+    summary = launcher.profile([str(app)], run_dir=tmp_path / "run", timeout=1.5)
+    assert time.monotonic() - started < 10
+    assert summary.status == "partial" and summary.partial_reason == "timeout after 1.5 s"
+    child = int(pid_file.read_text())
+    deadline = time.monotonic() + 5
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(child)
+
+
+def test_cancel_event(no_gpu_needed, fake_app, tmp_path):
+    app = fake_app("import time; time.sleep(60)\n")
+    cancel = threading.Event()
+    threading.Timer(0.5, cancel.set).start()
+    progress = []
+    summary = launcher.profile([str(app)], run_dir=tmp_path / "run", cancel=cancel,
+                               on_progress=lambda *a: progress.append(a))
+    assert summary.status == "partial" and summary.partial_reason == "cancelled"
+    assert json.loads((tmp_path / "run" / "run.json").read_text())["partial_reason"] == "cancelled"
+
+
+def test_progress_is_reported(no_gpu_needed, fake_app, tmp_path):
+    app = fake_app("import time; time.sleep(1.6)\n")
+    progress = []
+    launcher.profile([str(app)], run_dir=tmp_path / "run", on_progress=lambda *a: progress.append(a))
+    assert progress and progress[0][0].startswith("profiling")
+
+
+def test_run_directory_reuse(no_gpu_needed, fake_app, tmp_path):
+    app = fake_app("pass\n")
+    run = tmp_path / "run"
+    launcher.profile([str(app)], run_dir=run)
+    (run / "traces").mkdir()
+    (run / "traces" / "0.rltrace").write_bytes(b"old")
+    launcher.profile([str(app)], run_dir=run)  # a previous run is replaced
+    assert not (run / "traces").exists()
+    (run / "notes.txt").write_text("mine")
+    with pytest.raises(RunDirectoryNotEmptyError, match="notes.txt"):
+        launcher.profile([str(app)], run_dir=run)
+    assert (run / "notes.txt").exists()
+
+
+def test_finalize_prefers_the_launcher_stop_reason():
+    base = launcher.initial_manifest(["app"], Path("/"), "t", {})
+    tool = dict(base, status="complete", partial_reason=None, collector={"finished": True})
+    data = launcher.finalize_manifest(tool, base, -9, "timeout after 3 s", 3.0)
+    assert data["status"] == "partial" and data["partial_reason"] == "timeout after 3 s"
+    data = launcher.finalize_manifest(tool, base, 0, None, 3.0)
+    assert data["status"] == "complete" and data["partial_reason"] is None
