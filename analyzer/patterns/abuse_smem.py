@@ -45,7 +45,7 @@ def _draft(view: KernelView, members: list[Node]) -> Draft:
                f"wrote it ({len(members)} PCs{places(members)}): {format_bytes(traffic)} of shared traffic in "
                f"{count(instructions)} warp instructions — keep it in registers")
     metrics = {"footprint_bytes": footprint, "footprint_bytes_per_block": per_block,
-               "reuse_intensity": reuse_intensity(members), "r_thread": 1.0}
+               "reuse_intensity": reuse_intensity(view, members), "r_thread": 1.0}
     return Draft("abuse-smem", members, "thread", "shared-demotion", _FIX, message, waste_bytes=traffic,
                  instructions=instructions, wavefronts=wavefronts, predicted=predicted, metrics=metrics)
 

@@ -33,7 +33,7 @@ def _draft(view: KernelView, members: list[Node], footprint: float) -> Draft:
         add_counts(predicted, predicted_removal(node, 1.0))
     earlier = sum(e.raw["prior_kernel"].get("bytes", 0) for e in view.subgraph_edges(members)
                   if e.label == COLD and e.raw.get("prior_kernel"))
-    ri = reuse_intensity(members)
+    ri = reuse_intensity(view, members)
     message = (f"read-only region of {format_bytes(footprint)} read warp-uniformly "
                f"{count(instructions)} times ({format_bytes(traffic)}, reuse intensity "
                f"{ri or 0:.0f}){places(members)} — move it to __constant__ memory")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from analyzer.patterns.finding import Draft, add_counts, predicted_removal
 from analyzer.patterns.text import format_bytes, format_share, places
-from analyzer.patterns.view import KernelView, Node, reuse_intensity, reuse_ratio
+from analyzer.patterns.view import KernelView, Node, reuse_intensity, reuse_ratios
 
 PATTERNS = {
     "hierarchical-reuse-block": "Block-level reuse served from global memory (on-chip promotion)",
@@ -47,8 +47,8 @@ _FIXES = {
 }
 
 
-def _dominant(members: list[Node], delta: float) -> tuple[str | None, dict[str, float]]:
-    ratios = {label: reuse_ratio(members, label) for label in SCOPES}
+def _dominant(view: KernelView, members: list[Node], delta: float) -> tuple[str | None, dict[str, float]]:
+    ratios = reuse_ratios(members, SCOPES)
     above = [label for label in SCOPES if ratios[label] > delta]
     if not above:
         return None, ratios
@@ -78,7 +78,7 @@ def _draft(view: KernelView, members: list[Node], scope: str, ratios: dict[str, 
     message = (f"{format_share(ratios[scope])} of this data object's reuse ({format_bytes(reused)}) comes from "
                f"{_SCOPE_WORDS[scope]}{places(carriers)}; footprint {format_bytes(footprint)}")
     metrics = {f"r_{label}": ratios[label] for label in SCOPES}
-    metrics.update({"footprint_bytes": footprint, "reuse_intensity": reuse_intensity(members),
+    metrics.update({"footprint_bytes": footprint, "reuse_intensity": reuse_intensity(view, members),
                     "subgraph_pcs": len(members)})
     return Draft(pattern, carriers, scope, kind, explanation, message, waste_bytes=reused,
                  instructions=instructions, origins=origins, predicted=predicted, metrics=metrics,
@@ -96,7 +96,7 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     for members in view.closed_subgraphs():
         if any(node.space != "global" for node in members):
             continue
-        scope, ratios = _dominant(members, settings["delta"])
+        scope, ratios = _dominant(view, members, settings["delta"])
         draft = _draft(view, members, scope, ratios) if scope is not None else None
         if draft is not None:
             drafts.append(draft)

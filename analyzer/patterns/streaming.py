@@ -35,8 +35,8 @@ def _cache_reuse(view: KernelView) -> float:
 
 def _draft(view: KernelView, node: Node, ratio: float, protect: bool) -> Draft:
     cold = node.w_out.get(COLD, 0.0)
-    earlier = sum(e.raw["prior_kernel"].get("bytes", 0) for e in view.edges
-                  if e.src == node.id and e.label == COLD and e.raw.get("prior_kernel"))
+    earlier = sum(e.raw["prior_kernel"].get("bytes", 0) for e in view.out_edges.get(node.id, ())
+                  if e.label == COLD and e.raw.get("prior_kernel"))
     verb = "reads" if node.type == "read" else "writes"
     message = f"streams: {verb} {format_bytes(cold)} once ({format_share(ratio)} first touch)"
     if earlier:

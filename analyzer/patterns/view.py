@@ -2,16 +2,19 @@
 
 Every quantity here is a definition of the cuVein paper (shared/seeds/000_…): W_out(v, l) and W_total(v)
 (section 3.2.2, "Weighted Out-Degree"), closed subgraphs (3.2.1), Reuse Intensity (3.2.2), r(l) (3.3 I),
-R_coal (3.3 II) and R_conf (3.3 II, Bank Conflict). When analyzer/graph.py (the engine's networkx view)
-offers the same helpers, this module should delegate to it; until then it reads the report contract only.
+R_coal (3.3 II) and R_conf (3.3 II, Bank Conflict). The formulas live in analyzer/graph.py (the PCDepGraph
+as a networkx MultiDiGraph); this module delegates to it and adds what the rules need on top: stable
+(function, pc) keys, a canonical order independent of the engine's listing order, and input validation.
 """
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from analyzer import graph
 from analyzer.errors import ReportError
 
 COLD = "cold"
@@ -53,35 +56,18 @@ class Node:
     raw: dict[str, Any]
     w_out: dict[str, float] = field(default_factory=lambda: defaultdict(float))
 
-    @property
-    def function(self) -> str:
-        return str(self.raw.get("function") or "")
-
-    @property
-    def pc(self) -> int:
-        return int(self.raw.get("pc") or 0)
-
-    @property
-    def space(self) -> str | None:
-        return self.raw.get("space")
-
-    @property
-    def type(self) -> str:
-        return str(self.raw.get("type") or "")
-
-    @property
-    def size(self) -> int:
-        return int(self.raw.get("size") or 0)
-
-    @property
-    def executions(self) -> int:
-        value = self.raw.get("executions")
-        return int(value) if value is not None else int(dist_count(self.raw.get("lanes")))
-
-    @property
-    def key(self) -> tuple[str, int]:
-        """What identifies the instruction across runs: (function, pc offset). Node ids may not."""
-        return (self.function, self.pc)
+    def __post_init__(self) -> None:
+        raw = self.raw
+        # Plain attributes, read once: the rules look at these for every node and edge many times.
+        self.function: str = str(raw.get("function") or "")
+        self.pc: int = int(raw.get("pc") or 0)
+        self.space: str | None = raw.get("space")
+        self.type: str = str(raw.get("type") or "")
+        self.size: int = int(raw.get("size") or 0)
+        executions = raw.get("executions")
+        self.executions: int = int(executions) if executions is not None else int(dist_count(raw.get("lanes")))
+        # What identifies the instruction across runs: (function, pc offset). Node ids may not.
+        self.key: tuple[str, int] = (self.function, self.pc)
 
     def w_total(self) -> float:
         """W_total(v): the sum of W_out(v, l) over all labels (section 3.2.2)."""
@@ -102,30 +88,22 @@ class Node:
 
     def sectors_ideal_total(self) -> float:
         """Σ S_opt over instances, S_opt = ceil(Lane·AccSize / SecSize) (section 3.3 II)."""
-        if self.raw.get("sectors_ideal"):
-            return dist_total(self.raw["sectors_ideal"])
-        size = self.size
-        return float(sum(-(-int(lanes) * size // SECTOR_BYTES) * count
-                         for lanes, count in self.raw.get("lanes") or ()))
+        return dist_total(self.raw.get("sectors_ideal"))
 
     def r_coal(self) -> float:
         """R_coal(v) = E(Sector_v) / S_opt(v) (section 3.3 II); 0 when undefined."""
-        ideal = self.sectors_ideal_total()
-        return self.sectors_total() / ideal if ideal else 0.0
+        return graph.r_coal(self.raw) or 0.0
 
     def wavefronts_total(self) -> float:
         return dist_total(self.raw.get("wavefronts"))
 
     def wavefronts_ideal_total(self) -> float:
-        """Σ ceil(footprint words / 32) per lane group; approximated from the word counts if absent."""
-        if self.raw.get("wavefronts_ideal"):
-            return dist_total(self.raw["wavefronts_ideal"])
-        return float(sum(-(-int(words) // 32) * count for words, count in self.raw.get("addresses") or ()))
+        """Σ ceil(footprint words / 32) over instances, per lane group (section 3.3 II)."""
+        return dist_total(self.raw.get("wavefronts_ideal"))
 
     def r_conf(self) -> float:
         """R_conf(v) = E(Wave_v) / E(Wave_ideal_v) (section 3.3 II, Bank Conflict); 0 when undefined."""
-        ideal = self.wavefronts_ideal_total()
-        return self.wavefronts_total() / ideal if ideal else 0.0
+        return graph.r_conf(self.raw) or 0.0
 
     def source_text(self) -> str | None:
         source = self.raw.get("source") or {}
@@ -165,6 +143,7 @@ class KernelView:
             node = Node(int(entry["id"]), entry)
             self.nodes[node.id] = node
         self.edges: list[Edge] = []
+        self.out_edges: dict[int, list[Edge]] = defaultdict(list)
         for entry in kernel["edges"]:
             label = entry.get("label")
             if label not in LABELS:
@@ -172,11 +151,17 @@ class KernelView:
             src, dst = int(entry["from"]), int(entry["to"])
             if src not in self.nodes or (dst not in self.nodes and dst != 0):
                 raise ReportError(f"kernel {kernel.get('mangled', '?')}: edge {src}->{dst} names a missing node")
-            edge = Edge(src, dst, label, float(entry.get("bytes") or 0), float(entry.get("accesses") or 0), entry)
-            self.edges.append(edge)
-            self.nodes[src].w_out[label] += edge.bytes
+            self.edges.append(Edge(src, dst, label, float(entry.get("bytes") or 0),
+                                   float(entry.get("accesses") or 0), entry))
+        self.graph = graph.build_graph(kernel)
+        # W_out(v, l) for every node and label in one pass over the graph (graph.w_out does one node at a time)
+        for src, _dst, data in self.graph.edges(data=True):
+            if src != graph.COLD_NODE:
+                self.nodes[src].w_out[data["label"]] += float(data["weight"])
         # A canonical order independent of how the engine listed nodes and edges (stability across runs).
         self.edges.sort(key=lambda e: (self.nodes[e.src].key, self._key_of(e.dst), e.label))
+        for edge in self.edges:
+            self.out_edges[edge.src].append(edge)
         self.barriers: list[dict[str, Any]] = list(kernel.get("barriers") or [])
 
     def _key_of(self, node_id: int) -> tuple[str, int]:
@@ -195,33 +180,23 @@ class KernelView:
         node = self.nodes.get(node_id)
         return node is not None and node.space is not None and node_id != 0
 
+    @functools.cached_property
+    def _subgraphs(self) -> list[list[Node]]:
+        groups = [sorted((self.nodes[i] for i in ids if self.is_memory(i)), key=lambda n: n.key)
+                  for ids in graph.closed_subgraphs(self.graph)]
+        return sorted((members for members in groups if members), key=lambda members: members[0].key)
+
     def closed_subgraphs(self) -> list[list[Node]]:
-        """Minimal closed subgraphs (section 3.2.1): the connected components of the non-Cold-Miss edges.
+        """Minimal closed subgraphs (section 3.2.1), each in (function, pc) order, ordered by first member.
 
-        A set is closed when every non-Cold-Miss edge of its nodes stays inside it; the smallest such sets
-        are exactly the components of the undirected graph of those edges (the Cold Miss node excluded).
+        graph.closed_subgraphs gives the connected components of the non-Cold-Miss edges: a set is closed when
+        every non-Cold-Miss edge of its nodes stays inside it, and the smallest such sets are these components.
         """
-        parent = {node.id: node.id for node in self.memory_nodes()}
-
-        def find(x: int) -> int:
-            while parent[x] != x:
-                parent[x] = parent[parent[x]]
-                x = parent[x]
-            return x
-
-        for edge in self.edges:
-            if edge.label != COLD and self.is_memory(edge.dst):
-                a, b = find(edge.src), find(edge.dst)
-                if a != b:
-                    parent[max(a, b)] = min(a, b)
-        groups: dict[int, list[Node]] = defaultdict(list)
-        for node in self.memory_nodes():
-            groups[find(node.id)].append(node)
-        return sorted(groups.values(), key=lambda members: members[0].key)
+        return [list(members) for members in self._subgraphs]
 
     def subgraph_edges(self, members: Iterable[Node]) -> list[Edge]:
-        ids = {node.id for node in members}
-        return [edge for edge in self.edges if edge.src in ids]
+        """The out-edges of the given nodes (for a closed subgraph: all its edges), in canonical order."""
+        return [edge for node in sorted(members, key=lambda n: n.key) for edge in self.out_edges.get(node.id, ())]
 
     def config_key(self) -> str:
         """Kernel identity across runs: mangled name plus launch configuration."""
@@ -237,18 +212,16 @@ class KernelView:
         return max(count, 1)
 
 
-def reuse_ratio(members: Iterable[Node], label: str) -> float:
-    """r(l) = Σ W_out(v, l) / Σ Ŵ(v) over the subgraph's nodes (section 3.3 I); 0 without reuse."""
+def reuse_ratios(members: Iterable[Node], labels: Iterable[str]) -> dict[str, float]:
+    """r(l) = Σ W_out(v, l) / Σ Ŵ(v) over the subgraph's nodes (section 3.3 I) for several labels at once; 0
+    without reuse. Same formula as graph.reuse_ratio (a test checks they agree), summed from the W_out the view
+    already holds instead of walking the subgraph's edges once per label."""
     members = list(members)
     denominator = sum(node.w_hat() for node in members)
-    if denominator <= 0:
-        return 0.0
-    return sum(node.w_out.get(label, 0.0) for node in members) / denominator
+    return {label: (sum(node.w_out.get(label, 0.0) for node in members) / denominator if denominator > 0 else 0.0)
+            for label in labels}
 
 
-def reuse_intensity(members: Iterable[Node]) -> float | None:
+def reuse_intensity(view: KernelView, members: Iterable[Node]) -> float | None:
     """RI(G') = Σ w(e) / Σ_{cold} w(e) over the subgraph's edges (section 3.2.2); None without cold traffic."""
-    members = list(members)
-    total = sum(node.w_total() for node in members)
-    cold = sum(node.w_out.get(COLD, 0.0) for node in members)
-    return total / cold if cold else None
+    return graph.reuse_intensity(view.graph, [node.id for node in members])

@@ -167,3 +167,20 @@ def test_malformed_kernel_raises_report_error():
     kernel["edges"][0]["label"] = "intra_block"
     with pytest.raises(ReportError, match="edge label 'intra_block'"):
         find_findings(kernel)
+
+
+def test_view_metrics_agree_with_analyzer_graph():
+    from analyzer import graph
+    from analyzer.patterns.view import KernelView, reuse_ratios
+
+    kernel = busy_kernel()
+    view = KernelView(kernel)
+    g = graph.build_graph(kernel)
+    for members in view.closed_subgraphs():
+        ids = [n.id for n in members]
+        ours = reuse_ratios(members, graph.REUSE_LABELS)
+        for label in graph.REUSE_LABELS:
+            assert ours[label] == pytest.approx(graph.reuse_ratio(g, ids, label) or 0.0)
+    for node in view.memory_nodes():
+        assert node.w_total() == graph.w_total(g, node.id)
+        assert node.r_coal() == (graph.r_coal(node.raw) or 0.0)
