@@ -47,6 +47,14 @@ _FIXES = {
 }
 
 
+# Reuse among atomics is an update stream, not data to cache: the fix is privatization, whatever the scope.
+_ATOMIC_FIX = ("shared-promotion",
+               "This data object is updated atomically by many warps or blocks, so the updates queue at L2. "
+               "Privatize: accumulate into a per-block copy in shared memory (shared-memory atomics, or a "
+               "per-warp partial combined with shuffles), then merge each block's copy into global memory once "
+               "at the end of the block.")
+
+
 def _dominant(view: KernelView, members: list[Node], delta: float) -> tuple[str | None, dict[str, float]]:
     ratios = reuse_ratios(members, SCOPES)
     above = [label for label in SCOPES if ratios[label] > delta]
@@ -73,7 +81,8 @@ def _draft(view: KernelView, members: list[Node], scope: str, ratios: dict[str, 
             instructions += node.executions * fraction
             add_counts(predicted, predicted_removal(node, fraction))
     pattern = "hierarchical-reuse-grid" if scope == "grid" else "hierarchical-reuse-block"
-    kind, explanation = _FIXES[scope]
+    kind, explanation = _ATOMIC_FIX if any(n.type == "atomic" for n in carriers) and scope != "thread" \
+        else _FIXES[scope]
     footprint = sum(node.w_out.get("cold", 0.0) for node in members)
     message = (f"{format_share(ratios[scope])} of this data object's reuse ({format_bytes(reused)}) comes from "
                f"{_SCOPE_WORDS[scope]}{places(carriers)}; footprint {format_bytes(footprint)}")

@@ -382,3 +382,14 @@ def test_every_pattern_has_an_implant_here():
                  "hierarchical-reuse-block", "hierarchical-reuse-grid", "streaming-access", "race-candidate",
                  "removable-barrier"}
     assert implanted == set(PATTERNS)
+
+
+def test_grid_reuse_of_atomics_suggests_privatization_not_an_l2_window():
+    # GIVEN a global histogram: lanes of a warp hit distinct bins, blocks keep updating the same bins
+    k = KernelBuilder()
+    k.background()
+    bins = k.node("global", "atomic", executions=4096, line=99)
+    k.edge(bins, 0, "cold", 0.05)
+    k.edge(bins, bins, "grid", 0.95)
+    finding = only(find_findings(k.build()), "hierarchical-reuse-grid")
+    assert finding["fix"]["kind"] == "shared-promotion" and "Privatize" in finding["fix"]["explanation"]
