@@ -25,6 +25,9 @@ SCOPES = ("thread", "warp_diff_inst", "block", "grid")
 _SCOPE_WORDS = {"thread": "the same thread", "warp_diff_inst": "other lanes of the same warp",
                 "block": "other warps of the same block", "grid": "other blocks"}
 
+_ADVICE = {"thread": "load it once into a register", "warp_diff_inst": "share it with warp shuffles",
+           "block": "stage it in shared memory", "grid": "keep it in L2 with an access-policy window"}
+
 _FIXES = {
     "thread": ("register-promotion",
                "Most of this data object's reuse happens inside one thread, often a loop that reloads a value "
@@ -81,11 +84,12 @@ def _draft(view: KernelView, members: list[Node], scope: str, ratios: dict[str, 
             instructions += node.executions * fraction
             add_counts(predicted, predicted_removal(node, fraction))
     pattern = "hierarchical-reuse-grid" if scope == "grid" else "hierarchical-reuse-block"
-    kind, explanation = _ATOMIC_FIX if any(n.type == "atomic" for n in carriers) and scope != "thread" \
-        else _FIXES[scope]
+    atomic = any(n.type == "atomic" for n in carriers) and scope != "thread"
+    kind, explanation = _ATOMIC_FIX if atomic else _FIXES[scope]
+    advice = "privatize it per block in shared memory" if atomic else _ADVICE[scope]
     footprint = sum(node.w_out.get("cold", 0.0) for node in members)
     message = (f"{format_share(ratios[scope])} of this data object's reuse ({format_bytes(reused)}) comes from "
-               f"{_SCOPE_WORDS[scope]}{places(carriers)}; footprint {format_bytes(footprint)}")
+               f"{_SCOPE_WORDS[scope]}{places(carriers)} (footprint {format_bytes(footprint)}) — {advice}")
     metrics = {f"r_{label}": ratios[label] for label in SCOPES}
     metrics.update({"footprint_bytes": footprint, "reuse_intensity": reuse_intensity(view, members),
                     "subgraph_pcs": len(members)})

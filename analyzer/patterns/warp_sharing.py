@@ -63,7 +63,9 @@ def _informational(pattern: str, node: Node, note: str, what: str) -> Draft:
 
 def _atomic(node: Node) -> Draft:
     collisions = max(0.0, node.executions * (dist_mean(node.raw.get("lanes")) - dist_mean(node.raw.get("addresses"))))
-    message = (f"{node.lane_mode():.0f} lanes update {node.address_mode():.0f} address(es) per warp atomic: "
+    addresses = int(node.address_mode())
+    message = (f"{node.lane_mode():.0f} lanes update {addresses} address{'es' if addresses != 1 else ''} "
+               f"per warp atomic: "
                f"{count(collisions)} serialized lane updates ({format_bytes(collisions * node.size)}) — "
                f"aggregate in the warp first")
     return Draft("atomic-contention", [node], "warp_same_inst", "warp-shuffle", _ATOMIC_FIX, message,
