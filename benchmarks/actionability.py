@@ -95,7 +95,8 @@ def build(source: Path, binary: Path, args: argparse.Namespace) -> None:
 
 
 def parse_ncu_csv(text: str) -> dict[str, float]:
-    """Sum each metric over all profiled kernel launches, from `ncu --csv` (raw or details page)."""
+    """Sum each metric over all profiled kernel launches, from `ncu --csv` (details page; the raw page's one
+    column per metric is read too)."""
     lines = [line for line in text.splitlines() if line.startswith('"')]
     rows = list(csv.reader(io.StringIO("\n".join(lines))))
     if not rows:
@@ -128,11 +129,16 @@ def _number(cell: str) -> float | None:
 
 
 def measure(binary: Path, kernel: str, out_dir: Path, args: argparse.Namespace) -> dict[str, float]:
-    command = [args.ncu, "--clock-control", "none", "--metrics", ",".join(METRICS), "--csv", "--page", "raw",
-               "--print-units", "base", "--kernel-name", f"regex:{kernel}", str(binary)]
-    text = run(command, timeout=args.timeout, what=f"ncu {binary.name}")
-    (out_dir / f"{binary.name}.ncu.csv").write_text(text)
-    totals = parse_ncu_csv(text)
+    # Same invocation as benchmarks/fidelity.py (verified on the H200): CSV of the details page into a log file,
+    # so the program's own output never mixes with it.
+    log = out_dir / f"{binary.name}.ncu.csv"
+    log.unlink(missing_ok=True)
+    command = [args.ncu, "--clock-control", "none", "--csv", "--print-units", "base", "--metrics", ",".join(METRICS),
+               "--kernel-name", f"regex:{kernel}", "--log-file", str(log), str(binary)]
+    run(command, timeout=args.timeout, what=f"ncu {binary.name}")
+    if not log.is_file():
+        raise StepError(f"ncu {binary.name}: no output in {log}")
+    totals = parse_ncu_csv(log.read_text())
     missing = [m for m in METRICS if m not in totals]
     if missing:
         raise StepError(f"ncu {binary.name}: no value for {', '.join(missing)}")

@@ -30,18 +30,35 @@ NCU = {
     ("shared", "ld", "wavefronts"): "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
     ("shared", "st", "requests"): "smsp__inst_executed_op_shared_st.sum",
     ("shared", "st", "wavefronts"): "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
-    ("local", "ld", "requests"): "l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum",
+    ("local", "ld", "requests"): "smsp__inst_executed_op_local_ld.sum",
     ("local", "ld", "sectors"): "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum",
-    ("local", "st", "requests"): "l1tex__t_requests_pipe_lsu_mem_local_op_st.sum",
+    ("local", "st", "requests"): "smsp__inst_executed_op_local_st.sum",
     ("local", "st", "sectors"): "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum",
 }
 
 
 def predicted_removal(node: Node, fraction: float, *, requests: bool = True, sectors: bool = True,
                       wavefronts: bool = True) -> dict[str, int]:
-    """Counter decrements if `fraction` of this PC's executions disappear (one request per warp instruction)."""
+    """Counter decrements if `fraction` of this PC's executions disappear (one request per warp instruction).
+
+    A cp.async (LDGSTS) counts, as measured on sm_90 (benchmarks/fidelity.py), as a global load request with its
+    sectors plus one shared *load* instruction, and its shared-write half adds no store and no wavefront: the
+    global half carries all three decrements, the shared half (pc + 1) none.
+    """
     if node.space not in ("global", "shared", "local") or node.type not in ("read", "write"):
         return {}
+    if node.raw.get("async_copy"):
+        if node.space != "global":
+            return {}
+        counts = predicted_removal_plain(node, fraction, requests=requests, sectors=sectors)
+        if requests:
+            counts[NCU[("shared", "ld", "requests")]] = round(node.executions * fraction)
+        return counts
+    return predicted_removal_plain(node, fraction, requests=requests, sectors=sectors, wavefronts=wavefronts)
+
+
+def predicted_removal_plain(node: Node, fraction: float, *, requests: bool = True, sectors: bool = True,
+                            wavefronts: bool = True) -> dict[str, int]:
     op = "ld" if node.type == "read" else "st"
     counts: dict[str, int] = {}
     if requests:

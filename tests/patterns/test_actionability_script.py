@@ -67,15 +67,20 @@ os.chmod(out, 0o755)
     # ncu stand-in: 32-way conflicting reads before the fix, conflict-free after
     values = {"before": [0, 0, 4096, 131072, 32768, 32768, 1048576, 32768],
               "after": [0, 0, 4096, 131072, 32768, 32768, 32768, 32768]}
+    # ncu stand-in: details-page CSV into --log-file, one row per metric, like ncu --csv
     ncu = write_tool(tmp_path / "ncu", f"""
 import sys
 side = "before" if sys.argv[-1].endswith("_before") else "after"
 values = {values!r}[side]
-print("==PROF== Connected to process 1")
-print({RAW_HEADER!r})
-print({RAW_UNITS!r})
-print('"0","1","app","h","transpose(const float *, float *, int, int)","1","7","(32, 8, 1)","(64, 64, 1)","0","9.0",'
-      + ",".join('"%d"' % v for v in values))
+metrics = sys.argv[sys.argv.index("--metrics") + 1].split(",")
+assert sys.argv[sys.argv.index("--clock-control") + 1] == "none"
+header = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size",'
+          '"Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"')
+rows = ['"0","1","app","h","transpose(const float *, float *, int, int)","1","7","(32, 8, 1)","(64, 64, 1)",'
+        '"0","9.0","Command line profiler metrics","%s","","%s"' % (m, format(v, ",")) for m, v in zip(metrics, values)]
+with open(sys.argv[sys.argv.index("--log-file") + 1], "w") as log:
+    log.write("==PROF== Connected to process 1\\n" + header + "\\n" + "\\n".join(rows) + "\\n")
+print("transpose_conflict: ok")
 """)
     return nvcc, ncu
 

@@ -393,3 +393,22 @@ def test_grid_reuse_of_atomics_suggests_privatization_not_an_l2_window():
     k.edge(bins, bins, "grid", 0.95)
     finding = only(find_findings(k.build()), "hierarchical-reuse-grid")
     assert finding["fix"]["kind"] == "shared-promotion" and "Privatize" in finding["fix"]["explanation"]
+
+
+def test_predicted_counters_of_a_cp_async_follow_the_hardware_attribution():
+    from analyzer.patterns.finding import predicted_removal
+    from analyzer.patterns.view import KernelView
+
+    k = KernelBuilder()
+    g = k.node("global", "read", executions=100, pc=0x200)
+    k.edge(g, 0, "cold")
+    s = k.node("shared", "write", executions=100, pc=0x201)
+    k.edge(s, 0, "cold")
+    for node_id in (g, s):
+        k.kernel["nodes"][node_id]["async_copy"] = True
+    view = KernelView(k.build())
+    # LDGSTS: a global load request with its sectors plus one shared *load* instruction; the shared half: none
+    assert predicted_removal(view.nodes[g], 1.0) == {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": 100,
+                                                     "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": 400,
+                                                     "smsp__inst_executed_op_shared_ld.sum": 100}
+    assert predicted_removal(view.nodes[s], 1.0) == {}
