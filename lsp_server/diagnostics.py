@@ -51,21 +51,21 @@ def _rel(path: str, root: str | None) -> str:
     return os.path.basename(path)
 
 
-def _origin_message(ref: FindingRef, origin) -> str:
-    labels = {e.get("label") for e in ref.kernel.get("edges", [])
-              if e.get("to") == origin.node["id"] and e.get("from") in (ref.finding.get("pcs") or [])}
+def _origin_message(results: RunResults, ref: FindingRef, origin) -> str:
+    labels = {e.get("label") for pc in ref.finding.get("pcs") or [] for e in results.edges_from(ref.kernel, pc)
+              if e.get("to") == origin.node["id"]}
     scope = ", ".join(LABEL_NAMES.get(l, l) for l in sorted(labels) if l) or ref.finding.get("scope") or "reuse"
     return f"reuse origin: {origin.node.get('space')} {origin.node.get('type')} at PC {origin.node.get('pc', 0):#06x} ({scope})"
 
 
-def related(ref: FindingRef, origin_lines: dict) -> list[types.DiagnosticRelatedInformation]:
+def related(results: RunResults, ref: FindingRef, origin_lines: dict) -> list[types.DiagnosticRelatedInformation]:
     """Origins and other responsible lines, each placed only where its line could be mapped."""
     out = []
     for origin in ref.origins:
         rng = origin_lines.get((origin.path, origin.line))
         if rng is not None:
             out.append(types.DiagnosticRelatedInformation(types.Location(path_to_uri(origin.path), rng),
-                                                          _origin_message(ref, origin)))
+                                                          _origin_message(results, ref, origin)))
     for path, line in ref.also:
         rng = origin_lines.get((path, line))
         if rng is not None:
@@ -96,7 +96,7 @@ def build(results: RunResults, path: str, lines: list[str], line_map: LineMap | 
         out.append(types.Diagnostic(
             range=line_range(lines, line), message=message, severity=severity(finding), source=SOURCE,
             code=pattern, code_description=types.CodeDescription(href=f"{docs_base}#{pattern}"),
-            related_information=related(ref, origin_lines) or None,
+            related_information=related(results, ref, origin_lines) or None,
             data={"findingId": str(finding.get("id")), "kernel": ref.kernel.get("id"), "pattern": pattern,
                   "fixKind": (finding.get("fix") or {}).get("kind", "none"), "run": results.digest[:16],
                   "line": ref.line}))

@@ -43,17 +43,22 @@ async def did_change_configuration(ls: ReuseLensServer, params: types.DidChangeC
 
 @SERVER.feature(types.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: ReuseLensServer, params: types.DidOpenTextDocumentParams) -> None:
-    ls.publish(uri_to_path(params.text_document.uri))
+    path = uri_to_path(params.text_document.uri)
+    ls.doc_uris[path] = params.text_document.uri
+    ls.publish(path)
 
 
 @SERVER.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: ReuseLensServer, params: types.DidChangeTextDocumentParams) -> None:
+    ls.generation += 1  # related locations in other files may point into this one
     ls.publish(uri_to_path(params.text_document.uri))
 
 
 @SERVER.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: ReuseLensServer, params: types.DidCloseTextDocumentParams) -> None:
-    ls.publish(uri_to_path(params.text_document.uri))
+    path = uri_to_path(params.text_document.uri)
+    ls.doc_uris.pop(path, None)
+    ls.publish(path)
 
 
 @SERVER.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))

@@ -21,12 +21,11 @@ def _avg(distribution) -> str:
 
 
 def _origin_links(ref: NodeRef, results: RunResults) -> str:
-    nodes = {n.get("id"): n for n in ref.kernel.get("nodes", [])}
     weights: dict[str, int] = defaultdict(int)
-    for edge in ref.kernel.get("edges", []):
-        if edge.get("from") != ref.node["id"] or edge.get("to") in (0, None):
+    for edge in results.edges_from(ref.kernel, ref.node["id"]):
+        if edge.get("to") in (0, None):
             continue
-        origin = nodes.get(edge["to"])
+        origin = results.node(ref.kernel, edge["to"])
         where = results.map_source(origin.get("source")) if origin else None
         if where:
             link = f"[{os.path.basename(where[0])}:{where[1]}]({path_to_uri(where[0])}#L{where[1]})"
@@ -34,11 +33,10 @@ def _origin_links(ref: NodeRef, results: RunResults) -> str:
     return ", ".join(sorted(weights, key=lambda k: -weights[k])) or "–"
 
 
-def _scope_cells(ref: NodeRef) -> list[str]:
+def _scope_cells(ref: NodeRef, results: RunResults) -> list[str]:
     by_label: dict[str, int] = defaultdict(int)
-    for edge in ref.kernel.get("edges", []):
-        if edge.get("from") == ref.node["id"]:
-            by_label[edge.get("label")] += int(edge.get("bytes", 0))
+    for edge in results.edges_from(ref.kernel, ref.node["id"]):
+        by_label[edge.get("label")] += int(edge.get("bytes", 0))
     total = sum(by_label.values())
     return [_pct(sum(by_label[l] for l in labels), total) for _, labels in SCOPE_GROUPS]
 
@@ -47,7 +45,7 @@ def _reuse_row(ref: NodeRef, results: RunResults) -> str:
     n = ref.node
     op = f"{n.get('space')} {n.get('type')} {n.get('size')} B" + (" (cp.async)" if n.get("async_copy") else "")
     cells = [f"`{n.get('pc', 0):#06x}`", op, str(n.get("executions", 0)), format_bytes(n.get("bytes", 0)),
-             *_scope_cells(ref), _origin_links(ref, results)]
+             *_scope_cells(ref, results), _origin_links(ref, results)]
     return "| " + " | ".join(cells) + " |"
 
 

@@ -47,6 +47,7 @@ class RunResults:
     def __init__(self, report: dict[str, Any], report_path: str, digest: str, prefix_map: dict[str, str]):
         self.report, self.report_path, self.digest = report, report_path, digest
         self.prefix_map = prefix_map
+        self._paths: dict[str, str] = {}
         self.base_dir = (report.get("run") or {}).get("cwd") or os.path.dirname(report_path)
         self.nodes_by_line: dict[str, dict[int, list[NodeRef]]] = defaultdict(lambda: defaultdict(list))
         self.stats: dict[str, dict[int, LineStats]] = defaultdict(lambda: defaultdict(LineStats))
@@ -55,16 +56,23 @@ class RunResults:
         self.barriers_by_line: dict[str, dict[int, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
         self.kernels = [k for k in report.get("kernels", []) if isinstance(k, dict)]
         self.unplaced_findings = 0
+        # kernel id -> node id -> out-edges (edges point from the access to its reuse origin)
+        self.out_edges: dict[str, dict[int, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
+        self.node_index: dict[str, dict[int, dict[str, Any]]] = {}
         for kernel in self.kernels:
             self._index_kernel(kernel)
 
     def map_source(self, source: dict[str, Any] | None) -> tuple[str, int] | None:
         if not source or not source.get("file") or not source.get("line"):
             return None
-        return map_path(source["file"], self.prefix_map, self.base_dir), int(source["line"])
+        path = self._paths.get(source["file"])
+        if path is None:
+            path = self._paths[source["file"]] = map_path(source["file"], self.prefix_map, self.base_dir)
+        return path, int(source["line"])
 
     def _index_kernel(self, kernel: dict[str, Any]) -> None:
         nodes = {n["id"]: n for n in kernel.get("nodes", []) if isinstance(n, dict) and "id" in n}
+        self.node_index[kernel.get("id")] = nodes
         refs: dict[int, NodeRef] = {}
         for nid, node in nodes.items():
             where = self.map_source(node.get("source"))
@@ -73,7 +81,9 @@ class RunResults:
             ref = refs[nid] = NodeRef(kernel, node, *where)
             self.nodes_by_line[ref.path][ref.line].append(ref)
             self.stats[ref.path][ref.line].total_bytes += int(node.get("bytes", 0))
+        out_edges = self.out_edges[kernel.get("id")]
         for edge in kernel.get("edges", []):
+            out_edges[edge.get("from")].append(edge)
             ref = refs.get(edge.get("from"))
             if ref is not None:
                 self.stats[ref.path][ref.line].bytes_by_label[edge.get("label", "cold")] += int(edge.get("bytes", 0))
@@ -105,6 +115,12 @@ class RunResults:
             ref.origins = [refs[p] for p in finding.get("origin_pcs", []) or [] if p in refs]
         self.findings_by_file[ref.path].append(ref)
         self.findings_by_id[str(finding.get("id"))] = ref
+
+    def node(self, kernel: dict[str, Any], node_id: int) -> dict[str, Any] | None:
+        return self.node_index.get(kernel.get("id"), {}).get(node_id)
+
+    def edges_from(self, kernel: dict[str, Any], node_id: int) -> list[dict[str, Any]]:
+        return self.out_edges.get(kernel.get("id"), {}).get(node_id, [])
 
     def files(self) -> set[str]:
         return set(self.nodes_by_line) | set(self.findings_by_file) | set(self.barriers_by_line)

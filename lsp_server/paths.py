@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 
+@functools.lru_cache(maxsize=4096)
 def uri_to_path(uri: str) -> str:
     """file:///a/b%20c.cu -> /a/b c.cu (normalized, not resolved through symlinks)."""
     return os.path.normpath(unquote(urlparse(uri).path))
 
 
+@functools.lru_cache(maxsize=4096)
 def path_to_uri(path: str) -> str:
     return Path(path).absolute().as_uri()
 

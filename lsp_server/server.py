@@ -11,6 +11,7 @@ import asyncio
 import logging
 import uuid
 from typing import Any
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -37,6 +38,9 @@ class ReuseLensServer(LanguageServer):
         self.watcher: RunWatcher | None = None
         self.job: asyncio.Task | None = None
         self.save_timer: asyncio.TimerHandle | None = None
+        self.doc_uris: dict[str, str] = {}      # path -> uri of the open document, as the client spelled it
+        self.generation = 0                     # bumped by every edit, settings change and build result
+        self._diagnostics_cache: dict[str, tuple[tuple, tuple]] = {}
 
     def report_server_error(self, error: Exception, source) -> None:
         """Log instead of pygls' "Error in server" popup; real failures are reported where they happen."""
@@ -57,11 +61,15 @@ class ReuseLensServer(LanguageServer):
 
     # ----- documents and line tracking ------------------------------------------------------------
     def open_documents(self) -> dict[str, Any]:
-        return {uri_to_path(uri): doc for uri, doc in self.workspace.text_documents.items()}
+        return {path: doc for path in self.doc_uris if (doc := self.document(path)) is not None}
+
+    def document(self, path: str):
+        uri = self.doc_uris.get(path)
+        return self.workspace.text_documents.get(unquote(uri)) if uri else None
 
     def view(self, path: str) -> tuple[str, list[str], Any, Any]:
         """(uri, current lines, LineMap or None, version) of `path`: the open document, else the snapshot."""
-        doc = self.open_documents().get(path)
+        doc = self.document(path)
         if doc is not None:
             line_map = self.state.tracker.line_map(path, doc.version, doc.source)
             return doc.uri, split_lines(doc.source), line_map, doc.version
@@ -98,6 +106,17 @@ class ReuseLensServer(LanguageServer):
 
     # ----- diagnostics ----------------------------------------------------------------------------
     def diagnostics_for(self, path: str) -> tuple[str, list[types.Diagnostic], Any]:
+        """(uri, diagnostics, version), cached until the next edit, run, settings change or build result."""
+        doc = self.document(path)
+        key = (doc.version if doc else None, self.generation, self.state.results.digest if self.state.results else None)
+        cached = self._diagnostics_cache.get(path)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        value = self._compute_diagnostics(path)
+        self._diagnostics_cache[path] = (key, value)
+        return value
+
+    def _compute_diagnostics(self, path: str) -> tuple[str, list[types.Diagnostic], Any]:
         uri, lines, line_map, version = self.view(path)
         out = list(self.state.build_diagnostics.get(path, []))
         results = self.state.results
@@ -147,6 +166,7 @@ class ReuseLensServer(LanguageServer):
         if problems:
             self.tell(types.MessageType.Warning, "ReuseLens: " + " ".join(problems))
         old, self.state.settings = self.state.settings, new
+        self.generation += 1
         if (old.run_directory, old.path_prefix_map) != (new.run_directory, new.path_prefix_map):
             self.state.results = None
             if self.watcher is not None:
@@ -297,6 +317,7 @@ class ReuseLensServer(LanguageServer):
                 severity=types.DiagnosticSeverity.Error))
         old = set(self.state.build_diagnostics)
         self.state.build_diagnostics = by_path
+        self.generation += 1
         for path in sorted(old | set(by_path)):
             self.publish(path)
 
