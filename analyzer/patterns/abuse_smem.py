@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from analyzer.patterns.finding import Draft, add_counts, predicted_removal
 from analyzer.patterns.text import count, format_bytes, places
-from analyzer.patterns.view import COLD, KernelView, Node, reuse_intensity
+from analyzer.patterns.view import COLD, KernelView, Node, merge_sets_sharing_lines, reuse_intensity
 
 PATTERNS = {"abuse-smem": "Thread-private data kept in shared memory"}
 
@@ -51,4 +51,7 @@ def _draft(view: KernelView, members: list[Node]) -> Draft:
 
 
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
-    return [_draft(view, members) for members in view.closed_subgraphs() if is_thread_private(view, members)]
+    private = [members for members in view.closed_subgraphs() if is_thread_private(view, members)]
+    # The union of thread-private subgraphs is thread-private too; unrolled copies of one buffer's accesses
+    # (the same source lines) are reported as one buffer.
+    return [_draft(view, members) for members in merge_sets_sharing_lines(private)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from analyzer.patterns.finding import NCU, Draft
 from analyzer.patterns.text import count
-from analyzer.patterns.view import KernelView, Node
+from analyzer.patterns.view import KernelView, Node, group_by_line, merged_node
 
 PATTERNS = {"bank-conflict": "Shared-memory bank conflict"}
 
@@ -37,10 +37,11 @@ def _draft(node: Node, ratio: float) -> Draft:
 
 
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
+    firing = [n for n in view.memory_nodes() if n.space == "shared" and n.r_conf() > settings["bankConflict"]]
     drafts = []
-    for node in view.memory_nodes():
-        if node.space == "shared":
-            ratio = node.r_conf()
-            if ratio > settings["bankConflict"]:
-                drafts.append(_draft(node, ratio))
+    for group in group_by_line(firing):  # unrolled copies of one access: one finding
+        node = merged_node(group)
+        draft = _draft(node, node.r_conf())
+        draft.nodes = group
+        drafts.append(draft)
     return drafts

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from analyzer.patterns.finding import NCU, Draft
 from analyzer.patterns.text import count, format_bytes
-from analyzer.patterns.view import SECTOR_BYTES, KernelView, Node, dist_mean
+from analyzer.patterns.view import SECTOR_BYTES, KernelView, Node, dist_mean, group_by_line, merged_node
 
 PATTERNS = {"poor-coalescing": "Poorly coalesced global access"}
 
@@ -38,11 +38,11 @@ def _draft(node: Node, ratio: float) -> Draft:
 
 
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
+    firing = [n for n in view.memory_nodes() if n.space == "global" and n.r_coal() > settings["coalescing"]]
     drafts = []
-    for node in view.memory_nodes():
-        if node.space != "global":
-            continue
-        ratio = node.r_coal()
-        if ratio > settings["coalescing"]:
-            drafts.append(_draft(node, ratio))
+    for group in group_by_line(firing):  # unrolled copies of one access: one finding
+        node = merged_node(group)
+        draft = _draft(node, node.r_coal())
+        draft.nodes = group
+        drafts.append(draft)
     return drafts

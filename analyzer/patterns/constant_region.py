@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from analyzer.patterns.finding import Draft, add_counts, predicted_removal
 from analyzer.patterns.text import count, format_bytes, places
-from analyzer.patterns.view import COLD, KernelView, Node, reuse_intensity
+from analyzer.patterns.view import COLD, KernelView, Node, merge_sets_sharing_lines, reuse_intensity
 from analyzer.patterns.warp_sharing import is_broadcasting
 
 PATTERNS = {"constant-region": "Small read-only broadcast region (__constant__ candidate)"}
@@ -42,12 +42,23 @@ def _draft(view: KernelView, members: list[Node], footprint: float) -> Draft:
                  metrics={"footprint_bytes": footprint, "reuse_intensity": ri, "prior_kernel_bytes": earlier})
 
 
+def _footprint(members: list[Node]) -> float:
+    return sum(node.w_out.get(COLD, 0.0) for node in members)
+
+
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
+    capacity = settings["constantCapacityBytes"]
+    candidates = [members for members in view.closed_subgraphs()
+                  if all(node.space == "global" and is_broadcasting(node) for node in members)
+                  and 0 < _footprint(members) <= capacity]
     drafts = []
-    for members in view.closed_subgraphs():
-        if not all(node.space == "global" and is_broadcasting(node) for node in members):
-            continue
-        footprint = sum(node.w_out.get(COLD, 0.0) for node in members)
-        if 0 < footprint <= settings["constantCapacityBytes"]:
-            drafts.append(_draft(view, members, footprint))
+    # Unrolled copies of one table access read disjoint entries, so one table can be several closed subgraphs
+    # on the same source lines: one region when their footprints together still fit the constant bank.
+    for union in merge_sets_sharing_lines(candidates):
+        ids = {node.id for node in union}
+        parts = [c for c in candidates if c[0].id in ids]
+        if _footprint(union) <= capacity:
+            drafts.append(_draft(view, union, _footprint(union)))
+        else:
+            drafts.extend(_draft(view, part, _footprint(part)) for part in parts)
     return drafts

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from analyzer.patterns.finding import Draft, add_counts, predicted_removal
 from analyzer.patterns.text import format_bytes, format_share, places
-from analyzer.patterns.view import KernelView, Node, reuse_intensity, reuse_ratios
+from analyzer.patterns.view import KernelView, Node, merge_sets_sharing_lines, reuse_intensity, reuse_ratios
 
 PATTERNS = {
     "hierarchical-reuse-block": "Block-level reuse served from global memory (on-chip promotion)",
@@ -105,12 +105,19 @@ def without(draft: Draft, covered: set[int]) -> Draft | None:
 
 
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
-    drafts = []
+    by_scope: dict[str, list[list[Node]]] = {}
     for members in view.closed_subgraphs():
         if any(node.space != "global" for node in members):
             continue
-        scope, ratios = _dominant(view, members, settings["delta"])
-        draft = _draft(view, members, scope, ratios) if scope is not None else None
-        if draft is not None:
-            drafts.append(draft)
+        scope, _ratios = _dominant(view, members, settings["delta"])
+        if scope is not None:
+            by_scope.setdefault(scope, []).append(members)
+    drafts = []
+    for scope in SCOPES:
+        # subgraphs on the same source lines (unrolled copies) with the same dominant scope: one object; the
+        # union's r(scope) is a mediant of values above delta, so it stays above delta
+        for union in merge_sets_sharing_lines(by_scope.get(scope, [])):
+            draft = _draft(view, union, scope, reuse_ratios(union, SCOPES))
+            if draft is not None:
+                drafts.append(draft)
     return drafts

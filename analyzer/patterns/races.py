@@ -25,7 +25,7 @@ from collections import defaultdict
 
 from analyzer.patterns.finding import TIER_CORRECTNESS, TIER_INFORMATION, Draft
 from analyzer.patterns.text import count, format_bytes, where
-from analyzer.patterns.view import Edge, KernelView, Node
+from analyzer.patterns.view import Edge, KernelView, Node, group_by_line
 
 PATTERNS = {"race-candidate": "Possible data race (conflicting accesses without a barrier)"}
 
@@ -92,10 +92,13 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
         unsynchronized = _unsynchronized(edge, conflicting, kinds) if conflicting else None
         if unsynchronized:
             groups[u.id].append((edge, by_kind, unsynchronized))
-    return [_draft(view, view.nodes[node_id], items) for node_id, items in groups.items()]
+    drafts = []
+    for group in group_by_line(view.nodes[i] for i in groups):  # unrolled copies of one access: one finding
+        drafts.append(_draft(view, group, [item for member in group for item in groups[member.id]]))
+    return drafts
 
 
-def _draft(view: KernelView, node: Node, items: list[tuple[Edge, dict[str, float], float]]) -> Draft:
+def _draft(view: KernelView, group: list[Node], items: list[tuple[Edge, dict[str, float], float]]) -> Draft:
     """One finding per PC: its scope is the widest one a barrier could fix (grid only when nothing else)."""
     scopes = {edge.label for edge, _k, _u in items}
     fixable = [s for s in SCOPE_ORDER[:2] if s in scopes]
@@ -117,6 +120,6 @@ def _draft(view: KernelView, node: Node, items: list[tuple[Edge, dict[str, float
     metrics = {"unsynchronized_accesses": accesses,
                **{f"unsynchronized_{label}": value for label, value in sorted(per_scope.items())},
                **{f"{k}_accesses": v for k, v in sorted(by_kind.items())}}
-    return Draft("race-candidate", [node], scope, "none", _FIXES[scope], message, waste_bytes=wasted,
+    return Draft("race-candidate", group, scope, "none", _FIXES[scope], message, waste_bytes=wasted,
                  origins=origins, tier=TIER_INFORMATION if grid else TIER_CORRECTNESS,
                  severity="information" if grid else "warning", exempt_from_min_share=True, metrics=metrics)

@@ -15,7 +15,7 @@ from collections import defaultdict
 
 from analyzer.patterns.finding import Draft, predicted_removal
 from analyzer.patterns.text import format_bytes, format_share, places
-from analyzer.patterns.view import Edge, KernelView, Node
+from analyzer.patterns.view import Edge, KernelView, Node, group_by_line, merged_node
 
 PATTERNS = {
     "redundant-rar": "Redundant read after read by the same thread",
@@ -91,10 +91,18 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
             dead[v.id] += edge.bytes          # the finding sits on v, the store whose value died
             overwriters[v.id].add(u.id)
     drafts = []
-    for node_id, by_kind in reads.items():
-        origins = sorted((view.nodes[i] for i in read_origins[node_id]), key=lambda n: n.key)
-        drafts.append(_read_draft(view, view.nodes[node_id], by_kind, origins))
-    for node_id, dead_bytes in dead.items():
-        later = sorted((view.nodes[i] for i in overwriters[node_id]), key=lambda n: n.key)
-        drafts.append(_waw_draft(view, view.nodes[node_id], dead_bytes, later))
+    for group in group_by_line(view.nodes[i] for i in reads):  # unrolled copies of one load: one finding
+        by_kind: dict[str, float] = defaultdict(float)
+        for member in group:
+            for kind, value in reads[member.id].items():
+                by_kind[kind] += value
+        origins = sorted({view.nodes[i] for m in group for i in read_origins[m.id]}, key=lambda n: n.key)
+        draft = _read_draft(view, merged_node(group), by_kind, origins)
+        draft.nodes = group
+        drafts.append(draft)
+    for group in group_by_line(view.nodes[i] for i in dead):
+        later = sorted({view.nodes[i] for m in group for i in overwriters[m.id]}, key=lambda n: n.key)
+        draft = _waw_draft(view, merged_node(group), sum(dead[m.id] for m in group), later)
+        draft.nodes = group
+        drafts.append(draft)
     return drafts

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from analyzer.patterns.finding import TIER_INFORMATION, Draft
 from analyzer.patterns.text import format_bytes, format_share
-from analyzer.patterns.view import COLD, KernelView, Node
+from analyzer.patterns.view import COLD, KernelView, Node, group_by_line, merged_node
 
 PATTERNS = {"streaming-access": "Streaming access (first touch, no reuse)"}
 
@@ -33,26 +33,24 @@ def _cache_reuse(view: KernelView) -> float:
                for n in view.memory_nodes() if n.space == "global")
 
 
-def _draft(view: KernelView, node: Node, ratio: float, protect: bool) -> Draft:
+def _draft(view: KernelView, group: list[Node], protect: bool) -> Draft:
+    node = merged_node(group)
+    ratio = node.w_out.get(COLD, 0.0) / node.w_total()
     cold = node.w_out.get(COLD, 0.0)
-    earlier = sum(e.raw["prior_kernel"].get("bytes", 0) for e in view.out_edges.get(node.id, ())
+    earlier = sum(e.raw["prior_kernel"].get("bytes", 0) for member in group for e in view.out_edges.get(member.id, ())
                   if e.label == COLD and e.raw.get("prior_kernel"))
     verb = "reads" if node.type == "read" else "writes"
     message = f"streams: {verb} {format_bytes(cold)} once ({format_share(ratio)} first touch)"
     if earlier:
         message += f"; {format_bytes(earlier)} of it was last touched by an earlier kernel"
-    return Draft("streaming-access", [node], "cold", "l2-window" if protect else "none",
+    return Draft("streaming-access", group, "cold", "l2-window" if protect else "none",
                  _WITH_REUSE if protect else _PURE, message, waste_bytes=cold, tier=TIER_INFORMATION,
                  metrics={"cold_ratio": ratio, "prior_kernel_bytes": earlier})
 
 
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     protect = _cache_reuse(view) > 0
-    drafts = []
-    for node in view.memory_nodes():
-        if node.space != "global" or node.type not in ("read", "write") or node.w_total() <= 0:
-            continue
-        ratio = node.w_out.get(COLD, 0.0) / node.w_total()
-        if ratio > settings["streaming"]:
-            drafts.append(_draft(view, node, ratio, protect))
-    return drafts
+    firing = [n for n in view.memory_nodes()
+              if n.space == "global" and n.type in ("read", "write") and n.w_total() > 0
+              and n.w_out.get(COLD, 0.0) / n.w_total() > settings["streaming"]]
+    return [_draft(view, group, protect) for group in group_by_line(firing)]

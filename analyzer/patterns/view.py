@@ -225,3 +225,87 @@ def reuse_ratios(members: Iterable[Node], labels: Iterable[str]) -> dict[str, fl
 def reuse_intensity(view: KernelView, members: Iterable[Node]) -> float | None:
     """RI(G') = Σ w(e) / Σ_{cold} w(e) over the subgraph's edges (section 3.2.2); None without cold traffic."""
     return graph.reuse_intensity(view.graph, [node.id for node in members])
+
+
+# --- One finding per source line ------------------------------------------------------------------------------
+# At -O3 the compiler unrolls loops, so one source access becomes several PCs with the same line and behavior.
+# The rules decide per PC, exactly as the paper defines them; PCs that fire and share a line key are then
+# reported as one finding over all of them (an editor shows one diagnostic per line, not one per copy).
+
+_DISTRIBUTIONS = ("lanes", "addresses", "sectors", "sectors_ideal", "wavefronts", "wavefronts_ideal")
+
+
+def line_key(node: Node) -> tuple | None:
+    """What makes two PCs copies of one source access: same function, space, type, size and source position
+    (with its inline chain). None without line info: such a PC is never merged."""
+    source = node.raw.get("source") or {}
+    if not source.get("file") or not source.get("line"):
+        return None
+    chain = tuple((i.get("function"), i.get("file"), i.get("line")) for i in source.get("inline") or ())
+    return (node.function, node.space, node.type, node.size, bool(node.raw.get("async_copy")), source["file"],
+            source["line"], chain)
+
+
+def group_by_line(nodes: Iterable[Node]) -> list[list[Node]]:
+    """Nodes grouped by line_key (singletons without one), each group in (function, pc) order."""
+    groups: dict[Any, list[Node]] = defaultdict(list)
+    for node in sorted(nodes, key=lambda n: n.key):
+        key = line_key(node)
+        groups[key if key is not None else ("pc", node.key)].append(node)
+    return sorted(groups.values(), key=lambda members: members[0].key)
+
+
+def merge_sets_sharing_lines(sets: Iterable[list[Node]]) -> list[list[Node]]:
+    """Unions of node sets (e.g. closed subgraphs) that share a line key, each in (function, pc) order."""
+    sets = [list(s) for s in sets]
+    parent = list(range(len(sets)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    owner: dict[tuple, int] = {}
+    for index, members in enumerate(sets):
+        for node in members:
+            key = line_key(node)
+            if key is None:
+                continue
+            if key in owner:
+                a, b = find(owner[key]), find(index)
+                parent[max(a, b)] = min(a, b)
+            else:
+                owner[key] = index
+    merged: dict[int, list[Node]] = defaultdict(list)
+    for index, members in enumerate(sets):
+        merged[find(index)].extend(members)
+    return sorted((sorted(m, key=lambda n: n.key) for m in merged.values()), key=lambda m: m[0].key)
+
+
+def _merge_distributions(dists: Iterable[Iterable[Iterable[float]] | None]) -> list[list[float]]:
+    counts: dict[float, float] = defaultdict(float)
+    for dist in dists:
+        for value, count in dist or ():
+            counts[value] += count
+    return [[value, counts[value]] for value in sorted(counts)]
+
+
+def merged_node(members: list[Node]) -> Node:
+    """One Node standing for several copies of an access: distributions, executions, bytes and W_out summed.
+
+    Every ratio the rules take (R_coal, R_conf, cold share, …) is then the traffic-weighted value over the copies,
+    and every total (sectors, wavefronts, executions) is their sum. It keeps the first member's id and key.
+    """
+    if len(members) == 1:
+        return members[0]
+    raw = dict(members[0].raw)
+    for name in _DISTRIBUTIONS:
+        raw[name] = _merge_distributions(m.raw.get(name) for m in members)
+    raw["executions"] = sum(m.executions for m in members)
+    raw["bytes"] = sum(int(m.raw.get("bytes") or 0) for m in members)
+    node = Node(members[0].id, raw)
+    for member in members:
+        for label, weight in member.w_out.items():
+            node.w_out[label] += weight
+    return node

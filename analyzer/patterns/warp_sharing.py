@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from analyzer.patterns.finding import TIER_INFORMATION, Draft
 from analyzer.patterns.text import count, format_bytes
-from analyzer.patterns.view import KernelView, Node, dist_mean
+from analyzer.patterns.view import KernelView, Node, dist_mean, group_by_line, merged_node
 
 PATTERNS = {
     "broadcasting": "Warp-wide broadcast read",
@@ -74,18 +74,36 @@ def _atomic(node: Node) -> Draft:
                           "serialized_updates": collisions})
 
 
+def _category(node: Node) -> str | None:
+    if is_atomic_contention(node):
+        return "atomic-contention"
+    if node.space != "global":
+        return None
+    if is_broadcasting(node):
+        return "broadcasting"
+    return "multicasting" if is_multicasting(node) else None
+
+
+def _build(pattern: str, node: Node) -> Draft:
+    if pattern == "atomic-contention":
+        return _atomic(node)
+    if pattern == "broadcasting":
+        return _informational(pattern, node, _BROADCAST_NOTE, f"all {node.lane_mode():.0f} active lanes read one address")
+    return _informational(pattern, node, _MULTICAST_NOTE,
+                          f"{node.lane_mode():.0f} lanes read {node.address_mode():.0f} distinct addresses per "
+                          f"warp access")
+
+
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
-    drafts = []
+    by_pattern: dict[str, list[Node]] = {}
     for node in view.memory_nodes():
-        if is_atomic_contention(node):
-            drafts.append(_atomic(node))
-        elif node.space != "global":
-            continue
-        elif is_broadcasting(node):
-            drafts.append(_informational("broadcasting", node, _BROADCAST_NOTE,
-                                         f"all {node.lane_mode():.0f} active lanes read one address"))
-        elif is_multicasting(node):
-            drafts.append(_informational("multicasting", node, _MULTICAST_NOTE,
-                                         f"{node.lane_mode():.0f} lanes read {node.address_mode():.0f} "
-                                         f"distinct addresses per warp access"))
+        pattern = _category(node)
+        if pattern:
+            by_pattern.setdefault(pattern, []).append(node)
+    drafts = []
+    for pattern in sorted(by_pattern):
+        for group in group_by_line(by_pattern[pattern]):  # unrolled copies of one access: one finding
+            draft = _build(pattern, merged_node(group))
+            draft.nodes = group
+            drafts.append(draft)
     return drafts

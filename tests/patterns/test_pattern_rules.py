@@ -412,3 +412,57 @@ def test_predicted_counters_of_a_cp_async_follow_the_hardware_attribution():
                                                      "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": 400,
                                                      "smsp__inst_executed_op_shared_ld.sum": 100}
     assert predicted_removal(view.nodes[s], 1.0) == {}
+
+
+# --- Unrolled copies: one finding per source line -------------------------------------------------------------
+
+def unrolled_conflicts(line: int | None) -> tuple[dict, list[int]]:
+    """A transposed tile read unrolled four times: four PCs, one source line, each 32-way conflicting."""
+    k = KernelBuilder()
+    w = k.node("shared", "write", executions=4096)
+    k.edge(w, 0, "cold")
+    copies = []
+    for _ in range(4):
+        r = k.node("shared", "read", executions=1024, wavefronts=32, line=line)
+        k.edge(r, w, "block")
+        copies.append(r)
+    k.barrier(0x900, spanned=4096)
+    return k.build(), copies
+
+
+def test_unrolled_copies_of_one_line_are_one_finding():
+    kernel, copies = unrolled_conflicts(line=33)
+    finding = only(find_findings(kernel), "bank-conflict")
+    assert finding["pcs"] == copies
+    assert finding["waste"]["wavefronts"] == 4 * 31 * 1024 and finding["metrics"]["R_conf"] == 32.0
+    assert finding["metrics"]["predicted"] == {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 4 * 31 * 1024}
+
+
+def test_copies_without_line_info_stay_separate():
+    kernel, copies = unrolled_conflicts(line=None)
+    findings = [f for f in find_findings(kernel) if f["pattern"] == "bank-conflict"]
+    assert sorted(f["pcs"][0] for f in findings) == copies
+
+
+def unrolled_table(copies: int) -> tuple[dict, list[int]]:
+    """`table[s]` in a loop unrolled `copies` times: each PC reads its own 128 B of the table warp-uniformly."""
+    k = KernelBuilder()
+    k.background()
+    ids = []
+    for _ in range(copies):
+        node = k.node("global", "read", executions=4096, addresses=1, sectors=1, line=21)
+        k.edge(node, 0, "cold", 1 / 4096)
+        k.edge(node, node, "warp_same_inst", 31 / 32)
+        rest = 1 - 1 / 4096 - 31 / 32
+        k.edge(node, node, "grid", rest)
+        ids.append(node)
+    return k.build(), ids
+
+
+def test_unrolled_table_reads_are_one_constant_region_when_the_table_fits():
+    kernel, ids = unrolled_table(4)
+    finding = only(find_findings(kernel), "constant-region")
+    assert finding["pcs"] == ids and finding["metrics"]["footprint_bytes"] == 4 * 128
+    # the same table against a 256-byte bank: each copy's 128 B still fits alone, the whole table does not
+    regions = [f for f in find_findings(kernel, {"constantCapacityBytes": 256}) if f["pattern"] == "constant-region"]
+    assert sorted(f["pcs"][0] for f in regions) == ids
