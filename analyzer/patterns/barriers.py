@@ -32,20 +32,37 @@ def _location(barrier: dict[str, Any]) -> str:
     return f" at pc {int(barrier.get('pc') or 0):#x}"
 
 
+def _line(barrier: dict[str, Any]) -> tuple:
+    """Barrier copies (an unrolled loop's __syncthreads) share function, kind and source line; without line
+    info every barrier stands alone."""
+    source = barrier.get("source") or {}
+    key = (str(barrier.get("function") or ""), int(barrier.get("pc") or 0))
+    if not source.get("file") or not source.get("line"):
+        return ("pc", key)
+    return (key[0], barrier.get("kind"), source["file"], source["line"])
+
+
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
-    drafts = []
+    groups: dict[tuple, list[dict[str, Any]]] = {}
     for barrier in sorted(view.barriers, key=lambda b: (str(b.get("function") or ""), int(b.get("pc") or 0))):
-        kind = barrier.get("kind")
-        executions = int(barrier.get("executions") or 0)
-        if kind not in _NAMES or executions <= 0 or barrier.get("spanned_cross_thread_edges") != 0:
-            continue
-        key = (str(barrier.get("function") or ""), int(barrier.get("pc") or 0))
-        message = (f"{_NAMES[kind]}{_location(barrier)} executed {count(executions)} times but no "
-                   f"cross-thread reuse crosses it — it orders nothing and can be removed")
-        drafts.append(Draft("removable-barrier", [], kind, "barrier-removal", _FIX, message,
-                            instructions=executions, tier=TIER_PERFORMANCE, severity="information",
-                            exempt_from_min_share=True, extra_keys=[key],
-                            extra={"barrier": {"function": key[0], "pc": key[1], "kind": kind,
-                                               "source": barrier.get("source")}},
-                            metrics={"executions": executions}))
-    return drafts
+        if barrier.get("kind") in _NAMES and int(barrier.get("executions") or 0) > 0 \
+                and barrier.get("spanned_cross_thread_edges") == 0:
+            groups.setdefault(_line(barrier), []).append(barrier)
+    return [_draft(group) for group in sorted(groups.values(), key=lambda g: (str(g[0].get("function") or ""),
+                                                                             int(g[0].get("pc") or 0)))]
+
+
+def _draft(group: list[dict[str, Any]]) -> Draft:
+    first = group[0]
+    kind = first["kind"]
+    keys = [(str(b.get("function") or ""), int(b.get("pc") or 0)) for b in group]
+    executions = sum(int(b.get("executions") or 0) for b in group)
+    copies = f" ({len(group)} copies)" if len(group) > 1 else ""
+    message = (f"{_NAMES[kind]}{_location(first)}{copies} executed {count(executions)} times but no "
+               f"cross-thread reuse crosses it — it orders nothing and can be removed")
+    return Draft("removable-barrier", [], kind, "barrier-removal", _FIX, message,
+                 instructions=executions, tier=TIER_PERFORMANCE, severity="information",
+                 exempt_from_min_share=True, extra_keys=keys,
+                 extra={"barrier": {"function": keys[0][0], "pc": keys[0][1], "kind": kind,
+                                    "source": first.get("source")}},
+                 metrics={"executions": executions, "barrier_pcs": [pc for _f, pc in keys]})

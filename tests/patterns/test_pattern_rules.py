@@ -466,3 +466,15 @@ def test_unrolled_table_reads_are_one_constant_region_when_the_table_fits():
     # the same table against a 256-byte bank: each copy's 128 B still fits alone, the whole table does not
     regions = [f for f in find_findings(kernel, {"constantCapacityBytes": 256}) if f["pattern"] == "constant-region"]
     assert sorted(f["pcs"][0] for f in regions) == ids
+
+
+def test_unrolled_copies_of_a_removable_barrier_are_one_finding():
+    k = KernelBuilder()
+    w = k.node("shared", "write", executions=1024)
+    k.edge(w, 0, "cold")
+    for pc in (0x300, 0x340, 0x380):
+        k.barrier(pc, spanned=0, line=16, executions=256)
+    k.barrier(0x3c0, spanned=0, executions=256)  # no line info: its own finding
+    findings = [f for f in find_findings(k.build()) if f["pattern"] == "removable-barrier"]
+    assert [f["metrics"]["barrier_pcs"] for f in findings] == [[0x300, 0x340, 0x380], [0x3c0]]
+    assert findings[0]["waste"]["instructions"] == 768 and "(3 copies)" in findings[0]["message"]
