@@ -13,6 +13,7 @@ export const SERVER_COMMANDS = {
   showGraph: "reuselens.showGraph",
   nextHotSpot: "reuselens.nextHotSpot",
   compare: "reuselens.compare",
+  cancel: "reuselens.cancel",
 } as const;
 
 /** Commands the extension contributes (package.json `contributes.commands`). They must differ from the

@@ -1,5 +1,6 @@
-// The view model of the reuse graph webview, built from the server's `reuselens.showGraph` answer:
-// {nodes, edges, labels, weights, subgraphs} of one kernel, nodes and edges as in docs/report-format.md.
+// The view model of the reuse graph webview, built from the server's `reuselens.showGraph` answer
+// (lsp_server/graph.py: {kernel, name, nodes, edges, subgraphs}, nodes with `file`/`line` already mapped onto the
+// workspace) or from a report.json kernel (docs/report-format.md: nodes with `source` and `sass`).
 // Drawn like Figure 1 of the cuVein paper (section 3.2): nodes are memory PCs, the Cold Miss node
 // ("untracked memory", section 3.2.1) on top, an edge points from an access to its reuse origin, its colour is
 // the Topological Distance label (section 3.1) and its width grows with the log of its bytes w(e); closed
@@ -60,7 +61,7 @@ export interface GraphView {
 
 type Json = Record<string, unknown>;
 
-const COLUMN_WIDTH = 230;
+const COLUMN_WIDTH = 280;
 const ROW_HEIGHT = 90;
 const TOP = 150;
 
@@ -112,22 +113,33 @@ function nodeView(node: Json, prefixMap: Record<string, string>, workspaceFolder
   }
   const source = asObject(node.source);
   const pc = asNumber(node.pc);
-  const kind = `${String(node.type ?? "?")} ${String(node.space)} ${asNumber(node.size)}B`;
-  const opcode = sassOpcode(node.sass);
+  const size = node.size !== undefined ? ` ${asNumber(node.size)}B` : "";
+  const kind = `${String(node.type ?? "?")} ${String(node.space)}${size}`;
   let where = "no line info";
   let file: string | undefined;
   let line: number | undefined;
   let column: number | undefined;
-  if (source && typeof source.file === "string" && source.file !== "") {
+  if (typeof node.file === "string" && node.file !== "") {
+    // The server's answer: already mapped through reuselens.pathPrefixMap.
+    file = node.file;
+    line = asNumber(node.line, 0) || undefined;
+  } else if (source && typeof source.file === "string" && source.file !== "") {
     file = typeof source.uri === "string" ? uriToPath(source.uri) : mapPath(source.file, prefixMap, workspaceFolder);
     line = asNumber(source.line, 0) || undefined;
     column = asNumber(source.column, 0);
-    where = line ? `${basename(source.file)}:${line}` : basename(source.file);
   }
+  if (file !== undefined) {
+    where = line ? `${basename(file)}:${line}` : basename(file);
+  }
+  // Second label line: the SASS opcode when the answer has the instruction, else the server's own label
+  // (e.g. "LD.G32 0x01a0 kernel.cu:8", without the location repeated), else type/space/size.
+  const serverLabel = typeof node.label === "string" ? node.label.replace(` ${where}`, "").trim() : "";
+  const opcode = sassOpcode(node.sass) ?? (serverLabel || kind);
+  const executions = node.executions !== undefined ? ` in ${asNumber(node.executions)} warp instructions` : "";
   const details = [
-    `PC 0x${pc.toString(16)} (${String(node.function ?? "?")})`,
+    `PC 0x${pc.toString(16)}${node.function ? ` (${String(node.function)})` : ""}`,
     `${kind}${node.async_copy ? " (cp.async)" : ""}`,
-    `${formatBytes(asNumber(node.bytes))} in ${asNumber(node.executions)} warp instructions`,
+    `${formatBytes(asNumber(node.bytes))}${executions}`,
   ];
   if (typeof node.sass === "string") {
     details.push(node.sass);
@@ -135,7 +147,7 @@ function nodeView(node: Json, prefixMap: Record<string, string>, workspaceFolder
   if (file) {
     details.push(line ? `${file}:${line}` : file);
   }
-  return { id, label: `${where}\n${opcode ?? kind}`, details, cold: false, space: String(node.space), file, line,
+  return { id, label: `${where}\n${opcode}`, details, cold: false, space: String(node.space), file, line,
            column };
 }
 
@@ -165,14 +177,14 @@ export function columns(nodeIds: string[], subgraphs: unknown[]): { columns: str
     if (subgraph!.closed !== false) {
       const groupId = `subgraph-${index}`;
       members.forEach((id) => parents.set(id, groupId));
-      const parts = [`closed subgraph ${groups.length + 1}`];
+      const parts = [`closed subgraph ${groups.length + 1}:`];
       if (subgraph!.footprint_bytes !== undefined) {
         parts.push(`footprint ${formatBytes(asNumber(subgraph!.footprint_bytes))}`);
       }
       if (subgraph!.reuse_intensity !== undefined) {
         parts.push(`reuse intensity ${asNumber(subgraph!.reuse_intensity).toFixed(1)}`);
       }
-      groups.push({ id: groupId, label: parts.join(" · ") });
+      groups.push({ id: groupId, label: parts.length > 1 ? `${parts[0]} ${parts.slice(1).join(", ")}` : parts[0].slice(0, -1) });
     }
   });
   for (const id of nodeIds) {
@@ -208,6 +220,9 @@ export interface GraphOptions {
 /** Builds the view model; throws an Error with one sentence when the answer is not a graph. */
 export function buildGraphView(answer: unknown, options: GraphOptions = {}): GraphView {
   const graph = asObject(answer);
+  if (graph && typeof graph.error === "string") {
+    throw new Error(`no reuse graph: ${graph.error}.`);
+  }
   if (!graph || !Array.isArray(graph.nodes) || !Array.isArray(graph.edges)) {
     throw new Error("The server's reuselens.showGraph answer has no nodes/edges lists.");
   }

@@ -2,19 +2,19 @@
 // ServerManager.execute); what comes back is shown by `showCommandResult`, also for code lens clicks.
 import * as vscode from "vscode";
 
+import { compareMarkdown } from "../common/compare";
 import { CLIENT_COMMANDS, SECTION, SERVER_COMMANDS } from "../common/constants";
 import { GraphPanel, openSource } from "./graphPanel";
 import { primaryFolder, ServerManager } from "./server";
 import { StatusBar } from "./statusBar";
 
-/** The argument our commands send to server commands: where the user is. */
-export function editorContext(): Array<Record<string, unknown>> {
+/** Where the user is, as the server's showGraph and nextHotSpot take it: (uri, 0-based line). */
+export function editorContext(): unknown[] {
   const editor = vscode.window.activeTextEditor;
   if (editor === undefined) {
     return [];
   }
-  const { line, character } = editor.selection.active;
-  return [{ uri: editor.document.uri.toString(), position: { line, character } }];
+  return [editor.document.uri.toString(), editor.selection.active.line];
 }
 
 export class Commands {
@@ -35,8 +35,7 @@ export class Commands {
     register(CLIENT_COMMANDS.showReuseGraph, () => this.server.execute(SERVER_COMMANDS.showGraph, editorContext()));
     register(CLIENT_COMMANDS.goToNextHotSpot,
              () => this.server.execute(SERVER_COMMANDS.nextHotSpot, editorContext()));
-    register(CLIENT_COMMANDS.compareWithPrevious,
-             () => this.server.execute(SERVER_COMMANDS.compare, editorContext()));
+    register(CLIENT_COMMANDS.compareWithPrevious, () => this.server.execute(SERVER_COMMANDS.compare, []));
     register(CLIENT_COMMANDS.cancelProfiling, () => this.cancel());
     register(CLIENT_COMMANDS.showLog, () => this.log.show());
     register("reuselens.statusMenu", () => this.menu());
@@ -53,8 +52,6 @@ export class Commands {
       void this.revealHotSpot(result);
     } else if (command === SERVER_COMMANDS.compare) {
       void this.showComparison(result);
-    } else if (command === SERVER_COMMANDS.profile && typeof result === "string" && result !== "") {
-      void vscode.window.showInformationMessage(`ReuseLens: ${result}`);
     }
   }
 
@@ -68,38 +65,38 @@ export class Commands {
       }
       return;
     }
-    await this.server.execute(SERVER_COMMANDS.profile, editorContext());
+    await this.server.execute(SERVER_COMMANDS.profile, []);
   }
 
-  private cancel(): void {
+  private async cancel(): Promise<void> {
     const token = this.status.model.cancellableToken();
-    if (token === undefined) {
-      void vscode.window.showInformationMessage("ReuseLens: no profiling run to cancel.");
+    if (token !== undefined) {
+      this.log.info(`cancelling progress ${token}`);
+      this.server.cancelProgress(token);
       return;
     }
-    this.log.info(`cancelling progress ${token}`);
-    this.server.cancelProgress(token);
+    // No progress seen (e.g. a run started before this window): ask the server directly.
+    const answer = await this.server.execute(SERVER_COMMANDS.cancel, []) as { cancelled?: boolean } | undefined;
+    if (!answer?.cancelled) {
+      void vscode.window.showInformationMessage("ReuseLens: no profiling run to cancel.");
+    }
   }
 
+  /** The server shows the hot spot itself (window/showDocument); open it here only if it did not. */
   private async revealHotSpot(result: unknown): Promise<void> {
     const location = asLocation(result);
-    if (location !== undefined) {
-      await openSource(location.file, location.line + 1, location.character);
-    } else if (result === null || result === undefined) {
+    if (location === undefined) {
       void vscode.window.showInformationMessage("ReuseLens: no hot spot (no findings in the current run).");
+      return;
+    }
+    const editor = vscode.window.activeTextEditor;
+    if (editor?.document.uri.fsPath !== location.file || editor.selection.active.line !== location.line) {
+      await openSource(location.file, location.line + 1, location.character);
     }
   }
 
   private async showComparison(result: unknown): Promise<void> {
-    if (result === null || result === undefined) {
-      return;
-    }
-    const record = result as Record<string, unknown>;
-    const text = typeof result === "string" ? result
-      : typeof record.markdown === "string" ? record.markdown
-        : typeof record.text === "string" ? record.text
-          : "```json\n" + JSON.stringify(result, null, 2) + "\n```\n";
-    const document = await vscode.workspace.openTextDocument({ language: "markdown", content: text });
+    const document = await vscode.workspace.openTextDocument({ language: "markdown", content: compareMarkdown(result) });
     await vscode.window.showTextDocument(document, { preview: true, viewColumn: vscode.ViewColumn.Beside });
   }
 

@@ -7,7 +7,6 @@ import {
   RevealOutputChannelOn,
   ServerOptions,
   State,
-  TransportKind,
   WorkDoneProgressCancelNotification,
 } from "vscode-languageclient/node";
 
@@ -116,7 +115,7 @@ export class ServerManager implements vscode.Disposable {
     const serverOptions: ServerOptions = {
       command: server.command,
       args: server.args,
-      transport: TransportKind.stdio,
+      // No `transport`: with TransportKind.stdio the client would append "--stdio", which `reuselens lsp` refuses.
       options: { cwd: cwd ?? path.dirname(server.command), env: { ...process.env } },
     };
     const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, this.clientOptions());
@@ -143,7 +142,11 @@ export class ServerManager implements vscode.Disposable {
       documentSelector: [...languages, { scheme: "file", language: "cpp", pattern: this.info.cudaFilePattern }],
       outputChannel: this.log,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
-      initializationOptions: { workspaceTrusted: vscode.workspace.isTrusted },
+      // The server reads `settings` before its first workspace/configuration pull (lsp_server/handlers.py).
+      initializationOptions: {
+        workspaceTrusted: vscode.workspace.isTrusted,
+        settings: JSON.parse(JSON.stringify(vscode.workspace.getConfiguration(SECTION, primaryFolder()?.uri))),
+      },
       synchronize: { configurationSection: SECTION },
       middleware: {
         handleWorkDoneProgress: (token, params, next) => {

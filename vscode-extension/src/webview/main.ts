@@ -78,6 +78,7 @@ function style(): cytoscape.StylesheetJson {
       style: {
         shape: "round-rectangle", "background-opacity": 0.06, "border-style": "dashed", "border-color": foreground,
         label: "data(label)", "text-valign": "top", "text-halign": "center", "font-size": 11, padding: "18px",
+        "text-wrap": "wrap", "text-max-width": "210px", color: foreground,
       },
     },
     {
@@ -85,8 +86,13 @@ function style(): cytoscape.StylesheetJson {
       style: {
         width: "data(width)", "line-color": "data(color)", "target-arrow-color": "data(color)",
         "target-arrow-shape": "triangle", "curve-style": "bezier", "control-point-step-size": 40,
-        "loop-direction": "-45deg", "loop-sweep": "60deg", opacity: 0.85,
+        opacity: 0.85,
       },
+    },
+    {
+      // Self-loops (a PC re-reading its own data): out of the right side of the wide node, far enough to show.
+      selector: "edge:loop",
+      style: { "loop-direction": "90deg", "loop-sweep": "-50deg", "control-point-step-size": 125 },
     },
     { selector: "node:selected", style: { "border-width": 3 } },
   ];
@@ -135,15 +141,15 @@ function render(graph: GraphView): void {
   document.body.dataset.groups = String(graph.groups.length);
 }
 
-/** For tests driving the webview in a browser: where each node is drawn, in page pixels. */
+/** For tests driving the webview in a browser: where each node is drawn, in pixels from the top left corner
+ * of #graph. */
 function nodePositions(): Array<{ id: string; label: string; x: number; y: number }> {
   if (cy === undefined) {
     return [];
   }
-  const box = element("graph").getBoundingClientRect();
   return cy.nodes().filter((node) => !node.isParent()).map((node: cytoscape.NodeSingular) => {
     const position = node.renderedPosition();
-    return { id: node.id(), label: String(node.data("label")), x: box.left + position.x, y: box.top + position.y };
+    return { id: node.id(), label: String(node.data("label")), x: position.x, y: position.y };
   });
 }
 (window as unknown as { reuselensGraph: unknown }).reuselensGraph = { nodePositions };

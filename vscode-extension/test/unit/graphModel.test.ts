@@ -43,7 +43,7 @@ test("nodes are labelled file:line and SASS opcode; the cold node is the untrack
 
 test("closed subgraphs become groups and columns; the cold node sits on top", () => {
   const view = buildGraphView(answer);
-  assert.deepEqual(view.groups, [{ id: "subgraph-0", label: "closed subgraph 1 · footprint 4.1 KB · reuse intensity 4.0" }]);
+  assert.deepEqual(view.groups, [{ id: "subgraph-0", label: "closed subgraph 1: footprint 4.1 KB, reuse intensity 4.0" }]);
   const byId = new Map(view.nodes.map((n) => [n.id, n]));
   assert.equal(byId.get("2")!.parent, "subgraph-0");
   assert.equal(byId.get("3")!.parent, "subgraph-0");
@@ -103,4 +103,45 @@ test("helpers", () => {
   assert.equal(edgeWidth(0, 100), 1);
   assert.equal(edgeWidth(100, 100), 6);
   assert.equal(labelColor("something-new"), "#888888");
+});
+
+// What lsp_server/graph.py pc_dep_graph answers for tests/vscode/fixture_run.py (pathPrefixMap applied).
+const serverAnswer = {
+  kernel: "k0", name: "row_sum(const float*, float*, int, int)", mangled: "_Z7row_sumPKfPfii",
+  nodes: [
+    { id: 0, label: "Cold Miss", file: null, line: null, bytes: 0, closed_subgraphs: [] },
+    { id: 1, label: "LD.G32 0x01a0 kernel.cu:8", pc: 416, space: "global", type: "read", bytes: 16777216,
+      file: "/home/u/ws/src/kernel.cu", line: 8, closed_subgraphs: [0] },
+    { id: 2, label: "ST.G32 0x0260 kernel.cu:11", pc: 608, space: "global", type: "write", bytes: 4096,
+      file: "/home/u/ws/src/kernel.cu", line: 11, closed_subgraphs: [1] },
+  ],
+  edges: [{ from: 1, to: 0, label: "cold", bytes: 4194304, weight: 0.25 },
+          { from: 1, to: 1, label: "thread", bytes: 12582912, weight: 0.75 },
+          { from: 2, to: 0, label: "cold", bytes: 4096, weight: 1.0 }],
+  subgraphs: [{ id: 0, nodes: [1], closed: true, bytes: 16777216, reuse_intensity: 4.0 },
+              { id: 1, nodes: [2], closed: true, bytes: 4096, reuse_intensity: 1.0 }],
+};
+
+test("the server's showGraph answer: mapped file/line used as is, its op label kept, bytes not the share", () => {
+  const view = buildGraphView(serverAnswer, { pathPrefixMap: { "/home/u": "/elsewhere" } });
+  const byId = new Map(view.nodes.map((n) => [n.id, n]));
+  assert.equal(view.title, "row_sum(const float*, float*, int, int)");
+  assert.equal(byId.get("1")!.label, "kernel.cu:8\nLD.G32 0x01a0");
+  assert.equal(byId.get("1")!.file, "/home/u/ws/src/kernel.cu");
+  assert.equal(byId.get("2")!.line, 11);
+  assert.equal(byId.get("0")!.cold, true);
+  assert.deepEqual(view.edges.map((e) => e.bytes), [4194304, 12582912, 4096]);
+  assert.equal(view.groups.length, 2);
+  assert.match(view.groups[0].label, /reuse intensity 4\.0/);
+  assert.deepEqual(byId.get("1")!.details, ["PC 0x1a0", "read global", "16.8 MB", "/home/u/ws/src/kernel.cu:8"]);
+});
+
+test("with SASS on the node the opcode is shown", () => {
+  const nodes = serverAnswer.nodes.map((n) => (n.id === 1 ? { ...n, sass: "LDG.E R9, desc[UR4][R4.64]" } : n));
+  const view = buildGraphView({ ...serverAnswer, nodes });
+  assert.equal(view.nodes.find((n) => n.id === "1")!.label, "kernel.cu:8\nLDG.E");
+});
+
+test("an error answer from the server becomes its sentence", () => {
+  assert.throws(() => buildGraphView({ error: "no run loaded yet" }), /^Error: no reuse graph: no run loaded yet\.$/);
 });

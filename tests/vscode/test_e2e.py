@@ -1,0 +1,156 @@
+"""End to end in a real VS Code: the packaged .vsix in code-server, driven by Debian's Chromium.
+
+The fixture workspace has src/kernel.cu and a run directory (fixture_run.py) whose report.json points into it
+through a build-tree prefix; the workspace settings name this Python as the server's interpreter, the run
+directory (with ${workspaceFolder}) and the prefix map. vscode-extension/test/e2e/run.mjs performs the user's
+steps and records what the workbench shows; each test below checks one feature. Screenshots and logs:
+vscode-extension/out/e2e/ (or $REUSELENS_E2E_ARTIFACTS).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import fixture_run
+from vscode_tools import CHROMIUM, EXTENSION, SETUP_HINT, TOOLS, require_node
+
+HERE = Path(__file__).parent
+CODE_SERVER = TOOLS / "code-server" / "node_modules" / ".bin" / "code-server"
+NODE24_BIN = TOOLS / "node24" / "node_modules" / "node" / "bin"
+ARTIFACTS = Path(os.environ.get("REUSELENS_E2E_ARTIFACTS", EXTENSION / "out" / "e2e"))
+RUN_SUBDIR = "runs/fixture"
+
+
+def _require_tools() -> None:
+    require_node()
+    missing = [str(p) for p in (CODE_SERVER, NODE24_BIN / "node", CHROMIUM) if not p.exists()]
+    if missing:
+        pytest.skip(f"end-to-end tools missing: {', '.join(missing)} ({SETUP_HINT})")
+    if not (EXTENSION / "node_modules" / "playwright-core").is_dir():
+        pytest.skip(f"playwright-core is not installed in vscode-extension ({SETUP_HINT})")
+    probe = subprocess.run([sys.executable, "-c", "import lsp_server.server"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        pytest.skip(f"this Python cannot import the language server: {probe.stderr.strip().splitlines()[-1:]}")
+
+
+def _workspace(root: Path) -> Path:
+    workspace = root / "workspace"
+    shutil.copytree(HERE / "fixtures" / "workspace", workspace)
+    fixture_run.write_run(workspace / RUN_SUBDIR)
+    settings = {
+        "reuselens.server.python": sys.executable,
+        "reuselens.runDirectory": "${workspaceFolder}/" + RUN_SUBDIR,
+        "reuselens.pathPrefixMap": {fixture_run.BUILD_PREFIX: str(workspace)},
+        "reuselens.trace.server": "messages",
+    }
+    (workspace / ".vscode").mkdir()
+    (workspace / ".vscode" / "settings.json").write_text(json.dumps(settings, indent=2), encoding="utf-8")
+    return workspace
+
+
+@pytest.fixture(scope="module")
+def seen(vsix: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Runs the browser session once; every test reads what it recorded."""
+    _require_tools()
+    workspace = _workspace(tmp_path_factory.mktemp("vscode-e2e"))
+    if ARTIFACTS.exists():
+        shutil.rmtree(ARTIFACTS)
+    ARTIFACTS.mkdir(parents=True)
+    spec = {"codeServer": str(CODE_SERVER), "nodeBin": str(NODE24_BIN), "chromium": str(CHROMIUM),
+            "vsix": str(vsix), "workspace": str(workspace), "file": fixture_run.KERNEL_FILE,
+            "artifacts": str(ARTIFACTS), "loadLine": fixture_run.LOAD_LINE, "storeLine": fixture_run.STORE_LINE,
+            "hoverColumn": 20}
+    spec_path = ARTIFACTS / "spec.json"
+    spec_path.write_text(json.dumps(spec), encoding="utf-8")
+    node = shutil.which("node")
+    assert node is not None
+    result = subprocess.run([node, str(EXTENSION / "test" / "e2e" / "run.mjs"), str(spec_path)], cwd=EXTENSION,
+                            capture_output=True, text=True, timeout=480)
+    results_path = ARTIFACTS / "results.json"
+    assert results_path.is_file(), f"the e2e driver wrote no results:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    recorded = json.loads(results_path.read_text(encoding="utf-8"))
+    print(f"e2e artifacts: {ARTIFACTS}; timings: {recorded.get('timings')}")
+    assert "fatal" not in recorded, recorded["fatal"]
+    return recorded
+
+
+def value(seen: dict[str, Any], step: str) -> Any:
+    outcome = seen["steps"].get(step)
+    assert outcome is not None, f"step {step} did not run"
+    assert outcome["ok"], f"step {step} failed: {outcome.get('error')}\nconsole: {seen.get('console')}"
+    return outcome["value"]
+
+
+def test_extension_installs_and_workbench_opens_the_kernel(seen: dict[str, Any]) -> None:
+    assert "successfully installed" in value(seen, "install").lower()
+    assert "kernel.cu" in value(seen, "open")
+
+
+def test_squiggle_on_the_finding_line(seen: dict[str, Any]) -> None:
+    assert value(seen, "squiggle") >= 1
+
+
+def test_problems_panel_lists_the_findings_with_their_messages(seen: dict[str, Any]) -> None:
+    rows = " ".join(value(seen, "problems"))
+    assert fixture_run.RAR_MESSAGE in rows
+    assert fixture_run.COALESCING_MESSAGE in rows
+
+
+def test_code_lens_shows_the_reuse_breakdown(seen: dict[str, Any]) -> None:
+    lenses = value(seen, "codelens")
+    # Line 8: 12 MiB of 16 MiB intra-thread, 4 MiB cold (fixture_run.py).
+    load_lens = [text for text in lenses if "thread" in text]
+    assert load_lens, lenses
+    assert "75%" in load_lens[0] and "25%" in load_lens[0] and "cold" in load_lens[0], lenses
+
+
+def test_hover_shows_the_instruction_table(seen: dict[str, Any]) -> None:
+    hover = " ".join(value(seen, "hover"))
+    assert "0x01a0" in hover or "0x1a0" in hover, hover
+    assert "thread" in hover, hover
+    assert fixture_run.RAR_MESSAGE in hover, hover
+
+
+def test_quick_fix_offers_register_promotion(seen: dict[str, Any]) -> None:
+    rows = value(seen, "quickfix")
+    assert any("register" in row.lower() for row in rows), rows
+
+
+def test_status_bar_counts_the_findings(seen: dict[str, Any]) -> None:
+    assert value(seen, "statusbar").endswith("ReuseLens: 2 findings")
+
+
+def test_graph_view_draws_the_kernel_offline_under_a_strict_csp(seen: dict[str, Any]) -> None:
+    graph = value(seen, "graph")
+    assert graph["title"] == "PCDepGraph: row_sum(const float*, float*, int, int)"
+    assert (graph["nodes"], graph["edges"], graph["groups"]) == (3, 3, 2)
+    assert graph["legend"] == ["cold miss", "intra-thread"]
+    assert graph["canvases"] >= 1
+    labels = sorted(p["label"] for p in graph["positions"])
+    assert labels[0].startswith("kernel.cu:11\n") and labels[1].startswith("kernel.cu:8\n"), labels
+    assert "cold miss" in labels[2]
+    csp = graph["csp"]
+    assert csp.startswith("default-src 'none'") and "script-src 'nonce-" in csp and "unsafe" not in csp
+    ours = [script for script in graph["scripts"] if script["src"].endswith("/dist/webview.js")]
+    assert len(ours) == 1 and ours[0]["nonce"], graph["scripts"]
+    assert all("reuselens" not in script["src"] for script in graph["scripts"] if script not in ours)
+    # cytoscape found its container rule in our stylesheet <link>, so it injected no inline <style>.
+    assert graph["cytoscapeStylesheet"] == "LINK"
+    assert "__________cytoscape_stylesheet" not in graph["styleTags"]
+    violations = [line for line in seen["console"] if "Content Security Policy" in line or "Refused to" in line]
+    assert not violations, violations
+
+
+def test_clicking_a_graph_node_opens_its_source_line(seen: dict[str, Any]) -> None:
+    click = value(seen, "graph_click")
+    assert click["clicked"].startswith(f"kernel.cu:{fixture_run.STORE_LINE}\n")
+    assert click["after"].startswith(f"Ln {fixture_run.STORE_LINE},"), click
+    assert not click["before"].startswith(f"Ln {fixture_run.STORE_LINE},"), click

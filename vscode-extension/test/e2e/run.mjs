@@ -1,0 +1,299 @@
+// End-to-end test of the packaged extension in a real VS Code (code-server) driven by Chromium.
+//
+//   node test/e2e/run.mjs SPEC.json
+//
+// SPEC (written by tests/vscode/test_e2e.py): {codeServer, nodeBin, chromium, vsix, workspace, file, artifacts,
+// loadLine, storeLine, hoverColumn}. The script installs the .vsix into a fresh user-data and extensions dir,
+// opens the workspace, and records what a user sees into ARTIFACTS/results.json: the squiggle, the code lenses,
+// the hover, the quick fixes, the Problems panel, the status bar item and the reuse graph view (including a click
+// on a node). Screenshots go next to it. The Python side asserts on results.json; this script only fails on its
+// own errors (exit code 2), so each check is reported separately there.
+import { spawn, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as net from "node:net";
+import * as path from "node:path";
+import { chromium } from "playwright-core";
+
+const spec = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
+const artifacts = spec.artifacts;
+fs.mkdirSync(artifacts, { recursive: true });
+const results = { steps: {}, console: [], timings: {} };
+const started = Date.now();
+const env = { ...process.env, PATH: `${spec.nodeBin}${path.delimiter}${process.env.PATH}` };
+const userData = path.join(artifacts, "user-data");
+const extensions = path.join(artifacts, "extensions");
+
+function save() {
+  results.timings.total_s = (Date.now() - started) / 1000;
+  fs.writeFileSync(path.join(artifacts, "results.json"), JSON.stringify(results, null, 2));
+}
+
+/** Runs one step; its value (or error) lands in results.steps[name]. Later steps still run. */
+async function step(name, run) {
+  const t0 = Date.now();
+  try {
+    results.steps[name] = { ok: true, value: await run() };
+  } catch (error) {
+    results.steps[name] = { ok: false, error: String(error?.stack ?? error) };
+  }
+  results.timings[name] = (Date.now() - t0) / 1000;
+  save();
+  return results.steps[name];
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForHttp(url, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(url);
+      if (response.ok) {
+        return;
+      }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`code-server did not answer ${url} within ${timeoutMs / 1000} s`);
+}
+
+function writeUserSettings() {
+  fs.mkdirSync(path.join(userData, "User"), { recursive: true });
+  fs.writeFileSync(path.join(userData, "User", "settings.json"), JSON.stringify({
+    "workbench.startupEditor": "none",
+    "workbench.tips.enabled": false,
+    "workbench.enableExperiments": false,
+    "extensions.autoCheckUpdates": false,
+    "extensions.autoUpdate": false,
+    "telemetry.telemetryLevel": "off",
+    "editor.hover.delay": 100,
+    "window.commandCenter": false,
+    "workbench.secondarySideBar.defaultVisibility": "hidden",
+    "chat.disableAIFeatures": true,
+  }, null, 2));
+}
+
+function installExtension() {
+  const result = spawnSync(spec.codeServer, ["--user-data-dir", userData, "--extensions-dir", extensions,
+    "--install-extension", spec.vsix, "--force"], { env, encoding: "utf8", timeout: 120000 });
+  const output = `${result.stdout}\n${result.stderr}`.trim();
+  if (result.status !== 0) {
+    throw new Error(`install failed (${result.status}): ${output}`);
+  }
+  return output.split("\n").slice(-2).join(" ");
+}
+
+async function texts(page, selector) {
+  return page.locator(selector).evaluateAll((elements) => elements.map((e) => e.textContent.trim()).filter(Boolean));
+}
+
+async function runCommand(page, title) {
+  await page.keyboard.press("F1");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: 10000 });
+  await input.fill(`>${title}`);
+  await page.locator(".quick-input-widget .monaco-list-row", { hasText: title }).first()
+    .waitFor({ state: "visible", timeout: 10000 });
+  await page.keyboard.press("Enter");
+}
+
+async function goToLine(page, line, column) {
+  await page.keyboard.press("Control+G");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: 10000 });
+  await input.fill(`:${line}:${column}`);
+  await page.keyboard.press("Enter");
+  await page.waitForTimeout(300);
+}
+
+async function cursorStatus(page) {
+  return (await page.locator('[id="status.editor.selection"]').first().textContent({ timeout: 5000 }))?.trim();
+}
+
+/** The webview frame showing the graph: the one whose body carries data-nodes. */
+async function graphFrame(page, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    for (const frame of page.frames()) {
+      try {
+        if (await frame.evaluate(() => document.body?.dataset?.nodes !== undefined)) {
+          return frame;
+        }
+      } catch {
+        // frame detached or not ready
+      }
+    }
+    await page.waitForTimeout(250);
+  }
+  throw new Error("no webview frame with a drawn graph");
+}
+
+let server;
+let browser;
+try {
+  writeUserSettings();
+  const install = await step("install", async () => installExtension());
+  if (!install.ok) {
+    throw new Error("the .vsix did not install");
+  }
+  const port = await freePort();
+  const log = fs.openSync(path.join(artifacts, "code-server.log"), "w");
+  server = spawn(spec.codeServer, ["--auth", "none", "--bind-addr", `127.0.0.1:${port}`, "--disable-telemetry",
+    "--disable-update-check", "--disable-workspace-trust", "--disable-getting-started-override",
+    "--user-data-dir", userData, "--extensions-dir", extensions, spec.workspace],
+  { env, stdio: ["ignore", log, log], detached: true });
+  await step("start", async () => {
+    await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60000);
+    return port;
+  });
+  browser = await chromium.launch({ executablePath: spec.chromium, args: ["--no-sandbox", "--disable-gpu",
+    "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
+    "--disable-sync", "--disable-dev-shm-usage"] });
+  const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+  page.on("console", (message) => {
+    const text = message.text();
+    if (/Content Security Policy|Refused to|reuselens/i.test(text)) {
+      results.console.push(`${message.type()}: ${text}`.slice(0, 500));
+    }
+  });
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(spec.workspace)}`);
+
+  await step("open", async () => {
+    await page.locator(".monaco-workbench").waitFor({ timeout: 60000 });
+    await page.waitForTimeout(1500);
+    await page.keyboard.press("Control+P");
+    const input = page.locator(".quick-input-widget input");
+    await input.waitFor({ state: "visible", timeout: 10000 });
+    await input.fill(path.basename(spec.file));
+    await page.locator(".quick-input-widget .monaco-list-row", { hasText: path.basename(spec.file) }).first()
+      .waitFor({ timeout: 20000 });
+    await page.keyboard.press("Enter");
+    await page.locator(".monaco-editor .view-lines", { hasText: "row_sum" }).first().waitFor({ timeout: 20000 });
+    return await page.locator(".tab.active").first().textContent();
+  });
+  await step("squiggle", async () => {
+    await page.locator(".squiggly-warning").first().waitFor({ state: "attached", timeout: 90000 });
+    return await page.locator(".squiggly-warning").count();
+  });
+  await step("codelens", async () => {
+    await page.locator(".codelens-decoration a", { hasText: "%" }).first().waitFor({ timeout: 30000 });
+    return await texts(page, ".codelens-decoration");
+  });
+  await step("hover", async () => {
+    await goToLine(page, spec.loadLine, spec.hoverColumn);
+    await page.keyboard.press("Control+K");
+    await page.keyboard.press("Control+I");
+    await page.locator(".monaco-hover-content").first().waitFor({ state: "visible", timeout: 15000 });
+    await page.waitForTimeout(500);
+    await page.screenshot({ path: path.join(artifacts, "hover.png") });
+    return await texts(page, ".monaco-hover-content");
+  });
+  await step("quickfix", async () => {
+    await page.keyboard.press("Escape");
+    await goToLine(page, spec.loadLine, spec.hoverColumn);
+    await page.keyboard.press("Control+.");
+    await page.locator(".action-widget .monaco-list-row").first().waitFor({ state: "visible", timeout: 15000 });
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: path.join(artifacts, "quickfix.png") });
+    const rows = await texts(page, ".action-widget .monaco-list-row");
+    await page.keyboard.press("Escape");
+    return rows;
+  });
+  await step("problems", async () => {
+    await page.keyboard.press("Control+Shift+M");
+    await page.locator(".markers-panel .monaco-list-row").first().waitFor({ state: "visible", timeout: 15000 });
+    await page.waitForTimeout(300);
+    return await texts(page, ".markers-panel .monaco-list-row");
+  });
+  await step("statusbar", async () => {
+    const item = page.locator(".statusbar-item", { hasText: "ReuseLens" }).first();
+    await item.waitFor({ timeout: 10000 });
+    return (await item.textContent()).trim();
+  });
+  await step("graph", async () => {
+    await page.locator(".monaco-editor .view-lines", { hasText: "row_sum" }).first().click();
+    await goToLine(page, spec.loadLine, 1);
+    await runCommand(page, "ReuseLens: Show reuse graph");
+    const frame = await graphFrame(page, 30000);
+    await page.waitForTimeout(800);
+    await page.screenshot({ path: path.join(artifacts, "graph.png") });
+    return await frame.evaluate(() => ({
+      title: document.getElementById("title").textContent,
+      nodes: Number(document.body.dataset.nodes),
+      edges: Number(document.body.dataset.edges),
+      groups: Number(document.body.dataset.groups),
+      legend: Array.from(document.querySelectorAll("#legend .key")).map((e) => e.textContent),
+      positions: window.reuselensGraph.nodePositions(),
+      canvases: document.querySelectorAll("#graph canvas").length,
+      // VS Code itself injects a script and default styles ahead of our CSP meta tag; ours are the rest.
+      cytoscapeStylesheet: document.getElementById("__________cytoscape_stylesheet")?.tagName,
+      styleTags: Array.from(document.querySelectorAll("style")).map((s) => s.id),
+      scripts: Array.from(document.scripts).map((s) => ({ src: s.src, nonce: Boolean(s.nonce) })),
+      csp: document.querySelector('meta[http-equiv="Content-Security-Policy"]')?.getAttribute("content"),
+    }));
+  });
+  await step("graph_click", async () => {
+    const frame = await graphFrame(page, 5000);
+    const before = await cursorStatus(page);
+    const positions = await frame.evaluate(() => window.reuselensGraph.nodePositions());
+    const target = positions.find((p) => p.label.startsWith(`${path.basename(spec.file)}:${spec.storeLine}\n`));
+    if (!target) {
+      throw new Error(`no node labelled ${spec.storeLine}: ${JSON.stringify(positions)}`);
+    }
+    await frame.locator("#graph").click({ position: { x: target.x, y: target.y } });
+    const deadline = Date.now() + 10000;
+    let after = before;
+    while (Date.now() < deadline && !(after ?? "").startsWith(`Ln ${spec.storeLine},`)) {
+      await page.waitForTimeout(200);
+      after = await cursorStatus(page);
+    }
+    await page.screenshot({ path: path.join(artifacts, "graph_click.png") });
+    const details = await frame.evaluate(() => document.getElementById("details").textContent);
+    return { before, after, clicked: target.label, details };
+  });
+} catch (error) {
+  results.fatal = String(error?.stack ?? error);
+} finally {
+  save();
+  await browser?.close().catch(() => {});
+  if (server?.pid) {
+    // code-server was started in its own process group: it, its extension host and our language server.
+    for (const signal of ["SIGTERM", "SIGKILL"]) {
+      try {
+        process.kill(-server.pid, signal);
+      } catch {
+        break; // the group is gone
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+    }
+  }
+  for (const logFile of findLogs(path.join(userData, "logs"))) {
+    fs.copyFileSync(logFile, path.join(artifacts, `log-${path.basename(path.dirname(logFile))}-${path.basename(logFile)}`));
+  }
+}
+process.exit(results.fatal ? 2 : 0);
+
+function findLogs(dir) {
+  const found = [];
+  if (!fs.existsSync(dir)) {
+    return found;
+  }
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    const full = path.join(entry.parentPath ?? entry.path, entry.name);
+    if (entry.isFile() && /ReuseLens|exthost\.log|remoteagent\.log/.test(entry.name)) {
+      found.push(full);
+    }
+  }
+  return found;
+}
