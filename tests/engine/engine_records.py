@@ -41,8 +41,8 @@ def barrier(pc: int, *, warp: int = 0, block: int = 0, kind: int = BAR_BLOCK, fi
     return (BARRIER, kind, 0, 0, 0, warp, fid, 0xFFFFFFFF, pc, block, [0] * 32)
 
 
-def block_exit(*, warp: int = 0, block: int = 0, fid: int = 0) -> tuple:
-    return (BLOCK_EXIT, 0, 0, 0, 0, warp, fid, 0xFFFFFFFF, 0, block, [0] * 32)
+def block_exit(*, warp: int = 0, block: int = 0, fid: int = 0, lanes: int = 0xFFFFFFFF) -> tuple:
+    return (BLOCK_EXIT, 0, 0, 0, 0, warp, fid, lanes, 0, block, [0] * 32)
 
 
 def records(rows: Iterable[tuple]) -> np.ndarray:

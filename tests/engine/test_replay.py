@@ -124,7 +124,7 @@ def test_malformed_record_names_the_file(tmp_path):
     bad = records([mem(0x10, warp_addrs(A))])
     bad["warp"] = 77
     run = make_run(tmp_path, {0: bad})
-    with pytest.raises(TraceError, match=r"0\.rltrace: record 0 of launch 0: warp index 77 is not below 32"):
+    with pytest.raises(TraceError, match=r"0\.rltrace: record 0 of launch 0: warp index 77 but the block has 1 warps"):
         analyze_run(run)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine_records import BAR_BLOCK, BAR_MBARRIER, BAR_WARP, SHARED, WRITE, barrier, mem
+from engine_records import BAR_BLOCK, BAR_MBARRIER, BAR_WARP, SHARED, WRITE, barrier, block_exit, mem
 from test_labels import edge, node, run
 
 
@@ -116,3 +116,29 @@ def test_global_cross_warp_edge_spans_barrier_too():
             mem(0x20, [A + 4 * i for i in range(32)], warp=1)]
     k = run(rows, block=(64, 1, 1))
     assert edge(k, 0x20, 0x10, "block")["synced"] == 32
+
+
+def test_partial_exit_keeps_the_block_alive():
+    # lanes 16-31 of both warps return early; lanes 0-15 of warp 1 then read what warp 0 wrote
+    rows = [mem(0x10, [4 * i for i in range(32)], space=SHARED, access=WRITE, warp=0),
+            block_exit(warp=0, lanes=0xFFFF0000), block_exit(warp=1, lanes=0xFFFF0000),
+            mem(0x20, {i: 4 * i for i in range(16)}, space=SHARED, warp=1)]
+    k = run(rows, block=(64, 1, 1))
+    assert edge(k, 0x20, 0x10, "block")["accesses"] == 16
+
+
+def test_full_exit_drops_block_state():
+    rows = [mem(0x10, [4 * i for i in range(32)], space=SHARED, access=WRITE, warp=0),
+            block_exit(warp=0), block_exit(warp=1, lanes=0xFFFF), block_exit(warp=1, lanes=0xFFFF0000),
+            mem(0x20, [4 * i for i in range(32)], space=SHARED, warp=1)]  # a new block reusing the index
+    k = run(rows, block=(64, 1, 1))
+    assert {e["label"] for e in k["edges"]} == {"cold"}
+
+
+def test_partial_last_warp_exits_with_its_real_lanes():
+    # 40 threads: warp 1 has 8 lanes, so an exit of lanes 0-7 completes it
+    rows = [mem(0x10, [4 * i for i in range(32)], space=SHARED, access=WRITE, warp=0),
+            block_exit(warp=0), block_exit(warp=1, lanes=0xFF),
+            mem(0x20, [4 * i for i in range(32)], space=SHARED, warp=0)]
+    k = run(rows, block=(40, 1, 1))
+    assert {e["label"] for e in k["edges"]} == {"cold"}

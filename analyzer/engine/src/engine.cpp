@@ -28,7 +28,7 @@ namespace {
 
 constexpr size_t kBatch = 4096;  // records per internal batch: 1.2 MB, stays in L2 across the phases
 constexpr uint8_t kNoOverlap = 1;   // Ctx flag: no two lanes of the record share a granule
-constexpr uint8_t kBlockDone = 2;   // Ctx flag: last warp of the block exited
+constexpr uint8_t kBlockDone = 2;   // Ctx flag: the last thread of the block exited
 constexpr uint64_t kLocalThreadShift = 48;
 
 struct PcKey {
@@ -188,6 +188,8 @@ struct Worker {
   std::vector<std::vector<Item>> routed;               // phase A output, per owner
   std::vector<uint64_t> scratch, scratch2;
   size_t region_hint = 0;
+  uint64_t page_lo = 0, page_hi = 0;  // cached shadow page of a region: granules [page_lo, page_hi)
+  Entry* page = nullptr;
   NodeStats* stats_for(uint32_t node) {
     if (node != last_node) {
       last_stats = &acc.nodes[node];
@@ -252,9 +254,13 @@ struct Engine::Impl {
   uint32_t gen = 0;
   bool open = false;
   LaunchInfo launch;
-  uint32_t warps_per_block = 1;
+  uint32_t warps_per_block = 1, threads_per_block = 32;
   std::unordered_map<uint64_t, WarpState> warps;    // key block * 32 + warp
-  std::unordered_map<uint64_t, uint32_t> exited;    // block -> mask of warps that posted BLOCK_EXIT
+  struct ExitState {
+    uint32_t lanes[32] = {0};  // per warp: lanes that executed EXIT so far
+    uint32_t warps_done = 0;
+  };
+  std::unordered_map<uint64_t, ExitState> exited;  // blocks with at least one exited lane
   uint64_t last_warp_key = ~0ull;
   WarpState* last_warp = nullptr;
   Accumulator serial;  // barrier executions of the open launch
@@ -304,7 +310,10 @@ struct Engine::Impl {
                         std::to_string(launch.launch_id) + ": " + why);
     };
     if (r.type < RL_REC_MEM || r.type > RL_REC_BLOCK_EXIT) bad("unknown record type " + std::to_string(r.type));
-    if (r.warp >= 32) bad("warp index " + std::to_string(r.warp) + " is not below 32");
+    if (r.warp >= warps_per_block) {
+      bad("warp index " + std::to_string(r.warp) + " but the block has " + std::to_string(warps_per_block) +
+          " warps");
+    }
     if (r.block >= kMaxBlock) bad("block index " + std::to_string(r.block) + " is beyond 2^40");
     if (r.type == RL_REC_MEM) {
       if (r.space < RL_SPACE_GLOBAL || r.space > RL_SPACE_LOCAL) bad("unknown memory space " + std::to_string(r.space));
@@ -330,10 +339,20 @@ struct Engine::Impl {
       ws.bar_any = id;
     }
   }
+  // Lanes a warp of this launch's blocks has: 32, except a partial last warp.
+  uint32_t warp_lanes(uint32_t warp) const {
+    uint32_t tail = threads_per_block % 32;
+    return (warp + 1 < warps_per_block || tail == 0) ? 0xffffffffu : (1u << tail) - 1;
+  }
+  // A block's shared and local memory die when every thread has executed EXIT. Threads may exit in several
+  // pieces (early return), so exits are counted per lane; a record with no lanes set stands for its whole warp.
   void on_exit(const RlRecord& r, Ctx& c) {
-    uint32_t& mask = exited[r.block];
-    mask |= 1u << r.warp;
-    if (uint32_t(__builtin_popcount(mask)) < warps_per_block) return;
+    ExitState& st = exited[r.block];
+    uint32_t want = warp_lanes(r.warp);
+    uint32_t before = st.lanes[r.warp];
+    st.lanes[r.warp] |= (r.active_mask ? r.active_mask : want) & want;
+    if (before != want && st.lanes[r.warp] == want) st.warps_done += 1;
+    if (st.warps_done < warps_per_block) return;
     c.flags |= kBlockDone;
     exited.erase(r.block);
     for (uint32_t w = 0; w < 32; ++w) warps.erase(r.block * 32 + w);
@@ -481,9 +500,13 @@ struct Engine::Impl {
     return it->get();
   }
   Entry* global_entry(uint64_t granule, Worker& wk) {
+    if (granule - wk.page_lo < wk.page_hi - wk.page_lo) return wk.page + (granule - wk.page_lo);
     RegionShadow* reg = find_region(granule, wk.region_hint);
-    if (reg) return reg->entry(granule);
-    return wk.fallback.entry(0, granule);
+    if (!reg) return wk.fallback.entry(0, granule);
+    Entry* e = reg->entry(granule);
+    reg->page_span(granule, wk.page_lo, wk.page_hi);
+    wk.page = e - (granule - wk.page_lo);
+    return e;
   }
 
   // One lane-granule access against its shadow entry: classify (section 3.1), then install the current access.
@@ -586,6 +609,7 @@ struct Engine::Impl {
 
   void consume(const RlRecord* recs, size_t n) {
     if (!open) throw EngineError("consume() called with no open launch (begin_launch first)");
+    for (auto& w : workers) w->page_lo = w->page_hi = 0;  // regions may have changed since the last call
     while (n > 0) {
       size_t b = std::min(n, kBatch);
       ctx.resize(b);
@@ -607,7 +631,12 @@ struct Engine::Impl {
     gen_kernel.push_back(l.kernel_function_id);
     launch = l;
     uint64_t threads = uint64_t(l.block[0]) * l.block[1] * l.block[2];
-    warps_per_block = uint32_t(std::max<uint64_t>(1, (threads + 31) / 32));
+    if (threads == 0 || threads > 1024) {
+      throw EngineError("launch " + std::to_string(l.launch_id) + ": block of " + std::to_string(threads) +
+                        " threads (CUDA allows 1 to 1024)");
+    }
+    threads_per_block = uint32_t(threads);
+    warps_per_block = uint32_t((threads + 31) / 32);
     open = true;
     launch_records = 0;
   }

@@ -20,6 +20,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
@@ -142,8 +143,8 @@ class RegionShadow {
  public:
   RegionShadow(uint64_t base, uint64_t size, Budget* budget)
       : base_(base), size_(size), first_(base >> 2), budget_(budget) {
-    uint64_t entries = ((base + size + 3) >> 2) - first_;
-    bytes_ = (entries * sizeof(Entry) + kPageBytes - 1) / kPageBytes * kPageBytes;
+    count_ = ((base + size + 3) >> 2) - first_;
+    bytes_ = (count_ * sizeof(Entry) + kPageBytes - 1) / kPageBytes * kPageBytes;
     if (bytes_ == 0) bytes_ = kPageBytes;
     void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) {
@@ -159,7 +160,14 @@ class RegionShadow {
   }
   uint64_t base() const { return base_; }
   uint64_t size() const { return size_; }
-  bool contains_granule(uint64_t g) const { return g - first_ < ((base_ + size_ + 3) >> 2) - first_; }
+  bool contains_granule(uint64_t g) const { return g - first_ < count_; }
+  // Granule range [lo, hi) of the shadow page holding granule g (clipped to the region): callers cache it so
+  // later granules of the page skip the region lookup and the touched-page bitmap.
+  void page_span(uint64_t g, uint64_t& lo, uint64_t& hi) const {
+    uint64_t p = (g - first_) / kPageEntries;
+    lo = first_ + p * kPageEntries;
+    hi = std::min(lo + kPageEntries, first_ + count_);
+  }
   Entry* entry(uint64_t granule) {
     uint64_t i = granule - first_;
     uint64_t page = i / kPageEntries;
@@ -179,7 +187,7 @@ class RegionShadow {
   }
 
  private:
-  uint64_t base_, size_, first_, bytes_ = 0;
+  uint64_t base_, size_, first_, count_ = 0, bytes_ = 0;
   Budget* budget_;
   Entry* shadow_ = nullptr;
   std::vector<std::atomic<uint64_t>> touched_;
