@@ -61,8 +61,12 @@ class _SectionIndex:
 
     starts: list[int]
     ends: list[int]
-    refs: list[RowRef]
+    sequences: list[Sequence]
+    rows: list[int]  # row index in its sequence
     owners: list[str]  # the FUNC symbol (kernel or `$kernel$callee` clone) holding each interval
+
+    def ref(self, i: int) -> RowRef:
+        return RowRef(self.sequences[i], self.rows[i])
 
 
 class CubinLineTable:
@@ -118,7 +122,7 @@ class CubinLineTable:
         i = bisect.bisect_right(index.starts, offset) - 1
         if i < 0 or offset >= index.ends[i]:
             return None
-        return index.refs[i]
+        return index.ref(i)
 
     def containing_function(self, shndx: int, offset: int) -> Symbol | None:
         """The FUNC symbol with the smallest [value, value+size) range holding `offset` in section shndx."""
@@ -134,7 +138,7 @@ class CubinLineTable:
         index = self._index.get(shndx)
         if index is None:
             return []
-        return list(zip(index.starts, index.ends, index.refs))
+        return [(index.starts[i], index.ends[i], index.ref(i)) for i in range(len(index.starts))]
 
     def section_index(self, shndx: int) -> _SectionIndex | None:
         """The interval arrays of a section (for bulk lookups); intervals never straddle a function start."""
@@ -228,39 +232,47 @@ class CubinLineTable:
                 f.dir_index == 0 for u in self.units for f in u.files):
             self.comp_dir = _comp_dir(self.elf)
         resolver = _AddressResolver(self.elf, section)
-        intervals: dict[int, list[tuple[int, int, RowRef]]] = {}
+        intervals: dict[int, list[tuple[int, int, Sequence, int]]] = {}
         for unit in self.units:
             for sequence in unit.sequences:
                 if not self._add_sequence(sequence, resolver, intervals):
                     self.orphan_sequences += 1
         for shndx, items in intervals.items():
-            items.sort(key=lambda item: item[0])
+            if any(items[j][0] > items[j + 1][0] for j in range(len(items) - 1)):
+                items.sort(key=lambda item: item[0])
             self._index[shndx] = self._split_by_function(shndx, items)
 
-    def _split_by_function(self, shndx: int, items: list[tuple[int, int, RowRef]]) -> _SectionIndex:
-        """Cut intervals at function boundaries, so each has one owner (a row may run into a clone)."""
+    def _split_by_function(self, shndx: int, items: list[tuple[int, int, Sequence, int]]) -> _SectionIndex:
+        """Cut intervals at function boundaries, so each has one owner (a row may run into a clone), and
+        drop overlaps (the earlier sequence keeps its bytes)."""
         cuts = sorted({b for sym in self._functions.get(shndx, ()) for b in (sym.value, sym.value + sym.size)})
-        # The owner is constant between two consecutive cuts: find it once per piece, not per interval.
-        piece_owner = [self.containing_function(shndx, c) for c in [0] + cuts]
-        index = _SectionIndex([], [], [], [])
-        for start, end, ref in items:
+        lo, hi = items[0][0], items[-1][1]
+        if not any(lo < c < hi for c in cuts) and all(items[j][1] <= items[j + 1][0]
+                                                      for j in range(len(items) - 1)):
+            # One function owns every interval and none overlap: the usual kernel without clones.
+            owner = self.containing_function(shndx, lo)
+            return _SectionIndex([i[0] for i in items], [i[1] for i in items], [i[2] for i in items],
+                                 [i[3] for i in items], [owner.name if owner else ""] * len(items))
+        index = _SectionIndex([], [], [], [], [])
+        for start, end, sequence, row in items:
             if index.ends and start < index.ends[-1]:
-                start = index.ends[-1]  # overlapping sequences: the earlier one keeps its bytes
+                start = index.ends[-1]
                 if start >= end:
                     continue
             k = bisect.bisect_right(cuts, start)
             while start < end:
                 stop = cuts[k] if k < len(cuts) and cuts[k] < end else end
-                owner = piece_owner[k] if k == 0 or cuts[k - 1] <= start else self.containing_function(shndx, start)
+                owner = self.containing_function(shndx, start)
                 index.starts.append(start)
                 index.ends.append(stop)
-                index.refs.append(ref)
+                index.sequences.append(sequence)
+                index.rows.append(row)
                 index.owners.append(owner.name if owner else "")
                 start, k = stop, k + 1
         return index
 
     def _add_sequence(self, sequence: Sequence, resolver: "_AddressResolver",
-                      intervals: dict[int, list[tuple[int, int, RowRef]]]) -> bool:
+                      intervals: dict[int, list[tuple[int, int, Sequence, int]]]) -> bool:
         bases = [resolver.resolve(segment) for segment in sequence.segments]
         if not bases or all(b is None for b in bases):
             return False
@@ -285,11 +297,11 @@ class CubinLineTable:
             else:
                 end = self.elf.sections[shndx].size if shndx < len(self.elf.sections) else start
             if end > start:
-                intervals.setdefault(shndx, []).append((start, end, RowRef(sequence, i)))
+                intervals.setdefault(shndx, []).append((start, end, sequence, i))
         return True
 
     def _add_single_segment(self, sequence: Sequence, base: tuple[int, int],
-                            intervals: dict[int, list[tuple[int, int, RowRef]]]) -> None:
+                            intervals: dict[int, list[tuple[int, int, Sequence, int]]]) -> None:
         """The usual case (one DW_LNE_set_address per sequence), in one pass."""
         shndx, shift = base[0], base[1] - sequence.segments[0].value
         out = intervals.setdefault(shndx, [])
@@ -297,7 +309,7 @@ class CubinLineTable:
         for i in range(len(rows) - 1):
             start, end = rows[i][0], rows[i + 1][0]
             if end > start:  # equal: a later row at the same address is more inner and wins
-                out.append((start + shift, end + shift, RowRef(sequence, i)))
+                out.append((start + shift, end + shift, sequence, i))
 
 
 class _AddressResolver:

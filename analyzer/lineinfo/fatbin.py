@@ -60,12 +60,20 @@ def cubins_from_binary(source: bytes | str | Path) -> list[tuple[str, bytes]]:
 
 
 def select_cubins(cubins: list[tuple[str, bytes]], arch: str | None) -> list[tuple[str, bytes]]:
-    """The CUBINs for `arch` ("sm_90"); without `arch`, those of the highest architecture present."""
+    """The CUBINs a GPU of `arch` ("sm_86") runs, as the driver picks them: the exact arch if present, else
+    the highest one of the same major version that is not newer (an sm_86 GPU runs sm_80 code). Without
+    `arch`, those of the highest architecture present."""
     if not cubins:
         raise NoCubinError("no CUBIN found (the binary has no device code, or only PTX)")
     if arch is None:
         arch = max((a for a, _ in cubins), key=_arch_number)
     chosen = [c for c in cubins if c[0] == arch]
+    if not chosen:
+        want = _arch_number(arch)
+        compatible = [a for a, _ in cubins if _arch_number(a) // 10 == want // 10 and _arch_number(a) <= want]
+        if compatible:
+            best = max(compatible, key=_arch_number)
+            chosen = [c for c in cubins if c[0] == best]
     if not chosen:
         have = ", ".join(sorted({a for a, _ in cubins}, key=_arch_number))
         raise NoCubinError(f"no CUBIN for {arch}; this binary has {have}")

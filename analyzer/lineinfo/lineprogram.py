@@ -298,6 +298,28 @@ def _run_program(data: bytes, h: _Header, unit: LineProgram) -> None:
             else:
                 file = value
             continue
+        if op == 0 and pos + 3 < end and data[pos + 1] == DW_LNE_NV_inline:
+            # NVIDIA inline op with operands of 1 or 2 LEB128 bytes each, decoded in place (hot path).
+            length = data[pos]
+            if 3 <= length <= 5:
+                q, stop = pos + 2, pos + 1 + length
+                b = data[q]
+                value1 = b
+                q += 1
+                if b >= 0x80 and q < stop:
+                    value1 = (b & 0x7F) | (data[q] << 7)
+                    q += 1
+                if q < stop and data[q - 1] < 0x80:
+                    b = data[q]
+                    value2 = b
+                    q += 1
+                    if b >= 0x80 and q < stop:
+                        value2 = (b & 0x7F) | (data[q] << 7)
+                        q += 1
+                    if q == stop and data[q - 1] < 0x80 and stop <= end:
+                        inlined_at, func_name = value1, value2
+                        pos = stop
+                        continue
         r.pos = pos
         if op == 0:
             if pos < end and data[pos] < 0x80:
@@ -313,11 +335,6 @@ def _run_program(data: bytes, h: _Header, unit: LineProgram) -> None:
                 raise LineTableError(f"extended opcode at {r.pos:#x} runs past the end of its unit")
             sub = data[r.pos]
             r.pos += 1
-            if sub == DW_LNE_NV_inline and length == 3:  # the common form: two one-byte operands
-                inlined_at, func_name = data[r.pos], data[r.pos + 1]
-                if inlined_at < 0x80 and func_name < 0x80:
-                    pos = ext_end
-                    continue
             if sub == DW_LNE_end_sequence:
                 emit((address, file, line, column, inlined_at, func_name, segment))
                 unit.sequences.append(seq)

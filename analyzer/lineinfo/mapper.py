@@ -79,7 +79,7 @@ class _Module:
     source: Path | bytes
     table: CubinLineTable | None = None
     locations: dict[int, list[SourceLocation | None]] = field(default_factory=dict)  # per section, per interval
-    chains: dict[tuple, tuple[InlineFrame, ...]] = field(default_factory=dict)
+    chains: dict[tuple, list] = field(default_factory=dict)  # (sequence id, owner) -> chain per row
     frames: dict[tuple, InlineFrame] = field(default_factory=dict)
     sass: dict[tuple[str, int], str] | None = None
 
@@ -98,6 +98,7 @@ class SourceMapper:
         self._paths = PathResolver(prefix_map, build_dir)
         self._notes: list[str] = []
         self._noted: set[str] = set()
+        self._entries: dict[tuple[str, str], tuple | bool] = {}
 
     @classmethod
     def from_run(cls, run_dir: str | Path, prefix_map: Mapping[str, str] | None = None,
@@ -137,27 +138,37 @@ class SourceMapper:
     def lookup(self, module: str, function: str, pc: int) -> SourceLocation | None:
         """Location of the instruction containing byte `pc` of `function` (PC relative to the function's
         start, which for a kernel is its `.text` section start). None without line info or outside it."""
-        mod = self._modules.get(module)
-        table = mod.table if mod is not None and mod.table is not None else self.table(module)
+        entry = self._entries.get((module, function))
+        if entry is None:
+            entry = self._entries[(module, function)] = self._entry(module, function)
+        if not entry or pc < 0:
+            return None
+        mod, base, index, cache = entry
+        offset = base + pc
+        i = bisect.bisect_right(index.starts, offset) - 1
+        if i < 0 or offset >= index.ends[i]:
+            return None
+        loc = cache[i]
+        if loc is None:
+            loc = cache[i] = self._build_location(mod, index.ref(i), index.owners[i] or function)
+        return loc
+
+    def _entry(self, module: str, function: str) -> tuple | bool:
+        """What lookup needs for one function, found once: (module, symbol value, section index, cache)."""
+        mod = self._module(module)
+        table = self.table(module)
         sym = table.function_symbol(function)
         if sym is None:
             if table.has_line_info:
                 self._note(f"module {module[:12]}: has no function {function}")
-            return None
+            return False
         index = table.section_index(sym.shndx)
-        if index is None or pc < 0:
-            return None
-        offset = sym.value + pc
-        i = bisect.bisect_right(index.starts, offset) - 1
-        if i < 0 or offset >= index.ends[i]:
-            return None
+        if index is None:
+            return False
         cache = mod.locations.get(sym.shndx)
         if cache is None:
             cache = mod.locations[sym.shndx] = [None] * len(index.starts)
-        loc = cache[i]
-        if loc is None:
-            loc = cache[i] = self._build_location(mod, index.refs[i], index.owners[i] or function)
-        return loc
+        return mod, sym.value, index, cache
 
     def kernel_location(self, module: str, function: str) -> SourceLocation | None:
         """Best single line for a kernel-level finding: the line of the function's first instruction with a
@@ -210,19 +221,20 @@ class SourceMapper:
         """The inline chain from `ref` outwards (cubin.CubinLineTable.chain), memoized per row: rows inlined
         at the same call site share the tail of their chains, so each row's frame is built once. A chain
         that points out of range or loops ends where it breaks."""
-        memo = mod.chains
-        rows, unit, sid = ref.sequence.rows, ref.sequence.unit, id(ref.sequence)
-        pending = []  # (memo key, row) from the innermost row outwards, chains not yet known
+        rows, unit = ref.sequence.rows, ref.sequence.unit
+        memo = mod.chains.get((id(ref.sequence), owner))
+        if memo is None:
+            memo = mod.chains[(id(ref.sequence), owner)] = [None] * len(rows)
+        pending = []  # rows from the innermost outwards whose chains are not known yet
         visited = None
         cur = ref.index
         while True:
-            key = (sid, cur, owner)
-            tail = memo.get(key)
+            tail = memo[cur]
             if tail is not None:
                 break
             row = rows[cur]
             if row[4] == 0:  # not inlined: the code of `owner`
-                tail = memo[key] = (self._frame(mod, unit, row, owner),)
+                tail = memo[cur] = (self._frame(mod, unit, row, owner),)
                 break
             target = row[4] - 1  # inlined_at is a 1-based row index
             if not target < cur:  # call sites precede their callees; anything else is checked for loops
@@ -232,12 +244,12 @@ class SourceMapper:
             else:
                 broken = target < 0
             if broken or len(pending) >= MAX_INLINE_DEPTH:
-                tail = memo[key] = (self._frame(mod, unit, row, None), self._frame(mod, unit, row, owner))
+                tail = memo[cur] = (self._frame(mod, unit, row, None), self._frame(mod, unit, row, owner))
                 break
-            pending.append((key, row))
+            pending.append(cur)
             cur = target
-        for key, row in reversed(pending):
-            tail = memo[key] = (self._frame(mod, unit, row, None),) + tail
+        for index in reversed(pending):
+            tail = memo[index] = (self._frame(mod, unit, rows[index], None),) + tail
         return tail
 
     def _frame(self, mod: _Module, unit, row: tuple, owner: str | None) -> InlineFrame:

@@ -115,7 +115,7 @@ def test_inline_chains_that_loop_or_point_away_end():
     mapper = SourceMapper({"m": CUBIN_90})
     table = mapper.table("m")
     index = table.section_index(table.function_symbol("_Z5kernBPfPKfi").shndx)
-    sequence = index.refs[0].sequence
+    sequence = index.sequences[0]
     rows = sequence.rows
     for i in range(len(rows)):  # every row says it is inlined at itself, the next row, or nowhere valid
         r = rows[i]

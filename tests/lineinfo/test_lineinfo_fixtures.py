@@ -69,6 +69,9 @@ def test_executable_with_zstd_fatbinary():
     assert sorted(arch for arch, _ in cubins) == ["sm_80", "sm_90"]
     assert [a for a, _ in select_cubins(cubins, None)] == ["sm_90"]
     assert [a for a, _ in select_cubins(cubins, "sm_80")] == ["sm_80"]
+    assert [a for a, _ in select_cubins(cubins, "sm_86")] == ["sm_80"]  # what the driver runs on an sm_86 GPU
+    with pytest.raises(NoCubinError, match="no CUBIN for sm_100"):
+        select_cubins(cubins, "sm_100")
     with pytest.raises(NoCubinError, match="no CUBIN for sm_75; this binary has sm_80, sm_90"):
         select_cubins(cubins, "sm_75")
     ranges = function_ranges(CU)
