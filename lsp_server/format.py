@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
+from analyzer.units import format_bytes  # decimal units, as everywhere a user reads ReuseLens numbers
+
+__all__ = ["format_bytes", "mean", "grouped_shares", "lens_title", "SCOPE_GROUPS", "LABEL_NAMES"]
+
 # Display groups for the Topological Distance labels (paper section 3.1); warp_same_inst is the
 # broadcast case and warp_diff_inst a reuse between two instructions of one warp.
 SCOPE_GROUPS = (("thread", ("thread",)), ("warp", ("warp_same_inst", "warp_diff_inst")),
                 ("block", ("block",)), ("grid", ("grid",)), ("cold", ("cold",)))
 LABEL_NAMES = {"cold": "cold miss", "thread": "intra-thread", "warp_same_inst": "intra-warp same inst",
                "warp_diff_inst": "intra-warp diff inst", "block": "intra-block", "grid": "intra-grid"}
-
-
-def format_bytes(n: float) -> str:
-    """Binary multiples with the short names used across ReuseLens messages: 4096 -> "4.0 KB"."""
-    for unit, size in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
-        if abs(n) >= size:
-            return f"{n / size:.1f} {unit}"
-    return f"{int(n)} B"
 
 
 def mean(distribution) -> float | None:

@@ -6,6 +6,7 @@ import os
 from collections import defaultdict
 from typing import Any
 
+from analyzer.compare import diff_reports
 from lsp_server.model import RunResults
 
 _SPACE = {"global": "G", "shared": "S", "local": "L"}
@@ -61,8 +62,8 @@ def _finding_index(results: RunResults | None) -> dict[str, dict[str, Any]]:
 
 
 def compare(previous: RunResults | None, current: RunResults | None) -> dict[str, Any]:
-    """Findings added, resolved and changed (by waste) between the previous and the current run, and each
-    kernel's traffic before and after."""
+    """Findings added, resolved and changed (by waste) between the previous and the current run, and per
+    kernel the traffic and per-pattern waste before and after (analyzer.compare, as `reuselens diff`)."""
     if current is None:
         return {"error": "no run loaded yet"}
     before, after = _finding_index(previous), _finding_index(current)
@@ -71,12 +72,7 @@ def compare(previous: RunResults | None, current: RunResults | None) -> dict[str
     changed = [{**brief(after[i]), "waste_bytes_before": (before[i].get("waste") or {}).get("bytes", 0)}
                for i in sorted(set(before) & set(after))
                if (before[i].get("waste") or {}).get("bytes") != (after[i].get("waste") or {}).get("bytes")]
-    traffic = lambda r: {k.get("mangled"): (k.get("name"), sum(int(n.get("bytes", 0)) for n in k.get("nodes", [])))
-                         for k in (r.kernels if r else [])}
-    tb, ta = traffic(previous), traffic(current)
-    kernels = [{"kernel": (ta.get(m) or tb.get(m))[0], "mangled": m, "bytes_before": tb.get(m, (None, None))[1],
-                "bytes_after": ta.get(m, (None, None))[1]} for m in sorted(set(tb) | set(ta))]
     return {"previous": previous.report_path if previous else None, "current": current.report_path,
             "added": [brief(after[i]) for i in sorted(set(after) - set(before))],
             "resolved": [brief(before[i]) for i in sorted(set(before) - set(after))],
-            "changed": changed, "kernels": kernels}
+            "changed": changed, "kernels": diff_reports(previous.report, current.report) if previous else []}

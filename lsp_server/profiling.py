@@ -21,6 +21,10 @@ from lsp_server.compiler_output import CompilerMessage, parse
 from lsp_server.settings import Settings
 
 TAIL_LINES = 20
+# reuselens.thresholds.<key> -> the profile subcommand's option (analyzer/cli/common.py)
+THRESHOLD_OPTIONS = {"--delta": "delta", "--streaming": "streaming", "--coalescing": "coalescing",
+                     "--bank-conflict": "bankConflict", "--constant-capacity": "constantCapacityBytes",
+                     "--min-share": "minShare"}
 # The default profiler analyses after the app ends; give it room beyond the app's own timeout.
 ANALYSIS_MARGIN_S = 120.0
 
@@ -28,9 +32,10 @@ ANALYSIS_MARGIN_S = 120.0
 class ProfileError(ReuseLensError):
     """Building or profiling failed; str() is one sentence, `tail` the last lines of the output."""
 
-    def __init__(self, message: str, tail: str = ""):
+    def __init__(self, message: str, tail: str = "", report: str | None = None):
         super().__init__(message)
         self.tail = tail
+        self.report = report  # a report.json this failed run still wrote (e.g. the app exited non-zero)
 
 
 class BuildError(ProfileError):
@@ -49,6 +54,9 @@ def profiler_argv(settings: Settings, run_dir: str) -> list[str]:
         argv += ["--kernel-filter", settings.kernel_filter]
     if settings.launch_range:
         argv += ["--launch-range", settings.launch_range]
+    for option, key in THRESHOLD_OPTIONS.items():
+        if key in settings.thresholds:
+            argv += [option, f"{settings.thresholds[key]:g}"]
     argv += ["--timeout", f"{settings.timeout_seconds:g}", "--", *settings.profile_command]
     return argv
 
@@ -110,6 +118,14 @@ def _last_line(text: str) -> str:
     return next((l.strip() for l in reversed(text.splitlines()) if l.strip()), "no output")
 
 
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
+
+
 async def build(settings: Settings) -> None:
     if not settings.build_command:
         return
@@ -127,12 +143,14 @@ async def profile(settings: Settings, run_dir: str) -> str:
         raise ProfileError("Nothing to profile: set reuselens.profile.command to the application's argv.")
     Path(run_dir).parent.mkdir(parents=True, exist_ok=True)
     limit = settings.timeout_seconds + (0 if settings.profiler_command else ANALYSIS_MARGIN_S)
+    report = Path(run_dir) / "report.json"
+    before = _stamp(report)
     code, output = await run_command(profiler_argv(settings, run_dir), settings.profile_cwd,
                                      settings.profile_env, limit, "profile")
     if code != 0:
+        fresh = str(report) if report.is_file() and _stamp(report) != before else None
         raise ProfileError(f"Profiling {' '.join(settings.profile_command)} failed (exit {code}): "
-                           f"{_last_line(output)}", tail(output))
-    report = Path(run_dir) / "report.json"
+                           f"{_last_line(output)}", tail(output), fresh)
     if not report.is_file():
         raise ProfileError(f"The profiler finished but wrote no {report}.", tail(output))
     return str(report)

@@ -288,7 +288,11 @@ class ReuseLensServer(LanguageServer):
         except profiling.BuildError as error:
             self._set_build_diagnostics(error.messages)
             return self._failed(token, error)
-        except (profiling.ProfileError, ReportError) as error:
+        except profiling.ProfileError as error:
+            if error.report:  # the app failed but the profiler still analysed what ran: show it
+                return self._partial(token, error)
+            return self._failed(token, error)
+        except ReportError as error:
             return self._failed(token, error)
         self._stage(token, "map", 90)
         self.publish_all()
@@ -297,6 +301,16 @@ class ReuseLensServer(LanguageServer):
         if self.watcher is not None:
             self.watcher.ensure()
         return {"status": "ok", "report": report_path, "findings": count}
+
+    def _partial(self, token: str | None, error: profiling.ProfileError) -> dict[str, Any]:
+        try:
+            self.state.load_run(error.report, self._open_texts())
+        except ReportError as load_error:
+            return self._failed(token, load_error)
+        self.publish_all()
+        self.tell(types.MessageType.Warning, f"ReuseLens: {error} Showing the results of what ran.\n{error.tail}")
+        self._end_progress(token, "partial")
+        return {"status": "partial", "message": str(error), "tail": error.tail, "report": error.report}
 
     def _failed(self, token: str | None, error: Exception) -> dict[str, Any]:
         tail = getattr(error, "tail", "")

@@ -1,6 +1,6 @@
 """Stand-in for `reuselens profile` in the language-server tests (reuselens.profiler.command).
 
-Usage: standin_profiler.py --recorded RUN --run-dir D -- APP ARGV...
+Usage: standin_profiler.py --recorded RUN [--exit-code N] --run-dir D -- APP ARGV...
 Runs the application like the real profiler would (same argv, cwd and environment), then writes the recorded
 run RUN (report.json, run.json) into D. Like the real CLI it exits 0 on success and otherwise prints one
 error line on stderr and exits non-zero.
@@ -17,6 +17,7 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--recorded", required=True)
     parser.add_argument("--run-dir", required=True)
+    parser.add_argument("--exit-code", type=int, default=0, help="exit with this after writing the run")
     parser.add_argument("app", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     app = args.app[1:] if args.app[:1] == ["--"] else args.app
@@ -30,7 +31,9 @@ def main() -> int:
     shutil.copy(Path(args.recorded) / "run.json", out / "run.json")
     shutil.copy(Path(args.recorded) / "report.json", out / "report.json.tmp")
     (out / "report.json.tmp").replace(out / "report.json")
-    return 0
+    if args.exit_code:
+        print("reuselens: error: the application exited with status 1 (run is partial)", file=sys.stderr)
+    return args.exit_code
 
 
 if __name__ == "__main__":

@@ -49,10 +49,10 @@ async def test_code_lens_resolves_to_scope_breakdown(client, workspace):
     assert all(l.command is None for l in found)  # resolved lazily
     resolved = [await client.code_lens_resolve_async(l) for l in found]
     titles = {l.range.start.line + 1: l.command.title for l in resolved}
-    assert titles[14] == "reuse 97% warp · 3% block · 64.0 MB"
-    assert titles[24] == "reuse 100% cold · 8.0 MB"
-    assert titles[25] == "reuse 100% thread · 8.0 MB"
-    assert titles[11] == "reuse 100% cold · 4.0 MB"
+    assert titles[14] == "reuse 97% warp · 3% block · 67.1 MB"
+    assert titles[24] == "reuse 100% cold · 8.4 MB"
+    assert titles[25] == "reuse 100% thread · 8.4 MB"
+    assert titles[11] == "reuse 100% cold · 4.2 MB"
     assert resolved[0].command.command == "reuselens.nextHotSpot"
 
 
@@ -63,7 +63,7 @@ async def test_hover_table_on_load_line(client, workspace):
         types.TextDocumentIdentifier(uri), types.Position(14, 30)))
     text = hover.contents.value
     assert "`transpose(const float*, float*, int)`" in text
-    assert "| `0x0120` | shared read 4 B | 32768 | 4.0 MB | – | – | 100% | – | – |" in text
+    assert "| `0x0120` | shared read 4 B | 32768 | 4.2 MB | – | – | 100% | – | – |" in text
     assert f"[stencil.cu:11]({(workspace / 'stencil.cu').as_uri()}#L11)" in text
     assert "| `0x0120` | 32.0 | 32.0 | – | 32.0 (ideal 1.0) |" in text
     assert "/*0120*/ LDS R7, [R6]" in text
@@ -200,4 +200,6 @@ async def test_run_written_from_a_terminal_is_picked_up_and_compared(client, wor
     assert [f["id"] for f in diff["resolved"]] == ["bank-conflict@0x120:4cecd8f91a8d",
                                                    "removable-barrier@0x230:8724aa7c5c3c"]
     assert diff["added"] == [] and diff["changed"] == []
+    transpose = next(k for k in diff["kernels"] if k["mangled"] == "_Z9transposePKfPfi")
+    assert transpose["patterns"]["bank-conflict"]["verdict"] == "removed"
     assert client.lens_refreshes >= 1

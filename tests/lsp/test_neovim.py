@@ -38,10 +38,10 @@ def test_neovim_headless_session(workspace, tmp_path):
         (15, "bank-conflict"), (24, "poor-coalescing"), (24, "redundant-rar"), (26, "removable-barrier")]
     assert {d["source"] for d in result["diagnostics"]} == {"reuselens"}
     assert {l["line"]: l["title"] for l in result["lenses"]} == {
-        11: "reuse 100% cold · 8.0 MB",
-        15: "reuse 50% block · 50% cold · 8.0 MB", 24: "reuse 75% thread · 25% cold · 16.0 MB",
-        28: "reuse 100% cold · 4.0 KB"}
-    assert "| `0x0120` | shared read 4 B | 32768 | 4.0 MB |" in result["hover"]
+        11: "reuse 100% cold · 8.4 MB",
+        15: "reuse 50% block · 50% cold · 8.4 MB", 24: "reuse 75% thread · 25% cold · 16.8 MB",
+        28: "reuse 100% cold · 4.1 KB"}
+    assert "| `0x0120` | shared read 4 B | 32768 | 4.2 MB |" in result["hover"]
     assert "ReuseLens: Pad tile to [32][33] against bank conflicts" in result["actions"]
     assert result["line8"] == "    __shared__ float tile[32][33];"
     assert result["after_save"] == [24, 24]

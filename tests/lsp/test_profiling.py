@@ -135,6 +135,21 @@ async def test_crashing_app_reports_its_output_tail(client, workspace):
     assert lines_of(client, stencil.as_uri()) == [15, 24, 24, 26]
 
 
+async def test_partial_run_is_shown_with_a_warning(client, workspace):
+    stencil = workspace / "stencil.cu"
+    await wait_until(lambda: lines_of(client, stencil.as_uri()) == [15, 24, 24, 26])
+    await set_settings(client, workspace, **{"profile": {"command": [PY, "-c", "pass"]},
+                                             "profiler": {"command": [*STANDIN_RUN2, "--exit-code", "3"]}})
+    result = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="reuselens.profile"))
+    assert result["status"] == "partial"
+    assert result["message"].endswith("failed (exit 3): reuselens: error: the application exited with status 1 "
+                                      "(run is partial)")
+    await wait_until(lambda: lines_of(client, stencil.as_uri()) == [24, 24])
+    assert any(m.type == types.MessageType.Warning and "Showing the results of what ran" in m.message
+               for m in client.messages)
+    assert ended(client) == ["partial"]
+
+
 async def test_hanging_app_is_stopped_at_the_timeout(client, workspace, appstate):
     await wait_until(lambda: (workspace / "lut.cu").as_uri() in client.diagnostics)
     await set_settings(client, workspace, timeoutSeconds=1,

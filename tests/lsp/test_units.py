@@ -6,7 +6,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from lsp_server import edits, settings
+import sys
+
+from lsp_server import edits, profiling, settings
 from lsp_server.compiler_output import parse
 from lsp_server.paths import map_path
 from lsp_server.tracking import LineMap
@@ -87,3 +89,15 @@ def test_constant_promotion_refused_without_const_or_over_capacity():
     assert "does not fit" in edits.constant_promotion(["__device__ const double c[10000] = {1};", "y = c[i];"], 2, 65536)
     ok = edits.constant_promotion(["static __device__ const int c[4] = {1, 2};", "y = c[i];"], 2, 65536)
     assert isinstance(ok, edits.Edit) and (ok.line, ok.start, ok.end) == (1, 7, 17)
+
+
+def test_default_profiler_argv_carries_filters_thresholds_and_timeout():
+    parsed, _ = settings.parse({"profile": {"command": ["./app", "-n", "4"]}, "kernelFilter": "soft.*",
+                                "launchRange": "0:10", "timeoutSeconds": 60, "thresholds": {"delta": 0.7}}, "/ws")
+    argv = profiling.profiler_argv(parsed, "/ws/.reuselens/run")
+    assert argv[:6] == [sys.executable, "-m", "analyzer.cli.main", "profile", "--run-dir", "/ws/.reuselens/run"]
+    assert argv[6:10] == ["--kernel-filter", "soft.*", "--launch-range", "0:10"]
+    assert argv[argv.index("--delta") + 1] == "0.7" and argv[argv.index("--min-share") + 1] == "0.01"
+    assert argv[-6:] == ["--timeout", "60", "--", "./app", "-n", "4"]
+    override, _ = settings.parse({"profile": {"command": ["./app"]}, "profiler": {"command": ["fake", "-x"]}}, "/ws")
+    assert profiling.profiler_argv(override, "D") == ["fake", "-x", "--run-dir", "D", "--", "./app"]
