@@ -69,8 +69,9 @@ class Engine {
   void free_allocation(uint64_t address);
 
   void begin_launch(const LaunchInfo& launch);
-  // Records of the open launch, in drain order. BLOCK_EXIT: one record per exiting warp (warp, block set);
-  // a block's shared/local state is dropped once all its warps posted one (else at end_launch).
+  // Records of the open launch, in drain order. BLOCK_EXIT: warp, block and active_mask = the exiting lanes
+  // (0 = the whole warp); a block's shared/local state is dropped once all its threads exited (else at
+  // end_launch). BARRIER: active_mask is not used.
   void consume(const RlRecord* records, size_t count);
   void end_launch(bool complete = true);
 
