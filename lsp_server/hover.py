@@ -57,6 +57,17 @@ def _efficiency_row(n: dict) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
+def _inline_chain(node: dict, results: RunResults) -> str:
+    """"inline chain: `poly` at helpers.cuh:9 ← `combine` at kernels.cu:8 ← `kernB` at kernels.cu:37": the
+    innermost frame first, the call site in the owning function last (docs/lineinfo.md)."""
+    steps = []
+    for frame in (node.get("source") or {}).get("inline") or []:
+        where = results.map_source(frame)
+        place = f"[{os.path.basename(where[0])}:{where[1]}]({path_to_uri(where[0])}#L{where[1]})" if where else "?"
+        steps.append(f"`{frame.get('function', '?')}` at {place}")
+    return ("inline chain: " + " ← ".join(steps)) if steps else ""
+
+
 def markdown(results: RunResults, path: str, line: int) -> str | None:
     """The hover text for snapshot line `line` of `path`, or None when no memory instruction maps there."""
     refs = results.nodes_by_line.get(path, {}).get(line)
@@ -68,7 +79,7 @@ def markdown(results: RunResults, path: str, line: int) -> str | None:
         by_kernel[ref.kernel.get("id", "")].append(ref)
     for group in by_kernel.values():
         kernel = group[0].kernel
-        parts.append(f"**ReuseLens** · `{kernel.get('name') or kernel.get('mangled')}` · "
+        parts.append(f"**ReuseLens** · `{kernel.get('name') or kernel.get('mangled') or kernel.get('id')}` · "
                      f"{os.path.basename(path)}:{line}\n")
         scopes = " | ".join(g for g, _ in SCOPE_GROUPS)
         parts.append(f"| PC | access | executions | bytes | {scopes} | reuse origins |")
@@ -76,6 +87,8 @@ def markdown(results: RunResults, path: str, line: int) -> str | None:
         parts.extend(_reuse_row(ref, results) for ref in group)
         parts.append("\n| PC | lanes | addresses | sectors | wavefronts |\n|---|---|---|---|---|")
         parts.extend(_efficiency_row(ref.node) for ref in group)
+        chains = {_inline_chain(r.node, results) for r in group} - {""}
+        parts.extend(f"\n{chain}" for chain in sorted(chains))
         sass = [f"/*{r.node.get('pc', 0):04x}*/ {r.node['sass']}" for r in group if r.node.get("sass")]
         if sass:
             parts.append("\n```sass\n" + "\n".join(sass) + "\n```")

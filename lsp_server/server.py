@@ -135,9 +135,16 @@ class ReuseLensServer(LanguageServer):
         (self.state.published.add if found else self.state.published.discard)(uri)
 
     def publish_all(self) -> None:
+        """Publish every file of the run (open or not) and the build errors; clear what no longer applies.
+        Files that cannot be read here get nothing (their lines cannot be checked), and one message says so."""
         paths = set(self.state.build_diagnostics)
+        missing: list[str] = []
         if self.state.results is not None:
-            paths |= self.state.results.files()
+            for path in self.state.results.files():
+                if path in self.state.tracker.snapshots or self.document(path) is not None:
+                    paths.add(path)
+                elif self.state.results.findings_by_file.get(path):
+                    missing.append(path)
         stale = set(self.state.published)
         for path in sorted(paths):
             self.publish(path)
@@ -145,8 +152,19 @@ class ReuseLensServer(LanguageServer):
         for uri in stale:
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
             self.state.published.discard(uri)
+        self._announce_missing(missing)
         if self.capability("workspace", "code_lens", "refresh_support"):
             self.workspace_code_lens_refresh(None)
+
+    def _announce_missing(self, missing: list[str]) -> None:
+        key = (self.state.results.digest if self.state.results else None, tuple(sorted(missing)))
+        if not missing or key == getattr(self, "_announced", None):
+            return
+        self._announced = key
+        count = sum(len(self.state.results.findings_by_file[p]) for p in missing)
+        self.tell(types.MessageType.Warning,
+                  f"ReuseLens: {count} finding(s) are in {len(missing)} source file(s) not found here "
+                  f"(e.g. {sorted(missing)[0]}); map the build tree onto the workspace with reuselens.pathPrefixMap.")
 
     # ----- settings and run loading ---------------------------------------------------------------
     async def refresh_settings(self, pushed: Any = None) -> None:

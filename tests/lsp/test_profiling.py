@@ -260,3 +260,6 @@ async def test_bad_settings_give_a_message_and_defaults(client, workspace):
     hover = await client.text_document_hover_async(types.HoverParams(
         types.TextDocumentIdentifier((workspace / "lut.cu").as_uri()), types.Position(13, 0)))
     assert hover is None  # default prefix map: /build/app paths no longer map into the workspace
+    await wait_until(lambda: any("7 finding(s) are in 2 source file(s) not found here (e.g. /build/app/lut.cu)"
+                                 in m.message for m in client.messages))
+    assert lines_of(client, (workspace / "lut.cu").as_uri()) == []

@@ -101,3 +101,17 @@ def test_default_profiler_argv_carries_filters_thresholds_and_timeout():
     assert argv[-6:] == ["--timeout", "60", "--", "./app", "-n", "4"]
     override, _ = settings.parse({"profile": {"command": ["./app"]}, "profiler": {"command": ["fake", "-x"]}}, "/ws")
     assert profiling.profiler_argv(override, "D") == ["fake", "-x", "--run-dir", "D", "--", "./app"]
+
+
+def test_hover_shows_the_inline_chain_innermost_first():
+    from lsp_server import hover
+    from lsp_server.model import RunResults
+    node = {"id": 1, "space": "global", "type": "read", "size": 4, "pc": 16, "bytes": 8, "executions": 1,
+            "source": {"file": "/b/h.cuh", "line": 9, "inline": [
+                {"function": "poly(float)", "file": "/b/h.cuh", "line": 9},
+                {"function": "kern(float*)", "file": "/b/k.cu", "line": 37}]}}
+    report = {"kernels": [{"id": "k0", "name": "kern(float*)", "nodes": [{"id": 0}, node],
+                           "edges": [{"from": 1, "to": 0, "label": "cold", "bytes": 8}]}]}
+    text = hover.markdown(RunResults(report, "/r/report.json", "d", {"/b": "/ws"}), "/ws/h.cuh", 9)
+    assert "inline chain: `poly(float)` at [h.cuh:9](file:///ws/h.cuh#L9) ← `kern(float*)` at " \
+           "[k.cu:37](file:///ws/k.cu#L37)" in text
