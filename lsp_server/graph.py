@@ -75,4 +75,16 @@ def compare(previous: RunResults | None, current: RunResults | None) -> dict[str
     return {"previous": previous.report_path if previous else None, "current": current.report_path,
             "added": [brief(after[i]) for i in sorted(set(after) - set(before))],
             "resolved": [brief(before[i]) for i in sorted(set(before) - set(after))],
-            "changed": changed, "kernels": diff_reports(previous.report, current.report) if previous else []}
+            "changed": changed, "kernels": _kernel_diff(previous, current)}
+
+
+def _kernel_diff(previous: RunResults | None, current: RunResults) -> list[dict[str, Any]]:
+    """analyzer.compare's per-kernel entries plus flat bytes_before/bytes_after (what the VS Code page shows)."""
+    if previous is None:
+        return []
+    out = []
+    for entry in diff_reports(previous.report, current.report):
+        traffic = entry.get("traffic", {}).get("bytes", {})
+        out.append({**entry, "bytes_before": None if entry["status"] == "added" else traffic.get("before"),
+                    "bytes_after": None if entry["status"] == "removed" else traffic.get("after")})
+    return out

@@ -202,4 +202,5 @@ async def test_run_written_from_a_terminal_is_picked_up_and_compared(client, wor
     assert diff["added"] == [] and diff["changed"] == []
     transpose = next(k for k in diff["kernels"] if k["mangled"] == "_Z9transposePKfPfi")
     assert transpose["patterns"]["bank-conflict"]["verdict"] == "removed"
+    assert transpose["bytes_before"] == transpose["bytes_after"] == 16 << 20
     assert client.lens_refreshes >= 1
