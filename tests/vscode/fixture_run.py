@@ -6,6 +6,8 @@ is cold (1024 rows x 1024 floats = 4 MiB), the three others re-read the same thr
 intra-thread RAR). Lanes read different rows (stride 4 KiB): 32 sectors per instruction where 4 would do.
 The store on line 11 runs 32 times, 4 KiB, all cold. Paths are written with the build-tree prefix BUILD_PREFIX
 and mapped onto the workspace with reuselens.pathPrefixMap, as for an app built on another machine.
+`report(run_dir, reps=1)` is the same kernel after the fix (one pass over the row): everything is cold, the
+RAR finding is gone and the coalescing waste is a quarter.
 """
 
 from __future__ import annotations
@@ -45,38 +47,43 @@ def _edge(source: int, target: int, label: str, nbytes: int, rar: int = 0) -> di
             "rar": rar, "raw": 0, "war": 0, "waw": 0, "prior_kernel": None}
 
 
-def report(run_dir: Path) -> dict[str, Any]:
+def report(run_dir: Path, reps: int = REPS) -> dict[str, Any]:
     cold = {"id": 0, "function": None, "pc": None, "space": None, "type": "read", "size": 0, "async_copy": False,
             "executions": 0, "lanes": [], "addresses": [], "sectors": None, "sectors_ideal": None,
             "wavefronts": None, "wavefronts_ideal": None, "bytes": 0, "source": None, "sass": None}
-    load = _node(1, 0x1a0, "read", LOAD_LINE, LOAD_EXECUTIONS, 32, "LDG.E R9, desc[UR4][R4.64]")
+    load_executions = WARPS * reps * N
+    load_bytes, thread_bytes = load_executions * 32 * 4, (reps - 1) * COLD_BYTES
+    load = _node(1, 0x1a0, "read", LOAD_LINE, load_executions, 32, "LDG.E R9, desc[UR4][R4.64]")
     store = _node(2, 0x260, "write", STORE_LINE, WARPS, 4, "STG.E desc[UR4][R2.64], R0")
-    total_bytes = LOAD_BYTES + STORE_BYTES
-    load_sectors, store_sectors = 32 * LOAD_EXECUTIONS, 4 * WARPS
-    excess_sectors = (32 - 4) * LOAD_EXECUTIONS
+    total_bytes = load_bytes + STORE_BYTES
+    load_sectors, store_sectors = 32 * load_executions, 4 * WARPS
+    excess_sectors = (32 - 4) * load_executions
     kernel = {
         "id": "k0", "mangled": MANGLED, "name": "row_sum(const float*, float*, int, int)", "module": "5e" * 32,
         "grid": [8, 1, 1], "block": [128, 1, 1], "dynamic_shared_bytes": 0, "launches": [0],
         "nodes": [cold, load, store],
-        "edges": [_edge(1, 0, "cold", COLD_BYTES), _edge(1, 1, "thread", THREAD_BYTES, rar=THREAD_BYTES // 4),
+        "edges": [_edge(1, 0, "cold", COLD_BYTES),
+                  *([_edge(1, 1, "thread", thread_bytes, rar=thread_bytes // 4)] if reps > 1 else []),
                   _edge(2, 0, "cold", STORE_BYTES)],
         "barriers": [],
         "subgraphs": [
-            {"nodes": [1], "closed": True, "footprint_bytes": COLD_BYTES, "bytes": LOAD_BYTES, "reuse_intensity": 4.0,
-             "bytes_by_label": {"cold": COLD_BYTES, "thread": THREAD_BYTES}},
+            {"nodes": [1], "closed": True, "footprint_bytes": COLD_BYTES, "bytes": load_bytes,
+             "reuse_intensity": float(reps),
+             "bytes_by_label": {"cold": COLD_BYTES, **({"thread": thread_bytes} if reps > 1 else {})}},
             {"nodes": [2], "closed": True, "footprint_bytes": STORE_BYTES, "bytes": STORE_BYTES,
              "reuse_intensity": 1.0, "bytes_by_label": {"cold": STORE_BYTES}},
         ],
-        "findings": [
+        "findings": ([
             {"id": "k0:redundant-rar:1", "pattern": "redundant-rar", "severity": "warning", "rank": 1,
              "pcs": [1], "origin_pcs": [1], "scope": "thread",
-             "waste": {"bytes": THREAD_BYTES, "instructions": 3 * WARPS * N, "wavefronts": 0,
-                       "share": round(THREAD_BYTES / total_bytes, 4)},
+             "waste": {"bytes": thread_bytes, "instructions": (reps - 1) * WARPS * N, "wavefronts": 0,
+                       "share": round(thread_bytes / total_bytes, 4)},
              "fix": {"kind": "register-promotion",
                      "explanation": "Each thread reads the same row again in every iteration of r. Sum the row "
                                     "once into a register and reuse the sum instead of reloading a[]."},
-             "message": RAR_MESSAGE, "metrics": {"r_thread": 0.75}},
-            {"id": "k0:poor-coalescing:1", "pattern": "poor-coalescing", "severity": "warning", "rank": 2,
+             "message": RAR_MESSAGE, "metrics": {"r_thread": thread_bytes / load_bytes}},
+        ] if reps > 1 else []) + [
+            {"id": "k0:poor-coalescing:1", "pattern": "poor-coalescing", "severity": "warning", "rank": 2 if reps > 1 else 1,
              "pcs": [1], "origin_pcs": [], "scope": "warp",
              "waste": {"bytes": excess_sectors * 32, "instructions": 0, "wavefronts": 0,
                        "share": round(excess_sectors / (load_sectors + store_sectors), 4)},
@@ -94,7 +101,7 @@ def report(run_dir: Path) -> dict[str, Any]:
             "notes": [], "kernels": [kernel]}
 
 
-def manifest() -> dict[str, Any]:
+def manifest(reps: int = REPS) -> dict[str, Any]:
     module = "5e" * 32
     return {"format": "reuselens-run", "version": 1, "tool": {"name": "reuselens", "version": "0.1.0"},
             "command": ["./row_sum"], "cwd": f"{BUILD_PREFIX}/src",
@@ -106,12 +113,15 @@ def manifest() -> dict[str, Any]:
             "functions": [{"id": 0, "module": module, "name": MANGLED, "size": 1024, "kernel": True}],
             "launches": [{"id": 0, "function_id": 0, "kernel": MANGLED, "module": module, "grid": [8, 1, 1],
                           "block": [128, 1, 1], "cluster": [1, 1, 1], "dynamic_shared_bytes": 0, "stream": 1,
-                          "instrumented": True, "records": LOAD_EXECUTIONS + WARPS, "trace": None,
+                          "instrumented": True, "records": WARPS * reps * N + WARPS, "trace": None,
                           "status": "complete"}],
             "allocations": [], "errors": []}
 
 
-def write_run(run_dir: Path) -> None:
+def write_run(run_dir: Path, reps: int = REPS) -> None:
+    """Writes run.json, then report.json atomically (the server watches the directory)."""
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "report.json").write_text(json.dumps(report(run_dir), indent=1), encoding="utf-8")
-    (run_dir / "run.json").write_text(json.dumps(manifest(), indent=1), encoding="utf-8")
+    (run_dir / "run.json").write_text(json.dumps(manifest(reps), indent=1), encoding="utf-8")
+    partial = run_dir / "report.json.tmp"
+    partial.write_text(json.dumps(report(run_dir, reps), indent=1), encoding="utf-8")
+    partial.replace(run_dir / "report.json")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -45,8 +46,13 @@ def _workspace(root: Path) -> Path:
     workspace = root / "workspace"
     shutil.copytree(HERE / "fixtures" / "workspace", workspace)
     fixture_run.write_run(workspace / RUN_SUBDIR)
+    # "Profile now" runs an app that sleeps for the seconds in delay.txt under the stand-in profiler, which
+    # then writes the fixed kernel's run (reps=1) into the run directory.
+    (workspace / "delay.txt").write_text("1", encoding="utf-8")
     settings = {
         "reuselens.server.python": sys.executable,
+        "reuselens.profile.command": [sys.executable, "-c", "import time; time.sleep(float(open('delay.txt').read()))"],
+        "reuselens.profiler.command": [sys.executable, str(HERE / "standin_profiler.py")],
         "reuselens.runDirectory": "${workspaceFolder}/" + RUN_SUBDIR,
         "reuselens.pathPrefixMap": {fixture_run.BUILD_PREFIX: str(workspace)},
         "reuselens.trace.server": "messages",
@@ -67,7 +73,7 @@ def seen(vsix: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]
     spec = {"codeServer": str(CODE_SERVER), "nodeBin": str(NODE24_BIN), "chromium": str(CHROMIUM),
             "vsix": str(vsix), "workspace": str(workspace), "file": fixture_run.KERNEL_FILE,
             "artifacts": str(ARTIFACTS), "loadLine": fixture_run.LOAD_LINE, "storeLine": fixture_run.STORE_LINE,
-            "hoverColumn": 20}
+            "hoverColumn": 20, "profileSeconds": 2}
     spec_path = ARTIFACTS / "spec.json"
     spec_path.write_text(json.dumps(spec), encoding="utf-8")
     node = shutil.which("node")
@@ -154,3 +160,27 @@ def test_clicking_a_graph_node_opens_its_source_line(seen: dict[str, Any]) -> No
     assert click["clicked"].startswith(f"kernel.cu:{fixture_run.STORE_LINE}\n")
     assert click["after"].startswith(f"Ln {fixture_run.STORE_LINE},"), click
     assert not click["before"].startswith(f"Ln {fixture_run.STORE_LINE},"), click
+
+
+def test_profile_now_shows_progress_then_the_new_result(seen: dict[str, Any]) -> None:
+    profile = value(seen, "profile")
+    texts = profile["texts"]
+    assert any(re.fullmatch(r"ReuseLens: \d+% (build|run|analyze|map)", text) for text in texts), texts
+    assert texts[-1] == "ReuseLens: 1 finding", texts
+    assert profile["squiggles"] == 1
+    assert "Last run: ReuseLens profile: 1 finding(s)" in profile["tooltip"], profile["tooltip"]
+
+
+def test_compare_lists_the_resolved_finding_and_the_traffic(seen: dict[str, Any]) -> None:
+    page = value(seen, "compare")
+    assert "## Resolved (1)" in page and "redundant-rar" in page, page
+    assert "## Changed waste (1)" in page and "| 117.4 MB | 29.4 MB |" in page, page
+    assert "| 16.8 MB | 4.2 MB |" in page, page
+
+
+def test_cancel_from_the_status_bar_stops_the_run(seen: dict[str, Any]) -> None:
+    cancel = value(seen, "cancel")
+    assert any(re.fullmatch(r"ReuseLens: \d+% run", text) for text in cancel["running"]), cancel
+    assert cancel["after"][-1] == "ReuseLens: 1 finding", cancel
+    assert cancel["seconds"] < 20, cancel
+    assert "Last run: ReuseLens profile: cancelled" in cancel["tooltip"], cancel

@@ -160,7 +160,9 @@ try {
   browser = await chromium.launch({ executablePath: spec.chromium, args: ["--no-sandbox", "--disable-gpu",
     "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
     "--disable-sync", "--disable-dev-shm-usage"] });
-  const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+  const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: `http://127.0.0.1:${port}` });
+  const page = await context.newPage();
   page.on("console", (message) => {
     const text = message.text();
     if (/Content Security Policy|Refused to|reuselens/i.test(text)) {
@@ -261,6 +263,72 @@ try {
     await page.screenshot({ path: path.join(artifacts, "graph_click.png") });
     const details = await frame.evaluate(() => document.getElementById("details").textContent);
     return { before, after, clicked: target.label, details };
+  });
+  const statusItem = page.locator(".statusbar-item", { hasText: "ReuseLens" }).first();
+  const statusText = async () => ((await statusItem.textContent({ timeout: 5000 })) ?? "").trim();
+  /** Polls the status bar item until `done(text)`; returns every distinct text seen, in order. */
+  const watchStatus = async (done, timeoutMs) => {
+    const seen = [];
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const text = await statusText();
+      if (seen[seen.length - 1] !== text) {
+        seen.push(text);
+      }
+      if (done(text)) {
+        return seen;
+      }
+      if (Date.now() > deadline) {
+        throw new Error(`status bar never matched; seen ${JSON.stringify(seen)}`);
+      }
+      await page.waitForTimeout(100);
+    }
+  };
+  const statusTooltip = async () => {
+    await page.mouse.move(5, 500); // off the item first, or hovering again shows nothing
+    await page.waitForTimeout(800);
+    await statusItem.hover();
+    const hover = page.locator(".workbench-hover, .monaco-hover", { hasText: "Last run" }).first();
+    await hover.waitFor({ state: "visible", timeout: 5000 });
+    const text = (await hover.textContent()).trim();
+    await page.mouse.move(5, 500);
+    return text;
+  };
+  await step("profile", async () => {
+    fs.writeFileSync(path.join(spec.workspace, "delay.txt"), String(spec.profileSeconds));
+    await page.locator(".monaco-editor .view-lines", { hasText: "row_sum" }).first().click();
+    const t0 = Date.now();
+    await runCommand(page, "ReuseLens: Profile now");
+    const texts = await watchStatus((text) => /ReuseLens: \d+ findings?$/.test(text) && Date.now() - t0 > 1000 &&
+                                                !/^ReuseLens: 2 findings$/.test(text), 60000);
+    await page.screenshot({ path: path.join(artifacts, "after_profile.png") });
+    return { texts, seconds: (Date.now() - t0) / 1000, squiggles: await page.locator(".squiggly-warning").count(),
+             tooltip: await statusTooltip() };
+  });
+  await step("compare", async () => {
+    await runCommand(page, "ReuseLens: Compare with previous run");
+    const editor = page.locator(".monaco-editor .view-lines", { hasText: "compare runs" }).first();
+    await editor.waitFor({ timeout: 15000 });
+    await page.screenshot({ path: path.join(artifacts, "compare.png") });
+    // The editor renders only the visible, wrapped lines: read the whole document through the clipboard.
+    await editor.click();
+    await page.keyboard.press("Control+A");
+    await page.keyboard.press("Control+C");
+    await page.waitForTimeout(300);
+    const text = await page.evaluate(() => navigator.clipboard.readText());
+    await page.keyboard.press("Escape");
+    return text;
+  });
+  await step("cancel", async () => {
+    fs.writeFileSync(path.join(spec.workspace, "delay.txt"), "120");
+    await page.locator(".monaco-editor .view-lines", { hasText: "row_sum" }).first().click();
+    await runCommand(page, "ReuseLens: Profile now");
+    const running = await watchStatus((text) => /ReuseLens: \d+% run/.test(text), 30000);
+    await page.screenshot({ path: path.join(artifacts, "profiling.png") });
+    const t0 = Date.now();
+    await statusItem.click();
+    const after = await watchStatus((text) => /ReuseLens: \d+ findings?$/.test(text), 30000);
+    return { running, after, seconds: (Date.now() - t0) / 1000, tooltip: await statusTooltip() };
   });
 } catch (error) {
   results.fatal = String(error?.stack ?? error);
