@@ -51,7 +51,7 @@ def run_native(argv: list[str]) -> tuple[float, float | None]:
     return time.perf_counter() - t0, kernel_ms(out)
 
 
-def run_profiled(argv: list[str], work: Path) -> tuple[float, float | None, dict]:
+def run_profiled(argv: list[str], work: Path, timeout: float = 120) -> tuple[float, float | None, dict]:
     from collector.launcher import profile
 
     run_dir = Path(tempfile.mkdtemp(dir=work))
@@ -63,7 +63,7 @@ def run_profiled(argv: list[str], work: Path) -> tuple[float, float | None, dict
         os.dup2(fh.fileno(), 1)
         try:
             t0 = time.perf_counter()
-            summary = profile(argv, run_dir=run_dir, timeout=600)
+            summary = profile(argv, run_dir=run_dir, timeout=timeout)
             wall = time.perf_counter() - t0
         finally:
             os.dup2(saved, 1)
@@ -87,7 +87,12 @@ def main(argv: list[str] | None = None) -> int:
     for name, cmd in apps(Path(args.build), args.launches):
         run_native(cmd)  # warm-up (driver, page cache)
         native = [run_native(cmd) for _ in range(args.repeat)]
-        prof = [run_profiled(cmd, work) for _ in range(args.repeat)]
+        try:
+            prof = [run_profiled(cmd, work) for _ in range(args.repeat)]
+        except SystemExit as failure:
+            print(f"{name:<14} FAILED: {failure}", flush=True)
+            rows.append({"app": name, "failed": str(failure)})
+            continue
         nw = statistics.median(w for w, _ in native)
         pw = statistics.median(w for w, _, _ in prof)
         nk = [k for _, k in native if k is not None]
@@ -104,13 +109,15 @@ def main(argv: list[str] | None = None) -> int:
               f"{row['profiled_kernel_ms'] if pk else float('nan'):9.3f} ms"
               + (f" ({row['kernel_ratio']:6.1f}x)" if row["kernel_ratio"] else "")
               + f"  {row['launches']} launches, {row['records']} records", flush=True)
-    ratios = [r["wall_ratio"] for r in rows]
-    by = {r["app"]: r for r in rows}
+    ok = [r for r in rows if "failed" not in r]
+    ratios = [r["wall_ratio"] for r in ok]
+    by = {r["app"]: r for r in ok}
     startup = by["trivial"]["profiled_wall_s"] - by["trivial"]["native_wall_s"]
     per_launch = ((by["many_launches"]["profiled_wall_s"] - by["many_launches"]["native_wall_s"]) - startup) / max(
         1, args.launches - 1)
     summary = {"median_wall_ratio": statistics.median(ratios), "max_wall_ratio": max(ratios),
-               "max_app": max(rows, key=lambda r: r["wall_ratio"])["app"],
+               "max_app": max(ok, key=lambda r: r["wall_ratio"])["app"],
+               "failed": [r["app"] for r in rows if "failed" in r],
                "startup_s": startup, "per_launch_ms": per_launch * 1e3}
     print(f"\nmedian end-to-end overhead {summary['median_wall_ratio']:.2f}x, max {summary['max_wall_ratio']:.2f}x "
           f"({summary['max_app']}); fixed cost per instrumented launch {summary['per_launch_ms']:.3f} ms; "

@@ -100,6 +100,9 @@ __global__ void atomics_spread(int* c) {
   if (lane < 8) atomicAdd(&c[lane], 1);  // 8 lanes, 1 sector
 }
 
+// A system-scope atomic: the Sanitizer flags it READ|WRITE|ATOMSYS (0x7); ordinary atomics are READ|WRITE.
+__global__ void atomic_system(int* c) { atomicAdd_system(&c[threadIdx.x % 4], 1); }
+
 // cp.async (LDGSTS) of 4, 8 and 16 bytes per thread, then a read of the staged data.
 __global__ void cp_async(const float4* in, float4* out) {
   __shared__ float4 s16[kThreads];
@@ -201,6 +204,7 @@ static void run(const char* name, const Buffers& b) {
   else if (!strcmp(name, "multicast")) multicast<<<grid, block>>>(b.f0, b.f1);
   else if (!strcmp(name, "atomics")) atomics<<<grid, block>>>(b.i0, b.i1);
   else if (!strcmp(name, "atomics_spread")) atomics_spread<<<2, 64>>>(b.i0);
+  else if (!strcmp(name, "atomic_system")) atomic_system<<<1, 64>>>(b.i0);
   else if (!strcmp(name, "cp_async")) cp_async<<<grid, block>>>((const float4*)b.f0, (float4*)b.f2);
   else if (!strcmp(name, "wide_access"))
     wide_access<<<grid, block>>>((const float2*)b.f0, (const float4*)b.f0, (float2*)b.f1, (float4*)b.f2);
@@ -225,7 +229,7 @@ static void run(const char* name, const Buffers& b) {
 
 static const char* kKernels[] = {"td_levels", "smem_private", "bank_conflict_1", "bank_conflict_2",
                                  "bank_conflict_4", "bank_conflict_8", "bank_conflict_16", "bank_conflict_32",
-                                 "broadcast", "multicast", "atomics", "atomics_spread", "cp_async", "wide_access", "local_spill",
+                                 "broadcast", "multicast", "atomics", "atomics_spread", "atomic_system", "cp_async", "wide_access", "local_spill",
                                  "divergent", "noinline_caller", "templated_f4", "templated_d2",
                                  "producer_consumer", "narrow_access"};
 

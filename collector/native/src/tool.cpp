@@ -153,6 +153,8 @@ struct DrainJob {
   Sanitizer_LaunchHandle launch = nullptr;
   CUfunction function = nullptr;
   CUstream stream = nullptr;
+  Sanitizer_StreamHandle hstream = nullptr;
+  bool finalizing = false;  // a thread is waiting for this launch's kernel and records
   size_t entry = 0;        // index in launches_
   uint64_t next_gen = 0;
   uint64_t drained = 0;
@@ -183,6 +185,8 @@ class Tool {
   void on_module_loaded(const Sanitizer_ResourceModuleData* md);
   void on_launch_begin(const Sanitizer_LaunchData* ld);
   void on_launch_end(const Sanitizer_LaunchData* ld);
+  void finish_job(DrainJob* job, std::unique_lock<std::recursive_mutex>& g);
+  bool debug_ = false;
   bool select_launch(const std::string& mangled);
   bool patch_module(CUmodule mod, ModuleEntry& me);
   void resolve_module(CUmodule mod, ModuleEntry& me);
@@ -288,6 +292,7 @@ void Tool::init() {
   regex_text_ = getenv_str("REUSELENS_KERNEL_REGEX");
   names_file_ = getenv_str("REUSELENS_KERNEL_NAMES_FILE");
   write_traces_ = getenv_str("REUSELENS_WRITE_TRACES") == "1";
+  debug_ = getenv_str("REUSELENS_DEBUG") == "1";
   std::string bb = getenv_str("REUSELENS_BUFFER_BYTES");
   std::string nb = getenv_str("REUSELENS_BUFFERS");
   std::string lr = getenv_str("REUSELENS_LAUNCH_RANGE");
@@ -714,11 +719,23 @@ void Tool::on_launch_begin(const Sanitizer_LaunchData* ld) {
     if (!patch_module(ld->module, mit->second)) select = false;
   }
   if (select) {
-    // Instrumented launches run one at a time: wait until the previous one is drained.
-    launch_cv_.wait(g, [&] {
-      std::lock_guard<std::mutex> dg(dmu_);
-      return job_ == nullptr;
-    });
+    // Instrumented launches run one at a time. Normally the previous one was finished by its LAUNCH_END;
+    // if that callback never came (or came for another handle), finish it here rather than wait forever.
+    while (true) {
+      DrainJob* prev;
+      {
+        std::lock_guard<std::mutex> dg(dmu_);
+        prev = job_;
+      }
+      if (prev == nullptr) break;
+      if (!prev->finalizing) {
+        log("launch %llu: finishing the previous instrumented launch (its LAUNCH_END was not seen)",
+            (unsigned long long)id);
+        finish_job(prev, g);
+      } else {
+        launch_cv_.wait(g);
+      }
+    }
   }
   uint32_t fid = UINT32_MAX;
   if (mit != modules_.end()) {
@@ -815,9 +832,13 @@ void Tool::on_launch_begin(const Sanitizer_LaunchData* ld) {
     job_->launch = ld->hLaunch;
     job_->function = ld->function;
     job_->stream = ld->stream;
+    job_->hstream = ld->hStream;
     job_->entry = launches_.size() - 1;
   }
   dcv_.notify_all();
+  if (debug_)
+    log("launch %llu %s: instrumented, stream %p (api %p), hStream %p, hLaunch %p", (unsigned long long)id,
+        mangled.c_str(), (void*)ld->stream, (void*)ld->apiStream, (void*)ld->hStream, (void*)ld->hLaunch);
   launches_.back().seconds = now_s();
   maybe_write_run_json();
 }
@@ -830,21 +851,32 @@ void Tool::on_launch_end(const Sanitizer_LaunchData* ld) {
     std::lock_guard<std::mutex> dg(dmu_);
     job = job_;
   }
+  if (job == nullptr || job->finalizing) return;
   // Only the END of the instrumented launch in flight (same launch handle, or same function and stream).
-  if (job == nullptr) return;
-  if (job->launch != ld->hLaunch && !(job->function == ld->function && job->stream == ld->stream)) return;
+  if (job->launch != ld->hLaunch && !(job->function == ld->function && job->stream == ld->stream)) {
+    if (debug_)
+      log("LAUNCH_END of another launch (%s) while %s is in flight", ld->functionName ? ld->functionName : "?",
+          launches_[job->entry].kernel.c_str());
+    return;
+  }
+  finish_job(job, g);
+}
+
+// Wait for the launch's kernel (without the tool lock: other threads may launch meanwhile), let the drain
+// thread deliver its last records, check the counts and record the outcome.
+void Tool::finish_job(DrainJob* job, std::unique_lock<std::recursive_mutex>& g) {
+  job->finalizing = true;
   const size_t li = job->entry;
   const std::string kernel = launches_[li].kernel;
   ContextState* cs = job->cs;
-  // Wait for the kernel without holding the tool lock (other threads may launch meanwhile); the drain
-  // thread empties full buffers as they fill.
+  Sanitizer_StreamHandle hs = job->hstream;
   g.unlock();
-  SanitizerResult r = sanitizerStreamSynchronize(ld->hStream);
+  SanitizerResult r = sanitizerStreamSynchronize(hs);
   bool faulted = r != SANITIZER_SUCCESS;
   uint64_t total = 0, committed = 0;
   SanitizerResult rc = SANITIZER_SUCCESS;
   if (!faulted) {
-    rc = sanitizerMemcpyDeviceToHost(cs->h_stage, cs->d_state, sizeof(RlDeviceState), ld->hStream);
+    rc = sanitizerMemcpyDeviceToHost(cs->h_stage, cs->d_state, sizeof(RlDeviceState), hs);
     faulted = rc != SANITIZER_SUCCESS;
     if (!faulted) {
       total = cs->h_stage->head;
@@ -1091,8 +1123,17 @@ std::string Tool::run_json_text(bool final_write) {
 }
 
 void Tool::at_exit() {
-  std::lock_guard<std::recursive_mutex> g(mu_);
+  std::unique_lock<std::recursive_mutex> g(mu_);
   if (!enabled_ || exited_) return;
+  DrainJob* open_job;
+  {
+    std::lock_guard<std::mutex> dg(dmu_);
+    open_job = job_;
+  }
+  if (open_job != nullptr && !open_job->finalizing) {
+    log("exit: finishing the instrumented launch still open");
+    finish_job(open_job, g);
+  }
   exited_ = true;
   {
     std::lock_guard<std::mutex> dg(dmu_);

@@ -1,0 +1,95 @@
+"""Reading and checking trace files (docs/trace-format.md) in the collector tests."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+
+HEADER = np.dtype([("magic", "S8"), ("version", "<u4"), ("header_bytes", "<u4"), ("record_bytes", "<u4"),
+                   ("flags", "<u4"), ("launch_id", "<u8"), ("record_count", "<u8"),
+                   ("kernel_function_id", "<u4"), ("reserved", "u1", (20,))])
+RECORD = np.dtype([
+    ("type", "u1"), ("space", "u1"), ("access", "u1"), ("flags", "u1"), ("size", "<u2"), ("warp", "<u2"),
+    ("function_id", "<u4"), ("active_mask", "<u4"), ("pc", "<u8"), ("block", "<u8"), ("addr", "<u8", (32,)),
+])
+assert HEADER.itemsize == 64 and RECORD.itemsize == 288
+
+
+def read_header(path: Path) -> np.void:
+    return np.frombuffer(path.read_bytes()[:64], HEADER)[0]
+
+
+def read_trace(path: Path) -> np.ndarray:
+    raw = path.read_bytes()
+    header = np.frombuffer(raw[:64], HEADER)[0]
+    assert header["magic"] == b"RLTRACE", path
+    records = np.frombuffer(raw, RECORD, offset=64)
+    assert len(records) == int(header["record_count"]), f"{path}: header count vs file size"
+    return records
+
+
+def check_run(run_dir: Path) -> list[str]:
+    """Everything the collector promises about a run directory it wrote; returns the problems found."""
+    problems: list[str] = []
+    m = json.loads((run_dir / "run.json").read_text())
+    if m.get("format") != "reuselens-run" or m.get("version") != 1:
+        problems.append("not a version-1 run manifest")
+    for module in m["modules"]:
+        data = (run_dir / module["path"]).read_bytes()
+        if hashlib.sha256(data).hexdigest() != module["sha256"]:
+            problems.append(f"{module['path']}: content does not match its sha256")
+        if data[:4] != b"\x7fELF":
+            problems.append(f"{module['path']}: not an ELF CUBIN")
+    functions = {f["id"]: f for f in m["functions"]}
+    modules = {mod["sha256"] for mod in m["modules"]}
+    for f in functions.values():
+        if f["module"] not in modules:
+            problems.append(f"function {f['id']} names unknown module")
+    for launch in m["launches"]:
+        if not launch.get("trace"):
+            continue
+        path = run_dir / launch["trace"]
+        header = read_header(path)
+        records = read_trace(path)
+        complete = launch["status"] == "complete"
+        if bool(header["flags"] & 1) != complete:
+            problems.append(f"launch {launch['id']}: COMPLETE flag {header['flags']} vs status {launch['status']}")
+        if int(header["launch_id"]) != launch["id"] or int(header["kernel_function_id"]) != launch["function_id"]:
+            problems.append(f"launch {launch['id']}: header ids")
+        if complete and len(records) != launch["records"]:
+            problems.append(f"launch {launch['id']}: {len(records)} records, run.json says {launch['records']}")
+        if not set(np.unique(records["type"])) <= {1, 2, 3}:
+            problems.append(f"launch {launch['id']}: unknown record type")
+        mem = records[records["type"] == 1]
+        if not set(np.unique(mem["space"])) <= {1, 2, 3} or not set(np.unique(mem["size"])) <= {1, 2, 4, 8, 16}:
+            problems.append(f"launch {launch['id']}: bad space or size")
+        if (records["active_mask"][records["type"] == 1] == 0).any():
+            problems.append(f"launch {launch['id']}: MEM record without active lanes")
+        lanes = ((records["active_mask"][:, None] >> np.arange(32, dtype=np.uint32)) & 1).astype(bool)
+        if (records["addr"][~lanes] != 0).any():
+            problems.append(f"launch {launch['id']}: inactive lane with an address")
+        for fid in np.unique(records["function_id"]):
+            f = functions.get(int(fid))
+            if f is None:
+                problems.append(f"launch {launch['id']}: unknown function id {fid}")
+                continue
+            pcs = records["pc"][records["function_id"] == fid]
+            if pcs.max() > f["size"]:
+                problems.append(f"launch {launch['id']}: pc {pcs.max()} beyond {f['name']} ({f['size']} bytes)")
+        grid = int(np.prod(launch["grid"]))
+        if len(records) and records["block"].max() >= grid:
+            problems.append(f"launch {launch['id']}: block index beyond the grid")
+        if complete and len(records):
+            # Every thread of every block passes one BLOCK_EXIT (possibly in several converged groups).
+            exits = records[records["type"] == 3]
+            per_block = np.zeros(grid, dtype=np.int64)
+            np.add.at(per_block, exits["block"].astype(np.int64), lanes[records["type"] == 3].sum(axis=1))
+            if (per_block != int(np.prod(launch["block"]))).any():
+                problems.append(f"launch {launch['id']}: BLOCK_EXIT lanes do not add up to the block size")
+        warps = (int(np.prod(launch["block"])) + 31) // 32
+        if len(records) and records["warp"].max() >= warps:
+            problems.append(f"launch {launch['id']}: warp index beyond the block")
+    return problems

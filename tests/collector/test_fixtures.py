@@ -1,0 +1,61 @@
+"""Recorded GPU runs committed to the repository (tests/data/runs/*, analyzer/demo/run): valid run directories
+and traces, and the fidelity derivation still reproduces the Nsight Compute counters recorded with them."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from collector_traces import check_run
+
+REPO = Path(__file__).resolve().parents[2]
+RUNS = sorted(p.parent for p in (REPO / "tests/data/runs").glob("*/run.json")
+              if "collector" in json.loads(p.read_text()))
+DEMO = REPO / "analyzer/demo/run"
+ALL = RUNS + ([DEMO] if (DEMO / "run.json").is_file() else [])
+
+
+def test_fixtures_are_committed():
+    names = {p.name for p in RUNS}
+    assert {"microbench", "kernel_fault"} <= names, f"recorded runs present: {sorted(names)}"
+    assert (DEMO / "run.json").is_file()
+    total = sum(f.stat().st_size for d in ALL for f in d.rglob("*") if f.is_file())
+    assert total < 8 * 2**20, f"recorded runs take {total} bytes"
+
+
+@pytest.mark.parametrize("run_dir", ALL, ids=[p.name for p in ALL])
+def test_recorded_run_is_valid(run_dir):
+    assert check_run(run_dir) == []
+
+
+def test_fault_fixture_is_partial():
+    m = json.loads((REPO / "tests/data/runs/kernel_fault/run.json").read_text())
+    assert m["status"] == "partial" and m["partial_reason"].startswith("kernel fault")
+    assert [l["status"] for l in m["launches"]] == ["complete", "faulted"]
+    assert m["errors"]
+
+
+def _fidelity():
+    spec = importlib.util.spec_from_file_location("fidelity", REPO / "benchmarks/fidelity.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# Counts the Sanitizer API cannot observe: a warp whose lanes are all predicated off still issues the
+# instruction (Nsight counts it) but performs no access, so no callback runs (docs/collector.md).
+KNOWN_GAPS = {("broadcast", "shared st instructions"), ("atomics", "shared st instructions")}
+
+
+def test_trace_derivation_matches_recorded_ncu_counters():
+    run = REPO / "tests/data/runs/microbench"
+    fid = _fidelity()
+    ncu_rows = fid.parse_ncu(run / "ncu.csv")
+    table, _ = fid.compare(ncu_rows, [("trace", fid.run_counts(run))])
+    compared = [r for r in table if r["ncu"] is not None]
+    assert len(compared) > 150
+    mismatched = {(r["kernel"], r["metric"]) for r in compared if not r["match"]}
+    assert mismatched == KNOWN_GAPS

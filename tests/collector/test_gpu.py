@@ -1,0 +1,95 @@
+"""Collector on a real GPU (skipped with the reason printed where there is none, e.g. CI)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import collector.launcher as launcher
+from collector.errors import NoGpuError, ToolLibraryMissingError
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _gpu_ready() -> str | None:
+    try:
+        launcher.check_gpu()
+    except NoGpuError as error:
+        return f"no GPU: {error}"
+    try:
+        launcher.find_tool_library()
+    except ToolLibraryMissingError as error:
+        return str(error)
+    if not shutil.which("nvcc"):
+        return "nvcc not found (needed to build tests/gpu programs)"
+    return None
+
+
+REASON = _gpu_ready()
+pytestmark = pytest.mark.skipif(REASON is not None, reason=REASON or "")
+
+
+@pytest.fixture(scope="module")
+def programs(tmp_path_factory):
+    out = tmp_path_factory.mktemp("gpu")
+    for name in ("microbench", "crash"):
+        subprocess.run(["nvcc", "-O3", "-lineinfo", "-arch=sm_90", "-o", str(out / name),
+                        str(REPO / "tests/gpu" / f"{name}.cu")], check=True)
+    return out
+
+
+def _records(run_dir: Path, launch: dict) -> np.ndarray:
+    from collector_traces import read_trace  # noqa: PLC0415
+
+    return read_trace(run_dir / launch["trace"])
+
+
+def test_every_launch_complete_with_valid_records(programs, tmp_path):
+    run = tmp_path / "run"
+    summary = launcher.profile([str(programs / "microbench")], run_dir=run, write_traces=True, timeout=300)
+    assert summary.status == "complete", summary.partial_reason
+    manifest = json.loads((run / "run.json").read_text())
+    assert manifest["gpu"]["name"] and manifest["gpu"]["arch"].startswith("sm_")
+    functions = {f["id"]: f for f in manifest["functions"]}
+    for launch in manifest["launches"]:
+        assert launch["instrumented"] and launch["status"] == "complete"
+        records = _records(run, launch)
+        assert len(records) == launch["records"] > 0
+        assert set(records["function_id"]) <= set(functions)
+        for r in records[:200]:
+            assert r["pc"] < functions[int(r["function_id"])]["size"] + 1
+    assert manifest["collector"]["unresolved_pc_records"] == 0
+
+
+def test_atomic_flags(programs, tmp_path):
+    run = tmp_path / "run"
+    launcher.profile([str(programs / "microbench"), "atomics", "atomic_system"], run_dir=run, write_traces=True)
+    manifest = json.loads((run / "run.json").read_text())
+    ordinary, system = (_records(run, l) for l in manifest["launches"])
+    glob = ordinary[(ordinary["type"] == 1) & (ordinary["space"] == 1)]
+    assert 3 in set(glob["access"]) and not (glob["access"] & 4).any()
+    assert set(system[(system["type"] == 1)]["access"]) == {7}
+
+
+def test_kernel_filter_and_launch_range(programs, tmp_path):
+    run = tmp_path / "run"
+    launcher.profile([str(programs / "microbench")], run_dir=run, kernel_filter="bank_conflict",
+                     launch_range=(1, 3))
+    launches = json.loads((run / "run.json").read_text())["launches"]
+    chosen = [l["kernel"] for l in launches if l["instrumented"]]
+    assert chosen == ["_Z13bank_conflictILi2EEvPf", "_Z13bank_conflictILi4EEvPf"]
+
+
+def test_kernel_fault_gives_partial_run(programs, tmp_path):
+    summary = launcher.profile([str(programs / "crash"), "fault"], run_dir=tmp_path / "run", timeout=120)
+    assert summary.status == "partial" and "kernel fault" in summary.partial_reason
+
+
+def test_hang_times_out(programs, tmp_path):
+    summary = launcher.profile([str(programs / "crash"), "hang"], run_dir=tmp_path / "run", timeout=5)
+    assert summary.status == "partial" and summary.partial_reason == "timeout after 5 s"
