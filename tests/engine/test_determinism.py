@@ -88,3 +88,32 @@ def test_shadow_budget_is_enforced():
     with pytest.raises(RuntimeError, match="shadow memory budget of 0 MiB exceeded"):
         analyze_records([({"id": 0, "function_id": 0, "grid": [12, 1, 1], "block": [128, 1, 1]}, recs)],
                         shadow_budget_bytes=4096)
+
+
+def feed(recs, workers, chunk):
+    from analyzer import _engine
+
+    e = _engine.Engine(workers=workers)
+    e.add_allocation(A, 1 << 20)
+    e.begin_launch(0, 0, [12, 1, 1], [128, 1, 1], 0)
+    for s in range(0, len(recs), chunk):
+        e.consume(recs[s : s + chunk])
+    e.end_launch()
+    return e.to_json()
+
+
+def test_batching_does_not_matter():
+    recs = random_trace(11, n=3000)
+    whole = feed(recs, 3, len(recs))
+    assert feed(recs, 3, 7) == whole == feed(recs, 1, 1000)
+
+
+@pytest.mark.parametrize("workers", [1, 4])
+def test_first_malformed_record_is_reported_whatever_the_workers(workers):
+    recs = random_trace(4, n=2000)
+    recs["type"][recs["type"] == BLOCK_EXIT] = MEM  # keep the good part simple
+    recs["space"][recs["type"] == MEM] = np.clip(recs["space"][recs["type"] == MEM], 1, 3)
+    recs["size"][600] = 0
+    recs["warp"][1900] = 31
+    with pytest.raises(RuntimeError, match="record 600 of launch 0: access size 0"):
+        feed(recs, workers, len(recs))

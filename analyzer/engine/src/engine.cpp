@@ -1,13 +1,15 @@
 // The analysis engine: Topological Distance (cuVein paper, section 3.1), PCDepGraph edges (3.2.1) and node
 // distributions (3.2.2) from warp records. docs/engine.md describes the rules; this file cites them.
 //
-// Processing of one batch of records happens in three phases (docs/engine.md, "Determinism"):
-//   0. serial, in record order: node/barrier ids, per-warp barrier counters, block exits -> Ctx per record;
-//   A. parallel over contiguous slices: node distributions (pure sums) and routing of every lane to the
-//      worker that owns its data: global granules by 1 KiB chunk of address, shared/local by block;
-//   B. parallel over owners: each worker replays, in record order, exactly the lane-granules it owns against
-//      its shadow and counts edges. A granule's history is seen by one worker in record order, so every label
-//      and origin is the one a single worker would compute; all aggregates are sums, merged at end_launch.
+// Processing of one batch of records (docs/engine.md, "Determinism and parallelism"), every phase parallel:
+//   1. slices: validation and node/barrier id lookup (new PCs are inserted serially afterwards, in order);
+//   2. slices: node distributions (pure sums) and routing: every record to the worker owning its block, every
+//      lane of a global record to the worker owning its granule's 1 KiB chunk of address space;
+//   3. block owners, in record order: per-warp barrier counters, barrier executions, block exits, and the
+//      shared/local shadow;
+//   4. chunk owners, in record order: the global shadow.
+// A block's and a granule's history is each seen by one worker in record order, so every label and origin is
+// the one a single worker would compute; all aggregates are sums, merged at end_launch.
 #include "reuselens/engine.h"
 
 #include <algorithm>
@@ -28,7 +30,6 @@ namespace {
 
 constexpr size_t kBatch = 4096;  // records per internal batch: 1.2 MB, stays in L2 across the phases
 constexpr uint8_t kNoOverlap = 1;   // Ctx flag: no two lanes of the record share a granule
-constexpr uint8_t kBlockDone = 2;   // Ctx flag: the last thread of the block exited
 constexpr uint64_t kLocalThreadShift = 48;
 
 struct PcKey {
@@ -55,7 +56,7 @@ struct BarrierInfo {
   uint8_t kind;
 };
 
-// Per-record context written by phase 0 (id, barrier counters) and phase A (flags).
+// Per-record context: id (phase 1), flags (phase 2), barrier counters (phase 3).
 struct Ctx {
   uint32_t id;  // node id (MEM) or barrier id (BARRIER)
   uint16_t bsync, wsync;
@@ -185,7 +186,28 @@ struct Worker {
   PagedShadow fallback;                                // global granules outside allocations, owned chunks
   SameIssueTable same;
   EdgeBuffer buffer;
-  std::vector<std::vector<Item>> routed;               // phase A output, per owner
+  std::vector<std::vector<uint32_t>> by_block;         // phase 2 output, per block owner: record indices
+  std::vector<std::vector<Item>> by_chunk;             // phase 2 output, per chunk owner: global lanes
+  std::vector<uint32_t> misses;                        // phase 1: records whose PC is new (or changed)
+  size_t error_index = SIZE_MAX;                       // phase 1: first malformed record of the slice
+  std::string error;
+  uint64_t lanes = 0;
+  struct ExitState {
+    uint32_t lanes[32] = {0};  // per warp: lanes that executed EXIT so far
+    uint32_t warps_done = 0;
+  };
+  std::unordered_map<uint64_t, WarpState> warps;       // blocks this worker owns: key block * 32 + warp
+  std::unordered_map<uint64_t, ExitState> exited;      // blocks with at least one exited lane
+  uint64_t last_warp_key = ~0ull;
+  WarpState* last_warp = nullptr;
+  WarpState& warp_state(uint64_t block, uint32_t warp) {
+    uint64_t key = block * 32 + warp;
+    if (key != last_warp_key) {
+      last_warp = &warps[key];
+      last_warp_key = key;
+    }
+    return *last_warp;
+  }
   std::vector<uint64_t> scratch, scratch2;
   size_t region_hint = 0;
   uint64_t page_lo = 0, page_hi = 0;  // cached shadow page of a region: granules [page_lo, page_hi)
@@ -200,6 +222,10 @@ struct Worker {
   void reset_launch() {
     acc.clear();
     blocks.clear();
+    warps.clear();
+    exited.clear();
+    last_warp_key = ~0ull;
+    last_warp = nullptr;
     last_node = 0;
     last_stats = nullptr;
   }
@@ -234,7 +260,8 @@ struct Engine::Impl {
     gen_kernel.push_back(kNone);
     for (unsigned w = 0; w < W; ++w) {
       workers.emplace_back(new Worker(&budget));
-      workers.back()->routed.resize(W);
+      workers.back()->by_block.resize(W);
+      workers.back()->by_chunk.resize(W);
     }
   }
 
@@ -255,15 +282,6 @@ struct Engine::Impl {
   bool open = false;
   LaunchInfo launch;
   uint32_t warps_per_block = 1, threads_per_block = 32;
-  std::unordered_map<uint64_t, WarpState> warps;    // key block * 32 + warp
-  struct ExitState {
-    uint32_t lanes[32] = {0};  // per warp: lanes that executed EXIT so far
-    uint32_t warps_done = 0;
-  };
-  std::unordered_map<uint64_t, ExitState> exited;  // blocks with at least one exited lane
-  uint64_t last_warp_key = ~0ull;
-  WarpState* last_warp = nullptr;
-  Accumulator serial;  // barrier executions of the open launch
   uint64_t launch_records = 0;
 
   std::vector<Ctx> ctx;
@@ -271,7 +289,9 @@ struct Engine::Impl {
   std::map<GroupKey, size_t> group_index;
   EngineStats counters;
 
-  // ---- phase 0 -------------------------------------------------------------------------------------------
+  // ---- phase 1: ids ------------------------------------------------------------------------------------
+  // Serial insertion of a new PC (or one seen with new access flags / a larger size: type and size of a node
+  // are the union over its records).
   uint32_t node_id(const RlRecord& r) {
     PcKey k{r.function_id, r.pc};
     auto it = node_ids.find(k);
@@ -296,47 +316,82 @@ struct Engine::Impl {
     barrier_ids.emplace(k, id);
     return id;
   }
-  WarpState& warp_state(uint64_t block, uint32_t warp) {
-    uint64_t key = block * 32 + warp;
-    if (key != last_warp_key) {
-      last_warp = &warps[key];
-      last_warp_key = key;
+  // Read-only lookup during the parallel phase; 0 = resolve serially.
+  uint32_t find_id(const RlRecord& r) const {
+    PcKey k{r.function_id, r.pc};
+    if (r.type == RL_REC_BARRIER) {
+      auto it = barrier_ids.find(k);
+      return it == barrier_ids.end() ? 0 : it->second;
     }
-    return *last_warp;
+    auto it = node_ids.find(k);
+    if (it == node_ids.end()) return 0;
+    const NodeInfo& n = nodes[it->second];
+    return ((n.access | r.access) == n.access && r.size <= n.size) ? it->second : 0;
   }
-  void check_record(const RlRecord& r, size_t i) const {
-    auto bad = [&](const std::string& why) {
-      throw EngineError("record " + std::to_string(launch_records + i) + " of launch " +
-                        std::to_string(launch.launch_id) + ": " + why);
-    };
-    if (r.type < RL_REC_MEM || r.type > RL_REC_BLOCK_EXIT) bad("unknown record type " + std::to_string(r.type));
+  std::string check_record(const RlRecord& r) const {
+    if (r.type < RL_REC_MEM || r.type > RL_REC_BLOCK_EXIT) return "unknown record type " + std::to_string(r.type);
     if (r.warp >= warps_per_block) {
-      bad("warp index " + std::to_string(r.warp) + " but the block has " + std::to_string(warps_per_block) +
-          " warps");
+      return "warp index " + std::to_string(r.warp) + " but the block has " + std::to_string(warps_per_block) +
+             " warps";
     }
-    if (r.block >= kMaxBlock) bad("block index " + std::to_string(r.block) + " is beyond 2^40");
+    if (r.block >= kMaxBlock) return "block index " + std::to_string(r.block) + " is beyond 2^40";
     if (r.type == RL_REC_MEM) {
-      if (r.space < RL_SPACE_GLOBAL || r.space > RL_SPACE_LOCAL) bad("unknown memory space " + std::to_string(r.space));
-      if (r.size == 0) bad("access size 0");
+      if (r.space < RL_SPACE_GLOBAL || r.space > RL_SPACE_LOCAL) return "unknown memory space " + std::to_string(r.space);
+      if (r.size == 0) return "access size 0";
     }
     if (r.type == RL_REC_BARRIER && (r.space < RL_BARRIER_BLOCK || r.space > RL_BARRIER_MBARRIER)) {
-      bad("unknown barrier kind " + std::to_string(r.space));
+      return "unknown barrier kind " + std::to_string(r.space);
+    }
+    return std::string();
+  }
+  void phase1(const RlRecord* recs, size_t n, unsigned w) {
+    Worker& wk = *workers[w];
+    wk.misses.clear();
+    wk.error_index = SIZE_MAX;
+    for (size_t i = n * w / W, hi = n * (w + 1) / W; i < hi; ++i) {
+      const RlRecord& r = recs[i];
+      std::string why = check_record(r);
+      if (!why.empty()) {
+        wk.error_index = i;
+        wk.error = why;
+        return;
+      }
+      Ctx& c = ctx[i];
+      c = Ctx{0, 0, 0, 0, 0, 0};
+      if (r.type == RL_REC_BLOCK_EXIT) continue;
+      c.id = find_id(r);
+      if (!c.id) wk.misses.push_back(uint32_t(i));
+      if (r.type == RL_REC_MEM) wk.lanes += uint32_t(__builtin_popcount(r.active_mask));
     }
   }
+  // The first malformed record in record order wins, whatever the slicing; then new PCs get ids in order.
+  void finish_phase1(const RlRecord* recs) {
+    for (auto& w : workers) {
+      if (w->error_index != SIZE_MAX) {
+        throw EngineError("record " + std::to_string(launch_records + w->error_index) + " of launch " +
+                          std::to_string(launch.launch_id) + ": " + w->error);
+      }
+    }
+    for (auto& w : workers) {
+      for (uint32_t i : w->misses) ctx[i].id = recs[i].type == RL_REC_MEM ? node_id(recs[i]) : barrier_id(recs[i]);
+      counters.lane_accesses += w->lanes;
+      w->lanes = 0;
+    }
+  }
+
+  // ---- phase 3: blocks -----------------------------------------------------------------------------------
   // Barrier counters (docs/engine.md, "Barriers"): a block barrier advances both counters of the warp, a warp
   // barrier only the warp counter; an mbarrier is counted but orders nothing we can see.
-  void on_barrier(const RlRecord& r, Ctx& c) {
-    uint32_t id = barrier_id(r);
-    c.id = id;
-    serial.barriers[id].executions += 1;
-    WarpState& ws = warp_state(r.block, r.warp);
+  void on_barrier(const RlRecord& r, const Ctx& c, Worker& wk) {
+    wk.acc.barriers[c.id].executions += 1;
+    WarpState& ws = wk.warp_state(r.block, r.warp);
     if (r.space == RL_BARRIER_BLOCK) {
       ws.bsync += 1;
       ws.wsync += 1;
-      ws.bar_block = ws.bar_any = id;
+      ws.bar_block = ws.bar_any = c.id;
     } else if (r.space == RL_BARRIER_WARP) {
       ws.wsync += 1;
-      ws.bar_any = id;
+      ws.bar_any = c.id;
     }
   }
   // Lanes a warp of this launch's blocks has: 32, except a partial last warp.
@@ -346,42 +401,42 @@ struct Engine::Impl {
   }
   // A block's shared and local memory die when every thread has executed EXIT. Threads may exit in several
   // pieces (early return), so exits are counted per lane; a record with no lanes set stands for its whole warp.
-  void on_exit(const RlRecord& r, Ctx& c) {
-    ExitState& st = exited[r.block];
+  void on_exit(const RlRecord& r, Worker& wk) {
+    Worker::ExitState& st = wk.exited[r.block];
     uint32_t want = warp_lanes(r.warp);
     uint32_t before = st.lanes[r.warp];
     st.lanes[r.warp] |= (r.active_mask ? r.active_mask : want) & want;
     if (before != want && st.lanes[r.warp] == want) st.warps_done += 1;
     if (st.warps_done < warps_per_block) return;
-    c.flags |= kBlockDone;
-    exited.erase(r.block);
-    for (uint32_t w = 0; w < 32; ++w) warps.erase(r.block * 32 + w);
-    last_warp_key = ~0ull;
-    last_warp = nullptr;
+    wk.exited.erase(r.block);
+    wk.blocks.erase(r.block);
+    for (uint32_t w = 0; w < 32; ++w) wk.warps.erase(r.block * 32 + w);
+    wk.last_warp_key = ~0ull;
+    wk.last_warp = nullptr;
   }
-  void phase0(const RlRecord* recs, size_t n) {
-    for (size_t i = 0; i < n; ++i) {
-      const RlRecord& r = recs[i];
-      check_record(r, i);
-      Ctx& c = ctx[i];
-      c = Ctx{0, 0, 0, 0, 0, 0};
-      if (r.type == RL_REC_MEM) {
-        c.id = node_id(r);
-        const WarpState& ws = warp_state(r.block, r.warp);
-        c.bsync = uint16_t(ws.bsync & kBsyncMask);
-        c.wsync = uint16_t(ws.wsync & kWsyncMask);
-        c.bar_block = ws.bar_block;
-        c.bar_any = ws.bar_any;
-        counters.lane_accesses += uint32_t(__builtin_popcount(r.active_mask));
-      } else if (r.type == RL_REC_BARRIER) {
-        on_barrier(r, c);
-      } else {
-        on_exit(r, c);
+  void phase3(const RlRecord* recs, unsigned w) {
+    Worker& wk = *workers[w];
+    for (unsigned s = 0; s < W; ++s) {
+      for (uint32_t i : workers[s]->by_block[w]) {
+        const RlRecord& r = recs[i];
+        Ctx& c = ctx[i];
+        if (r.type == RL_REC_MEM) {
+          const WarpState& ws = wk.warp_state(r.block, r.warp);
+          c.bsync = uint16_t(ws.bsync & kBsyncMask);
+          c.wsync = uint16_t(ws.wsync & kWsyncMask);
+          c.bar_block = ws.bar_block;
+          c.bar_any = ws.bar_any;
+          if (r.space != RL_SPACE_GLOBAL) replay_record(r, c, r.active_mask, w, wk);
+        } else if (r.type == RL_REC_BARRIER) {
+          on_barrier(r, c, wk);
+        } else {
+          on_exit(r, wk);
+        }
       }
     }
   }
 
-  // ---- phase A -------------------------------------------------------------------------------------------
+  // ---- phase 2: distributions and routing --------------------------------------------------------------
   // Distributions of section 3.2.2 for a global access: distinct lane addresses, distinct 32-byte sectors of
   // the lane footprints [addr, addr + size), and the ideal ceil(lanes * size / 32).
   static void global_distribution(const RlRecord& r, Ctx& c, NodeStats& s, uint64_t* a, unsigned lanes) {
@@ -451,21 +506,20 @@ struct Engine::Impl {
       for (uint64_t ch = c0; ch <= c1; ++ch) masks[owner_of(ch, W)] |= 1u << lane;
     }
     for (unsigned o = 0; o < W; ++o) {
-      if (masks[o]) wk.routed[o].push_back(Item{i, masks[o]});
+      if (masks[o]) wk.by_chunk[o].push_back(Item{i, masks[o]});
     }
   }
 
-  void phaseA(const RlRecord* recs, size_t n, unsigned w) {
+  void phase2(const RlRecord* recs, size_t n, unsigned w) {
     Worker& wk = *workers[w];
-    for (auto& v : wk.routed) v.clear();
+    for (auto& v : wk.by_block) v.clear();
+    for (auto& v : wk.by_chunk) v.clear();
     size_t lo = n * w / W, hi = n * (w + 1) / W;
     wk.scratch.resize(64);
     for (size_t i = lo; i < hi; ++i) {
       const RlRecord& r = recs[i];
       Ctx& c = ctx[i];
-      if (r.type == RL_REC_BLOCK_EXIT && (c.flags & kBlockDone)) {
-        wk.routed[block_owner(r.block, W)].push_back(Item{uint32_t(i), 0});
-      }
+      wk.by_block[W == 1 ? 0 : block_owner(r.block, W)].push_back(uint32_t(i));
       if (r.type != RL_REC_MEM) continue;
       unsigned lanes = unsigned(__builtin_popcount(r.active_mask));
       NodeStats& s = *wk.stats_for(c.id);
@@ -475,19 +529,18 @@ struct Engine::Impl {
       if (r.space == RL_SPACE_GLOBAL) {
         global_distribution(r, c, s, wk.scratch.data(), lanes);
         if (W == 1) {
-          wk.routed[0].push_back(Item{uint32_t(i), r.active_mask});
+          wk.by_chunk[0].push_back(Item{uint32_t(i), r.active_mask});
         } else {
           route_global(r, uint32_t(i), wk);
         }
-      } else {
-        if (r.space == RL_SPACE_SHARED) shared_distribution(r, s, wk.scratch2, wk.scratch);
+      } else if (r.space == RL_SPACE_SHARED) {
+        shared_distribution(r, s, wk.scratch2, wk.scratch);
         wk.scratch.resize(std::max<size_t>(wk.scratch.size(), 64));
-        wk.routed[block_owner(r.block, W)].push_back(Item{uint32_t(i), r.active_mask});
       }
     }
   }
 
-  // ---- phase B -------------------------------------------------------------------------------------------
+  // ---- shadow replay (phases 3 and 4) --------------------------------------------------------------------
   RegionShadow* find_region(uint64_t granule, size_t& hint) {
     if (hint < regions.size() && regions[hint]->contains_granule(granule)) return regions[hint].get();
     uint64_t addr = granule << 2;
@@ -593,17 +646,10 @@ struct Engine::Impl {
     wk.buffer.flush_into(&wk.acc);
   }
 
-  void phaseB(const RlRecord* recs, unsigned w) {
+  void phase4(const RlRecord* recs, unsigned w) {
     Worker& wk = *workers[w];
     for (unsigned s = 0; s < W; ++s) {
-      for (const Item& it : workers[s]->routed[w]) {
-        const RlRecord& r = recs[it.index];
-        if (r.type == RL_REC_BLOCK_EXIT) {
-          wk.blocks.erase(r.block);  // all warps exited: the block's shared/local memory is gone
-          continue;
-        }
-        replay_record(r, ctx[it.index], it.mask, w, wk);
-      }
+      for (const Item& it : workers[s]->by_chunk[w]) replay_record(recs[it.index], ctx[it.index], it.mask, w, wk);
     }
   }
 
@@ -613,9 +659,11 @@ struct Engine::Impl {
     while (n > 0) {
       size_t b = std::min(n, kBatch);
       ctx.resize(b);
-      phase0(recs, b);
-      pool.run([&](unsigned w) { phaseA(recs, b, w); });
-      pool.run([&](unsigned w) { phaseB(recs, w); });
+      pool.run([&](unsigned w) { phase1(recs, b, w); });
+      finish_phase1(recs);
+      pool.run([&](unsigned w) { phase2(recs, b, w); });
+      pool.run([&](unsigned w) { phase3(recs, w); });
+      pool.run([&](unsigned w) { phase4(recs, w); });
       launch_records += b;
       counters.records += b;
       recs += b;
@@ -671,12 +719,6 @@ struct Engine::Impl {
       g.acc.merge(w->acc);
       w->reset_launch();
     }
-    g.acc.merge(serial);
-    serial.clear();
-    warps.clear();
-    exited.clear();
-    last_warp_key = ~0ull;
-    last_warp = nullptr;
     open = false;
   }
 
