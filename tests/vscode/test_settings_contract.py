@@ -71,5 +71,5 @@ def test_restricted_settings_are_the_ones_that_run_commands() -> None:
     assert trust["supported"] == "limited"
     restricted = {name.removeprefix("reuselens.") for name in trust["restrictedConfigurations"]}
     assert restricted <= set(package_settings())
-    assert {"profile.command", "profile.cwd", "profile.env", "build.command", "server.path", "server.python",
-            "allowWorkspaceCommands", "profileOnSave"} == restricted
+    assert {"profile.command", "profile.cwd", "profile.env", "build.command", "profiler.command", "server.path",
+            "server.python", "allowWorkspaceCommands", "profileOnSave"} == restricted

@@ -38,7 +38,8 @@ test("settings that restart the server and restricted settings exist", () => {
   for (const name of restricted) {
     assert.ok(defaults.has(name.slice(SECTION.length + 1)), `${name} is restricted but not contributed`);
   }
-  for (const name of ["profile.command", "build.command", "server.python", "server.path", "profile.env"]) {
+  for (const name of ["profile.command", "build.command", "profiler.command", "server.python", "server.path",
+                      "profile.env"]) {
     assert.ok(restricted.includes(`${SECTION}.${name}`), `${name} must be ignored in untrusted workspaces`);
   }
 });
