@@ -28,8 +28,11 @@ namespace reuselens {
 namespace detail {
 namespace {
 
-constexpr size_t kBatch = 4096;  // records per internal batch: 1.2 MB, stays in L2 across the phases
+// Records per internal batch: 4096 (1.2 MB, stays in L2 across the phases) for one worker; with more workers
+// each phase's share per worker shrinks, so batches grow (up to 32768) to keep the four pool barriers cheap.
+inline size_t batch_records(unsigned workers) { return std::min<size_t>(32768, std::max<size_t>(4096, 2048u * workers)); }
 constexpr uint8_t kNoOverlap = 1;   // Ctx flag: no two lanes of the record share a granule
+constexpr uint8_t kOneChunk = 2;    // Ctx flag: all granules of the record lie in one chunk (one owner)
 constexpr uint64_t kLocalThreadShift = 48;
 
 struct PcKey {
@@ -439,7 +442,9 @@ struct Engine::Impl {
   // ---- phase 2: distributions and routing --------------------------------------------------------------
   // Distributions of section 3.2.2 for a global access: distinct lane addresses, distinct 32-byte sectors of
   // the lane footprints [addr, addr + size), and the ideal ceil(lanes * size / 32).
-  static void global_distribution(const RlRecord& r, Ctx& c, NodeStats& s, uint64_t* a, unsigned lanes) {
+  // Returns the lowest and highest lane address (for routing).
+  static std::pair<uint64_t, uint64_t> global_distribution(const RlRecord& r, Ctx& c, NodeStats& s, uint64_t* a,
+                                                           unsigned lanes) {
     size_t n = 0;
     for (uint32_t m = r.active_mask; m; m &= m - 1) a[n++] = r.addr[__builtin_ctz(m)];
     insertion_sort(a, n);
@@ -462,6 +467,7 @@ struct Engine::Impl {
     s.addresses.add(uint32_t(distinct));
     s.sectors.add(uint32_t(sectors));
     s.sectors_ideal.add(uint32_t((uint64_t(lanes) * r.size + 31) / 32));
+    return n ? std::make_pair(a[0], a[n - 1]) : std::make_pair(uint64_t(0), uint64_t(0));
   }
 
   // Shared memory (section 3.2.2): distinct 32-bit words of the lane footprints; wavefronts = per lane group
@@ -527,9 +533,13 @@ struct Engine::Impl {
       s.bytes += uint64_t(lanes) * r.size;
       s.lanes.add(lanes);
       if (r.space == RL_SPACE_GLOBAL) {
-        global_distribution(r, c, s, wk.scratch.data(), lanes);
+        auto span = global_distribution(r, c, s, wk.scratch.data(), lanes);
+        uint64_t c_lo = chunk_of(span.first >> 2), c_hi = chunk_of((span.second >> 2) + (r.size + 3) / 4 - 1);
         if (W == 1) {
           wk.by_chunk[0].push_back(Item{uint32_t(i), r.active_mask});
+        } else if (c_lo == c_hi) {  // the common coalesced case: one owner, no per-lane routing
+          c.flags |= kOneChunk;
+          if (lanes) wk.by_chunk[owner_of(c_lo, W)].push_back(Item{uint32_t(i), r.active_mask});
         } else {
           route_global(r, uint32_t(i), wk);
         }
@@ -632,7 +642,7 @@ struct Engine::Impl {
         uint32_t bytes = uint32_t(std::min<uint64_t>(4, r.size - 4 * k));
         Entry* e;
         if (r.space == RL_SPACE_GLOBAL) {
-          if (W > 1 && owner_of(chunk_of(g), W) != w) continue;
+          if (W > 1 && !(c.flags & kOneChunk) && owner_of(chunk_of(g), W) != w) continue;
           e = global_entry(g, wk);
         } else if (r.space == RL_SPACE_SHARED) {
           e = bs->shared.entry(0, g);
@@ -656,8 +666,9 @@ struct Engine::Impl {
   void consume(const RlRecord* recs, size_t n) {
     if (!open) throw EngineError("consume() called with no open launch (begin_launch first)");
     for (auto& w : workers) w->page_lo = w->page_hi = 0;  // regions may have changed since the last call
+    const size_t batch = batch_records(W);
     while (n > 0) {
-      size_t b = std::min(n, kBatch);
+      size_t b = std::min(n, batch);
       ctx.resize(b);
       pool.run([&](unsigned w) { phase1(recs, b, w); });
       finish_phase1(recs);
