@@ -1,6 +1,6 @@
 """Engine throughput: records/s and lane-accesses/s for 1 worker and scaling over workers, plus peak RSS.
 
-Usage: python benchmarks/engine.py [--blocks 4096] [--workers 1,2,4,8,16] [--repeat 3]
+Usage: python benchmarks/engine.py [--blocks 16384] [--workers 1,2,4,8,16] [--repeat 3]
 
 The trace is generated, not recorded: a realistic mix per warp (coalesced global loads, a neighbour exchange,
 a shared-memory tile written, __syncthreads, read by another warp, a table shared by all blocks, 8-byte stores,
@@ -84,7 +84,7 @@ def measure(recs: np.ndarray, blocks: int, workers: int, repeat: int) -> float:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--blocks", type=int, default=4096)
+    ap.add_argument("--blocks", type=int, default=16384)
     ap.add_argument("--workers", default="1,2,4,8,16")
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()

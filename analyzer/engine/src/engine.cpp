@@ -474,11 +474,12 @@ struct Engine::Impl {
   // the largest number of distinct words in one bank ((word) & 31), summed over groups. Lanes are grouped by
   // lane index: 32 lanes per group up to 4 bytes per lane, 128 / size lanes beyond (8 B: 16, 16 B: 8).
   // The ideal is ceil(distinct words / 32) per group, summed over the same groups.
-  static void shared_distribution(const RlRecord& r, NodeStats& s, std::vector<uint64_t>& words,
+  static void shared_distribution(const RlRecord& r, Ctx& c, NodeStats& s, std::vector<uint64_t>& words,
                                   std::vector<uint64_t>& group) {
     unsigned per_group = r.size <= 4 ? 32u : std::max(1u, 128u / r.size);
     words.clear();
     uint64_t wave = 0, ideal = 0;
+    size_t pushed = 0;
     for (unsigned g0 = 0; g0 < 32; g0 += per_group) {
       group.clear();
       for (unsigned lane = g0; lane < std::min(32u, g0 + per_group); ++lane) {
@@ -487,6 +488,7 @@ struct Engine::Impl {
         for (uint64_t w = w0; w <= w1; ++w) group.push_back(w);
       }
       if (group.empty()) continue;
+      pushed += group.size();
       size_t n = sort_unique(group.data(), group.size());
       unsigned per_bank[32] = {0};
       unsigned worst = 0;
@@ -497,6 +499,8 @@ struct Engine::Impl {
     }
     // one lane group: its words are already distinct; several groups may share words
     size_t distinct = per_group >= 32 ? words.size() : words.empty() ? 0 : sort_unique(words.data(), words.size());
+    // lanes' granules are a subset of their footprint words: distinct footprints mean no shared granule
+    if (distinct == pushed) c.flags |= kNoOverlap;
     s.addresses.add(uint32_t(distinct));
     s.wavefronts.add(uint32_t(wave));
     s.wavefronts_ideal.add(uint32_t(ideal));
@@ -544,7 +548,7 @@ struct Engine::Impl {
           route_global(r, uint32_t(i), wk);
         }
       } else if (r.space == RL_SPACE_SHARED) {
-        shared_distribution(r, s, wk.scratch2, wk.scratch);
+        shared_distribution(r, c, s, wk.scratch2, wk.scratch);
         wk.scratch.resize(std::max<size_t>(wk.scratch.size(), 64));
       }
     }
