@@ -64,22 +64,23 @@ def generate(blocks: int) -> np.ndarray:
     return np.concatenate(out)
 
 
-def measure(recs: np.ndarray, blocks: int, workers: int, repeat: int) -> float:
-    best = float("inf")
-    peak_shadow = 0
+def measure(recs: np.ndarray, blocks: int, workers: int, repeat: int) -> tuple[float, float, int]:
+    """Best wall time, best process CPU time (all threads) and peak shadow bytes over `repeat` runs."""
+    best, best_cpu, peak_shadow = float("inf"), float("inf"), 0
     for _ in range(repeat):
         e = _engine.Engine(workers=workers)
         for base in (A, B, C):
             e.add_allocation(base, 1 << 30)
         e.begin_launch(0, 0, [blocks, 1, 1], [32 * WARPS, 1, 1], 0)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         for s in range(0, len(recs), 1 << 16):
             e.consume(recs[s : s + (1 << 16)])
         e.end_launch()
         best = min(best, time.perf_counter() - t0)
+        best_cpu = min(best_cpu, time.process_time() - c0)
         peak_shadow = e.stats()["peak_shadow_bytes"]
         json.loads(e.to_json())
-    return best
+    return best, best_cpu, peak_shadow
 
 
 def main() -> int:
@@ -91,13 +92,14 @@ def main() -> int:
     recs = generate(args.blocks)
     lanes = int((recs["type"] == 1).sum()) * 32
     print(f"trace: {len(recs):,} records, {lanes:,} lane-accesses, {recs.nbytes / 2**20:.0f} MiB; "
-          f"{os.cpu_count()} CPUs")
+          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
     base = None
     for w in [int(x) for x in args.workers.split(",")]:
-        t = measure(recs, args.blocks, w, args.repeat)
+        t, cpu, shadow = measure(recs, args.blocks, w, args.repeat)
         base = base or t
-        print(f"workers {w:2d}: {len(recs) / t / 1e6:7.2f} M records/s  {lanes / t / 1e6:8.1f} M lane-accesses/s  "
-              f"({lanes / t / 1e6 / w:6.1f} M/s/worker)  speed-up {base / t:5.2f} (efficiency {base / t / w:4.2f})")
+        print(f"workers {w:2d}: {len(recs) / t / 1e6:6.2f} M records/s  {lanes / t / 1e6:7.1f} M lane-accesses/s "
+              f"({lanes / t / 1e6 / w:5.1f} M/s/worker; {lanes / cpu / 1e6:5.1f} M per CPU-second)  "
+              f"speed-up {base / t:5.2f} (efficiency {base / t / w:4.2f})  peak shadow {shadow / 2**20:.0f} MiB")
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(f"peak RSS: {rss / 1024:.0f} MiB (trace itself {recs.nbytes / 2**20:.0f} MiB)")
     return 0
