@@ -17,6 +17,7 @@ import posixpath
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from analyzer.lineinfo.dieinfo import InlineRange, read_debug_info
 from analyzer.lineinfo.elf import EM_CUDA, STT_FUNC, ElfFile, Relocation, Section, Symbol
 from analyzer.lineinfo.errors import ElfFormatError, LineTableError
 from analyzer.lineinfo.lineprogram import LineProgram, Row, Sequence, parse_debug_line
@@ -64,6 +65,7 @@ class _SectionIndex:
     sequences: list[Sequence]
     rows: list[int]  # row index in its sequence
     owners: list[str]  # the FUNC symbol (kernel or `$kernel$callee` clone) holding each interval
+    contexts: list[tuple[InlineRange, ...]]  # -G: .debug_info inline ranges holding it, innermost first
 
     def ref(self, i: int) -> RowRef:
         return RowRef(self.sequences[i], self.rows[i])
@@ -88,6 +90,8 @@ class CubinLineTable:
         self.comp_dir: str | None = None
         self._paths: dict[tuple[int, int], str] = {}
         self._strings: dict[tuple[int, int], str] = {}
+        self._inlines: dict[int, list[InlineRange]] = {}
+        self._debug_info = None
         self._load_line_info()
 
     # -- public queries -------------------------------------------------------------------------------
@@ -166,6 +170,38 @@ class CubinLineTable:
         frames.append(RawFrame(outer_function, self.file_path(unit, row[_FILE]), row[_LINE], row[_COLUMN]))
         return frames
 
+    def context_chain(self, ref: RowRef, context: tuple[InlineRange, ...],
+                      outer_function: str) -> list[RawFrame] | None:
+        """Frames of a -G row inside `.debug_info` inline ranges (innermost first): the row's own file:line in
+        the innermost callee, then each range's call site in its caller, the last one in `outer_function`.
+
+        ptxas's DIE ranges and line rows disagree at some boundaries (a row of sq() just past sq's range).
+        A chain is used only if every level is consistent with the declarations: the function declared last
+        at or before each frame's line must be the function the frame names. Otherwise None: no chain
+        rather than a wrong one."""
+        unit = ref.sequence.unit
+        row = ref.sequence.rows[ref.index]
+        info = self._debug_info
+        if info is None or context[0].unit_offset != unit.offset:
+            return None
+        if info.function_at(unit.offset, row[_FILE], row[_LINE]) != context[0].function:
+            return None
+        frames = [RawFrame(context[0].function, self.file_path(unit, row[_FILE]), row[_LINE], row[_COLUMN])]
+        for k, inline in enumerate(context):
+            caller = context[k + 1].function if k + 1 < len(context) else outer_function
+            if info.function_at(inline.unit_offset, inline.call_file, inline.call_line) != caller:
+                return None
+            frames.append(RawFrame(caller, self.file_path(unit, inline.call_file), inline.call_line, 0))
+        return frames
+
+    def declared_function(self, ref: RowRef) -> str | None:
+        """-G: the function whose declaration holds the row's line (see context_chain), else None."""
+        info = self._debug_info
+        if info is None or not info.declarations:
+            return None
+        row = ref.sequence.rows[ref.index]
+        return info.function_at(ref.sequence.unit.offset, row[_FILE], row[_LINE])
+
     def inlined_frame(self, unit: LineProgram, row: tuple) -> RawFrame:
         """The frame of a row inside inlined code: its callee's name and its own file:line."""
         return RawFrame(self.debug_string(unit, row[_FUNC_NAME]), self.file_path(unit, row[_FILE]), row[_LINE],
@@ -228,9 +264,10 @@ class CubinLineTable:
             self._debug_str = self.elf.section_data(debug_str)
         self.units = parse_debug_line(self.elf.section_data(section))
         self._str_bases = _string_bases(self.units, self._debug_str)
-        if any(not posixpath.isabs(d) for u in self.units for d in u.include_dirs) or any(
-                f.dir_index == 0 for u in self.units for f in u.files):
-            self.comp_dir = _comp_dir(self.elf)
+        debug_info = read_debug_info(self.elf, self.symbols)
+        self.comp_dir = debug_info.comp_dir
+        self._inlines = debug_info.inlines
+        self._debug_info = debug_info
         resolver = _AddressResolver(self.elf, section)
         intervals: dict[int, list[tuple[int, int, Sequence, int]]] = {}
         for unit in self.units:
@@ -238,6 +275,8 @@ class CubinLineTable:
                 if not self._add_sequence(sequence, resolver, intervals):
                     self.orphan_sequences += 1
         for shndx, items in intervals.items():
+            if not items:
+                continue
             if any(items[j][0] > items[j + 1][0] for j in range(len(items) - 1)):
                 items.sort(key=lambda item: item[0])
             self._index[shndx] = self._split_by_function(shndx, items)
@@ -245,15 +284,19 @@ class CubinLineTable:
     def _split_by_function(self, shndx: int, items: list[tuple[int, int, Sequence, int]]) -> _SectionIndex:
         """Cut intervals at function boundaries, so each has one owner (a row may run into a clone), and
         drop overlaps (the earlier sequence keeps its bytes)."""
-        cuts = sorted({b for sym in self._functions.get(shndx, ()) for b in (sym.value, sym.value + sym.size)})
-        lo, hi = items[0][0], items[-1][1]
+        inlines = self._inlines.get(shndx, [])
+        cuts = sorted({b for sym in self._functions.get(shndx, ()) for b in (sym.value, sym.value + sym.size)}
+                      | {b for r in inlines for b in (r.low, r.high)})
+        lo, hi = items[0][0], max(item[1] for item in items)
         if not any(lo < c < hi for c in cuts) and all(items[j][1] <= items[j + 1][0]
                                                       for j in range(len(items) - 1)):
             # One function owns every interval and none overlap: the usual kernel without clones.
             owner = self.containing_function(shndx, lo)
+            context = _context(inlines, lo)
             return _SectionIndex([i[0] for i in items], [i[1] for i in items], [i[2] for i in items],
-                                 [i[3] for i in items], [owner.name if owner else ""] * len(items))
-        index = _SectionIndex([], [], [], [], [])
+                                 [i[3] for i in items], [owner.name if owner else ""] * len(items),
+                                 [context] * len(items))
+        index = _SectionIndex([], [], [], [], [], [])
         for start, end, sequence, row in items:
             if index.ends and start < index.ends[-1]:
                 start = index.ends[-1]
@@ -268,6 +311,7 @@ class CubinLineTable:
                 index.sequences.append(sequence)
                 index.rows.append(row)
                 index.owners.append(owner.name if owner else "")
+                index.contexts.append(_context(inlines, start))
                 start, k = stop, k + 1
         return index
 
@@ -371,6 +415,12 @@ def _function_names(symbols: list[Symbol], functions: dict[int, list[Symbol]]) -
     return by_name
 
 
+def _context(inlines: list[InlineRange], offset: int) -> tuple[InlineRange, ...]:
+    """The inline ranges holding `offset`, innermost (deepest) first."""
+    holding = [r for r in inlines if r.low <= offset < r.high]
+    return tuple(sorted(holding, key=lambda r: -r.depth))
+
+
 def _string_bases(units: list[LineProgram], debug_str: bytes) -> dict[int, int]:
     """Where each unit's `.debug_str` starts in an nvlink output (research/dwarf.md §3, pitfall).
 
@@ -400,28 +450,6 @@ def _string_bases(units: list[LineProgram], debug_str: bytes) -> dict[int, int]:
 
 def _is_string_start(data: bytes, offset: int) -> bool:
     return 0 <= offset < len(data) and (offset == 0 or data[offset - 1] == 0)
-
-
-def _comp_dir(elf: ElfFile) -> str | None:
-    """DW_AT_comp_dir of the first compilation unit (only -G CUBINs have .debug_info)."""
-    info = elf.section_by_name(".debug_info")
-    if info is None:
-        return None
-    try:  # pyelftools parses -G DIEs fine (research/dwarf.md §1); any failure only costs the comp dir
-        from io import BytesIO
-
-        from elftools.elf.elffile import ELFFile
-
-        dwarf = ELFFile(BytesIO(elf.data)).get_dwarf_info(relocate_dwarf_sections=False)
-        for cu in dwarf.iter_CUs():
-            attr = cu.get_top_DIE().attributes.get("DW_AT_comp_dir")
-            if attr is not None:
-                value = attr.value
-                return value.decode("utf-8", "backslashreplace") if isinstance(value, bytes) else str(value)
-            return None
-    except Exception:  # noqa: BLE001 - optional information from a third-party parser
-        return None
-    return None
 
 
 __all__ = ["CubinLineTable", "RowRef", "RawFrame", "cuda_arch"]

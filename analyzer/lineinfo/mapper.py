@@ -150,7 +150,8 @@ class SourceMapper:
             return None
         loc = cache[i]
         if loc is None:
-            loc = cache[i] = self._build_location(mod, index.ref(i), index.owners[i] or function)
+            loc = cache[i] = self._build_location(mod, index.ref(i), index.owners[i] or function,
+                                                  index.contexts[i])
         return loc
 
     def _entry(self, module: str, function: str) -> tuple | bool:
@@ -210,12 +211,25 @@ class SourceMapper:
             raise UnknownModuleError(f"module {module} is not part of this run")
         return mod
 
-    def _build_location(self, mod: _Module, ref: RowRef, owner: str) -> SourceLocation:
-        frames = self._frames_from(mod, ref, owner)
+    def _build_location(self, mod: _Module, ref: RowRef, owner: str,
+                        context: tuple = ()) -> SourceLocation:
+        row = ref.sequence.rows[ref.index]
+        raw = mod.table.context_chain(ref, context, owner) if context and row[4] == 0 else None
+        if raw is not None:  # -G: inlining recorded in .debug_info, not in the line table
+            frames = tuple(self._raw_frame(mod, frame) for frame in raw)
+        else:
+            frames = self._frames_from(mod, ref, owner)
+            declared = mod.table.declared_function(ref) if row[4] == 0 else None
+            if declared and declared != owner:  # -G code of an inlined function whose chain is unknown
+                frames = (frames[0]._replace(function=demangle(declared)),)
         inner = frames[0]
-        raw_path = mod.table.file_path(ref.sequence.unit, ref.sequence.rows[ref.index][1])
+        raw_path = mod.table.file_path(ref.sequence.unit, row[1])
         return SourceLocation(inner.file, inner.line, inner.column, inner.exists, inner.function,
                               frames if len(frames) > 1 else (), raw_path)
+
+    def _raw_frame(self, mod: _Module, raw) -> InlineFrame:
+        path, exists = self._resolve(raw.path, mod.sha256)
+        return InlineFrame(demangle(raw.function) if raw.function else "?", path, raw.line, raw.column, exists)
 
     def _frames_from(self, mod: _Module, ref: RowRef, owner: str) -> tuple[InlineFrame, ...]:
         """The inline chain from `ref` outwards (cubin.CubinLineTable.chain), memoized per row: rows inlined

@@ -74,13 +74,15 @@ class Comparison:
     mismatches: list[str] | None = None
 
 
-def compare(mapper, module: str, table, listing: list[Instruction], inline: bool) -> Comparison:
+def compare(mapper, module: str, table, listing: list[Instruction], inline: bool,
+            debug_info_chains: bool = False) -> Comparison:
     """Check the mapper against nvdisasm on every instruction of `listing`.
 
     nvdisasm prints a comment block exactly where the innermost file:line changes within a section, and
     every instruction inherits the last block. So for each instruction: our innermost (file, line) must
     equal the block in force; a block must be printed iff ours changed; and with -gi the printed chain must
-    equal our whole chain, innermost first.
+    equal our whole chain, innermost first. With `debug_info_chains` (-G CUBINs) our chains also come from
+    .debug_info, which nvdisasm does not read: its -gi block must then be the innermost location alone.
     """
     result = Comparison(mismatches=[])
     sections = {s.name: s for s in table.elf.sections}
@@ -98,6 +100,8 @@ def compare(mapper, module: str, table, listing: list[Instruction], inline: bool
             chain = [(f.file, f.line) for f in loc.inline] or [ours]
             if len(chain) > 1:
                 result.inline_chains += 1
+            if debug_info_chains:
+                chain = [ours]
         printed = ins.block is not None
         if printed:
             current = ins.block

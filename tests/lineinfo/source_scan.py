@@ -34,21 +34,10 @@ def base_name(demangled: str) -> str:
     return m.group(1) if m else last
 
 
-def forceinline_lines(directory: Path, ranges) -> set[tuple[str, int]]:
-    """(file, line) of every line inside a __forceinline__ function."""
-    out = set()
-    for (file, name), (first, last) in ranges.items():
-        if "__forceinline__" in (directory / file).read_text().splitlines()[first - 1]:
-            out.update((file, line) for line in range(first, last + 1))
-    return out
-
-
-def check_frames(loc, ranges, untracked_inline=frozenset()) -> list[str]:
+def check_frames(loc, ranges) -> list[str]:
     """Problems with the function names of a location's frames (empty list when all are right).
 
-    Code of CUDA's internal helpers (`__internal_*`, `__cuda_*`) sits on the calling line; -G builds inline
-    __forceinline__ functions without a 0x90 record, so their lines (`untracked_inline`) may appear under
-    the enclosing function.
+    Code of CUDA's internal helpers (`__internal_*`, `__cuda_*`) sits on the calling line.
     """
     problems = []
     frames = loc.inline or [loc.outermost]
@@ -57,8 +46,6 @@ def check_frames(loc, ranges, untracked_inline=frozenset()) -> list[str]:
             continue
         key = (Path(frame.file).name, base_name(frame.function))
         span = ranges.get(key)
-        if not loc.inline and (Path(frame.file).name, frame.line) in untracked_inline:
-            continue
         if span is None or not span[0] <= frame.line <= span[1]:
             problems.append(f"{frame.function} at {Path(frame.file).name}:{frame.line} (definition {span})")
     return problems

@@ -19,6 +19,8 @@ from tests.lineinfo.conftest import FIXTURES
 
 CUBIN_90 = (FIXTURES / "kernels.sm_90.lineinfo.cubin").read_bytes()
 CUBIN_80 = (FIXTURES / "kernels.sm_80.lineinfo.cubin").read_bytes()  # REL relocations
+CUBIN_G = (FIXTURES / "other.sm_89.G.cubin").read_bytes()  # .debug_info inline ranges
+CUBINS = {"rela": CUBIN_90, "rel": CUBIN_80, "G": CUBIN_G}
 APP = (FIXTURES / "app_zstd.elf").read_bytes()
 FUZZ = settings(max_examples=150, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
 
@@ -44,7 +46,8 @@ def regions(data: bytes) -> list[tuple[int, int]]:
     shoff = struct.unpack_from("<Q", data, 0x28)[0]
     out.append((shoff, shoff + 64 * len(elf.sections)))
     for s in elf.sections:
-        if s.name in (".debug_line", ".rela.debug_line", ".rel.debug_line", ".symtab", ".debug_str", ".strtab"):
+        if s.name in (".debug_line", ".rela.debug_line", ".rel.debug_line", ".symtab", ".debug_str", ".strtab",
+                      ".debug_info", ".debug_abbrev", ".rela.debug_info", ".rel.debug_info"):
             out.append((s.offset, s.offset + s.size))
     return out
 
@@ -53,8 +56,9 @@ def test_fixtures_map_fully():
     assert map_everything(CUBIN_90) == 656 and map_everything(CUBIN_80) == 640  # every instruction
 
 
-@pytest.mark.parametrize("data", [CUBIN_90, CUBIN_80], ids=["rela", "rel"])
-def test_every_truncation_is_a_mapping_error_or_a_smaller_map(data):
+@pytest.mark.parametrize("name", sorted(CUBINS))
+def test_every_truncation_is_a_mapping_error_or_a_smaller_map(name):
+    data = CUBINS[name]
     cuts = sorted(set(range(0, len(data), 97)) | {b for r in regions(data) for b in r if b < len(data)})
     for cut in cuts:
         try:
@@ -63,10 +67,11 @@ def test_every_truncation_is_a_mapping_error_or_a_smaller_map(data):
             pass
 
 
-@pytest.mark.parametrize("data", [CUBIN_90, CUBIN_80], ids=["rela", "rel"])
+@pytest.mark.parametrize("name", sorted(CUBINS))
 @FUZZ
 @given(st.data())
-def test_mutated_cubins_raise_only_mapping_errors(data, draw):
+def test_mutated_cubins_raise_only_mapping_errors(name, draw):
+    data = CUBINS[name]
     spans = regions(data)
     mutated = bytearray(data)
     for _ in range(draw.draw(st.integers(1, 12))):

@@ -12,8 +12,9 @@ import pytest
 
 from analyzer.lineinfo import SourceMapper, cubins_from_binary
 from analyzer.lineinfo.elf import ElfFile
-from tests.lineinfo.conftest import WANTED_ARCHS
+from tests.lineinfo.conftest import CU, WANTED_ARCHS
 from tests.lineinfo.nvdisasm_ref import compare, disassemble
+from tests.lineinfo.source_scan import check_frames, function_ranges
 
 KERNELS = ["kernels.cu"]
 
@@ -24,12 +25,20 @@ def _check(path, data=None, *, expect_inline=True):
     table = mapper.table("m")
     assert table.has_line_info
     for inline in (False, True):
-        result = compare(mapper, "m", table, disassemble(path, inline), inline)
+        g_build = table.elf.section_by_name(".debug_info") is not None
+        result = compare(mapper, "m", table, disassemble(path, inline), inline, debug_info_chains=g_build)
         assert result.instructions > 0
         assert result.mismatches == [], f"{path}: {len(result.mismatches)} of {result.instructions}:\n" + \
             "\n".join(result.mismatches[:20])
         if inline and expect_inline:
             assert result.inline_chains > 0, "the test CUBIN should contain inlined code"
+    # nvdisasm prints no function names (and no -G chains): check those against the sources.
+    ranges = function_ranges(CU)
+    for kernel in table.kernels():
+        for pc in range(0, table.elf.sections[kernel.shndx].size, 16):
+            loc = mapper.lookup("m", kernel.name, pc)
+            if loc is not None:
+                assert check_frames(loc, ranges) == [], f"{path}: {kernel.name}+{pc:#x}"
     return table
 
 
@@ -49,7 +58,7 @@ def test_every_instruction_matches_nvdisasm(arch, mode, builder, arch_builds, nv
     if arch not in builder.archs:
         pytest.skip(f"this nvcc cannot build {arch}")
     path = arch_builds[f"kernels.{arch}.{mode}.cubin"]
-    table = _check(path, expect_inline=(mode == "O3"))
+    table = _check(path)
     names = table.functions()
     # The variants the source was written to produce are really there.
     assert any(n.startswith("$_Z11call_kernel") for n in names) or mode == "G"
