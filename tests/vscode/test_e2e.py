@@ -4,7 +4,7 @@ The fixture workspace has src/kernel.cu and a run directory (fixture_run.py) who
 through a build-tree prefix; the workspace settings name this Python as the server's interpreter, the run
 directory (with ${workspaceFolder}) and the prefix map. vscode-extension/test/e2e/run.mjs performs the user's
 steps and records what the workbench shows; each test below checks one feature. Screenshots and logs:
-vscode-extension/out/e2e/ (or $REUSELENS_E2E_ARTIFACTS).
+vscode-extension/out/e2e/{trusted,restricted}/ (or under $REUSELENS_E2E_ARTIFACTS).
 """
 
 from __future__ import annotations
@@ -62,30 +62,55 @@ def _workspace(root: Path) -> Path:
     return workspace
 
 
-@pytest.fixture(scope="module")
-def seen(vsix: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """Runs the browser session once; every test reads what it recorded."""
-    _require_tools()
-    workspace = _workspace(tmp_path_factory.mktemp("vscode-e2e"))
-    if ARTIFACTS.exists():
-        shutil.rmtree(ARTIFACTS)
-    ARTIFACTS.mkdir(parents=True)
+def _drive(vsix: Path, workspace: Path, artifacts: Path, mode: str, env: dict[str, str] | None = None) -> dict[str, Any]:
+    """Runs one browser session (test/e2e/run.mjs) and returns what it recorded."""
+    if artifacts.exists():
+        shutil.rmtree(artifacts)
+    artifacts.mkdir(parents=True)
     spec = {"codeServer": str(CODE_SERVER), "nodeBin": str(NODE24_BIN), "chromium": str(CHROMIUM),
             "vsix": str(vsix), "workspace": str(workspace), "file": fixture_run.KERNEL_FILE,
-            "artifacts": str(ARTIFACTS), "loadLine": fixture_run.LOAD_LINE, "storeLine": fixture_run.STORE_LINE,
-            "hoverColumn": 20, "profileSeconds": 2}
-    spec_path = ARTIFACTS / "spec.json"
+            "artifacts": str(artifacts), "loadLine": fixture_run.LOAD_LINE, "storeLine": fixture_run.STORE_LINE,
+            "hoverColumn": 20, "profileSeconds": 2, "mode": mode}
+    spec_path = artifacts / "spec.json"
     spec_path.write_text(json.dumps(spec), encoding="utf-8")
     node = shutil.which("node")
     assert node is not None
     result = subprocess.run([node, str(EXTENSION / "test" / "e2e" / "run.mjs"), str(spec_path)], cwd=EXTENSION,
-                            capture_output=True, text=True, timeout=480)
-    results_path = ARTIFACTS / "results.json"
+                            capture_output=True, text=True, timeout=480, env=env)
+    results_path = artifacts / "results.json"
     assert results_path.is_file(), f"the e2e driver wrote no results:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
     recorded = json.loads(results_path.read_text(encoding="utf-8"))
-    print(f"e2e artifacts: {ARTIFACTS}; timings: {recorded.get('timings')}")
+    print(f"e2e artifacts: {artifacts}; timings: {recorded.get('timings')}")
     assert "fatal" not in recorded, recorded["fatal"]
     return recorded
+
+
+@pytest.fixture(scope="module")
+def seen(vsix: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The trusted session, run once; every test reads what it recorded."""
+    _require_tools()
+    return _drive(vsix, _workspace(tmp_path_factory.mktemp("vscode-e2e")), ARTIFACTS / "trusted", "trusted")
+
+
+@pytest.fixture(scope="module")
+def restricted(vsix: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """An untrusted folder whose settings name a server interpreter that does not exist and a profile command
+    that would leave a marker file: VS Code must ignore both, the server must come from python3 on PATH."""
+    _require_tools()
+    root = tmp_path_factory.mktemp("vscode-e2e-restricted")
+    workspace = _workspace(root)
+    settings_path = workspace / ".vscode" / "settings.json"
+    settings = json.loads(settings_path.read_text(encoding="utf-8"))
+    settings["reuselens.server.python"] = "/nonexistent/python3"
+    settings["reuselens.profile.command"] = [sys.executable, "-c", "open('app-ran', 'w')"]
+    settings_path.write_text(json.dumps(settings, indent=2), encoding="utf-8")
+    bin_dir = root / "bin"
+    bin_dir.mkdir()
+    wrapper = bin_dir / "python3"
+    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n', encoding="utf-8")
+    wrapper.chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    return _drive(vsix, workspace, ARTIFACTS / "restricted", "restricted", env)
 
 
 def value(seen: dict[str, Any], step: str) -> Any:
@@ -184,3 +209,25 @@ def test_cancel_from_the_status_bar_stops_the_run(seen: dict[str, Any]) -> None:
     assert cancel["after"][-1] == "ReuseLens: 1 finding", cancel
     assert cancel["seconds"] < 20, cancel
     assert "Last run: ReuseLens profile: cancelled" in cancel["tooltip"], cancel
+
+
+def test_restricted_mode_ignores_the_workspace_server_setting(restricted: dict[str, Any]) -> None:
+    assert "Restricted Mode" in value(restricted, "restricted_mode")
+    lines = value(restricted, "lookup_log")
+    assert "server lookup: reuselens.server.python: not set" in lines, lines
+    assert not any("/nonexistent/python3" in line for line in lines), lines
+    assert any(line.startswith("server lookup: python3 on PATH: ") and line.endswith("-c 'import lsp_server' -> ok")
+               for line in lines), lines
+    assert any(line.startswith("server command: ") and line.endswith("-m analyzer.cli.main lsp (from python3 on PATH)")
+               for line in lines), lines
+
+
+def test_restricted_mode_still_shows_results(restricted: dict[str, Any]) -> None:
+    assert value(restricted, "squiggle") >= 1
+
+
+def test_profile_now_refuses_in_an_untrusted_workspace(restricted: dict[str, Any]) -> None:
+    refused = value(restricted, "profile_refused")
+    assert "needs a trusted workspace" in refused["toast"], refused
+    assert not any("%" in text for text in refused["status"]), refused
+    assert refused["appRan"] is False

@@ -81,6 +81,8 @@ function writeUserSettings() {
     "window.commandCenter": false,
     "workbench.secondarySideBar.defaultVisibility": "hidden",
     "chat.disableAIFeatures": true,
+    "security.workspace.trust.startupPrompt": "never",
+    "security.workspace.trust.banner": "never",
   }, null, 2));
 }
 
@@ -139,6 +141,7 @@ async function graphFrame(page, timeoutMs) {
   throw new Error("no webview frame with a drawn graph");
 }
 
+const restricted = spec.mode === "restricted";
 let server;
 let browser;
 try {
@@ -149,8 +152,11 @@ try {
   }
   const port = await freePort();
   const log = fs.openSync(path.join(artifacts, "code-server.log"), "w");
+  // Trusted mode: workspace trust is off, so the folder is trusted. Restricted mode: trust is on and the
+  // startup prompt is off (user settings), so the folder opens untrusted.
+  const trustFlags = restricted ? [] : ["--disable-workspace-trust"];
   server = spawn(spec.codeServer, ["--auth", "none", "--bind-addr", `127.0.0.1:${port}`, "--disable-telemetry",
-    "--disable-update-check", "--disable-workspace-trust", "--disable-getting-started-override",
+    "--disable-update-check", ...trustFlags, "--disable-getting-started-override",
     "--user-data-dir", userData, "--extensions-dir", extensions, spec.workspace],
   { env, stdio: ["ignore", log, log], detached: true });
   await step("start", async () => {
@@ -172,164 +178,181 @@ try {
   await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(spec.workspace)}`);
 
   await step("open", async () => {
-    await page.locator(".monaco-workbench").waitFor({ timeout: 60000 });
-    await page.waitForTimeout(1500);
-    await page.keyboard.press("Control+P");
-    const input = page.locator(".quick-input-widget input");
-    await input.waitFor({ state: "visible", timeout: 10000 });
-    await input.fill(path.basename(spec.file));
-    await page.locator(".quick-input-widget .monaco-list-row", { hasText: path.basename(spec.file) }).first()
-      .waitFor({ timeout: 20000 });
+    await page.locator(".monaco-workbench").waitFor({ timeout: 90000 });
+    await page.locator(".explorer-folders-view").first().waitFor({ timeout: 60000 });
+    // Quick Open finds files only once the workbench's file search is up, which takes a while on a loaded
+    // 2-core machine: retry instead of waiting once.
+    const name = path.basename(spec.file);
+    for (let attempt = 1; ; attempt++) {
+      await page.keyboard.press("Control+P");
+      const input = page.locator(".quick-input-widget input");
+      await input.waitFor({ state: "visible", timeout: 10000 });
+      await input.fill(name);
+      try {
+        await page.locator(".quick-input-widget .monaco-list-row", { hasText: name }).first().waitFor({ timeout: 8000 });
+        break;
+      } catch (error) {
+        await page.keyboard.press("Escape");
+        if (attempt === 8) {
+          throw error;
+        }
+        await page.waitForTimeout(2000);
+      }
+    }
     await page.keyboard.press("Enter");
-    await page.locator(".monaco-editor .view-lines", { hasText: "row_sum" }).first().waitFor({ timeout: 20000 });
+    await page.locator(".monaco-editor .view-lines", { hasText: "row_sum" }).first().waitFor({ timeout: 30000 });
     return await page.locator(".tab.active").first().textContent();
   });
   await step("squiggle", async () => {
     await page.locator(".squiggly-warning").first().waitFor({ state: "attached", timeout: 90000 });
     return await page.locator(".squiggly-warning").count();
   });
-  await step("codelens", async () => {
-    await page.locator(".codelens-decoration a", { hasText: "%" }).first().waitFor({ timeout: 30000 });
-    return await texts(page, ".codelens-decoration");
-  });
-  await step("hover", async () => {
-    await goToLine(page, spec.loadLine, spec.hoverColumn);
-    await page.keyboard.press("Control+K");
-    await page.keyboard.press("Control+I");
-    await page.locator(".monaco-hover-content").first().waitFor({ state: "visible", timeout: 15000 });
-    await page.waitForTimeout(500);
-    await page.screenshot({ path: path.join(artifacts, "hover.png") });
-    return await texts(page, ".monaco-hover-content");
-  });
-  await step("quickfix", async () => {
-    await page.keyboard.press("Escape");
-    await goToLine(page, spec.loadLine, spec.hoverColumn);
-    await page.keyboard.press("Control+.");
-    await page.locator(".action-widget .monaco-list-row").first().waitFor({ state: "visible", timeout: 15000 });
-    await page.waitForTimeout(300);
-    await page.screenshot({ path: path.join(artifacts, "quickfix.png") });
-    const rows = await texts(page, ".action-widget .monaco-list-row");
-    await page.keyboard.press("Escape");
-    return rows;
-  });
-  await step("problems", async () => {
-    await page.keyboard.press("Control+Shift+M");
-    await page.locator(".markers-panel .monaco-list-row").first().waitFor({ state: "visible", timeout: 15000 });
-    await page.waitForTimeout(300);
-    return await texts(page, ".markers-panel .monaco-list-row");
-  });
-  await step("statusbar", async () => {
-    const item = page.locator(".statusbar-item", { hasText: "ReuseLens" }).first();
-    await item.waitFor({ timeout: 10000 });
-    return (await item.textContent()).trim();
-  });
-  await step("graph", async () => {
-    await page.locator(".monaco-editor .view-lines", { hasText: "row_sum" }).first().click();
-    await goToLine(page, spec.loadLine, 1);
-    await runCommand(page, "ReuseLens: Show reuse graph");
-    const frame = await graphFrame(page, 30000);
-    await page.waitForTimeout(800);
-    await page.screenshot({ path: path.join(artifacts, "graph.png") });
-    return await frame.evaluate(() => ({
-      title: document.getElementById("title").textContent,
-      nodes: Number(document.body.dataset.nodes),
-      edges: Number(document.body.dataset.edges),
-      groups: Number(document.body.dataset.groups),
-      legend: Array.from(document.querySelectorAll("#legend .key")).map((e) => e.textContent),
-      positions: window.reuselensGraph.nodePositions(),
-      canvases: document.querySelectorAll("#graph canvas").length,
-      // VS Code itself injects a script and default styles ahead of our CSP meta tag; ours are the rest.
-      cytoscapeStylesheet: document.getElementById("__________cytoscape_stylesheet")?.tagName,
-      styleTags: Array.from(document.querySelectorAll("style")).map((s) => s.id),
-      scripts: Array.from(document.scripts).map((s) => ({ src: s.src, nonce: Boolean(s.nonce) })),
-      csp: document.querySelector('meta[http-equiv="Content-Security-Policy"]')?.getAttribute("content"),
-    }));
-  });
-  await step("graph_click", async () => {
-    const frame = await graphFrame(page, 5000);
-    const before = await cursorStatus(page);
-    const positions = await frame.evaluate(() => window.reuselensGraph.nodePositions());
-    const target = positions.find((p) => p.label.startsWith(`${path.basename(spec.file)}:${spec.storeLine}\n`));
-    if (!target) {
-      throw new Error(`no node labelled ${spec.storeLine}: ${JSON.stringify(positions)}`);
-    }
-    await frame.locator("#graph").click({ position: { x: target.x, y: target.y } });
-    const deadline = Date.now() + 10000;
-    let after = before;
-    while (Date.now() < deadline && !(after ?? "").startsWith(`Ln ${spec.storeLine},`)) {
-      await page.waitForTimeout(200);
-      after = await cursorStatus(page);
-    }
-    await page.screenshot({ path: path.join(artifacts, "graph_click.png") });
-    const details = await frame.evaluate(() => document.getElementById("details").textContent);
-    return { before, after, clicked: target.label, details };
-  });
-  const statusItem = page.locator(".statusbar-item", { hasText: "ReuseLens" }).first();
-  const statusText = async () => ((await statusItem.textContent({ timeout: 5000 })) ?? "").trim();
-  /** Polls the status bar item until `done(text)`; returns every distinct text seen, in order. */
-  const watchStatus = async (done, timeoutMs) => {
-    const seen = [];
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const text = await statusText();
-      if (seen[seen.length - 1] !== text) {
-        seen.push(text);
+  if (restricted) {
+    await restrictedSteps(page);
+  } else {
+    await step("codelens", async () => {
+      await page.locator(".codelens-decoration a", { hasText: "%" }).first().waitFor({ timeout: 30000 });
+      return await texts(page, ".codelens-decoration");
+    });
+    await step("hover", async () => {
+      await goToLine(page, spec.loadLine, spec.hoverColumn);
+      await page.keyboard.press("Control+K");
+      await page.keyboard.press("Control+I");
+      await page.locator(".monaco-hover-content").first().waitFor({ state: "visible", timeout: 15000 });
+      await page.waitForTimeout(500);
+      await page.screenshot({ path: path.join(artifacts, "hover.png") });
+      return await texts(page, ".monaco-hover-content");
+    });
+    await step("quickfix", async () => {
+      await page.keyboard.press("Escape");
+      await goToLine(page, spec.loadLine, spec.hoverColumn);
+      await page.keyboard.press("Control+.");
+      await page.locator(".action-widget .monaco-list-row").first().waitFor({ state: "visible", timeout: 15000 });
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: path.join(artifacts, "quickfix.png") });
+      const rows = await texts(page, ".action-widget .monaco-list-row");
+      await page.keyboard.press("Escape");
+      return rows;
+    });
+    await step("problems", async () => {
+      await page.keyboard.press("Control+Shift+M");
+      await page.locator(".markers-panel .monaco-list-row").first().waitFor({ state: "visible", timeout: 15000 });
+      await page.waitForTimeout(300);
+      return await texts(page, ".markers-panel .monaco-list-row");
+    });
+    await step("statusbar", async () => {
+      const item = page.locator(".statusbar-item", { hasText: "ReuseLens" }).first();
+      await item.waitFor({ timeout: 10000 });
+      return (await item.textContent()).trim();
+    });
+    await step("graph", async () => {
+      await page.locator(".monaco-editor .view-lines", { hasText: "row_sum" }).first().click();
+      await goToLine(page, spec.loadLine, 1);
+      await runCommand(page, "ReuseLens: Show reuse graph");
+      const frame = await graphFrame(page, 30000);
+      await page.waitForTimeout(800);
+      await page.screenshot({ path: path.join(artifacts, "graph.png") });
+      return await frame.evaluate(() => ({
+        title: document.getElementById("title").textContent,
+        nodes: Number(document.body.dataset.nodes),
+        edges: Number(document.body.dataset.edges),
+        groups: Number(document.body.dataset.groups),
+        legend: Array.from(document.querySelectorAll("#legend .key")).map((e) => e.textContent),
+        positions: window.reuselensGraph.nodePositions(),
+        canvases: document.querySelectorAll("#graph canvas").length,
+        // VS Code itself injects a script and default styles ahead of our CSP meta tag; ours are the rest.
+        cytoscapeStylesheet: document.getElementById("__________cytoscape_stylesheet")?.tagName,
+        styleTags: Array.from(document.querySelectorAll("style")).map((s) => s.id),
+        scripts: Array.from(document.scripts).map((s) => ({ src: s.src, nonce: Boolean(s.nonce) })),
+        csp: document.querySelector('meta[http-equiv="Content-Security-Policy"]')?.getAttribute("content"),
+      }));
+    });
+    await step("graph_click", async () => {
+      const frame = await graphFrame(page, 5000);
+      const before = await cursorStatus(page);
+      const positions = await frame.evaluate(() => window.reuselensGraph.nodePositions());
+      const target = positions.find((p) => p.label.startsWith(`${path.basename(spec.file)}:${spec.storeLine}\n`));
+      if (!target) {
+        throw new Error(`no node labelled ${spec.storeLine}: ${JSON.stringify(positions)}`);
       }
-      if (done(text)) {
-        return seen;
+      await frame.locator("#graph").click({ position: { x: target.x, y: target.y } });
+      const deadline = Date.now() + 10000;
+      let after = before;
+      while (Date.now() < deadline && !(after ?? "").startsWith(`Ln ${spec.storeLine},`)) {
+        await page.waitForTimeout(200);
+        after = await cursorStatus(page);
       }
-      if (Date.now() > deadline) {
-        throw new Error(`status bar never matched; seen ${JSON.stringify(seen)}`);
+      await page.screenshot({ path: path.join(artifacts, "graph_click.png") });
+      const details = await frame.evaluate(() => document.getElementById("details").textContent);
+      return { before, after, clicked: target.label, details };
+    });
+    const statusItem = page.locator(".statusbar-item", { hasText: "ReuseLens" }).first();
+    const statusText = async () => ((await statusItem.textContent({ timeout: 5000 })) ?? "").trim();
+    /** Polls the status bar item until `done(text)`; returns every distinct text seen, in order. */
+    const watchStatus = async (done, timeoutMs) => {
+      const seen = [];
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const text = await statusText();
+        if (seen[seen.length - 1] !== text) {
+          seen.push(text);
+        }
+        if (done(text)) {
+          return seen;
+        }
+        if (Date.now() > deadline) {
+          throw new Error(`status bar never matched; seen ${JSON.stringify(seen)}`);
+        }
+        await page.waitForTimeout(100);
       }
-      await page.waitForTimeout(100);
-    }
-  };
-  const statusTooltip = async () => {
-    await page.mouse.move(5, 500); // off the item first, or hovering again shows nothing
-    await page.waitForTimeout(800);
-    await statusItem.hover();
-    const hover = page.locator(".workbench-hover, .monaco-hover", { hasText: "Last run" }).first();
-    await hover.waitFor({ state: "visible", timeout: 5000 });
-    const text = (await hover.textContent()).trim();
-    await page.mouse.move(5, 500);
-    return text;
-  };
-  await step("profile", async () => {
-    fs.writeFileSync(path.join(spec.workspace, "delay.txt"), String(spec.profileSeconds));
-    await page.locator(".monaco-editor .view-lines", { hasText: "row_sum" }).first().click();
-    const t0 = Date.now();
-    await runCommand(page, "ReuseLens: Profile now");
-    const texts = await watchStatus((text) => /ReuseLens: \d+ findings?$/.test(text) && Date.now() - t0 > 1000 &&
-                                                !/^ReuseLens: 2 findings$/.test(text), 60000);
-    await page.screenshot({ path: path.join(artifacts, "after_profile.png") });
-    return { texts, seconds: (Date.now() - t0) / 1000, squiggles: await page.locator(".squiggly-warning").count(),
-             tooltip: await statusTooltip() };
-  });
-  await step("compare", async () => {
-    await runCommand(page, "ReuseLens: Compare with previous run");
-    const editor = page.locator(".monaco-editor .view-lines", { hasText: "compare runs" }).first();
-    await editor.waitFor({ timeout: 15000 });
-    await page.screenshot({ path: path.join(artifacts, "compare.png") });
-    // The editor renders only the visible, wrapped lines: read the whole document through the clipboard.
-    await editor.click();
-    await page.keyboard.press("Control+A");
-    await page.keyboard.press("Control+C");
-    await page.waitForTimeout(300);
-    const text = await page.evaluate(() => navigator.clipboard.readText());
-    await page.keyboard.press("Escape");
-    return text;
-  });
-  await step("cancel", async () => {
-    fs.writeFileSync(path.join(spec.workspace, "delay.txt"), "120");
-    await page.locator(".monaco-editor .view-lines", { hasText: "row_sum" }).first().click();
-    await runCommand(page, "ReuseLens: Profile now");
-    const running = await watchStatus((text) => /ReuseLens: \d+% run/.test(text), 30000);
-    await page.screenshot({ path: path.join(artifacts, "profiling.png") });
-    const t0 = Date.now();
-    await statusItem.click();
-    const after = await watchStatus((text) => /ReuseLens: \d+ findings?$/.test(text), 30000);
-    return { running, after, seconds: (Date.now() - t0) / 1000, tooltip: await statusTooltip() };
-  });
+    };
+    const statusTooltip = async () => {
+      await page.mouse.move(5, 500); // off the item first, or hovering again shows nothing
+      await page.waitForTimeout(800);
+      await statusItem.hover();
+      const hover = page.locator(".workbench-hover, .monaco-hover", { hasText: "Last run" }).first();
+      await hover.waitFor({ state: "visible", timeout: 5000 });
+      const text = (await hover.textContent()).trim();
+      await page.mouse.move(5, 500);
+      return text;
+    };
+    await step("profile", async () => {
+      fs.writeFileSync(path.join(spec.workspace, "delay.txt"), String(spec.profileSeconds));
+      await page.locator(".monaco-editor .view-lines", { hasText: "row_sum" }).first().click();
+      const t0 = Date.now();
+      await runCommand(page, "ReuseLens: Profile now");
+      const texts = await watchStatus((text) => /ReuseLens: \d+ findings?$/.test(text) && Date.now() - t0 > 1000 &&
+                                                  !/^ReuseLens: 2 findings$/.test(text), 60000);
+      await page.screenshot({ path: path.join(artifacts, "after_profile.png") });
+      return { texts, seconds: (Date.now() - t0) / 1000, squiggles: await page.locator(".squiggly-warning").count(),
+               tooltip: await statusTooltip() };
+    });
+    await step("compare", async () => {
+      await runCommand(page, "ReuseLens: Compare with previous run");
+      const editor = page.locator(".monaco-editor .view-lines", { hasText: "compare runs" }).first();
+      await editor.waitFor({ timeout: 15000 });
+      await page.screenshot({ path: path.join(artifacts, "compare.png") });
+      // The editor renders only the visible, wrapped lines: read the whole document through the clipboard.
+      await editor.click();
+      await page.keyboard.press("Control+A");
+      await page.keyboard.press("Control+C");
+      await page.waitForTimeout(300);
+      const text = await page.evaluate(() => navigator.clipboard.readText());
+      await page.keyboard.press("Escape");
+      return text;
+    });
+    await step("cancel", async () => {
+      fs.writeFileSync(path.join(spec.workspace, "delay.txt"), "120");
+      await page.locator(".monaco-editor .view-lines", { hasText: "row_sum" }).first().click();
+      await runCommand(page, "ReuseLens: Profile now");
+      const running = await watchStatus((text) => /ReuseLens: \d+% run/.test(text), 30000);
+      await page.screenshot({ path: path.join(artifacts, "profiling.png") });
+      const t0 = Date.now();
+      await statusItem.click();
+      const after = await watchStatus((text) => /ReuseLens: \d+ findings?$/.test(text), 30000);
+      return { running, after, seconds: (Date.now() - t0) / 1000, tooltip: await statusTooltip() };
+    });
+  }
 } catch (error) {
   results.fatal = String(error?.stack ?? error);
 } finally {
@@ -364,4 +387,41 @@ function findLogs(dir) {
     }
   }
   return found;
+}
+
+/** Restricted mode (untrusted folder): the workspace's server settings are ignored, results still show, and
+ * "Profile now" refuses with the reason instead of running the workspace's commands. */
+async function restrictedSteps(page) {
+  await step("restricted_mode", async () => {
+    const item = page.locator(".statusbar-item", { hasText: "Restricted Mode" }).first();
+    await item.waitFor({ timeout: 10000 });
+    return (await item.textContent()).trim();
+  });
+  await step("lookup_log", async () => {
+    const deadline = Date.now() + 20000;
+    for (;;) {
+      const logFile = findLogs(path.join(userData, "logs")).find((file) => file.endsWith("ReuseLens.log"));
+      const text = logFile ? fs.readFileSync(logFile, "utf8") : "";
+      if (text.includes("server command:") || Date.now() > deadline) {
+        return text.split("\n").filter((line) => /server lookup|server command/.test(line))
+          .map((line) => line.replace(/^\S+ \S+ \[\w+\] /, ""));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  });
+  await step("profile_refused", async () => {
+    const statusItem = page.locator(".statusbar-item", { hasText: "ReuseLens" }).first();
+    await statusItem.click();
+    await page.locator(".quick-input-widget .monaco-list-row", { hasText: "Profile now" }).first().click();
+    const toast = page.locator(".notification-toast", { hasText: "trusted workspace" }).first();
+    await toast.waitFor({ timeout: 10000 });
+    await page.screenshot({ path: path.join(artifacts, "restricted.png") });
+    const seen = new Set();
+    for (let i = 0; i < 20; i++) {
+      seen.add(((await statusItem.textContent()) ?? "").trim());
+      await page.waitForTimeout(150);
+    }
+    return { toast: (await toast.textContent()).trim(), status: [...seen],
+             appRan: fs.existsSync(path.join(spec.workspace, "app-ran")) };
+  });
 }
