@@ -22,7 +22,8 @@ def initialize(ls: ReuseLensServer, params: types.InitializeParams) -> None:
     folders = params.workspace_folders or []
     root_uri = folders[0].uri if folders else params.root_uri
     ls.state.root = uri_to_path(root_uri) if root_uri else (params.root_path or "")
-    ls.state.settings, problems = settings_mod.parse(options.get("settings"), ls.state.root)
+    ls.init_settings = options.get("settings")
+    ls.state.settings, problems = settings_mod.parse(ls.init_settings, ls.state.root)
     if problems:
         ls.tell(types.MessageType.Warning, "ReuseLens: " + " ".join(problems))
 
@@ -31,7 +32,7 @@ def initialize(ls: ReuseLensServer, params: types.InitializeParams) -> None:
 async def initialized(ls: ReuseLensServer, params: types.InitializedParams) -> None:
     ls.watcher = RunWatcher(asyncio.get_running_loop(), ls.reload)
     ls.watcher.watch(ls.state.settings.run_directory)
-    await ls.refresh_settings()
+    await ls.refresh_settings(probe=ls.init_settings is None)
     ls.reload()
 
 

@@ -39,6 +39,7 @@ class ReuseLensServer(LanguageServer):
         self.job: asyncio.Task | None = None
         self.save_timer: asyncio.TimerHandle | None = None
         self.doc_uris: dict[str, str] = {}      # path -> uri of the open document, as the client spelled it
+        self.init_settings: Any = None          # initializationOptions.settings, if the client sent them
         self.generation = 0                     # bumped by every edit, settings change and build result
         self._diagnostics_cache: dict[str, tuple[tuple, tuple]] = {}
 
@@ -167,16 +168,22 @@ class ReuseLensServer(LanguageServer):
                   f"(e.g. {sorted(missing)[0]}); map the build tree onto the workspace with reuselens.pathPrefixMap.")
 
     # ----- settings and run loading ---------------------------------------------------------------
-    async def refresh_settings(self, pushed: Any = None) -> None:
+    async def refresh_settings(self, pushed: Any = None, probe: bool = False) -> None:
+        """Pull the `reuselens` section when the client declares workspace/configuration, or when `probe`
+        (at start, with no settings in initializationOptions: Neovim 0.7 answers the pull without declaring
+        it); otherwise use what was pushed with didChangeConfiguration, or keep the current settings."""
         raw = pushed
-        try:
-            item = types.ConfigurationItem(section="reuselens", scope_uri=path_to_uri(self.state.root) if self.state.root else None)
-            answer = await asyncio.wait_for(
-                self.workspace_configuration_async(types.ConfigurationParams(items=[item])), 5)
-            if answer and answer[0] is not None:
-                raw = answer[0]
-        except Exception as error:  # a client without workspace/configuration: use what was pushed
-            log.info("workspace/configuration unavailable (%r); using pushed settings", error)
+        if self.capability("workspace", "configuration") or probe:
+            try:
+                scope = path_to_uri(self.state.root) if self.state.root else None
+                answer = await asyncio.wait_for(self.workspace_configuration_async(types.ConfigurationParams(
+                    items=[types.ConfigurationItem(section="reuselens", scope_uri=scope)])), 5)
+                if answer and answer[0] is not None:
+                    raw = answer[0]
+            except Exception as error:
+                log.info("workspace/configuration failed (%r); using pushed settings", error)
+        if raw is None:
+            return
         self.apply_settings(raw)
 
     def apply_settings(self, raw: Any) -> None:

@@ -4,6 +4,7 @@ talking to the real server (`python -m lsp_server`) over stdio."""
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
 import sys
 from pathlib import Path
@@ -59,7 +60,8 @@ async def client(lsp_client: LanguageClient, request, workspace: Path):
         return next((a for a in params.actions or [] if a.title == lsp_client.answer_title), None)
 
     fix_code_action_hook(lsp_client)
-    init = marker_value(request, "lsp_init", {"workspaceTrusted": True})
+    init = json.loads(json.dumps(marker_value(request, "lsp_init", {"workspaceTrusted": True}))
+                      .replace("WORKSPACE", str(workspace)))
     profile = marker_value(request, "lsp_client", "visual-studio-code")
     await lsp_client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities(profile), root_uri=workspace.as_uri(),

@@ -11,7 +11,7 @@ from lsprotocol import types
 
 from lsp_helpers import FIXTURES, lines_of, open_doc, wait_until
 
-pytestmark = pytest.mark.asyncio
+pytestmark = [pytest.mark.asyncio, pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
 
 EXPECTED = {  # (file, 1-based line, pattern): what build_fixture_reports.py placed where
     "stencil.cu": [(15, "bank-conflict"), (24, "poor-coalescing"), (24, "redundant-rar"), (26, "removable-barrier")],
@@ -204,3 +204,15 @@ async def test_run_written_from_a_terminal_is_picked_up_and_compared(client, wor
     assert transpose["patterns"]["bank-conflict"]["verdict"] == "removed"
     assert transpose["bytes_before"] == transpose["bytes_after"] == 16 << 20
     assert client.lens_refreshes >= 1
+
+
+@pytest.mark.lsp_client("neovim@v0.7.0")
+@pytest.mark.lsp_init({"settings": {"pathPrefixMap": {"/build/app": "WORKSPACE"}}})
+async def test_neovim_profile_gets_no_requests_it_did_not_declare(client, workspace):
+    # Neovim 0.7 declares neither workspace/configuration, codeLens refresh nor showDocument: with settings
+    # in initializationOptions the server sends none of them (pytest-lsp turns such requests into errors).
+    stencil = (workspace / "stencil.cu").as_uri()
+    await wait_until(lambda: lines_of(client, stencil) == [15, 24, 24, 26])
+    spot = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="reuselens.nextHotSpot"))
+    assert spot["range"]["start"]["line"] + 1 == 14
+    assert client.shown_documents == [] and client.lens_refreshes == 0

@@ -15,7 +15,7 @@ from lsprotocol import types
 
 from lsp_helpers import FIXTURES, STANDIN, lines_of, wait_until
 
-pytestmark = pytest.mark.asyncio
+pytestmark = [pytest.mark.asyncio, pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
 
 PY = sys.executable
 STANDIN_RUN2 = [PY, str(STANDIN), "--recorded", str(FIXTURES / "run2")]
