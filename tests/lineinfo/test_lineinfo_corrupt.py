@@ -22,7 +22,7 @@ CUBIN_80 = (FIXTURES / "kernels.sm_80.lineinfo.cubin").read_bytes()  # REL reloc
 CUBIN_G = (FIXTURES / "other.sm_89.G.cubin").read_bytes()  # .debug_info inline ranges
 CUBINS = {"rela": CUBIN_90, "rel": CUBIN_80, "G": CUBIN_G}
 APP = (FIXTURES / "app_zstd.elf").read_bytes()
-FUZZ = settings(max_examples=150, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=150, deadline=10000, suppress_health_check=[HealthCheck.too_slow])  # deadline: hang guard
 
 
 def map_everything(data: bytes) -> int:

@@ -143,3 +143,16 @@ def test_extraction_is_byte_identical_to_cuobjdump(rdc_builds, tmp_path):
     ours = [c for _, c in cubins_from_binary(rdc_builds["rdcapp"])]
     assert len(ours) >= 3
     assert all(c in theirs for c in ours)
+
+
+@pytest.mark.parametrize("kind", ["object", "rdc-object", "shared-library"])
+def test_cubins_from_objects_and_shared_libraries(kind, builder, nvdisasm, tmp_path):
+    flags = {"object": ["-c"], "rdc-object": ["-c", "-rdc=true"],
+             "shared-library": ["-shared", "-Xcompiler", "-fPIC", "-cudart", "shared"]}[kind]
+    built = builder.build(f"kernels.{kind}", KERNELS, [*flags, "-lineinfo", "-arch=sm_90"])
+    cubins = cubins_from_binary(built)
+    assert [a for a, _ in cubins] == ["sm_90"]
+    path = tmp_path / "k.cubin"
+    path.write_bytes(cubins[0][1])
+    table = _check(path, cubins[0][1])
+    assert table.function_symbol("_Z5kernBPfPKfi") is not None
