@@ -178,14 +178,13 @@ class SourceMapper:
         sym = table.function_symbol(function)
         if sym is None or not table.has_line_info:
             return None
-        for start, _end, ref in table.section_rows(sym.shndx):
-            if start >= sym.value:
-                owner = table.containing_function(sym.shndx, start)
-                frame = table.chain(ref, owner.name if owner else function)[-1]
-                path, exists = self._resolve(frame.path, module)
-                return SourceLocation(path, frame.line, frame.column, exists, demangle(frame.function), (),
-                                      frame.path)
-        return None
+        index = table.section_index(sym.shndx)
+        i = bisect.bisect_left(index.starts, sym.value) if index is not None else 0
+        if index is None or i >= len(index.starts):
+            return None
+        frame = table.chain(index.ref(i), index.owners[i] or function)[-1]
+        path, exists = self._resolve(frame.path, module)
+        return SourceLocation(path, frame.line, frame.column, exists, demangle(frame.function), (), frame.path)
 
     def sass(self, module: str, function: str, pc: int) -> str | None:
         """SASS text of the instruction containing `pc`, when nvdisasm is available (else None + a note)."""
