@@ -64,6 +64,9 @@ def test_every_launch_complete_with_valid_records(programs, tmp_path):
         for r in records[:200]:
             assert r["pc"] < functions[int(r["function_id"])]["size"] + 1
     assert manifest["collector"]["unresolved_pc_records"] == 0
+    from collector_traces import check_run  # noqa: PLC0415
+
+    assert check_run(run) == []
 
 
 def test_atomic_flags(programs, tmp_path):

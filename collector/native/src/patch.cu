@@ -76,8 +76,11 @@ __device__ __forceinline__ uint64_t header_word(uint8_t type, uint8_t space, uin
 }
 
 // One record for the converged lanes executing this instruction; `addr` is this lane's address.
+// lane_limit_mask: lanes that may be recorded (ldmatrix: lanes supplying a row address).
+// with_addr false (BARRIER, BLOCK_EXIT): the record keeps the executing lanes' mask, all addresses 0.
 __device__ __forceinline__ void emit(void* userdata, uint64_t pc, uint64_t addr, uint32_t size, uint8_t type,
-                                     uint8_t space, uint8_t access, uint8_t flags, uint32_t lane_limit_mask) {
+                                     uint8_t space, uint8_t access, uint8_t flags, uint32_t lane_limit_mask,
+                                     bool with_addr = true) {
   RlDeviceState* s = static_cast<RlDeviceState*>(userdata);
   if (s == nullptr || s->enabled == 0) return;
   const uint32_t mask = __activemask();
@@ -94,14 +97,14 @@ __device__ __forceinline__ void emit(void* userdata, uint64_t pc, uint64_t addr,
     w[1] = (uint64_t)RL_UNRESOLVED_FUNCTION | ((uint64_t)recorded << 32);
     w[2] = pc;  // absolute; the host turns it into (function_id, section offset)
     w[3] = flat_block();
-    uint32_t idle = ~recorded;
+    uint32_t idle = with_addr ? ~recorded : ~0u;
     while (idle) {
       const int i = __ffs(idle) - 1;
       idle &= idle - 1;
       r->addr[i] = 0;
     }
   }
-  if ((recorded >> lane) & 1u) r->addr[lane] = addr;
+  if (with_addr && ((recorded >> lane) & 1u)) r->addr[lane] = addr;
   __threadfence_system();
   __syncwarp(mask);
   if (lane == leader) commit(s, t);
@@ -146,22 +149,22 @@ RL_CB rl_matrix(void* ud, uint64_t pc, uint32_t address, uint32_t size, uint32_t
 }
 
 RL_CB rl_barrier(void* ud, uint64_t pc, uint32_t, uint32_t, uint32_t) {
-  emit(ud, pc, 0, 0, reuselens::RL_REC_BARRIER, reuselens::RL_BARRIER_BLOCK, 0, 0, 0u);
+  emit(ud, pc, 0, 0, reuselens::RL_REC_BARRIER, reuselens::RL_BARRIER_BLOCK, 0, 0, ~0u, false);
   return SANITIZER_PATCH_SUCCESS;
 }
 
 RL_CB rl_syncwarp(void* ud, uint64_t pc, uint32_t) {
-  emit(ud, pc, 0, 0, reuselens::RL_REC_BARRIER, reuselens::RL_BARRIER_WARP, 0, 0, 0u);
+  emit(ud, pc, 0, 0, reuselens::RL_REC_BARRIER, reuselens::RL_BARRIER_WARP, 0, 0, ~0u, false);
   return SANITIZER_PATCH_SUCCESS;
 }
 
 RL_CB rl_cuda_barrier(void* ud, uint64_t pc, void*, uint32_t, uint32_t) {
-  emit(ud, pc, 0, 0, reuselens::RL_REC_BARRIER, reuselens::RL_BARRIER_MBARRIER, 0, 0, 0u);
+  emit(ud, pc, 0, 0, reuselens::RL_REC_BARRIER, reuselens::RL_BARRIER_MBARRIER, 0, 0, ~0u, false);
   return SANITIZER_PATCH_SUCCESS;
 }
 
 RL_CB rl_block_exit(void* ud, uint64_t pc) {
-  emit(ud, pc, 0, 0, reuselens::RL_REC_BLOCK_EXIT, 0, 0, 0, 0u);
+  emit(ud, pc, 0, 0, reuselens::RL_REC_BLOCK_EXIT, 0, 0, 0, ~0u, false);
   return SANITIZER_PATCH_SUCCESS;
 }
 
