@@ -331,6 +331,13 @@ struct Engine::Impl {
     const NodeInfo& n = nodes[it->second];
     return ((n.access | r.access) == n.access && r.size <= n.size) ? it->second : 0;
   }
+  // Fast test of what check_record spells out (this runs for every record).
+  bool plausible(const RlRecord& r) const {
+    bool mem = r.type == RL_REC_MEM, bar = r.type == RL_REC_BARRIER;
+    return (mem | bar | (r.type == RL_REC_BLOCK_EXIT)) & (r.warp < warps_per_block) & (r.block < kMaxBlock) &
+           ((!mem) | ((r.space >= RL_SPACE_GLOBAL) & (r.space <= RL_SPACE_LOCAL) & (r.size != 0))) &
+           ((!bar) | ((r.space >= RL_BARRIER_BLOCK) & (r.space <= RL_BARRIER_MBARRIER)));
+  }
   std::string check_record(const RlRecord& r) const {
     if (r.type < RL_REC_MEM || r.type > RL_REC_BLOCK_EXIT) return "unknown record type " + std::to_string(r.type);
     if (r.warp >= warps_per_block) {
@@ -353,10 +360,9 @@ struct Engine::Impl {
     wk.error_index = SIZE_MAX;
     for (size_t i = n * w / W, hi = n * (w + 1) / W; i < hi; ++i) {
       const RlRecord& r = recs[i];
-      std::string why = check_record(r);
-      if (!why.empty()) {
+      if (!plausible(r)) {
         wk.error_index = i;
-        wk.error = why;
+        wk.error = check_record(r);
         return;
       }
       Ctx& c = ctx[i];
@@ -477,28 +483,31 @@ struct Engine::Impl {
   static void shared_distribution(const RlRecord& r, Ctx& c, NodeStats& s, std::vector<uint64_t>& words,
                                   std::vector<uint64_t>& group) {
     unsigned per_group = r.size <= 4 ? 32u : std::max(1u, 128u / r.size);
-    words.clear();
+    size_t per_lane = (size_t(r.size) + 3) / 4 + 1;  // footprint words of one lane, at most
+    if (group.size() < per_group * per_lane) group.resize(per_group * per_lane);
+    if (words.size() < 32 * per_lane) words.resize(32 * per_lane);
     uint64_t wave = 0, ideal = 0;
-    size_t pushed = 0;
+    size_t pushed = 0, nw = 0;
     for (unsigned g0 = 0; g0 < 32; g0 += per_group) {
-      group.clear();
+      size_t ng = 0;
       for (unsigned lane = g0; lane < std::min(32u, g0 + per_group); ++lane) {
         if (!(r.active_mask >> lane & 1)) continue;
         uint64_t w0 = r.addr[lane] >> 2, w1 = (r.addr[lane] + r.size - 1) >> 2;
-        for (uint64_t w = w0; w <= w1; ++w) group.push_back(w);
+        for (uint64_t w = w0; w <= w1; ++w) group[ng++] = w;
       }
-      if (group.empty()) continue;
-      pushed += group.size();
-      size_t n = sort_unique(group.data(), group.size());
+      if (ng == 0) continue;
+      pushed += ng;
+      size_t n = sort_unique(group.data(), ng);
       unsigned per_bank[32] = {0};
       unsigned worst = 0;
       for (size_t i = 0; i < n; ++i) worst = std::max(worst, ++per_bank[group[i] & 31]);
       wave += worst;
       ideal += (n + 31) / 32;
-      words.insert(words.end(), group.begin(), group.begin() + long(n));
+      std::copy(group.begin(), group.begin() + long(n), words.begin() + long(nw));
+      nw += n;
     }
     // one lane group: its words are already distinct; several groups may share words
-    size_t distinct = per_group >= 32 ? words.size() : words.empty() ? 0 : sort_unique(words.data(), words.size());
+    size_t distinct = per_group >= 32 || nw == 0 ? nw : sort_unique(words.data(), nw);
     // lanes' granules are a subset of their footprint words: distinct footprints mean no shared granule
     if (distinct == pushed) c.flags |= kNoOverlap;
     s.addresses.add(uint32_t(distinct));

@@ -49,9 +49,10 @@ struct EdgeKey {
   uint32_t from = 0, to = 0;
   uint32_t prior_kernel = kNone, prior_node = 0;
   uint8_t label = kCold;
-  bool operator==(const EdgeKey& o) const {
-    return from == o.from && to == o.to && prior_kernel == o.prior_kernel && prior_node == o.prior_node &&
-           label == o.label;
+  bool operator==(const EdgeKey& o) const {  // branch-free: this runs once per lane-granule
+    uint64_t a = (uint64_t(from) << 32 | to) ^ (uint64_t(o.from) << 32 | o.to);
+    uint64_t b = (uint64_t(prior_kernel) << 32 | prior_node) ^ (uint64_t(o.prior_kernel) << 32 | o.prior_node);
+    return (a | b | uint64_t(label ^ o.label)) == 0;
   }
   bool operator<(const EdgeKey& o) const {
     if (from != o.from) return from < o.from;
