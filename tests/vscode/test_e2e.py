@@ -194,6 +194,8 @@ def test_profile_now_shows_progress_then_the_new_result(seen: dict[str, Any]) ->
     assert texts[-1] == "ReuseLens: 1 finding", texts
     assert profile["squiggles"] == 1
     assert "Last run: ReuseLens profile: 1 finding(s)" in profile["tooltip"], profile["tooltip"]
+    # The open graph view was redrawn for the new run: the intra-thread self-loop is gone.
+    assert profile["graph"] == {"edges": 2, "legend": ["cold miss"]}, profile["graph"]
 
 
 def test_compare_lists_the_resolved_finding_and_the_traffic(seen: dict[str, Any]) -> None:

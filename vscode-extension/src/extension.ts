@@ -27,8 +27,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     running: (server) => redraw(() => status.model.serverRunning(server.origin)),
     failed: (problem) => redraw(() => status.model.serverFailed(problem)),
     stopped: () => redraw(() => status.model.serverStopped()),
-    progress: (token, value) => redraw(() => status.model.progress(token, value)),
-    commandResult: (command, _args, result) => commands?.showCommandResult(command, result),
+    progress: (token, value) => {
+      redraw(() => status.model.progress(token, value));
+      if (value.kind === "end") {
+        void commands?.refreshGraph();
+      }
+    },
+    commandResult: (command, args, result) => commands?.showCommandResult(command, args, result),
   });
   commands = new Commands(manager, graph, status, log);
   commands.register(context);

@@ -18,6 +18,10 @@ export function editorContext(): unknown[] {
 }
 
 export class Commands {
+  /** Arguments of the last showGraph, so the open graph can follow a new run. */
+  private graphArgs: unknown[] = [];
+  private refreshing = false;
+
   constructor(private readonly server: ServerManager, private readonly graph: GraphPanel,
               private readonly status: StatusBar, private readonly log: vscode.LogOutputChannel) {}
 
@@ -42,16 +46,32 @@ export class Commands {
   }
 
   /** Shows what a server command returned (called for every server command, whoever ran it). */
-  showCommandResult(command: string, result: unknown): void {
+  showCommandResult(command: string, args: unknown[], result: unknown): void {
     if (command === SERVER_COMMANDS.showGraph) {
       const folder = primaryFolder();
       const prefixMap = vscode.workspace.getConfiguration(SECTION, folder?.uri).get<Record<string, string>>(
         "pathPrefixMap") ?? {};
-      this.graph.show(result, { pathPrefixMap: prefixMap, workspaceFolder: folder?.uri.fsPath });
+      this.graphArgs = args;
+      this.graph.show(result, { pathPrefixMap: prefixMap, workspaceFolder: folder?.uri.fsPath }, !this.refreshing);
     } else if (command === SERVER_COMMANDS.nextHotSpot) {
       void this.revealHotSpot(result);
     } else if (command === SERVER_COMMANDS.compare) {
       void this.showComparison(result);
+    }
+  }
+
+  /** After a run ends, redraws an open graph for the same place (without bringing it to the front). */
+  async refreshGraph(): Promise<void> {
+    if (!this.graph.isOpen() || !this.server.isRunning()) {
+      return;
+    }
+    this.refreshing = true;
+    try {
+      await this.server.execute(SERVER_COMMANDS.showGraph, this.graphArgs);
+    } catch (error) {
+      this.log.warn(`graph refresh: ${(error as Error).message}`);
+    } finally {
+      this.refreshing = false;
     }
   }
 

@@ -22,7 +22,8 @@ export class GraphPanel implements vscode.Disposable {
   constructor(private readonly extensionUri: vscode.Uri, private readonly log: vscode.LogOutputChannel) {}
 
   /** Shows the server's showGraph answer; an answer that is not a graph becomes one error message. */
-  show(answer: unknown, options: { pathPrefixMap?: Record<string, string>; workspaceFolder?: string }): void {
+  show(answer: unknown, options: { pathPrefixMap?: Record<string, string>; workspaceFolder?: string },
+       reveal = true): void {
     let view: GraphView;
     try {
       view = buildGraphView(answer, options);
@@ -36,15 +37,15 @@ export class GraphPanel implements vscode.Disposable {
     this.view = view;
     if (this.panel === undefined) {
       this.panel = this.createPanel();
-    } else {
+    } else if (reveal) {
       this.panel.reveal(undefined, true);
     }
     this.panel.title = `Reuse graph: ${shortTitle(view.title)}`;
     this.post();
   }
 
-  isVisible(): boolean {
-    return this.panel?.visible ?? false;
+  isOpen(): boolean {
+    return this.panel !== undefined;
   }
 
   dispose(): void {

@@ -324,8 +324,19 @@ try {
       const texts = await watchStatus((text) => /ReuseLens: \d+ findings?$/.test(text) && Date.now() - t0 > 1000 &&
                                                   !/^ReuseLens: 2 findings$/.test(text), 60000);
       await page.screenshot({ path: path.join(artifacts, "after_profile.png") });
+      // The graph view opened earlier follows the new run (the fixed kernel has no intra-thread loop).
+      const frame = await graphFrame(page, 10000);
+      const readGraph = () => frame.evaluate(() => ({
+        edges: Number(document.body.dataset.edges),
+        legend: Array.from(document.querySelectorAll("#legend .key")).map((e) => e.textContent),
+      }));
+      let graph = await readGraph();
+      for (let i = 0; i < 50 && graph.edges === 3; i++) {
+        await page.waitForTimeout(200);
+        graph = await readGraph();
+      }
       return { texts, seconds: (Date.now() - t0) / 1000, squiggles: await page.locator(".squiggly-warning").count(),
-               tooltip: await statusTooltip() };
+               tooltip: await statusTooltip(), graph };
     });
     await step("compare", async () => {
       await runCommand(page, "ReuseLens: Compare with previous run");
