@@ -187,6 +187,8 @@ class Tool {
   void on_launch_end(const Sanitizer_LaunchData* ld);
   void finish_job(DrainJob* job, std::unique_lock<std::recursive_mutex>& g);
   bool debug_ = false;
+  bool lazy_patch_ = true;
+  bool state_on_legacy_ = false;  // experiment: per-launch state copies on the legacy stream (docs/collector.md)
   bool select_launch(const std::string& mangled);
   bool patch_module(CUmodule mod, ModuleEntry& me);
   void resolve_module(CUmodule mod, ModuleEntry& me);
@@ -293,6 +295,10 @@ void Tool::init() {
   names_file_ = getenv_str("REUSELENS_KERNEL_NAMES_FILE");
   write_traces_ = getenv_str("REUSELENS_WRITE_TRACES") == "1";
   debug_ = getenv_str("REUSELENS_DEBUG") == "1";
+  // Default: patch a module at the first instrumented launch of one of its kernels (the configuration all
+  // recorded results were measured with). REUSELENS_EAGER_PATCH=1 patches at MODULE_LOADED instead.
+  lazy_patch_ = getenv_str("REUSELENS_EAGER_PATCH") != "1";
+  state_on_legacy_ = getenv_str("REUSELENS_STATE_STREAM") == "legacy";
   std::string bb = getenv_str("REUSELENS_BUFFER_BYTES");
   std::string nb = getenv_str("REUSELENS_BUFFERS");
   std::string lr = getenv_str("REUSELENS_LAUNCH_RANGE");
@@ -605,7 +611,13 @@ void Tool::on_module_loaded(const Sanitizer_ResourceModuleData* md) {
   }
   log("module %s loaded: %zu bytes, sm_%u, %zu functions", sha.substr(0, 12).c_str(), md->cubinSize, info.sm,
       info.functions.size());
-  modules_[md->module] = std::move(me);
+  ModuleEntry& stored = modules_[md->module] = std::move(me);
+  // REUSELENS_EAGER_PATCH=1: patch now, inside MODULE_LOADED (as NVIDIA's samples do); launches outside the
+  // kernel filter then run with callbacks that return at once.
+  if (!lazy_patch_ && !fault_) {
+    auto c = contexts_.find(md->context);
+    if (c != contexts_.end() && c->second.ready) patch_module(md->module, stored);
+  }
   maybe_write_run_json();
 }
 
@@ -803,8 +815,10 @@ void Tool::on_launch_begin(const Sanitizer_LaunchData* ld) {
     cs->host_allowed[b] = b;
     cs->host_ready[b] = 0;
   }
-  bool ok = check(sanitizerMemcpyHostToDeviceAsync(cs->d_state, st, sizeof *st, ld->hStream),
+  Sanitizer_StreamHandle state_stream = state_on_legacy_ ? nullptr : ld->hStream;
+  bool ok = check(sanitizerMemcpyHostToDeviceAsync(cs->d_state, st, sizeof *st, state_stream),
                   "sanitizerMemcpyHostToDeviceAsync(state)") &&
+            (!state_on_legacy_ || check(sanitizerStreamSynchronize(nullptr), "sanitizerStreamSynchronize(legacy)")) &&
             check(sanitizerSetLaunchCallbackData(ld->hLaunch, ld->function, ld->hStream, cs->d_state),
                   "sanitizerSetLaunchCallbackData");
   if (!ok) {
@@ -876,7 +890,7 @@ void Tool::finish_job(DrainJob* job, std::unique_lock<std::recursive_mutex>& g) 
   uint64_t total = 0, committed = 0;
   SanitizerResult rc = SANITIZER_SUCCESS;
   if (!faulted) {
-    rc = sanitizerMemcpyDeviceToHost(cs->h_stage, cs->d_state, sizeof(RlDeviceState), hs);
+    rc = sanitizerMemcpyDeviceToHost(cs->h_stage, cs->d_state, sizeof(RlDeviceState), state_on_legacy_ ? nullptr : hs);
     faulted = rc != SANITIZER_SUCCESS;
     if (!faulted) {
       total = cs->h_stage->head;
