@@ -205,8 +205,9 @@ def analyze_run(
         )
         _feed(engine, trace.records, trace.path)
         reason = trace.partial_reason
-        if reason is None and launch.get("status", "complete") != "complete":
-            reason = f"launch {launch['id']} {launch['status']}"
+        status = launch.get("status", "complete")
+        if status != "complete":  # faulted / incomplete per the collector: say so first
+            reason = f"launch {launch['id']} {status}" + (f"; {reason}" if reason else "")
         engine.end_launch(complete=reason is None)
         if reason:
             partial.append({"launch": int(launch["id"]), "reason": reason})
