@@ -26,7 +26,8 @@ export const CLIENT_COMMANDS = {
   compareWithPrevious: "reuselens.compareWithPrevious",
   cancelProfiling: "reuselens.cancelProfiling",
   showLog: "reuselens.showLog",
-  openNode: "reuselens.openGraphNode",
+  /** Internal (status bar click between runs): a quick pick of the commands above. */
+  statusMenu: "reuselens.statusMenu",
 } as const;
 
 /** Settings that only the client reads; changing one restarts the server. */

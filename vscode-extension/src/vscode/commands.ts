@@ -42,7 +42,7 @@ export class Commands {
     register(CLIENT_COMMANDS.compareWithPrevious, () => this.server.execute(SERVER_COMMANDS.compare, []));
     register(CLIENT_COMMANDS.cancelProfiling, () => this.cancel());
     register(CLIENT_COMMANDS.showLog, () => this.log.show());
-    register("reuselens.statusMenu", () => this.menu());
+    register(CLIENT_COMMANDS.statusMenu, () => this.menu());
   }
 
   /** Shows what a server command returned (called for every server command, whoever ran it). */

@@ -23,7 +23,7 @@ export class StatusBar implements vscode.Disposable {
     this.item.text = view.text;
     this.item.tooltip = view.tooltip;
     this.item.command = view.click === "cancel" ? CLIENT_COMMANDS.cancelProfiling
-      : view.click === "log" ? CLIENT_COMMANDS.showLog : "reuselens.statusMenu";
+      : view.click === "log" ? CLIENT_COMMANDS.showLog : CLIENT_COMMANDS.statusMenu;
     this.item.backgroundColor = view.kind === "error"
       ? new vscode.ThemeColor("statusBarItem.errorBackground") : undefined;
   }
