@@ -20,7 +20,7 @@ sleep 12
 pid=$(pgrep -f "build/gpu/apps multistream" | head -1)
 if [ -n "$pid" ]; then
   stamp "still running: backtraces of $pid"
-  timeout 8 cuda-gdb -batch -p "$pid" -ex "thread apply all bt 12" 2>&1 | grep -E "^#|^Thread" | head -60
+  timeout 8 cuda-gdb -batch -p "$pid" -ex "thread apply 1 2 bt 25" -ex "info threads" 2>&1 | grep -E "^#|^Thread|^\*? +[0-9]+ " | head -80
 fi
 wait
 tail -n 15 "$R/multistream/collector.log"

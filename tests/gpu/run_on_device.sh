@@ -41,19 +41,20 @@ print('$run'.split('/')[-1], '->', s.status, '|', s.partial_reason, '| exit', s.
 }
 
 stamp "multi-stream app (4 non-blocking streams, cross-stream events), smallest buffer, traces"
-REUSELENS_DEBUG=1 prof 40 "$R/multistream" "write_traces=True, buffer_bytes=MIN_BUFFER_BYTES, timeout=30" -- "$B/apps" multistream 2
+REUSELENS_DEBUG=1 prof 30 "$R/multistream" "write_traces=True, buffer_bytes=MIN_BUFFER_BYTES, timeout=20" -- "$B/apps" multistream 2
 tail -n 12 "$R/multistream/collector.log"
 stamp "robustness"
-prof 40 "$R/crash_fault" "write_traces=True, timeout=30" -- "$B/crash" fault
-prof 40 "$R/crash_abort" "timeout=30" -- "$B/crash" abort
-prof 20 "$R/crash_hang" "timeout=5" -- "$B/crash" hang
+prof 30 "$R/crash_fault" "write_traces=True, timeout=25" -- "$B/crash" fault
+prof 20 "$R/crash_abort" "timeout=15" -- "$B/crash" abort
+prof 15 "$R/crash_hang" "timeout=5" -- "$B/crash" hang
 stamp "demo"
-prof 60 "$R/demo_run" "write_traces=True, timeout=50" -- "$B/demo"
+prof 30 "$R/demo_run" "write_traces=True, timeout=25" -- "$B/demo"
 echo "{\"source_dir\": \"$ROOT/analyzer/demo/src\", \"build\": \"nvcc -O3 -lineinfo -gencode arch=compute_90,code=sm_90\"}" > "$R/demo_build.json"
 stamp "fidelity"
-timeout 120 python3 benchmarks/fidelity.py --bench "$B/microbench" --work "$R/fidelity" --json "$R/fidelity.json" || echo "fidelity exit $?"
+timeout 60 python3 benchmarks/fidelity.py --bench "$B/microbench" --work "$R/fidelity" --json "$R/fidelity.json" || echo "fidelity exit $?"
 stamp "overhead"
-timeout 150 python3 benchmarks/overhead.py --build "$B" --repeat 2 --work /tmp/ovh --json "$R/overhead.json" || echo "overhead exit $?"
+left=$(( ${BUDGET_S:-245} - ($(date +%s) - T0) )); [ $left -gt 100 ] && left=100
+timeout $left python3 benchmarks/overhead.py --build "$B" --repeat 2 --work /tmp/ovh --json "$R/overhead.json" || echo "overhead exit $?"
 if [ "$MODE" = full ]; then
   stamp "GPU tests"
   timeout 120 python3 -m pytest -q -p no:cacheprovider tests/collector/test_gpu.py 2>&1 | tail -15
