@@ -11,7 +11,14 @@ T0=$(date +%s); stamp() { echo "== [$(( $(date +%s) - T0 )) s] $*"; }
 cmake -S collector/native -B build/device -DCMAKE_BUILD_TYPE=Release > "$R/cmake.txt" 2>&1 && cmake --build build/device -j16 > "$R/build.txt" 2>&1 || { tail -30 "$R/build.txt"; exit 1; }
 make -C tests/gpu BUILD="$PWD/build/gpu" "$PWD/build/gpu/apps" > /dev/null 2>&1 || exit 1
 export REUSELENS_COLLECTOR_LIB=$PWD/build/device/libreuselens_collector.so
-stamp "multistream"
+stamp "the same app under plain compute-sanitizer (is a hang ours or the Sanitizer's?)"
+timeout 20 compute-sanitizer --tool memcheck --print-limit 5 build/gpu/apps multistream 2 2>&1 | tail -4 || echo "compute-sanitizer: exit $?"
+stamp "multistream, per-launch state copies on the legacy stream"
+REUSELENS_STATE_STREAM=legacy timeout 20 python3 -c "
+from collector.launcher import profile
+s = profile(['build/gpu/apps', 'multistream', '2'], run_dir='$R/multistream_legacy', timeout=12)
+print(s.status, s.partial_reason, s.launches_instrumented, s.records, s.errors[:3])"
+stamp "multistream (every callback logged)"
 REUSELENS_DEBUG=1 python3 -c "
 from collector.launcher import profile, MIN_BUFFER_BYTES
 s = profile(['build/gpu/apps', 'multistream', '2'], run_dir='$R/multistream', write_traces=True, buffer_bytes=MIN_BUFFER_BYTES, timeout=18)

@@ -441,6 +441,13 @@ bool Tool::claim() {
 
 void Tool::callback(Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void* data) {
   if (exited_) return;
+  if (debug_ && log_) {
+    const bool api = domain == SANITIZER_CB_DOMAIN_RUNTIME_API || domain == SANITIZER_CB_DOMAIN_DRIVER_API;
+    log("callback domain %d cbid %d%s", (int)domain, (int)cbid,
+        api ? (static_cast<const Sanitizer_CallbackData*>(data)->callbackSite == SANITIZER_API_ENTER ? " enter"
+                                                                                                    : " exit")
+            : "");
+  }
   if (domain == SANITIZER_CB_DOMAIN_RESOURCE) {
     switch (cbid) {
       case SANITIZER_CBID_RESOURCE_CONTEXT_CREATION_FINISHED: {
