@@ -46,19 +46,25 @@ async def did_change_configuration(ls: ReuseLensServer, params: types.DidChangeC
 def did_open(ls: ReuseLensServer, params: types.DidOpenTextDocumentParams) -> None:
     path = uri_to_path(params.text_document.uri)
     ls.doc_uris[path] = params.text_document.uri
+    ls.state.tracker.opened(path, params.text_document.text)
     ls.publish(path)
 
 
 @SERVER.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: ReuseLensServer, params: types.DidChangeTextDocumentParams) -> None:
+    path = uri_to_path(params.text_document.uri)
+    doc = ls.document(path)
+    if doc is not None:
+        ls.state.tracker.changed(path, params.content_changes, doc.source)
     ls.generation += 1  # related locations in other files may point into this one
-    ls.publish(uri_to_path(params.text_document.uri))
+    ls.publish(path)
 
 
 @SERVER.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: ReuseLensServer, params: types.DidCloseTextDocumentParams) -> None:
     path = uri_to_path(params.text_document.uri)
     ls.doc_uris.pop(path, None)
+    ls.state.tracker.closed(path)
     ls.publish(path)
 
 

@@ -75,7 +75,7 @@ class ReuseLensServer(LanguageServer):
             line_map = self.state.tracker.line_map(path, doc.version, doc.source)
             return doc.uri, split_lines(doc.source), line_map, doc.version
         line_map = self.state.tracker.line_map(path, "disk", None)
-        lines = self.state.tracker.snapshots.get(path)
+        lines = self.state.tracker.disk_lines(path)
         if lines is None:
             try:
                 lines = split_lines(open(path, errors="replace").read())

@@ -12,7 +12,7 @@ from lsprotocol import types
 from lsp_server.model import RunResults
 from lsp_server.report_source import load
 from lsp_server.settings import Settings
-from lsp_server.tracking import Tracker, split_lines
+from lsp_server.tracking import Tracker, disk_stamp, split_lines
 
 
 @dataclass
@@ -38,15 +38,18 @@ class State:
         if self.results is not None and self.results.digest == digest:
             return False
         results = RunResults(report, report_path, digest, self.settings.path_prefix_map)
-        snapshots = {}
+        snapshots, stamps = {}, {}
         for path in results.files():
             text = open_texts.get(path)
             if text is None:
+                stamps[path] = disk_stamp(path)
                 try:
                     text = Path(path).read_text(errors="replace")
                 except OSError:
                     continue
             snapshots[path] = split_lines(text)
         self.previous, self.results = self.results, results
-        self.tracker.reset(snapshots)
+        self.tracker.reset(snapshots, stamps)
+        for path, text in open_texts.items():
+            self.tracker.opened(path, text)
         return True

@@ -162,6 +162,21 @@ async def test_edits_shift_results_and_changed_lines_lose_them(client, workspace
     assert hover is None
 
 
+async def test_a_moved_copy_of_a_line_does_not_inherit_its_findings(client, workspace):
+    uri = open_doc(client, workspace / "stencil.cu")
+    await wait_until(lambda: lines_of(client, uri) == [15, 24, 24, 26])
+    # WHEN line 24 is moved up (inserted above line 21, then the original deleted)
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[types.TextDocumentContentChangePartial(
+                            range=types.Range(types.Position(20, 0), types.Position(20, 0)),
+                            text="            acc += a[row * n + j];\n"),
+                         types.TextDocumentContentChangePartial(
+                            range=types.Range(types.Position(24, 0), types.Position(25, 0)), text="")]))
+    # THEN the copy gets no findings (it was not profiled there) and the barrier stays on its line
+    await wait_until(lambda: lines_of(client, uri) == [15, 26])
+
+
 async def test_next_hot_spot_walks_by_waste(client, workspace):
     uri = (workspace / "lut.cu").as_uri()
     await wait_until(lambda: uri in client.diagnostics)

@@ -50,10 +50,52 @@ def test_compiler_output_both_forms_and_no_false_positives():
 def test_line_map_follows_insertions_and_drops_edited_lines():
     old = ["a", "b", "c", "d"]
     new = ["x", "a", "b", "C", "d"]
-    m = LineMap(old, new)
+    m = LineMap.aligned(old, new)
     assert [m.to_current(i) for i in (1, 2, 3, 4)] == [2, 3, None, 5]
     assert [m.to_snapshot(i) for i in (1, 2, 4, 5)] == [None, 1, None, 4]
-    assert LineMap(old, old).to_current(5) is None
+    assert LineMap.aligned(old, old).to_current(5) is None
+
+
+def _range(a, b, c, d):
+    from lsprotocol import types
+    return types.Range(types.Position(a, b), types.Position(c, d))
+
+
+def test_shift_follows_ranged_changes():
+    from lsp_server.tracking import shift
+    ident = {i: i for i in range(1, 6)}
+    assert shift(ident, _range(1, 0, 1, 0), "x\ny\n") == {1: 1, 2: 4, 3: 5, 4: 6, 5: 7}   # 2 lines above b
+    assert shift(ident, _range(1, 0, 3, 0), "") == {1: 1, 4: 2, 5: 3}                       # b, c deleted
+    assert shift(ident, _range(2, 0, 2, 1), "C") == {1: 1, 2: 2, 3: 3, 4: 4, 5: 5}          # c: candidate only
+    assert shift(ident, _range(2, 1, 3, 1), "") == {1: 1, 2: 2, 3: 3, 5: 4}                 # c, d joined
+
+
+def test_tracker_drops_edited_lines_and_checks_text(tmp_path):
+    from lsprotocol import types
+    from lsp_server.tracking import Tracker
+    snap = ["a", "b", "c", "b"]
+    t = Tracker()
+    t.reset({"/f": snap})
+    t.opened("/f", "a\nb\nc\nb\n")
+    # move the first "b" below "c": delete line 2, insert it after line 3 -> the text "b" exists twice
+    changes = [types.TextDocumentContentChangePartial(range=_range(1, 0, 2, 0), text=""),
+               types.TextDocumentContentChangePartial(range=_range(2, 0, 2, 0), text="b\n")]
+    t.changed("/f", changes, "a\nc\nb\nb\n")
+    line_map = t.line_map("/f", 2, "a\nc\nb\nb\n")
+    assert [line_map.to_current(i) for i in (1, 2, 3, 4)] == [1, None, 2, 4]
+
+
+def test_closed_file_changed_on_disk_is_realigned(tmp_path):
+    from lsp_server.tracking import Tracker, disk_stamp
+    f = tmp_path / "k.cu"
+    f.write_text("a\nb\nc\n")
+    t = Tracker()
+    t.reset({str(f): ["a", "b", "c"]}, {str(f): disk_stamp(str(f))})
+    assert t.line_map(str(f), None, None).to_current(3) == 3
+    f.write_text("new\na\nb\nchanged\n")
+    line_map = t.line_map(str(f), None, None)
+    assert [line_map.to_current(i) for i in (1, 2, 3)] == [2, 3, None]
+    assert t.disk_lines(str(f)) == ["new", "a", "b", "changed"]
 
 
 def test_prefix_map_matches_whole_components_only():
