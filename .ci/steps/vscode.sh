@@ -27,16 +27,20 @@ reuselens_vscode_ci_step() {
     DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   fi
 
-  echo "vscode step: npm ci in vscode-extension ($(node --version))"
-  (cd "$repo/vscode-extension" && npm ci --no-audit --no-fund --loglevel=error && npm run --silent package >/dev/null)
-  ls -l "$repo/vscode-extension/out/reuselens.vsix"
-
   if [ ! -x "$tools/node24/node_modules/node/bin/node" ]; then
     echo "vscode step: Node 24 from npm (node@24)"
     mkdir -p "$tools/node24"
     (cd "$tools/node24" && { [ -f package.json ] || npm init -y >/dev/null; } &&
       npm install --no-audit --no-fund --loglevel=error node@24)
   fi
+  # vsce 3 and the tests need Node >= 20; Debian's own nodejs is 18, so use Node 24 when the system's is older.
+  if [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 20 ]; then
+    export PATH="$tools/node24/node_modules/node/bin:$PATH"
+  fi
+
+  echo "vscode step: npm ci in vscode-extension (node $(node --version))"
+  (cd "$repo/vscode-extension" && npm ci --no-audit --no-fund --loglevel=error && npm run --silent package >/dev/null)
+  ls -l "$repo/vscode-extension/out/reuselens.vsix"
   if [ ! -x "$tools/code-server/node_modules/.bin/code-server" ]; then
     echo "vscode step: code-server $code_server_version from npm (builds native modules, a few minutes)"
     mkdir -p "$tools/code-server"
