@@ -174,9 +174,13 @@ class EdgeBuffer {
   Accumulator* target_ = nullptr;
 };
 
-struct BlockShadow {
-  explicit BlockShadow(Budget* b) : shared(b), local(b) {}
+// Everything the engine keeps about one running block; only the worker owning the block touches it.
+struct BlockState {
+  explicit BlockState(Budget* b) : shared(b), local(b) {}
   PagedShadow shared, local;
+  WarpState warps[32];
+  uint32_t exited[32] = {0};  // per warp: lanes that executed EXIT so far
+  uint32_t warps_done = 0;
 };
 
 }  // namespace
@@ -185,7 +189,7 @@ struct Worker {
   explicit Worker(Budget* b) : budget(b), fallback(b) {}
   Budget* budget;
   Accumulator acc;                                     // this launch, this worker
-  std::unordered_map<uint64_t, BlockShadow> blocks;    // blocks this worker owns (shared, local)
+  std::unordered_map<uint64_t, BlockState> blocks;     // running blocks this worker owns
   PagedShadow fallback;                                // global granules outside allocations, owned chunks
   SameIssueTable same;
   EdgeBuffer buffer;
@@ -195,21 +199,19 @@ struct Worker {
   size_t error_index = SIZE_MAX;                       // phase 1: first malformed record of the slice
   std::string error;
   uint64_t lanes = 0;
-  struct ExitState {
-    uint32_t lanes[32] = {0};  // per warp: lanes that executed EXIT so far
-    uint32_t warps_done = 0;
-  };
-  std::unordered_map<uint64_t, WarpState> warps;       // blocks this worker owns: key block * 32 + warp
-  std::unordered_map<uint64_t, ExitState> exited;      // blocks with at least one exited lane
-  uint64_t last_warp_key = ~0ull;
-  WarpState* last_warp = nullptr;
-  WarpState& warp_state(uint64_t block, uint32_t warp) {
-    uint64_t key = block * 32 + warp;
-    if (key != last_warp_key) {
-      last_warp = &warps[key];
-      last_warp_key = key;
+  uint64_t last_block = ~0ull;
+  BlockState* last_state = nullptr;
+  BlockState& block_state(uint64_t block) {
+    if (block != last_block) {
+      last_state = &blocks.try_emplace(block, budget).first->second;
+      last_block = block;
     }
-    return *last_warp;
+    return *last_state;
+  }
+  void drop_block(uint64_t block) {
+    blocks.erase(block);
+    last_block = ~0ull;
+    last_state = nullptr;
   }
   std::vector<uint64_t> scratch, scratch2;
   size_t region_hint = 0;
@@ -225,10 +227,8 @@ struct Worker {
   void reset_launch() {
     acc.clear();
     blocks.clear();
-    warps.clear();
-    exited.clear();
-    last_warp_key = ~0ull;
-    last_warp = nullptr;
+    last_block = ~0ull;
+    last_state = nullptr;
     last_node = 0;
     last_stats = nullptr;
   }
@@ -393,7 +393,7 @@ struct Engine::Impl {
   // barrier only the warp counter; an mbarrier is counted but orders nothing we can see.
   void on_barrier(const RlRecord& r, const Ctx& c, Worker& wk) {
     wk.acc.barriers[c.id].executions += 1;
-    WarpState& ws = wk.warp_state(r.block, r.warp);
+    WarpState& ws = wk.block_state(r.block).warps[r.warp];
     if (r.space == RL_BARRIER_BLOCK) {
       ws.bsync += 1;
       ws.wsync += 1;
@@ -411,17 +411,12 @@ struct Engine::Impl {
   // A block's shared and local memory die when every thread has executed EXIT. Threads may exit in several
   // pieces (early return), so exits are counted per lane; a record with no lanes set stands for its whole warp.
   void on_exit(const RlRecord& r, Worker& wk) {
-    Worker::ExitState& st = wk.exited[r.block];
+    BlockState& st = wk.block_state(r.block);
     uint32_t want = warp_lanes(r.warp);
-    uint32_t before = st.lanes[r.warp];
-    st.lanes[r.warp] |= (r.active_mask ? r.active_mask : want) & want;
-    if (before != want && st.lanes[r.warp] == want) st.warps_done += 1;
-    if (st.warps_done < warps_per_block) return;
-    wk.exited.erase(r.block);
-    wk.blocks.erase(r.block);
-    for (uint32_t w = 0; w < 32; ++w) wk.warps.erase(r.block * 32 + w);
-    wk.last_warp_key = ~0ull;
-    wk.last_warp = nullptr;
+    uint32_t before = st.exited[r.warp];
+    st.exited[r.warp] |= (r.active_mask ? r.active_mask : want) & want;
+    if (before != want && st.exited[r.warp] == want) st.warps_done += 1;
+    if (st.warps_done >= warps_per_block) wk.drop_block(r.block);
   }
   void phase3(const RlRecord* recs, unsigned w) {
     Worker& wk = *workers[w];
@@ -430,7 +425,7 @@ struct Engine::Impl {
         const RlRecord& r = recs[i];
         Ctx& c = ctx[i];
         if (r.type == RL_REC_MEM) {
-          const WarpState& ws = wk.warp_state(r.block, r.warp);
+          const WarpState& ws = wk.block_state(r.block).warps[r.warp];
           c.bsync = uint16_t(ws.bsync & kBsyncMask);
           c.wsync = uint16_t(ws.wsync & kWsyncMask);
           c.bar_block = ws.bar_block;
@@ -643,8 +638,7 @@ struct Engine::Impl {
     uint64_t w0 = pack_w0(gen, c.id, c.wsync);
     bool check_same = r.space != RL_SPACE_LOCAL && !(c.flags & kNoOverlap);
     if (check_same) wk.same.begin(size_t(__builtin_popcount(mask)) * granules);
-    BlockShadow* bs = nullptr;
-    if (r.space != RL_SPACE_GLOBAL) bs = &wk.blocks.try_emplace(r.block, &budget).first->second;
+    BlockState* bs = r.space == RL_SPACE_GLOBAL ? nullptr : &wk.block_state(r.block);
     for (uint32_t m = mask; m; m &= m - 1) {
       unsigned lane = unsigned(__builtin_ctz(m));
       uint64_t tid = uint64_t(r.warp) * 32 + lane;
