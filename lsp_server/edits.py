@@ -29,8 +29,43 @@ class Edit:
     title: str
 
 
+def code_only(lines: list[str]) -> list[str]:
+    """The lines with comments, string and character literals blanked out (same length, same columns), so
+    a name mentioned in a comment is not mistaken for a use."""
+    out, in_block = [], False
+    for text in lines:
+        chars, i, quote = list(text), 0, None
+        while i < len(chars):
+            pair = text[i:i + 2]
+            if in_block:
+                if pair == "*/":
+                    chars[i:i + 2], in_block, i = [" ", " "], False, i + 2
+                    continue
+                chars[i] = " "
+            elif quote:
+                if text[i] == "\\":
+                    chars[i:i + 2] = [" "] * len(chars[i:i + 2])
+                    i += 2
+                    continue
+                if text[i] == quote:
+                    quote = None
+                else:
+                    chars[i] = " "
+            elif pair == "//":
+                chars[i:] = [" "] * (len(chars) - i)
+                break
+            elif pair == "/*":
+                chars[i:i + 2], in_block, i = [" ", " "], True, i + 2
+                continue
+            elif text[i] in "\"'":
+                quote = text[i]
+            i += 1
+        out.append("".join(chars))
+    return out
+
+
 def _words(lines: list[str], name: str):
-    """(line index, match) for every whole-word use of `name`, comments and strings not excluded."""
+    """(line index, match) for every whole-word use of `name` in `lines` (pass code_only lines)."""
     pattern = re.compile(rf"\b{re.escape(name)}\b")
     for i, text in enumerate(lines):
         for match in pattern.finditer(text):
@@ -44,6 +79,7 @@ def _names_on(line_text: str) -> set[str]:
 def padding(lines: list[str], line: int) -> Edit | str:
     """`__shared__ T a[R][C]` -> `[R][C+1]`, for the one 2-D shared array used on `line`, when every use of
     it in the file is a double subscript `a[i][j]` (then the padding changes addresses, never the code)."""
+    lines = code_only(lines)
     used = _names_on(lines[line - 1]) if 0 < line <= len(lines) else set()
     candidates = [(i, m) for i, text in enumerate(lines) if (m := _SHARED_2D.match(text)) and m.group(2) in used]
     if len(candidates) != 1:
@@ -86,6 +122,7 @@ def barrier_removal(lines: list[str], line: int, all_removable: bool) -> Edit | 
 def constant_promotion(lines: list[str], line: int, capacity: int) -> Edit | str:
     """`__device__ const T a[N] = {...}` at file scope -> `__constant__ const T a[N] = {...}`: const means no
     code writes it, an initializer means no host copy is needed, and the size must fit the constant bank."""
+    lines = code_only(lines)
     used = _names_on(lines[line - 1]) if 0 < line <= len(lines) else set()
     for i, text in enumerate(lines):
         match = _DEVICE_CONST.match(text)

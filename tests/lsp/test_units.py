@@ -157,3 +157,12 @@ def test_hover_shows_the_inline_chain_innermost_first():
     text = hover.markdown(RunResults(report, "/r/report.json", "d", {"/b": "/ws"}), "/ws/h.cuh", 9)
     assert "inline chain: `poly(float)` at [h.cuh:9](file:///ws/h.cuh#L9) ← `kern(float*)` at " \
            "[k.cu:37](file:///ws/k.cu#L37)" in text
+
+
+def test_names_in_comments_and_strings_are_not_uses():
+    lines = ["// the tile transpose: tile is read by column", "__shared__ float tile[32][32]; /* tile */",
+             'printf("tile %d", 1);', "x = tile[threadIdx.x][threadIdx.y];"]
+    edit = edits.padding(lines, 4)
+    assert isinstance(edit, edits.Edit) and (edit.line, edit.text) == (2, "33")
+    assert edits.code_only(['a = "x // y"; // z', "/* a", "b */ c;"]) == [
+        'a = "      ";     ', "    ", "     c;"]
