@@ -119,3 +119,10 @@ def test_first_malformed_record_is_reported_whatever_the_workers(workers):
     recs["warp"][1900] = 31
     with pytest.raises(RuntimeError, match="record 600 of launch 0: access size 0"):
         feed(recs, workers, len(recs))
+
+
+def test_worker_count_is_capped_at_64():
+    recs = random_trace(9, n=600)
+    capped = json.loads(json.dumps(analyse(recs, 100)))
+    assert capped["stats"]["workers"] == 64
+    assert capped["kernels"] == analyse(recs, 1)["kernels"]

@@ -34,6 +34,7 @@ inline size_t batch_records(unsigned workers) { return std::min<size_t>(32768, s
 constexpr uint8_t kNoOverlap = 1;   // Ctx flag: no two lanes of the record share a granule
 constexpr uint8_t kOneChunk = 2;    // Ctx flag: all granules of the record lie in one chunk (one owner)
 constexpr uint64_t kLocalThreadShift = 48;
+constexpr unsigned kMaxWorkers = 64;  // route_global keeps one lane mask per worker on the stack
 
 struct PcKey {
   uint32_t function_id;
@@ -257,7 +258,7 @@ struct Group {
 
 struct Engine::Impl {
   explicit Impl(const EngineConfig& c)
-      : config(c), budget(c.shadow_budget_bytes), pool(c.workers ? c.workers : 1), W(pool.size()) {
+      : config(c), budget(c.shadow_budget_bytes), pool(std::min(kMaxWorkers, std::max(1u, c.workers))), W(pool.size()) {
     nodes.push_back(NodeInfo{});
     barriers.push_back(BarrierInfo{});
     gen_kernel.push_back(kNone);
@@ -511,7 +512,7 @@ struct Engine::Impl {
   }
 
   void route_global(const RlRecord& r, uint32_t i, Worker& wk) {
-    uint32_t masks[64] = {0};
+    uint32_t masks[kMaxWorkers] = {0};
     uint64_t last = (r.size + 3) / 4 - 1;
     for (uint32_t m = r.active_mask; m; m &= m - 1) {
       unsigned lane = unsigned(__builtin_ctz(m));

@@ -37,7 +37,7 @@ class EngineError : public std::runtime_error {
 };
 
 struct EngineConfig {
-  unsigned workers = 1;                       // analysis threads (the caller's thread is one of them); 0 = 1
+  unsigned workers = 1;                       // analysis threads incl. the caller's; 0 = 1, at most 64
   uint64_t shadow_budget_bytes = 8ull << 30;  // committed shadow memory allowed before EngineError
 };
 
