@@ -1,0 +1,132 @@
+"""A slow, obviously-sequential Python model of the engine's semantics (docs/engine.md), used as an oracle.
+
+It keeps dicts instead of shadow memory, exact barrier counters instead of modular ones, processes every lane
+in record order, and knows nothing about workers, batches, pages or routing. Its output is keyed by PCs, not
+node ids: edges {(from, to, label, prior): stats} and barrier spans {barrier: accesses}.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+
+MEM, BARRIER, BLOCK_EXIT = 1, 2, 3
+GLOBAL, SHARED, LOCAL = 1, 2, 3
+WRITE = 0x2
+
+
+def _stats():
+    return {"bytes": 0, "accesses": 0, "rar": 0, "raw": 0, "war": 0, "waw": 0, "synced": 0, "synced_bytes": 0}
+
+
+class Reference:
+    def __init__(self):
+        self.glob = {}  # granule -> (launch, pc_key, block, tid, write, bsync, wsync)
+        self.edges = defaultdict(lambda: defaultdict(_stats))  # launch -> key -> stats
+        self.spans = defaultdict(lambda: defaultdict(int))  # launch -> barrier pc key -> accesses
+        self.launch_kernel = {}
+
+    def run_launch(self, launch: int, kernel: int, threads: int, recs: np.ndarray) -> None:
+        self.launch_kernel[launch] = kernel
+        warps_per_block = (threads + 31) // 32
+        blocks = {}  # block -> {"shared": {}, "local": {}, "warps": {}, "exited": {}, "done": 0}
+
+        def block_state(b):
+            return blocks.setdefault(b, {"shared": {}, "local": {}, "warps": defaultdict(lambda: [0, 0, None, None]),
+                                         "exited": defaultdict(int), "done": 0})
+
+        def want(w):
+            tail = threads % 32
+            return 0xFFFFFFFF if (w + 1 < warps_per_block or tail == 0) else (1 << tail) - 1
+
+        for r in recs:
+            t, b, w, pc = int(r["type"]), int(r["block"]), int(r["warp"]), (int(r["function_id"]), int(r["pc"]))
+            st = block_state(b)
+            ws = st["warps"][w]
+            if t == BARRIER:
+                kind = int(r["space"])
+                if kind == 1:
+                    ws[0] += 1
+                    ws[1] += 1
+                    ws[2] = ws[3] = pc
+                elif kind == 2:
+                    ws[1] += 1
+                    ws[3] = pc
+                continue
+            if t == BLOCK_EXIT:
+                mask = int(r["active_mask"]) or want(w)
+                before = st["exited"][w]
+                st["exited"][w] |= mask & want(w)
+                if before != want(w) and st["exited"][w] == want(w):
+                    st["done"] += 1
+                if st["done"] >= warps_per_block:
+                    del blocks[b]
+                continue
+            self._mem(launch, r, b, w, pc, st, ws)
+
+    def _mem(self, launch, r, b, w, pc, st, ws):
+        space, size, access = int(r["space"]), int(r["size"]), int(r["access"])
+        write = bool(access & WRITE)
+        seen = set()
+        for lane in range(32):
+            if not (int(r["active_mask"]) >> lane) & 1:
+                continue
+            tid = w * 32 + lane
+            addr = int(r["addr"][lane])
+            for k in range((size + 3) // 4):
+                g = (addr >> 2) + k
+                nbytes = min(4, size - 4 * k)
+                if space == GLOBAL:
+                    table, key = self.glob, g
+                elif space == SHARED:
+                    table, key = st["shared"], g
+                else:
+                    table, key = st["local"], (tid, g)
+                old = table.get(key)
+                table[key] = (launch, pc, b, tid, write, ws[0], ws[1])
+                same = space != LOCAL and g in seen
+                seen.add(g)
+                self._edge(launch, pc, old, same, b, w, tid, write, ws, nbytes, space)
+
+    def _edge(self, launch, pc, old, same, b, w, tid, write, ws, nbytes, space):
+        to, label, prior, spanned, barrier = None, "cold", None, False, None
+        if old is not None and old[0] != launch and space == GLOBAL:
+            prior = (self.launch_kernel[old[0]], old[1])
+        elif old is not None and old[0] == launch:
+            to = old[1]
+            if same:
+                label = "warp_same_inst"
+            elif old[2] != b:
+                label = "grid"
+            elif old[3] == tid:
+                label = "thread"
+            elif old[3] // 32 == w:
+                label, spanned, barrier = "warp_diff_inst", ws[1] > old[6], ws[3]
+            else:
+                label, spanned, barrier = "block", ws[0] > old[5], ws[2]
+        s = self.edges[launch][(pc, to, label, prior)]
+        s["bytes"] += nbytes
+        s["accesses"] += 1
+        if old is not None and (to is not None or prior is not None):
+            s[("w" if write else "r") + "a" + ("w" if old[4] else "r")] += 1
+        if spanned:
+            s["synced"] += 1
+            s["synced_bytes"] += nbytes
+            self.spans[launch][barrier] += 1
+
+
+def engine_edges(kernel: dict) -> dict:
+    """The engine's edges of one kernel entry, keyed like Reference.edges."""
+    pcs = {n["id"]: (n["function_id"], n["pc"]) for n in kernel["nodes"] if n["id"]}
+    out = {}
+    for e in kernel["edges"]:
+        p = e["prior_kernel"]
+        prior = (p["kernel_function_id"], (p["function_id"], p["pc"])) if p else None
+        key = (pcs[e["from"]], pcs.get(e["to"]), e["label"], prior)
+        out[key] = {k: e[k] for k in ("bytes", "accesses", "rar", "raw", "war", "waw", "synced", "synced_bytes")}
+    return out
+
+
+def engine_spans(kernel: dict) -> dict:
+    return {(b["function_id"], b["pc"]): b["spanned_accesses"] for b in kernel["barriers"] if b["spanned_accesses"]}
