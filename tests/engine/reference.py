@@ -130,3 +130,43 @@ def engine_edges(kernel: dict) -> dict:
 
 def engine_spans(kernel: dict) -> dict:
     return {(b["function_id"], b["pc"]): b["spanned_accesses"] for b in kernel["barriers"] if b["spanned_accesses"]}
+
+
+def distributions(recs: np.ndarray) -> dict:
+    """Node distributions of paper 3.2.2, computed the slow way: {(fid, pc): {name: {value: count}}}."""
+    out: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(int)))
+    for r in recs:
+        if int(r["type"]) != MEM:
+            continue
+        d = out[(int(r["function_id"]), int(r["pc"]))]
+        size, space = int(r["size"]), int(r["space"])
+        lanes = [i for i in range(32) if (int(r["active_mask"]) >> i) & 1]
+        addrs = [int(r["addr"][i]) for i in lanes]
+        d["lanes"][len(lanes)] += 1
+        if space == GLOBAL:
+            d["addresses"][len(set(addrs))] += 1
+            d["sectors"][len({s for a in addrs for s in range(a >> 5, ((a + size - 1) >> 5) + 1)})] += 1
+            d["sectors_ideal"][-(-len(lanes) * size // 32)] += 1
+        elif space == SHARED:
+            per_group = 32 if size <= 4 else max(1, 128 // size)
+            words, wave, ideal = set(), 0, 0
+            for g0 in range(0, 32, per_group):
+                group = {wd for i in lanes if g0 <= i < g0 + per_group
+                         for wd in range(int(r["addr"][i]) >> 2, ((int(r["addr"][i]) + size - 1) >> 2) + 1)}
+                if group:
+                    banks = defaultdict(int)
+                    for wd in group:
+                        banks[wd & 31] += 1
+                    wave += max(banks.values())
+                    ideal += -(-len(group) // 32)
+                words |= group
+            d["addresses"][len(words)] += 1
+            d["wavefronts"][wave] += 1
+            d["wavefronts_ideal"][ideal] += 1
+    return out
+
+
+def engine_distributions(kernel: dict) -> dict:
+    names = ("lanes", "addresses", "sectors", "sectors_ideal", "wavefronts", "wavefronts_ideal")
+    return {(n["function_id"], n["pc"]): {k: dict(map(tuple, n[k])) for k in names if n[k]}
+            for n in kernel["nodes"] if n["id"]}

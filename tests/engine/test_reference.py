@@ -31,3 +31,14 @@ def test_engine_matches_reference_model(seed, workers):
         assert engine_spans(kernel) == dict(ref.spans[i])
     assert any(key[3] for key in ref.edges[1])  # the prior-kernel path was exercised
     assert any(v["synced"] for v in ref.edges[0].values())  # and the barrier path
+
+
+@pytest.mark.parametrize("seed", [31, 32])
+def test_distributions_match_reference_model(seed):
+    from reference import distributions, engine_distributions
+
+    recs = random_trace(seed, n=1500)
+    out = analyze_records([({"id": 0, "function_id": 0, "grid": [12, 1, 1], "block": [128, 1, 1]}, recs)],
+                          workers=2, allocations=[(A, 1 << 20)])
+    expected = {pc: {k: dict(v) for k, v in d.items()} for pc, d in distributions(recs).items()}
+    assert engine_distributions(out["kernels"][0]) == expected
