@@ -29,39 +29,21 @@ class Edit:
     title: str
 
 
+_NOT_CODE = re.compile(r"//[^\n]*|/\*.*?(?:\*/|\Z)|\"(?:\\.|[^\"\\\n])*\"?|'(?:\\.|[^'\\\n])*'?", re.DOTALL)
+
+
+def _blank(match: re.Match) -> str:
+    text = match.group(0)
+    if text[0] in "\"'":  # keep the quotes, blank the contents
+        inner = "".join("\n" if c == "\n" else " " for c in text[1:-1]) if len(text) > 1 else ""
+        return text[0] + inner + (text[-1] if len(text) > 1 else "")
+    return "".join("\n" if c == "\n" else " " for c in text)
+
+
 def code_only(lines: list[str]) -> list[str]:
     """The lines with comments, string and character literals blanked out (same length, same columns), so
     a name mentioned in a comment is not mistaken for a use."""
-    out, in_block = [], False
-    for text in lines:
-        chars, i, quote = list(text), 0, None
-        while i < len(chars):
-            pair = text[i:i + 2]
-            if in_block:
-                if pair == "*/":
-                    chars[i:i + 2], in_block, i = [" ", " "], False, i + 2
-                    continue
-                chars[i] = " "
-            elif quote:
-                if text[i] == "\\":
-                    chars[i:i + 2] = [" "] * len(chars[i:i + 2])
-                    i += 2
-                    continue
-                if text[i] == quote:
-                    quote = None
-                else:
-                    chars[i] = " "
-            elif pair == "//":
-                chars[i:] = [" "] * (len(chars) - i)
-                break
-            elif pair == "/*":
-                chars[i:i + 2], in_block, i = [" ", " "], True, i + 2
-                continue
-            elif text[i] in "\"'":
-                quote = text[i]
-            i += 1
-        out.append("".join(chars))
-    return out
+    return _NOT_CODE.sub(_blank, "\n".join(lines)).split("\n")
 
 
 def _words(lines: list[str], name: str):
