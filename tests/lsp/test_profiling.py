@@ -263,3 +263,18 @@ async def test_bad_settings_give_a_message_and_defaults(client, workspace):
     await wait_until(lambda: any("7 finding(s) are in 2 source file(s) not found here (e.g. /build/app/lut.cu)"
                                  in m.message for m in client.messages))
     assert lines_of(client, (workspace / "lut.cu").as_uri()) == []
+
+
+async def test_real_profiler_cli_result_or_its_one_line_error(client, workspace):
+    # The default profiler (`python -m analyzer.cli.main profile ...`), no stand-in: without a GPU it fails
+    # with the CLI's one-line error, which the server passes on verbatim; with one it profiles `true`.
+    await wait_until(lambda: (workspace / "lut.cu").as_uri() in client.diagnostics)
+    await set_settings(client, workspace, timeoutSeconds=60, **{"profile": {"command": ["true"]}})
+    result = await asyncio.wait_for(client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="reuselens.profile")), 200)
+    if result["status"] == "ok":
+        assert Path(result["report"]).is_file()
+        return
+    assert result["status"] == "failed"
+    assert result["message"].startswith("Profiling true failed (exit 2): reuselens: error: ")
+    assert "\n" not in result["message"] and "Traceback" not in result["tail"]
