@@ -625,7 +625,7 @@ struct Engine::Impl {
     s.accesses += 1;
     if (has_prior) {
       bool ow = e_write(old), cw = (r.access & RL_ACCESS_WRITE) != 0;
-      (ow ? (cw ? s.waw : s.raw) : (cw ? s.war : s.rar)) += 1;
+      s.kind[unsigned(cw) * 2 + unsigned(ow)] += 1;
     }
     if (spanned) {
       s.synced += 1;
@@ -850,8 +850,8 @@ std::string Engine::Impl::to_json() const {
       const EdgeKey& k = edges[i].first;
       const EdgeStats& s = edges[i].second;
       os << (i ? "," : "") << "{\"from\":" << k.from << ",\"to\":" << k.to << ",\"label\":\"" << kLabelNames[k.label]
-         << "\",\"bytes\":" << s.bytes << ",\"accesses\":" << s.accesses << ",\"rar\":" << s.rar << ",\"raw\":" << s.raw
-         << ",\"war\":" << s.war << ",\"waw\":" << s.waw << ",\"synced\":" << s.synced
+         << "\",\"bytes\":" << s.bytes << ",\"accesses\":" << s.accesses << ",\"rar\":" << s.kind[0] << ",\"raw\":" << s.kind[1]
+         << ",\"war\":" << s.kind[2] << ",\"waw\":" << s.kind[3] << ",\"synced\":" << s.synced
          << ",\"synced_bytes\":" << s.synced_bytes << ",\"prior_kernel\":";
       if (k.prior_kernel == kNone) {
         os << "null}";

@@ -72,15 +72,12 @@ struct EdgeKeyHash {
 
 struct EdgeStats {
   uint64_t bytes = 0, accesses = 0;
-  uint64_t rar = 0, raw = 0, war = 0, waw = 0;
+  uint64_t kind[4] = {0, 0, 0, 0};  // index (current writes) * 2 + (prior wrote): rar, raw, war, waw
   uint64_t synced = 0, synced_bytes = 0;  // cross-thread accesses with a barrier between the pair
   void merge(const EdgeStats& o) {
     bytes += o.bytes;
     accesses += o.accesses;
-    rar += o.rar;
-    raw += o.raw;
-    war += o.war;
-    waw += o.waw;
+    for (int i = 0; i < 4; ++i) kind[i] += o.kind[i];
     synced += o.synced;
     synced_bytes += o.synced_bytes;
   }
