@@ -4,7 +4,7 @@ Usage: python benchmarks/engine.py [--blocks 16384] [--workers 1,2,4,8,16] [--re
 
 The trace is generated, not recorded: a realistic mix per warp (coalesced global loads, a neighbour exchange,
 a shared-memory tile written, __syncthreads, read by another warp, a table shared by all blocks, 8-byte stores,
-a re-read), warps of 64 resident blocks interleaved instruction by instruction, as a drain thread sees them.
+a re-read), warps of 264 resident blocks interleaved instruction by instruction, as a drain thread sees them.
 Targets (issue 7): >= 50 M lane-accesses/s per worker; speed-up >= 0.85 N at N workers.
 """
 
@@ -26,7 +26,7 @@ from analyzer.replay import RECORD_DTYPE  # noqa: E402
 
 A, B, C = 0x7F0000000000, 0x7F1000000000, 0x7F2000000000
 WARPS = 8
-RESIDENT = 64
+RESIDENT = 264  # resident blocks: 132 SMs x 2, as on an H200
 
 
 def program(gid: np.ndarray, tid: np.ndarray) -> list[tuple[int, int, int, int, np.ndarray]]:
