@@ -146,6 +146,15 @@ async def main_async(args) -> dict:
     print(f"report: {sum(len(k['nodes']) - 1 for k in report['kernels'])} PCs, {len(paths)} files, "
           f"{sum(len(k['findings']) for k in report['kernels'])} findings", flush=True)
 
+    figures = await measure_requests(client, paths, report, rng, args.samples)
+    figures.update(await measure_run_end(client, published, report, tmp, run, args.files))
+    await asyncio.wait_for(client.shutdown_session(), 10)
+    await client.stop()
+    return figures
+
+
+async def measure_requests(client, paths, report, rng, samples) -> dict:
+    """p50/p99 of hover, codeLens, codeLens/resolve and codeAction on random memory lines of open files."""
     uris = [p.as_uri() for p in paths]
     for path, uri in zip(paths, uris):
         client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
@@ -155,7 +164,7 @@ async def main_async(args) -> dict:
         for n in k["nodes"][1:]:
             lines_by_uri.setdefault(Path(n["source"]["file"]).as_uri(), set()).add(n["source"]["line"] - 1)
     hover, lens, resolve, action = [], [], [], []
-    for _ in range(args.samples):
+    for _ in range(samples):
         uri = rng.choice(uris)
         line = rng.choice(sorted(lines_by_uri[uri]))
         await timed(hover, client.text_document_hover_async(types.HoverParams(
@@ -167,11 +176,14 @@ async def main_async(args) -> dict:
         rng_ = on_line[0].range if on_line else types.Range(types.Position(line, 0), types.Position(line, 0))
         await timed(action, client.text_document_code_action_async(types.CodeActionParams(
             types.TextDocumentIdentifier(uri), rng_, types.CodeActionContext(diagnostics=on_line))))
-    figures = {name: {"p50_ms": round(statistics.median(s), 2), "p99_ms": round(pct(s, 0.99), 2), "n": len(s)}
-               for name, s in (("hover", hover), ("codeLens", lens), ("codeLens/resolve", resolve),
-                               ("codeAction", action))}
+    return {name: {"p50_ms": round(statistics.median(s), 2), "p99_ms": round(pct(s, 0.99), 2), "n": len(s)}
+            for name, s in (("hover", hover), ("codeLens", lens), ("codeLens/resolve", resolve),
+                            ("codeAction", action))}
 
-    # Run end -> diagnostics: a new report.json lands in the watched directory.
+
+async def measure_run_end(client, published, report, tmp, run, files) -> dict:
+    """Run end -> last diagnostics: a report.json landing in the watched directory, then a profile run."""
+    figures = {}
     for k in report["kernels"]:
         for f in k["findings"]:
             f["waste"]["bytes"] += 1
@@ -180,7 +192,7 @@ async def main_async(args) -> dict:
     published.clear()
     end = time.time()
     staged.replace(run / "report.json")
-    await wait_for(lambda: len(published) >= args.files)
+    await wait_for(lambda: len(published) >= files)
     figures["watched run end -> last diagnostics published"] = {"ms": round((max(published.values()) - end) * 1000, 1)}
 
     # The same through reuselens.profile with a stand-in profiler that stamps its exit time.
@@ -198,11 +210,9 @@ async def main_async(args) -> dict:
     published.clear()
     result = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="reuselens.profile"))
     assert result["status"] == "ok", result
-    await wait_for(lambda: len(published) >= args.files)
+    await wait_for(lambda: len(published) >= files)
     figures["profiler exit -> last diagnostics published"] = {
         "ms": round((max(published.values()) - float(stamp.read_text())) * 1000, 1)}
-    await asyncio.wait_for(client.shutdown_session(), 10)
-    await client.stop()
     return figures
 
 

@@ -9,7 +9,7 @@ from lsprotocol import types
 
 from lsp_server import actions, diagnostics, graph, hover, lenses
 from lsp_server import settings as settings_mod
-from lsp_server.paths import path_to_uri, uri_to_path
+from lsp_server.paths import uri_to_path
 from lsp_server.server import CUDA_SUFFIXES, SAVE_DEBOUNCE_S, SERVER, ReuseLensServer
 from lsp_server.watcher import RunWatcher
 

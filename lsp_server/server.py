@@ -18,8 +18,8 @@ from pygls.lsp.server import LanguageServer
 
 from analyzer import __version__
 from analyzer.errors import ReportError
-from lsp_server import actions, diagnostics, graph, hover, lenses, profiling, settings as settings_mod
-from lsp_server.paths import path_to_uri, uri_to_path
+from lsp_server import diagnostics, profiling, settings as settings_mod
+from lsp_server.paths import path_to_uri
 from lsp_server.state import State
 from lsp_server.tracking import split_lines
 from lsp_server.watcher import RunWatcher
