@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine_records import BAR_BLOCK, BAR_MBARRIER, BAR_WARP, SHARED, WRITE, barrier, block_exit, mem
-from test_labels import edge, node, run
+from test_engine_labels import edge, node, run
 
 
 @pytest.mark.parametrize("stride_words,ways", [(1, 1), (2, 2), (4, 4), (8, 8), (16, 16), (32, 32), (33, 1), (3, 1)])

@@ -1,4 +1,4 @@
-"""The engine against the sequential Python model of tests/engine/reference.py on randomised traces:
+"""The engine against the sequential Python model of tests/engine/engine_reference.py on randomised traces:
 every edge (origin, label, prior kernel, bytes, accesses, kinds, barrier-separated counts) and every barrier
 span must agree exactly, for one worker and several."""
 
@@ -8,8 +8,8 @@ import pytest
 
 from analyzer.replay import analyze_records
 
-from reference import Reference, engine_edges, engine_spans
-from test_determinism import A, random_trace
+from engine_reference import Reference, engine_edges, engine_spans
+from test_engine_determinism import A, random_trace
 
 
 @pytest.mark.parametrize("seed", [21, 22, 23, 24])
@@ -35,7 +35,7 @@ def test_engine_matches_reference_model(seed, workers):
 
 @pytest.mark.parametrize("seed", [31, 32])
 def test_distributions_match_reference_model(seed):
-    from reference import distributions, engine_distributions
+    from engine_reference import distributions, engine_distributions
 
     recs = random_trace(seed, n=1500)
     out = analyze_records([({"id": 0, "function_id": 0, "grid": [12, 1, 1], "block": [128, 1, 1]}, recs)],

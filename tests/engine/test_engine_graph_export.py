@@ -13,7 +13,7 @@ from analyzer.graph import (annotate_kernel, build_graph, closed_subgraphs, r_co
                             reuse_ratio, w_out, w_total)
 
 from engine_records import SHARED, WRITE, mem, warp_addrs
-from test_labels import A, listing2_rows, node, run
+from test_engine_labels import A, listing2_rows, node, run
 
 
 def two_objects():
