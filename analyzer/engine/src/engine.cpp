@@ -419,25 +419,29 @@ struct Engine::Impl {
     if (before != want && st.exited[r.warp] == want) st.warps_done += 1;
     if (st.warps_done >= warps_per_block) wk.drop_block(r.block);
   }
-  void phase3(const RlRecord* recs, unsigned w) {
+  void block_step(const RlRecord& r, Ctx& c, unsigned w, Worker& wk) {
+    if (r.type == RL_REC_MEM) {
+      const WarpState& ws = wk.block_state(r.block).warps[r.warp];
+      c.bsync = uint16_t(ws.bsync & kBsyncMask);
+      c.wsync = uint16_t(ws.wsync & kWsyncMask);
+      c.bar_block = ws.bar_block;
+      c.bar_any = ws.bar_any;
+      if (r.space != RL_SPACE_GLOBAL) replay_record(r, c, r.active_mask, w, wk);
+    } else if (r.type == RL_REC_BARRIER) {
+      on_barrier(r, c, wk);
+    } else {
+      on_exit(r, wk);
+    }
+  }
+  // One worker owns everything: walk the batch itself instead of routed lists.
+  void phase3(const RlRecord* recs, size_t n, unsigned w) {
     Worker& wk = *workers[w];
+    if (W == 1) {
+      for (size_t i = 0; i < n; ++i) block_step(recs[i], ctx[i], 0, wk);
+      return;
+    }
     for (unsigned s = 0; s < W; ++s) {
-      for (uint32_t i : workers[s]->by_block[w]) {
-        const RlRecord& r = recs[i];
-        Ctx& c = ctx[i];
-        if (r.type == RL_REC_MEM) {
-          const WarpState& ws = wk.block_state(r.block).warps[r.warp];
-          c.bsync = uint16_t(ws.bsync & kBsyncMask);
-          c.wsync = uint16_t(ws.wsync & kWsyncMask);
-          c.bar_block = ws.bar_block;
-          c.bar_any = ws.bar_any;
-          if (r.space != RL_SPACE_GLOBAL) replay_record(r, c, r.active_mask, w, wk);
-        } else if (r.type == RL_REC_BARRIER) {
-          on_barrier(r, c, wk);
-        } else {
-          on_exit(r, wk);
-        }
-      }
+      for (uint32_t i : workers[s]->by_block[w]) block_step(recs[i], ctx[i], w, wk);
     }
   }
 
@@ -534,7 +538,7 @@ struct Engine::Impl {
     for (size_t i = lo; i < hi; ++i) {
       const RlRecord& r = recs[i];
       Ctx& c = ctx[i];
-      wk.by_block[W == 1 ? 0 : block_owner(r.block, W)].push_back(uint32_t(i));
+      if (W > 1) wk.by_block[block_owner(r.block, W)].push_back(uint32_t(i));
       if (r.type != RL_REC_MEM) continue;
       unsigned lanes = unsigned(__builtin_popcount(r.active_mask));
       NodeStats& s = *wk.stats_for(c.id);
@@ -545,7 +549,7 @@ struct Engine::Impl {
         auto span = global_distribution(r, c, s, wk.scratch.data(), lanes);
         uint64_t c_lo = chunk_of(span.first >> 2), c_hi = chunk_of((span.second >> 2) + (r.size + 3) / 4 - 1);
         if (W == 1) {
-          wk.by_chunk[0].push_back(Item{uint32_t(i), r.active_mask});
+          // phase 4 walks the batch itself
         } else if (c_lo == c_hi) {  // the common coalesced case: one owner, no per-lane routing
           c.flags |= kOneChunk;
           if (lanes) wk.by_chunk[owner_of(c_lo, W)].push_back(Item{uint32_t(i), r.active_mask});
@@ -664,8 +668,15 @@ struct Engine::Impl {
     wk.buffer.flush_into(&wk.acc);
   }
 
-  void phase4(const RlRecord* recs, unsigned w) {
+  void phase4(const RlRecord* recs, size_t n, unsigned w) {
     Worker& wk = *workers[w];
+    if (W == 1) {
+      for (size_t i = 0; i < n; ++i) {
+        const RlRecord& r = recs[i];
+        if (r.type == RL_REC_MEM && r.space == RL_SPACE_GLOBAL) replay_record(r, ctx[i], r.active_mask, 0, wk);
+      }
+      return;
+    }
     for (unsigned s = 0; s < W; ++s) {
       for (const Item& it : workers[s]->by_chunk[w]) replay_record(recs[it.index], ctx[it.index], it.mask, w, wk);
     }
@@ -681,8 +692,8 @@ struct Engine::Impl {
       pool.run([&](unsigned w) { phase1(recs, b, w); });
       finish_phase1(recs);
       pool.run([&](unsigned w) { phase2(recs, b, w); });
-      pool.run([&](unsigned w) { phase3(recs, w); });
-      pool.run([&](unsigned w) { phase4(recs, w); });
+      pool.run([&](unsigned w) { phase3(recs, b, w); });
+      pool.run([&](unsigned w) { phase4(recs, b, w); });
       launch_records += b;
       counters.records += b;
       recs += b;
