@@ -197,6 +197,8 @@ class ReuseLensServer(LanguageServer):
             if self.watcher is not None:
                 self.watcher.watch(new.run_directory)
             self.reload(announce=False)
+            if self.state.results is None:
+                self.publish_all()  # no run at the new place: clear what the old one published
         else:
             self.publish_all()
 

@@ -278,3 +278,15 @@ async def test_real_profiler_cli_result_or_its_one_line_error(client, workspace)
     assert result["status"] == "failed"
     assert result["message"].startswith("Profiling true failed (exit 2): reuselens: error: ")
     assert "\n" not in result["message"] and "Traceback" not in result["tail"]
+
+
+async def test_moving_the_run_directory_clears_and_then_follows_it(client, workspace):
+    lut = (workspace / "lut.cu").as_uri()
+    await wait_until(lambda: lines_of(client, lut) == [11, 14, 25])
+    other = workspace / "elsewhere" / "run"
+    await set_settings(client, workspace, runDirectory=str(other))
+    await wait_until(lambda: lines_of(client, lut) == [])
+    # the directory does not exist yet; a run appearing there is picked up
+    other.mkdir(parents=True)
+    shutil.copy(FIXTURES / "run2" / "report.json", other / "report.json")
+    await wait_until(lambda: lines_of(client, (workspace / "stencil.cu").as_uri()) == [24, 24])
