@@ -159,6 +159,12 @@ def test_status_bar_counts_the_findings(seen: dict[str, Any]) -> None:
     assert value(seen, "statusbar").endswith("ReuseLens: 2 findings")
 
 
+def test_next_hot_spot_moves_to_the_finding_line(seen: dict[str, Any]) -> None:
+    hotspot = value(seen, "hotspot")
+    assert hotspot["before"].startswith("Ln 1,"), hotspot
+    assert hotspot["after"].startswith(f"Ln {fixture_run.LOAD_LINE},"), hotspot
+
+
 def test_graph_view_draws_the_kernel_offline_under_a_strict_csp(seen: dict[str, Any]) -> None:
     graph = value(seen, "graph")
     assert graph["title"] == "PCDepGraph: row_sum(const float*, float*, int, int)"

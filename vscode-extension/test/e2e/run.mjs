@@ -245,6 +245,18 @@ try {
       await item.waitFor({ timeout: 10000 });
       return (await item.textContent()).trim();
     });
+    await step("hotspot", async () => {
+      await page.locator(".monaco-editor .view-lines", { hasText: "row_sum" }).first().click();
+      await goToLine(page, 1, 1);
+      const before = await cursorStatus(page);
+      await runCommand(page, "ReuseLens: Next hot spot");
+      let after = before;
+      for (let i = 0; i < 50 && after === before; i++) {
+        await page.waitForTimeout(200);
+        after = await cursorStatus(page);
+      }
+      return { before, after };
+    });
     await step("graph", async () => {
       await page.locator(".monaco-editor .view-lines", { hasText: "row_sum" }).first().click();
       await goToLine(page, spec.loadLine, 1);
