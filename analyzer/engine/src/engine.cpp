@@ -136,31 +136,31 @@ class SameIssueTable {
   uint32_t stamp_ = 0;
 };
 
-// Edges of one record, folded before they reach the hash map (a warp usually produces one to three).
+// Edge counts folded before they reach the hash map: consecutive records (the warps of one PC) mostly hit the
+// same few edges. Kept across records; flushed when full and at the end of every phase.
 class EdgeBuffer {
  public:
   struct Slot {
     EdgeKey key;
     EdgeStats stats;
-    uint32_t barrier;
+    uint32_t barrier;  // the barrier its synced accesses credit (docs/engine.md, "Barriers")
   };
-  Slot& slot(const EdgeKey& k, uint32_t barrier) {
-    if (last_ < n_ && slots_[last_].key == k) return slots_[last_];
+  Slot& slot(const EdgeKey& k, uint32_t barrier, Accumulator& acc) {
+    if (last_ < n_ && slots_[last_].key == k && slots_[last_].barrier == barrier) return slots_[last_];
     for (size_t i = 0; i < n_; ++i) {
-      if (slots_[i].key == k) return slots_[last_ = i];
+      if (slots_[i].key == k && slots_[i].barrier == barrier) return slots_[last_ = i];
     }
-    if (n_ == kSlots) flush_into(nullptr);
+    if (n_ == kSlots) flush(acc);
     slots_[n_] = Slot{k, EdgeStats(), barrier};
     last_ = n_;
     return slots_[n_++];
   }
-  void flush_into(Accumulator* acc) {
-    if (acc) target_ = acc;
+  void flush(Accumulator& acc) {
     for (size_t i = 0; i < n_; ++i) {
       const Slot& s = slots_[i];
-      target_->edges[s.key].merge(s.stats);
+      acc.edges[s.key].merge(s.stats);
       if (s.stats.synced) {
-        SpanStats& span = target_->barriers[s.barrier].spans[s.key];
+        SpanStats& span = acc.barriers[s.barrier].spans[s.key];
         span.accesses += s.stats.synced;
         span.bytes += s.stats.synced_bytes;
       }
@@ -172,7 +172,6 @@ class EdgeBuffer {
   static constexpr size_t kSlots = 16;
   Slot slots_[kSlots];
   size_t n_ = 0, last_ = 0;
-  Accumulator* target_ = nullptr;
 };
 
 // Everything the engine keeps about one running block; only the worker owning the block touches it.
@@ -438,11 +437,12 @@ struct Engine::Impl {
     Worker& wk = *workers[w];
     if (W == 1) {
       for (size_t i = 0; i < n; ++i) block_step(recs[i], ctx[i], 0, wk);
-      return;
+    } else {
+      for (unsigned s = 0; s < W; ++s) {
+        for (uint32_t i : workers[s]->by_block[w]) block_step(recs[i], ctx[i], w, wk);
+      }
     }
-    for (unsigned s = 0; s < W; ++s) {
-      for (uint32_t i : workers[s]->by_block[w]) block_step(recs[i], ctx[i], w, wk);
-    }
+    wk.buffer.flush(wk.acc);
   }
 
   // ---- phase 2: distributions and routing --------------------------------------------------------------
@@ -623,7 +623,7 @@ struct Engine::Impl {
         barrier = c.bar_block;
       }
     }
-    EdgeBuffer::Slot& slot = wk.buffer.slot(k, barrier);
+    EdgeBuffer::Slot& slot = wk.buffer.slot(k, barrier, wk.acc);
     EdgeStats& s = slot.stats;
     s.bytes += bytes;
     s.accesses += 1;
@@ -665,7 +665,6 @@ struct Engine::Impl {
         touch(e, w0, w1, r, c, lane, bytes, same, wk);
       }
     }
-    wk.buffer.flush_into(&wk.acc);
   }
 
   void phase4(const RlRecord* recs, size_t n, unsigned w) {
@@ -675,11 +674,12 @@ struct Engine::Impl {
         const RlRecord& r = recs[i];
         if (r.type == RL_REC_MEM && r.space == RL_SPACE_GLOBAL) replay_record(r, ctx[i], r.active_mask, 0, wk);
       }
-      return;
+    } else {
+      for (unsigned s = 0; s < W; ++s) {
+        for (const Item& it : workers[s]->by_chunk[w]) replay_record(recs[it.index], ctx[it.index], it.mask, w, wk);
+      }
     }
-    for (unsigned s = 0; s < W; ++s) {
-      for (const Item& it : workers[s]->by_chunk[w]) replay_record(recs[it.index], ctx[it.index], it.mask, w, wk);
-    }
+    wk.buffer.flush(wk.acc);
   }
 
   void consume(const RlRecord* recs, size_t n) {
