@@ -154,8 +154,20 @@ class ReuseLensServer(LanguageServer):
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
             self.state.published.discard(uri)
         self._announce_missing(missing)
+        self._announce_unplaced()
         if self.capability("workspace", "code_lens", "refresh_support"):
             self.workspace_code_lens_refresh(None)
+
+    def _announce_unplaced(self) -> None:
+        """Findings without a source line stay off the editor (never on a guessed line); say so once per run,
+        with the report's notes (e.g. a module built without -lineinfo)."""
+        results = self.state.results
+        if results is None or not results.unplaced_findings or getattr(self, "_unplaced_for", None) == results.digest:
+            return
+        self._unplaced_for = results.digest
+        notes = "; ".join(str(n) for n in results.report.get("notes", []) or [])
+        self.tell(types.MessageType.Warning, f"ReuseLens: {results.unplaced_findings} finding(s) have no source line"
+                  + (f": {notes}" if notes else "; rebuild with -lineinfo to see them on your code") + ".")
 
     def _announce_missing(self, missing: list[str]) -> None:
         key = (self.state.results.digest if self.state.results else None, tuple(sorted(missing)))

@@ -231,3 +231,18 @@ async def test_neovim_profile_gets_no_requests_it_did_not_declare(client, worksp
     spot = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="reuselens.nextHotSpot"))
     assert spot["range"]["start"]["line"] + 1 == 14
     assert client.shown_documents == [] and client.lens_refreshes == 0
+
+
+async def test_findings_without_source_lines_are_announced_not_guessed(client, workspace):
+    import json
+    run = workspace / ".reuselens" / "run"
+    report = json.loads((run / "report.json").read_text())
+    for node in report["kernels"][2]["nodes"]:  # apply_lut's module built without -lineinfo
+        node["source"] = None
+    report["notes"] = ["module 9c1f9c1f9c1f: no line info; rebuild with -lineinfo (nvcc -lineinfo) to see findings on source lines"]
+    (run / "next.json").write_text(json.dumps(report))
+    (run / "next.json").replace(run / "report.json")
+    lut = (workspace / "lut.cu").as_uri()
+    await wait_until(lambda: lines_of(client, lut) == [25])
+    await wait_until(lambda: any("2 finding(s) have no source line: module 9c1f9c1f9c1f: no line info" in m.message
+                                 for m in client.messages))
