@@ -110,8 +110,9 @@ export class GraphPanel implements vscode.Disposable {
 <body>
 <header>
   <h1 id="title">Reuse graph</h1>
-  <p class="hint">Nodes are memory instructions (file:line, SASS opcode); an edge points from an access to its
-  reuse origin, colour = Topological Distance, width = log(bytes); boxes are closed subgraphs.
+  <p class="hint">Nodes are memory instructions (file:line, then the SASS opcode, or the access and PC when the
+  run has no SASS); an edge points from an access to its reuse origin, colour = Topological Distance,
+  width = log(bytes); boxes are closed subgraphs.
   Click a node to open its source line.</p>
   <div id="legend"></div>
   <div id="notes"></div>
