@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# One device call for the figures that need the GPU host but not the collector's own build loop:
+# the package built as pip builds it (engine module + collector), the engine scaling benchmark on 16 cores,
+# the actionability loop (findings -> fix -> ncu before/after), and `reuselens demo` on the recorded run.
+# Needs the wheels of README's device notes in .whl/ (pyelftools, cxxfilt, zstandard, lz4 for cp312).
+set -uo pipefail
+export PYTHONUNBUFFERED=1
+OUTDIR=${OUT:-/tmp/reuselens-out}; mkdir -p "$OUTDIR"
+exec > >(tee "$OUTDIR/lead_log.txt") 2>&1
+cd "$(dirname "$0")/.."
+T0=$(date +%s); stamp() { echo "== [$(( $(date +%s) - T0 )) s] $*"; }
+stamp "wheels + pip build of the package"
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl || exit 1
+python3 -m pip install -q --no-deps --no-build-isolation --no-cache-dir --target /tmp/rl . > "$OUTDIR/pip_build.txt" 2>&1 \
+  || { tail -30 "$OUTDIR/pip_build.txt"; exit 1; }
+export PYTHONPATH=/tmp/rl:/tmp/site PATH=/tmp/rl/bin:$PATH
+ls /tmp/rl/collector/native/ /tmp/rl/analyzer/_engine*.so
+stamp "engine benchmark"
+timeout 200 python3 benchmarks/engine.py --workers 1,2,4,8,16 2>&1 | tee "$OUTDIR/engine_bench.txt"
+stamp "actionability"
+timeout 240 python3 benchmarks/actionability.py --out /tmp/act 2>&1 | tail -60
+cp /tmp/act/actionability.json "$OUTDIR/" 2>/dev/null
+stamp "demo"
+timeout 60 python3 -m analyzer.cli.main demo 2>&1 | tail -30
+stamp "done"
