@@ -76,8 +76,11 @@ def render_html(kernel: dict[str, Any]) -> str:
             path = (f"M {x1 + NODE_W} {y1 + 10} C {x1 + NODE_W + 45} {y1 - 15}, "
                     f"{x1 + NODE_W + 45} {y1 + NODE_H + 15}, {x1 + NODE_W} {y1 + NODE_H - 10}")
         else:
-            bend = 40 if x1c == x2c else 0
-            path = f"M {x1c} {y1c} Q {(x1c + x2c) / 2 + bend} {(y1c + y2c) / 2}, {x2c} {y2c}"
+            # Same-column edges would lie on top of each other: bend them sideways, each label by its own
+            # amount, upward edges to one side and downward ones to the other.
+            offset = 30 + 14 * list(LABEL_COLORS).index(label) if label in LABEL_COLORS else 30
+            bend = 0 if x1c != x2c else (offset if y1c > y2c else -offset)
+            path = f"M {x1c} {y1c} Q {(x1c + x2c) / 2 + 2 * bend} {(y1c + y2c) / 2}, {x2c} {y2c}"
         tip = (f"{LABEL_TEXT.get(label, label)}: {format_bytes(edge.get('bytes', 0))}, "
                f"{edge.get('accesses', 0)} accesses")
         parts.append(f'<path d="{path}" fill="none" stroke="{LABEL_COLORS.get(label, "#888")}" '
@@ -116,7 +119,8 @@ svg text {{ font: 12px ui-monospace, monospace; }} svg text.where {{ fill: #555;
 <p>Edges point from an access to its reuse origin; colour = Topological Distance, width = log(bytes).
 Columns are closed subgraphs. {legend}</p>
 <svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}">
-<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto">
+<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="9"
+markerHeight="9" orient="auto">
 <path d="M 0 0 L 10 5 L 0 10 z" fill="#666"/></marker></defs>
 {chr(10).join(parts)}
 </svg></body></html>
