@@ -204,6 +204,8 @@ class ReuseLensServer(LanguageServer):
             self.tell(types.MessageType.Warning, "ReuseLens: " + " ".join(problems))
         old, self.state.settings = self.state.settings, new
         self.generation += 1
+        self.log_text(types.MessageType.Log, f"ReuseLens: settings applied (run directory {new.run_directory}, "
+                      f"profile command {new.profile_command or 'unset'})")
         if (old.run_directory, old.path_prefix_map) != (new.run_directory, new.path_prefix_map):
             self.state.results = None
             if self.watcher is not None:

@@ -51,8 +51,10 @@ def alive(pid: int) -> bool:
 async def set_settings(client, ws: Path, **values) -> None:
     settings = {"pathPrefixMap": {"/build/app": str(ws)}, **values}
     client.set_configuration(settings, section="reuselens")
+    applied = lambda: sum("settings applied" in m.message for m in client.log_messages)
+    before = applied()
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"reuselens": settings}))
-    await asyncio.sleep(0.3)
+    await wait_until(lambda: applied() > before)
 
 
 @pytest.fixture
@@ -152,14 +154,14 @@ async def test_partial_run_is_shown_with_a_warning(client, workspace):
 
 async def test_hanging_app_is_stopped_at_the_timeout(client, workspace, appstate):
     await wait_until(lambda: (workspace / "lut.cu").as_uri() in client.diagnostics)
-    await set_settings(client, workspace, timeoutSeconds=1,
+    await set_settings(client, workspace, timeoutSeconds=4,
                        **{"profile": {"command": app_argv(workspace)}, "profiler": {"command": STANDIN_RUN2}})
     (appstate / "hold").touch()
     started = time.monotonic()
     result = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="reuselens.profile"))
-    assert time.monotonic() - started < 10
-    assert result["message"] == "The profile command timed out after 1 s and was stopped."
-    assert "profiling" in result["tail"]
+    assert 4 <= time.monotonic() - started < 15
+    assert result["message"] == "The profile command timed out after 4 s and was stopped."
+    assert "profiling" in result["tail"]  # the profiler's own output, before it was stopped
     await wait_until(lambda: not alive(int((appstate / "pid0").read_text())), timeout=5)
 
 
