@@ -40,6 +40,8 @@ TOOL_VERSION = "0.1.0"
 _RUN_ENTRIES = {"run.json", "modules", "traces", "collector.log", "report.json", "analysis.json",
                 ".collector.pid", "app.stdout", "app.stderr"}
 MIN_BUFFER_BYTES = 16 * 288  # the smallest buffer the tool library accepts (16 records)
+# profile(module_loading=...) / REUSELENS_MODULE_LOADING -> the app's CUDA_MODULE_LOADING
+MODULE_LOADING_MODES = {"eager": "EAGER", "lazy": "LAZY"}
 
 ProgressCallback = Callable[..., None]
 
@@ -248,7 +250,7 @@ def profile(argv: Sequence[str], *, run_dir: str | os.PathLike, cwd: str | os.Pa
             launch_range: tuple[int, int | None] | None = None, timeout: float | None = None,
             write_traces: bool = False, buffer_bytes: int | None = None,
             on_progress: ProgressCallback | None = None, cancel: threading.Event | None = None,
-            buffers: int | None = None) -> RunSummary:
+            buffers: int | None = None, module_loading: str | None = None) -> RunSummary:
     """Run `argv` under the collector and return a summary; the run directory holds the results.
 
     env: variables added to (overriding) this process's environment. kernel_filter: regex searched in the
@@ -256,8 +258,10 @@ def profile(argv: Sequence[str], *, run_dir: str | os.PathLike, cwd: str | os.Pa
     demangled name without parameters), one per line. launch_range: (first, end) over the launches that pass
     the name filters, end exclusive or None. timeout: seconds before the whole process group is killed and the
     run marked partial. cancel: set it to stop the run the same way. on_progress(stage, done, total) is
-    called about once a second. Raises a CollectorError subclass (one clear sentence) when profiling cannot
-    start.
+    called about once a second. module_loading: "eager" or "lazy" sets CUDA_MODULE_LOADING for the app (None:
+    REUSELENS_MODULE_LOADING from env / this process's environment if set, else the app's own setting; an
+    experiment for the multi-stream hang, docs/collector.md). Raises a CollectorError subclass (one clear
+    sentence) when profiling cannot start.
     """
     if not argv:
         raise AppNotFoundError("no command to profile")
@@ -283,6 +287,11 @@ def profile(argv: Sequence[str], *, run_dir: str | os.PathLike, cwd: str | os.Pa
         first, end = int(launch_range[0]), (None if launch_range[1] is None else int(launch_range[1]))
         if first < 0 or (end is not None and end <= first):
             raise InvalidFilterError(f"launch range {launch_range}: expected 0 <= first < end")
+    if module_loading is None:
+        module_loading = full_env.get("REUSELENS_MODULE_LOADING") or None
+    if module_loading is not None and str(module_loading).lower() not in MODULE_LOADING_MODES:
+        raise InvalidFilterError(f"module loading {module_loading!r}: expected one of "
+                                 f"{', '.join(sorted(MODULE_LOADING_MODES))}")
     if buffer_bytes is not None and buffer_bytes < MIN_BUFFER_BYTES:
         raise InvalidFilterError(f"buffer size {buffer_bytes} bytes is below the minimum of {MIN_BUFFER_BYTES}")
     library = find_tool_library()
@@ -318,6 +327,8 @@ def profile(argv: Sequence[str], *, run_dir: str | os.PathLike, cwd: str | os.Pa
         full_env["REUSELENS_BUFFER_BYTES"] = str(int(buffer_bytes))
     if buffers is not None:
         full_env["REUSELENS_BUFFERS"] = str(int(buffers))
+    if module_loading is not None:
+        full_env["CUDA_MODULE_LOADING"] = MODULE_LOADING_MODES[str(module_loading).lower()]
 
     started = time.monotonic()
     try:

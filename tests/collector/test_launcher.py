@@ -274,3 +274,44 @@ def test_finalize_prefers_the_launcher_stop_reason():
     assert data["status"] == "partial" and data["partial_reason"] == "timeout after 3 s"
     data = launcher.finalize_manifest(tool, base, 0, None, 3.0)
     assert data["status"] == "complete" and data["partial_reason"] is None
+
+
+def _app_env(fake_app, tmp_path, **kwargs):
+    dump = tmp_path / "env.json"
+    app = fake_app(f"""
+        import json, os
+        json.dump(dict(os.environ), open({str(dump)!r}, "w"))
+    """)
+    launcher.profile([str(app)], run_dir=tmp_path / "run", **kwargs)
+    return json.loads(dump.read_text())
+
+
+@pytest.mark.parametrize("value, expected", [("eager", "EAGER"), ("LAZY", "LAZY")])
+def test_module_loading_sets_the_apps_cuda_module_loading(no_gpu_needed, fake_app, tmp_path, monkeypatch,
+                                                          value, expected):
+    monkeypatch.setenv("CUDA_MODULE_LOADING", "SOMETHING_ELSE")
+    env = _app_env(fake_app, tmp_path, module_loading=value)
+    assert env["CUDA_MODULE_LOADING"] == expected
+
+
+def test_module_loading_from_the_environment(no_gpu_needed, fake_app, tmp_path, monkeypatch):
+    monkeypatch.setenv("REUSELENS_MODULE_LOADING", "eager")
+    monkeypatch.delenv("CUDA_MODULE_LOADING", raising=False)
+    assert _app_env(fake_app, tmp_path)["CUDA_MODULE_LOADING"] == "EAGER"
+    # the keyword wins over the variable
+    assert _app_env(fake_app, tmp_path, module_loading="lazy")["CUDA_MODULE_LOADING"] == "LAZY"
+
+
+def test_module_loading_default_leaves_the_app_alone(no_gpu_needed, fake_app, tmp_path, monkeypatch):
+    monkeypatch.delenv("REUSELENS_MODULE_LOADING", raising=False)
+    monkeypatch.delenv("CUDA_MODULE_LOADING", raising=False)
+    assert "CUDA_MODULE_LOADING" not in _app_env(fake_app, tmp_path)
+    monkeypatch.setenv("CUDA_MODULE_LOADING", "LAZY")
+    assert _app_env(fake_app, tmp_path)["CUDA_MODULE_LOADING"] == "LAZY"
+
+
+def test_module_loading_invalid(no_gpu_needed, fake_app, tmp_path):
+    app = fake_app("print('hi')\n")
+    with pytest.raises(InvalidFilterError, match="module loading 'sometimes'"):
+        launcher.profile([str(app)], run_dir=tmp_path / "run", module_loading="sometimes")
+    assert not (tmp_path / "run").exists()
