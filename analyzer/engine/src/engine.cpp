@@ -585,86 +585,126 @@ struct Engine::Impl {
     return e;
   }
 
+  // Consecutive lane-granules of one record with the same outcome (edge and origin) are folded into a run
+  // before they reach the EdgeBuffer: most lanes of a warp hit the same edge. `code` packs the outcome:
+  //   bits 0-27 node of the prior access (to / prior_node), bits 28-30 label, bits 32-55 generation of a
+  //   prior access of an earlier launch (cold edge with a prior-kernel origin), 0 otherwise.
+  // code 0 = cold with no prior access (no access kind counted). The barrier an edge credits is a function of
+  // the label within one record (c.bar_any / c.bar_block), so it need not be part of the code.
+  struct Run {
+    uint64_t code = 0;
+    uint64_t accesses = 0, bytes = 0, prior_writes = 0, synced = 0, synced_bytes = 0;
+  };
+
+  // Turns a run into its edge key (section 3.2.1) and adds its counts to the worker's EdgeBuffer.
+  void flush_run(const Run& run, const RlRecord& r, const Ctx& c, Worker& wk) {
+    if (!run.accesses) return;
+    EdgeKey k;
+    k.from = c.id;
+    uint32_t node = uint32_t(run.code & kNodeMask);
+    uint8_t label = uint8_t(run.code >> 28 & 7);
+    uint32_t og = uint32_t(run.code >> 32);
+    uint32_t barrier = 0;
+    if (label == kCold) {
+      if (og) {
+        k.prior_kernel = gen_kernel[og];  // data last touched by an earlier launch: cold, with its origin
+        k.prior_node = node;
+      }
+    } else {
+      k.to = node;
+      k.label = label;
+      barrier = label == kWarpDiff ? c.bar_any : label == kBlock ? c.bar_block : 0;
+    }
+    EdgeStats& s = wk.buffer.slot(k, barrier, wk.acc).stats;
+    s.bytes += run.bytes;
+    s.accesses += run.accesses;
+    if (run.code != 0) {  // a prior access exists: rar/raw/war/waw (current letter first)
+      unsigned cw = (r.access & RL_ACCESS_WRITE) != 0;
+      s.kind[cw * 2 + 1] += run.prior_writes;
+      s.kind[cw * 2] += run.accesses - run.prior_writes;
+    }
+    s.synced += run.synced;
+    s.synced_bytes += run.synced_bytes;
+  }
+
   // One lane-granule access against its shadow entry: classify (section 3.1), then install the current access.
-  // `space` selects which labels are possible; `same_issue` comes from the SameIssueTable.
-  void touch(Entry* e, uint64_t w0, uint64_t w1, const RlRecord& r, const Ctx& c, unsigned lane, uint32_t bytes,
-             bool same_issue, Worker& wk) {
+  // `same_issue` comes from the SameIssueTable; `global` selects whether older generations are origins
+  // (global memory) or stale (shared/local).
+  inline void touch(Entry* e, uint64_t w0, uint64_t w1, bool global, const RlRecord& r, const Ctx& c,
+                    uint32_t tid, uint32_t bytes, bool same_issue, Run& run, Worker& wk) {
     Entry old = *e;
     e->w0 = w0;
     e->w1 = w1;
-    EdgeKey k;
-    k.from = c.id;
-    uint32_t barrier = 0;
-    bool has_prior = true, spanned = false;
     uint32_t og = e_gen(old);
-    uint32_t tid = uint32_t(r.warp) * 32 + lane;
-    if (og == 0 || (og != gen && r.space != RL_SPACE_GLOBAL)) {
-      has_prior = false;
-    } else if (og != gen) {
-      k.prior_kernel = gen_kernel[og];  // data last touched by an earlier launch: cold, with its origin
-      k.prior_node = e_node(old);
-    } else {
-      k.to = e_node(old);
+    uint64_t code = 0;
+    uint32_t spanned = 0;
+    if (og == gen) {
+      uint64_t label;
       if (same_issue) {
-        k.label = kWarpSame;
+        label = kWarpSame;
       } else if (e_block(old) != r.block) {
-        k.label = kGrid;
+        label = kGrid;
       } else if (e_tid(old) == tid) {
-        k.label = kThread;
+        label = kThread;
       } else if (e_tid(old) / 32 == r.warp) {
-        k.label = kWarpDiff;
+        label = kWarpDiff;
         uint32_t d = (c.wsync - e_wsync(old)) & kWsyncMask;
         spanned = d != 0 && d <= kWsyncMask / 2;
-        barrier = c.bar_any;
       } else {
-        k.label = kBlock;
+        label = kBlock;
         uint32_t d = (c.bsync - e_bsync(old)) & kBsyncMask;
         spanned = d != 0 && d <= kBsyncMask / 2;
-        barrier = c.bar_block;
       }
+      code = e_node(old) | label << 28;
+    } else if (og != 0 && global) {
+      code = e_node(old) | uint64_t(og) << 32;
     }
-    EdgeBuffer::Slot& slot = wk.buffer.slot(k, barrier, wk.acc);
-    EdgeStats& s = slot.stats;
-    s.bytes += bytes;
-    s.accesses += 1;
-    if (has_prior) {
-      bool ow = e_write(old), cw = (r.access & RL_ACCESS_WRITE) != 0;
-      s.kind[unsigned(cw) * 2 + unsigned(ow)] += 1;
+    if (code != run.code) {
+      flush_run(run, r, c, wk);
+      run = Run();
+      run.code = code;
     }
-    if (spanned) {
-      s.synced += 1;
-      s.synced_bytes += bytes;
-    }
+    run.accesses += 1;
+    run.bytes += bytes;
+    run.prior_writes += uint64_t(e_write(old));
+    run.synced += spanned;
+    run.synced_bytes += spanned ? bytes : 0;
   }
 
   void replay_record(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk) {
     bool write = (r.access & RL_ACCESS_WRITE) != 0;
-    uint64_t granules = (r.size + 3) / 4;
-    uint64_t w0 = pack_w0(gen, c.id, c.wsync);
-    bool check_same = r.space != RL_SPACE_LOCAL && !(c.flags & kNoOverlap);
+    const uint32_t size = r.size;
+    const uint64_t granules = (size + 3) / 4;
+    const uint64_t w0 = pack_w0(gen, c.id, c.wsync);
+    const uint64_t w1_base = pack_w1(r.block, 0, write, c.bsync);
+    const bool check_same = r.space != RL_SPACE_LOCAL && !(c.flags & kNoOverlap);
+    const bool global = r.space == RL_SPACE_GLOBAL;
+    const bool filter = global && W > 1 && !(c.flags & kOneChunk);  // lanes may span chunks of other owners
     if (check_same) wk.same.begin(size_t(__builtin_popcount(mask)) * granules);
-    BlockState* bs = r.space == RL_SPACE_GLOBAL ? nullptr : &wk.block_state(r.block);
+    BlockState* bs = global ? nullptr : &wk.block_state(r.block);
+    Run run;
     for (uint32_t m = mask; m; m &= m - 1) {
       unsigned lane = unsigned(__builtin_ctz(m));
-      uint64_t tid = uint64_t(r.warp) * 32 + lane;
-      uint64_t w1 = pack_w1(r.block, tid, write, c.bsync);
+      uint32_t tid = uint32_t(r.warp) * 32 + lane;
+      uint64_t w1 = w1_base | uint64_t(tid) << 40;
       uint64_t g0 = r.addr[lane] >> 2;
       for (uint64_t k = 0; k < granules; ++k) {
         uint64_t g = g0 + k;
-        uint32_t bytes = uint32_t(std::min<uint64_t>(4, r.size - 4 * k));
+        uint32_t bytes = uint32_t(std::min<uint64_t>(4, size - 4 * k));
         Entry* e;
-        if (r.space == RL_SPACE_GLOBAL) {
-          if (W > 1 && !(c.flags & kOneChunk) && owner_of(chunk_of(g), W) != w) continue;
+        if (global) {
+          if (filter && owner_of(chunk_of(g), W) != w) continue;
           e = global_entry(g, wk);
         } else if (r.space == RL_SPACE_SHARED) {
           e = bs->shared.entry(0, g);
         } else {
-          e = bs->local.entry(tid << kLocalThreadShift, g);
+          e = bs->local.entry(uint64_t(tid) << kLocalThreadShift, g);
         }
         bool same = check_same && wk.same.seen(g);
-        touch(e, w0, w1, r, c, lane, bytes, same, wk);
+        touch(e, w0, w1, global, r, c, tid, bytes, same, run, wk);
       }
     }
+    flush_run(run, r, c, wk);
   }
 
   void phase4(const RlRecord* recs, size_t n, unsigned w) {
