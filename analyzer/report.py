@@ -27,6 +27,11 @@ def load(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise ReportError(f"{path}: no such report (analyse the run first)") from None
     except (OSError, ValueError) as error:
         raise ReportError(f"{path}: not readable as JSON ({error})") from None
+    return validate(data, path)
+
+
+def validate(data: Any, path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The parsed report if it is one this build reads; ReportError naming ``path`` otherwise."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ReportError(f"{path}: not a ReuseLens report (format is not {FORMAT!r})")
     if data.get("version") != VERSION:

@@ -51,7 +51,7 @@ def _node(results: RunResults, node: dict[str, Any], closed: list[int]) -> dict[
     loc = f"{os.path.basename(where[0])}:{where[1]}" if where else "?"
     return {"id": node.get("id"), "label": f"{op} {node.get('pc', 0):#06x} {loc}", "pc": node.get("pc"),
             "space": node.get("space"), "type": node.get("type"), "bytes": node.get("bytes", 0),
-            "file": where[0] if where else None, "line": where[1] if where else None, "closed_subgraphs": closed}
+            "sass": node.get("sass"), "file": where[0] if where else None, "line": where[1] if where else None, "closed_subgraphs": closed}
 
 
 def _finding_index(results: RunResults | None) -> dict[str, dict[str, Any]]:

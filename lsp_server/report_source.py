@@ -1,5 +1,5 @@
-"""Reading report.json: through analyzer.report when that module is present, otherwise a small local reader
-of the same contract (docs/report-format.md, version 1), raising the same ReportError."""
+"""Reading report.json for the server: the analyzer's reader (analyzer.report.load, which checks format and
+version and raises ReportError) plus a digest of the bytes it read."""
 
 from __future__ import annotations
 
@@ -9,40 +9,23 @@ from pathlib import Path
 from typing import Any
 
 from analyzer.errors import ReportError
+from analyzer.report import FORMAT, VERSION, validate
 
-FORMAT = "reuselens-report"
-VERSION = 1
-
-
-def _local_load(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_bytes())
-    except FileNotFoundError:
-        raise ReportError(f"{path}: no report.json (profile first, or point reuselens.runDirectory at a run)") from None
-    except (OSError, ValueError) as error:
-        raise ReportError(f"{path}: not readable as JSON ({error})") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ReportError(f"{path}: not a ReuseLens report (format is not {FORMAT!r})")
-    if data.get("version") != VERSION:
-        raise ReportError(f"{path}: report version {data.get('version')!r}, this build reads version {VERSION}")
-    if not isinstance(data.get("kernels"), list):
-        raise ReportError(f"{path}: report has no kernel list")
-    return data
+__all__ = ["FORMAT", "VERSION", "load"]
 
 
 def load(path: str | Path) -> tuple[dict[str, Any], str]:
     """(report, sha256 of the file's bytes). The digest tells a re-written but identical report from a new one."""
     path = Path(path)
     try:
-        from analyzer import report as shared  # the analyzer's reader, when it exists
-        loader = getattr(shared, "load", None)
-    except ImportError:
-        loader = None
-    try:
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        raw = path.read_bytes()
     except FileNotFoundError:
         raise ReportError(f"{path}: no report.json (profile first, or point reuselens.runDirectory at a run)") from None
     except OSError as error:
         raise ReportError(f"{path}: not readable ({error.strerror})") from None
-    report = loader(path) if loader else _local_load(path)
-    return report, digest
+    try:
+        data = json.loads(raw)
+    except ValueError as error:
+        raise ReportError(f"{path}: not readable as JSON ({error})") from None
+    # One read: the digest and the report come from the same bytes even if the file is replaced meanwhile.
+    return validate(data, path), hashlib.sha256(raw).hexdigest()
