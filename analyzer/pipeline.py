@@ -30,9 +30,13 @@ def engine_result(run: RunDirectory, workers: int | None, progress: Progress) ->
     online = run.path / ONLINE_ANALYSIS
     if online.is_file():
         try:
-            return json.loads(online.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as error:
+            result = json.loads(online.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
             raise TraceError(f"{online}: unreadable online analysis ({error}); delete it to replay traces") from error
+        if not isinstance(result, dict) or result.get("format") != "reuselens-engine" \
+                or result.get("version") != 1 or not isinstance(result.get("kernels"), list):
+            raise TraceError(f"{online}: not a version-1 ReuseLens engine result; delete it to replay traces")
+        return result
     from analyzer.replay import analyze_run as replay
 
     progress("replay traces")

@@ -105,3 +105,22 @@ def test_profile_without_a_gpu_is_one_line(capsys, tmp_path):
     code, _, err = run_cli(capsys, "profile", "--run-dir", tmp_path / "run", "--", sys.executable, "-c", "pass")
     assert code == 2
     assert err.startswith("reuselens: error: ") and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_online_analysis_is_used_instead_of_traces(capsys, microbench_run, tmp_path):
+    from analyzer.replay import analyze_run as replay
+
+    assert run_cli(capsys, "analyze", microbench_run, "--quiet")[0] == 0
+    from_traces = json.loads((microbench_run / "report.json").read_text())
+    online = replay(microbench_run, workers=1)
+    (microbench_run / "analysis.json").write_text(json.dumps(online))
+    shutil.rmtree(microbench_run / "traces")
+    assert run_cli(capsys, "analyze", microbench_run, "--quiet")[0] == 0
+    from_online = json.loads((microbench_run / "report.json").read_text())
+    assert from_online["kernels"] == from_traces["kernels"]
+
+
+def test_corrupt_online_analysis_is_one_line(capsys, microbench_run):
+    (microbench_run / "analysis.json").write_text('{"format": "something-else"}')
+    code, _, err = run_cli(capsys, "analyze", microbench_run)
+    assert code == 2 and err.count("\n") == 1 and "analysis.json: not a version-1 ReuseLens engine result" in err
