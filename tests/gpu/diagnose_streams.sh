@@ -118,6 +118,7 @@ trial patch_load_api            REUSELENS_PATCH_LOAD=api
 trial context_finish_drain      REUSELENS_PATCH_LOAD=context REUSELENS_FINISH=drain
 trial module_loading_eager      REUSELENS_MODULE_LOADING=eager REUSELENS_EAGER_PATCH=1
 trial module_loading_eager_lazy REUSELENS_MODULE_LOADING=eager
+trial all_combined              REUSELENS_MODULE_LOADING=eager REUSELENS_EAGER_PATCH=1 REUSELENS_PATCH_LOAD=context REUSELENS_FINISH=drain
 trial sanitizer_serial_launches SANITIZER_DISABLE_PARALLEL_LAUNCHES=1
 trial sanitizer_no_lazy_funcs   SANITIZER_DISABLE_FUNCTION_LAZY_LOADING=1
 trial baseline
