@@ -452,28 +452,39 @@ struct Engine::Impl {
   static std::pair<uint64_t, uint64_t> global_distribution(const RlRecord& r, Ctx& c, NodeStats& s, uint64_t* a,
                                                            unsigned lanes) {
     size_t n = 0;
-    for (uint32_t m = r.active_mask; m; m &= m - 1) a[n++] = r.addr[__builtin_ctz(m)];
-    insertion_sort(a, n);
-    uint64_t granules = (r.size + 3) / 4;
-    bool overlap = false;
-    uint64_t distinct = 0, sectors = 0, last_sector = 0;
-    bool any = false;
-    for (size_t i = 0; i < n; ++i) {
-      if (i > 0 && (a[i - 1] >> 2) + granules > (a[i] >> 2)) overlap = true;
-      if (i == 0 || a[i] != a[i - 1]) ++distinct;
-      uint64_t s0 = a[i] >> 5, s1 = (a[i] + r.size - 1) >> 5;
-      if (any) s0 = std::max(s0, last_sector + 1);
-      if (!any || s1 >= s0) {
-        if (s1 >= s0) sectors += s1 - s0 + 1;
-        last_sector = any ? std::max(last_sector, s1) : s1;
-        any = true;
-      }
+    if (r.active_mask == 0xffffffffu) {
+      std::memcpy(a, r.addr, 32 * sizeof(uint64_t));
+      n = 32;
+    } else {
+      for (uint32_t m = r.active_mask; m; m &= m - 1) a[n++] = r.addr[__builtin_ctz(m)];
+    }
+    bool sorted = true;
+    for (size_t i = 1; i < n; ++i) sorted &= a[i - 1] <= a[i];
+    if (!sorted) insertion_sort(a, n);
+    if (n == 0) {
+      c.flags |= kNoOverlap;
+      s.addresses.add(0);
+      s.sectors.add(0);
+      s.sectors_ideal.add(0);
+      return std::make_pair(uint64_t(0), uint64_t(0));
+    }
+    const uint64_t granules = (r.size + 3) / 4, last = uint64_t(r.size) - 1;
+    // Sorted footprints [a, a + size): the last sector of each is non-decreasing, so a footprint adds the
+    // sectors after its predecessor's last one (distinct sectors of the union).
+    uint64_t overlap = 0, distinct = 1, prev_s1 = (a[0] + last) >> 5;
+    uint64_t sectors = std::max(prev_s1 + 1, a[0] >> 5) - (a[0] >> 5);
+    for (size_t i = 1; i < n; ++i) {
+      overlap |= uint64_t((a[i - 1] >> 2) + granules > (a[i] >> 2));
+      distinct += uint64_t(a[i] != a[i - 1]);
+      uint64_t s0 = std::max(a[i] >> 5, prev_s1 + 1), s1 = (a[i] + last) >> 5;
+      sectors += std::max(s1 + 1, s0) - s0;
+      prev_s1 = std::max(prev_s1, s1);
     }
     if (!overlap) c.flags |= kNoOverlap;
     s.addresses.add(uint32_t(distinct));
     s.sectors.add(uint32_t(sectors));
     s.sectors_ideal.add(uint32_t((uint64_t(lanes) * r.size + 31) / 32));
-    return n ? std::make_pair(a[0], a[n - 1]) : std::make_pair(uint64_t(0), uint64_t(0));
+    return std::make_pair(a[0], a[n - 1]);
   }
 
   // Shared memory (section 3.2.2): distinct 32-bit words of the lane footprints; wavefronts = per lane group
