@@ -596,16 +596,18 @@ struct Engine::Impl {
     return e;
   }
 
-  // Consecutive lane-granules of one record with the same outcome (edge and origin) are folded into a run
-  // before they reach the EdgeBuffer: most lanes of a warp hit the same edge. `code` packs the outcome:
-  //   bits 0-27 node of the prior access (to / prior_node), bits 28-30 label, bits 32-55 generation of a
-  //   prior access of an earlier launch (cold edge with a prior-kernel origin), 0 otherwise.
-  // code 0 = cold with no prior access (no access kind counted). The barrier an edge credits is a function of
-  // the label within one record (c.bar_any / c.bar_block), so it need not be part of the code.
+  // Consecutive lane-granules of one record with the same outcome (edge, access kind, barrier span) are folded
+  // into a run before they reach the EdgeBuffer: most lanes of a warp hit the same edge. `code` packs the
+  // outcome: bits 0-27 node of the prior access (to / prior_node), bits 28-30 label, bit 31 separated by a
+  // barrier (synced), bits 32-55 generation of a prior access of an earlier launch (cold edge with a
+  // prior-kernel origin; 0 otherwise), bit 56 the prior access wrote. code 0 = cold with no prior access (no
+  // access kind counted). The barrier an edge credits is a function of the label within one record
+  // (c.bar_any / c.bar_block), so it need not be part of the code.
   struct Run {
     uint64_t code = 0;
-    uint64_t accesses = 0, bytes = 0, prior_writes = 0, synced = 0, synced_bytes = 0;
+    uint64_t accesses = 0, bytes = 0;
   };
+  static constexpr uint64_t kCodeSynced = 1ull << 31, kCodePriorWrote = 1ull << 56;
 
   // Turns a run into its edge key (section 3.2.1) and adds its counts to the worker's EdgeBuffer.
   void flush_run(const Run& run, const RlRecord& r, const Ctx& c, Worker& wk) {
@@ -614,7 +616,7 @@ struct Engine::Impl {
     k.from = c.id;
     uint32_t node = uint32_t(run.code & kNodeMask);
     uint8_t label = uint8_t(run.code >> 28 & 7);
-    uint32_t og = uint32_t(run.code >> 32);
+    uint32_t og = uint32_t(run.code >> 32 & kGenMask);
     uint32_t barrier = 0;
     if (label == kCold) {
       if (og) {
@@ -630,25 +632,25 @@ struct Engine::Impl {
     s.bytes += run.bytes;
     s.accesses += run.accesses;
     if (run.code != 0) {  // a prior access exists: rar/raw/war/waw (current letter first)
-      unsigned cw = (r.access & RL_ACCESS_WRITE) != 0;
-      s.kind[cw * 2 + 1] += run.prior_writes;
-      s.kind[cw * 2] += run.accesses - run.prior_writes;
+      unsigned cw = (r.access & RL_ACCESS_WRITE) != 0, ow = (run.code & kCodePriorWrote) != 0;
+      s.kind[cw * 2 + ow] += run.accesses;
     }
-    s.synced += run.synced;
-    s.synced_bytes += run.synced_bytes;
+    if (run.code & kCodeSynced) {
+      s.synced += run.accesses;
+      s.synced_bytes += run.bytes;
+    }
   }
 
   // One lane-granule access against its shadow entry: classify (section 3.1), then install the current access.
   // `same_issue` comes from the SameIssueTable; `global` selects whether older generations are origins
-  // (global memory) or stale (shared/local).
-  inline void touch(Entry* e, uint64_t w0, uint64_t w1, bool global, const RlRecord& r, const Ctx& c,
-                    uint32_t tid, uint32_t bytes, bool same_issue, Run& run, Worker& wk) {
+  // (global memory) or stale (shared/local). Returns the outcome code (see Run).
+  inline uint64_t touch(Entry* e, uint64_t w0, uint64_t w1, bool global, const RlRecord& r, const Ctx& c,
+                        uint32_t tid, bool same_issue) const {
     Entry old = *e;
     e->w0 = w0;
     e->w1 = w1;
     uint32_t og = e_gen(old);
-    uint64_t code = 0;
-    uint32_t spanned = 0;
+    uint64_t prior_wrote = (old.w1 >> 50 & 1) << 56;
     if (og == gen) {
       uint64_t label;
       if (same_issue) {
@@ -658,64 +660,78 @@ struct Engine::Impl {
       } else if (e_tid(old) == tid) {
         label = kThread;
       } else if (e_tid(old) / 32 == r.warp) {
-        label = kWarpDiff;
         uint32_t d = (c.wsync - e_wsync(old)) & kWsyncMask;
-        spanned = d != 0 && d <= kWsyncMask / 2;
+        label = kWarpDiff | (d != 0 && d <= kWsyncMask / 2 ? 8 : 0);  // 8 << 28 = kCodeSynced
       } else {
-        label = kBlock;
         uint32_t d = (c.bsync - e_bsync(old)) & kBsyncMask;
-        spanned = d != 0 && d <= kBsyncMask / 2;
+        label = kBlock | (d != 0 && d <= kBsyncMask / 2 ? 8 : 0);
       }
-      code = e_node(old) | label << 28;
-    } else if (og != 0 && global) {
-      code = e_node(old) | uint64_t(og) << 32;
+      return e_node(old) | label << 28 | prior_wrote;
     }
-    if (code != run.code) {
-      flush_run(run, r, c, wk);
-      run = Run();
-      run.code = code;
-    }
-    run.accesses += 1;
-    run.bytes += bytes;
-    run.prior_writes += uint64_t(e_write(old));
-    run.synced += spanned;
-    run.synced_bytes += spanned ? bytes : 0;
+    if (og != 0 && global) return e_node(old) | uint64_t(og) << 32 | prior_wrote;
+    return 0;
   }
 
-  void replay_record(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk) {
-    bool write = (r.access & RL_ACCESS_WRITE) != 0;
+  // All lane-granules of one record (or of the lanes `mask` routed to this worker), specialised per space and
+  // for one-granule accesses (size <= 4, the common case).
+  template <unsigned kSpace, bool kOneGranule>
+  void replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk) {
+    constexpr bool global = kSpace == RL_SPACE_GLOBAL;
+    const bool write = (r.access & RL_ACCESS_WRITE) != 0;
     const uint32_t size = r.size;
-    const uint64_t granules = (size + 3) / 4;
+    const uint64_t granules = kOneGranule ? 1 : (size + 3) / 4;
     const uint64_t w0 = pack_w0(gen, c.id, c.wsync);
     const uint64_t w1_base = pack_w1(r.block, 0, write, c.bsync);
-    const bool check_same = r.space != RL_SPACE_LOCAL && !(c.flags & kNoOverlap);
-    const bool global = r.space == RL_SPACE_GLOBAL;
+    const bool check_same = kSpace != RL_SPACE_LOCAL && !(c.flags & kNoOverlap);
     const bool filter = global && W > 1 && !(c.flags & kOneChunk);  // lanes may span chunks of other owners
     if (check_same) wk.same.begin(size_t(__builtin_popcount(mask)) * granules);
     BlockState* bs = global ? nullptr : &wk.block_state(r.block);
+    const uint32_t warp_tid = uint32_t(r.warp) * 32;
     Run run;
     for (uint32_t m = mask; m; m &= m - 1) {
       unsigned lane = unsigned(__builtin_ctz(m));
-      uint32_t tid = uint32_t(r.warp) * 32 + lane;
+      uint32_t tid = warp_tid + lane;
       uint64_t w1 = w1_base | uint64_t(tid) << 40;
       uint64_t g0 = r.addr[lane] >> 2;
       for (uint64_t k = 0; k < granules; ++k) {
         uint64_t g = g0 + k;
-        uint32_t bytes = uint32_t(std::min<uint64_t>(4, size - 4 * k));
+        uint32_t bytes = kOneGranule ? size : uint32_t(std::min<uint64_t>(4, size - 4 * k));
         Entry* e;
         if (global) {
           if (filter && owner_of(chunk_of(g), W) != w) continue;
           e = global_entry(g, wk);
-        } else if (r.space == RL_SPACE_SHARED) {
+        } else if (kSpace == RL_SPACE_SHARED) {
           e = bs->shared.entry(0, g);
         } else {
           e = bs->local.entry(uint64_t(tid) << kLocalThreadShift, g);
         }
         bool same = check_same && wk.same.seen(g);
-        touch(e, w0, w1, global, r, c, tid, bytes, same, run, wk);
+        uint64_t code = touch(e, w0, w1, global, r, c, tid, same);
+        if (code != run.code) {
+          flush_run(run, r, c, wk);
+          run.code = code;
+          run.accesses = run.bytes = 0;
+        }
+        run.accesses += 1;
+        run.bytes += bytes;
       }
     }
     flush_run(run, r, c, wk);
+  }
+
+  void replay_record(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk) {
+    bool one = r.size <= 4;
+    switch (r.space) {
+      case RL_SPACE_GLOBAL:
+        return one ? replay_lanes<RL_SPACE_GLOBAL, true>(r, c, mask, w, wk)
+                   : replay_lanes<RL_SPACE_GLOBAL, false>(r, c, mask, w, wk);
+      case RL_SPACE_SHARED:
+        return one ? replay_lanes<RL_SPACE_SHARED, true>(r, c, mask, w, wk)
+                   : replay_lanes<RL_SPACE_SHARED, false>(r, c, mask, w, wk);
+      default:
+        return one ? replay_lanes<RL_SPACE_LOCAL, true>(r, c, mask, w, wk)
+                   : replay_lanes<RL_SPACE_LOCAL, false>(r, c, mask, w, wk);
+    }
   }
 
   void phase4(const RlRecord* recs, size_t n, unsigned w) {
