@@ -16,7 +16,7 @@ OUTDIR=${OUT:-/tmp/reuselens-out}; R=/tmp/rl-streams; rm -rf "$R" /tmp/rl-ovh; m
 exec > >(tee "$OUTDIR/log.txt") 2>&1
 : > "$OUTDIR/verdicts.txt"
 BUDGET=${BUDGET_S:-135}      # seconds for the whole script
-TRIAL_S=${TRIAL_S:-7}        # launcher timeout of one trial (the app needs about 1 s when it works)
+TRIAL_S=${TRIAL_S:-8}        # launcher timeout of one trial (the app needs about 1 s when it works)
 STACKS=${STACKS:-2}          # hung trials whose main-thread stack is taken (gdb, host frames only)
 T0=$(date +%s)
 now() { echo $(( $(date +%s) - T0 )); }
@@ -80,8 +80,8 @@ except (OSError, ValueError):
     launches = []
 inst = [l for l in launches if l.get("instrumented")]
 done = sum(1 for l in inst if l.get("status") == "complete")
-worked = (s.status == "complete" and s.launches_seen >= 8 and s.launches_instrumented == s.launches_seen
-          and done == len(inst) and s.records > 0)
+# `apps multistream 2` makes 8 launches of stream_work; every instrumented launch must be complete.
+worked = s.status == "complete" and s.launches_instrumented >= 8 and done == len(inst) and s.records > 0
 hung = (s.partial_reason or "").startswith("timeout")
 word = "WORKED" if worked else "HUNG" if hung else "FAILED"
 print(f"VERDICT {name}: {word} status={s.status} instrumented={s.launches_instrumented}/{s.launches_seen} "
@@ -92,11 +92,11 @@ EOF
   local py=$!
   if [ "$STACKS" -gt 0 ]; then
     local i=0 apid
-    while [ $i -lt $(( 2 * (TRIAL_S - 3) )) ] && kill -0 "$py" 2>/dev/null; do sleep 0.5; i=$((i + 1)); done
+    while [ $i -lt $(( 2 * (TRIAL_S - 4) )) ] && kill -0 "$py" 2>/dev/null; do sleep 0.5; i=$((i + 1)); done
     apid=$(cat "$dir/.collector.pid" 2>/dev/null)
     if kill -0 "$py" 2>/dev/null && [ -n "$apid" ] && kill -0 "$apid" 2>/dev/null; then
       STACKS=$((STACKS - 1))
-      echo "   still running after $((TRIAL_S - 3)) s: main-thread stack of $apid"
+      echo "   still running after $((TRIAL_S - 4)) s: main-thread stack of $apid"
       timeout -s KILL 12 "$GDB" -batch -nx -p "$apid" -ex "thread apply 1 bt 30" > "$dir.stack.txt" 2>&1
       grep -E "^#" "$dir.stack.txt" | sed -E 's/0x[0-9a-f]+ in //; s/ \(\) from / /' | head -24
     fi
