@@ -66,6 +66,7 @@ inline uint32_t e_bsync(const Entry& e) { return uint32_t(e.w1 >> 51); }
 
 constexpr size_t kPageEntries = 256;  // 4 KiB of shadow = 1 KiB of tracked memory
 constexpr size_t kPageBytes = kPageEntries * sizeof(Entry);
+constexpr uint64_t kPopulatePages = 16;  // RegionShadow::populate_ahead: 64 KiB of shadow per call
 
 // Committed shadow bytes, shared by all workers; exceeding the limit is a user-visible error.
 class Budget {
@@ -176,9 +177,27 @@ class RegionShadow {
     if (!(word.load(std::memory_order_relaxed) & bit) && !(word.fetch_or(bit) & bit)) {
       committed_ += kPageBytes;
       budget_->take(kPageBytes);
+      if (page % kPopulatePages == 0 && page > 0 && touched(page - 1)) populate_ahead(page);
     }
     return shadow_ + i;
   }
+  // Streaming access (first touch of a group of kPopulatePages shadow pages while the page before the group is
+  // in use): ask the kernel for the whole group in one call instead of one page fault each (page faults were a third of the single-worker
+  // time on a streaming trace). Only pages that are actually touched are charged to the budget (as before),
+  // so the engine's figures do not change; the kernel may hold up to kPopulatePages - 1 untouched zero pages
+  // per stream beyond them. Sparse (non-consecutive) patterns never populate. Best effort: kernels before
+  // 5.14 reject the advice and nothing happens.
+  void populate_ahead(uint64_t page) {
+#ifdef MADV_POPULATE_WRITE
+    uint64_t pages = bytes_ / kPageBytes;
+    uint64_t n = std::min<uint64_t>(kPopulatePages, pages - page);
+    if (n > 1) madvise(reinterpret_cast<char*>(shadow_) + page * kPageBytes, n * kPageBytes, MADV_POPULATE_WRITE);
+#else
+    (void)page;
+#endif
+  }
+  bool touched(uint64_t page) const { return touched_[page / 64].load(std::memory_order_relaxed) >> (page % 64) & 1; }
+
   // Drop every entry (generation wrap-around): the pages go back to the kernel.
   void reset() {
     madvise(shadow_, bytes_, MADV_DONTNEED);
