@@ -458,9 +458,6 @@ struct Engine::Impl {
     } else {
       for (uint32_t m = r.active_mask; m; m &= m - 1) a[n++] = r.addr[__builtin_ctz(m)];
     }
-    bool sorted = true;
-    for (size_t i = 1; i < n; ++i) sorted &= a[i - 1] <= a[i];
-    if (!sorted) insertion_sort(a, n);
     if (n == 0) {
       c.flags |= kNoOverlap;
       s.addresses.add(0);
@@ -470,15 +467,26 @@ struct Engine::Impl {
     }
     const uint64_t granules = (r.size + 3) / 4, last = uint64_t(r.size) - 1;
     // Sorted footprints [a, a + size): the last sector of each is non-decreasing, so a footprint adds the
-    // sectors after its predecessor's last one (distinct sectors of the union).
-    uint64_t overlap = 0, distinct = 1, prev_s1 = (a[0] + last) >> 5;
-    uint64_t sectors = std::max(prev_s1 + 1, a[0] >> 5) - (a[0] >> 5);
-    for (size_t i = 1; i < n; ++i) {
-      overlap |= uint64_t((a[i - 1] >> 2) + granules > (a[i] >> 2));
-      distinct += uint64_t(a[i] != a[i - 1]);
-      uint64_t s0 = std::max(a[i] >> 5, prev_s1 + 1), s1 = (a[i] + last) >> 5;
-      sectors += std::max(s1 + 1, s0) - s0;
-      prev_s1 = std::max(prev_s1, s1);
+    // sectors after its predecessor's last one (distinct sectors of the union). The lane order is usually
+    // already sorted (coalesced accesses): the first pass assumes it and checks; otherwise sort and redo.
+    uint64_t overlap = 0, distinct = 1, sectors = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+      uint64_t prev = a[0], prev_s1 = (prev + last) >> 5, unsorted = 0;
+      overlap = 0;
+      distinct = 1;
+      sectors = std::max(prev_s1 + 1, prev >> 5) - (prev >> 5);
+      for (size_t i = 1; i < n; ++i) {
+        uint64_t x = a[i];
+        unsorted |= uint64_t(x < prev);
+        overlap |= uint64_t((prev >> 2) + granules > (x >> 2));
+        distinct += uint64_t(x != prev);
+        uint64_t s0 = std::max(x >> 5, prev_s1 + 1), s1 = (x + last) >> 5;
+        sectors += std::max(s1 + 1, s0) - s0;
+        prev_s1 = std::max(prev_s1, s1);
+        prev = x;
+      }
+      if (!unsorted) break;
+      insertion_sort(a, n);
     }
     if (!overlap) c.flags |= kNoOverlap;
     s.addresses.add(uint32_t(distinct));
@@ -559,10 +567,10 @@ struct Engine::Impl {
       if (r.space == RL_SPACE_GLOBAL) {
         auto span = global_distribution(r, c, s, wk.scratch.data(), lanes);
         uint64_t c_lo = chunk_of(span.first >> 2), c_hi = chunk_of((span.second >> 2) + (r.size + 3) / 4 - 1);
+        if (c_lo == c_hi) c.flags |= kOneChunk;  // the common coalesced case: one owner, one shadow page
         if (W == 1) {
           // phase 4 walks the batch itself
-        } else if (c_lo == c_hi) {  // the common coalesced case: one owner, no per-lane routing
-          c.flags |= kOneChunk;
+        } else if (c_lo == c_hi) {  // no per-lane routing
           if (lanes) wk.by_chunk[owner_of(c_lo, W)].push_back(Item{uint32_t(i), r.active_mask});
         } else {
           route_global(r, uint32_t(i), wk);
@@ -672,10 +680,12 @@ struct Engine::Impl {
     return 0;
   }
 
-  // All lane-granules of one record (or of the lanes `mask` routed to this worker), specialised per space and
-  // for one-granule accesses (size <= 4, the common case).
-  template <unsigned kSpace, bool kOneGranule>
-  void replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk) {
+  // All lane-granules of one record (or of the lanes `mask` routed to this worker), specialised per space, for
+  // one-granule accesses (size <= 4, the common case: a run's bytes are accesses * size) and for global records
+  // whose granules all lie in one shadow page of a region (kDirect: `page` + (g - `page_lo`), no lookup).
+  template <unsigned kSpace, bool kOneGranule, bool kDirect>
+  void replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk, Entry* page,
+                    uint64_t page_lo) {
     constexpr bool global = kSpace == RL_SPACE_GLOBAL;
     const bool write = (r.access & RL_ACCESS_WRITE) != 0;
     const uint32_t size = r.size;
@@ -683,11 +693,15 @@ struct Engine::Impl {
     const uint64_t w0 = pack_w0(gen, c.id, c.wsync);
     const uint64_t w1_base = pack_w1(r.block, 0, write, c.bsync);
     const bool check_same = kSpace != RL_SPACE_LOCAL && !(c.flags & kNoOverlap);
-    const bool filter = global && W > 1 && !(c.flags & kOneChunk);  // lanes may span chunks of other owners
+    const bool filter = global && !kDirect && W > 1 && !(c.flags & kOneChunk);  // lanes may span other owners
     if (check_same) wk.same.begin(size_t(__builtin_popcount(mask)) * granules);
     BlockState* bs = global ? nullptr : &wk.block_state(r.block);
     const uint32_t warp_tid = uint32_t(r.warp) * 32;
     Run run;
+    auto flush = [&]() {
+      if (kOneGranule) run.bytes = run.accesses * size;
+      flush_run(run, r, c, wk);
+    };
     for (uint32_t m = mask; m; m &= m - 1) {
       unsigned lane = unsigned(__builtin_ctz(m));
       uint32_t tid = warp_tid + lane;
@@ -695,9 +709,10 @@ struct Engine::Impl {
       uint64_t g0 = r.addr[lane] >> 2;
       for (uint64_t k = 0; k < granules; ++k) {
         uint64_t g = g0 + k;
-        uint32_t bytes = kOneGranule ? size : uint32_t(std::min<uint64_t>(4, size - 4 * k));
         Entry* e;
-        if (global) {
+        if (kDirect) {
+          e = page + (g - page_lo);
+        } else if (global) {
           if (filter && owner_of(chunk_of(g), W) != w) continue;
           e = global_entry(g, wk);
         } else if (kSpace == RL_SPACE_SHARED) {
@@ -708,29 +723,46 @@ struct Engine::Impl {
         bool same = check_same && wk.same.seen(g);
         uint64_t code = touch(e, w0, w1, global, r, c, tid, same);
         if (code != run.code) {
-          flush_run(run, r, c, wk);
+          flush();
           run.code = code;
           run.accesses = run.bytes = 0;
         }
         run.accesses += 1;
-        run.bytes += bytes;
+        if (!kOneGranule) run.bytes += std::min<uint64_t>(4, size - 4 * k);
       }
     }
-    flush_run(run, r, c, wk);
+    flush();
+  }
+
+  template <unsigned kSpace>
+  void replay_space(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk) {
+    if (r.size <= 4) {
+      replay_lanes<kSpace, true, false>(r, c, mask, w, wk, nullptr, 0);
+    } else {
+      replay_lanes<kSpace, false, false>(r, c, mask, w, wk, nullptr, 0);
+    }
   }
 
   void replay_record(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk) {
-    bool one = r.size <= 4;
     switch (r.space) {
       case RL_SPACE_GLOBAL:
-        return one ? replay_lanes<RL_SPACE_GLOBAL, true>(r, c, mask, w, wk)
-                   : replay_lanes<RL_SPACE_GLOBAL, false>(r, c, mask, w, wk);
+        if ((c.flags & kOneChunk) && mask) {
+          // One chunk = 256 granules; when it lies inside one shadow page of a region, index the page directly.
+          // global_entry on the first lane's granule charges that page exactly as the lane itself would.
+          uint64_t g = r.addr[__builtin_ctz(mask)] >> 2, chunk_lo = chunk_of(g) << 8;
+          global_entry(g, wk);
+          if (chunk_lo - wk.page_lo < wk.page_hi - wk.page_lo && chunk_lo + 256 <= wk.page_hi) {
+            if (r.size <= 4) {
+              return replay_lanes<RL_SPACE_GLOBAL, true, true>(r, c, mask, w, wk, wk.page, wk.page_lo);
+            }
+            return replay_lanes<RL_SPACE_GLOBAL, false, true>(r, c, mask, w, wk, wk.page, wk.page_lo);
+          }
+        }
+        return replay_space<RL_SPACE_GLOBAL>(r, c, mask, w, wk);
       case RL_SPACE_SHARED:
-        return one ? replay_lanes<RL_SPACE_SHARED, true>(r, c, mask, w, wk)
-                   : replay_lanes<RL_SPACE_SHARED, false>(r, c, mask, w, wk);
+        return replay_space<RL_SPACE_SHARED>(r, c, mask, w, wk);
       default:
-        return one ? replay_lanes<RL_SPACE_LOCAL, true>(r, c, mask, w, wk)
-                   : replay_lanes<RL_SPACE_LOCAL, false>(r, c, mask, w, wk);
+        return replay_space<RL_SPACE_LOCAL>(r, c, mask, w, wk);
     }
   }
 
