@@ -84,6 +84,14 @@ inline unsigned owner_of(uint64_t chunk, unsigned workers) {
 inline unsigned block_owner(uint64_t block, unsigned workers) { return owner_of(block ^ 0x5bd1e9955bd1e995ull, workers); }
 inline uint64_t chunk_of(uint64_t granule) { return granule >> 8; }  // 256 granules = one shadow page
 
+// Active lanes of a mask. The shipped build targets any x86-64 (no POPCNT instruction assumed), where
+// __builtin_popcount becomes a libgcc call; this inline bit count is cheaper than the call.
+inline unsigned popcount32(uint32_t v) {
+  v = v - ((v >> 1) & 0x55555555u);
+  v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
+  return (((v + (v >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
+}
+
 void insertion_sort(uint64_t* a, size_t n) {
   for (size_t i = 1; i < n; ++i) {
     uint64_t v = a[i];
@@ -370,7 +378,7 @@ struct Engine::Impl {
       if (r.type == RL_REC_BLOCK_EXIT) continue;
       c.id = find_id(r);
       if (!c.id) wk.misses.push_back(uint32_t(i));
-      if (r.type == RL_REC_MEM) wk.lanes += uint32_t(__builtin_popcount(r.active_mask));
+      if (r.type == RL_REC_MEM) wk.lanes += uint32_t(popcount32(r.active_mask));
     }
   }
   // The first malformed record in record order wins, whatever the slicing; then new PCs get ids in order.
@@ -559,7 +567,7 @@ struct Engine::Impl {
       Ctx& c = ctx[i];
       if (W > 1) wk.by_block[block_owner(r.block, W)].push_back(uint32_t(i));
       if (r.type != RL_REC_MEM) continue;
-      unsigned lanes = unsigned(__builtin_popcount(r.active_mask));
+      unsigned lanes = unsigned(popcount32(r.active_mask));
       NodeStats& s = *wk.stats_for(c.id);
       s.executions += 1;
       s.bytes += uint64_t(lanes) * r.size;
@@ -694,7 +702,7 @@ struct Engine::Impl {
     const uint64_t w1_base = pack_w1(r.block, 0, write, c.bsync);
     const bool check_same = kSpace != RL_SPACE_LOCAL && !(c.flags & kNoOverlap);
     const bool filter = global && !kDirect && W > 1 && !(c.flags & kOneChunk);  // lanes may span other owners
-    if (check_same) wk.same.begin(size_t(__builtin_popcount(mask)) * granules);
+    if (check_same) wk.same.begin(size_t(popcount32(mask)) * granules);
     BlockState* bs = global ? nullptr : &wk.block_state(r.block);
     const uint32_t warp_tid = uint32_t(r.warp) * 32;
     Run run;
