@@ -32,6 +32,8 @@ def finding_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
             "kernel_id": kernel.get("id"),
             "pattern": finding.get("pattern", "?"),
             "waste_bytes": int(waste.get("bytes", 0)),
+            "waste_wavefronts": int(waste.get("wavefronts", 0)),
+            "waste_basis": waste.get("basis", "bytes"),
             "share": float(waste.get("share", 0.0)),
             "fix": (finding.get("fix") or {}).get("kind", "none"),
             "message": finding.get("message", ""),
@@ -44,8 +46,8 @@ def to_table(rows: list[dict[str, Any]]) -> str:
     if not rows:
         return "no findings"
     header = ("#", "severity", "file:line", "kernel", "pattern", "waste", "share", "message")
-    body = [(str(r["rank"]), r["severity"], r["location"], r["kernel"], r["pattern"],
-             format_bytes(r["waste_bytes"]), format_share(r["share"]), r["message"]) for r in rows]
+    body = [(str(r["rank"]), r["severity"], r["location"], r["kernel"], r["pattern"], _waste_text(r),
+             format_share(r["share"]), r["message"]) for r in rows]
     widths = [max(len(h), *(len(b[i]) for b in body)) for i, h in enumerate(header[:-1])]
     lines = ["  ".join(h.ljust(w) for h, w in zip(header[:-1], widths)) + "  " + header[-1]]
     for b in body:
@@ -53,10 +55,17 @@ def to_table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def _waste_text(row: dict[str, Any]) -> str:
+    if row.get("waste_basis") == "wavefronts":
+        return f"{row['waste_wavefronts']:,} wavefronts"
+    return format_bytes(row["waste_bytes"])
+
+
 def to_csv(rows: list[dict[str, Any]]) -> str:
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=["rank", "severity", "file", "line", "kernel", "pattern",
-                                             "waste_bytes", "share", "fix", "message", "id"],
+                                             "waste_bytes", "waste_wavefronts", "waste_basis", "share", "fix",
+                                             "message", "id"],
                             extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)

@@ -32,7 +32,7 @@ def _draft(node: Node, ratio: float) -> Draft:
                f"{count(excess)} extra shared-memory wavefronts — pad or swizzle the array")
     predicted = {NCU[("shared", op, "wavefronts")]: round(excess)} if node.type in ("read", "write") else {}
     return Draft("bank-conflict", [node], None, "padding", _FIX, message,
-                 waste_bytes=excess * WAVEFRONT_BYTES, wavefronts=excess, predicted=predicted,
+                 waste_bytes=excess * WAVEFRONT_BYTES, wavefronts=excess, predicted=predicted, basis="wavefronts",
                  metrics={"R_conf": ratio, "excess_wavefronts": excess, "max_wavefronts": worst})
 
 

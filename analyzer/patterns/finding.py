@@ -95,6 +95,9 @@ class Draft:
     tier: int = TIER_PERFORMANCE
     severity: str | None = None          # fixed by the rule (correctness findings); else derived from share
     exempt_from_min_share: bool = False  # correctness and barrier findings are not traffic
+    # What the waste is measured in: "bytes" (share of the kernel's traffic) or "wavefronts" (share of its
+    # shared-memory wavefronts: a bank conflict moves no extra byte, it serializes cycles).
+    basis: str = "bytes"
     extra_keys: list[tuple[str, int]] = field(default_factory=list)  # identity beyond nodes (barrier PCs)
     extra: dict[str, Any] = field(default_factory=dict)               # extra top-level fields
     context: Any = None  # what a rule needs to rebuild the draft during overlap removal; never emitted
@@ -136,10 +139,14 @@ def _clean(value: Any) -> Any:
 def finalize(view: KernelView, drafts: list[Draft], min_share: float) -> list[dict[str, Any]]:
     """Ids, shares, severities, the minShare filter and ranks; returns the report's finding objects."""
     traffic = view.traffic_bytes()
+    wavefronts = view.shared_wavefronts()
     built: list[tuple[tuple[int, float, str], dict[str, Any]]] = []
     seen: set[str] = set()
     for draft in drafts:
-        share = min(1.0, draft.waste_bytes / traffic) if traffic > 0 else 0.0
+        if draft.basis == "wavefronts":
+            share = min(1.0, draft.wavefronts / wavefronts) if wavefronts > 0 else 0.0
+        else:
+            share = min(1.0, draft.waste_bytes / traffic) if traffic > 0 else 0.0
         if share < min_share and not draft.exempt_from_min_share:
             continue
         identifier = finding_id(view, draft)
@@ -158,7 +165,8 @@ def finalize(view: KernelView, drafts: list[Draft], min_share: float) -> list[di
             "origin_pcs": sorted({node.id for node in draft.origins}, key=lambda i: view.nodes[i].key),
             "scope": draft.scope,
             "waste": {"bytes": int(round(draft.waste_bytes)), "instructions": int(round(draft.instructions)),
-                      "wavefronts": int(round(draft.wavefronts)), "share": round(share, 6)},
+                      "wavefronts": int(round(draft.wavefronts)), "share": round(share, 6),
+                      "basis": draft.basis},
             "fix": {"kind": draft.fix_kind, "explanation": draft.explanation},
             "message": draft.message,
             "metrics": _clean(metrics),

@@ -176,6 +176,10 @@ class KernelView:
         """The kernel's traffic: Σ W_total(v) over memory PCs = Σ w(e) (lane-bytes)."""
         return float(sum(node.w_total() for node in self.memory_nodes()))
 
+    def shared_wavefronts(self) -> float:
+        """The kernel's shared-memory wavefronts (section 3.2.2 rule), the basis of wavefront-measured waste."""
+        return float(sum(node.wavefronts_total() for node in self.memory_nodes() if node.space == "shared"))
+
     def is_memory(self, node_id: int) -> bool:
         node = self.nodes.get(node_id)
         return node is not None and node.space is not None and node_id != 0

@@ -106,7 +106,8 @@ def test_findings_are_unique_and_well_formed(make):
         assert f["pattern"] in PATTERNS
         assert f["severity"] in ("warning", "information", "hint")
         assert set(f["pcs"]) <= node_ids and set(f["origin_pcs"]) <= node_ids
-        assert set(f["waste"]) == {"bytes", "instructions", "wavefronts", "share"} and 0 <= f["waste"]["share"] <= 1
+        assert set(f["waste"]) == {"bytes", "instructions", "wavefronts", "share", "basis"} and 0 <= f["waste"]["share"] <= 1
+        assert f["waste"]["basis"] == ("wavefronts" if f["pattern"] == "bank-conflict" else "bytes")
         assert f["fix"]["kind"] in ("register-promotion", "constant-promotion", "shared-demotion", "padding",
                                     "l2-window", "barrier-removal", "shared-promotion", "coalescing",
                                     "warp-shuffle", "none")
@@ -184,3 +185,19 @@ def test_view_metrics_agree_with_analyzer_graph():
     for node in view.memory_nodes():
         assert node.w_total() == graph.w_total(g, node.id)
         assert node.r_coal() == (graph.r_coal(node.raw) or 0.0)
+
+
+def test_bank_conflict_share_is_a_share_of_shared_wavefronts():
+    """A bank conflict serializes cycles, it moves no extra byte: its share is of the kernel's wavefronts."""
+    from pathlib import Path
+
+    from analyzer.pipeline import analyze_run
+
+    demo = Path(__import__("analyzer").__file__).parent / "demo" / "run"
+    report = analyze_run(demo, write=False)
+    transpose = next(k for k in report["kernels"] if k["mangled"].startswith("_Z15transpose_naive"))
+    finding = next(f for f in transpose["findings"] if f["pattern"] == "bank-conflict")
+    total = sum(v * c for n in transpose["nodes"] if n.get("space") == "shared" for v, c in n["wavefronts"])
+    ideal = sum(v * c for n in transpose["nodes"] if n.get("space") == "shared" for v, c in n["wavefronts_ideal"])
+    assert finding["waste"]["wavefronts"] == total - ideal == 3968
+    assert abs(finding["waste"]["share"] - (total - ideal) / total) < 1e-6
