@@ -474,6 +474,20 @@ struct Engine::Impl {
       return std::make_pair(uint64_t(0), uint64_t(0));
     }
     const uint64_t granules = (r.size + 3) / 4, last = uint64_t(r.size) - 1;
+    // Contiguous lanes (a[i] = a[i-1] + size, whole granules, no wrap-around: the fully coalesced case): the
+    // footprints are one interval, all addresses distinct and no granule shared; the general pass below gives
+    // the same figures.
+    if (r.size % 4 == 0 && a[0] <= a[n - 1] && a[n - 1] + last >= a[n - 1]) {
+      uint64_t step = r.size, broken = 0;
+      for (size_t i = 1; i < n; ++i) broken |= a[i] ^ (a[i - 1] + step);
+      if (!broken) {
+        c.flags |= kNoOverlap;
+        s.addresses.add(uint32_t(n));
+        s.sectors.add(uint32_t(((a[n - 1] + last) >> 5) - (a[0] >> 5) + 1));
+        s.sectors_ideal.add(uint32_t((uint64_t(lanes) * r.size + 31) / 32));
+        return std::make_pair(a[0], a[n - 1]);
+      }
+    }
     // Sorted footprints [a, a + size): the last sector of each is non-decreasing, so a footprint adds the
     // sectors after its predecessor's last one (distinct sectors of the union). The lane order is usually
     // already sorted (coalesced accesses): the first pass assumes it and checks; otherwise sort and redo.

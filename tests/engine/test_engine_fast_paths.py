@@ -1,0 +1,79 @@
+"""The engine's per-lane shortcuts (docs/engine.md, "Per-lane cost") against the sequential Python model:
+contiguous lanes (closed-form sectors), one-chunk records indexed straight into a region's shadow page,
+runs of equal outcomes folded before the edge buffer. The trace is built to sit on their edges: allocations
+whose base is not 1 KiB aligned (a chunk straddles two shadow pages of the region, or its end), contiguous,
+reversed, permuted and overlapping lanes, sizes 1 to 16 at unaligned addresses, partial masks, and records
+that run off the end of an allocation into untracked memory."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from analyzer.replay import RECORD_DTYPE, analyze_records
+
+from engine_reference import Reference, distributions, engine_distributions, engine_edges, engine_spans
+
+GLOBAL, SHARED, MEM, BARRIER = 1, 2, 1, 2
+BASE = 0x7F0000000000 + 0x1234  # not 1 KiB aligned: region pages and chunks do not line up
+ALIGNED = 0x7F0000100000  # 1 KiB aligned: one-chunk records index the shadow page directly
+SIZE = 40_000  # ends mid-chunk
+
+
+def fast_path_trace(seed: int, n: int = 1200) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    recs = np.zeros(n, dtype=RECORD_DTYPE)
+    recs["type"] = MEM
+    recs["block"] = rng.integers(0, 6, n)
+    recs["warp"] = rng.integers(0, 4, n)
+    recs["pc"] = rng.integers(0, 12, n) * 16
+    recs["space"] = np.where(rng.random(n) < 0.85, GLOBAL, SHARED)
+    recs["access"] = rng.choice([1, 2, 3], n, p=[0.55, 0.35, 0.1])
+    recs["size"] = rng.choice([1, 2, 4, 8, 12, 16], n, p=[0.05, 0.05, 0.5, 0.2, 0.05, 0.15])
+    recs["active_mask"] = np.where(rng.random(n) < 0.75, 0xFFFFFFFF, rng.integers(1, 2**32, n))
+    lanes = np.arange(32)
+    size = recs["size"].astype(np.int64)[:, None]
+    order = np.empty((n, 32), dtype=np.int64)
+    pattern = rng.integers(0, 5, n)
+    for i in range(n):
+        if pattern[i] == 0:
+            order[i] = lanes[::-1]  # reversed: sorted only after the sort
+        elif pattern[i] == 1:
+            order[i] = rng.permutation(32)
+        elif pattern[i] == 2:
+            order[i] = lanes // 2  # pairs of lanes on one address (same issue)
+        else:
+            order[i] = lanes  # contiguous
+    # start anywhere in (and a little beyond) the allocation, at any byte offset
+    start = np.where(rng.random(n) < 0.5, BASE, ALIGNED)[:, None] - 64 + rng.integers(0, SIZE + 256, n)[:, None]
+    start = np.where(rng.random((n, 1)) < 0.3, start - start % 4, start)
+    glob = start + order * size
+    shared = (rng.integers(0, 1024, n)[:, None] + order * size) % 8192
+    recs["addr"] = np.where(recs["space"][:, None] == GLOBAL, glob, shared)
+    recs["addr"] = np.where((recs["active_mask"][:, None] >> lanes[None, :]) & 1, recs["addr"], 0)
+    bar = rng.random(n) < 0.04
+    recs["type"][bar] = BARRIER
+    recs["space"][bar] = rng.choice([1, 2], int(bar.sum()))
+    return recs
+
+
+@pytest.mark.parametrize("seed", [41, 42, 43])
+@pytest.mark.parametrize("workers", [1, 2])
+def test_fast_paths_match_reference_model(seed, workers):
+    first, second = fast_path_trace(seed), fast_path_trace(seed + 50)
+    second["function_id"] = 1
+    launches = [({"id": 0, "function_id": 0, "grid": [6, 1, 1], "block": [128, 1, 1]}, first),
+                ({"id": 1, "function_id": 1, "grid": [6, 1, 1], "block": [128, 1, 1]}, second)]
+    out = analyze_records(launches, workers=workers, allocations=[(BASE, SIZE), (ALIGNED, SIZE)])
+    ref = Reference()
+    ref.run_launch(0, 0, 128, first)
+    ref.run_launch(1, 1, 128, second)
+    for i, kernel in enumerate(out["kernels"]):
+        assert engine_edges(kernel) == {k: dict(v) for k, v in ref.edges[i].items()}
+        assert engine_spans(kernel) == dict(ref.spans[i])
+    for kernel, recs in zip(out["kernels"], (first, second)):
+        expected = {pc: {k: dict(v) for k, v in d.items()} for pc, d in distributions(recs).items()}
+        assert engine_distributions(kernel) == expected
+    labels = {e["label"] for k in out["kernels"] for e in k["edges"]}
+    assert {"cold", "grid", "warp_same_inst", "thread"} <= labels
+    assert any(e["prior_kernel"] for e in out["kernels"][1]["edges"])
