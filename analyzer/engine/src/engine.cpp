@@ -539,9 +539,12 @@ struct Engine::Impl {
       if (ng == 0) continue;
       pushed += ng;
       size_t n = sort_unique(group.data(), ng);
-      unsigned per_bank[32] = {0};
-      unsigned worst = 0;
-      for (size_t i = 0; i < n; ++i) worst = std::max(worst, ++per_bank[group[i] & 31]);
+      unsigned worst = 1;
+      if (group[n - 1] - group[0] >= 32) {  // else: distinct words within 32 consecutive ones, banks all differ
+        unsigned per_bank[32] = {0};
+        worst = 0;
+        for (size_t i = 0; i < n; ++i) worst = std::max(worst, ++per_bank[group[i] & 31]);
+      }
       wave += worst;
       ideal += (n + 31) / 32;
       std::copy(group.begin(), group.begin() + long(n), words.begin() + long(nw));
