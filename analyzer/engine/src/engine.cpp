@@ -207,6 +207,9 @@ struct Worker {
   size_t error_index = SIZE_MAX;                       // phase 1: first malformed record of the slice
   std::string error;
   uint64_t lanes = 0;
+  uint64_t last_pc = 0;                                // phase 1: last PC resolved to an id (find_id)
+  uint32_t last_fn = 0, last_id = 0;
+  uint8_t last_type = 0;                               // 0: nothing cached yet
   uint64_t last_block = ~0ull;
   BlockState* last_state = nullptr;
   BlockState& block_state(uint64_t block) {
@@ -328,16 +331,26 @@ struct Engine::Impl {
     return id;
   }
   // Read-only lookup during the parallel phase; 0 = resolve serially.
-  uint32_t find_id(const RlRecord& r) const {
-    PcKey k{r.function_id, r.pc};
-    if (r.type == RL_REC_BARRIER) {
-      auto it = barrier_ids.find(k);
-      return it == barrier_ids.end() ? 0 : it->second;
+  // The worker remembers the last PC it resolved (ids never change once given): consecutive records are
+  // mostly the warps of one instruction, so the hash lookup is skipped for them.
+  uint32_t find_id(const RlRecord& r, Worker& wk) const {
+    uint32_t id;
+    if (r.pc == wk.last_pc && r.function_id == wk.last_fn && r.type == wk.last_type) {
+      id = wk.last_id;
+    } else {
+      PcKey k{r.function_id, r.pc};
+      const auto& table = r.type == RL_REC_BARRIER ? barrier_ids : node_ids;
+      auto it = table.find(k);
+      if (it == table.end()) return 0;
+      id = it->second;
+      wk.last_pc = r.pc;
+      wk.last_fn = r.function_id;
+      wk.last_type = r.type;
+      wk.last_id = id;
     }
-    auto it = node_ids.find(k);
-    if (it == node_ids.end()) return 0;
-    const NodeInfo& n = nodes[it->second];
-    return ((n.access | r.access) == n.access && r.size <= n.size) ? it->second : 0;
+    if (r.type == RL_REC_BARRIER) return id;
+    const NodeInfo& n = nodes[id];
+    return ((n.access | r.access) == n.access && r.size <= n.size) ? id : 0;
   }
   // Fast test of what check_record spells out (this runs for every record).
   bool plausible(const RlRecord& r) const {
@@ -376,7 +389,7 @@ struct Engine::Impl {
       Ctx& c = ctx[i];
       c = Ctx{0, 0, 0, 0, 0, 0};
       if (r.type == RL_REC_BLOCK_EXIT) continue;
-      c.id = find_id(r);
+      c.id = find_id(r, wk);
       if (!c.id) wk.misses.push_back(uint32_t(i));
       if (r.type == RL_REC_MEM) wk.lanes += uint32_t(popcount32(r.active_mask));
     }
