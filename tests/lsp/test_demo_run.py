@@ -39,12 +39,9 @@ def expected_lines(report: dict) -> Counter:
 @pytest.fixture
 def workspace(tmp_path) -> Path:
     """The demo sources plus the recorded run, analysed now (the run is committed without report.json)."""
-    if not (DEMO / "run" / "run.json").is_file():
-        pytest.skip("no recorded demo run under analyzer/demo/run")
-    try:
-        from analyzer.pipeline import analyze_run
-    except ImportError as error:
-        pytest.skip(f"the analyzer is not importable ({error})")
+    from analyzer.pipeline import analyze_run
+
+    assert (DEMO / "run" / "run.json").is_file(), "the bundled demo run is missing from analyzer/demo/run"
     ws = tmp_path / "ws"
     shutil.copytree(DEMO / "src", ws / "src")
     shutil.copytree(DEMO / "run", ws / ".reuselens" / "run")
