@@ -42,6 +42,8 @@ _RUN_ENTRIES = {"run.json", "modules", "traces", "collector.log", "report.json",
 MIN_BUFFER_BYTES = 16 * 288  # the smallest buffer the tool library accepts (16 records)
 # profile(module_loading=...) / REUSELENS_MODULE_LOADING -> the app's CUDA_MODULE_LOADING
 MODULE_LOADING_MODES = {"eager": "EAGER", "lazy": "LAZY"}
+# The Sanitizer's switch that serialises launches (see profile()); the user's own value wins.
+SERIAL_LAUNCHES_VAR = "SANITIZER_DISABLE_PARALLEL_LAUNCHES"
 
 ProgressCallback = Callable[..., None]
 
@@ -258,10 +260,15 @@ def profile(argv: Sequence[str], *, run_dir: str | os.PathLike, cwd: str | os.Pa
     demangled name without parameters), one per line. launch_range: (first, end) over the launches that pass
     the name filters, end exclusive or None. timeout: seconds before the whole process group is killed and the
     run marked partial. cancel: set it to stop the run the same way. on_progress(stage, done, total) is
-    called about once a second. module_loading: "eager" or "lazy" sets CUDA_MODULE_LOADING for the app (None:
-    REUSELENS_MODULE_LOADING from env / this process's environment if set, else the app's own setting; an
-    experiment for the multi-stream hang, docs/collector.md). Raises a CollectorError subclass (one clear
-    sentence) when profiling cannot start.
+    called about once a second. module_loading: "eager" sets CUDA_MODULE_LOADING=EAGER for the app and patches
+    every module when it loads, "lazy" sets CUDA_MODULE_LOADING=LAZY (None: REUSELENS_MODULE_LOADING from env /
+    this process's environment if set, else the app's own setting). Raises a CollectorError subclass (one
+    clear sentence) when profiling cannot start.
+
+    Launches are serialised by the Sanitizer (SANITIZER_DISABLE_PARALLEL_LAUNCHES=1) unless env sets that
+    variable: with parallel launches, an app that creates its own streams blocks forever in the first
+    patching (measured on the H200, docs/collector.md "Multi-stream applications"). Instrumented launches
+    run one at a time anyway, so only launches outside the kernel filter lose their overlap.
     """
     if not argv:
         raise AppNotFoundError("no command to profile")
@@ -328,7 +335,11 @@ def profile(argv: Sequence[str], *, run_dir: str | os.PathLike, cwd: str | os.Pa
     if buffers is not None:
         full_env["REUSELENS_BUFFERS"] = str(int(buffers))
     if module_loading is not None:
-        full_env["CUDA_MODULE_LOADING"] = MODULE_LOADING_MODES[str(module_loading).lower()]
+        mode = MODULE_LOADING_MODES[str(module_loading).lower()]
+        full_env["CUDA_MODULE_LOADING"] = mode
+        # Eager loading with patching deferred to the first launch blocks the same way parallel launches do.
+        full_env["REUSELENS_EAGER_PATCH"] = "1" if mode == "EAGER" else "0"
+    full_env.setdefault(SERIAL_LAUNCHES_VAR, "1")
 
     started = time.monotonic()
     try:

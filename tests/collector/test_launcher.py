@@ -292,6 +292,15 @@ def test_module_loading_sets_the_apps_cuda_module_loading(no_gpu_needed, fake_ap
     monkeypatch.setenv("CUDA_MODULE_LOADING", "SOMETHING_ELSE")
     env = _app_env(fake_app, tmp_path, module_loading=value)
     assert env["CUDA_MODULE_LOADING"] == expected
+    # eager loading must patch at MODULE_LOADED: deferring the patching to the first launch blocked on the H200
+    assert env["REUSELENS_EAGER_PATCH"] == ("1" if expected == "EAGER" else "0")
+
+
+def test_launches_are_serialised_unless_the_user_says_otherwise(no_gpu_needed, fake_app, tmp_path, monkeypatch):
+    monkeypatch.delenv("SANITIZER_DISABLE_PARALLEL_LAUNCHES", raising=False)
+    assert _app_env(fake_app, tmp_path)["SANITIZER_DISABLE_PARALLEL_LAUNCHES"] == "1"
+    env = _app_env(fake_app, tmp_path, env={"SANITIZER_DISABLE_PARALLEL_LAUNCHES": "0"})
+    assert env["SANITIZER_DISABLE_PARALLEL_LAUNCHES"] == "0"
 
 
 def test_module_loading_from_the_environment(no_gpu_needed, fake_app, tmp_path, monkeypatch):

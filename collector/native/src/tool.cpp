@@ -111,7 +111,6 @@ struct Range {
 struct ContextState {
   bool ready = false;
   bool patches_loaded = false;
-  bool patch_load_failed = false;
   RlDeviceState* d_state = nullptr;      // device memory
   RlDeviceState* d_disabled = nullptr;   // device memory, enabled = 0
   RlDeviceState* h_stage = nullptr;      // pinned host staging for copies
@@ -165,11 +164,6 @@ struct DrainJob {
   uint64_t total = 0;      // tickets handed out, valid when ended && !faulted
   bool done = false;       // drain thread finished with this job
   uint64_t unresolved = 0;
-  // REUSELENS_FINISH=drain: LAUNCH_END seen; the drain thread synchronises and completes the launch.
-  bool end_seen = false;
-  bool sync_started = false;
-  SanitizerResult sync_result = SANITIZER_SUCCESS, copy_result = SANITIZER_SUCCESS;
-  uint64_t committed = 0;
 };
 
 class Tool {
@@ -194,19 +188,6 @@ class Tool {
   void finish_job(DrainJob* job, std::unique_lock<std::recursive_mutex>& g);
   bool debug_ = false;
   bool lazy_patch_ = true;
-  bool state_on_legacy_ = false;  // experiment: per-launch state copies on the legacy stream (docs/collector.md)
-  // Where the patch fatbin is loaded into a context (sanitizerAddPatchesFromFile), docs/collector.md
-  // "Known problem": at the first patching of a module (default, inside MODULE_LOADED or LAUNCH_BEGIN), at
-  // CONTEXT_CREATION_FINISHED (REUSELENS_PATCH_LOAD=context), or at the ENTER callback of the first
-  // launch API call (REUSELENS_PATCH_LOAD=api: no driver lock is held there yet).
-  enum class PatchLoad { kFirstPatch, kContext, kApiEnter };
-  PatchLoad patch_load_ = PatchLoad::kFirstPatch;
-  // Experiment: LAUNCH_END does not wait for the kernel; the drain thread synchronises the launch's stream
-  // and the next instrumented launch (or the exit handler) waits for it (REUSELENS_FINISH=drain).
-  bool finish_in_drain_ = false;
-  bool load_patches(CUcontext ctx, ContextState& cs, const char* where);
-  void complete_job(DrainJob* job, SanitizerResult sync_result, SanitizerResult copy_result, bool faulted,
-                    uint64_t committed);
   bool select_launch(const std::string& mangled);
   bool patch_module(CUmodule mod, ModuleEntry& me);
   void resolve_module(CUmodule mod, ModuleEntry& me);
@@ -316,13 +297,6 @@ void Tool::init() {
   // Default: patch a module at the first instrumented launch of one of its kernels (the configuration all
   // recorded results were measured with). REUSELENS_EAGER_PATCH=1 patches at MODULE_LOADED instead.
   lazy_patch_ = getenv_str("REUSELENS_EAGER_PATCH") != "1";
-  state_on_legacy_ = getenv_str("REUSELENS_STATE_STREAM") == "legacy";
-  {
-    std::string pl = getenv_str("REUSELENS_PATCH_LOAD");
-    if (pl == "context") patch_load_ = PatchLoad::kContext;
-    else if (pl == "api") patch_load_ = PatchLoad::kApiEnter;
-  }
-  finish_in_drain_ = getenv_str("REUSELENS_FINISH") == "drain";
   std::string bb = getenv_str("REUSELENS_BUFFER_BYTES");
   std::string nb = getenv_str("REUSELENS_BUFFERS");
   std::string lr = getenv_str("REUSELENS_LAUNCH_RANGE");
@@ -438,14 +412,13 @@ bool Tool::claim() {
   log_ = fopen((run_dir_ + "/collector.log").c_str(), "a");
   log("reuselens collector %s, pid %d, patch %s, buffers %u x %llu bytes, traces %s", kToolVersion, (int)getpid(),
       patch_path_.c_str(), nbuf_, (unsigned long long)buffer_bytes_, write_traces_ ? "on" : "off");
-  if (!lazy_patch_ || patch_load_ != PatchLoad::kFirstPatch || state_on_legacy_ || finish_in_drain_)
-    log("experiments: patch at %s, patches loaded at %s, state copies on %s, launch finished by %s",
-        lazy_patch_ ? "first instrumented launch" : "MODULE_LOADED",
-        patch_load_ == PatchLoad::kContext    ? "CONTEXT_CREATION_FINISHED"
-        : patch_load_ == PatchLoad::kApiEnter ? "launch API entry"
-                                              : "first patching",
-        state_on_legacy_ ? "the legacy stream" : "the launch's stream",
-        finish_in_drain_ ? "the drain thread" : "LAUNCH_END");
+  // The launcher sets SANITIZER_DISABLE_PARALLEL_LAUNCHES=1 (docs/collector.md, "Multi-stream applications");
+  // without it an app with user streams can block forever in the first patching. Say which mode this run had.
+  const std::string serial = getenv_str("SANITIZER_DISABLE_PARALLEL_LAUNCHES");
+  log("patching %s; Sanitizer parallel launches %s, CUDA_MODULE_LOADING=%s",
+      lazy_patch_ ? "at the first instrumented launch" : "at MODULE_LOADED",
+      serial == "1" ? "disabled" : "enabled (multi-stream apps may hang)",
+      getenv_str("CUDA_MODULE_LOADING").empty() ? "(default)" : getenv_str("CUDA_MODULE_LOADING").c_str());
   if (access(patch_path_.c_str(), R_OK) != 0) {
     error("device patch " + patch_path_ + " not found; rebuild the collector with nvcc available");
     fault_ = true;
@@ -543,16 +516,6 @@ void Tool::callback(Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, 
       t_pending_smem = -1;
       return;
     }
-    // REUSELENS_PATCH_LOAD=api: the launch API's ENTER callback runs before the driver takes its locks.
-    if (patch_load_ == PatchLoad::kApiEnter && cd->context != nullptr) {
-      std::lock_guard<std::recursive_mutex> g(mu_);
-      if (enabled_ && !fault_) {
-        auto c = contexts_.find(cd->context);
-        if (c != contexts_.end() && c->second.ready && !c->second.patches_loaded)
-          load_patches(cd->context, c->second, domain == SANITIZER_CB_DOMAIN_RUNTIME_API ? "runtime launch API entry"
-                                                                                         : "driver launch API entry");
-      }
-    }
     const void* p = cd->functionParams;
     if (p == nullptr) return;
     if (domain == SANITIZER_CB_DOMAIN_RUNTIME_API) {
@@ -620,8 +583,6 @@ void Tool::on_context_created(CUcontext ctx, CUdevice dev) {
   cs.ready = ok;
   log("context %p: device %d (%s %s), %u buffers of %llu records", (void*)ctx, (int)dev, gpu_name_.c_str(),
       gpu_arch_.c_str(), cs.nbuf, (unsigned long long)cs.capacity);
-  // REUSELENS_PATCH_LOAD=context: before the application can create streams or events or load modules.
-  if (ok && patch_load_ == PatchLoad::kContext && !fault_) load_patches(ctx, cs, "CONTEXT_CREATION_FINISHED");
   write_run_json(false);
 }
 
@@ -688,32 +649,16 @@ bool Tool::select_launch(const std::string& mangled) {
   return k >= range_first_ && k < range_end_;
 }
 
-// Load the device patch into a context once (caller holds mu_). The Sanitizer API asks that loading and
-// patching be serialised, which mu_ does.
-bool Tool::load_patches(CUcontext ctx, ContextState& cs, const char* where) {
-  if (cs.patches_loaded) return true;
-  if (cs.patch_load_failed) return false;
-  double t0 = now_s();
-  if (!check(sanitizerAddPatchesFromFile(patch_path_.c_str(), ctx), "sanitizerAddPatchesFromFile", true)) {
-    cs.patch_load_failed = true;
-    return false;
-  }
-  cs.patches_loaded = true;
-  log("context %p: device patch loaded at %s (%.3f s)", (void*)ctx, where, now_s() - t0);
-  return true;
-}
-
 bool Tool::patch_module(CUmodule mod, ModuleEntry& me) {
   if (me.patched) return true;
   if (me.patch_failed) return false;
   ContextState& cs = contexts_[me.ctx];
   if (!cs.patches_loaded) {
-    if (patch_load_ != PatchLoad::kFirstPatch && !cs.patch_load_failed)
-      log("module %s: device patch not loaded yet in its context; loading it now", me.sha.substr(0, 12).c_str());
-    if (!load_patches(me.ctx, cs, lazy_patch_ ? "LAUNCH_BEGIN" : "MODULE_LOADED")) {
+    if (!check(sanitizerAddPatchesFromFile(patch_path_.c_str(), me.ctx), "sanitizerAddPatchesFromFile", true)) {
       me.patch_failed = true;
       return false;
     }
+    cs.patches_loaded = true;
   }
   struct P { Sanitizer_InstructionId id; const char* cb; bool required; };
   static const P points[] = {
@@ -882,10 +827,8 @@ void Tool::on_launch_begin(const Sanitizer_LaunchData* ld) {
     cs->host_allowed[b] = b;
     cs->host_ready[b] = 0;
   }
-  Sanitizer_StreamHandle state_stream = state_on_legacy_ ? nullptr : ld->hStream;
-  bool ok = check(sanitizerMemcpyHostToDeviceAsync(cs->d_state, st, sizeof *st, state_stream),
+  bool ok = check(sanitizerMemcpyHostToDeviceAsync(cs->d_state, st, sizeof *st, ld->hStream),
                   "sanitizerMemcpyHostToDeviceAsync(state)") &&
-            (!state_on_legacy_ || check(sanitizerStreamSynchronize(nullptr), "sanitizerStreamSynchronize(legacy)")) &&
             check(sanitizerSetLaunchCallbackData(ld->hLaunch, ld->function, ld->hStream, cs->d_state),
                   "sanitizerSetLaunchCallbackData");
   if (!ok) {
@@ -940,14 +883,6 @@ void Tool::on_launch_end(const Sanitizer_LaunchData* ld) {
           launches_[job->entry].kernel.c_str());
     return;
   }
-  if (finish_in_drain_) {
-    // Return to the application at once; the drain thread waits for the kernel outside any callback.
-    job->finalizing = true;
-    std::lock_guard<std::mutex> dg(dmu_);
-    job->end_seen = true;
-    dcv_.notify_all();
-    return;
-  }
   finish_job(job, g);
 }
 
@@ -955,6 +890,8 @@ void Tool::on_launch_end(const Sanitizer_LaunchData* ld) {
 // thread deliver its last records, check the counts and record the outcome.
 void Tool::finish_job(DrainJob* job, std::unique_lock<std::recursive_mutex>& g) {
   job->finalizing = true;
+  const size_t li = job->entry;
+  const std::string kernel = launches_[li].kernel;
   ContextState* cs = job->cs;
   Sanitizer_StreamHandle hs = job->hstream;
   g.unlock();
@@ -963,7 +900,7 @@ void Tool::finish_job(DrainJob* job, std::unique_lock<std::recursive_mutex>& g) 
   uint64_t total = 0, committed = 0;
   SanitizerResult rc = SANITIZER_SUCCESS;
   if (!faulted) {
-    rc = sanitizerMemcpyDeviceToHost(cs->h_stage, cs->d_state, sizeof(RlDeviceState), state_on_legacy_ ? nullptr : hs);
+    rc = sanitizerMemcpyDeviceToHost(cs->h_stage, cs->d_state, sizeof(RlDeviceState), hs);
     faulted = rc != SANITIZER_SUCCESS;
     if (!faulted) {
       total = cs->h_stage->head;
@@ -979,15 +916,6 @@ void Tool::finish_job(DrainJob* job, std::unique_lock<std::recursive_mutex>& g) 
     dcv_.wait(dg, [&] { return job->done; });
   }
   g.lock();
-  complete_job(job, r, rc, faulted, committed);
-}
-
-// The outcome of a drained launch: checks, sinks, run.json (caller holds mu_; the job is deleted).
-void Tool::complete_job(DrainJob* job, SanitizerResult r, SanitizerResult rc, bool faulted, uint64_t committed) {
-  ContextState* cs = job->cs;
-  const size_t li = job->entry;
-  const std::string kernel = launches_[li].kernel;
-  const uint64_t total = job->total;
   if (r != SANITIZER_SUCCESS) check(r, ("kernel " + demangle(kernel) + " (sanitizerStreamSynchronize)").c_str());
   if (rc != SANITIZER_SUCCESS) check(rc, "sanitizerMemcpyDeviceToHost(state)");
   LaunchEntry& le = launches_[li];
@@ -1104,45 +1032,7 @@ void Tool::drain_loop() {
         }
         job.done = true;
         dcv_.notify_all();
-        if (job.end_seen) {
-          // REUSELENS_FINISH=drain: this thread completes the launch (mu_ is never taken while holding dmu_).
-          DrainJob* jp = &job;
-          g.unlock();
-          {
-            std::unique_lock<std::recursive_mutex> tg(mu_);
-            complete_job(jp, jp->sync_result, jp->copy_result, jp->faulted, jp->committed);
-          }
-          g.lock();
-        }
         break;
-      }
-      if (job.end_seen && !job.sync_started) {
-        // REUSELENS_FINISH=drain: wait for the kernel outside every Sanitizer callback, on a helper thread, so
-        // that this thread keeps releasing buffers (a kernel that fills the ring waits for them).
-        job.sync_started = true;
-        std::thread([this, jp = &job, cs, hs = job.hstream] {
-          SanitizerResult r = sanitizerStreamSynchronize(hs);
-          SanitizerResult rc = SANITIZER_SUCCESS;
-          uint64_t total = 0, committed = 0;
-          bool faulted = r != SANITIZER_SUCCESS;
-          if (!faulted) {
-            rc = sanitizerMemcpyDeviceToHost(cs->h_stage, cs->d_state, sizeof(RlDeviceState),
-                                             state_on_legacy_ ? nullptr : hs);
-            faulted = rc != SANITIZER_SUCCESS;
-            if (!faulted) {
-              total = cs->h_stage->head;
-              for (uint32_t b = 0; b < cs->nbuf; ++b) committed += cs->h_stage->committed[b];
-            }
-          }
-          std::lock_guard<std::mutex> lg(dmu_);
-          jp->sync_result = r;
-          jp->copy_result = rc;
-          jp->committed = committed;
-          jp->total = total;
-          jp->faulted = faulted;
-          jp->ended = true;
-          dcv_.notify_all();
-        }).detach();
       }
       g.unlock();
       std::this_thread::sleep_for(std::chrono::microseconds(sleep_us));
@@ -1267,15 +1157,6 @@ void Tool::at_exit() {
   if (open_job != nullptr && !open_job->finalizing) {
     log("exit: finishing the instrumented launch still open");
     finish_job(open_job, g);
-  }
-  // REUSELENS_FINISH=drain: a launch being finished by the drain thread; wait for it (the wait releases mu_,
-  // which the drain thread needs to complete it).
-  while (finish_in_drain_) {
-    {
-      std::lock_guard<std::mutex> dg(dmu_);
-      if (job_ == nullptr) break;
-    }
-    launch_cv_.wait(g);
   }
   exited_ = true;
   {
