@@ -31,11 +31,8 @@ def read_trace(path: Path) -> np.ndarray:
     return records
 
 
-def check_run(run_dir: Path, tolerate_unrepaired: bool = False) -> list[str]:
-    """Everything the collector promises about a run directory it wrote; returns the problems found.
-
-    tolerate_unrepaired: accept BARRIER/BLOCK_EXIT records without lanes (runs recorded before the patch
-    fix that tests/data/runs/repair_masks.py could not repair) and skip the per-block exit count there."""
+def check_run(run_dir: Path) -> list[str]:
+    """Everything the collector promises about a run directory it wrote; returns the problems found."""
     problems: list[str] = []
     m = json.loads((run_dir / "run.json").read_text())
     if m.get("format") != "reuselens-run" or m.get("version") != 1:
@@ -72,7 +69,7 @@ def check_run(run_dir: Path, tolerate_unrepaired: bool = False) -> list[str]:
         if (records["active_mask"][records["type"] == 1] == 0).any():
             problems.append(f"launch {launch['id']}: MEM record without active lanes")
         no_lanes = bool((records["active_mask"][records["type"] != 1] == 0).any())
-        if no_lanes and not tolerate_unrepaired:
+        if no_lanes:
             problems.append(f"launch {launch['id']}: BARRIER/BLOCK_EXIT record without lanes")
         lanes = ((records["active_mask"][:, None] >> np.arange(32, dtype=np.uint32)) & 1).astype(bool)
         if (records["addr"][~lanes] != 0).any():
