@@ -262,16 +262,24 @@ __global__ void implant_hierarchical_reuse_block(const float* x, const float* w,
   out[t] = acc;
 }
 
-// The block stages x in shared memory once (one coalesced load per element) and reads it from there.
+// The block stages x in shared memory once (one coalesced load per element) and reads it from there. Each
+// warp takes its own chunk (j == warp: the element its thread staged) from the register it loaded it into, and
+// only the other three chunks from shared memory (SASS: three LDS per warp under a warp-uniform branch).
 __global__ void control_hierarchical_reuse_block(const float* __restrict__ x, const float* __restrict__ w,
                                                  float* __restrict__ out) {
   __shared__ float sx[THREADS];
-  int t = threadIdx.x, lane = t & 31;
-  sx[t] = x[t];
+  int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+  float own = x[t];
+  sx[t] = own;
   __syncthreads();
   float acc = 0.0f;
 #pragma unroll
-  for (int j = 0; j < 4; ++j) acc += sx[lane + 32 * j] * w[j * THREADS + t];
+  for (int j = 0; j < 4; ++j) {
+    float v;
+    if (j == warp) v = own;
+    else v = sx[lane + 32 * j];
+    acc += v * w[j * THREADS + t];
+  }
   out[t] = acc;
 }
 

@@ -1,5 +1,9 @@
 """On a GPU: every pattern program runs correctly, and profiling the 'before' programs finds their pattern.
 
+Also the issue #8 suite (tests/gpu/pattern_suite.cu), built, profiled with traces and analysed live: every
+implant found on its marked line, no control triggering its pattern (assertions shared with the replay test
+tests/patterns/test_pattern_suite.py, in tests/patterns/pattern_suite_checks.py).
+
 Skips with a reason when no GPU (or no nvcc) is present; the static checks that need only nvcc are in
 tests/patterns/test_cuda_programs.py, and the before/after counter comparison is benchmarks/actionability.py.
 """
@@ -13,6 +17,9 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from analyzer.patterns import PATTERNS
+from tests.patterns.pattern_suite_checks import NVCC_FLAGS, SOURCE, check_control, check_implant
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
@@ -61,3 +68,27 @@ def test_profiling_the_before_program_finds_its_pattern(case, tmp_path):
     report = json.loads((run_dir / "report.json").read_text())
     patterns = {f["pattern"] for k in report["kernels"] for f in k.get("findings", [])}
     assert set(case["patterns"]) <= patterns, f"{case['name']}: found {sorted(patterns)}"
+
+
+@pytest.fixture(scope="module")
+def suite_report(tmp_path_factory):
+    """tests/gpu/pattern_suite.cu built as tests/gpu/Makefile does, profiled with traces, then analysed."""
+    from analyzer.pipeline import analyze_run
+    from collector import launcher
+
+    out = tmp_path_factory.mktemp("pattern_suite")
+    binary = out / "pattern_suite"
+    subprocess.run([NVCC, *NVCC_FLAGS, "-o", str(binary), str(SOURCE)], check=True, timeout=600)
+    summary = launcher.profile([str(binary)], run_dir=out / "run", write_traces=True, timeout=600)
+    assert summary.status == "complete" and summary.exit_code == 0, (summary.partial_reason, summary.errors)
+    return analyze_run(out / "run", None, write=False)
+
+
+@pytest.mark.parametrize("pattern", sorted(PATTERNS))
+def test_pattern_suite_implant_is_found_live(pattern, suite_report):
+    check_implant(suite_report, pattern)
+
+
+@pytest.mark.parametrize("pattern", sorted(PATTERNS))
+def test_pattern_suite_control_stays_clean_live(pattern, suite_report):
+    check_control(suite_report, pattern)
