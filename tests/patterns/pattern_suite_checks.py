@@ -55,19 +55,24 @@ def find_kernel(report: dict[str, Any], name: str) -> dict[str, Any]:
     return matches[0]
 
 
+def kernel_line(source: dict[str, Any] | None) -> tuple[str, int]:
+    """(file name, line) in the kernel's own code: the call site for inlined code (atomicAdd lives in a CUDA
+    header; its outermost inline frame is the line of the kernel that calls it), ('', 0) without line info."""
+    if not source:
+        return ("", 0)
+    frame = (source.get("inline") or [source])[-1]
+    if not frame.get("file") or not frame.get("line"):
+        return ("", 0)
+    return (Path(str(frame["file"])).name, int(frame["line"]))
+
+
 def finding_lines(kernel: dict[str, Any], finding: dict[str, Any]) -> set[tuple[str, int]]:
-    """(file name, line) of every source position the finding names; a PC without line info gives ('', 0)."""
+    """kernel_line of every source position the finding names (its PCs, or the barrier of removable-barrier)."""
     nodes = {node["id"]: node for node in kernel["nodes"]}
     sources = [nodes[pc].get("source") for pc in finding["pcs"]]
     if finding["pattern"] == "removable-barrier":
         sources.append((finding.get("barrier") or {}).get("source"))
-    lines = set()
-    for source in sources:
-        if not source or not source.get("file") or not source.get("line"):
-            lines.add(("", 0))
-        else:
-            lines.add((Path(str(source["file"])).name, int(source["line"])))
-    return lines
+    return {kernel_line(source) for source in sources}
 
 
 def describe(kernel: dict[str, Any]) -> str:
