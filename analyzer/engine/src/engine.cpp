@@ -13,10 +13,11 @@
 #include "reuselens/engine.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
+#include <type_traits>
 #include <map>
 #include <memory>
-#include <sstream>
 #include <unordered_map>
 #include <vector>
 
@@ -912,9 +913,9 @@ struct Engine::Impl {
     throw EngineError("free of unknown allocation 0x" + hex(address));
   }
   static std::string hex(uint64_t v) {
-    std::ostringstream os;
-    os << std::hex << v;
-    return os.str();
+    char buf[17];
+    auto end = std::to_chars(buf, buf + sizeof buf, v, 16).ptr;
+    return std::string(buf, end);
   }
 
   std::string to_json() const;
@@ -923,11 +924,27 @@ struct Engine::Impl {
 // ---- JSON ----------------------------------------------------------------------------------------------------
 namespace {
 
+// Appends text and integers to a string. Not std::ostringstream: the stream's numeric output goes through the
+// global locale, which is not set up when the module carries its own static libstdc++ (the device image's
+// g++ 13 builds it that way; inserting the first integer crashed there) — and to_chars is faster anyway.
+struct JsonOut {
+  std::string s;
+  JsonOut& operator<<(const char* text) { s += text; return *this; }
+  JsonOut& operator<<(char c) { s += c; return *this; }
+  template <typename T, typename = std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, char> &&
+                                                    !std::is_same_v<T, bool>>>
+  JsonOut& operator<<(T v) {
+    char buf[24];
+    s.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+    return *this;
+  }
+};
+
 const char* kLabelNames[kLabelCount] = {"cold", "thread", "warp_same_inst", "warp_diff_inst", "block", "grid"};
 const char* kSpaceNames[4] = {"null", "\"global\"", "\"shared\"", "\"local\""};
 const char* kBarrierKinds[4] = {"null", "\"block\"", "\"warp\"", "\"mbarrier\""};
 
-void put_hist(std::ostringstream& os, const char* name, const Histogram& h) {
+void put_hist(JsonOut& os, const char* name, const Histogram& h) {
   os << ",\"" << name << "\":[";
   bool first = true;
   for (size_t v = 0; v < h.counts.size(); ++v) {
@@ -947,7 +964,7 @@ const char* type_name(uint8_t access) {
 }  // namespace
 
 std::string Engine::Impl::to_json() const {
-  std::ostringstream os;
+  JsonOut os;
   os << "{\"format\":\"reuselens-engine\",\"version\":" << RL_ENGINE_JSON_VERSION << ",\"kernels\":[";
   for (size_t gi = 0; gi < groups.size(); ++gi) {
     const Group& g = groups[gi];
@@ -1048,7 +1065,7 @@ std::string Engine::Impl::to_json() const {
   }
   os << "],\"stats\":{\"records\":" << counters.records << ",\"lane_accesses\":" << counters.lane_accesses
      << ",\"peak_shadow_bytes\":" << budget.peak() << ",\"workers\":" << W << "}}";
-  return os.str();
+  return std::move(os.s);
 }
 
 // ---- public API ----------------------------------------------------------------------------------------------
