@@ -3,7 +3,7 @@
 # the package built as pip builds it (engine module + collector), the engine scaling benchmark on 16 cores,
 # the actionability loop (findings -> fix -> ncu before/after), and `reuselens demo` on the recorded run.
 # Needs the wheels of README's device notes in .whl/ (pyelftools, cxxfilt, zstandard, lz4 for cp312).
-# STEPS (default "engine actionability demo") picks the steps.
+# STEPS (default "engine actionability demo"; also "gputests") picks the steps.
 set -uo pipefail
 export PYTHONUNBUFFERED=1
 OUTDIR=${OUT:-/tmp/reuselens-out}; mkdir -p "$OUTDIR"
@@ -27,6 +27,11 @@ if [[ $STEPS == *" actionability "* ]]; then
   stamp "actionability"
   timeout 240 python3 benchmarks/actionability.py --out /tmp/act 2>&1 | tail -60
   cp /tmp/act/actionability.json "$OUTDIR/" 2>/dev/null
+fi
+if [[ $STEPS == *" gputests "* ]]; then
+  stamp "GPU tests (pytest, the pip-built collector)"
+  REUSELENS_COLLECTOR_LIB=/tmp/rl/collector/native/libreuselens_collector.so timeout 300 python3 -m pytest -q \
+    -p no:cacheprovider -rs tests/collector/test_gpu.py tests/gpu/patterns tests/patterns/test_pattern_suite.py 2>&1 | tail -40
 fi
 if [[ $STEPS == *" demo "* ]]; then
   stamp "demo"

@@ -50,6 +50,8 @@ prof 15 "$R/crash_hang" "timeout=5" -- "$B/crash" hang
 stamp "demo"
 prof 30 "$R/demo_run" "write_traces=True, timeout=25" -- "$B/demo"
 echo "{\"source_dir\": \"$ROOT/analyzer/demo/src\", \"build\": \"nvcc -O3 -lineinfo -gencode arch=compute_90,code=sm_90\"}" > "$R/demo_build.json"
+stamp "pattern suite (every pattern implanted + its control, tests/patterns/test_pattern_suite.py replays it)"
+prof 60 "$R/pattern_suite" "write_traces=True, timeout=50" -- "$B/pattern_suite"
 stamp "fidelity"
 timeout 60 python3 benchmarks/fidelity.py --bench "$B/microbench" --work "$R/fidelity" --json "$R/fidelity.json" || echo "fidelity exit $?"
 stamp "overhead"
