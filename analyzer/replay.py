@@ -145,20 +145,26 @@ class _Allocations:
         self.live: dict[int, dict[str, Any]] = {}
 
     def before_launch(self, launch_id: int) -> None:
+        """Bring the engine's allocations to what was live when launch `launch_id` started. run.json counts
+        launches: `allocated_before_launch: n` / `freed_after_launch: n` mean "after n launches had been seen",
+        i.e. before launch id n (docs/run-directory.md), as the collector's online engine applied them."""
         for addr, a in list(self.live.items()):
             freed = a.get("freed_after_launch")
-            if freed is not None and int(freed) < launch_id:
+            if freed is not None and int(freed) <= launch_id:
                 self.engine.free_allocation(addr)
                 del self.live[addr]
         still = []
         for a in self.pending:
             freed = a.get("freed_after_launch")
-            if freed is not None and int(freed) < launch_id:
+            if freed is not None and int(freed) <= launch_id:
+                continue  # freed before this launch (or never live during one)
+            if int(a.get("allocated_before_launch") or 0) > launch_id:
+                still.append(a)
                 continue
             try:
                 self.engine.add_allocation(int(a["address"]), int(a["size"]))
                 self.live[int(a["address"])] = a
-            except Exception:  # overlaps a live allocation: it comes once that one is freed
+            except Exception:  # overlaps a live allocation (a run.json edited by hand): after that one is freed
                 still.append(a)
         self.pending = still
 

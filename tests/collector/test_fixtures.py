@@ -54,17 +54,24 @@ def _fidelity():
     return module
 
 
-# Counts the Sanitizer API cannot observe: a warp whose lanes are all predicated off still issues the
-# instruction (Nsight counts it) but performs no access, so no callback runs (docs/collector.md).
-KNOWN_GAPS = {("broadcast", "shared st instructions"), ("atomics", "shared st instructions")}
-
-
 def test_trace_derivation_matches_recorded_ncu_counters():
+    """Every count ncu measured with its pred_on_any / request / sector / wavefront counters equals the trace."""
     run = REPO / "tests/data/runs/microbench"
     fid = _fidelity()
     ncu_rows = fid.parse_ncu(run / "ncu.csv")
-    table, _ = fid.compare(ncu_rows, [("trace", fid.run_counts(run))])
-    compared = [r for r in table if r["ncu"] is not None]
-    assert len(compared) > 100
-    mismatched = {(r["kernel"], r["metric"]) for r in compared if not r["match"]}
-    assert mismatched == KNOWN_GAPS
+    table, mismatches = fid.compare(ncu_rows, [("trace", fid.run_counts(run))])
+    compared = [r for r in table if r["ncu"] is not None and r["match"] is not None]
+    assert len(compared) >= 150 and mismatches == 0
+    assert all(r["match"] for r in compared)
+
+
+def test_issued_counts_differ_only_where_explained():
+    """ncu's issued counters also count warps whose lanes are all predicated off (no access, so no record) and
+    every LDGSTS as a shared load; the fidelity table shows them for information. These three are the ones
+    the microbenchmark has: a lane-0-only shared store in broadcast and atomics, the cp.async kernel."""
+    run = REPO / "tests/data/runs/microbench"
+    fid = _fidelity()
+    table, _ = fid.compare(fid.parse_ncu(run / "ncu.csv"), [("trace", fid.run_counts(run))])
+    info = {(r["kernel"], r["metric"]) for r in table if r["match"] is None}
+    assert info == {("broadcast", "shared st issued (incl. pred-off)"), ("atomics", "shared st issued (incl. pred-off)"),
+                    ("cp_async", "shared ld issued (incl. pred-off)")}
