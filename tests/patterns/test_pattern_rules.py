@@ -376,6 +376,39 @@ def test_removable_barrier_implant_and_control():
     assert patterns_of(findings) == ["removable-barrier"]
 
 
+def test_a_barrier_that_may_hand_over_a_write_hidden_behind_a_read_is_kept():
+    """Thread 0 writes, __syncthreads, every thread reads: the shadow keeps only the last access, so when warp 0
+    reads first the other warps' edges point at warp 0's read (unsynced read after read) and no edge spans the
+    barrier. It must not be called removable; a barrier before the write still is."""
+    k = KernelBuilder()
+    w = k.node("shared", "write", executions=8, lanes=1, pc=0x100)
+    k.edge(w, 0, "cold")
+    r = k.node("shared", "read", executions=32, pc=0x200)
+    k.edge(r, w, "thread", 1 / 1024)
+    k.edge(r, r, "warp_same_inst", 31 / 1024)
+    k.edge(r, r, "block", 992 / 1024, synced=0, synced_bytes=0)
+    k.barrier(0x80, spanned=0, line=10)    # before the write: orders nothing
+    k.barrier(0x180, spanned=0, line=12)   # between the write and the reads
+    findings = [f for f in find_findings(k.build()) if f["pattern"] == "removable-barrier"]
+    assert [f["barrier"]["pc"] for f in findings] == [0x80]
+
+
+def test_a_warp_barrier_emitted_by_a_shuffle_is_not_the_developers_to_remove():
+    k = KernelBuilder()
+    w = k.node("shared", "write", executions=1024)
+    k.edge(w, 0, "cold")
+    header = "/usr/local/cuda/include/sm_30_intrinsics.hpp"
+    for pc, intrinsic in ((0x300, "__shfl_sync(unsigned int, float, int, int)"), (0x340, "__syncwarp(unsigned int)")):
+        k.barrier(pc, kind="warp", spanned=0, line=20)
+        k.kernel["barriers"][-1]["source"] = {
+            "file": header, "line": 422, "column": 0, "function": f"_INTERNAL_1::{intrinsic}",
+            "inline": [{"function": f"_INTERNAL_1::{intrinsic}", "file": header, "line": 422},
+                       {"function": "kernel", "file": "/src/app.cu", "line": 20}]}
+    k.barrier(0x380, kind="warp", spanned=0)  # no line information: cannot tell whose it is
+    findings = [f for f in find_findings(k.build()) if f["pattern"] == "removable-barrier"]
+    assert [f["barrier"]["pc"] for f in findings] == [0x340]
+
+
 def test_every_pattern_has_an_implant_here():
     implanted = {"redundant-rar", "redundant-raw", "redundant-waw", "abuse-smem", "bank-conflict",
                  "poor-coalescing", "broadcasting", "multicasting", "atomic-contention", "constant-region",
