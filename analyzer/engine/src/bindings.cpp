@@ -111,6 +111,8 @@ PYBIND11_MODULE(_engine, m) {
         d["lane_accesses"] = s.lane_accesses;
         d["shadow_bytes"] = s.shadow_bytes;
         d["peak_shadow_bytes"] = s.peak_shadow_bytes;
+        d["phase_seconds"] = py::make_tuple(s.phase_seconds[0], s.phase_seconds[1], s.phase_seconds[2],
+                                            s.phase_seconds[3], s.phase_seconds[4]);
         return d;
       });
 }

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cstring>
 #include <type_traits>
 #include <map>
@@ -827,11 +828,20 @@ struct Engine::Impl {
     while (n > 0) {
       size_t b = std::min(n, batch);
       ctx.resize(b);
+      using clock = std::chrono::steady_clock;
+      auto t0 = clock::now();
       pool.run([&](unsigned w) { phase1(recs, b, w); });
+      auto t1 = clock::now();
       finish_phase1(recs);
+      auto t2 = clock::now();
       pool.run([&](unsigned w) { phase2(recs, b, w); });
+      auto t3 = clock::now();
       pool.run([&](unsigned w) { phase3(recs, b, w); });
+      auto t4 = clock::now();
       pool.run([&](unsigned w) { phase4(recs, b, w); });
+      auto t5 = clock::now();
+      const clock::time_point marks[6] = {t0, t1, t2, t3, t4, t5};
+      for (int i = 0; i < 5; ++i) counters.phase_seconds[i] += std::chrono::duration<double>(marks[i + 1] - marks[i]).count();
       launch_records += b;
       counters.records += b;
       recs += b;
