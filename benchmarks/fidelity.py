@@ -36,7 +36,7 @@ RECORD = np.dtype([
 assert RECORD.itemsize == 288
 REC_MEM, SPACE_GLOBAL, SPACE_SHARED, SPACE_LOCAL = 1, 1, 2, 3
 READ, WRITE = 1, 2
-FLAG_ASYNC = 1
+FLAG_ASYNC, FLAG_MATRIX, FLAG_BULK = 0x1, 0x2, 0x4
 
 # metric key -> Nsight Compute metric
 NCU_METRICS = {
@@ -64,6 +64,10 @@ NCU_METRICS = {
     "sst_wf": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
     "lld_inst": "smsp__inst_executed_op_local_ld_pred_on_any.sum",
     "lst_inst": "smsp__inst_executed_op_local_st_pred_on_any.sum",
+    "ldsm_inst": "smsp__sass_inst_executed_op_ldsm.sum",
+    # bulk copies (cp.async.bulk) go through the TMA unit: bytes it read from / wrote to global memory
+    "tma_ld_bytes": "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum",
+    "tma_st_bytes": "l1tex__m_l1tex2xbar_write_bytes_mem_global_op_tma_st.sum",
     # Issued counts (predicated-off warps included; every LDGSTS as a shared load): shown beside the trace,
     # never compared.
     "sst_issued": "smsp__inst_executed_op_shared_st.sum",
@@ -83,6 +87,8 @@ ROWS = [
     ("shared st instructions", ["sst_inst"]), ("shared st wavefronts", ["sst_wf"]),
     ("shared atomic instructions", ["satom_inst"]),
     ("local ld instructions", ["lld_inst"]), ("local st instructions", ["lst_inst"]),
+    ("ldmatrix instructions", ["ldsm_inst"]),
+    ("bulk copy bytes global->shared", ["tma_ld_bytes"]), ("bulk copy bytes shared->global", ["tma_st_bytes"]),
 ]
 # Rows printed for information only: ncu's value beside the trace count it differs from by design.
 INFO_ROWS = [("shared ld issued (incl. pred-off)", ["sld_issued"], "shared ld instructions"),
@@ -184,12 +190,17 @@ def derive(records: np.ndarray) -> dict[str, int]:
     mem = records[records["type"] == REC_MEM]
     space, access, flags = mem["space"], mem["access"] & 3, mem["flags"]
     sync = (flags & FLAG_ASYNC) == 0
-    g_ld = mem[(space == SPACE_GLOBAL) & (access == READ)]           # LDG and the global half of LDGSTS
+    bulk = (flags & FLAG_BULK) != 0
+    matrix = (flags & FLAG_MATRIX) != 0
+    g_ld = mem[(space == SPACE_GLOBAL) & (access == READ) & ~bulk]   # LDG and the global half of LDGSTS
     g_ldg = mem[(space == SPACE_GLOBAL) & (access == READ) & sync]   # LDG alone
     g_st = mem[(space == SPACE_GLOBAL) & (access == WRITE) & sync]
     g_at = mem[(space == SPACE_GLOBAL) & (access == READ | WRITE) & sync]
-    g_async = mem[(space == SPACE_GLOBAL) & ~sync]
-    s_ld = mem[(space == SPACE_SHARED) & (access == READ) & sync]
+    g_async = mem[(space == SPACE_GLOBAL) & ~sync & ~bulk]                # LDGSTS
+    s_ld = mem[(space == SPACE_SHARED) & (access == READ) & sync & ~matrix]
+    ldsm = mem[(space == SPACE_SHARED) & (access == READ) & matrix]
+    bulk_in = mem[(space == SPACE_GLOBAL) & bulk & (access == READ)]
+    bulk_out = mem[(space == SPACE_GLOBAL) & bulk & (access == WRITE)]
     s_st = mem[(space == SPACE_SHARED) & (access == WRITE) & sync]
     s_at = mem[(space == SPACE_SHARED) & (access == READ | WRITE) & sync]
     l_ld = mem[(space == SPACE_LOCAL) & (access == READ)]
@@ -208,6 +219,8 @@ def derive(records: np.ndarray) -> dict[str, int]:
         "shared st instructions": len(s_st), "shared st wavefronts": wavefronts(s_st),
         "shared atomic instructions": len(s_at),
         "local ld instructions": len(l_ld), "local st instructions": len(l_st),
+        "ldmatrix instructions": len(ldsm),
+        "bulk copy bytes global->shared": 16 * lanes(bulk_in), "bulk copy bytes shared->global": 16 * lanes(bulk_out),
     }
 
 

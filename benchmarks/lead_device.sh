@@ -22,6 +22,8 @@ STEPS=" ${STEPS:-engine actionability demo} "
 if [[ $STEPS == *" engine "* ]]; then
   stamp "engine benchmark"
   timeout 200 python3 benchmarks/engine.py --workers 1,2,4,8,16 2>&1 | tee "$OUTDIR/engine_bench.txt"
+  echo "== the same, shadow huge-page advice off (REUSELENS_SHADOW_THP=0)" | tee -a "$OUTDIR/engine_bench.txt"
+  REUSELENS_SHADOW_THP=0 timeout 100 python3 benchmarks/engine.py --workers 1,16 2>&1 | tee -a "$OUTDIR/engine_bench.txt"
 fi
 if [[ $STEPS == *" actionability "* ]]; then
   stamp "actionability"

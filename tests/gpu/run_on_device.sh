@@ -17,7 +17,7 @@ ROOT=$PWD
 export PYTHONPATH=$ROOT
 T0=$(date +%s)
 stamp() { echo "== [$(( $(date +%s) - T0 )) s] $*"; }
-pack() { rm -rf "$R/fidelity/run_minbuf/traces"; tar czf "$OUTDIR/results.tgz" -C "$R" . ; }
+pack() { rm -rf "$R/fidelity/run_minbuf/traces" "$R/fid_async/run_minbuf/traces"; tar czf "$OUTDIR/results.tgz" -C "$R" . ; }
 trap pack EXIT
 
 stamp "environment"
@@ -52,6 +52,8 @@ prof 30 "$R/demo_run" "write_traces=True, timeout=25" -- "$B/demo"
 echo "{\"source_dir\": \"$ROOT/analyzer/demo/src\", \"build\": \"nvcc -O3 -lineinfo -gencode arch=compute_90,code=sm_90\"}" > "$R/demo_build.json"
 stamp "pattern suite (every pattern implanted + its control, tests/patterns/test_pattern_suite.py replays it)"
 prof 60 "$R/pattern_suite" "write_traces=True, timeout=50" -- "$B/pattern_suite"
+stamp "ldmatrix and bulk copies: fidelity run (traces + ncu CSV kept as the fixture)"
+timeout 60 python3 benchmarks/fidelity.py --bench "$B/async_copies" --work "$R/fid_async" --json "$R/fid_async.json" || echo "fidelity (async copies) exit $?"
 stamp "fidelity"
 timeout 60 python3 benchmarks/fidelity.py --bench "$B/microbench" --work "$R/fidelity" --json "$R/fidelity.json" || echo "fidelity exit $?"
 stamp "overhead"

@@ -186,7 +186,7 @@ class RegionShadow {
       committed_ += kPageBytes;
       budget_->take(kPageBytes);
       if (page % kPopulatePages == 0 && page > 0 && touched(page - 1)) populate_ahead(page);
-      if (page % kHugePages == kHugePages / 2) advise_next_block(page / kHugePages);
+      if (page % kHugePages == kHugePages / 2 && huge_pages_enabled()) advise_next_block(page / kHugePages);
     }
     return shadow_ + i;
   }
@@ -195,6 +195,14 @@ class RegionShadow {
   // faults of one region serialise on the kernel's per-mapping lock, and with 16 workers they were most of a
   // cold launch's time. Sparse patterns keep 4 KiB pages (and the budget's accounting); a dense stream may
   // hold up to 2 MiB of its last block uncharged. Best effort: without THP the advice does nothing.
+  // REUSELENS_SHADOW_THP=0 turns the advice off (to measure what it buys: benchmarks/engine.py).
+  static bool huge_pages_enabled() {
+    static const bool enabled = [] {
+      const char* v = std::getenv("REUSELENS_SHADOW_THP");
+      return v == nullptr || std::strcmp(v, "0") != 0;
+    }();
+    return enabled;
+  }
   void advise_next_block(uint64_t block) {
 #ifdef MADV_HUGEPAGE
     uint64_t first = block * kHugePages, dense = 0;

@@ -143,8 +143,8 @@ RL_CB rl_memcpy_async(void* ud, uint64_t pc, void* src, uint32_t dst, uint32_t s
 RL_CB rl_matrix(void* ud, uint64_t pc, uint32_t address, uint32_t size, uint32_t flags, uint32_t count,
                 const void*) {
   const uint32_t lanes = count >= 4 ? ~0u : ((1u << (8u * count)) - 1u);
-  emit(ud, pc, (uint64_t)address, size, reuselens::RL_REC_MEM, reuselens::RL_SPACE_SHARED, (uint8_t)flags, 0,
-       lanes);
+  emit(ud, pc, (uint64_t)address, size, reuselens::RL_REC_MEM, reuselens::RL_SPACE_SHARED, (uint8_t)flags,
+       reuselens::RL_FLAG_MATRIX, lanes);
   return SANITIZER_PATCH_SUCCESS;
 }
 
@@ -194,7 +194,7 @@ __device__ __forceinline__ void emit_bulk(void* ud, uint64_t pc, uint64_t gaddr,
       uint64_t* w = reinterpret_cast<uint64_t*>(r);
       const uint8_t access = global == to_shared ? reuselens::RL_ACCESS_READ : reuselens::RL_ACCESS_WRITE;
       w[0] = header_word(reuselens::RL_REC_MEM, global ? reuselens::RL_SPACE_GLOBAL : reuselens::RL_SPACE_SHARED,
-                         access, reuselens::RL_FLAG_ASYNC_COPY, 16, warp);
+                         access, reuselens::RL_FLAG_ASYNC_COPY | reuselens::RL_FLAG_BULK, 16, warp);
       w[1] = (uint64_t)RL_UNRESOLVED_FUNCTION | ((uint64_t)m << 32);
       w[2] = global ? pc : pc + 1;
       w[3] = flat_block();

@@ -17,7 +17,8 @@ enum RlSpace { RL_SPACE_GLOBAL = 1, RL_SPACE_SHARED = 2, RL_SPACE_LOCAL = 3 };
 enum RlBarrierKind { RL_BARRIER_BLOCK = 1, RL_BARRIER_WARP = 2, RL_BARRIER_MBARRIER = 3 };
 // Sanitizer access flags as received (SANITIZER_MEMORY_DEVICE_FLAG_*): READ|WRITE together = atomic.
 enum RlAccessFlags { RL_ACCESS_READ = 0x1, RL_ACCESS_WRITE = 0x2, RL_ACCESS_ATOMIC_SYSTEM = 0x4 };
-enum RlRecordFlags { RL_FLAG_ASYNC_COPY = 0x1 };
+// ASYNC_COPY: one half of a cp.async or bulk copy; MATRIX: ldmatrix/stmatrix rows; BULK: cp.async.bulk blocks.
+enum RlRecordFlags { RL_FLAG_ASYNC_COPY = 0x1, RL_FLAG_MATRIX = 0x2, RL_FLAG_BULK = 0x4 };
 enum RlFileFlags { RL_FILE_COMPLETE = 0x1 };
 
 struct RlTraceHeader {
