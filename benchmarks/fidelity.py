@@ -215,7 +215,7 @@ def derive(records: np.ndarray) -> dict[str, int]:
         "cp.async 16 B instructions": int((g_async["size"] == 16).sum()),
         "cp.async 4/8 B instructions": int((g_async["size"] < 16).sum()),
         "shared ld instructions": len(s_ld) + int((g_async["size"] == 16).sum()),
-        "shared ld wavefronts": wavefronts(s_ld),
+        "shared ld wavefronts": wavefronts(s_ld) + wavefronts(ldsm),  # LDSM: wavefronts yes, instructions no
         "shared st instructions": len(s_st), "shared st wavefronts": wavefronts(s_st),
         "shared atomic instructions": len(s_at),
         "local ld instructions": len(l_ld), "local st instructions": len(l_st),

@@ -85,3 +85,17 @@ def test_counts_equal_nsight_compute():
     assert compared["ldmatrix_rows<4>", "ldmatrix instructions"]["ncu"] == BLOCKS
     assert compared["bulk_roundtrip", "bulk copy bytes global->shared"]["ncu"] == BLOCKS * COPY_BLOCKS * 16
     assert compared["bulk_roundtrip", "bulk copy bytes shared->global"]["ncu"] == BLOCKS * COPY_BLOCKS * 16
+
+
+def test_engine_wavefronts_of_ldmatrix_equal_nsight_compute():
+    """The engine's lane-group rule (section 3.2.2: 16-byte accesses in groups of 8 lanes) on the LDSM records
+    gives the shared-load wavefronts ncu counted for them: one per 8x8 matrix."""
+    from analyzer.replay import analyze_run
+
+    result = analyze_run(RUN, workers=1)
+    for kernel, matrices in (("_Z13ldmatrix_rowsILi1EEvPK5uint4Pj", 1), ("_Z13ldmatrix_rowsILi4EEvPK5uint4Pj", 4)):
+        (k,) = [k for k in result["kernels"] if k["mangled"] == kernel]
+        reads = [n for n in k["nodes"] if n["space"] == "shared" and n["type"] == "read"]
+        assert len(reads) == 1
+        assert sum(v * c for v, c in reads[0]["wavefronts"]) == BLOCKS * matrices
+        assert sum(v * c for v, c in reads[0]["wavefronts_ideal"]) == BLOCKS * matrices
