@@ -61,6 +61,14 @@ def _finding_index(results: RunResults | None) -> dict[str, dict[str, Any]]:
             for k in results.kernels for f in k.get("findings", []) or []}
 
 
+def _waste(finding: dict[str, Any]) -> tuple[float, str]:
+    """A finding's waste in the unit its share is measured in (docs/report-format.md `basis`): bytes, or
+    shared-memory wavefronts for bank conflicts (which move no extra byte)."""
+    waste = finding.get("waste") or {}
+    unit = "wavefronts" if waste.get("basis") == "wavefronts" else "bytes"
+    return float(waste.get(unit, 0) or 0), unit
+
+
 def compare(previous: RunResults | None, current: RunResults | None) -> dict[str, Any]:
     """Findings added, resolved and changed (by waste) between the previous and the current run, and per
     kernel the traffic and per-pattern waste before and after (analyzer.compare, as `reuselens diff`)."""
@@ -68,10 +76,9 @@ def compare(previous: RunResults | None, current: RunResults | None) -> dict[str
         return {"error": "no run loaded yet"}
     before, after = _finding_index(previous), _finding_index(current)
     brief = lambda f: {"id": f.get("id"), "pattern": f.get("pattern"), "kernel": f.get("kernel"),
-                       "message": f.get("message"), "waste_bytes": (f.get("waste") or {}).get("bytes", 0)}
-    changed = [{**brief(after[i]), "waste_bytes_before": (before[i].get("waste") or {}).get("bytes", 0)}
-               for i in sorted(set(before) & set(after))
-               if (before[i].get("waste") or {}).get("bytes") != (after[i].get("waste") or {}).get("bytes")]
+                       "message": f.get("message"), "waste": _waste(f)[0], "waste_unit": _waste(f)[1]}
+    changed = [{**brief(after[i]), "waste_before": _waste(before[i])[0]}
+               for i in sorted(set(before) & set(after)) if _waste(before[i]) != _waste(after[i])]
     return {"previous": previous.report_path if previous else None, "current": current.report_path,
             "added": [brief(after[i]) for i in sorted(set(after) - set(before))],
             "resolved": [brief(before[i]) for i in sorted(set(before) - set(after))],

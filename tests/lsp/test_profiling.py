@@ -83,6 +83,9 @@ async def test_save_reprofiles_with_progress_stages(client, workspace, appstate)
     assert len(client.progress_reports) == 2
     diff = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="reuselens.compare"))
     assert len(diff["resolved"]) == 2
+    # each finding's waste in its own unit: a bank conflict costs wavefronts, not bytes
+    units = {f["pattern"]: (f["waste"], f["waste_unit"]) for f in diff["resolved"]}
+    assert units["bank-conflict"] == (31 * 32768, "wavefronts")
 
 
 async def test_newer_save_cancels_run_and_kills_its_process_group(client, workspace, appstate):

@@ -12,6 +12,14 @@ function bytes(value: unknown): string {
   return typeof value === "number" ? formatBytes(value) : "—";
 }
 
+// A finding's waste in its own unit: bytes, or shared-memory wavefronts (bank conflicts).
+function waste(f: Json, value: unknown): string {
+  if (typeof value !== "number") {
+    return "—";
+  }
+  return f.waste_unit === "wavefronts" ? `${value.toLocaleString("en-US")} wavefronts` : formatBytes(value);
+}
+
 function cell(value: unknown): string {
   return String(value ?? "").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
 }
@@ -23,8 +31,8 @@ function findingRows(findings: Json[], withBefore: boolean): string[] {
   const header = withBefore ? ["| kernel | pattern | waste before | waste now | message |", "|---|---|---|---|---|"]
     : ["| kernel | pattern | waste | message |", "|---|---|---|---|"];
   const rows = findings.map((f) => withBefore
-    ? `| ${cell(f.kernel)} | ${cell(f.pattern)} | ${bytes(f.waste_bytes_before)} | ${bytes(f.waste_bytes)} | ${cell(f.message)} |`
-    : `| ${cell(f.kernel)} | ${cell(f.pattern)} | ${bytes(f.waste_bytes)} | ${cell(f.message)} |`);
+    ? `| ${cell(f.kernel)} | ${cell(f.pattern)} | ${waste(f, f.waste_before)} | ${waste(f, f.waste)} | ${cell(f.message)} |`
+    : `| ${cell(f.kernel)} | ${cell(f.pattern)} | ${waste(f, f.waste)} | ${cell(f.message)} |`);
   return [...header, ...rows, ""];
 }
 
