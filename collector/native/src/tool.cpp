@@ -427,7 +427,11 @@ bool Tool::claim() {
   if (write_traces_) sinks_.push_back(std::make_unique<TraceFileSink>(run_dir_));
   if (auto e = make_engine_sink()) {
     engine_ = true;
-    sinks_.push_back(std::move(e));
+    // The engine runs behind a queue (REUSELENS_ENGINE_QUEUE_BYTES, default 1 GiB; 0 = in the drain thread):
+    // a full buffer goes back to the GPU once copied, not once analysed (docs/collector.md, Overhead).
+    std::string q = getenv_str("REUSELENS_ENGINE_QUEUE_BYTES");
+    uint64_t limit = q.empty() ? (1ull << 30) : strtoull(q.c_str(), nullptr, 10);
+    sinks_.push_back(limit ? make_queued_sink(std::move(e), limit) : std::move(e));
   }
   drain_thread_ = std::thread([this] { drain_loop(); });
   {
