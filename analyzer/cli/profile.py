@@ -27,6 +27,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--timeout", type=float, metavar="SECONDS", help="stop the app after this; run is partial")
     parser.add_argument("--traces", action="store_true", help="also keep raw warp records in RUN/traces/")
     parser.add_argument("--buffer-bytes", type=int, metavar="N", help="device trace buffer size (advanced)")
+    parser.add_argument("--module-loading", choices=("eager", "lazy"),
+                        help="the app's CUDA_MODULE_LOADING; eager also patches every module as it loads "
+                             "(a fallback for apps that block at their first launch, docs/collector.md)")
     parser.add_argument("--no-analyze", action="store_true", help="only record the run")
     parser.add_argument("--top", type=int, default=10, metavar="N", help="findings to print (default 10)")
     add_analysis_options(parser)
@@ -62,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         summary = profile(
             command, run_dir=run_dir, kernel_filter=args.kernel_filter, kernel_list=args.kernel_list,
             launch_range=launch_range, timeout=args.timeout, write_traces=args.traces,
-            buffer_bytes=args.buffer_bytes, on_progress=progress)
+            buffer_bytes=args.buffer_bytes, on_progress=progress, module_loading=args.module_loading)
     print(f"run written to {run_dir}", file=sys.stderr)
     if getattr(summary, "status", "complete") != "complete":
         print(f"warning: partial run: {getattr(summary, 'partial_reason', None) or 'reason unknown'}",

@@ -124,3 +124,21 @@ def test_corrupt_online_analysis_is_one_line(capsys, microbench_run):
     (microbench_run / "analysis.json").write_text('{"format": "something-else"}')
     code, _, err = run_cli(capsys, "analyze", microbench_run)
     assert code == 2 and err.count("\n") == 1 and "analysis.json: not a version-1 ReuseLens engine result" in err
+
+
+def test_profile_passes_module_loading_to_the_launcher(capsys, tmp_path, monkeypatch):
+    import collector.launcher
+
+    seen = {}
+
+    def fake_profile(argv, **kwargs):
+        seen.update(kwargs, argv=argv)
+        raise collector.launcher.ProfileFailedError("stop here")
+
+    monkeypatch.setattr(collector.launcher, "profile", fake_profile)
+    code, _, err = run_cli(capsys, "profile", "--module-loading", "eager", "--run-dir", tmp_path / "r", "--", "./app")
+    assert code == 2 and "stop here" in err
+    assert seen["module_loading"] == "eager" and seen["argv"] == ["./app"]
+    with pytest.raises(SystemExit) as exit_info:  # argparse's own one-line usage error
+        run_cli(capsys, "profile", "--module-loading", "sometimes", "--", "./app")
+    assert exit_info.value.code == 2 and "invalid choice: 'sometimes'" in capsys.readouterr().err
