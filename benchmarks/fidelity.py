@@ -26,14 +26,8 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+from analyzer import replay  # noqa: E402  (the trace format's one reader)
 
-# docs/trace-format.md
-HEADER_BYTES = 64
-RECORD = np.dtype([
-    ("type", "u1"), ("space", "u1"), ("access", "u1"), ("flags", "u1"), ("size", "<u2"), ("warp", "<u2"),
-    ("function_id", "<u4"), ("active_mask", "<u4"), ("pc", "<u8"), ("block", "<u8"), ("addr", "<u8", (32,)),
-])
-assert RECORD.itemsize == 288
 REC_MEM, SPACE_GLOBAL, SPACE_SHARED, SPACE_LOCAL = 1, 1, 2, 3
 READ, WRITE = 1, 2
 FLAG_ASYNC, FLAG_MATRIX, FLAG_BULK = 0x1, 0x2, 0x4
@@ -98,14 +92,7 @@ INFO_ROWS = [("shared ld issued (incl. pred-off)", ["sld_issued"], "shared ld in
 # ------------------------------------------------------------------------------------------ trace side
 
 def read_trace(path: Path) -> np.ndarray:
-    raw = path.read_bytes()
-    if raw[:8] != b"RLTRACE\0":
-        raise ValueError(f"{path}: not a ReuseLens trace")
-    count = int(np.frombuffer(raw, "<u8", 1, 32)[0])
-    records = np.frombuffer(raw, RECORD, offset=HEADER_BYTES)
-    if len(records) != count:
-        raise ValueError(f"{path}: header says {count} records, file holds {len(records)}")
-    return records
+    return replay.read_trace(path).records
 
 
 def lane_matrix(records: np.ndarray) -> np.ndarray:

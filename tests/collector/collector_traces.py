@@ -8,27 +8,12 @@ from pathlib import Path
 
 import numpy as np
 
-HEADER = np.dtype([("magic", "S8"), ("version", "<u4"), ("header_bytes", "<u4"), ("record_bytes", "<u4"),
-                   ("flags", "<u4"), ("launch_id", "<u8"), ("record_count", "<u8"),
-                   ("kernel_function_id", "<u4"), ("reserved", "u1", (20,))])
-RECORD = np.dtype([
-    ("type", "u1"), ("space", "u1"), ("access", "u1"), ("flags", "u1"), ("size", "<u2"), ("warp", "<u2"),
-    ("function_id", "<u4"), ("active_mask", "<u4"), ("pc", "<u8"), ("block", "<u8"), ("addr", "<u8", (32,)),
-])
-assert HEADER.itemsize == 64 and RECORD.itemsize == 288
-
-
-def read_header(path: Path) -> np.void:
-    return np.frombuffer(path.read_bytes()[:64], HEADER)[0]
+from analyzer.replay import read_trace as _read
 
 
 def read_trace(path: Path) -> np.ndarray:
-    raw = path.read_bytes()
-    header = np.frombuffer(raw[:64], HEADER)[0]
-    assert header["magic"] == b"RLTRACE", path
-    records = np.frombuffer(raw, RECORD, offset=64)
-    assert len(records) == int(header["record_count"]), f"{path}: header count vs file size"
-    return records
+    """The records of one trace file, read by the replay side's parser (analyzer.replay.read_trace)."""
+    return _read(path).records
 
 
 def check_run(run_dir: Path) -> list[str]:
@@ -51,13 +36,12 @@ def check_run(run_dir: Path) -> list[str]:
     for launch in m["launches"]:
         if not launch.get("trace"):
             continue
-        path = run_dir / launch["trace"]
-        header = read_header(path)
-        records = read_trace(path)
+        trace = _read(run_dir / launch["trace"])
+        records = trace.records
         complete = launch["status"] == "complete"
-        if bool(header["flags"] & 1) != complete:
-            problems.append(f"launch {launch['id']}: COMPLETE flag {header['flags']} vs status {launch['status']}")
-        if int(header["launch_id"]) != launch["id"] or int(header["kernel_function_id"]) != launch["function_id"]:
+        if trace.complete != complete:
+            problems.append(f"launch {launch['id']}: COMPLETE flag {trace.complete} vs status {launch['status']}")
+        if trace.launch_id != launch["id"] or trace.kernel_function_id != launch["function_id"]:
             problems.append(f"launch {launch['id']}: header ids")
         if complete and len(records) != launch["records"]:
             problems.append(f"launch {launch['id']}: {len(records)} records, run.json says {launch['records']}")
