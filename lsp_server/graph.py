@@ -75,8 +75,11 @@ def compare(previous: RunResults | None, current: RunResults | None) -> dict[str
     if current is None:
         return {"error": "no run loaded yet"}
     before, after = _finding_index(previous), _finding_index(current)
-    brief = lambda f: {"id": f.get("id"), "pattern": f.get("pattern"), "kernel": f.get("kernel"),
-                       "message": f.get("message"), "waste": _waste(f)[0], "waste_unit": _waste(f)[1]}
+    def brief(f: dict[str, Any]) -> dict[str, Any]:
+        amount, unit = _waste(f)
+        return {"id": f.get("id"), "pattern": f.get("pattern"), "kernel": f.get("kernel"),
+                "message": f.get("message"), "waste": amount, "waste_unit": unit}
+
     changed = [{**brief(after[i]), "waste_before": _waste(before[i])[0]}
                for i in sorted(set(before) & set(after)) if _waste(before[i]) != _waste(after[i])]
     return {"previous": previous.report_path if previous else None, "current": current.report_path,

@@ -72,11 +72,14 @@ def _possible_handovers(view: KernelView, kind: str) -> list[tuple[str, int, int
     """(function, write pc, reader pc) of every write that may reach a reader of another thread through a chain
     of reads that hides it (see the module note)."""
     out = []
+    writes_of: dict[int, list[int]] = {}  # one walk per origin read, however many edges land on it
     for edge in view.edges:
         unsynced = edge.accesses - float(edge.raw.get("synced") or 0)
         if edge.label in _CROSS[kind] and edge.kind_count("rar") > 0 and unsynced > 0:
             reader = view.nodes[edge.src].key
-            for write in _writes_read_by(view, edge.dst):
+            if edge.dst not in writes_of:
+                writes_of[edge.dst] = _writes_read_by(view, edge.dst)
+            for write in writes_of[edge.dst]:
                 key = view.nodes[write].key
                 out.append((key[0] if key[0] == reader[0] else "", key[1], reader[1]))
     return out
