@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import importlib.util
 import json
 from pathlib import Path
 
@@ -14,6 +16,16 @@ from analyzer.replay import read_trace as _read
 def read_trace(path: Path) -> np.ndarray:
     """The records of one trace file, read by the replay side's parser (analyzer.replay.read_trace)."""
     return _read(path).records
+
+
+@functools.lru_cache(maxsize=None)
+def fidelity_table(run_dir: Path) -> tuple[list[dict], int]:
+    """benchmarks/fidelity.py's comparison of a recorded run with the Nsight Compute CSV kept beside it
+    (RUN/ncu.csv): the table rows and the number of mismatches."""
+    spec = importlib.util.spec_from_file_location("fidelity", Path(__file__).resolve().parents[2] / "benchmarks/fidelity.py")
+    fid = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fid)
+    return fid.compare(fid.parse_ncu(run_dir / "ncu.csv"), [("trace", fid.run_counts(run_dir))])
 
 
 def check_run(run_dir: Path) -> list[str]:

@@ -3,13 +3,12 @@ and traces, and the fidelity derivation still reproduces the Nsight Compute coun
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
 
-from collector_traces import check_run
+from collector_traces import check_run, fidelity_table
 
 REPO = Path(__file__).resolve().parents[2]
 RUNS = sorted(p.parent for p in (REPO / "tests/data/runs").glob("*/run.json")
@@ -47,19 +46,9 @@ def test_fault_fixture_is_partial():
     assert m["errors"]
 
 
-def _fidelity():
-    spec = importlib.util.spec_from_file_location("fidelity", REPO / "benchmarks/fidelity.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_trace_derivation_matches_recorded_ncu_counters():
     """Every count ncu measured with its pred_on_any / request / sector / wavefront counters equals the trace."""
-    run = REPO / "tests/data/runs/microbench"
-    fid = _fidelity()
-    ncu_rows = fid.parse_ncu(run / "ncu.csv")
-    table, mismatches = fid.compare(ncu_rows, [("trace", fid.run_counts(run))])
+    table, mismatches = fidelity_table(REPO / "tests/data/runs/microbench")
     compared = [r for r in table if r["ncu"] is not None and r["match"] is not None]
     assert len(compared) >= 150 and mismatches == 0
     assert all(r["match"] for r in compared)
@@ -69,9 +58,7 @@ def test_issued_counts_differ_only_where_explained():
     """ncu's issued counters also count warps whose lanes are all predicated off (no access, so no record) and
     every LDGSTS as a shared load; the fidelity table shows them for information. These three are the ones
     the microbenchmark has: a lane-0-only shared store in broadcast and atomics, the cp.async kernel."""
-    run = REPO / "tests/data/runs/microbench"
-    fid = _fidelity()
-    table, _ = fid.compare(fid.parse_ncu(run / "ncu.csv"), [("trace", fid.run_counts(run))])
+    table, _ = fidelity_table(REPO / "tests/data/runs/microbench")
     info = {(r["kernel"], r["metric"]) for r in table if r["match"] is None}
     assert info == {("broadcast", "shared st issued (incl. pred-off)"), ("atomics", "shared st issued (incl. pred-off)"),
                     ("cp_async", "shared ld issued (incl. pred-off)")}
