@@ -64,32 +64,56 @@ def generate(blocks: int) -> np.ndarray:
     return np.concatenate(out)
 
 
+STEPS = ("ids", "new-pcs", "route", "blocks", "global")
+
+
+def step_seconds(e) -> dict[str, object]:
+    s = e.stats()
+    return {"crit": s["phase_seconds"], "cpu": s["phase_cpu_seconds"], "wall": s["consume_seconds"]}
+
+
 def measure(recs: np.ndarray, blocks: int, workers: int, repeat: int,
-            warm: bool = False) -> tuple[float, float, int, list[float]]:
-    """Best wall time, best process CPU time (all threads) and peak shadow bytes over `repeat` runs. Cold: the
-    launch is the engine's first, so every shadow page is faulted in during the measurement. Warm: the same
-    launch replayed a second time on the same engine (pages mapped, entries of an older generation), as every
-    launch after the first sees the buffers it reuses."""
-    best, best_cpu, peak_shadow, phases = float("inf"), float("inf"), 0, []
+            warm: bool = False) -> tuple[float, float, int, dict[str, object]]:
+    """Best wall time, best process CPU time (all threads), peak shadow bytes over `repeat` runs, and the step
+    split of the best run. Cold: the launch is the engine's first, so every shadow page is faulted in during
+    the measurement. Warm: the same launch replayed a second time on the same engine (pages mapped, entries of
+    an older generation), as every launch after the first sees the buffers it reuses."""
+    best, best_cpu, peak_shadow, steps = float("inf"), float("inf"), 0, {}
     for _ in range(repeat):
         e = _engine.Engine(workers=workers)
         for base in (A, B, C):
             e.add_allocation(base, 1 << 30)
         for launch in range(2 if warm else 1):
             e.begin_launch(launch, 0, [blocks, 1, 1], [32 * WARPS, 1, 1], 0)
-            before = e.stats()["phase_seconds"]
+            before = step_seconds(e)
             t0, c0 = time.perf_counter(), time.process_time()
             for s in range(0, len(recs), 1 << 16):
                 e.consume(recs[s : s + (1 << 16)])
             e.end_launch()
         elapsed = time.perf_counter() - t0
         if elapsed < best:
-            phases = [a - b for a, b in zip(e.stats()["phase_seconds"], before)]
+            after = step_seconds(e)
+            steps = {"crit": [a - b for a, b in zip(after["crit"], before["crit"])],
+                     "cpu": [a - b for a, b in zip(after["cpu"], before["cpu"])],
+                     "wall": after["wall"] - before["wall"]}
         best = min(best, elapsed)
         best_cpu = min(best_cpu, time.process_time() - c0)
         peak_shadow = e.stats()["peak_shadow_bytes"]
         json.loads(e.to_json())
-    return best, best_cpu, peak_shadow, phases
+    return best, best_cpu, peak_shadow, steps
+
+
+def step_lines(steps: dict[str, object], workers: int) -> list[str]:
+    """Per step: the critical path (slowest worker per batch, summed) and the mean worker's time; their ratio
+    is the load imbalance, and consume's wall time beyond the critical paths is hand-over between steps."""
+    crit, cpu, wall = steps["crit"], steps["cpu"], steps["wall"]
+    return [
+        "              ms per step, slowest worker: " + "  ".join(
+            f"{name} {1e3 * x:6.1f}" for name, x in zip(STEPS, crit)),
+        "              ms per step, mean worker:    " + "  ".join(
+            f"{name} {1e3 * x / workers:6.1f}" for name, x in zip(STEPS, cpu)),
+        f"              consume wall {1e3 * wall:.1f} ms, hand-over and idling {1e3 * (wall - sum(crit)):.1f} ms",
+    ]
 
 
 def main() -> int:
@@ -107,13 +131,12 @@ def main() -> int:
               "warm: the same launch again on the same engine")
         base = None
         for w in [int(x) for x in args.workers.split(",")]:
-            t, cpu, shadow, phases = measure(recs, args.blocks, w, args.repeat, warm)
+            t, cpu, shadow, steps = measure(recs, args.blocks, w, args.repeat, warm)
             base = base or t
             print(f"  workers {w:2d}: {len(recs) / t / 1e6:6.2f} M records/s  {lanes / t / 1e6:7.1f} M lane-accesses/s "
                   f"({lanes / t / 1e6 / w:5.1f} M/s/worker; {lanes / cpu / 1e6:5.1f} M per CPU-second)  "
                   f"speed-up {base / t:5.2f} (efficiency {base / t / w:4.2f})  peak shadow {shadow / 2**20:.0f} MiB")
-            print("              ms per step: " + "  ".join(
-                f"{name} {1e3 * x:7.1f}" for name, x in zip(("ids", "new-pcs", "route", "blocks", "global"), phases)))
+            print("\n".join(step_lines(steps, w)))
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(f"peak RSS: {rss / 1024:.0f} MiB (trace itself {recs.nbytes / 2**20:.0f} MiB)")
     return 0

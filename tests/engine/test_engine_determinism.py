@@ -116,6 +116,8 @@ def test_first_malformed_record_is_reported_whatever_the_workers(workers):
     recs["type"][recs["type"] == BLOCK_EXIT] = MEM  # keep the good part simple
     recs["space"][recs["type"] == MEM] = np.clip(recs["space"][recs["type"] == MEM], 1, 3)
     recs["size"][600] = 0
+    # later errors, one in a piece dealt to worker 0 (records 1024-1087: piece 16) and one to worker 1
+    recs["warp"][1030] = 31
     recs["warp"][1900] = 31
     with pytest.raises(RuntimeError, match="record 600 of launch 0: access size 0"):
         feed(recs, workers, len(recs))

@@ -111,8 +111,10 @@ PYBIND11_MODULE(_engine, m) {
         d["lane_accesses"] = s.lane_accesses;
         d["shadow_bytes"] = s.shadow_bytes;
         d["peak_shadow_bytes"] = s.peak_shadow_bytes;
-        d["phase_seconds"] = py::make_tuple(s.phase_seconds[0], s.phase_seconds[1], s.phase_seconds[2],
-                                            s.phase_seconds[3], s.phase_seconds[4]);
+        auto five = [](const double* v) { return py::make_tuple(v[0], v[1], v[2], v[3], v[4]); };
+        d["phase_seconds"] = five(s.phase_seconds);
+        d["phase_cpu_seconds"] = five(s.phase_cpu_seconds);
+        d["consume_seconds"] = s.consume_seconds;
         return d;
       });
 }

@@ -33,6 +33,11 @@ namespace {
 // Records per internal batch: 4096 (1.2 MB, stays in L2 across the phases) for one worker; with more workers
 // each phase's share per worker shrinks, so batches grow (up to 32768) to keep the four pool barriers cheap.
 inline size_t batch_records(unsigned workers) { return std::min<size_t>(32768, std::max<size_t>(4096, 2048u * workers)); }
+// Phases 1 and 2 deal a batch out in pieces of this many records, piece k to worker k % workers: the drain
+// order groups the warps of one instruction, and instructions differ widely in cost (a coalesced load vs. a
+// conflicted shared store), so contiguous slices left one worker with the expensive instruction.
+constexpr size_t kPiece = 64;
+inline size_t pieces_of(size_t n) { return (n + kPiece - 1) / kPiece; }
 constexpr uint8_t kNoOverlap = 1;   // Ctx flag: no two lanes of the record share a granule
 constexpr uint8_t kOneChunk = 2;    // Ctx flag: all granules of the record lie in one chunk (one owner)
 constexpr uint64_t kLocalThreadShift = 48;
@@ -73,6 +78,19 @@ struct Item {
   uint32_t index;
   uint32_t mask;  // lanes the owner must look at
 };
+// Phase 2 output of one worker for one owner: the items of each piece the worker dealt with, in record order;
+// ends[j] = items.size() after the worker's j-th piece, so the owner can walk all pieces in batch order.
+template <class T>
+struct Routed {
+  std::vector<T> items;
+  std::vector<uint32_t> ends;
+  void clear() {
+    items.clear();
+    ends.clear();
+  }
+};
+inline uint32_t record_index(uint32_t i) { return i; }
+inline uint32_t record_index(const Item& it) { return it.index; }
 
 // Barrier counters of one warp of the open launch (docs/engine.md, "Barriers").
 struct WarpState {
@@ -203,10 +221,12 @@ struct Worker {
   PagedShadow fallback;                                // global granules outside allocations, owned chunks
   SameIssueTable same;
   EdgeBuffer buffer;
-  std::vector<std::vector<uint32_t>> by_block;         // phase 2 output, per block owner: record indices
-  std::vector<std::vector<Item>> by_chunk;             // phase 2 output, per chunk owner: global lanes
+  std::vector<Routed<uint32_t>> by_block;              // phase 2 output, per block owner: record indices
+  std::vector<Routed<Item>> by_chunk;                  // phase 2 output, per chunk owner: global lanes
   std::vector<uint32_t> misses;                        // phase 1: records whose PC is new (or changed)
   size_t error_index = SIZE_MAX;                       // phase 1: first malformed record of the slice
+  bool routed = false;                                 // phase 2 done for the slice in phase 1's run
+  double busy[5] = {0, 0, 0, 0, 0};                    // seconds in each step of the current batch
   std::string error;
   uint64_t lanes = 0;
   uint64_t last_pc = 0;                                // phase 1: last PC resolved to an id (find_id)
@@ -301,6 +321,7 @@ struct Engine::Impl {
   uint64_t launch_records = 0;
 
   std::vector<Ctx> ctx;
+  std::vector<uint32_t> misses;  // finish_phase1: records with new PCs, all workers, in record order
   std::vector<Group> groups;
   std::map<GroupKey, size_t> group_index;
   EngineStats counters;
@@ -377,16 +398,18 @@ struct Engine::Impl {
     }
     return std::string();
   }
-  void phase1(const RlRecord* recs, size_t n, unsigned w) {
+  // Returns true when every record of the slice is valid and has its id: phase 2 may then follow at once.
+  bool phase1(const RlRecord* recs, size_t n, unsigned w) {
     Worker& wk = *workers[w];
     wk.misses.clear();
     wk.error_index = SIZE_MAX;
-    for (size_t i = n * w / W, hi = n * (w + 1) / W; i < hi; ++i) {
+    for (size_t piece = w; piece < pieces_of(n); piece += W) {
+     for (size_t i = piece * kPiece, hi = std::min(n, i + kPiece); i < hi; ++i) {
       const RlRecord& r = recs[i];
       if (!plausible(r)) {
         wk.error_index = i;
         wk.error = check_record(r);
-        return;
+        return false;
       }
       Ctx& c = ctx[i];
       c = Ctx{0, 0, 0, 0, 0, 0};
@@ -394,21 +417,33 @@ struct Engine::Impl {
       c.id = find_id(r, wk);
       if (!c.id) wk.misses.push_back(uint32_t(i));
       if (r.type == RL_REC_MEM) wk.lanes += uint32_t(popcount32(r.active_mask));
+     }
     }
+    return wk.misses.empty();
   }
   // The first malformed record in record order wins, whatever the slicing; then new PCs get ids in order.
-  void finish_phase1(const RlRecord* recs) {
+  // Returns true when a slice still needs phase 2 (it had new PCs).
+  bool finish_phase1(const RlRecord* recs) {
+    const Worker* failed = nullptr;  // each worker stops at its first malformed record: the lowest index wins
     for (auto& w : workers) {
-      if (w->error_index != SIZE_MAX) {
-        throw EngineError("record " + std::to_string(launch_records + w->error_index) + " of launch " +
-                          std::to_string(launch.launch_id) + ": " + w->error);
-      }
+      if (w->error_index != SIZE_MAX && (!failed || w->error_index < failed->error_index)) failed = w.get();
     }
+    if (failed) {
+      throw EngineError("record " + std::to_string(launch_records + failed->error_index) + " of launch " +
+                        std::to_string(launch.launch_id) + ": " + failed->error);
+    }
+    misses.clear();
     for (auto& w : workers) {
-      for (uint32_t i : w->misses) ctx[i].id = recs[i].type == RL_REC_MEM ? node_id(recs[i]) : barrier_id(recs[i]);
+      misses.insert(misses.end(), w->misses.begin(), w->misses.end());
       counters.lane_accesses += w->lanes;
       w->lanes = 0;
     }
+    std::sort(misses.begin(), misses.end());  // pieces were dealt out round-robin: back to record order
+    for (uint32_t i : misses) ctx[i].id = recs[i].type == RL_REC_MEM ? node_id(recs[i]) : barrier_id(recs[i]);
+    for (auto& w : workers) {
+      if (!w->routed) return true;
+    }
+    return false;
   }
 
   // ---- phase 3: blocks -----------------------------------------------------------------------------------
@@ -461,9 +496,7 @@ struct Engine::Impl {
     if (W == 1) {
       for (size_t i = 0; i < n; ++i) block_step(recs[i], ctx[i], 0, wk);
     } else {
-      for (unsigned s = 0; s < W; ++s) {
-        for (uint32_t i : workers[s]->by_block[w]) block_step(recs[i], ctx[i], w, wk);
-      }
+      for_each_routed<false>(&Worker::by_block, n, w, recs, [&](uint32_t i) { block_step(recs[i], ctx[i], w, wk); });
     }
     wk.buffer.flush(wk.acc);
   }
@@ -584,7 +617,7 @@ struct Engine::Impl {
       for (uint64_t ch = c0; ch <= c1; ++ch) masks[owner_of(ch, W)] |= 1u << lane;
     }
     for (unsigned o = 0; o < W; ++o) {
-      if (masks[o]) wk.by_chunk[o].push_back(Item{i, masks[o]});
+      if (masks[o]) wk.by_chunk[o].items.push_back(Item{i, masks[o]});
     }
   }
 
@@ -592,32 +625,70 @@ struct Engine::Impl {
     Worker& wk = *workers[w];
     for (auto& v : wk.by_block) v.clear();
     for (auto& v : wk.by_chunk) v.clear();
-    size_t lo = n * w / W, hi = n * (w + 1) / W;
     wk.scratch.resize(64);
-    for (size_t i = lo; i < hi; ++i) {
-      const RlRecord& r = recs[i];
-      Ctx& c = ctx[i];
-      if (W > 1) wk.by_block[block_owner(r.block, W)].push_back(uint32_t(i));
-      if (r.type != RL_REC_MEM) continue;
-      unsigned lanes = unsigned(popcount32(r.active_mask));
-      NodeStats& s = *wk.stats_for(c.id);
-      s.executions += 1;
-      s.bytes += uint64_t(lanes) * r.size;
-      s.lanes.add(lanes);
-      if (r.space == RL_SPACE_GLOBAL) {
-        auto span = global_distribution(r, c, s, wk.scratch.data(), lanes);
-        uint64_t c_lo = chunk_of(span.first >> 2), c_hi = chunk_of((span.second >> 2) + (r.size + 3) / 4 - 1);
-        if (c_lo == c_hi) c.flags |= kOneChunk;  // the common coalesced case: one owner, one shadow page
-        if (W == 1) {
-          // phase 4 walks the batch itself
-        } else if (c_lo == c_hi) {  // no per-lane routing
-          if (lanes) wk.by_chunk[owner_of(c_lo, W)].push_back(Item{uint32_t(i), r.active_mask});
-        } else {
-          route_global(r, uint32_t(i), wk);
+    for (size_t piece = w; piece < pieces_of(n); piece += W) {
+      for (size_t i = piece * kPiece, hi = std::min(n, i + kPiece); i < hi; ++i) distribute_and_route(recs[i], i, wk);
+      if (W > 1) {
+        for (auto& v : wk.by_block) v.ends.push_back(uint32_t(v.items.size()));
+        for (auto& v : wk.by_chunk) v.ends.push_back(uint32_t(v.items.size()));
+      }
+    }
+  }
+  void distribute_and_route(const RlRecord& r, size_t i, Worker& wk) {
+    Ctx& c = ctx[i];
+    if (W > 1) wk.by_block[block_owner(r.block, W)].items.push_back(uint32_t(i));
+    if (r.type != RL_REC_MEM) return;
+    unsigned lanes = unsigned(popcount32(r.active_mask));
+    NodeStats& s = *wk.stats_for(c.id);
+    s.executions += 1;
+    s.bytes += uint64_t(lanes) * r.size;
+    s.lanes.add(lanes);
+    if (r.space == RL_SPACE_GLOBAL) {
+      auto span = global_distribution(r, c, s, wk.scratch.data(), lanes);
+      uint64_t c_lo = chunk_of(span.first >> 2), c_hi = chunk_of((span.second >> 2) + (r.size + 3) / 4 - 1);
+      if (c_lo == c_hi) c.flags |= kOneChunk;  // the common coalesced case: one owner, one shadow page
+      if (W == 1) {
+        // phase 4 walks the batch itself
+      } else if (c_lo == c_hi) {  // no per-lane routing
+        if (lanes) wk.by_chunk[owner_of(c_lo, W)].items.push_back(Item{uint32_t(i), r.active_mask});
+      } else {
+        route_global(r, uint32_t(i), wk);
+      }
+    } else if (r.space == RL_SPACE_SHARED) {
+      shared_distribution(r, c, s, wk.scratch2, wk.scratch);
+      wk.scratch.resize(std::max<size_t>(wk.scratch.size(), 64));
+    }
+  }
+
+  // Walks what phase 2 routed to owner `w`, in record order: piece k of the batch was dealt to worker k % W as
+  // its (k / W)-th piece. The records come from all over the batch (other cores' caches), so the next ones
+  // are prefetched while the current one is replayed: their header and context, and for phase 4 (kLanes) the
+  // lane addresses; phase 3 writes the context (barrier counters), so it asks for the line to write.
+  template <bool kLanes, class T, class Visit>
+  void for_each_routed(std::vector<Routed<T>> Worker::*routed, size_t n, unsigned w, const RlRecord* recs,
+                       Visit visit) {
+    constexpr size_t kAhead = 6;
+    for (size_t piece = 0; piece < pieces_of(n); ++piece) {
+      const Routed<T>& list = ((*workers[piece % W]).*routed)[w];
+      size_t j = piece / W;
+      uint32_t lo = j ? list.ends[j - 1] : 0, hi = list.ends[j];
+      const T* items = list.items.data();
+      for (uint32_t x = lo; x < hi; ++x) {
+        if (x + kAhead < hi) {
+          uint32_t ahead = record_index(items[x + kAhead]);
+          const char* p = reinterpret_cast<const char*>(recs + ahead);
+          __builtin_prefetch(p);
+          if (kLanes) {
+            __builtin_prefetch(p + 64);
+            __builtin_prefetch(p + 128);
+            __builtin_prefetch(p + 192);
+            __builtin_prefetch(p + 256);
+            __builtin_prefetch(&ctx[ahead], 0);
+          } else {
+            __builtin_prefetch(&ctx[ahead], 1);
+          }
         }
-      } else if (r.space == RL_SPACE_SHARED) {
-        shared_distribution(r, c, s, wk.scratch2, wk.scratch);
-        wk.scratch.resize(std::max<size_t>(wk.scratch.size(), 64));
+        visit(items[x]);
       }
     }
   }
@@ -814,39 +885,65 @@ struct Engine::Impl {
         if (r.type == RL_REC_MEM && r.space == RL_SPACE_GLOBAL) replay_record(r, ctx[i], r.active_mask, 0, wk);
       }
     } else {
-      for (unsigned s = 0; s < W; ++s) {
-        for (const Item& it : workers[s]->by_chunk[w]) replay_record(recs[it.index], ctx[it.index], it.mask, w, wk);
-      }
+      for_each_routed<true>(&Worker::by_chunk, n, w, recs,
+                      [&](const Item& it) { replay_record(recs[it.index], ctx[it.index], it.mask, w, wk); });
     }
     wk.buffer.flush(wk.acc);
+  }
+
+  // One parallel run of the pool; each worker adds the seconds `job` took to its busy[step].
+  template <class Job>
+  void run_timed(Job&& job) {
+    pool.run([&](unsigned w) { job(w, *workers[w]); });
+  }
+  template <class Job>
+  static void timed(Worker& wk, int step, Job&& job) {
+    auto t0 = std::chrono::steady_clock::now();
+    job();
+    wk.busy[step] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
 
   void consume(const RlRecord* recs, size_t n) {
     if (!open) throw EngineError("consume() called with no open launch (begin_launch first)");
     for (auto& w : workers) w->page_lo = w->page_hi = 0;  // regions may have changed since the last call
     const size_t batch = batch_records(W);
+    const auto start = std::chrono::steady_clock::now();
     while (n > 0) {
       size_t b = std::min(n, batch);
       ctx.resize(b);
-      using clock = std::chrono::steady_clock;
-      auto t0 = clock::now();
-      pool.run([&](unsigned w) { phase1(recs, b, w); });
-      auto t1 = clock::now();
-      finish_phase1(recs);
-      auto t2 = clock::now();
-      pool.run([&](unsigned w) { phase2(recs, b, w); });
-      auto t3 = clock::now();
-      pool.run([&](unsigned w) { phase3(recs, b, w); });
-      auto t4 = clock::now();
-      pool.run([&](unsigned w) { phase4(recs, b, w); });
-      auto t5 = clock::now();
-      const clock::time_point marks[6] = {t0, t1, t2, t3, t4, t5};
-      for (int i = 0; i < 5; ++i) counters.phase_seconds[i] += std::chrono::duration<double>(marks[i + 1] - marks[i]).count();
+      // Phases 1 and 2 in one run: a slice whose PCs are all known (the steady state) goes on to phase 2 at
+      // once; the others wait for the serial insertion of their new PCs and run phase 2 in a second run.
+      run_timed([&](unsigned w, Worker& wk) {
+        bool clean = false;
+        timed(wk, 0, [&] { clean = phase1(recs, b, w); });
+        wk.routed = clean;
+        if (clean) timed(wk, 2, [&] { phase2(recs, b, w); });
+      });
+      auto t0 = std::chrono::steady_clock::now();
+      bool late = finish_phase1(recs);
+      workers[0]->busy[1] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (late) {
+        run_timed([&](unsigned w, Worker& wk) {
+          if (!wk.routed) timed(wk, 2, [&] { phase2(recs, b, w); });
+        });
+      }
+      run_timed([&](unsigned w, Worker& wk) { timed(wk, 3, [&] { phase3(recs, b, w); }); });
+      run_timed([&](unsigned w, Worker& wk) { timed(wk, 4, [&] { phase4(recs, b, w); }); });
+      for (int step = 0; step < 5; ++step) {
+        double most = 0;
+        for (auto& w : workers) {
+          most = std::max(most, w->busy[step]);
+          counters.phase_cpu_seconds[step] += w->busy[step];
+          w->busy[step] = 0;
+        }
+        counters.phase_seconds[step] += most;
+      }
       launch_records += b;
       counters.records += b;
       recs += b;
       n -= b;
     }
+    counters.consume_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 
   // ---- launches ------------------------------------------------------------------------------------------

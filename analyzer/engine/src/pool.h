@@ -1,7 +1,15 @@
 // Persistent worker threads: run(job) calls job(w) for w = 0..n-1, w = 0 on the caller's thread, and returns
 // when all are done. The first exception any worker threw is rethrown on the caller's thread.
+//
+// consume() runs several short parallel steps per batch of records, back to back, so the hand-over between
+// steps must cost microseconds, not a futex round trip per thread: workers spin on a generation counter for a
+// while after each job (kSpinNanos) and only then sleep on a condition variable; the caller spins for the
+// workers to finish. Between consume() calls (the drain thread waiting for the GPU) workers sleep and cost
+// nothing.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <functional>
@@ -9,20 +17,37 @@
 #include <thread>
 #include <vector>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
 namespace reuselens {
 namespace detail {
 
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
 class WorkerPool {
  public:
+  // How long an idle worker polls for the next job before it sleeps: longer than the serial work between two
+  // steps of one batch, far shorter than a GPU kernel.
+  static constexpr int64_t kSpinNanos = 200000;
+
   explicit WorkerPool(unsigned n) : n_(n ? n : 1) {
     for (unsigned w = 1; w < n_; ++w) threads_.emplace_back([this, w] { loop(w); });
   }
   ~WorkerPool() {
     {
       std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
+      stop_.store(true);
+      generation_.fetch_add(1);
     }
-    start_.notify_all();
+    wake_.notify_all();
     for (auto& t : threads_) t.join();
   }
   unsigned size() const { return n_; }
@@ -32,22 +57,27 @@ class WorkerPool {
       job(0);
       return;
     }
-    {
+    job_ = &job;
+    error_ = nullptr;
+    pending_.store(n_ - 1);
+    generation_.fetch_add(1);  // seq_cst: ordered before the read of sleepers_ (see loop)
+    if (sleepers_.load() > 0) {
       std::lock_guard<std::mutex> lock(mu_);
-      job_ = &job;
-      pending_ = n_ - 1;
-      error_ = nullptr;
-      ++generation_;
+      wake_.notify_all();
     }
-    start_.notify_all();
     std::exception_ptr mine;
     try {
       job(0);
     } catch (...) {
       mine = std::current_exception();
     }
-    std::unique_lock<std::mutex> lock(mu_);
-    done_.wait(lock, [this] { return pending_ == 0; });
+    for (unsigned spins = 0; pending_.load(std::memory_order_acquire) != 0; ++spins) {
+      if (spins < 4096) {
+        cpu_relax();
+      } else {
+        std::this_thread::yield();
+      }
+    }
     job_ = nullptr;
     if (mine) std::rethrow_exception(mine);
     if (error_) std::rethrow_exception(error_);
@@ -57,35 +87,51 @@ class WorkerPool {
   void loop(unsigned w) {
     uint64_t seen = 0;
     for (;;) {
-      const std::function<void(unsigned)>* job;
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        start_.wait(lock, [&] { return stop_ || generation_ != seen; });
-        if (stop_) return;
-        seen = generation_;
-        job = job_;
-      }
+      if (!await_generation(seen)) return;
+      seen = generation_.load(std::memory_order_acquire);
       std::exception_ptr err;
       try {
-        (*job)(w);
+        (*job_)(w);
       } catch (...) {
         err = std::current_exception();
       }
-      std::lock_guard<std::mutex> lock(mu_);
-      if (err && !error_) error_ = err;
-      if (--pending_ == 0) done_.notify_one();
+      if (err) {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (!error_) error_ = err;
+      }
+      pending_.fetch_sub(1, std::memory_order_acq_rel);
     }
+  }
+  // Waits until the generation moves past `seen`: polls first, then sleeps. A worker counts itself in
+  // sleepers_ before its last check under the mutex; run() bumps the generation before it reads sleepers_,
+  // both sequentially consistent, so either run() sees the sleeper and notifies under the mutex, or the
+  // sleeper sees the new generation and never waits. Returns false when the pool stops.
+  bool await_generation(uint64_t seen) {
+    auto start = std::chrono::steady_clock::now();
+    for (unsigned spins = 0; generation_.load(std::memory_order_acquire) == seen; ++spins) {
+      cpu_relax();
+      if ((spins & 255) == 255 &&
+          std::chrono::steady_clock::now() - start > std::chrono::nanoseconds(kSpinNanos)) {
+        std::unique_lock<std::mutex> lock(mu_);
+        sleepers_.fetch_add(1);
+        wake_.wait(lock, [&] { return generation_.load() != seen; });
+        sleepers_.fetch_sub(1);
+        break;
+      }
+    }
+    return !stop_.load();
   }
 
   unsigned n_;
   std::vector<std::thread> threads_;
   std::mutex mu_;
-  std::condition_variable start_, done_;
+  std::condition_variable wake_;
   const std::function<void(unsigned)>* job_ = nullptr;
-  unsigned pending_ = 0;
-  uint64_t generation_ = 0;
-  bool stop_ = false;
   std::exception_ptr error_;
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<unsigned> pending_{0};
+  std::atomic<unsigned> sleepers_{0};
+  std::atomic<bool> stop_{false};
 };
 
 }  // namespace detail

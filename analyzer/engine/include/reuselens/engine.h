@@ -54,9 +54,15 @@ struct EngineStats {
   uint64_t lane_accesses = 0;    // active lanes of MEM records
   uint64_t shadow_bytes = 0;     // committed shadow memory now
   uint64_t peak_shadow_bytes = 0;
-  // Wall seconds inside consume(), per step of a batch (docs/engine.md, "Determinism and parallelism"): phase 1
+  // Where consume() spends its time, per step of a batch (docs/engine.md, "Determinism and parallelism"): phase 1
   // (ids), the serial insertion of new PCs, phase 2 (distributions, routing), 3 (blocks), 4 (global shadow).
+  // phase_seconds: per batch the slowest worker's seconds in the step, summed (the step's critical path);
+  // phase_cpu_seconds: all workers' seconds in the step; consume_seconds: wall time in consume(). What
+  // consume_seconds has beyond the sum of phase_seconds is hand-over between steps and workers idling while a
+  // slower one finishes another step of the same parallel run.
   double phase_seconds[5] = {0, 0, 0, 0, 0};
+  double phase_cpu_seconds[5] = {0, 0, 0, 0, 0};
+  double consume_seconds = 0;
 };
 
 class Engine {
