@@ -30,6 +30,15 @@ class QueuedSink : public RecordSink {
   }
   void consume(const reuselens::RlRecord* records, size_t n) override {
     Op op{Op::kRecords, 0, 0};
+    {
+      // A vector the worker has finished with: its pages are already mapped, so the copy does not fault.
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!spare_.empty()) {
+        op.records = std::move(spare_.back());
+        spare_.pop_back();
+        spare_bytes_ -= op.records.capacity() * sizeof(reuselens::RlRecord);
+      }
+    }
     op.records.assign(records, records + n);
     push(std::move(op));
   }
@@ -83,6 +92,12 @@ class QueuedSink : public RecordSink {
       apply(op);
       std::lock_guard<std::mutex> lock(mu_);
       queued_ -= op.records.size() * sizeof(reuselens::RlRecord);
+      const uint64_t capacity = op.records.capacity() * sizeof(reuselens::RlRecord);
+      if (capacity && spare_bytes_ + capacity <= limit_) {  // kept for reuse, at most the queue's bound
+        op.records.clear();
+        spare_bytes_ += capacity;
+        spare_.push_back(std::move(op.records));
+      }
       if (!inner_->error.empty()) {
         errors_ += (errors_.empty() ? "" : "; ") + inner_->error;
         inner_->error.clear();
@@ -126,6 +141,8 @@ class QueuedSink : public RecordSink {
   std::condition_variable work_, space_;
   std::deque<Op> ops_;
   uint64_t queued_ = 0;
+  std::vector<std::vector<reuselens::RlRecord>> spare_;
+  uint64_t spare_bytes_ = 0;
   bool stopping_ = false;
   std::string errors_;
   std::thread worker_;
