@@ -1,7 +1,11 @@
 // A sink run on a thread of its own (sinks.h, make_queued_sink): the drain thread copies records into a bounded
 // queue and hands the buffer back to the GPU at once, instead of waiting until a slow sink (the online engine)
 // has consumed them. Events reach the wrapped sink in the order they were queued.
+#include <sys/mman.h>
+
+#include <algorithm>
 #include <condition_variable>
+#include <cstring>
 #include <deque>
 #include <mutex>
 #include <thread>
@@ -12,38 +16,65 @@
 namespace rlc {
 namespace {
 
+constexpr uint64_t kHugeBytes = 2ull << 20;
+
+// Queued records live in one ring of `limit` bytes, reserved once (MAP_NORESERVE) and advised to come as
+// transparent huge pages. Copying into fresh heap memory page-faulted on every 4 KiB, and those faults (not
+// the engine's speed) were what made the GPU wait with online analysis on: the ring's pages, once touched,
+// are reused for the rest of the run, and a new record batch goes back to the start of the ring rather than
+// into untouched memory whenever the start is free.
 class QueuedSink : public RecordSink {
  public:
   QueuedSink(std::unique_ptr<RecordSink> inner, uint64_t limit_bytes)
       : inner_(std::move(inner)), limit_(limit_bytes ? limit_bytes : 1) {
+    arena_bytes_ = (limit_ + kHugeBytes - 1) / kHugeBytes * kHugeBytes;
+    void* p = mmap(nullptr, arena_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p != MAP_FAILED) {
+      arena_ = static_cast<char*>(p);
+#ifdef MADV_HUGEPAGE
+      madvise(p, arena_bytes_, MADV_HUGEPAGE);  // best effort: without THP, 4 KiB pages, still reused
+#endif
+    }
     worker_ = std::thread([this] { run(); });
   }
-  ~QueuedSink() override { stop(); }
+  ~QueuedSink() override {
+    stop();
+    if (arena_) munmap(arena_, arena_bytes_);
+  }
   const char* name() const override { return inner_->name(); }
 
-  void add_allocation(uint64_t address, uint64_t size) override { push(Op{Op::kAlloc, address, size}); }
-  void free_allocation(uint64_t address) override { push(Op{Op::kFree, address, 0}); }
+  void add_allocation(uint64_t address, uint64_t size) override { push_in_order(Op{Op::kAlloc, address, size}); }
+  void free_allocation(uint64_t address) override { push_in_order(Op{Op::kFree, address, 0}); }
   void begin_launch(const LaunchMeta& meta) override {
     Op op{Op::kBegin, 0, 0};
     op.meta = meta;
-    push(std::move(op));
+    push_in_order(std::move(op));
   }
   void consume(const reuselens::RlRecord* records, size_t n) override {
-    Op op{Op::kRecords, 0, 0};
-    {
-      // A vector the worker has finished with: its pages are already mapped, so the copy does not fault.
-      std::lock_guard<std::mutex> lock(mu_);
-      if (!spare_.empty()) {
-        op.records = std::move(spare_.back());
-        spare_.pop_back();
-        spare_bytes_ -= op.records.capacity() * sizeof(reuselens::RlRecord);
+    const uint64_t bytes = n * sizeof(reuselens::RlRecord);
+    Op op{Op::kRecords, n, bytes};
+    // One producer at a time: places are taken in queue order, and the copy runs outside mu_ so that the
+    // worker can go on popping and releasing meanwhile.
+    std::lock_guard<std::mutex> producing(produce_mu_);
+    if (arena_ && bytes <= limit_) {
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        // Beyond the bound the caller waits (the GPU then waits, as without the queue).
+        space_.wait(lock, [&] { return place(bytes, op); });
       }
+      std::memcpy(arena_ + op.offset, records, bytes);
+    } else {
+      // A batch larger than the whole bound goes through alone, once the queue is empty.
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        space_.wait(lock, [&] { return queued_ == 0; });
+      }
+      op.records.assign(records, records + n);
     }
-    op.records.assign(records, records + n);
     push(std::move(op));
   }
   void end_launch(bool complete) override {
-    push(Op{Op::kEnd, complete ? 1u : 0u, 0});
+    push_in_order(Op{Op::kEnd, complete ? 1u : 0u, 0});
     take_errors();
   }
   bool finish(const std::string& run_dir, std::string* err) override {
@@ -62,19 +93,48 @@ class QueuedSink : public RecordSink {
  private:
   struct Op {
     enum Kind { kAlloc, kFree, kBegin, kRecords, kEnd } kind;
-    uint64_t a, b;
+    uint64_t a, b;  // kRecords: record count, bytes
     LaunchMeta meta;
-    std::vector<reuselens::RlRecord> records;
+    uint64_t offset = 0, end = 0;               // kRecords in the ring: byte offset, and ring position after it
+    std::vector<reuselens::RlRecord> records;   // kRecords larger than the ring
     Op(Kind k, uint64_t a_, uint64_t b_) : kind(k), a(a_), b(b_) {}
   };
 
-  void push(Op op) {
-    const uint64_t bytes = op.records.size() * sizeof(reuselens::RlRecord);
-    std::unique_lock<std::mutex> lock(mu_);
-    // Beyond the limit the caller waits (the GPU then waits, as without the queue); one batch larger than the
-    // limit still goes through once the queue is empty.
-    space_.wait(lock, [&] { return queued_ == 0 || queued_ + bytes <= limit_; });
+  // Ring positions grow without bound; position p lies at byte p % limit_. Live records span
+  // [read_pos_, write_pos_); a batch never wraps around the end, so it may skip the rest of the lap. It also
+  // skips to the next lap when it would reach memory never touched while the start of the ring is free (the
+  // queue drained up to there), and an empty queue starts at the start again, so the touched part of the ring
+  // grows only as far as the backlog needs.
+  // Called with mu_ held; false = no room yet.
+  bool place(uint64_t bytes, Op& op) {
+    if (read_pos_ == write_pos_ && write_pos_ % limit_ != 0) {  // empty: start again at the (warm) start
+      write_pos_ += limit_ - write_pos_ % limit_;
+      read_pos_ = write_pos_;
+    }
+    uint64_t pos = write_pos_, off = pos % limit_;
+    const uint64_t next_lap = pos - off + limit_;
+    if (off + bytes > limit_ || (off > 0 && off + bytes > touched_ && next_lap + bytes - read_pos_ <= limit_)) {
+      pos = next_lap;
+      off = 0;
+    }
+    if (pos + bytes - read_pos_ > limit_) return false;
+    op.offset = off;
+    op.end = pos + bytes;
+    write_pos_ = op.end;
+    touched_ = std::max(touched_, off + bytes);
     queued_ += bytes;
+    return true;
+  }
+
+  // Events enter the queue in the order their callers came in, a record batch included (its copy holds
+  // produce_mu_ from placing to pushing).
+  void push_in_order(Op op) {
+    std::lock_guard<std::mutex> producing(produce_mu_);
+    push(std::move(op));
+  }
+  void push(Op op) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (op.kind == Op::kRecords && !op.end) queued_ += op.b;
     ops_.push_back(std::move(op));
     work_.notify_one();
   }
@@ -91,12 +151,9 @@ class QueuedSink : public RecordSink {
       }
       apply(op);
       std::lock_guard<std::mutex> lock(mu_);
-      queued_ -= op.records.size() * sizeof(reuselens::RlRecord);
-      const uint64_t capacity = op.records.capacity() * sizeof(reuselens::RlRecord);
-      if (capacity && spare_bytes_ + capacity <= limit_) {  // kept for reuse, at most the queue's bound
-        op.records.clear();
-        spare_bytes_ += capacity;
-        spare_.push_back(std::move(op.records));
+      if (op.kind == Op::kRecords) {
+        queued_ -= op.b;
+        if (op.end) read_pos_ = op.end;  // ring batches are applied in the order they were placed
       }
       if (!inner_->error.empty()) {
         errors_ += (errors_.empty() ? "" : "; ") + inner_->error;
@@ -111,7 +168,11 @@ class QueuedSink : public RecordSink {
       case Op::kAlloc: inner_->add_allocation(op.a, op.b); break;
       case Op::kFree: inner_->free_allocation(op.a); break;
       case Op::kBegin: inner_->begin_launch(op.meta); break;
-      case Op::kRecords: inner_->consume(op.records.data(), op.records.size()); break;
+      case Op::kRecords: {
+        const auto* recs = op.end ? reinterpret_cast<const reuselens::RlRecord*>(arena_ + op.offset) : op.records.data();
+        inner_->consume(recs, op.a);
+        break;
+      }
       case Op::kEnd: inner_->end_launch(op.a != 0); break;
     }
   }
@@ -137,12 +198,13 @@ class QueuedSink : public RecordSink {
 
   std::unique_ptr<RecordSink> inner_;
   const uint64_t limit_;
-  std::mutex mu_;
+  char* arena_ = nullptr;  // the ring; null if the reservation failed (every batch then gets its own vector)
+  uint64_t arena_bytes_ = 0;
+  std::mutex produce_mu_, mu_;
   std::condition_variable work_, space_;
   std::deque<Op> ops_;
-  uint64_t queued_ = 0;
-  std::vector<std::vector<reuselens::RlRecord>> spare_;
-  uint64_t spare_bytes_ = 0;
+  uint64_t queued_ = 0;                               // record bytes queued, ring or not
+  uint64_t write_pos_ = 0, read_pos_ = 0, touched_ = 0;  // ring positions; touched_: bytes of the ring used so far
   bool stopping_ = false;
   std::string errors_;
   std::thread worker_;

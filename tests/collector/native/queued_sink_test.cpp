@@ -1,6 +1,7 @@
 // Checks make_queued_sink (collector/native/src/queued_sink.cpp) without a GPU: events reach the wrapped sink
 // in order and on another thread, records are copied (the caller may reuse its buffer at once), the queue
-// bound makes the producer wait, and the wrapped sink's errors surface at end_launch / finish.
+// bound makes the producer wait, the ring keeps every record's contents and order through wrap-arounds and
+// batches larger than itself, and the wrapped sink's errors surface at end_launch / finish.
 // Built and run by tests/collector/test_queued_sink.py. Prints "ok" and exits 0, or names the failed check.
 #include <atomic>
 #include <chrono>
@@ -58,7 +59,60 @@ struct Recorder : RecordSink {
   }
 };
 
+// Every record's contents arrive, in order, through a ring of 7 records: batches of 1 to 9 records (9 is larger
+// than the whole ring and must go through on its own), a consumer that is sometimes slow (the producer then
+// waits and the ring wraps, early or at its end), and the caller overwriting its buffer after each call.
+struct Checker : RecordSink {
+  uint64_t next = 0;
+  bool bad = false;
+  int calls = 0;
+  const char* name() const override { return "checker"; }
+  void add_allocation(uint64_t, uint64_t) override {}
+  void free_allocation(uint64_t) override {}
+  void begin_launch(const LaunchMeta&) override {}
+  void consume(const RlRecord* r, size_t n) override {
+    if (++calls % 5 == 0) std::this_thread::sleep_for(std::chrono::microseconds(300));
+    for (size_t i = 0; i < n; ++i) {
+      if (r[i].pc != next || r[i].addr[31] != ~next || r[i].block != next * 3) bad = true;
+      ++next;
+    }
+  }
+  void end_launch(bool) override {}
+  bool finish(const std::string&, std::string* err) override {
+    *err = "";
+    return true;
+  }
+};
+
+int ring_round_trip() {
+  auto owned = std::make_unique<Checker>();
+  Checker* inner = owned.get();
+  auto sink = rlc::make_queued_sink(std::move(owned), 7 * sizeof(RlRecord));
+  std::vector<RlRecord> buf(9);
+  uint64_t pc = 0;
+  unsigned seed = 12345;
+  for (int batch = 0; batch < 3000; ++batch) {
+    seed = seed * 1103515245u + 12345u;
+    size_t n = 1 + (seed >> 16) % 9;
+    for (size_t i = 0; i < n; ++i) {
+      std::memset(&buf[i], 0, sizeof(RlRecord));
+      buf[i].pc = pc;
+      buf[i].addr[31] = ~pc;
+      buf[i].block = pc * 3;
+      ++pc;
+    }
+    sink->consume(buf.data(), n);
+    for (auto& r : buf) r.pc = 0xdead;  // the sink must have copied
+  }
+  std::string err;
+  EXPECT(sink->finish("/run", &err));
+  EXPECT(!inner->bad);
+  EXPECT(inner->next == pc);
+  return 0;
+}
+
 int main() {
+  if (ring_round_trip() != 0) return 1;
   auto owned = std::make_unique<Recorder>();
   Recorder* inner = owned.get();
   auto sink = rlc::make_queued_sink(std::move(owned), 2 * sizeof(RlRecord));  // room for two records
