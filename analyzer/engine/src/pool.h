@@ -36,7 +36,10 @@ class WorkerPool {
  public:
   // How long an idle worker polls for the next job before it sleeps: longer than the serial work between two
   // steps of one batch, far shorter than a GPU kernel.
-  static constexpr int64_t kSpinNanos = 200000;
+#ifndef REUSELENS_POOL_SPIN_NANOS
+#define REUSELENS_POOL_SPIN_NANOS 200000
+#endif
+  static constexpr int64_t kSpinNanos = REUSELENS_POOL_SPIN_NANOS;
 
   explicit WorkerPool(unsigned n) : n_(n ? n : 1) {
     for (unsigned w = 1; w < n_; ++w) threads_.emplace_back([this, w] { loop(w); });
