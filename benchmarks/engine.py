@@ -1,6 +1,6 @@
 """Engine throughput: records/s and lane-accesses/s for 1 worker and scaling over workers, plus peak RSS.
 
-Usage: python benchmarks/engine.py [--blocks 16384] [--workers 1,2,4,8,16] [--repeat 3]
+Usage: python benchmarks/engine.py [--blocks 16384] [--workers 1,2,4,8,16] [--repeat 3] [--independent 1,4,8,16]
 
 The trace is generated, not recorded: a realistic mix per warp (coalesced global loads, a neighbour exchange,
 a shared-memory tile written, __syncthreads, read by another warp, a table shared by all blocks, 8-byte stores,
@@ -15,6 +15,7 @@ import json
 import os
 import resource
 import sys
+import threading
 import time
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # numpy's BLAS threads would compete with the workers
@@ -116,11 +117,45 @@ def step_lines(steps: dict[str, object], workers: int) -> list[str]:
     ]
 
 
+def independent(recs: np.ndarray, blocks: int, copies: int) -> float:
+    """Wall seconds for `copies` single-worker engines, each on its own thread with its own shadow, replaying the
+    same trace at once (warm launch: each engine's first launch runs before the clock starts). No partitioning
+    and no hand-over at all: what these cores and this memory system give for this workload, the ceiling any
+    split of one engine over that many workers can reach."""
+    engines = []
+    for _ in range(copies):
+        e = _engine.Engine(workers=1)
+        for base in (A, B, C):
+            e.add_allocation(base, 1 << 30)
+        engines.append(e)
+    start = threading.Barrier(copies + 1)
+
+    def replay(e) -> None:
+        for launch in range(2):
+            if launch == 1:
+                start.wait()
+            e.begin_launch(launch, 0, [blocks, 1, 1], [32 * WARPS, 1, 1], 0)
+            for s in range(0, len(recs), 1 << 16):
+                e.consume(recs[s : s + (1 << 16)])
+            e.end_launch()
+
+    threads = [threading.Thread(target=replay, args=(e,)) for e in engines]
+    for t in threads:
+        t.start()
+    start.wait()
+    t0 = time.perf_counter()
+    for t in threads:
+        t.join()
+    return time.perf_counter() - t0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--blocks", type=int, default=16384)
     ap.add_argument("--workers", default="1,2,4,8,16")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--independent", default="",
+                    help="also run N single-worker engines side by side (e.g. 1,4,8,16): the machine's ceiling")
     args = ap.parse_args()
     recs = generate(args.blocks)
     lanes = int((recs["type"] == 1).sum()) * 32
@@ -137,6 +172,15 @@ def main() -> int:
                   f"({lanes / t / 1e6 / w:5.1f} M/s/worker; {lanes / cpu / 1e6:5.1f} M per CPU-second)  "
                   f"speed-up {base / t:5.2f} (efficiency {base / t / w:4.2f})  peak shadow {shadow / 2**20:.0f} MiB")
             print("\n".join(step_lines(steps, w)))
+    if args.independent:
+        print("independent single-worker engines side by side, warm (the ceiling of any split over N workers)")
+        single = None  # lane-accesses/s of one engine alone (needs 1 in the list)
+        for n in [int(x) for x in args.independent.split(",")]:
+            rate = n * lanes / min(independent(recs, args.blocks, n) for _ in range(2))
+            if n == 1:
+                single = rate
+            print(f"  engines {n:2d}: {rate / 1e6:7.1f} M lane-accesses/s in all"
+                  + (f"  speed-up {rate / single:5.2f} (efficiency {rate / single / n:4.2f})" if single else ""))
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(f"peak RSS: {rss / 1024:.0f} MiB (trace itself {recs.nbytes / 2**20:.0f} MiB)")
     return 0

@@ -67,16 +67,23 @@ struct BarrierInfo {
   uint8_t kind;
 };
 
-// Per-record context: id (phase 1), flags (phase 2), barrier counters (phase 3).
-struct Ctx {
-  uint32_t id;  // node id (MEM) or barrier id (BARRIER)
+// The barrier counters of a record's warp when it issued (phase 3, docs/engine.md "Barriers").
+struct Sync {
   uint16_t bsync, wsync;
   uint32_t bar_block, bar_any;  // the warp's last block barrier / last block-or-warp barrier
+};
+// Per-record context: id (phase 1), flags (phase 2); the replay works on a copy with the counters filled in.
+// The ctx array holds only what the worker dealt the record's piece writes; the counters of a global record
+// go to a slot its block owner alone writes (Routed::sync), so owners never write the same cache line.
+struct Ctx {
+  uint32_t id;  // node id (MEM) or barrier id (BARRIER)
   uint8_t flags;
+  Sync sync;
 };
 struct Item {
   uint32_t index;
   uint32_t mask;  // lanes the owner must look at
+  uint32_t slot;  // the record's position in what its piece's worker routed to the block owner (Routed::sync)
 };
 // Phase 2 output of one worker for one owner: the items of each piece the worker dealt with, in record order;
 // ends[j] = items.size() after the worker's j-th piece, so the owner can walk all pieces in batch order.
@@ -84,6 +91,7 @@ template <class T>
 struct Routed {
   std::vector<T> items;
   std::vector<uint32_t> ends;
+  std::vector<Sync> sync;  // by_block only: counters of items[x], written by the block owner in phase 3
   void clear() {
     items.clear();
     ends.clear();
@@ -412,7 +420,7 @@ struct Engine::Impl {
         return false;
       }
       Ctx& c = ctx[i];
-      c = Ctx{0, 0, 0, 0, 0, 0};
+      c = Ctx{0, 0, Sync{0, 0, 0, 0}};
       if (r.type == RL_REC_BLOCK_EXIT) continue;
       c.id = find_id(r, wk);
       if (!c.id) wk.misses.push_back(uint32_t(i));
@@ -476,14 +484,18 @@ struct Engine::Impl {
     if (before != want && st.exited[r.warp] == want) st.warps_done += 1;
     if (st.warps_done >= warps_per_block) wk.drop_block(r.block);
   }
-  void block_step(const RlRecord& r, Ctx& c, unsigned w, Worker& wk) {
+  // `out`: where a global record's counters go for phase 4.
+  void block_step(const RlRecord& r, const Ctx& c, Sync& out, unsigned w, Worker& wk) {
     if (r.type == RL_REC_MEM) {
       const WarpState& ws = wk.block_state(r.block).warps[r.warp];
-      c.bsync = uint16_t(ws.bsync & kBsyncMask);
-      c.wsync = uint16_t(ws.wsync & kWsyncMask);
-      c.bar_block = ws.bar_block;
-      c.bar_any = ws.bar_any;
-      if (r.space != RL_SPACE_GLOBAL) replay_record(r, c, r.active_mask, w, wk);
+      Sync now{uint16_t(ws.bsync & kBsyncMask), uint16_t(ws.wsync & kWsyncMask), ws.bar_block, ws.bar_any};
+      if (r.space == RL_SPACE_GLOBAL) {
+        out = now;
+      } else {
+        Ctx full = c;
+        full.sync = now;
+        replay_record(r, full, r.active_mask, w, wk);
+      }
     } else if (r.type == RL_REC_BARRIER) {
       on_barrier(r, c, wk);
     } else {
@@ -494,9 +506,11 @@ struct Engine::Impl {
   void phase3(const RlRecord* recs, size_t n, unsigned w) {
     Worker& wk = *workers[w];
     if (W == 1) {
-      for (size_t i = 0; i < n; ++i) block_step(recs[i], ctx[i], 0, wk);
+      for (size_t i = 0; i < n; ++i) block_step(recs[i], ctx[i], ctx[i].sync, 0, wk);
     } else {
-      for_each_routed<false>(&Worker::by_block, n, w, recs, [&](uint32_t i) { block_step(recs[i], ctx[i], w, wk); });
+      for_each_routed<false>(&Worker::by_block, n, w, recs, [&](uint32_t i, Routed<uint32_t>& list, uint32_t x) {
+        block_step(recs[i], ctx[i], list.sync[x], w, wk);
+      });
     }
     wk.buffer.flush(wk.acc);
   }
@@ -607,7 +621,7 @@ struct Engine::Impl {
     s.wavefronts_ideal.add(uint32_t(ideal));
   }
 
-  void route_global(const RlRecord& r, uint32_t i, Worker& wk) {
+  void route_global(const RlRecord& r, uint32_t i, uint32_t slot, Worker& wk) {
     uint32_t masks[kMaxWorkers] = {0};
     uint64_t last = (r.size + 3) / 4 - 1;
     for (uint32_t m = r.active_mask; m; m &= m - 1) {
@@ -617,7 +631,7 @@ struct Engine::Impl {
       for (uint64_t ch = c0; ch <= c1; ++ch) masks[owner_of(ch, W)] |= 1u << lane;
     }
     for (unsigned o = 0; o < W; ++o) {
-      if (masks[o]) wk.by_chunk[o].items.push_back(Item{i, masks[o]});
+      if (masks[o]) wk.by_chunk[o].items.push_back(Item{i, masks[o], slot});
     }
   }
 
@@ -633,10 +647,16 @@ struct Engine::Impl {
         for (auto& v : wk.by_chunk) v.ends.push_back(uint32_t(v.items.size()));
       }
     }
+    for (auto& v : wk.by_block) v.sync.resize(v.items.size());
   }
   void distribute_and_route(const RlRecord& r, size_t i, Worker& wk) {
     Ctx& c = ctx[i];
-    if (W > 1) wk.by_block[block_owner(r.block, W)].items.push_back(uint32_t(i));
+    uint32_t slot = 0;  // position in the block owner's list: where phase 3 leaves the counters
+    if (W > 1) {
+      auto& to_owner = wk.by_block[block_owner(r.block, W)].items;
+      slot = uint32_t(to_owner.size());
+      to_owner.push_back(uint32_t(i));
+    }
     if (r.type != RL_REC_MEM) return;
     unsigned lanes = unsigned(popcount32(r.active_mask));
     NodeStats& s = *wk.stats_for(c.id);
@@ -650,9 +670,9 @@ struct Engine::Impl {
       if (W == 1) {
         // phase 4 walks the batch itself
       } else if (c_lo == c_hi) {  // no per-lane routing
-        if (lanes) wk.by_chunk[owner_of(c_lo, W)].items.push_back(Item{uint32_t(i), r.active_mask});
+        if (lanes) wk.by_chunk[owner_of(c_lo, W)].items.push_back(Item{uint32_t(i), r.active_mask, slot});
       } else {
-        route_global(r, uint32_t(i), wk);
+        route_global(r, uint32_t(i), slot, wk);
       }
     } else if (r.space == RL_SPACE_SHARED) {
       shared_distribution(r, c, s, wk.scratch2, wk.scratch);
@@ -669,7 +689,7 @@ struct Engine::Impl {
                        Visit visit) {
     constexpr size_t kAhead = 6;
     for (size_t piece = 0; piece < pieces_of(n); ++piece) {
-      const Routed<T>& list = ((*workers[piece % W]).*routed)[w];
+      Routed<T>& list = ((*workers[piece % W]).*routed)[w];
       size_t j = piece / W;
       uint32_t lo = j ? list.ends[j - 1] : 0, hi = list.ends[j];
       const T* items = list.items.data();
@@ -685,10 +705,11 @@ struct Engine::Impl {
             __builtin_prefetch(p + 256);
             __builtin_prefetch(&ctx[ahead], 0);
           } else {
-            __builtin_prefetch(&ctx[ahead], 1);
+            __builtin_prefetch(&ctx[ahead], 0);
+            __builtin_prefetch(&list.sync[x + kAhead], 1);
           }
         }
-        visit(items[x]);
+        visit(items[x], list, x);
       }
     }
   }
@@ -721,7 +742,7 @@ struct Engine::Impl {
   // barrier (synced), bits 32-55 generation of a prior access of an earlier launch (cold edge with a
   // prior-kernel origin; 0 otherwise), bit 56 the prior access wrote. code 0 = cold with no prior access (no
   // access kind counted). The barrier an edge credits is a function of the label within one record
-  // (c.bar_any / c.bar_block), so it need not be part of the code.
+  // (c.sync.bar_any / c.sync.bar_block), so it need not be part of the code.
   struct Run {
     uint64_t code = 0;
     uint64_t accesses = 0, bytes = 0;
@@ -745,7 +766,7 @@ struct Engine::Impl {
     } else {
       k.to = node;
       k.label = label;
-      barrier = label == kWarpDiff ? c.bar_any : label == kBlock ? c.bar_block : 0;
+      barrier = label == kWarpDiff ? c.sync.bar_any : label == kBlock ? c.sync.bar_block : 0;
     }
     EdgeStats& s = wk.buffer.slot(k, barrier, wk.acc).stats;
     s.bytes += run.bytes;
@@ -779,10 +800,10 @@ struct Engine::Impl {
       } else if (e_tid(old) == tid) {
         label = kThread;
       } else if (e_tid(old) / 32 == r.warp) {
-        uint32_t d = (c.wsync - e_wsync(old)) & kWsyncMask;
+        uint32_t d = (c.sync.wsync - e_wsync(old)) & kWsyncMask;
         label = kWarpDiff | (d != 0 && d <= kWsyncMask / 2 ? 8 : 0);  // 8 << 28 = kCodeSynced
       } else {
-        uint32_t d = (c.bsync - e_bsync(old)) & kBsyncMask;
+        uint32_t d = (c.sync.bsync - e_bsync(old)) & kBsyncMask;
         label = kBlock | (d != 0 && d <= kBsyncMask / 2 ? 8 : 0);
       }
       return e_node(old) | label << 28 | prior_wrote;
@@ -801,8 +822,8 @@ struct Engine::Impl {
     const bool write = (r.access & RL_ACCESS_WRITE) != 0;
     const uint32_t size = r.size;
     const uint64_t granules = kOneGranule ? 1 : (size + 3) / 4;
-    const uint64_t w0 = pack_w0(gen, c.id, c.wsync);
-    const uint64_t w1_base = pack_w1(r.block, 0, write, c.bsync);
+    const uint64_t w0 = pack_w0(gen, c.id, c.sync.wsync);
+    const uint64_t w1_base = pack_w1(r.block, 0, write, c.sync.bsync);
     const bool check_same = kSpace != RL_SPACE_LOCAL && !(c.flags & kNoOverlap);
     const bool filter = global && !kDirect && W > 1 && !(c.flags & kOneChunk);  // lanes may span other owners
     if (check_same) wk.same.begin(size_t(popcount32(mask)) * granules);
@@ -885,8 +906,12 @@ struct Engine::Impl {
         if (r.type == RL_REC_MEM && r.space == RL_SPACE_GLOBAL) replay_record(r, ctx[i], r.active_mask, 0, wk);
       }
     } else {
-      for_each_routed<true>(&Worker::by_chunk, n, w, recs,
-                      [&](const Item& it) { replay_record(recs[it.index], ctx[it.index], it.mask, w, wk); });
+      for_each_routed<true>(&Worker::by_chunk, n, w, recs, [&](const Item& it, Routed<Item>&, uint32_t) {
+        const RlRecord& r = recs[it.index];
+        Ctx full = ctx[it.index];
+        full.sync = (*workers[(it.index / kPiece) % W]).by_block[block_owner(r.block, W)].sync[it.slot];
+        replay_record(r, full, it.mask, w, wk);
+      });
     }
     wk.buffer.flush(wk.acc);
   }
