@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -186,16 +187,21 @@ class RegionShadow {
       committed_ += kPageBytes;
       budget_->take(kPageBytes);
       if (page % kPopulatePages == 0 && page > 0 && touched(page - 1)) populate_ahead(page);
-      if (page % kHugePages == kHugePages / 2 && huge_pages_enabled()) advise_next_block(page / kHugePages);
+      if (page % kHugePages == kHugePages / 2 && huge_pages_enabled()) advise_ahead(page / kHugePages);
     }
     return shadow_ + i;
   }
   // Dense first touch (at least 3/4 of the first half of a 2 MiB block of shadow touched when its middle page
-  // is): the next block is asked to come as one transparent huge page. One fault instead of 512 — first-touch
-  // faults of one region serialise on the kernel's per-mapping lock, and with 16 workers they were most of a
-  // cold launch's time. Sparse patterns keep 4 KiB pages (and the budget's accounting); a dense stream may
-  // hold up to 2 MiB of its last block uncharged. Best effort: without THP the advice does nothing.
-  // REUSELENS_SHADOW_THP=0 turns the advice off (to measure what it buys: benchmarks/engine.py).
+  // is): the blocks ahead are asked to come as transparent huge pages. One fault instead of 512 — first-touch
+  // faults of one region serialise in the kernel, and with 16 workers they were most of a cold launch's time.
+  // The advice covers one block, and each time the stream reaches the end of what was advised, as many blocks
+  // again as the stream has run so far (doubling, at most kMaxAdviceBlocks): every madvise call stalls all
+  // faulting threads of the process (it changes the mapping), so a long stream makes a handful of calls, not
+  // one per 2 MiB. Sparse patterns keep 4 KiB pages (and the budget's accounting); a dense stream may hold,
+  // beyond the pages charged, up to the advised span ahead of it (no longer than the stream behind it).
+  // Best effort: without THP the advice does nothing. REUSELENS_SHADOW_THP=0 turns it off (to measure what it
+  // buys: benchmarks/engine.py).
+  static constexpr uint64_t kMaxAdviceBlocks = 64;  // 128 MiB of shadow per call at most
   static bool huge_pages_enabled() {
     static const bool enabled = [] {
       const char* v = std::getenv("REUSELENS_SHADOW_THP");
@@ -203,14 +209,25 @@ class RegionShadow {
     }();
     return enabled;
   }
-  void advise_next_block(uint64_t block) {
+  void advise_ahead(uint64_t block) {
 #ifdef MADV_HUGEPAGE
     uint64_t first = block * kHugePages, dense = 0;
     for (uint64_t w = first / 64; w < (first + kHugePages / 2) / 64; ++w)
       dense += uint64_t(__builtin_popcountll(touched_[w].load(std::memory_order_relaxed)));
-    uint64_t next = (block + 1) * kHugeBytes;
-    if (dense * 4 >= kHugePages / 2 * 3 && next + kHugeBytes <= bytes_)
-      madvise(reinterpret_cast<char*>(shadow_) + next, kHugeBytes, MADV_HUGEPAGE);
+    if (dense * 4 < kHugePages / 2 * 3) return;
+    std::lock_guard<std::mutex> lock(advice_mu_);  // once per 2 MiB block at most: no contention to speak of
+    const uint64_t next = block + 1, blocks = bytes_ / kHugeBytes;
+    if (next < advised_until_ && next >= streak_start_) return;  // inside what was advised already
+    uint64_t n = 1;
+    if (next == advised_until_) {
+      n = std::min(kMaxAdviceBlocks, advised_until_ - streak_start_);  // the stream goes on: double
+    } else {
+      streak_start_ = next;
+    }
+    n = std::min(n, blocks > next ? blocks - next : 0);
+    if (n == 0) return;
+    madvise(reinterpret_cast<char*>(shadow_) + next * kHugeBytes, n * kHugeBytes, MADV_HUGEPAGE);
+    advised_until_ = next + n;
 #else
     (void)block;
 #endif
@@ -245,6 +262,8 @@ class RegionShadow {
   Entry* shadow_ = nullptr;
   std::vector<std::atomic<uint64_t>> touched_;
   std::atomic<uint64_t> committed_{0};
+  std::mutex advice_mu_;
+  uint64_t streak_start_ = 0, advised_until_ = 0;  // blocks [streak_start_, advised_until_) advised (advise_ahead)
 };
 
 }  // namespace detail
