@@ -118,11 +118,9 @@ def step_lines(steps: dict[str, object], workers: int) -> list[str]:
 
 
 def independent(recs: np.ndarray, blocks: int, copies: int) -> float:
-    """Wall seconds for `copies` single-worker engines, each on its own thread with its own shadow, replaying the
-    same trace at once (warm launch: each engine's first launch runs before the clock starts). No partitioning
-    and no hand-over at all: what these cores and this memory system give for this workload, the ceiling any
-    split of one engine over that many workers can reach."""
-    engines = []
+    """Wall seconds for `copies` single-worker engines, each on its own thread with its own shadow and its own
+    copy of `recs`, replaying at once (warm launch: each engine's first launch runs before the clock starts)."""
+    engines, traces = [], [recs.copy() for _ in range(copies)]
     for _ in range(copies):
         e = _engine.Engine(workers=1)
         for base in (A, B, C):
@@ -130,16 +128,16 @@ def independent(recs: np.ndarray, blocks: int, copies: int) -> float:
         engines.append(e)
     start = threading.Barrier(copies + 1)
 
-    def replay(e) -> None:
+    def replay(e, mine: np.ndarray) -> None:
         for launch in range(2):
             if launch == 1:
                 start.wait()
             e.begin_launch(launch, 0, [blocks, 1, 1], [32 * WARPS, 1, 1], 0)
-            for s in range(0, len(recs), 1 << 16):
-                e.consume(recs[s : s + (1 << 16)])
+            for s in range(0, len(mine), 1 << 16):
+                e.consume(mine[s : s + (1 << 16)])
             e.end_launch()
 
-    threads = [threading.Thread(target=replay, args=(e,)) for e in engines]
+    threads = [threading.Thread(target=replay, args=(e, t)) for e, t in zip(engines, traces)]
     for t in threads:
         t.start()
     start.wait()
@@ -155,7 +153,8 @@ def main() -> int:
     ap.add_argument("--workers", default="1,2,4,8,16")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--independent", default="",
-                    help="also run N single-worker engines side by side (e.g. 1,4,8,16): the machine's ceiling")
+                    help="also run N single-worker engines side by side, each on 1/N of the blocks (e.g. 1,4,8,16): "
+                         "a split with no communication at all, the ceiling for N workers on this machine")
     args = ap.parse_args()
     recs = generate(args.blocks)
     lanes = int((recs["type"] == 1).sum()) * 32
@@ -173,10 +172,13 @@ def main() -> int:
                   f"speed-up {base / t:5.2f} (efficiency {base / t / w:4.2f})  peak shadow {shadow / 2**20:.0f} MiB")
             print("\n".join(step_lines(steps, w)))
     if args.independent:
-        print("independent single-worker engines side by side, warm (the ceiling of any split over N workers)")
+        print("N single-worker engines side by side, each with 1/N of the blocks, its own trace copy and shadow, "
+              "warm: a split with no communication, the ceiling for N workers")
         single = None  # lane-accesses/s of one engine alone (needs 1 in the list)
         for n in [int(x) for x in args.independent.split(",")]:
-            rate = n * lanes / min(independent(recs, args.blocks, n) for _ in range(2))
+            share = recs if n == 1 else generate(args.blocks // n)
+            share_lanes = int((share["type"] == 1).sum()) * 32
+            rate = n * share_lanes / min(independent(share, args.blocks // n, n) for _ in range(2))
             if n == 1:
                 single = rate
             print(f"  engines {n:2d}: {rate / 1e6:7.1f} M lane-accesses/s in all"

@@ -13,6 +13,7 @@
 #include "reuselens/engine.h"
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <chrono>
 #include <cstring>
@@ -33,9 +34,10 @@ namespace {
 // Records per internal batch: 4096 (1.2 MB, stays in L2 across the phases) for one worker; with more workers
 // each phase's share per worker shrinks, so batches grow (up to 32768) to keep the four pool barriers cheap.
 inline size_t batch_records(unsigned workers) { return std::min<size_t>(32768, std::max<size_t>(4096, 2048u * workers)); }
-// Phases 1 and 2 deal a batch out in pieces of this many records, piece k to worker k % workers: the drain
-// order groups the warps of one instruction, and instructions differ widely in cost (a coalesced load vs. a
-// conflicted shared store), so contiguous slices left one worker with the expensive instruction.
+// Phases 1 and 2 hand a batch out in pieces of this many records, the next piece to whichever worker is free:
+// the drain order groups the warps of one instruction, and instructions differ widely in cost (a coalesced
+// load vs. a conflicted shared store), so contiguous slices left one worker with the expensive instruction,
+// and a fixed deal still waits for a worker the machine slowed down.
 constexpr size_t kPiece = 64;
 inline size_t pieces_of(size_t n) { return (n + kPiece - 1) / kPiece; }
 constexpr uint8_t kNoOverlap = 1;   // Ctx flag: no two lanes of the record share a granule
@@ -96,6 +98,10 @@ struct Routed {
     items.clear();
     ends.clear();
   }
+};
+// Which worker routed piece k of the batch, and as its how-manieth piece (Routed::ends index).
+struct PieceRef {
+  uint32_t worker, local;
 };
 inline uint32_t record_index(uint32_t i) { return i; }
 inline uint32_t record_index(const Item& it) { return it.index; }
@@ -233,7 +239,8 @@ struct Worker {
   std::vector<Routed<Item>> by_chunk;                  // phase 2 output, per chunk owner: global lanes
   std::vector<uint32_t> misses;                        // phase 1: records whose PC is new (or changed)
   size_t error_index = SIZE_MAX;                       // phase 1: first malformed record of the slice
-  bool routed = false;                                 // phase 2 done for the slice in phase 1's run
+  std::vector<uint32_t> deferred;                      // pieces with new PCs: phase 2 after their insertion
+  uint32_t pieces_routed = 0;                          // pieces this worker ran phase 2 on, this batch
   double busy[5] = {0, 0, 0, 0, 0};                    // seconds in each step of the current batch
   std::string error;
   uint64_t lanes = 0;
@@ -330,6 +337,8 @@ struct Engine::Impl {
 
   std::vector<Ctx> ctx;
   std::vector<uint32_t> misses;  // finish_phase1: records with new PCs, all workers, in record order
+  std::atomic<size_t> next_piece{0};  // phases 1-2: the next piece of the batch nobody has taken yet
+  std::vector<PieceRef> piece_map;    // phase 2: who routed each piece (phases 3-4 walk pieces in order)
   std::vector<Group> groups;
   std::map<GroupKey, size_t> group_index;
   EngineStats counters;
@@ -406,18 +415,16 @@ struct Engine::Impl {
     }
     return std::string();
   }
-  // Returns true when every record of the slice is valid and has its id: phase 2 may then follow at once.
-  bool phase1(const RlRecord* recs, size_t n, unsigned w) {
-    Worker& wk = *workers[w];
-    wk.misses.clear();
-    wk.error_index = SIZE_MAX;
-    for (size_t piece = w; piece < pieces_of(n); piece += W) {
-     for (size_t i = piece * kPiece, hi = std::min(n, i + kPiece); i < hi; ++i) {
+  // Phase 1 of one piece. kClean: every record valid and with its id, phase 2 may follow at once.
+  enum class PieceState { kClean, kNewPcs, kMalformed };
+  PieceState phase1_piece(const RlRecord* recs, size_t n, size_t piece, Worker& wk) {
+    const size_t misses_before = wk.misses.size();
+    for (size_t i = piece * kPiece, hi = std::min(n, i + kPiece); i < hi; ++i) {
       const RlRecord& r = recs[i];
       if (!plausible(r)) {
         wk.error_index = i;
         wk.error = check_record(r);
-        return false;
+        return PieceState::kMalformed;
       }
       Ctx& c = ctx[i];
       c = Ctx{0, 0, Sync{0, 0, 0, 0}};
@@ -425,12 +432,37 @@ struct Engine::Impl {
       c.id = find_id(r, wk);
       if (!c.id) wk.misses.push_back(uint32_t(i));
       if (r.type == RL_REC_MEM) wk.lanes += uint32_t(popcount32(r.active_mask));
-     }
     }
-    return wk.misses.empty();
+    return wk.misses.size() == misses_before ? PieceState::kClean : PieceState::kNewPcs;
   }
+  // Phases 1 and 2 of one batch, one worker's share: pieces are taken in increasing order from a shared
+  // counter. A worker stops at its first malformed record; pieces before it went to the other workers, so
+  // the lowest index any worker reports is the first malformed record of the batch.
+  void phases12(const RlRecord* recs, size_t n, unsigned w, Worker& wk) {
+    for (auto& v : wk.by_block) v.clear();
+    for (auto& v : wk.by_chunk) v.clear();
+    wk.misses.clear();
+    wk.deferred.clear();
+    wk.error_index = SIZE_MAX;
+    wk.pieces_routed = 0;
+    wk.scratch.resize(64);
+    for (;;) {
+      size_t piece = next_piece.fetch_add(1, std::memory_order_relaxed);
+      if (piece >= pieces_of(n)) break;
+      PieceState state = PieceState::kClean;
+      timed(wk, 0, [&] { state = phase1_piece(recs, n, piece, wk); });
+      if (state == PieceState::kMalformed) break;
+      if (state == PieceState::kNewPcs) {
+        wk.deferred.push_back(uint32_t(piece));
+      } else {
+        timed(wk, 2, [&] { phase2_piece(recs, n, piece, w, wk); });
+      }
+    }
+    if (wk.deferred.empty()) finish_routing(wk);
+  }
+
   // The first malformed record in record order wins, whatever the slicing; then new PCs get ids in order.
-  // Returns true when a slice still needs phase 2 (it had new PCs).
+  // Returns true when a piece still needs phase 2 (it had new PCs).
   bool finish_phase1(const RlRecord* recs) {
     const Worker* failed = nullptr;  // each worker stops at its first malformed record: the lowest index wins
     for (auto& w : workers) {
@@ -449,7 +481,7 @@ struct Engine::Impl {
     std::sort(misses.begin(), misses.end());  // pieces were dealt out round-robin: back to record order
     for (uint32_t i : misses) ctx[i].id = recs[i].type == RL_REC_MEM ? node_id(recs[i]) : barrier_id(recs[i]);
     for (auto& w : workers) {
-      if (!w->routed) return true;
+      if (!w->deferred.empty()) return true;
     }
     return false;
   }
@@ -635,18 +667,15 @@ struct Engine::Impl {
     }
   }
 
-  void phase2(const RlRecord* recs, size_t n, unsigned w) {
-    Worker& wk = *workers[w];
-    for (auto& v : wk.by_block) v.clear();
-    for (auto& v : wk.by_chunk) v.clear();
-    wk.scratch.resize(64);
-    for (size_t piece = w; piece < pieces_of(n); piece += W) {
-      for (size_t i = piece * kPiece, hi = std::min(n, i + kPiece); i < hi; ++i) distribute_and_route(recs[i], i, wk);
-      if (W > 1) {
-        for (auto& v : wk.by_block) v.ends.push_back(uint32_t(v.items.size()));
-        for (auto& v : wk.by_chunk) v.ends.push_back(uint32_t(v.items.size()));
-      }
+  void phase2_piece(const RlRecord* recs, size_t n, size_t piece, unsigned w, Worker& wk) {
+    for (size_t i = piece * kPiece, hi = std::min(n, i + kPiece); i < hi; ++i) distribute_and_route(recs[i], i, wk);
+    if (W > 1) {
+      for (auto& v : wk.by_block) v.ends.push_back(uint32_t(v.items.size()));
+      for (auto& v : wk.by_chunk) v.ends.push_back(uint32_t(v.items.size()));
+      piece_map[piece] = PieceRef{w, wk.pieces_routed++};
     }
+  }
+  void finish_routing(Worker& wk) {
     for (auto& v : wk.by_block) v.sync.resize(v.items.size());
   }
   void distribute_and_route(const RlRecord& r, size_t i, Worker& wk) {
@@ -680,8 +709,8 @@ struct Engine::Impl {
     }
   }
 
-  // Walks what phase 2 routed to owner `w`, in record order: piece k of the batch was dealt to worker k % W as
-  // its (k / W)-th piece. The records come from all over the batch (other cores' caches), so the next ones
+  // Walks what phase 2 routed to owner `w`, in record order: piece k of the batch was routed by worker
+  // piece_map[k].worker as its piece_map[k].local-th piece. The records come from all over the batch (other cores' caches), so the next ones
   // are prefetched while the current one is replayed: their header and context, and for phase 4 (kLanes) the
   // lane addresses; phase 3 writes the context (barrier counters), so it asks for the line to write.
   template <bool kLanes, class T, class Visit>
@@ -689,8 +718,9 @@ struct Engine::Impl {
                        Visit visit) {
     constexpr size_t kAhead = 6;
     for (size_t piece = 0; piece < pieces_of(n); ++piece) {
-      Routed<T>& list = ((*workers[piece % W]).*routed)[w];
-      size_t j = piece / W;
+      const PieceRef& from = piece_map[piece];
+      Routed<T>& list = ((*workers[from.worker]).*routed)[w];
+      size_t j = from.local;
       uint32_t lo = j ? list.ends[j - 1] : 0, hi = list.ends[j];
       const T* items = list.items.data();
       for (uint32_t x = lo; x < hi; ++x) {
@@ -909,7 +939,7 @@ struct Engine::Impl {
       for_each_routed<true>(&Worker::by_chunk, n, w, recs, [&](const Item& it, Routed<Item>&, uint32_t) {
         const RlRecord& r = recs[it.index];
         Ctx full = ctx[it.index];
-        full.sync = (*workers[(it.index / kPiece) % W]).by_block[block_owner(r.block, W)].sync[it.slot];
+        full.sync = (*workers[piece_map[it.index / kPiece].worker]).by_block[block_owner(r.block, W)].sync[it.slot];
         replay_record(r, full, it.mask, w, wk);
       });
     }
@@ -936,20 +966,21 @@ struct Engine::Impl {
     while (n > 0) {
       size_t b = std::min(n, batch);
       ctx.resize(b);
-      // Phases 1 and 2 in one run: a slice whose PCs are all known (the steady state) goes on to phase 2 at
+      // Phases 1 and 2 in one run: a piece whose PCs are all known (the steady state) goes on to phase 2 at
       // once; the others wait for the serial insertion of their new PCs and run phase 2 in a second run.
-      run_timed([&](unsigned w, Worker& wk) {
-        bool clean = false;
-        timed(wk, 0, [&] { clean = phase1(recs, b, w); });
-        wk.routed = clean;
-        if (clean) timed(wk, 2, [&] { phase2(recs, b, w); });
-      });
+      next_piece.store(0);
+      piece_map.resize(pieces_of(b));
+      run_timed([&](unsigned w, Worker& wk) { phases12(recs, b, w, wk); });
       auto t0 = std::chrono::steady_clock::now();
       bool late = finish_phase1(recs);
       workers[0]->busy[1] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (late) {
         run_timed([&](unsigned w, Worker& wk) {
-          if (!wk.routed) timed(wk, 2, [&] { phase2(recs, b, w); });
+          if (wk.deferred.empty()) return;
+          timed(wk, 2, [&] {
+            for (uint32_t piece : wk.deferred) phase2_piece(recs, b, piece, w, wk);
+          });
+          finish_routing(wk);
         });
       }
       run_timed([&](unsigned w, Worker& wk) { timed(wk, 3, [&] { phase3(recs, b, w); }); });
