@@ -1,15 +1,18 @@
 // The analysis engine: Topological Distance (cuVein paper, section 3.1), PCDepGraph edges (3.2.1) and node
 // distributions (3.2.2) from warp records. docs/engine.md describes the rules; this file cites them.
 //
-// Processing of one batch of records (docs/engine.md, "Determinism and parallelism"), every phase parallel:
-//   1. slices: validation and node/barrier id lookup (new PCs are inserted serially afterwards, in order);
-//   2. slices: node distributions (pure sums) and routing: every record to the worker owning its block, every
-//      lane of a global record to the worker owning its granule's 1 KiB chunk of address space;
-//   3. block owners, in record order: per-warp barrier counters, barrier executions, block exits, and the
+// Processing of one batch of records (docs/engine.md, "Determinism and parallelism"), every step parallel:
+//   1. pieces of 64 records, to whichever worker is free: validation and node/barrier id lookup (new PCs are
+//      inserted serially afterwards, in record order), then node distributions (pure sums) and routing: every
+//      record to the worker owning its block, every lane of a global record to the worker owning its
+//      granule's 1 KiB chunk of address space;
+//   2. block owners, in record order: per-warp barrier counters, barrier executions, block exits, and the
 //      shared/local shadow;
-//   4. chunk owners, in record order: the global shadow.
+//   3. chunk owners, in record order: the global shadow.
 // A block's and a granule's history is each seen by one worker in record order, so every label and origin is
-// the one a single worker would compute; all aggregates are sums, merged at end_launch.
+// the one a single worker would compute; all aggregates are sums, merged at end_launch. In the code the steps
+// keep the numbers of the stats they are timed under: phase 1 (ids) and 2 (distributions, routing) form step
+// 1, phase 3 is step 2, phase 4 step 3.
 #include "reuselens/engine.h"
 
 #include <algorithm>
