@@ -21,7 +21,8 @@ cp /tmp/rl/analyzer/_engine*.so analyzer/
 STEPS=" ${STEPS:-engine actionability demo} "
 if [[ $STEPS == *" engine "* ]]; then
   stamp "engine benchmark"
-  timeout 200 python3 benchmarks/engine.py --workers 1,2,4,8,16 2>&1 | tee "$OUTDIR/engine_bench.txt"
+  python3 benchmarks/parallel_ceiling.py 2>&1 | tee "$OUTDIR/parallel_ceiling.txt"
+  timeout 200 python3 benchmarks/engine.py --workers 1,2,4,8,16 --independent 1,4,8,16 2>&1 | tee "$OUTDIR/engine_bench.txt"
   echo "== the same, shadow huge-page advice off (REUSELENS_SHADOW_THP=0)" | tee -a "$OUTDIR/engine_bench.txt"
   REUSELENS_SHADOW_THP=0 timeout 100 python3 benchmarks/engine.py --workers 1,16 2>&1 | tee -a "$OUTDIR/engine_bench.txt"
 fi
