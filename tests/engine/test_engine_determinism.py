@@ -128,3 +128,22 @@ def test_worker_count_is_capped_at_64():
     capped = json.loads(json.dumps(analyse(recs, 100)))
     assert capped["stats"]["workers"] == 64
     assert capped["kernels"] == analyse(recs, 1)["kernels"]
+
+
+@pytest.mark.parametrize("workers", [1, 3])
+def test_time_split_is_consistent(workers):
+    """stats() splits consume()'s time per step: the slowest worker's share of a step is at most all workers'
+    seconds in it and at least their mean."""
+    from analyzer import _engine
+
+    e = _engine.Engine(workers=workers)
+    e.add_allocation(A, 1 << 20)
+    e.begin_launch(0, 0, [12, 1, 1], [128, 1, 1], 0)
+    e.consume(random_trace(5, n=20000))
+    e.end_launch()
+    s = e.stats()
+    crit, cpu, wall = s["phase_seconds"], s["phase_cpu_seconds"], s["consume_seconds"]
+    assert len(crit) == len(cpu) == 5
+    assert wall > 0 and sum(crit) > 0
+    for slowest, total in zip(crit, cpu):
+        assert total / workers - 1e-9 <= slowest <= total + 1e-9
