@@ -10,12 +10,12 @@ from __future__ import annotations
 import argparse
 import os
 import pathlib
-import shutil
 import subprocess
 import sys
-import tempfile
 
 HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from native_build import NoCompiler, built  # noqa: E402
 
 
 def topology() -> list[str]:
@@ -37,17 +37,13 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
     args = ap.parse_args()
-    cxx = shutil.which(os.environ.get("CXX", "g++")) or shutil.which("c++")
-    if not cxx:
-        print("parallel_ceiling: no C++ compiler found (set CXX)", file=sys.stderr)
-        return 1
     print("\n".join(topology()))
-    with tempfile.TemporaryDirectory() as tmp:
-        exe = pathlib.Path(tmp) / "parallel_ceiling"
-        subprocess.run([cxx, "-O2", "-std=c++17", "-pthread", str(HERE / "native" / "parallel_ceiling.cpp"),
-                        "-o", str(exe)], check=True)
-        return subprocess.run([str(exe), str(args.threads)]).returncode
-
+    try:
+        with built("parallel_ceiling", [HERE / "native" / "parallel_ceiling.cpp"]) as exe:
+            return subprocess.run([str(exe), str(args.threads)]).returncode
+    except NoCompiler as e:
+        print(e, file=sys.stderr)
+        return 1
 
 if __name__ == "__main__":
     sys.exit(main())

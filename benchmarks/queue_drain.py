@@ -7,14 +7,13 @@ Usage: python benchmarks/queue_drain.py [--engine-ns 30,300] [--repeat 3]
 from __future__ import annotations
 
 import argparse
-import os
 import pathlib
-import shutil
 import subprocess
 import sys
-import tempfile
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "benchmarks"))
+from native_build import NoCompiler, built  # noqa: E402
 
 
 def main() -> int:
@@ -22,19 +21,16 @@ def main() -> int:
     ap.add_argument("--engine-ns", default="30,300", help="consumer speed, ns per record (comma-separated)")
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
-    cxx = shutil.which(os.environ.get("CXX", "g++")) or shutil.which("c++")
-    if not cxx:
-        print("queue_drain: no C++ compiler found (set CXX)", file=sys.stderr)
+    try:
+        with built("queue_drain", [REPO / "benchmarks/native/queue_drain.cpp", REPO / "collector/native/src/queued_sink.cpp"],
+                   [REPO / "collector/native/src", REPO / "analyzer/engine/include"]) as exe:
+            for ns in args.engine_ns.split(","):
+                for _ in range(args.repeat):
+                    out = subprocess.run([str(exe), ns], capture_output=True, text=True, check=True).stdout.strip()
+                    print(f"engine {ns:>4} ns/record: {out}")
+    except NoCompiler as e:
+        print(e, file=sys.stderr)
         return 1
-    with tempfile.TemporaryDirectory() as tmp:
-        exe = pathlib.Path(tmp) / "queue_drain"
-        subprocess.run([cxx, "-std=c++17", "-O2", "-pthread", f"-I{REPO / 'collector/native/src'}",
-                        f"-I{REPO / 'analyzer/engine/include'}", str(REPO / "benchmarks/native/queue_drain.cpp"),
-                        str(REPO / "collector/native/src/queued_sink.cpp"), "-o", str(exe)], check=True)
-        for ns in args.engine_ns.split(","):
-            for _ in range(args.repeat):
-                out = subprocess.run([str(exe), ns], capture_output=True, text=True, check=True).stdout.strip()
-                print(f"engine {ns:>4} ns/record: {out}")
     return 0
 
 
