@@ -241,7 +241,7 @@ struct Worker {
   std::vector<Routed<uint32_t>> by_block;              // phase 2 output, per block owner: record indices
   std::vector<Routed<Item>> by_chunk;                  // phase 2 output, per chunk owner: global lanes
   std::vector<uint32_t> misses;                        // phase 1: records whose PC is new (or changed)
-  size_t error_index = SIZE_MAX;                       // phase 1: first malformed record of the slice
+  size_t error_index = SIZE_MAX;                       // phase 1: first malformed record this worker met
   std::vector<uint32_t> deferred;                      // pieces with new PCs: phase 2 after their insertion
   uint32_t pieces_routed = 0;                          // pieces this worker ran phase 2 on, this batch
   double busy[5] = {0, 0, 0, 0, 0};                    // seconds in each step of the current batch
