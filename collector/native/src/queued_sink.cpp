@@ -17,6 +17,7 @@ namespace rlc {
 namespace {
 
 constexpr uint64_t kHugeBytes = 2ull << 20;
+constexpr uint64_t kPrefaultAhead = 64ull << 20;  // ring bytes kept committed ahead of the furthest batch
 
 // Queued records live in one ring of `limit` bytes, reserved once (MAP_NORESERVE) and advised to come as
 // transparent huge pages. Copying into fresh heap memory page-faulted on every 4 KiB, and those faults (not
@@ -36,6 +37,7 @@ class QueuedSink : public RecordSink {
 #endif
     }
     worker_ = std::thread([this] { run(); });
+    if (arena_) prefaulter_ = std::thread([this] { prefault(); });
   }
   ~QueuedSink() override {
     stop();
@@ -101,10 +103,10 @@ class QueuedSink : public RecordSink {
   };
 
   // Ring positions grow without bound; position p lies at byte p % limit_. Live records span
-  // [read_pos_, write_pos_); a batch never wraps around the end, so it may skip the rest of the lap. It also
-  // skips to the next lap when it would reach memory never touched while the start of the ring is free (the
-  // queue drained up to there), and an empty queue starts at the start again, so the touched part of the ring
-  // grows only as far as the backlog needs.
+  // [read_pos_, write_pos_); a batch never wraps around the end, so it may skip the rest of the lap. An empty
+  // queue starts at the start again, so the touched part of the ring grows only as far as the backlog does.
+  // (Skipping to the next lap early, whenever the start was free, kept memory warm but cut the capacity down
+  // to the part touched so far: with the engine behind, the drain then waited for it.)
   // Called with mu_ held; false = no room yet.
   bool place(uint64_t bytes, Op& op) {
     if (read_pos_ == write_pos_ && write_pos_ % limit_ != 0) {  // empty: start again at the (warm) start
@@ -113,7 +115,7 @@ class QueuedSink : public RecordSink {
     }
     uint64_t pos = write_pos_, off = pos % limit_;
     const uint64_t next_lap = pos - off + limit_;
-    if (off + bytes > limit_ || (off > 0 && off + bytes > touched_ && next_lap + bytes - read_pos_ <= limit_)) {
+    if (off + bytes > limit_) {
       pos = next_lap;
       off = 0;
     }
@@ -122,6 +124,10 @@ class QueuedSink : public RecordSink {
     op.end = pos + bytes;
     write_pos_ = op.end;
     touched_ = std::max(touched_, off + bytes);
+    if (touched_ + kPrefaultAhead / 2 > prefault_target_) {
+      prefault_target_ = std::min(arena_bytes_, touched_ + kPrefaultAhead);
+      prefault_.notify_one();
+    }
     queued_ += bytes;
     return true;
   }
@@ -163,6 +169,24 @@ class QueuedSink : public RecordSink {
     }
   }
 
+  // Commits the ring ahead of the furthest batch, 2 MiB at a time, on a thread of its own: the drain thread
+  // then copies into pages that are already there (MADV_POPULATE_WRITE allocates without touching contents,
+  // so it is safe while a batch is being copied nearby). Without that advice (Linux < 5.14) it stops.
+  void prefault() {
+#ifdef MADV_POPULATE_WRITE
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      prefault_.wait(lock, [&] { return stopping_ || prefaulted_ < prefault_target_; });
+      if (stopping_) return;
+      const uint64_t from = prefaulted_, to = std::min(prefault_target_, from + kHugeBytes);
+      lock.unlock();
+      const bool ok = madvise(arena_ + from, to - from, MADV_POPULATE_WRITE) == 0;
+      lock.lock();
+      prefaulted_ = ok ? to : arena_bytes_;  // on failure, stop trying
+    }
+#endif
+  }
+
   void apply(const Op& op) {
     switch (op.kind) {
       case Op::kAlloc: inner_->add_allocation(op.a, op.b); break;
@@ -193,7 +217,9 @@ class QueuedSink : public RecordSink {
       stopping_ = true;
     }
     work_.notify_all();
+    prefault_.notify_all();
     if (worker_.joinable()) worker_.join();
+    if (prefaulter_.joinable()) prefaulter_.join();
   }
 
   std::unique_ptr<RecordSink> inner_;
@@ -205,6 +231,9 @@ class QueuedSink : public RecordSink {
   std::deque<Op> ops_;
   uint64_t queued_ = 0;                               // record bytes queued, ring or not
   uint64_t write_pos_ = 0, read_pos_ = 0, touched_ = 0;  // ring positions; touched_: bytes of the ring used so far
+  uint64_t prefault_target_ = 0, prefaulted_ = 0;        // ring bytes to commit ahead / committed by prefault()
+  std::condition_variable prefault_;
+  std::thread prefaulter_;
   bool stopping_ = false;
   std::string errors_;
   std::thread worker_;
