@@ -162,6 +162,7 @@ class RegionShadow {
     if (raw + reserve > aligned + bytes_) munmap(reinterpret_cast<void*>(aligned + bytes_), raw + reserve - aligned - bytes_);
     shadow_ = reinterpret_cast<Entry*>(aligned);
     touched_ = std::vector<std::atomic<uint64_t>>((bytes_ / kPageBytes + 63) / 64);
+    advised_.assign(bytes_ / kHugeBytes, false);
   }
   RegionShadow(const RegionShadow&) = delete;
   ~RegionShadow() {
@@ -217,17 +218,15 @@ class RegionShadow {
     if (dense * 4 < kHugePages / 2 * 3) return;
     std::lock_guard<std::mutex> lock(advice_mu_);  // once per 2 MiB block at most: no contention to speak of
     const uint64_t next = block + 1, blocks = bytes_ / kHugeBytes;
-    if (next < advised_until_ && next >= streak_start_) return;  // inside what was advised already
-    uint64_t n = 1;
-    if (next == advised_until_) {
-      n = std::min(kMaxAdviceBlocks, advised_until_ - streak_start_);  // the stream goes on: double
-    } else {
-      streak_start_ = next;
-    }
-    n = std::min(n, blocks > next ? blocks - next : 0);
-    if (n == 0) return;
+    if (next >= blocks || advised_[next]) return;
+    // Workers touch the middle pages of a stream's blocks slightly out of order, so the stream behind `next`
+    // is counted in advised blocks rather than remembered as one span.
+    uint64_t behind = 0;
+    while (behind < kMaxAdviceBlocks && behind < next && advised_[next - 1 - behind]) ++behind;
+    uint64_t n = std::max<uint64_t>(1, behind);
+    while (n > 1 && (next + n > blocks || advised_[next + n - 1])) --n;
     madvise(reinterpret_cast<char*>(shadow_) + next * kHugeBytes, n * kHugeBytes, MADV_HUGEPAGE);
-    advised_until_ = next + n;
+    for (uint64_t b = next; b < next + n; ++b) advised_[b] = true;
 #else
     (void)block;
 #endif
@@ -263,7 +262,7 @@ class RegionShadow {
   std::vector<std::atomic<uint64_t>> touched_;
   std::atomic<uint64_t> committed_{0};
   std::mutex advice_mu_;
-  uint64_t streak_start_ = 0, advised_until_ = 0;  // blocks [streak_start_, advised_until_) advised (advise_ahead)
+  std::vector<bool> advised_;  // per 2 MiB block of shadow: advised MADV_HUGEPAGE (advise_ahead, advice_mu_)
 };
 
 }  // namespace detail

@@ -18,6 +18,7 @@ namespace {
 
 constexpr uint64_t kHugeBytes = 2ull << 20;
 constexpr uint64_t kPrefaultAhead = 64ull << 20;  // ring bytes kept committed ahead of the furthest batch
+constexpr uint64_t kMaxRing = 1ull << 40;          // a larger bound gets no ring (each batch its own vector)
 
 // Queued records live in one ring of `limit` bytes, reserved once (MAP_NORESERVE) and advised to come as
 // transparent huge pages. Copying into fresh heap memory page-faulted on every 4 KiB, and those faults (not
@@ -28,8 +29,10 @@ class QueuedSink : public RecordSink {
  public:
   QueuedSink(std::unique_ptr<RecordSink> inner, uint64_t limit_bytes)
       : inner_(std::move(inner)), limit_(limit_bytes ? limit_bytes : 1) {
-    arena_bytes_ = (limit_ + kHugeBytes - 1) / kHugeBytes * kHugeBytes;
-    void* p = mmap(nullptr, arena_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    arena_bytes_ = (std::min(limit_, kMaxRing) + kHugeBytes - 1) / kHugeBytes * kHugeBytes;
+    void* p = limit_ <= kMaxRing ? mmap(nullptr, arena_bytes_, PROT_READ | PROT_WRITE,
+                                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+                                 : MAP_FAILED;
     if (p != MAP_FAILED) {
       arena_ = static_cast<char*>(p);
 #ifdef MADV_HUGEPAGE
@@ -53,6 +56,7 @@ class QueuedSink : public RecordSink {
     push_in_order(std::move(op));
   }
   void consume(const reuselens::RlRecord* records, size_t n) override {
+    if (n == 0) return;  // nothing for the engine, and a 0-byte batch has no place in the ring
     const uint64_t bytes = n * sizeof(reuselens::RlRecord);
     Op op{Op::kRecords, n, bytes};
     // One producer at a time: places are taken in queue order, and the copy runs outside mu_ so that the
@@ -66,10 +70,11 @@ class QueuedSink : public RecordSink {
       }
       std::memcpy(arena_ + op.offset, records, bytes);
     } else {
-      // A batch larger than the whole bound goes through alone, once the queue is empty.
+      // No ring, or a batch larger than the whole bound (which then goes through alone, once the queue is
+      // empty): a vector of its own, within the same bound.
       {
         std::unique_lock<std::mutex> lock(mu_);
-        space_.wait(lock, [&] { return queued_ == 0; });
+        space_.wait(lock, [&] { return queued_ == 0 || queued_ + bytes <= limit_; });
       }
       op.records.assign(records, records + n);
     }
@@ -97,22 +102,21 @@ class QueuedSink : public RecordSink {
     enum Kind { kAlloc, kFree, kBegin, kRecords, kEnd } kind;
     uint64_t a, b;  // kRecords: record count, bytes
     LaunchMeta meta;
+    bool in_ring = false;                       // kRecords: the records are in the ring, not in `records`
     uint64_t offset = 0, end = 0;               // kRecords in the ring: byte offset, and ring position after it
     std::vector<reuselens::RlRecord> records;   // kRecords larger than the ring
     Op(Kind k, uint64_t a_, uint64_t b_) : kind(k), a(a_), b(b_) {}
   };
 
-  // Ring positions grow without bound; position p lies at byte p % limit_. Live records span
+  // Ring positions grow while the queue is not empty; position p lies at byte p % limit_. Live records span
   // [read_pos_, write_pos_); a batch never wraps around the end, so it may skip the rest of the lap. An empty
   // queue starts at the start again, so the touched part of the ring grows only as far as the backlog does.
   // (Skipping to the next lap early, whenever the start was free, kept memory warm but cut the capacity down
   // to the part touched so far: with the engine behind, the drain then waited for it.)
   // Called with mu_ held; false = no room yet.
   bool place(uint64_t bytes, Op& op) {
-    if (read_pos_ == write_pos_ && write_pos_ % limit_ != 0) {  // empty: start again at the (warm) start
-      write_pos_ += limit_ - write_pos_ % limit_;
-      read_pos_ = write_pos_;
-    }
+    if (queued_ + bytes > limit_) return false;  // also waits out a batch larger than the ring
+    if (read_pos_ == write_pos_) read_pos_ = write_pos_ = 0;  // empty: start again at the (warm) start
     uint64_t pos = write_pos_, off = pos % limit_;
     const uint64_t next_lap = pos - off + limit_;
     if (off + bytes > limit_) {
@@ -120,6 +124,7 @@ class QueuedSink : public RecordSink {
       off = 0;
     }
     if (pos + bytes - read_pos_ > limit_) return false;
+    op.in_ring = true;
     op.offset = off;
     op.end = pos + bytes;
     write_pos_ = op.end;
@@ -140,7 +145,7 @@ class QueuedSink : public RecordSink {
   }
   void push(Op op) {
     std::lock_guard<std::mutex> lock(mu_);
-    if (op.kind == Op::kRecords && !op.end) queued_ += op.b;
+    if (op.kind == Op::kRecords && !op.in_ring) queued_ += op.b;
     ops_.push_back(std::move(op));
     work_.notify_one();
   }
@@ -159,7 +164,7 @@ class QueuedSink : public RecordSink {
       std::lock_guard<std::mutex> lock(mu_);
       if (op.kind == Op::kRecords) {
         queued_ -= op.b;
-        if (op.end) read_pos_ = op.end;  // ring batches are applied in the order they were placed
+        if (op.in_ring) read_pos_ = op.end;  // ring batches are applied in the order they were placed
       }
       if (!inner_->error.empty()) {
         errors_ += (errors_.empty() ? "" : "; ") + inner_->error;
@@ -193,7 +198,7 @@ class QueuedSink : public RecordSink {
       case Op::kFree: inner_->free_allocation(op.a); break;
       case Op::kBegin: inner_->begin_launch(op.meta); break;
       case Op::kRecords: {
-        const auto* recs = op.end ? reinterpret_cast<const reuselens::RlRecord*>(arena_ + op.offset) : op.records.data();
+        const auto* recs = op.in_ring ? reinterpret_cast<const reuselens::RlRecord*>(arena_ + op.offset) : op.records.data();
         inner_->consume(recs, op.a);
         break;
       }

@@ -1,7 +1,8 @@
 // Checks make_queued_sink (collector/native/src/queued_sink.cpp) without a GPU: events reach the wrapped sink
 // in order and on another thread, records are copied (the caller may reuse its buffer at once), the queue
-// bound makes the producer wait, the ring keeps every record's contents and order through wrap-arounds and
-// batches larger than itself, and the wrapped sink's errors surface at end_launch / finish.
+// bound makes the producer wait (with the ring, without it, and beside a batch larger than the bound), the ring
+// keeps every record's contents and order through wrap-arounds and batches larger than itself, and the
+// wrapped sink's errors surface at end_launch / finish.
 // Built and run by tests/collector/test_queued_sink.py. Prints "ok" and exits 0, or names the failed check.
 #include <atomic>
 #include <chrono>
@@ -111,8 +112,55 @@ int ring_round_trip() {
   return 0;
 }
 
+// Without a ring (a bound beyond the largest ring) batches still queue up to the bound instead of one at a time;
+// with a ring, a batch larger than the bound still counts against it, so ring batches wait until it is done.
+int bounds_without_and_beside_the_ring() {
+  {
+    auto owned = std::make_unique<Recorder>();
+    Recorder* inner = owned.get();
+    auto sink = rlc::make_queued_sink(std::move(owned), 1ull << 41);
+    RlRecord buf[4];
+    std::memset(buf, 0, sizeof buf);
+    inner->hold = true;
+    std::thread release([&] {  // a wrong bound must not hang the test: the sink is released after 300 ms
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      inner->hold = false;
+    });
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < 5; ++i) sink->consume(buf, 4);
+    const bool queued = std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(150);  // none waited
+    release.join();
+    EXPECT(queued);
+    std::string err;
+    EXPECT(sink->finish("/run", &err));
+    EXPECT(inner->consumed == 5);
+  }
+  auto owned = std::make_unique<Recorder>();
+  Recorder* inner = owned.get();
+  auto sink = rlc::make_queued_sink(std::move(owned), 10 * sizeof(RlRecord));
+  std::vector<RlRecord> big(20);
+  for (auto& r : big) std::memset(&r, 0, sizeof r);
+  inner->hold = true;
+  sink->consume(big.data(), 20);  // larger than the bound: goes through alone
+  std::atomic<bool> returned{false};
+  std::thread producer([&] {
+    sink->consume(big.data(), 5);
+    returned = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const bool waited = !returned;  // 20 records are still queued: 5 more would pass the bound of 10
+  inner->hold = false;
+  producer.join();
+  EXPECT(waited);
+  std::string err;
+  EXPECT(sink->finish("/run", &err));
+  EXPECT(inner->consumed == 2);
+  return 0;
+}
+
 int main() {
   if (ring_round_trip() != 0) return 1;
+  if (bounds_without_and_beside_the_ring() != 0) return 1;
   auto owned = std::make_unique<Recorder>();
   Recorder* inner = owned.get();
   auto sink = rlc::make_queued_sink(std::move(owned), 2 * sizeof(RlRecord));  // room for two records
