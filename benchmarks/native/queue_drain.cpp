@@ -27,7 +27,8 @@ struct Slow : rlc::RecordSink {
 int main(int argc, char** argv) {
   size_t batch = 8u << 20, total = 256u << 20;
   double engine_ns = argc > 1 ? atof(argv[1]) : 300;  // engine speed: ns per record (8 workers ~ 100-300)
-  auto sink = rlc::make_queued_sink(std::make_unique<Slow>(engine_ns), 1ull << 30);
+  unsigned copy_threads = argc > 2 ? (unsigned)atoi(argv[2]) : 1;
+  auto sink = rlc::make_queued_sink(std::make_unique<Slow>(engine_ns), 1ull << 30, copy_threads);
   std::vector<RlRecord> buf(batch / sizeof(RlRecord));
   for (auto& r : buf) { std::memset(&r, 1, sizeof r); }
   double producer = 0;

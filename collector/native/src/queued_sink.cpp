@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "parallel_copy.h"
 #include "sinks.h"
 
 namespace rlc {
@@ -27,8 +28,8 @@ constexpr uint64_t kMaxRing = 1ull << 40;          // a larger bound gets no rin
 // into untouched memory whenever the start is free.
 class QueuedSink : public RecordSink {
  public:
-  QueuedSink(std::unique_ptr<RecordSink> inner, uint64_t limit_bytes)
-      : inner_(std::move(inner)), limit_(limit_bytes ? limit_bytes : 1) {
+  QueuedSink(std::unique_ptr<RecordSink> inner, uint64_t limit_bytes, unsigned copy_threads)
+      : inner_(std::move(inner)), limit_(limit_bytes ? limit_bytes : 1), copy_(copy_threads) {
     arena_bytes_ = (std::min(limit_, kMaxRing) + kHugeBytes - 1) / kHugeBytes * kHugeBytes;
     void* p = limit_ <= kMaxRing ? mmap(nullptr, arena_bytes_, PROT_READ | PROT_WRITE,
                                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
@@ -68,7 +69,7 @@ class QueuedSink : public RecordSink {
         // Beyond the bound the caller waits (the GPU then waits, as without the queue).
         space_.wait(lock, [&] { return place(bytes, op); });
       }
-      std::memcpy(arena_ + op.offset, records, bytes);
+      copy_.copy(arena_ + op.offset, records, bytes);
     } else {
       // No ring, or a batch larger than the whole bound (which then goes through alone, once the queue is
       // empty): a vector of its own, within the same bound.
@@ -229,6 +230,7 @@ class QueuedSink : public RecordSink {
 
   std::unique_ptr<RecordSink> inner_;
   const uint64_t limit_;
+  ParallelCopy copy_;  // used under produce_mu_ only
   char* arena_ = nullptr;  // the ring; null if the reservation failed (every batch then gets its own vector)
   uint64_t arena_bytes_ = 0;
   std::mutex produce_mu_, mu_;
@@ -246,8 +248,9 @@ class QueuedSink : public RecordSink {
 
 }  // namespace
 
-std::unique_ptr<RecordSink> make_queued_sink(std::unique_ptr<RecordSink> inner, uint64_t limit_bytes) {
-  return std::make_unique<QueuedSink>(std::move(inner), limit_bytes);
+std::unique_ptr<RecordSink> make_queued_sink(std::unique_ptr<RecordSink> inner, uint64_t limit_bytes,
+                                             unsigned copy_threads) {
+  return std::make_unique<QueuedSink>(std::move(inner), limit_bytes, copy_threads);
 }
 
 }  // namespace rlc

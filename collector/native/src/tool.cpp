@@ -164,6 +164,7 @@ struct DrainJob {
   uint64_t total = 0;      // tickets handed out, valid when ended && !faulted
   bool done = false;       // drain thread finished with this job
   uint64_t unresolved = 0;
+  double resolve_s = 0, sinks_s = 0;  // drain-thread time in PC resolution / in the sinks (the engine queue's copy)
 };
 
 class Tool {
@@ -431,7 +432,15 @@ bool Tool::claim() {
     // a full buffer goes back to the GPU once copied, not once analysed (docs/collector.md, Overhead).
     std::string q = getenv_str("REUSELENS_ENGINE_QUEUE_BYTES");
     uint64_t limit = q.empty() ? (1ull << 30) : strtoull(q.c_str(), nullptr, 10);
-    sinks_.push_back(limit ? make_queued_sink(std::move(e), limit) : std::move(e));
+    // Cores that share each buffer's copy into the queue (REUSELENS_QUEUE_COPY_THREADS, 1..16).
+    std::string ct = getenv_str("REUSELENS_QUEUE_COPY_THREADS");
+    // Default: a quarter of the cores, at most 4 (on the H200 host 1 -> 4 threads took matmul_256's kernel time
+    // from 77-89 ms to 45-50 ms; 8 gained little more).
+    unsigned copy_threads = std::clamp(std::thread::hardware_concurrency() / 4, 1u, 4u);
+    if (!ct.empty()) copy_threads = (unsigned)std::clamp(atoi(ct.c_str()), 1, 16);
+    sinks_.push_back(limit ? make_queued_sink(std::move(e), limit, copy_threads) : std::move(e));
+    if (limit) log("online analysis behind a queue of %llu bytes, %u copy threads", (unsigned long long)limit, copy_threads);
+    else log("online analysis in the drain thread (no queue)");
   }
   drain_thread_ = std::thread([this] { drain_loop(); });
   {
@@ -944,6 +953,10 @@ void Tool::finish_job(DrainJob* job, std::unique_lock<std::recursive_mutex>& g) 
   le.flushes = job->flushes;
   le.status = faulted ? "faulted" : (complete ? "complete" : "incomplete");
   le.seconds = now_s() - le.seconds;
+  // Where the drain thread's time went: a GPU that waits for full buffers waits for this.
+  log("launch %llu: %llu records in %llu flushes, %.3f s; drain thread: resolving PCs %.3f s, sinks %.3f s",
+      (unsigned long long)le.id, (unsigned long long)job->drained, (unsigned long long)job->flushes, le.seconds,
+      job->resolve_s, job->sinks_s);
   if (faulted && !fault_) {
     fault_ = true;
     fault_reason_ = "kernel fault in " + demangle(kernel);
@@ -1001,8 +1014,12 @@ void Tool::drain_generation(DrainJob& job, uint64_t gen, uint64_t count) {
   uint32_t b = (uint32_t)(gen % cs->nbuf);
   RlRecord* recs = cs->buffers + (uint64_t)b * cs->capacity;
   std::atomic_thread_fence(std::memory_order_acquire);
+  const double t0 = now_s();
   resolve_records(recs, count, job);
+  const double t1 = now_s();
   for (auto& s : sinks_) s->consume(recs, count);
+  job.resolve_s += t1 - t0;
+  job.sinks_s += now_s() - t1;
   job.drained += count;
   ++job.flushes;
 }

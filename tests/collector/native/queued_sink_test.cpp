@@ -60,9 +60,10 @@ struct Recorder : RecordSink {
   }
 };
 
-// Every record's contents arrive, in order, through a ring of 7 records: batches of 1 to 9 records (9 is larger
-// than the whole ring and must go through on its own), a consumer that is sometimes slow (the producer then
-// waits and the ring wraps, early or at its end), and the caller overwriting its buffer after each call.
+// Every record's contents arrive, in order, through a small ring: batches of 1 record up to more than the
+// whole ring (those must go through on their own), a consumer that is sometimes slow (the producer then waits
+// and the ring wraps at its end), the caller overwriting its buffer after each call, and the copy split among
+// several threads (batches of odd sizes, so parts end inside records).
 struct Checker : RecordSink {
   uint64_t next = 0;
   bool bad = false;
@@ -74,7 +75,8 @@ struct Checker : RecordSink {
   void consume(const RlRecord* r, size_t n) override {
     if (++calls % 5 == 0) std::this_thread::sleep_for(std::chrono::microseconds(300));
     for (size_t i = 0; i < n; ++i) {
-      if (r[i].pc != next || r[i].addr[31] != ~next || r[i].block != next * 3) bad = true;
+      if (r[i].pc != next || r[i].block != next * 3) bad = true;
+      for (int lane = 0; lane < 32; ++lane) bad |= r[i].addr[lane] != (~next ^ lane);
       ++next;
     }
   }
@@ -85,20 +87,20 @@ struct Checker : RecordSink {
   }
 };
 
-int ring_round_trip() {
+int ring_round_trip(size_t ring_records, size_t max_batch, int batches, unsigned copy_threads) {
   auto owned = std::make_unique<Checker>();
   Checker* inner = owned.get();
-  auto sink = rlc::make_queued_sink(std::move(owned), 7 * sizeof(RlRecord));
-  std::vector<RlRecord> buf(9);
+  auto sink = rlc::make_queued_sink(std::move(owned), ring_records * sizeof(RlRecord), copy_threads);
+  std::vector<RlRecord> buf(max_batch);
   uint64_t pc = 0;
   unsigned seed = 12345;
-  for (int batch = 0; batch < 3000; ++batch) {
+  for (int batch = 0; batch < batches; ++batch) {
     seed = seed * 1103515245u + 12345u;
-    size_t n = 1 + (seed >> 16) % 9;
+    size_t n = 1 + (seed >> 16) % max_batch;
     for (size_t i = 0; i < n; ++i) {
       std::memset(&buf[i], 0, sizeof(RlRecord));
       buf[i].pc = pc;
-      buf[i].addr[31] = ~pc;
+      for (int lane = 0; lane < 32; ++lane) buf[i].addr[lane] = ~pc ^ lane;
       buf[i].block = pc * 3;
       ++pc;
     }
@@ -159,7 +161,9 @@ int bounds_without_and_beside_the_ring() {
 }
 
 int main() {
-  if (ring_round_trip() != 0) return 1;
+  if (ring_round_trip(7, 9, 3000, 1) != 0) return 1;         // record-sized wrap-arounds
+  if (ring_round_trip(1500, 2000, 150, 4) != 0) return 1;   // parts of at least 64 KiB: up to 4 threads copy
+  if (ring_round_trip(1500, 2000, 150, 3) != 0) return 1;
   if (bounds_without_and_beside_the_ring() != 0) return 1;
   auto owned = std::make_unique<Recorder>();
   Recorder* inner = owned.get();
