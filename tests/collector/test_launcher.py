@@ -324,3 +324,23 @@ def test_module_loading_invalid(no_gpu_needed, fake_app, tmp_path):
     with pytest.raises(InvalidFilterError, match="module loading 'sometimes'"):
         launcher.profile([str(app)], run_dir=tmp_path / "run", module_loading="sometimes")
     assert not (tmp_path / "run").exists()
+
+
+def test_app_exit_is_seen_at_once(no_gpu_needed, fake_app, tmp_path):
+    """profile() returns as soon as the app exits, not at the next step of a polling loop (Popen.wait(timeout)
+    sleeps up to 50 ms between checks): that delay added to every profile and quantised the overhead wall times.
+    An app that ran 0.3 s is seen to exit within 25 ms, five times in a row (a 50 ms poll passes 5 in a row by
+    chance about once in 32)."""
+    app = fake_app("""
+        import os, sys, time
+        time.sleep(0.3)
+        with open(sys.argv[1], "w") as fh:
+            fh.write(repr(time.time()))
+        os._exit(0)
+    """)
+    delays = []
+    for i in range(5):
+        stamp = tmp_path / f"exit{i}"
+        launcher.profile([str(app), str(stamp)], run_dir=str(tmp_path / f"run{i}"))
+        delays.append(time.time() - float(stamp.read_text()))
+    assert max(delays) < 0.025, delays
