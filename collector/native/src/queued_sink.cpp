@@ -18,14 +18,14 @@ namespace rlc {
 namespace {
 
 constexpr uint64_t kHugeBytes = 2ull << 20;
-constexpr uint64_t kPrefaultAhead = 64ull << 20;  // ring bytes kept committed ahead of the furthest batch
 constexpr uint64_t kMaxRing = 1ull << 40;          // a larger bound gets no ring (each batch its own vector)
 
 // Queued records live in one ring of `limit` bytes, reserved once (MAP_NORESERVE) and advised to come as
-// transparent huge pages. Copying into fresh heap memory page-faulted on every 4 KiB, and those faults (not
-// the engine's speed) were what made the GPU wait with online analysis on: the ring's pages, once touched,
-// are reused for the rest of the run, and a new record batch goes back to the start of the ring rather than
-// into untouched memory whenever the start is free.
+// transparent huge pages: fresh heap memory per batch page-faulted on every 4 KiB, and the GPU waited for those
+// faults. Ring pages, once touched, are reused for the rest of the run. Several threads share each copy
+// (parallel_copy.h), and they also take the first-touch faults of fresh ring pages side by side. (A thread that
+// committed the ring 64 MiB ahead with MADV_POPULATE_WRITE cut matmul_256's kernel time by a further 15-20% on
+// the H200 host, but made the whole run 35-70 ms longer: docs/collector.md, Overhead.)
 class QueuedSink : public RecordSink {
  public:
   QueuedSink(std::unique_ptr<RecordSink> inner, uint64_t limit_bytes, unsigned copy_threads)
@@ -41,7 +41,6 @@ class QueuedSink : public RecordSink {
 #endif
     }
     worker_ = std::thread([this] { run(); });
-    if (arena_) prefaulter_ = std::thread([this] { prefault(); });
   }
   ~QueuedSink() override {
     stop();
@@ -129,11 +128,6 @@ class QueuedSink : public RecordSink {
     op.offset = off;
     op.end = pos + bytes;
     write_pos_ = op.end;
-    touched_ = std::max(touched_, off + bytes);
-    if (touched_ + kPrefaultAhead / 2 > prefault_target_) {
-      prefault_target_ = std::min(arena_bytes_, touched_ + kPrefaultAhead);
-      prefault_.notify_one();
-    }
     queued_ += bytes;
     return true;
   }
@@ -175,24 +169,6 @@ class QueuedSink : public RecordSink {
     }
   }
 
-  // Commits the ring ahead of the furthest batch, 2 MiB at a time, on a thread of its own: the drain thread
-  // then copies into pages that are already there (MADV_POPULATE_WRITE allocates without touching contents,
-  // so it is safe while a batch is being copied nearby). Without that advice (Linux < 5.14) it stops.
-  void prefault() {
-#ifdef MADV_POPULATE_WRITE
-    std::unique_lock<std::mutex> lock(mu_);
-    for (;;) {
-      prefault_.wait(lock, [&] { return stopping_ || prefaulted_ < prefault_target_; });
-      if (stopping_) return;
-      const uint64_t from = prefaulted_, to = std::min(prefault_target_, from + kHugeBytes);
-      lock.unlock();
-      const bool ok = madvise(arena_ + from, to - from, MADV_POPULATE_WRITE) == 0;
-      lock.lock();
-      prefaulted_ = ok ? to : arena_bytes_;  // on failure, stop trying
-    }
-#endif
-  }
-
   void apply(const Op& op) {
     switch (op.kind) {
       case Op::kAlloc: inner_->add_allocation(op.a, op.b); break;
@@ -223,9 +199,7 @@ class QueuedSink : public RecordSink {
       stopping_ = true;
     }
     work_.notify_all();
-    prefault_.notify_all();
     if (worker_.joinable()) worker_.join();
-    if (prefaulter_.joinable()) prefaulter_.join();
   }
 
   std::unique_ptr<RecordSink> inner_;
@@ -237,10 +211,7 @@ class QueuedSink : public RecordSink {
   std::condition_variable work_, space_;
   std::deque<Op> ops_;
   uint64_t queued_ = 0;                               // record bytes queued, ring or not
-  uint64_t write_pos_ = 0, read_pos_ = 0, touched_ = 0;  // ring positions; touched_: bytes of the ring used so far
-  uint64_t prefault_target_ = 0, prefaulted_ = 0;        // ring bytes to commit ahead / committed by prefault()
-  std::condition_variable prefault_;
-  std::thread prefaulter_;
+  uint64_t write_pos_ = 0, read_pos_ = 0;  // ring positions (see place)
   bool stopping_ = false;
   std::string errors_;
   std::thread worker_;
