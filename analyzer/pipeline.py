@@ -58,9 +58,23 @@ def _attach_names(run: RunDirectory, result: dict[str, Any], from_online: bool) 
 
 def _attach_sources(run: RunDirectory, kernels: list[dict[str, Any]], prefix_map: dict[str, str],
                     notes: list[str], progress: Progress) -> None:
+    from analyzer.errors import MappingError
     from analyzer.lineinfo import SourceMapper
 
     mapper = SourceMapper.from_run(run.path, prefix_map=prefix_map)
+    functions_of: dict[str, set[str]] = {}  # SASS of the functions with nodes, one nvdisasm run per module
+    for kernel in kernels:
+        if kernel.get("module"):
+            functions_of.setdefault(kernel["module"], set()).update(
+                node["function"] for node in kernel.get("nodes", []) if node.get("function"))
+    readable = {}
+    for module, functions in functions_of.items():
+        try:
+            mapper.table(module)
+            readable[module] = sorted(functions)
+        except MappingError:
+            pass  # the lookups below note it, in their order
+    mapper.prepare_sass(readable)
     total = sum(len(k.get("nodes", [])) for k in kernels)
     done = 0
     for kernel in kernels:
@@ -72,7 +86,7 @@ def _attach_sources(run: RunDirectory, kernels: list[dict[str, Any]], prefix_map
             module = kernel.get("module")
             location = _lookup(mapper, module, node["function"], int(node["pc"]), notes)
             node["source"] = location.to_dict() if location is not None else None
-            node["sass"] = mapper.sass(module, node["function"], int(node["pc"])) if module else None
+            node["sass"] = _sass(mapper, module, node["function"], int(node["pc"])) if module else None
         for barrier in kernel.get("barriers", []):
             module = kernel.get("module")
             if barrier.get("function") and barrier.get("pc") is not None:
@@ -95,6 +109,16 @@ def _lookup(mapper: Any, module: str | None, function: str, pc: int, notes: list
         message = str(error)
         if message not in notes:
             notes.append(message)
+        return None
+
+
+def _sass(mapper: Any, module: str, function: str, pc: int) -> str | None:
+    """The instruction's SASS text; None where the module cannot be read (its note is already there)."""
+    from analyzer.errors import MappingError
+
+    try:
+        return mapper.sass(module, function, pc)
+    except MappingError:
         return None
 
 

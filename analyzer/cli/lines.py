@@ -79,10 +79,12 @@ def _compile(regex: str | None) -> re.Pattern | None:
 def _module_rows(mapper: SourceMapper, module: str, arch: str, pattern, args) -> dict:
     table = mapper.table(module)
     functions = []
-    for kernel in table.kernels():
+    kernels = [k for k in table.kernels()
+               if pattern is None or any(pattern.search(n) for n in (k.name, demangle(k.name)))]
+    if args.sass:
+        mapper.prepare_sass({module: [k.name for k in kernels]})  # one nvdisasm run for the module
+    for kernel in kernels:
         names = (kernel.name, demangle(kernel.name))
-        if pattern is not None and not any(pattern.search(n) for n in names):
-            continue
         section = table.elf.sections[kernel.shndx]
         rows = []
         for pc in range(0, section.size, INSTRUCTION_BYTES):

@@ -9,9 +9,11 @@ from __future__ import annotations
 import bisect
 import hashlib
 import json
+import os
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -81,7 +83,9 @@ class _Module:
     locations: dict[int, list[SourceLocation | None]] = field(default_factory=dict)  # per section, per interval
     chains: dict[tuple, list] = field(default_factory=dict)  # (sequence id, owner) -> chain per row
     frames: dict[tuple, InlineFrame] = field(default_factory=dict)
-    sass: dict[tuple[str, int], str] | None = None
+    sass: dict[tuple[str, int], str] = field(default_factory=dict)
+    sass_sections: set[int] = field(default_factory=set)  # code sections disassembled into `sass`
+    sass_unavailable: bool = False
 
 
 class SourceMapper:
@@ -187,21 +191,53 @@ class SourceMapper:
         return SourceLocation(path, frame.line, frame.column, exists, demangle(frame.function), (), frame.path)
 
     def sass(self, module: str, function: str, pc: int) -> str | None:
-        """SASS text of the instruction containing `pc`, when nvdisasm is available (else None + a note)."""
+        """SASS text of the instruction containing `pc`, when nvdisasm is available (else None + a note).
+        Disassembles the function's code section on first use; prepare_sass does many in one go."""
         mod = self._module(module)
         table = self.table(module)
         found = table.section_offset(function, pc)
         if found is None:
             return None
-        if mod.sass is None:
-            try:
-                mod.sass = disassemble(_read_bytes(mod.source))
-            except SassUnavailable as reason:
-                mod.sass = {}
-                self._note(str(reason))
         sym, offset = found
+        if sym.shndx not in mod.sass_sections:
+            self.prepare_sass({module: [function]})
         section = table.elf.sections[sym.shndx].name
         return mod.sass.get((section, offset - offset % INSTRUCTION_BYTES))
+
+    def prepare_sass(self, functions_of: Mapping[str, Iterable[str]]) -> None:
+        """Disassembles the code sections of the given functions for the sass() calls that follow: one nvdisasm
+        run per module (its start-up reads the whole CUBIN, about 1 s for a 14 MB library module, against 25 s
+        for all of that module's code), the modules' runs side by side. Raises MappingError for an unknown or
+        unreadable module before anything runs; notes come in the order of `functions_of`."""
+        jobs: list[tuple[_Module, dict[int, int]]] = []
+        for module, functions in functions_of.items():
+            mod = self._module(module)
+            table = self.table(module)
+            wanted: dict[int, int] = {}  # code section -> symbol-table index of a function in it
+            for function in functions:
+                sym = table.function_symbol(function)
+                if sym is not None and sym.shndx not in mod.sass_sections:
+                    wanted.setdefault(sym.shndx, table.symbols.index(sym))
+            if wanted and not mod.sass_unavailable:
+                jobs.append((mod, wanted))
+        if not jobs:
+            return
+
+        def run(job: tuple[_Module, dict[int, int]]) -> dict | SassUnavailable:
+            try:
+                return disassemble(_read_bytes(job[0].source), list(job[1].values()))
+            except SassUnavailable as reason:
+                return reason
+
+        with ThreadPoolExecutor(max_workers=min(len(jobs), os.cpu_count() or 1)) as pool:
+            results = list(pool.map(run, jobs))
+        for (mod, wanted), result in zip(jobs, results):
+            if isinstance(result, SassUnavailable):
+                mod.sass_unavailable = True
+                self._note(str(result))
+            else:
+                mod.sass.update(result)
+            mod.sass_sections.update(wanted)
 
     # -- internals ------------------------------------------------------------------------------------
     def _module(self, module: str) -> _Module:

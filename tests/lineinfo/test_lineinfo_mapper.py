@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 
 import pytest
@@ -150,6 +151,44 @@ def test_sass_text_when_nvdisasm_is_available(run_dir):
     assert text.startswith("LDC R1, c[0x0][0x28]")  # every sm_90 kernel starts by loading its stack pointer
     assert mapper.sass(sha, "_Z5kernBPfPKfi", 0x13) == mapper.sass(sha, "_Z5kernBPfPKfi", 0x10)
     assert mapper.sass(sha, "_Z5kernBPfPKfi", 1 << 20) is None
+
+
+def unlabel(text: str) -> str:
+    return re.sub(r"\.L_x_\d+", ".L_x_N", text)
+
+
+def test_sass_disassembles_only_the_functions_asked_for(run_dir, monkeypatch):
+    """Library modules hold hundreds of kernels: prepare_sass runs nvdisasm once per module, on the code
+    sections of the functions asked for, and every instruction's text equals the whole-module listing (but for
+    the numbers of nvdisasm's branch labels, which count over the sections printed)."""
+    path, sha, _ = run_dir
+    if find_tool("nvdisasm") is None:
+        pytest.skip("nvdisasm not found (pip install nvidia-cuda-nvdisasm)")
+    data = (path / "modules" / f"{sha}.cubin").read_bytes()
+    whole = sass_module.disassemble(data)
+    calls = []
+    real = sass_module.disassemble
+    monkeypatch.setattr("analyzer.lineinfo.mapper.disassemble",
+                        lambda cubin, symbols=(): calls.append(sorted(symbols)) or real(cubin, symbols))
+    mapper = SourceMapper.from_run(path)
+    table = mapper.table(sha)
+    kernels = table.kernels()
+    assert len(kernels) >= 3
+    first, second, third = kernels[:3]
+    only_first = real(data, [table.symbols.index(first)])
+    assert {name for name, _ in only_first} == {table.elf.sections[first.shndx].name}
+    mapper.prepare_sass({sha: [first.name, second.name]})
+    assert len(calls) == 1 and len(calls[0]) == 2
+    for sym in (first, second):
+        section = table.elf.sections[sym.shndx].name
+        offsets = [offset for (name, offset) in whole if name == section]
+        assert offsets
+        for offset in offsets:
+            assert unlabel(mapper.sass(sha, sym.name, offset - sym.value)) == unlabel(whole[(section, offset)])
+    assert len(calls) == 1  # nothing disassembled twice
+    third_section = table.elf.sections[third.shndx].name
+    assert unlabel(mapper.sass(sha, third.name, 0)) == unlabel(whole[(third_section, third.value)])
+    assert len(calls) == 2 and len(calls[1]) == 1  # a function not prepared: its own section only
 
 
 def test_sass_without_nvdisasm_says_how_to_get_it(run_dir, monkeypatch):
