@@ -64,6 +64,16 @@ def kernel_label(kernel: dict[str, Any]) -> str:
 
 
 def short_kernel_name(kernel: dict[str, Any]) -> str:
+    """The kernel's demangled name without its parameter list and without a `void ` return type: the
+    parameter list is the parenthesised group that closes the name, found from the end, because parentheses
+    also occur inside it (`(anonymous namespace)::`, `operator()`, lambdas in template arguments)."""
     name = kernel.get("name") or kernel.get("mangled") or str(kernel.get("id", "?"))
-    head = name.split("(", 1)[0]
-    return head
+    head = name
+    if name.endswith(")"):
+        depth = 0
+        for i in range(len(name) - 1, -1, -1):
+            depth += {")": 1, "(": -1}.get(name[i], 0)
+            if depth == 0:
+                head = name[:i].rstrip() or name
+                break
+    return head[5:] if head.startswith("void ") and len(head) > 5 else head
