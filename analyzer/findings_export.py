@@ -9,11 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from analyzer import __version__
-from analyzer.reportview import places, ranked_findings, short_kernel_name
+from analyzer.reportview import fit, places, ranked_findings, short_kernel_name
 from analyzer.units import format_bytes, format_share
 
 DOCS_URL = "https://github.com/reuselens/reuselens/blob/main/docs/patterns.md"
 SARIF_LEVEL = {"error": "error", "warning": "warning", "information": "note", "hint": "note"}
+TABLE_NAME_WIDTH = 60  # file:line and kernel columns of the text table (CSV, JSON, SARIF keep all)
 COLUMNS = ("rank", "severity", "location", "kernel", "pattern", "waste_bytes", "share", "fix", "message")
 
 
@@ -46,13 +47,21 @@ def to_table(rows: list[dict[str, Any]]) -> str:
     if not rows:
         return "no findings"
     header = ("#", "severity", "file:line", "kernel", "pattern", "waste", "share", "message")
-    body = [(str(r["rank"]), r["severity"], r["location"], r["kernel"], r["pattern"], _waste_text(r),
-             format_share(r["share"]), r["message"]) for r in rows]
+    # Library kernels' names run to thousands of characters (PyTorch templates): columns stay readable.
+    # A finding without a source line is placed by its kernel's id (as `reuselens graph --kernel` takes it).
+    body = [(str(r["rank"]), r["severity"], fit(_table_location(r), TABLE_NAME_WIDTH), fit(r["kernel"], TABLE_NAME_WIDTH),
+             r["pattern"], _waste_text(r), format_share(r["share"]), r["message"]) for r in rows]
     widths = [max(len(h), *(len(b[i]) for b in body)) for i, h in enumerate(header[:-1])]
     lines = ["  ".join(h.ljust(w) for h, w in zip(header[:-1], widths)) + "  " + header[-1]]
     for b in body:
         lines.append("  ".join(v.ljust(w) for v, w in zip(b[:-1], widths)) + "  " + b[-1])
     return "\n".join(lines)
+
+
+def _table_location(row: dict[str, Any]) -> str:
+    if row.get("file") or row.get("kernel_id") is None:
+        return row["location"]
+    return f"kernel {row['kernel_id']}"
 
 
 def _waste_text(row: dict[str, Any]) -> str:

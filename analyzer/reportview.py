@@ -63,6 +63,15 @@ def kernel_label(kernel: dict[str, Any]) -> str:
     return f"{name} <<<{grid}, {block}>>>"
 
 
+def fit(text: str, width: int) -> str:
+    """`text` in at most `width` characters, the middle replaced by "…" when longer: both ends of a template
+    kernel name or of a path tell more than either alone."""
+    if len(text) <= width:
+        return text
+    tail = (width - 1) // 2
+    return text[:width - 1 - tail] + "…" + text[len(text) - tail:]
+
+
 def short_kernel_name(kernel: dict[str, Any]) -> str:
     """The kernel's demangled name without its parameter list and without a `void ` return type: the
     parameter list is the parenthesised group that closes the name, found from the end, because parentheses

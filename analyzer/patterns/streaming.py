@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from analyzer.patterns.finding import TIER_INFORMATION, Draft
 from analyzer.patterns.text import format_bytes, format_share
-from analyzer.patterns.view import COLD, KernelView, Node, group_by_line, merged_node
+from analyzer.patterns.view import COLD, KernelView, Node, group_by_line, line_key, merged_node
 
 PATTERNS = {"streaming-access": "Streaming access (first touch, no reuse)"}
 
@@ -53,4 +53,11 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     firing = [n for n in view.memory_nodes()
               if n.space == "global" and n.type in ("read", "write") and n.w_total() > 0
               and n.w_out.get(COLD, 0.0) / n.w_total() > settings["streaming"]]
-    return [_draft(view, group, protect) for group in group_by_line(firing)]
+    # Without a source line (library kernels built without -lineinfo) each PC would be a finding of its own,
+    # 32 for one unrolled softmax kernel: there, one finding per function and direction.
+    lined = [n for n in firing if line_key(n) is not None]
+    lineless: dict[tuple, list[Node]] = {}
+    for node in sorted((n for n in firing if line_key(n) is None), key=lambda n: n.key):
+        lineless.setdefault((node.key[0], node.type), []).append(node)
+    groups = group_by_line(lined) + list(lineless.values())
+    return [_draft(view, group, protect) for group in sorted(groups, key=lambda g: g[0].key)]

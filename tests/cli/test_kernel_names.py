@@ -37,3 +37,20 @@ def test_short_kernel_name_drops_only_the_parameter_list(name, short):
 def test_short_kernel_name_falls_back_to_mangled_then_id():
     assert short_kernel_name({"mangled": "_Z4kernv"}) == "_Z4kernv"
     assert short_kernel_name({"id": 7}) == "7"
+
+
+def test_fit_keeps_both_ends():
+    from analyzer.reportview import fit
+    assert fit("short", 10) == "short"
+    assert fit("abcdefghijklmnop", 9) == "abcd…mnop"
+    assert len(fit(TORCH_CLAMP, 60)) == 60
+
+
+def test_finding_table_columns_stay_narrow_for_library_kernels():
+    from analyzer.findings_export import TABLE_NAME_WIDTH, to_table
+    row = {"rank": 1, "severity": "information", "location": f"kernel {TORCH_CLAMP}", "file": None,
+           "kernel": short_kernel_name({"name": TORCH_CLAMP}), "kernel_id": "k3", "pattern": "streaming-access",
+           "waste_bytes": 1 << 20, "waste_basis": "bytes", "share": 0.5, "message": "streams: reads 1.0 MB once"}
+    lines = to_table([row]).splitlines()
+    assert lines[1].split()[2:4] == ["kernel", "k3"]  # placed by kernel id: the name is in the next column
+    assert max(len(line) for line in lines) < 2 * TABLE_NAME_WIDTH + 120

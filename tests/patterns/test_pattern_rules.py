@@ -325,6 +325,22 @@ def test_streaming_in_a_pure_streaming_kernel_has_nothing_to_fix():
     assert only(find_findings(k.build()), "streaming-access")["fix"]["kind"] == "none"
 
 
+def test_streaming_without_line_info_is_one_finding_per_direction():
+    # GIVEN a library kernel without -lineinfo: three streaming loads and two streaming stores (an unrolled
+    # softmax had 32 such PCs), and two streaming loads on source lines of their own
+    k = KernelBuilder()
+    loads = [k.node("global", "read", executions=1024) for _ in range(3)]
+    stores = [k.node("global", "write", executions=1024) for _ in range(2)]
+    lined = [k.node("global", "read", executions=1024, line=line) for line in (7, 9)]
+    for node in loads + stores + lined:
+        k.edge(node, 0, "cold")
+    kernel = k.build()
+    findings = [f for f in find_findings(kernel) if f["pattern"] == "streaming-access"]
+    assert sorted(sorted(f["pcs"]) for f in findings) == [loads, stores, [lined[0]], [lined[1]]]
+    reads = next(f for f in findings if sorted(f["pcs"]) == loads)
+    assert reads["message"].startswith("streams: reads 393.2 KB once")  # 3 x 1024 x 128 B
+
+
 # --- Section 6.3: race candidates and removable barriers ---------------------------------------------------
 
 def test_race_candidate_implant_unsynchronized_block_raw():
