@@ -63,6 +63,13 @@ def kernel_label(kernel: dict[str, Any]) -> str:
     return f"{name} <<<{grid}, {block}>>>"
 
 
+def kernel_title(kernel: dict[str, Any], width: int = 100) -> str:
+    """Short name (at most `width` characters) and launch configuration, for lists on a terminal."""
+    grid = "x".join(str(v) for v in kernel.get("grid", []))
+    block = "x".join(str(v) for v in kernel.get("block", []))
+    return f"{fit(short_kernel_name(kernel), width)} <<<{grid}, {block}>>>"
+
+
 def fit(text: str, width: int) -> str:
     """`text` in at most `width` characters, the middle replaced by "…" when longer: both ends of a template
     kernel name or of a path tell more than either alone."""

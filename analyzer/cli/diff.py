@@ -8,6 +8,7 @@ import sys
 
 from analyzer.cli.common import add_analysis_options, load_report_input
 from analyzer.compare import diff_reports
+from analyzer.reportview import fit
 from analyzer.units import format_bytes
 
 
@@ -31,7 +32,7 @@ def _change(before: float, after: float) -> str:
 def format_table(entries: list[dict]) -> str:
     lines = []
     for entry in entries:
-        lines.append(f"{entry['kernel']} ({entry['status']})")
+        lines.append(f"{fit(entry['kernel'], 100)} ({entry['status']})")
         for key, values in entry["traffic"].items():
             b, a = values["before"], values["after"]
             shown_b, shown_a = (format_bytes(b), format_bytes(a)) if key == "bytes" else (str(b), str(a))

@@ -10,7 +10,7 @@ from typing import Any
 
 from analyzer.cli.common import add_analysis_options, load_report_input
 from analyzer.errors import ReuseLensError
-from analyzer.reportview import kernel_label
+from analyzer.reportview import kernel_title
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -32,7 +32,7 @@ def select_kernel(report: dict[str, Any], selector: str | None) -> dict[str, Any
     if selector is None:
         if len(kernels) == 1:
             return kernels[0]
-        listing = "; ".join(f"{k['id']} = {kernel_label(k)}" for k in kernels)
+        listing = "; ".join(f"{k['id']} = {kernel_title(k)}" for k in kernels)
         raise ReuseLensError(f"several kernels, choose one with --kernel: {listing}")
     for kernel in kernels:
         if kernel.get("id") == selector:
@@ -45,7 +45,7 @@ def select_kernel(report: dict[str, Any], selector: str | None) -> dict[str, Any
     if not matches:
         raise ReuseLensError(f"no kernel matches {selector!r}; kernels: " + ", ".join(k["id"] for k in kernels))
     if len(matches) > 1:
-        listing = "; ".join(f"{k['id']} = {kernel_label(k)}" for k in matches)
+        listing = "; ".join(f"{k['id']} = {kernel_title(k)}" for k in matches)
         raise ReuseLensError(f"{selector!r} matches several kernels, use an id: {listing}")
     return matches[0]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, TextIO
 
 from analyzer.findings_export import finding_rows, to_table
-from analyzer.reportview import fit, short_kernel_name
+from analyzer.reportview import kernel_title
 from analyzer.units import format_bytes
 
 
@@ -25,10 +25,7 @@ def print_summary(report: dict[str, Any], out: TextIO, *, top: int = 10) -> None
     for kernel in kernels:
         launches = len(kernel.get("launches", []))
         memory_pcs = sum(1 for node in kernel.get("nodes", []) if node.get("space"))
-        grid = "x".join(str(v) for v in kernel.get("grid", []))
-        block = "x".join(str(v) for v in kernel.get("block", []))
-        print(f"  {kernel.get('id', '?')} {fit(short_kernel_name(kernel), 100)} <<<{grid}, {block}>>>: {launches} "
-              f"launch(es), {memory_pcs} memory PCs, "
+        print(f"  {kernel.get('id', '?')} {kernel_title(kernel)}: {launches} launch(es), {memory_pcs} memory PCs, "
               f"{format_bytes(kernel_bytes(kernel))} accessed, {len(kernel.get('findings', []))} finding(s)",
               file=out)
     rows = finding_rows(report)
