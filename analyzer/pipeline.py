@@ -95,7 +95,29 @@ def _attach_sources(run: RunDirectory, kernels: list[dict[str, Any]], prefix_map
         location = _kernel_location(mapper, kernel, notes)
         kernel["source"] = location.to_dict() if location is not None else None
         progress("map source lines", done, total)
-    notes.extend(note for note in mapper.notes if note not in notes)
+    notes.extend(note for note in _merge_lineless(mapper.notes) if note not in notes)
+
+
+def _merge_lineless(mapper_notes: list[str]) -> list[str]:
+    """One note for all modules without line info, where the mapper says it per module: a PyTorch run loads
+    six library modules (cuBLAS, ATen) without it, and six notes buried the others."""
+    from analyzer.lineinfo.mapper import NO_LINE_INFO
+
+    lineless = [note[len("module "):-len(NO_LINE_INFO)] for note in mapper_notes
+                if note.startswith("module ") and note.endswith(NO_LINE_INFO)]
+    if len(lineless) < 2:
+        return list(mapper_notes)
+    merged = (f"{len(lineless)} modules have no line info ({', '.join(lineless)}): library code, or built without "
+              "-lineinfo; their findings name kernels and PCs (nvcc -lineinfo puts your own on source lines)")
+    out, placed = [], False
+    for note in mapper_notes:
+        if note.startswith("module ") and note.endswith(NO_LINE_INFO):
+            if not placed:
+                out.append(merged)
+                placed = True
+        else:
+            out.append(note)
+    return out
 
 
 def _lookup(mapper: Any, module: str | None, function: str, pc: int, notes: list[str]) -> Any:

@@ -29,6 +29,7 @@ INSTRUCTION_BYTES = 16  # every SASS instruction on sm_70 and later (research/dw
 _CACHE_SIZE = 64
 _cache: OrderedDict[str, CubinLineTable] = OrderedDict()
 _cache_lock = threading.Lock()
+NO_LINE_INFO = ": no line info; rebuild with -lineinfo (nvcc -lineinfo) to see findings on source lines"
 
 
 class InlineFrame(NamedTuple):
@@ -135,8 +136,7 @@ class SourceMapper:
         if mod.table is None:
             mod.table = _load_table(mod.source)
             if not mod.table.has_line_info:
-                self._note(f"module {module[:12]}: no line info; rebuild with -lineinfo (nvcc -lineinfo) to "
-                           "see findings on source lines")
+                self._note(f"module {module[:12]}{NO_LINE_INFO}")
         return mod.table
 
     def lookup(self, module: str, function: str, pc: int) -> SourceLocation | None:

@@ -54,3 +54,16 @@ def test_finding_table_columns_stay_narrow_for_library_kernels():
     lines = to_table([row]).splitlines()
     assert lines[1].split()[2:4] == ["kernel", "k3"]  # placed by kernel id: the name is in the next column
     assert max(len(line) for line in lines) < 2 * TABLE_NAME_WIDTH + 120
+
+
+def test_modules_without_line_info_share_one_note():
+    """A PyTorch run loads six library modules without line info: one note names them all, in the place of the
+    first, and other notes keep their order; a single such module keeps its own note."""
+    from analyzer.lineinfo.mapper import NO_LINE_INFO
+    from analyzer.pipeline import _merge_lineless
+    single = ["module aaaaaaaaaaaa" + NO_LINE_INFO, "nvdisasm not found"]
+    assert _merge_lineless(single) == single
+    notes = ["first", "module aaaaaaaaaaaa" + NO_LINE_INFO, "middle", "module bbbbbbbbbbbb" + NO_LINE_INFO]
+    merged = _merge_lineless(notes)
+    assert merged[0] == "first" and merged[2] == "middle" and len(merged) == 3
+    assert merged[1].startswith("2 modules have no line info (aaaaaaaaaaaa, bbbbbbbbbbbb)")
