@@ -1,6 +1,6 @@
-"""Kernel names in finding tables and exports (analyzer.reportview.short_kernel_name): the parameter list goes,
-whatever parentheses the name holds before it, as PyTorch's and CUB's kernels have (names from a profiled
-PyTorch run on the H200)."""
+"""How reports read for library kernels (names and notes from a profiled PyTorch run on the H200): kernel names
+in finding tables and exports lose their parameter list whatever parentheses the name holds before it (PyTorch
+and CUB kernels), long names fit the table's columns, and modules without line info share one note."""
 
 from __future__ import annotations
 
