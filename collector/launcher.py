@@ -385,8 +385,9 @@ def profile(argv: Sequence[str], *, run_dir: str | os.PathLike, cwd: str | os.Pa
 
     stop_reason: str | None = None
     last_progress = 0.0
-    exit_watch = _ExitWatch(proc)
+    exit_watch: _ExitWatch | None = None
     try:
+        exit_watch = _ExitWatch(proc)  # inside the try: an interrupt from here on still stops the app
         while True:
             if exit_watch.exited(0.1):
                 break
@@ -412,7 +413,8 @@ def profile(argv: Sequence[str], *, run_dir: str | os.PathLike, cwd: str | os.Pa
         _finish(run_path, base, proc.returncode, stop_reason, time.monotonic() - started)
         raise
     finally:
-        exit_watch.close()
+        if exit_watch is not None:
+            exit_watch.close()
     # Children the app left behind in its group die with the run.
     try:
         os.killpg(proc.pid, signal.SIGKILL)
