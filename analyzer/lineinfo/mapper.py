@@ -199,7 +199,7 @@ class SourceMapper:
         if found is None:
             return None
         sym, offset = found
-        if sym.shndx not in mod.sass_sections:
+        if sym.shndx not in mod.sass_sections and not mod.sass_unavailable:
             self.prepare_sass({module: [function]})
         section = table.elf.sections[sym.shndx].name
         return mod.sass.get((section, offset - offset % INSTRUCTION_BYTES))
@@ -228,6 +228,8 @@ class SourceMapper:
                 return disassemble(_read_bytes(job[0].source), list(job[1].values()))
             except SassUnavailable as reason:
                 return reason
+            except (OSError, MappingError) as error:  # no temporary file, or the CUBIN went away: no SASS
+                return SassUnavailable(f"no SASS for module {job[0].sha256[:12]}: {error}")
 
         with ThreadPoolExecutor(max_workers=min(len(jobs), os.cpu_count() or 1)) as pool:
             results = list(pool.map(run, jobs))

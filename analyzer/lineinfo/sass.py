@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Sequence
 
 _SECTION = re.compile(r"^\s*\.section\s+([^,\s]+)")
+_LABEL = re.compile(r"^\s*(\.L_x_\d+):\s*$")
+_LABEL_USE = re.compile(r"\.L_x_\d+")
 _INSTR = re.compile(r"^\s*/\*([0-9a-fA-F]+)\*/\s*(.*?)\s*(?:/\*\s*0x[0-9a-fA-F]+\s*\*/\s*)?$")
 NVDISASM_TIMEOUT_S = 120
 
@@ -39,8 +41,7 @@ def disassemble(cubin: bytes, symbols: Sequence[int] = ()) -> dict[tuple[str, in
     """{(section name, offset): instruction text} for every instruction nvdisasm prints: of the whole CUBIN, or
     only of the code sections holding the given symbol-table entries. Library modules hold hundreds of
     kernels (a PyTorch run loaded 14 MB CUBINs of 241 functions): all of one took nvdisasm 25 s, the sections
-    of a few kernels 1 s. nvdisasm numbers its branch labels over the sections it prints, so a label's number
-    depends on which were asked for."""
+    of a few kernels 1 s."""
     tool = find_nvdisasm()
     if tool is None:
         raise SassUnavailable("nvdisasm not found; install it (pip install nvidia-cuda-nvdisasm) to see SASS")
@@ -60,14 +61,33 @@ def disassemble(cubin: bytes, symbols: Sequence[int] = ()) -> dict[tuple[str, in
 
 
 def parse_listing(text: str) -> dict[tuple[str, int], str]:
+    """Instruction texts by (section, offset). nvdisasm names branch targets `.L_x_<n>`, numbered over the
+    sections it printed; they are renamed after the target's offset in its section (`.L_0x0190`), so that an
+    instruction reads the same however many functions were disassembled with it."""
     out = {}
+    targets: dict[str, int] = {}
+    pending: list[str] = []  # labels waiting for the instruction they name
     section = ""
     for line in text.splitlines():
         m = _SECTION.match(line)
         if m:
-            section = m.group(1)
+            section, pending = m.group(1), []
+            continue
+        m = _LABEL.match(line)
+        if m:
+            pending.append(m.group(1))
             continue
         m = _INSTR.match(line)
         if m and section:
-            out[(section, int(m.group(1), 16))] = m.group(2).rstrip(" ;") + " ;"
-    return out
+            offset = int(m.group(1), 16)
+            for label in pending:
+                targets[label] = offset
+            pending = []
+            out[(section, offset)] = m.group(2).rstrip(" ;") + " ;"
+
+    def rename(use: re.Match) -> str:
+        offset = targets.get(use.group(0))
+        return use.group(0) if offset is None else f".L_{offset:#06x}"
+
+    return {key: _LABEL_USE.sub(rename, instruction) if ".L_x_" in instruction else instruction
+            for key, instruction in out.items()}
