@@ -110,7 +110,8 @@ class QueuedSink : public RecordSink {
 
   // Ring positions grow while the queue is not empty; position p lies at byte p % limit_. Live records span
   // [read_pos_, write_pos_); a batch never wraps around the end, so it may skip the rest of the lap. An empty
-  // queue starts at the start again, so the touched part of the ring grows only as far as the backlog does.
+  // queue starts at the start again; a queue that never empties (an engine a little behind for a whole
+  // launch) walks the whole ring, so up to `limit_` bytes get touched, and they stay for the rest of the run.
   // (Skipping to the next lap early, whenever the start was free, kept memory warm but cut the capacity down
   // to the part touched so far: with the engine behind, the drain then waited for it.)
   // Called with mu_ held; false = no room yet.
