@@ -67,3 +67,26 @@ def test_modules_without_line_info_share_one_note():
     merged = _merge_lineless(notes)
     assert merged[0] == "first" and merged[2] == "middle" and len(merged) == 3
     assert merged[1].startswith("2 modules have no line info (aaaaaaaaaaaa, bbbbbbbbbbbb)")
+
+
+def test_a_recorded_pytorch_run_reads_well(tmp_path, capsys):
+    """The PyTorch run recorded on the H200 (tests/data/library_runs/pytorch, modules left out): 7 kernel
+    configurations with their launch configurations, every terminal line of bounded width, and the unrolled
+    softmax kernel's 32 streaming PCs as one finding per direction."""
+    import json
+    import shutil
+    from pathlib import Path
+
+    from analyzer.cli.main import main
+    run = tmp_path / "pytorch"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "data/library_runs/pytorch", run)
+    assert main(["analyze", str(run), "--top", "30"]) == 0
+    out = capsys.readouterr().out
+    assert "7 kernel configuration(s) analysed" in out
+    assert "  k5 (anonymous namespace)::softmax_warp_forward<float, float, float, 9, false, false> <<<128x1x1, " \
+           "32x4x1>>>" in out
+    assert max(len(line) - len(line.split("  ")[-1]) for line in out.splitlines() if line[:1].isdigit()) < 250
+    report = json.loads((run / "report.json").read_text())
+    softmax = next(k for k in report["kernels"] if "softmax_warp_forward" in k["name"])
+    streaming = [f for f in softmax["findings"] if f["pattern"] == "streaming-access"]
+    assert len(streaming) == 2 and sum(len(f["pcs"]) for f in streaming) == 32
