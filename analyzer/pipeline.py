@@ -58,7 +58,6 @@ def _attach_names(run: RunDirectory, result: dict[str, Any], from_online: bool) 
 
 def _attach_sources(run: RunDirectory, kernels: list[dict[str, Any]], prefix_map: dict[str, str],
                     notes: list[str], progress: Progress) -> None:
-    from analyzer.errors import MappingError
     from analyzer.lineinfo import SourceMapper
 
     mapper = SourceMapper.from_run(run.path, prefix_map=prefix_map)
@@ -67,14 +66,7 @@ def _attach_sources(run: RunDirectory, kernels: list[dict[str, Any]], prefix_map
         if kernel.get("module"):
             functions_of.setdefault(kernel["module"], set()).update(
                 node["function"] for node in kernel.get("nodes", []) if node.get("function"))
-    readable = {}
-    for module, functions in functions_of.items():
-        try:
-            mapper.table(module)
-            readable[module] = sorted(functions)
-        except MappingError:
-            pass  # the lookups below note it, in their order
-    mapper.prepare_sass(readable)
+    mapper.prepare_sass({module: sorted(functions) for module, functions in functions_of.items()})
     total = sum(len(k.get("nodes", [])) for k in kernels)
     done = 0
     for kernel in kernels:

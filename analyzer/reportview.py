@@ -56,18 +56,20 @@ def ranked_findings(report: dict[str, Any]) -> list[tuple[dict[str, Any], dict[s
     return pairs
 
 
-def kernel_label(kernel: dict[str, Any]) -> str:
+def _launch_config(kernel: dict[str, Any]) -> str:
     grid = "x".join(str(v) for v in kernel.get("grid", []))
     block = "x".join(str(v) for v in kernel.get("block", []))
+    return f"<<<{grid}, {block}>>>"
+
+
+def kernel_label(kernel: dict[str, Any]) -> str:
     name = kernel.get("name") or kernel.get("mangled") or kernel.get("id", "?")
-    return f"{name} <<<{grid}, {block}>>>"
+    return f"{name} {_launch_config(kernel)}"
 
 
 def kernel_title(kernel: dict[str, Any], width: int = 100) -> str:
     """Short name (at most `width` characters) and launch configuration, for lists on a terminal."""
-    grid = "x".join(str(v) for v in kernel.get("grid", []))
-    block = "x".join(str(v) for v in kernel.get("block", []))
-    return f"{fit(short_kernel_name(kernel), width)} <<<{grid}, {block}>>>"
+    return f"{fit(short_kernel_name(kernel), width)} {_launch_config(kernel)}"
 
 
 def fit(text: str, width: int) -> str:

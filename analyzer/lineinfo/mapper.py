@@ -207,12 +207,15 @@ class SourceMapper:
     def prepare_sass(self, functions_of: Mapping[str, Iterable[str]]) -> None:
         """Disassembles the code sections of the given functions for the sass() calls that follow: one nvdisasm
         run per module (its start-up reads the whole CUBIN, about 1 s for a 14 MB library module, against 25 s
-        for all of that module's code), the modules' runs side by side. Raises MappingError for an unknown or
-        unreadable module before anything runs; notes come in the order of `functions_of`."""
+        for all of that module's code), the modules' runs side by side. A module that is unknown or cannot be
+        read is left out (lookup and sass() raise its MappingError); notes come in the order of `functions_of`."""
         jobs: list[tuple[_Module, dict[int, int]]] = []
         for module, functions in functions_of.items():
-            mod = self._module(module)
-            table = self.table(module)
+            try:
+                mod = self._module(module)
+                table = self.table(module)
+            except MappingError:
+                continue
             wanted: dict[int, int] = {}  # code section -> symbol-table index of a function in it
             for function in functions:
                 sym = table.function_symbol(function)
