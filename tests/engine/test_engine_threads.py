@@ -3,33 +3,18 @@ through engines with 1, 2 and 5 workers; the reports must be equal and TSan must
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-COMPILER = os.environ.get("CXX") or shutil.which("g++") or shutil.which("clang++")
+from tests.native_build import COMPILER, NO_COMPILER, REPO, SANITIZER_ENV, build
 
 
-def build(tmp_path: Path, sanitizer: str) -> Path:
-    exe = tmp_path / f"parallel_driver_{sanitizer}"
-    cmd = [COMPILER, "-std=c++17", "-O1", "-g", f"-fsanitize={sanitizer}", "-pthread",
-           f"-I{REPO / 'analyzer/engine/include'}", "-o", str(exe),
-           str(REPO / "tests/engine/native/parallel_driver.cpp"), str(REPO / "analyzer/engine/src/engine.cpp")]
-    done = subprocess.run(cmd, capture_output=True, text=True)
-    if done.returncode != 0 and "sanitize" in done.stderr and "unrecognized" in done.stderr:
-        pytest.skip(f"{COMPILER} cannot build with -fsanitize={sanitizer}")
-    assert done.returncode == 0, done.stderr
-    return exe
-
-
-@pytest.mark.skipif(COMPILER is None, reason="no C++ compiler on PATH (the package build needs one too)")
+@pytest.mark.skipif(COMPILER is None, reason=NO_COMPILER)
 @pytest.mark.parametrize("sanitizer", ["thread", "address,undefined"])
 def test_workers_agree_with_no_data_race(tmp_path, sanitizer):
-    exe = build(tmp_path, sanitizer)
-    env = dict(os.environ, TSAN_OPTIONS="halt_on_error=1", UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1")
-    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=600, env=env)
+    exe = build(tmp_path / f"parallel_driver_{sanitizer}",
+                [REPO / "tests/engine/native/parallel_driver.cpp", REPO / "analyzer/engine/src/engine.cpp"],
+                [REPO / "analyzer/engine/include"], sanitizer)
+    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=600, env=SANITIZER_ENV)
     assert run.returncode == 0 and run.stdout.strip() == "same", run.stdout + run.stderr[-4000:]
