@@ -113,7 +113,7 @@ class SourceMapper:
         run_dir = Path(run_dir)
         run = open_run(run_dir)
         manifest = run.manifest
-        # The run's own map (where its build tree is now) applies first; the caller's overrides it.
+        # Where the run says its build tree is now, unless the caller maps the same prefix elsewhere.
         prefix_map = {**run.source_prefix_map, **(prefix_map or {})}
         modules = {}
         for entry in manifest.get("modules") or []:
