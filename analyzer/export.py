@@ -28,6 +28,14 @@ def _node_title(node: dict[str, Any]) -> str:
     return f"0x{node['pc']:x} {node.get('type')} {node.get('space')} {node.get('size')}B{async_tag}"
 
 
+def _source_line(node: dict[str, Any]) -> str:
+    """`file.cu:LINE` of the node's instruction (the file's name only: labels stay short; GraphML keeps the path)."""
+    source = node.get("source") or {}
+    if not source.get("file"):
+        return "no line info"
+    return f"{source['file'].rsplit('/', 1)[-1]}:{source.get('line')}"
+
+
 def _plain_graph(kernel: dict[str, Any]) -> nx.MultiDiGraph:
     """The kernel graph with scalar attributes only (what GraphML can hold)."""
     g = nx.MultiDiGraph()
@@ -59,7 +67,7 @@ def to_graphml(kernel: dict[str, Any]) -> str:
 
 
 def _dot_quote(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
 def to_dot(kernel: dict[str, Any]) -> str:
@@ -70,7 +78,8 @@ def to_dot(kernel: dict[str, Any]) -> str:
     lines.append('  0 [label="untracked memory", shape=ellipse, style=filled, fillcolor="#aec7e8"];')
     for v, d in g.nodes(data=True):
         if v != COLD_NODE:
-            lines.append(f"  {v} [label={_dot_quote(_node_title(d['data']))}];")
+            label = f"{_node_title(d['data'])}\n{_source_line(d['data'])}"
+            lines.append(f"  {v} [label={_dot_quote(label)}];")
     for a, b, d in g.edges(data=True):
         width = 1 + max(0, int(d["weight"]).bit_length() - 10) / 4
         label = f"{d['label']} {d['weight']} B"

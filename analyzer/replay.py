@@ -1,9 +1,9 @@
 """Replay recorded traces (``RUN/traces/*.rltrace``) through the C++ analysis engine.
 
-The engine is the same library the collector runs online (docs/engine.md); this module reads ``run.json`` and
-the trace files (docs/trace-format.md, docs/run-directory.md), validates them, feeds the records in launch order
-and returns the engine's aggregates as a dict (docs/report-format.md, nodes/edges/barriers), with function ids
-resolved to the mangled names that ``run.json`` lists.
+The engine is the same library the collector runs online (docs/engine.md); this module reads ``run.json`` (through
+analyzer.rundir) and the trace files (docs/trace-format.md, docs/run-directory.md), validates them, feeds the
+records in launch order and returns the engine's aggregates as a dict (docs/report-format.md,
+nodes/edges/barriers), with function ids resolved to the mangled names that ``run.json`` lists.
 
 Public API: :data:`RECORD_DTYPE`, :data:`HEADER_DTYPE`, :func:`read_trace`, :func:`analyze_run`,
 :func:`analyze_records`.
@@ -19,7 +19,8 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from analyzer.errors import RunDirectoryError, TraceError
+from analyzer.errors import TraceError
+from analyzer.rundir import open_run
 
 TRACE_MAGIC = b"RLTRACE\0"
 TRACE_VERSION = 1
@@ -105,9 +106,10 @@ def read_trace(path: str | os.PathLike[str]) -> Trace:
     flagged_complete = bool(int(h["flags"]) & FLAG_COMPLETE)
     reason = None
     if flagged_complete and (tail or whole != declared):
+        cut = f" and {tail} bytes of a cut-off one" if tail else ""
         raise TraceError(
-            f"{path}: corrupt or truncated trace: header says {declared} records, the file holds "
-            f"{body / RECORD_BYTES:.2f}"
+            f"{path}: corrupt or truncated trace: the header says {declared} records, the file holds "
+            f"{whole} whole {RECORD_BYTES}-byte records{cut}"
         )
     if not flagged_complete:
         reason = f"trace of launch {int(h['launch_id'])} is incomplete ({whole} whole records"
@@ -118,21 +120,6 @@ def read_trace(path: str | os.PathLike[str]) -> Trace:
         else np.zeros(0, dtype=RECORD_DTYPE)
     )
     return Trace(path, int(h["launch_id"]), int(h["kernel_function_id"]), flagged_complete, records, reason)
-
-
-def _load_run_json(run_dir: Path) -> dict[str, Any]:
-    path = run_dir / "run.json"
-    try:
-        run = json.loads(path.read_text())
-    except FileNotFoundError as exc:
-        raise RunDirectoryError(f"{run_dir}: not a run directory (run.json missing)") from exc
-    except (OSError, ValueError) as exc:
-        raise RunDirectoryError(f"{path}: unreadable run manifest ({exc})") from exc
-    if not isinstance(run, dict) or run.get("format") != "reuselens-run":
-        raise RunDirectoryError(f"{path}: not a ReuseLens run manifest")
-    if run.get("version") != 1:
-        raise RunDirectoryError(f"{path}: run.json version {run.get('version')}, this build reads version 1")
-    return run
 
 
 class _Allocations:
@@ -188,7 +175,7 @@ def analyze_run(
     Launches whose trace is incomplete are listed in the kernel's ``partial_launches`` and in ``partial``.
     """
     run_dir = Path(run_dir)
-    run = _load_run_json(run_dir)
+    run = open_run(run_dir).manifest
     functions = {int(f["id"]): f for f in run.get("functions", [])}
     engine = _engine_module().Engine(workers=workers or (os.cpu_count() or 1), shadow_budget_bytes=shadow_budget_bytes)
     allocations = _Allocations(engine, run.get("allocations", []))

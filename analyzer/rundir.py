@@ -6,6 +6,7 @@ Only this module parses run.json, so a change of the manifest's version is handl
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ RUN_FORMAT = "reuselens-run"
 RUN_VERSION = 1
 MANIFEST = "run.json"
 REPORT = "report.json"
+SOURCE_PREFIX_MAP = "source_prefix_map"
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,15 @@ class RunDirectory:
     def function_modules(self) -> dict[int, str]:
         """function id -> sha256 of the module that holds it."""
         return {int(f["id"]): str(f["module"]) for f in self.manifest.get("functions", [])}
+
+    @property
+    def source_prefix_map(self) -> dict[str, str]:
+        """Build-tree prefix -> where those sources are now, recorded with the run (e.g. by `reuselens demo`)."""
+        mapping = self.manifest.get(SOURCE_PREFIX_MAP) or {}
+        if not isinstance(mapping, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                                    for k, v in mapping.items()):
+            raise RunDirectoryError(f"{self.path / MANIFEST}: {SOURCE_PREFIX_MAP} must map path prefixes to paths")
+        return dict(mapping)
 
     def module_path(self, sha256: str) -> Path:
         for module in self.manifest.get("modules", []):
@@ -72,3 +83,16 @@ def open_run(path: str | Path) -> RunDirectory:
             f"{manifest_path}: run format version {version} is not supported by this ReuseLens (reads {RUN_VERSION})"
         )
     return RunDirectory(directory.resolve(), manifest)
+
+
+def set_source_prefix_map(path: str | Path, mapping: dict[str, str]) -> None:
+    """Record in the run's manifest where its build tree's sources are now (replaced atomically)."""
+    run = open_run(path)
+    manifest = dict(run.manifest, **{SOURCE_PREFIX_MAP: {**run.source_prefix_map, **mapping}})
+    target = run.path / MANIFEST
+    tmp = target.with_name(f"{MANIFEST}.tmp.{os.getpid()}")
+    try:
+        tmp.write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+        os.replace(tmp, target)
+    except OSError as error:
+        raise RunDirectoryError(f"{target}: cannot rewrite the run manifest ({error.strerror or error})") from None

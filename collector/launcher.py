@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+from analyzer.errors import RunDirectoryError
+from analyzer.rundir import MANIFEST, RUN_FORMAT, RUN_VERSION, open_run
 from collector.errors import (
     AppNotFoundError,
     InvalidFilterError,
@@ -34,11 +36,9 @@ from collector.errors import (
 
 TOOL_LIBRARY = "libreuselens_collector.so"
 PATCH_FATBIN = "reuselens_patch.fatbin"
-RUN_FORMAT = "reuselens-run"
-RUN_VERSION = 1
 TOOL_VERSION = "0.1.0"
 # Files a previous run leaves; a run directory holding only these may be reused.
-_RUN_ENTRIES = {"run.json", "modules", "traces", "collector.log", "report.json", "analysis.json",
+_RUN_ENTRIES = {MANIFEST, "modules", "traces", "collector.log", "report.json", "analysis.json",
                 ".collector.pid", "app.stdout", "app.stderr"}
 MIN_BUFFER_BYTES = 16 * 288  # the smallest buffer the tool library accepts (16 records)
 # profile(module_loading=...) / REUSELENS_MODULE_LOADING -> the app's CUDA_MODULE_LOADING
@@ -148,11 +148,11 @@ def write_json_atomic(path: Path, data: Any) -> None:
 
 
 def read_manifest(run_dir: Path) -> dict[str, Any] | None:
+    """The manifest the tool library last wrote, or None while it has written none that reads back."""
     try:
-        data = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return open_run(run_dir).manifest
+    except RunDirectoryError:
         return None
-    return data if isinstance(data, dict) and data.get("format") == RUN_FORMAT else None
 
 
 def initial_manifest(command: Sequence[str], cwd: Path, start_time: str, kernel_filter: dict) -> dict[str, Any]:
@@ -215,7 +215,7 @@ def _prepare_run_dir(run_dir: Path) -> None:
         if not run_dir.is_dir():
             raise RunDirectoryNotEmptyError(f"{run_dir}: exists and is not a directory")
         entries = {p.name for p in run_dir.iterdir()}
-        stray = {e for e in entries if e not in _RUN_ENTRIES and not e.startswith("run.json.tmp")}
+        stray = {e for e in entries if e not in _RUN_ENTRIES and not e.startswith(f"{MANIFEST}.tmp")}
         if stray:
             raise RunDirectoryNotEmptyError(
                 f"{run_dir}: not empty and not a previous run (holds {sorted(stray)[0]}); choose another run "
@@ -343,7 +343,7 @@ def profile(argv: Sequence[str], *, run_dir: str | os.PathLike, cwd: str | os.Pa
     filter_info = {"regex": kernel_filter or None, "names_file": str(names_file) if names_file else None,
                    "launch_range": [first, end]}
     base = initial_manifest(argv, cwd_path, start_time, filter_info)
-    write_json_atomic(run_path / "run.json", base)
+    write_json_atomic(run_path / MANIFEST, base)
 
     header = {"command": list(argv), "cwd": str(cwd_path), "start_time": start_time}
     preload = full_env.get("LD_PRELOAD", "")
@@ -380,7 +380,7 @@ def profile(argv: Sequence[str], *, run_dir: str | os.PathLike, cwd: str | os.Pa
                                 start_new_session=True)
     except OSError as error:
         base.update(status="partial", partial_reason=f"app could not be started ({error.strerror})")
-        write_json_atomic(run_path / "run.json", base)
+        write_json_atomic(run_path / MANIFEST, base)
         raise ProfileFailedError(f"{argv[0]}: cannot start ({error.strerror})") from None
 
     stop_reason: str | None = None
@@ -426,7 +426,7 @@ def profile(argv: Sequence[str], *, run_dir: str | os.PathLike, cwd: str | os.Pa
 def _finish(run_path: Path, base: dict[str, Any], returncode: int | None, stop_reason: str | None,
             wall: float) -> RunSummary:
     data = finalize_manifest(read_manifest(run_path), base, returncode, stop_reason, wall)
-    write_json_atomic(run_path / "run.json", data)
+    write_json_atomic(run_path / MANIFEST, data)
     collector = data.get("collector") or {}
     return RunSummary(
         run_dir=run_path, status=data["status"], partial_reason=data["partial_reason"], exit_code=returncode,

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from analyzer.cli.common import add_analysis_options, analyze
+from analyzer.cli.common import add_analysis_options, analyze, positive_int
 from analyzer.cli.progress import stage_progress
 from analyzer.cli.summary import print_summary
 from analyzer.rundir import open_run
@@ -17,7 +17,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                                    description="Replay a run's traces (or take its online analysis), map PCs "
                                                "to source lines, find patterns, and write RUN_DIR/report.json.")
     parser.add_argument("run_dir", metavar="RUN_DIR")
-    parser.add_argument("--top", type=int, default=10, metavar="N", help="findings to print (default 10)")
+    parser.add_argument("--top", type=positive_int, default=10, metavar="N", help="findings to print (default 10)")
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
     add_analysis_options(parser)
     parser.set_defaults(func=run)

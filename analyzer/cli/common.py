@@ -79,6 +79,30 @@ def read_report(path: Path) -> dict[str, Any]:
     return load(path)
 
 
+def positive_int(text: str) -> int:
+    """argparse type for counts such as --top: a whole number of at least 1 (0 would print nothing)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not a positive number (at least 1)")
+    return value
+
+
+def write_output(path_text: str, text: str) -> None:
+    """Write a command's output file; a missing folder or a denied write is the user's to fix, one line."""
+    path = Path(path_text).expanduser()
+    try:
+        path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    except IsADirectoryError:
+        raise ReuseLensError(f"{path}: is a directory; -o takes a file name") from None
+    except FileNotFoundError:
+        raise ReuseLensError(f"{path}: cannot write, folder {path.parent} does not exist") from None
+    except OSError as error:
+        raise ReuseLensError(f"{path}: cannot write ({error.strerror or error})") from None
+
+
 def dump(data: Any) -> str:
     return json.dumps(data, indent=2, sort_keys=False)
 

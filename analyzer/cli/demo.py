@@ -10,9 +10,10 @@ import tempfile
 from importlib import resources
 from pathlib import Path
 
-from analyzer.cli.common import add_analysis_options, analyze
+from analyzer.cli.common import add_analysis_options, analyze, positive_int
 from analyzer.cli.summary import print_summary
 from analyzer.errors import ReuseLensError
+from analyzer.rundir import set_source_prefix_map
 
 
 def demo_root() -> Path:
@@ -24,7 +25,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                                    description="Copy the bundled demo run (a softmax and a second kernel, "
                                                "recorded on an NVIDIA H200) and analyse it.")
     parser.add_argument("--output", metavar="DIR", help="where to put the analysed copy (default: a temp dir)")
-    parser.add_argument("--top", type=int, default=10, metavar="N", help="findings to print (default 10)")
+    parser.add_argument("--top", type=positive_int, default=10, metavar="N", help="findings to print (default 10)")
     add_analysis_options(parser)
     parser.set_defaults(func=run)
 
@@ -35,15 +36,21 @@ def run(args: argparse.Namespace) -> int:
     sources = root / "src"
     if not (recorded / "run.json").is_file():
         raise ReuseLensError(f"the bundled demo run is missing from {root}; reinstall reuselens")
-    target = Path(args.output) if args.output else Path(tempfile.mkdtemp(prefix="reuselens-demo-")) / "run"
+    target = Path(args.output).expanduser() if args.output else \
+        Path(tempfile.mkdtemp(prefix="reuselens-demo-")) / "run"
+    if target.exists() and not target.is_dir():
+        raise ReuseLensError(f"{target}: exists and is a file; --output takes a folder (new or empty)")
     if target.exists() and any(target.iterdir()):
         raise ReuseLensError(f"{target}: exists and is not empty; choose another --output")
-    shutil.copytree(recorded, target, dirs_exist_ok=True)
-    # The demo was built on the GPU machine; its line table names that build tree. Point it at the copy
-    # of the sources shipped with the package.
+    try:
+        shutil.copytree(recorded, target, dirs_exist_ok=True)
+    except OSError as error:
+        raise ReuseLensError(f"{target}: cannot copy the demo run there ({error.strerror or error})") from None
+    # The demo was built on the GPU machine; its line table names that build tree. The copy's manifest maps it
+    # to the sources shipped with the package, so a later `reuselens analyze` of the copy finds them too.
     build = json.loads((root / "build.json").read_text(encoding="utf-8")) if (root / "build.json").is_file() else {}
     if build.get("source_dir"):
-        args.prefix_map = [*getattr(args, "prefix_map", []), f"{build['source_dir']}={sources}"]
+        set_source_prefix_map(target, {build["source_dir"]: str(sources)})
     report = analyze(target, args)
     print(f"ReuseLens demo: {len(report.get('kernels', []))} kernel configuration(s) from a run recorded on "
           f"{report.get('run', {}).get('gpu', {}).get('name', 'a GPU')}; sources in {sources}")

@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from pathlib import Path
 from typing import Any
 
-from analyzer.cli.common import add_analysis_options, load_report_input
+from analyzer.cli.common import add_analysis_options, load_report_input, write_output
 from analyzer.errors import ReuseLensError
 from analyzer.reportview import kernel_title
 
@@ -62,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
 
         text = export.to_dot(kernel) if args.format == "dot" else export.to_graphml(kernel)
     if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+        write_output(args.output, text)
     else:
         sys.stdout.write(text)
     return 0

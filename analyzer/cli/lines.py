@@ -38,7 +38,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     mapper, labels = _open(Path(args.file).expanduser(), args.arch, prefix_map_from_args(args))
     pattern = _compile(args.kernel)
+    if not mapper.module_ids:
+        raise ReuseLensError(f"{args.file}: the run lists no modules (the app loaded no device code before it "
+                             "stopped); nothing to map")
     modules = [_module_rows(mapper, module, labels[module], pattern, args) for module in mapper.module_ids]
+    if pattern is not None and not any(module["functions"] for module in modules):
+        raise ReuseLensError(f"--kernel {args.kernel!r} matches no function in {args.file} "
+                             f"({_function_count(mapper)} functions; leave out --kernel to list them)")
     if args.format == "json":
         doc = {"format": "reuselens-lines", "version": LINES_FORMAT_VERSION, "input": str(args.file),
                "modules": modules, "notes": mapper.notes}
@@ -49,10 +55,12 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _function_count(mapper: SourceMapper) -> int:
+    return sum(len(mapper.table(module).kernels()) for module in mapper.module_ids)
+
+
 def _open(path: Path, arch: str | None, prefix_map: dict[str, str]) -> tuple[SourceMapper, dict[str, str]]:
     if path.is_dir():
-        if not (path / "run.json").is_file():
-            raise ReuseLensError(f"{path}: a directory without run.json is not a run directory")
         mapper = SourceMapper.from_run(path, prefix_map=prefix_map)
         return mapper, {m: "" for m in mapper.module_ids}
     if not path.exists():

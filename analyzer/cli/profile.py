@@ -7,9 +7,9 @@ import sys
 import time
 from pathlib import Path
 
-from analyzer.cli.common import add_analysis_options, analyze
+from analyzer.cli.common import add_analysis_options, analyze, positive_int
 from analyzer.cli.progress import stage_progress
-from analyzer.cli.summary import print_summary
+from analyzer.cli.summary import app_failure, print_summary
 from analyzer.errors import SettingsError
 
 
@@ -31,7 +31,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="the app's CUDA_MODULE_LOADING; eager also patches every module as it loads "
                              "(a fallback for apps that block at their first launch, docs/collector.md)")
     parser.add_argument("--no-analyze", action="store_true", help="only record the run")
-    parser.add_argument("--top", type=int, default=10, metavar="N", help="findings to print (default 10)")
+    parser.add_argument("--top", type=positive_int, default=10, metavar="N", help="findings to print (default 10)")
     add_analysis_options(parser)
     parser.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD [ARGS...]")
     parser.set_defaults(func=run)
@@ -67,13 +67,23 @@ def run(args: argparse.Namespace) -> int:
             launch_range=launch_range, timeout=args.timeout, write_traces=args.traces,
             buffer_bytes=args.buffer_bytes, on_progress=progress, module_loading=args.module_loading)
     print(f"run written to {run_dir}", file=sys.stderr)
-    if getattr(summary, "status", "complete") != "complete":
-        print(f"warning: partial run: {getattr(summary, 'partial_reason', None) or 'reason unknown'}",
+    if summary.status != "complete":
+        print(f"warning: partial run: {summary.partial_reason or 'reason unknown'}",
               file=sys.stderr)
     if args.no_analyze:
+        failure = app_failure(summary.exit_code)
+        if failure:
+            print(f"warning: {failure}", file=sys.stderr)
+    else:
+        with stage_progress() as progress:
+            report = analyze(run_dir, args, progress=progress)
+        print_summary(report, sys.stdout, top=args.top)
+    return app_exit_status(summary.exit_code)
+
+
+def app_exit_status(exit_code: int | None) -> int:
+    """What `reuselens profile` exits with: the application's own status, passed through as `time` and
+    `compute-sanitizer` do, and 128 + N for an application ended by signal N, as a shell reports it."""
+    if exit_code is None:
         return 0
-    with stage_progress() as progress:
-        report = analyze(run_dir, args, progress=progress)
-    print_summary(report, sys.stdout, top=args.top)
-    exit_code = getattr(summary, "exit_code", 0)
-    return 0 if exit_code in (0, None) else 3
+    return 128 - exit_code if exit_code < 0 else exit_code

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from analyzer.cli.common import add_analysis_options, load_report_input
+from analyzer.cli.common import add_analysis_options, load_report_input, positive_int, write_output
 from analyzer.findings_export import finding_rows, to_csv, to_json, to_sarif, to_table
 
 
@@ -15,7 +15,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                                    description="Print the findings of a run directory or report.json.")
     parser.add_argument("input", metavar="RUN_DIR|REPORT")
     parser.add_argument("--format", choices=("table", "json", "csv", "sarif"), default="table")
-    parser.add_argument("--top", type=int, metavar="N", help="only the N most wasteful findings")
+    parser.add_argument("--top", type=positive_int, metavar="N", help="only the N most wasteful findings")
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     parser.add_argument("--source-root", metavar="DIR", help="SARIF: make file URIs relative to DIR")
     add_analysis_options(parser)
@@ -26,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
     report = load_report_input(args.input, args)
     rows = finding_rows(report)
     if args.top is not None:
-        rows = rows[: max(0, args.top)]
+        rows = rows[: args.top]
     if args.format == "table":
         text = to_table(rows)
     elif args.format == "json":
@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
                 kernel["findings"] = [f for f in kernel.get("findings", []) if f.get("id") in keep]
         text = to_sarif(report, Path(args.source_root) if args.source_root else None)
     if args.output:
-        Path(args.output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        write_output(args.output, text)
     else:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0

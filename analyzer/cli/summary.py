@@ -13,11 +13,22 @@ def kernel_bytes(kernel: dict[str, Any]) -> int:
     return int(sum(edge.get("bytes", 0) for edge in kernel.get("edges", [])))
 
 
+def app_failure(exit_code: Any) -> str | None:
+    """The sentence for an application that exited with an error status itself (a signal, a timeout or a
+    cancellation already makes the run partial, with its reason)."""
+    if isinstance(exit_code, int) and exit_code > 0:
+        return f"the application failed (exit status {exit_code}); results cover what it ran before it exited"
+    return None
+
+
 def print_summary(report: dict[str, Any], out: TextIO, *, top: int = 10) -> None:
     run = report.get("run", {})
     if run.get("status") == "partial":
         print(f"warning: partial run ({run.get('partial_reason') or 'reason unknown'}); results cover what was "
               "recorded before it stopped", file=out)
+    failure = app_failure(run.get("exit_code"))
+    if failure:
+        print(f"warning: {failure}", file=out)
     for note in report.get("notes", []):
         print(f"note: {note}", file=out)
     kernels = report.get("kernels", [])

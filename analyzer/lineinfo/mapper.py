@@ -7,18 +7,18 @@ once per process (cache keyed by the SHA-256 of its bytes); locations are built 
 from __future__ import annotations
 
 import bisect
+import contextlib
 import hashlib
-import json
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from analyzer.errors import RunDirectoryError
+from analyzer.rundir import open_run
 from analyzer.lineinfo.cubin import MAX_INLINE_DEPTH, CubinLineTable, RowRef
 from analyzer.lineinfo.demangle import demangle
 from analyzer.lineinfo.errors import MappingError, UnknownModuleError
@@ -108,9 +108,13 @@ class SourceMapper:
     @classmethod
     def from_run(cls, run_dir: str | Path, prefix_map: Mapping[str, str] | None = None,
                  build_dir: str | None = None) -> "SourceMapper":
-        """Mapper over `run.json`'s `modules` (docs/run-directory.md); `build_dir` defaults to its `cwd`."""
+        """Mapper over `run.json`'s `modules` (docs/run-directory.md); `build_dir` defaults to its `cwd`, and
+        `prefix_map` adds to (and overrides) the run's `source_prefix_map`."""
         run_dir = Path(run_dir)
-        manifest = _read_manifest(run_dir)
+        run = open_run(run_dir)
+        manifest = run.manifest
+        # Where the run says its build tree is now, unless the caller maps the same prefix elsewhere.
+        prefix_map = {**run.source_prefix_map, **(prefix_map or {})}
         modules = {}
         for entry in manifest.get("modules") or []:
             if isinstance(entry, dict) and isinstance(entry.get("sha256"), str):
@@ -134,7 +138,8 @@ class SourceMapper:
         """The parsed CUBIN (cached); raises MappingError for an unknown module or unreadable CUBIN."""
         mod = self._module(module)
         if mod.table is None:
-            mod.table = _load_table(mod.source)
+            with _naming(mod):
+                mod.table = _load_table(mod.source)
             if not mod.table.has_line_info:
                 self._note(f"module {module[:12]}{NO_LINE_INFO}")
         return mod.table
@@ -144,7 +149,8 @@ class SourceMapper:
         start, which for a kernel is its `.text` section start). None without line info or outside it."""
         entry = self._entries.get((module, function))
         if entry is None:
-            entry = self._entries[(module, function)] = self._entry(module, function)
+            with _naming(self._module(module)):
+                entry = self._entries[(module, function)] = self._entry(module, function)
         if not entry or pc < 0:
             return None
         mod, base, index, cache = entry
@@ -154,8 +160,9 @@ class SourceMapper:
             return None
         loc = cache[i]
         if loc is None:
-            loc = cache[i] = self._build_location(mod, index.ref(i), index.owners[i] or function,
-                                                  index.contexts[i])
+            with _naming(mod):
+                loc = cache[i] = self._build_location(mod, index.ref(i), index.owners[i] or function,
+                                                      index.contexts[i])
         return loc
 
     def _entry(self, module: str, function: str) -> tuple | bool:
@@ -182,11 +189,12 @@ class SourceMapper:
         sym = table.function_symbol(function)
         if sym is None or not table.has_line_info:
             return None
-        index = table.section_index(sym.shndx)
-        i = bisect.bisect_left(index.starts, sym.value) if index is not None else 0
-        if index is None or i >= len(index.starts):
-            return None
-        frame = table.chain(index.ref(i), index.owners[i] or function)[-1]
+        with _naming(self._module(module)):
+            index = table.section_index(sym.shndx)
+            i = bisect.bisect_left(index.starts, sym.value) if index is not None else 0
+            if index is None or i >= len(index.starts):
+                return None
+            frame = table.chain(index.ref(i), index.owners[i] or function)[-1]
         path, exists = self._resolve(frame.path, module)
         return SourceLocation(path, frame.line, frame.column, exists, demangle(frame.function), (), frame.path)
 
@@ -332,19 +340,16 @@ class SourceMapper:
             self._notes.append(message)
 
 
-def _read_manifest(run_dir: Path) -> dict:
-    path = run_dir / "run.json"
+@contextlib.contextmanager
+def _naming(mod: _Module) -> Iterator[None]:
+    """Prefix a parse error with the module's file, so a note about a corrupt module says which one it is."""
+    where = str(mod.source) if isinstance(mod.source, Path) else f"module {mod.sha256[:12]}"
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise RunDirectoryError(f"{run_dir} is not a run directory (no run.json)") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise RunDirectoryError(f"cannot read {path}: {error}") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != "reuselens-run":
-        raise RunDirectoryError(f"{path} is not a ReuseLens run manifest")
-    if manifest.get("version") != 1:
-        raise RunDirectoryError(f"{path} has version {manifest.get('version')}; this build reads version 1")
-    return manifest
+        yield
+    except MappingError as error:
+        if where in str(error):
+            raise
+        raise type(error)(f"{where}: {error}") from None
 
 
 def _read_bytes(source: Path | bytes) -> bytes:

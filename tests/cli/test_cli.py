@@ -99,14 +99,15 @@ def test_diff_reports_removed_pattern_and_traffic(capsys, before_report, after_r
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["report", "/nonexistent/run"], "no such file or directory"),
-    (["analyze", "/nonexistent/run"], "no such directory"),
+    (["report", "{tmp}/missing/run"], "no such file or directory"),
+    (["analyze", "{tmp}/missing/run"], "no such directory"),
     (["profile"], "no command to profile"),
     (["profile", "--launch-range", "5:2", "--", "true"], "--launch-range '5:2'"),
-    (["report", "--prefix-map", "nonsense", "/tmp"], "not a run directory"),
+    (["report", "--prefix-map", "nonsense", "{tmp}"], "not a run directory"),
 ])
-def test_user_mistakes_are_one_line_and_exit_2(capsys, argv, message):
-    code, _, err = run_cli(capsys, *argv)
+def test_user_mistakes_are_one_line_and_exit_2(capsys, tmp_path, argv, message):
+    # {tmp}: a fresh folder of this test, never whatever an earlier run left in /tmp
+    code, _, err = run_cli(capsys, *[arg.format(tmp=tmp_path) for arg in argv])
     assert code == 2
     assert err.startswith("reuselens: error: ") and message in err
     assert "Traceback" not in err and err.count("\n") == 1

@@ -89,7 +89,7 @@ def test_truncated_header(tmp_path):
 def test_complete_file_with_missing_records(tmp_path):
     recs = writer_reader()[1]
     p = write_trace(tmp_path / "x.rltrace", recs, record_count=5)
-    with pytest.raises(TraceError, match="header says 5 records, the file holds 2.00"):
+    with pytest.raises(TraceError, match="header says 5 records, the file holds 2 whole 288-byte records$"):
         read_trace(p)
     p = write_trace(tmp_path / "y.rltrace", recs, tail=b"\0" * 100)
     with pytest.raises(TraceError, match=r"y\.rltrace: corrupt or truncated trace"):
@@ -129,7 +129,7 @@ def test_malformed_record_names_the_file(tmp_path):
 
 
 def test_not_a_run_directory(tmp_path):
-    with pytest.raises(RunDirectoryError, match="run.json missing"):
+    with pytest.raises(RunDirectoryError, match=r"not a run directory \(no run.json"):
         analyze_run(tmp_path)
 
 

@@ -35,13 +35,26 @@ def test_json_lists_every_instruction_of_every_kernel(capsys):
 
 
 def test_table_with_kernel_filter_and_inline_chain(capsys):
-    code, out, _ = run(capsys, CUBIN, "--kernel", "kernB", "--inline")
+    code, out, _ = run(capsys, CUBIN, "--kernel", "kernB", "--inline", "--prefix-map", f"{FIXTURE_SRC}={CU}")
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == "kernB(float*, float const*, int)  [sm_90]"
     assert len(lines) == 1 + 176
-    assert lines[1].startswith("  0x0000  /tmp/reuselens-fixture-src/kernels.cu:")
+    assert lines[1].startswith(f"  0x0000  {CU}/kernels.cu:")
     assert any(" <- combine(float, float) kernels.cu:" in line for line in lines)
+
+
+def test_sources_that_are_not_there_get_one_note_each(capsys, tmp_path):
+    """The build tree the fixtures were compiled in is mapped to a folder that cannot exist, so this holds on
+    every machine, including one where that build tree is still around."""
+    gone = tmp_path / "gone"
+    code, out, _ = run(capsys, CUBIN, "--kernel", "kernB", "--prefix-map", f"{FIXTURE_SRC}={gone}")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[1].startswith(f"  0x0000  {gone}/kernels.cu:")
+    notes = [line for line in lines if line.startswith("note: ")]
+    assert len(lines) == 1 + 176 + len(notes)
+    assert sorted(note.split()[3] for note in notes) == [f"{gone}/helpers.cuh", f"{gone}/kernels.cu"]
 
 
 def test_demangled_names_match_the_filter_too(capsys):
@@ -83,6 +96,20 @@ def test_user_mistakes_are_one_line_and_exit_2(capsys, argv, message):
     code, out, err = run(capsys, *argv)
     assert code == 2
     assert err.startswith("reuselens: error: ") and message in err and err.count("\n") == 1
+
+
+def test_a_kernel_filter_that_matches_nothing_is_an_error(capsys):
+    code, out, err = run(capsys, CUBIN, "--kernel", "no_such_kernel")
+    assert code == 2 and out == ""
+    assert err.startswith("reuselens: error: --kernel 'no_such_kernel' matches no function in ") and \
+        err.count("\n") == 1 and "(8 functions" in err
+
+
+def test_a_run_without_modules_is_an_error(capsys, tmp_path):
+    (tmp_path / "run.json").write_text(json.dumps({"format": "reuselens-run", "version": 1, "modules": []}))
+    code, out, err = run(capsys, str(tmp_path))
+    assert code == 2 and out == ""
+    assert "the run lists no modules" in err and err.count("\n") == 1
 
 
 def test_run_directory_input(capsys, tmp_path):

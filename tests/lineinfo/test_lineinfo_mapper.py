@@ -196,10 +196,10 @@ def test_sass_without_nvdisasm_says_how_to_get_it(run_dir, monkeypatch):
 
 
 @pytest.mark.parametrize("content, message", [
-    (None, "is not a run directory"),
-    ("{not json", "cannot read"),
-    ('{"format": "other"}', "is not a ReuseLens run manifest"),
-    ('{"format": "reuselens-run", "version": 2}', "has version 2; this build reads version 1"),
+    (None, r"not a run directory \(no run.json"),
+    ("{not json", "unreadable run manifest"),
+    ('{"format": "other"}', "run.json: not a ReuseLens run manifest"),
+    ('{"format": "reuselens-run", "version": 2}', "run format version 2 is not supported"),
 ])
 def test_bad_run_directories(tmp_path, content, message):
     if content is not None:

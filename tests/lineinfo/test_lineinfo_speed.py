@@ -6,9 +6,10 @@ import subprocess
 
 from tests.lineinfo.bench_mapping import generate, measure
 
-# Generous regression bound (CI machines are shared and noisy); unloaded we measure about 6 us per
-# instruction, i.e. about 0.6 s for 100k instructions (docs/lineinfo.md).
-MAX_CPU_US_PER_INSTRUCTION = 20
+# Regression bound: 10x what we measure unloaded, about 6 us per instruction, i.e. about 0.6 s for 100k
+# instructions (docs/lineinfo.md). CI machines are shared and noisy, and CPU time grows there too (caches,
+# clock); this still catches a lookup that stops being logarithmic.
+MAX_CPU_US_PER_INSTRUCTION = 60
 
 
 def test_mapping_speed(builder):
