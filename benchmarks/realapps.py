@@ -102,7 +102,11 @@ def reuselens_command(given: str | None) -> list[str]:
     if given:
         return shlex.split(given)
     found = shutil.which("reuselens")
-    return [found] if found else [sys.executable, "-m", "analyzer.cli.main"]
+    if found:
+        return [found]
+    # No installed CLI: the checkout's, whatever the step's working directory.
+    return ["env", f"PYTHONPATH={HERE.parent}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
+            sys.executable, "-m", "analyzer.cli.main"]
 
 
 def run_step(mode: str, argv: list[str], reuselens: list[str], run_dir: Path, timeout: float) -> dict:
