@@ -20,7 +20,14 @@ Orders come from two sources:
     cross-thread read-after-read edge that no barrier separated and whose origin read, through reads, a write
     is such a hand-over from that write to the reader. Its barriers are those between the write and the
     reader by PC. Where program order cannot tell (the reader comes first: a loop carries the data; or the
-    two lie in different functions), every barrier that may lie between is kept (`unsure`).
+    two lie in different functions), every barrier that may lie between is kept (`unsure`);
+  - hand-overs between blocks through a signal. No barrier orders two blocks, but a block that writes data,
+    then __syncthreads(), then lets one thread signal (an atomic on a semaphore, a flag store) publishes its
+    whole block's writes to the block that sees the signal (PyTorch's reduce_kernel: reduce_buffer stores,
+    __threadfence, __syncthreads, atomicAdd on a semaphore; the last block reads the buffer). For every
+    conflicting cross-block edge whose two ends enclose, in program order, a global store or atomic that
+    another block accessed after it (a signal), a barrier must stay between the first access and the signal
+    (release) and between the signal and the second access (acquire).
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from analyzer.patterns.view import KernelView
+from analyzer.patterns.view import KernelView, Node
 
 BarrierKey = tuple[str, int]  # (function, pc)
 
@@ -139,17 +146,51 @@ def _handover_orders(view: KernelView, index: BarrierIndex) -> list[Order]:
 def _handover(view: KernelView, index: BarrierIndex, write: int, reader: int, scope: str) -> Order:
     first, last = view.nodes[write], view.nodes[reader]
     if first.function == last.function and first.pc < last.pc:
-        between = index.strictly_between(scope, first.function, first.pc, last.pc)
-        # Among the barriers in between, only those that ran as often as the most frequent one surely ran
-        # between every such pair; the others sit in a branch some passes skipped.
-        most = max((index.executions(key) for key in between), default=0)
-        return Order(write, reader, scope, frozenset(key for key in between if index.executions(key) == most))
+        return Order(write, reader, scope, _surely_between(index, scope, first, last))
     # A loop carries the data (the reader's PC comes first) or the pair spans functions: any barrier of the
     # function, or of the kernel, may be the one between them.
     unsure = index.ordering(scope, first.function if first.function == last.function else None)
     return Order(write, reader, scope, frozenset(), frozenset(unsure))
 
 
+def _surely_between(index: BarrierIndex, scope: str, first: Node, last: Node) -> frozenset[BarrierKey]:
+    """Barriers able to order `scope` between two accesses of one function; of those, the ones that ran as
+    often as the most frequent one surely ran between every such pair (the others sit in a branch that some
+    passes skipped)."""
+    between = index.strictly_between(scope, first.function, first.pc, last.pc)
+    most = max((index.executions(key) for key in between), default=0)
+    return frozenset(key for key in between if index.executions(key) == most)
+
+
+def _signals(view: KernelView) -> list[Node]:
+    """Global stores and atomics that another block accessed after them: what a block can signal with."""
+    return sorted({view.nodes[edge.dst] for edge in view.edges
+                   if edge.label == "grid" and view.is_memory(edge.dst) and view.nodes[edge.dst].space == "global"
+                   and view.nodes[edge.dst].type in ("write", "atomic")}, key=lambda n: n.key)
+
+
+def _cross_block_orders(view: KernelView, index: BarrierIndex) -> list[Order]:
+    signals = _signals(view)
+    orders, seen = [], set()
+    for edge in view.edges:
+        if edge.label != "grid" or not view.is_memory(edge.dst):
+            continue
+        first, last = view.nodes[edge.dst], view.nodes[edge.src]
+        if (first.type == "read" and last.type == "read") or first.type == last.type == "atomic":
+            continue  # nothing to order
+        if first.function != last.function or not first.pc < last.pc:
+            continue
+        for signal in signals:
+            if signal.function != first.function or not first.pc < signal.pc < last.pc:
+                continue
+            for a, b in ((first, signal), (signal, last)):
+                between = _surely_between(index, "block", a, b)
+                if between and (a.id, b.id) not in seen:
+                    seen.add((a.id, b.id))
+                    orders.append(Order(a.id, b.id, "block", between))
+    return orders
+
+
 def barrier_orders(view: KernelView, index: BarrierIndex) -> list[Order]:
     """Every cross-thread reuse the kernel's barriers must keep ordering, in a deterministic order."""
-    return _span_orders(view, index) + _handover_orders(view, index)
+    return _span_orders(view, index) + _handover_orders(view, index) + _cross_block_orders(view, index)

@@ -136,7 +136,8 @@ def _draft(group: list[dict[str, Any]], others: list[list[dict[str, Any]]], reli
     message = f"{_NAMES[kind]}{_location(first)}{copies} executed {count(executions)} times"
     if relied:
         message += (f" but every cross-thread reuse it orders is also ordered by "
-                    f"{_names([index.by_key[k] for k in relied])}, which stays — it can be removed")
+                    f"{_names([index.by_key[k] for k in relied])}, which {'stays' if len(relied) == 1 else 'stay'}"
+                    f" — it can be removed")
     else:
         message += " but no cross-thread reuse crosses it — it orders nothing and can be removed"
     if others:

@@ -101,3 +101,36 @@ def test_a_removable_barrier_is_placed_on_its_line_in_rows_and_sarif():
     assert [(r["file"], r["line"], r["location"]) for r in rows] == [("/src/app.cu", 35, "/src/app.cu:35")]
     sarif = to_sarif(report)
     assert '"startLine": 35' in sarif
+
+
+def last_block_reduction() -> dict:
+    """PyTorch's reduce_kernel across blocks: every block stores its partial (L10), __threadfence,
+    __syncthreads twice (L11, L12: two helpers' back-to-back barriers), thread 0 bumps a semaphore (L13),
+    __syncthreads (L15) so all threads see whether this block came last (L14 store, L16 load), and the
+    last block reads every partial (L17). The partials cross blocks, so no barrier is credited with them; the
+    barrier before the semaphore is what publishes them."""
+    k = KernelBuilder(grid=(32, 1, 1), block=(512, 1, 1))
+    partial = k.node("global", "write", executions=32, lanes=1, pc=0x100, line=10)
+    k.edge(partial, 0, "cold")
+    k.barrier(0x180, spanned=0, line=11)
+    k.barrier(0x190, spanned=0, line=12)
+    semaphore = k.node("global", "atomic", executions=32, lanes=1, pc=0x200, line=13)
+    k.edge(semaphore, 0, "cold", 1 / 32)
+    k.edge(semaphore, semaphore, "grid", 31 / 32)
+    last_flag = k.node("shared", "write", executions=32, lanes=1, pc=0x240, line=14)
+    k.edge(last_flag, 0, "cold")
+    flag_read = k.node("shared", "read", executions=512, pc=0x2a0, line=16)
+    k.edge(flag_read, last_flag, "block", 1 / (512 * 32))
+    k.edge(flag_read, flag_read, "warp_same_inst", 1 - 1 / (512 * 32))
+    k.barrier(0x280, line=15, spans=[(flag_read, last_flag)])
+    gather = k.node("global", "read", executions=1, pc=0x300, line=17)
+    k.edge(gather, 0, "cold", 1 / 32)
+    k.edge(gather, partial, "grid", 31 / 32)
+    return k.build()
+
+
+def test_the_barrier_that_publishes_a_blocks_writes_before_its_signal_stays():
+    findings = removable(last_block_reduction())
+    # one of the two back-to-back barriers can go, not both: the later one stays before the semaphore
+    assert [f["barrier"]["pc"] for f in findings] == [0x180]
+    assert findings[0]["metrics"]["relies_on_pcs"] == [0x190]
