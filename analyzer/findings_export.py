@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from analyzer import __version__
-from analyzer.reportview import fit, places, ranked_findings, short_kernel_name
+from analyzer.reportview import finding_places, fit, places, ranked_findings, short_kernel_name
 from analyzer.units import format_bytes, format_share
 
 DOCS_URL = "https://github.com/reuselens/reuselens/blob/main/docs/patterns.md"
@@ -21,7 +21,7 @@ COLUMNS = ("rank", "severity", "location", "kernel", "pattern", "waste_bytes", "
 def finding_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
     rows = []
     for rank, (kernel, finding) in enumerate(ranked_findings(report), start=1):
-        where = places(kernel, finding.get("pcs", []))
+        where = finding_places(kernel, finding)
         waste = finding.get("waste", {})
         rows.append({
             "rank": rank,
@@ -106,7 +106,7 @@ def to_sarif(report: dict[str, Any], source_root: Path | None = None) -> str:
             "shortDescription": {"text": pattern.replace("-", " ")},
             "helpUri": f"{DOCS_URL}#{pattern}",
         })
-        where = places(kernel, finding.get("pcs", []))
+        where = finding_places(kernel, finding)
         origins = places(kernel, finding.get("origin_pcs", []))
         result: dict[str, Any] = {
             "ruleId": pattern,

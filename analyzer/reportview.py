@@ -40,6 +40,19 @@ def places(kernel: dict[str, Any], pcs: list[int]) -> list[Place]:
     return seen
 
 
+def finding_places(kernel: dict[str, Any], finding: dict[str, Any]) -> list[Place]:
+    """Where a finding sits: its PCs' places, or for a finding without memory PCs (removable-barrier) the
+    place of the instruction it names in `barrier`."""
+    found = places(kernel, finding.get("pcs", []))
+    barrier = finding.get("barrier")
+    source = barrier.get("source") if isinstance(barrier, dict) else None
+    if source and source.get("file"):
+        place = Place(source["file"], source.get("line"))
+        if place not in found:
+            found.append(place)
+    return found
+
+
 def iter_findings(report: dict[str, Any]) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
     """(kernel, finding) pairs ordered by rank within each kernel, kernels in report order."""
     for kernel in report.get("kernels", []):

@@ -3,14 +3,23 @@
 severity comes from the report (the analyzer grades findings by waste) and falls back to the waste share;
 code is the pattern id, linked to docs/patterns.md#<pattern-id>; relatedInformation points at the
 reuse-origin lines; data carries what the quick fix needs, so no lookup depends on the diagnostic's text.
+
+Streaming-access findings ("first touch, nothing to reuse") are information about every input and output a
+kernel touches once: on real applications they are 10-47% of the findings and nothing can be fixed on them,
+so they stay out of the Problems panel unless `reuselens.diagnostics.showStreaming` is on (lenses, hovers and
+the report keep them). When findings of several kernels share a line (template instantiations, or one kernel
+in several launch configurations) each diagnostic names its kernel.
 """
 
 from __future__ import annotations
 
 import os
+from collections import defaultdict
 from pathlib import Path
 
 from lsprotocol import types
+
+from analyzer.reportview import kernel_title, short_kernel_name
 
 from lsp_server.format import LABEL_NAMES
 from lsp_server.model import FindingRef, RunResults
@@ -74,15 +83,43 @@ def related(results: RunResults, ref: FindingRef, origin_lines: dict) -> list[ty
     return out
 
 
+STREAMING = "streaming-access"
+
+
+def _shown(ref: FindingRef, min_share: float, show_streaming: bool) -> bool:
+    finding = ref.finding
+    if finding.get("pattern") == STREAMING and not show_streaming:
+        return False
+    return not (float((finding.get("waste") or {}).get("share", 1) or 0) < min_share
+                and finding.get("waste", {}).get("bytes"))
+
+
+def kernel_names(refs: list[FindingRef]) -> dict[int, str]:
+    """id(ref) -> the name of its kernel, for refs on a line that findings of several kernels share: the short
+    name, or with the launch configuration when the short names alone do not tell the kernels apart."""
+    by_line: dict[int, dict[str, dict]] = defaultdict(dict)
+    for ref in refs:
+        by_line[ref.line][str(ref.kernel.get("id"))] = ref.kernel
+    names: dict[int, str] = {}
+    for ref in refs:
+        kernels = by_line[ref.line]
+        if len(kernels) < 2:
+            continue
+        short = [short_kernel_name(k) for k in kernels.values()]
+        unique = len(set(short)) == len(short)
+        names[id(ref)] = short_kernel_name(ref.kernel) if unique else kernel_title(ref.kernel, 80)
+    return names
+
+
 def build(results: RunResults, path: str, lines: list[str], line_map: LineMap | None, docs_base: str,
-          locate, min_share: float, root: str | None) -> list[types.Diagnostic]:
+          locate, min_share: float, root: str | None, show_streaming: bool = False) -> list[types.Diagnostic]:
     """Diagnostics for one file. `locate(path, line)` gives the current Range of another file's snapshot
     line (or None when that line changed); `line_map` shifts this file's lines."""
     out = []
-    for ref in results.findings_by_file.get(path, []):
+    shown = [ref for ref in results.findings_by_file.get(path, []) if _shown(ref, min_share, show_streaming)]
+    names = kernel_names(shown)
+    for ref in shown:
         finding = ref.finding
-        if float((finding.get("waste") or {}).get("share", 1) or 0) < min_share and finding.get("waste", {}).get("bytes"):
-            continue
         line = line_map.to_current(ref.line) if line_map else ref.line
         if line is None:
             continue
@@ -92,6 +129,8 @@ def build(results: RunResults, path: str, lines: list[str], line_map: LineMap | 
         origins = [f"{_rel(o.path, root)}:{o.line}" for o in ref.origins if (o.path, o.line) != (ref.path, ref.line)]
         if origins:
             message += f" (reuse origin: {', '.join(dict.fromkeys(origins))})"
+        if id(ref) in names:
+            message += f" [kernel {names[id(ref)]}]"
         pattern = str(finding.get("pattern", ""))
         out.append(types.Diagnostic(
             range=line_range(lines, line), message=message, severity=severity(finding), source=SOURCE,

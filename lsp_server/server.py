@@ -124,7 +124,8 @@ class ReuseLensServer(LanguageServer):
         if results is not None:
             s = self.state.settings
             found = diagnostics.build(results, path, lines, line_map, s.docs_base_url or diagnostics.default_docs_base(),
-                                      self.locate, s.thresholds.get("minShare", 0.0), self.state.root)
+                                      self.locate, s.thresholds.get("minShare", 0.0), self.state.root,
+                                      show_streaming=s.show_streaming)
             for d in found:
                 d.range = self.encode_range(lines, d.range)
             out.extend(found)

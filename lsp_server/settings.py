@@ -34,6 +34,7 @@ DEFAULTS: dict[str, Any] = {
     "allowWorkspaceCommands": False,
     "profiler.command": [],
     "docs.baseUrl": "",
+    "diagnostics.showStreaming": False,
     "server.path": "",
     "server.python": "",
 }
@@ -59,6 +60,7 @@ class Settings:
     allow_workspace_commands: bool = False
     profiler_command: list[str] = field(default_factory=list)
     docs_base_url: str = ""
+    show_streaming: bool = False  # streaming-access findings in the Problems panel (lenses and hovers always)
 
 
 def flatten(raw: Any, prefix: str = "") -> dict[str, Any]:
@@ -158,5 +160,6 @@ def parse(raw: Any, workspace_folder: str) -> tuple[Settings, list[str]]:
         allow_workspace_commands=v["allowWorkspaceCommands"],
         profiler_command=list(v["profiler.command"]),
         docs_base_url=v["docs.baseUrl"],
+        show_streaming=v["diagnostics.showStreaming"],
     )
     return settings, problems

@@ -1,23 +1,25 @@
 """Removable barriers, paper section 6.3: "a barrier spanned by no cross-thread reuse edge orders nothing".
 
-A block (__syncthreads) or warp (__syncwarp) barrier that executed but whose `spanned_cross_thread_edges`
-is 0 separated no pair of accesses by different threads in this profile, so removing it changes no result
-that the profile can see. mbarriers are left out: they also wait for asynchronous copies and TMA
-transfers; so are warp barriers that another intrinsic emitted (see _written_by_user). The finding has no memory PC; it names the barrier in its `barrier` field.
-
-A shadow entry remembers only the last access (section 3.1), so a write handed to many readers through a
-barrier shows one cross-thread edge at most: when the writer's own warp reads first, every later reader's edge
-points at that read (read after read, after the barrier), and the write-to-reader dependence the barrier
-protects is invisible. A barrier is therefore not reported when it may lie between the two ends of such a
-chain — a cross-thread read-after-read edge of the barrier's scope, not separated by a barrier, whose origin
-read (through reads) a write — judged by program counters (see _may_be_needed). This can hide a truly
-removable barrier; it does not advise removing one that hands data over.
+Removability is decided for the kernel's barriers together, not one at a time: two barriers can each look
+unneeded because the other one orders the same reuse, and removing both would create a race. barrier_orders
+lists every cross-thread reuse that a barrier orders in this profile, with the barriers any one of which keeps
+it ordered. A hitting set of those is kept:
+  1. barriers the developer cannot remove (mbarriers, which also wait for asynchronous copies; warp barriers
+     another intrinsic emitted, see _written_by_user) and barriers that are the only one able to order some
+     reuse, or that may lie between a hidden hand-over whose place program order cannot tell;
+  2. then, while some reuse is left unordered, the barrier that orders the most of it (ties: the later one in
+     (function, pc) order, the one nearest the consumers), a greedy hitting set that is deterministic.
+Every other executed block or warp barrier is reported as removable; together they form one set that can go at
+once, and each finding names the rest of the set and the kept barriers it relies on. The finding has no memory
+PC; it names the barrier in its `barrier` field.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import Any
 
+from analyzer.patterns.barrier_orders import BarrierIndex, BarrierKey, Order, barrier_key, barrier_orders
 from analyzer.patterns.finding import TIER_PERFORMANCE, Draft
 from analyzer.patterns.text import count
 from analyzer.patterns.view import KernelView
@@ -26,10 +28,12 @@ PATTERNS = {"removable-barrier": "Barrier that orders no cross-thread reuse"}
 
 _NAMES = {"block": "__syncthreads()", "warp": "__syncwarp()"}
 _FIX = (
-    "No access before this barrier is reused by another thread after it (no cross-thread reuse edge spans "
-    "it), so it only makes warps wait. Remove it, or move it to where a shared buffer is actually handed "
-    "from one thread to another. The profile covers one input: check that no other input or code path "
-    "relies on it (e.g. a shared buffer reused in the next loop iteration) before deleting it."
+    "No cross-thread reuse needs this barrier: none crosses it, or every one that does is also ordered by a "
+    "barrier that stays (the message names it). It only makes warps wait. Remove it, together with the other "
+    "barriers the message lists (the set was chosen so that all of them can go at once), or move it to where "
+    "a shared buffer is actually handed from one thread to another. The profile covers one input: check that "
+    "no other input or code path relies on it (e.g. a shared buffer reused in the next loop iteration) before "
+    "deleting it."
 )
 
 
@@ -44,56 +48,10 @@ def _line(barrier: dict[str, Any]) -> tuple:
     """Barrier copies (an unrolled loop's __syncthreads) share function, kind and source line; without line
     info every barrier stands alone."""
     source = barrier.get("source") or {}
-    key = (str(barrier.get("function") or ""), int(barrier.get("pc") or 0))
+    key = barrier_key(barrier)
     if not source.get("file") or not source.get("line"):
         return ("pc", key)
     return (key[0], barrier.get("kind"), source["file"], source["line"])
-
-
-# Edge labels that cross threads within a barrier's scope.
-_CROSS = {"block": ("warp_diff_inst", "block"), "warp": ("warp_diff_inst",)}
-
-
-def _writes_read_by(view: KernelView, node: int) -> list[int]:
-    """Nodes of the writes whose data the access at `node` read, directly or through a chain of reads (each
-    read's own reuse origin)."""
-    writes, seen, todo = [], {node}, [node]
-    while todo:
-        for edge in view.out_edges.get(todo.pop(), []):
-            if edge.kind_count("raw") > 0 and edge.dst != 0:
-                writes.append(edge.dst)
-            if edge.kind_count("rar") > 0 and edge.dst not in seen and edge.dst != 0:
-                seen.add(edge.dst)
-                todo.append(edge.dst)
-    return writes
-
-
-def _possible_handovers(view: KernelView, kind: str) -> list[tuple[str, int, int]]:
-    """(function, write pc, reader pc) of every write that may reach a reader of another thread through a chain
-    of reads that hides it (see the module note)."""
-    out = []
-    writes_of: dict[int, list[int]] = {}  # one walk per origin read, however many edges land on it
-    for edge in view.edges:
-        unsynced = edge.accesses - float(edge.raw.get("synced") or 0)
-        if edge.label in _CROSS[kind] and edge.kind_count("rar") > 0 and unsynced > 0:
-            reader = view.nodes[edge.src].key
-            if edge.dst not in writes_of:
-                writes_of[edge.dst] = _writes_read_by(view, edge.dst)
-            for write in writes_of[edge.dst]:
-                key = view.nodes[write].key
-                out.append((key[0] if key[0] == reader[0] else "", key[1], reader[1]))
-    return out
-
-
-def _may_be_needed(barrier: dict[str, Any], handovers: list[tuple[str, int, int]]) -> bool:
-    """Whether the barrier may sit between a hidden write and its reader: between their PCs in straight-line
-    code, or anywhere in the function when the reader comes first (a loop carries the data), or anywhere when
-    they lie in different functions."""
-    function, pc = str(barrier.get("function") or ""), int(barrier.get("pc") or 0)
-    for where, write_pc, read_pc in handovers:
-        if where == "" or (where == function and (read_pc <= write_pc or write_pc < pc < read_pc)):
-            return True
-    return False
 
 
 _USER_BARRIERS = ("__syncwarp", "__syncthreads", "__barrier_sync")
@@ -116,32 +74,81 @@ def _written_by_user(barrier: dict[str, Any]) -> bool:
     return not inlined or name.startswith(_USER_BARRIERS)
 
 
+def _kept(index: BarrierIndex, orders: list[Order]) -> set[BarrierKey]:
+    """The barriers that stay: those that are not the developer's to remove, those the profile cannot judge,
+    every barrier an order needs alone or may need where program order cannot tell, then a greedy hitting set
+    over the orders still unmet."""
+    kept = set()
+    for key, barrier in index.by_key.items():
+        spanned = barrier.get("spanned_cross_thread_edges")
+        if barrier.get("kind") not in _NAMES or not _written_by_user(barrier):
+            kept.add(key)
+        elif spanned != 0 and not barrier.get("spans"):  # spanned, but which reuse it orders is not listed
+            kept.add(key)
+    for order in orders:
+        kept.update(order.unsure)
+        if len(order.between) == 1:
+            kept.update(order.between)
+    pending = [order for order in orders if order.between and not order.between & kept]
+    while pending:
+        tally: dict[BarrierKey, int] = defaultdict(int)
+        for order in pending:
+            for key in order.between:
+                tally[key] += 1
+        best = max(tally, key=lambda key: (tally[key], key))
+        kept.add(best)
+        pending = [order for order in pending if best not in order.between]
+    return kept
+
+
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
+    index = BarrierIndex(view.barriers)
+    orders = barrier_orders(view, index)
+    kept = _kept(index, orders)
+    removable = sorted(key for key in index.by_key if key not in kept)
+    relies_on: dict[BarrierKey, set[BarrierKey]] = defaultdict(set)
+    for order in orders:
+        for key in order.between & set(removable):
+            relies_on[key].update(order.between & kept)
     groups: dict[tuple, list[dict[str, Any]]] = {}
-    handovers: dict[str, list[tuple[str, int, int]]] = {}
-    for barrier in sorted(view.barriers, key=lambda b: (str(b.get("function") or ""), int(b.get("pc") or 0))):
-        kind = barrier.get("kind")
-        if kind in _NAMES and int(barrier.get("executions") or 0) > 0 \
-                and barrier.get("spanned_cross_thread_edges") == 0 and _written_by_user(barrier):
-            if kind not in handovers:
-                handovers[kind] = _possible_handovers(view, kind)
-            if not _may_be_needed(barrier, handovers[kind]):
-                groups.setdefault(_line(barrier), []).append(barrier)
-    return [_draft(group) for group in sorted(groups.values(), key=lambda g: (str(g[0].get("function") or ""),
-                                                                             int(g[0].get("pc") or 0)))]
+    for key in removable:
+        barrier = index.by_key[key]
+        groups.setdefault(_line(barrier), []).append(barrier)
+    ordered = sorted(groups.values(), key=lambda g: barrier_key(g[0]))
+    return [_draft(group, [other for other in ordered if other is not group],
+                   sorted({k for b in group for k in relies_on[barrier_key(b)]}), index)
+            for group in ordered]
 
 
-def _draft(group: list[dict[str, Any]]) -> Draft:
+def _names(barriers: list[dict[str, Any]], limit: int = 3) -> str:
+    listed = [f"{_NAMES.get(str(b.get('kind')), 'barrier')}{_location(b)}" for b in barriers]
+    more = f" and {len(listed) - limit} more" if len(listed) > limit else ""
+    return ", ".join(dict.fromkeys(listed[:limit])) + more
+
+
+def _draft(group: list[dict[str, Any]], others: list[list[dict[str, Any]]], relied: list[BarrierKey],
+           index: BarrierIndex) -> Draft:
     first = group[0]
     kind = first["kind"]
-    keys = [(str(b.get("function") or ""), int(b.get("pc") or 0)) for b in group]
+    keys = [barrier_key(b) for b in group]
     executions = sum(int(b.get("executions") or 0) for b in group)
     copies = f" ({len(group)} copies)" if len(group) > 1 else ""
-    message = (f"{_NAMES[kind]}{_location(first)}{copies} executed {count(executions)} times but no "
-               f"cross-thread reuse crosses it — it orders nothing and can be removed")
+    message = f"{_NAMES[kind]}{_location(first)}{copies} executed {count(executions)} times"
+    if relied:
+        message += (f" but every cross-thread reuse it orders is also ordered by "
+                    f"{_names([index.by_key[k] for k in relied])}, which {'stays' if len(relied) == 1 else 'stay'}"
+                    f" — it can be removed")
+    else:
+        message += " but no cross-thread reuse crosses it — it orders nothing and can be removed"
+    if others:
+        message += (f", together with {_names([g[0] for g in others])} "
+                    f"(all {len(others) + 1} can go at once)")
+    together = sorted(barrier_key(b) for g in [group, *others] for b in g)
     return Draft("removable-barrier", [], kind, "barrier-removal", _FIX, message,
                  instructions=executions, tier=TIER_PERFORMANCE, severity="information",
                  exempt_from_min_share=True, extra_keys=keys,
                  extra={"barrier": {"function": keys[0][0], "pc": keys[0][1], "kind": kind,
                                     "source": first.get("source")}},
-                 metrics={"executions": executions, "barrier_pcs": [pc for _f, pc in keys]})
+                 metrics={"executions": executions, "barrier_pcs": [pc for _f, pc in keys],
+                          "relies_on_pcs": [pc for _f, pc in relied],
+                          "removable_together_pcs": [pc for _f, pc in together]})

@@ -4,6 +4,10 @@ A subgraph G' qualifies when (1) every node of G' exhibits the Broadcasting patt
 footprint fits the constant cache:  Σ_{v∈V(G')} W_out(v, ColdMiss) ≤ C_const  (`constantCapacityBytes`).
 G' is taken as a closed subgraph of global-memory PCs, so no PC of the kernel writes the region. Such a
 region is a candidate for __constant__ promotion, most beneficial when RI(G') is high.
+
+The capacity bounds what one launch reads: a report entry merges every launch of the kernel with the same
+configuration, and each launch's first touches are cold again, so the summed cold bytes are divided by the
+number of launches (a 2 KB table read by 200 launches is 400 KB of cold traffic, and still fits).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ _FIX = (
 
 
 def _draft(view: KernelView, members: list[Node], footprint: float) -> Draft:
+    """`footprint`: the region's unique bytes in one launch."""
     traffic = sum(node.w_total() for node in members)
     instructions = sum(node.executions for node in members)
     predicted: dict[str, int] = {}
@@ -34,31 +39,35 @@ def _draft(view: KernelView, members: list[Node], footprint: float) -> Draft:
     earlier = sum(e.raw["prior_kernel"].get("bytes", 0) for e in view.subgraph_edges(members)
                   if e.label == COLD and e.raw.get("prior_kernel"))
     ri = reuse_intensity(view, members)
-    message = (f"read-only region of {format_bytes(footprint)} read warp-uniformly "
+    launches = view.launch_count()
+    per = f" per launch, {launches} launches" if launches > 1 else ""
+    message = (f"read-only region of {format_bytes(footprint)}{per} read warp-uniformly "
                f"{count(instructions)} times ({format_bytes(traffic)}, reuse intensity "
                f"{ri or 0:.0f}){places(members)} — move it to __constant__ memory")
     return Draft("constant-region", members, "grid", "constant-promotion", _FIX, message,
                  waste_bytes=traffic, instructions=instructions, predicted=predicted,
-                 metrics={"footprint_bytes": footprint, "reuse_intensity": ri, "prior_kernel_bytes": earlier})
+                 metrics={"footprint_bytes": footprint, "launches": launches, "reuse_intensity": ri,
+                          "prior_kernel_bytes": earlier})
 
 
-def _footprint(members: list[Node]) -> float:
-    return sum(node.w_out.get(COLD, 0.0) for node in members)
+def _footprint(view: KernelView, members: list[Node]) -> float:
+    """Unique bytes of one launch: the cold bytes of all merged launches, per launch."""
+    return sum(node.w_out.get(COLD, 0.0) for node in members) / view.launch_count()
 
 
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     capacity = settings["constantCapacityBytes"]
     candidates = [members for members in view.closed_subgraphs()
                   if all(node.space == "global" and is_broadcasting(node) for node in members)
-                  and 0 < _footprint(members) <= capacity]
+                  and 0 < _footprint(view, members) <= capacity]
     drafts = []
     # Unrolled copies of one table access read disjoint entries, so one table can be several closed subgraphs
     # on the same source lines: one region when their footprints together still fit the constant bank.
     for union in merge_sets_sharing_lines(candidates):
         ids = {node.id for node in union}
         parts = [c for c in candidates if c[0].id in ids]
-        if _footprint(union) <= capacity:
-            drafts.append(_draft(view, union, _footprint(union)))
+        if _footprint(view, union) <= capacity:
+            drafts.append(_draft(view, union, _footprint(view, union)))
         else:
-            drafts.extend(_draft(view, part, _footprint(part)) for part in parts)
+            drafts.extend(_draft(view, part, _footprint(view, part)) for part in parts)
     return drafts

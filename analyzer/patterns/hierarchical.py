@@ -8,13 +8,21 @@ Block}: reuse stays within a block and on-chip storage can serve it; the fix fol
 section 3.3 assigns to the scope (registers for intra-thread, warp shuffles for intra-warp, shared memory
 for intra-block). Shared- and local-memory subgraphs are left out: their reuse is already on chip, and
 thread-private shared memory is Abuse SMEM.
+
+r(l) decides dominance exactly as the paper defines it, over all edges. The finding itself names only the PCs
+whose reuse the scope's mechanism can serve (`served`): a store reads nothing, so a store after a load of the
+same element by the same thread (write after read, `x[i] = f(x[i])`) or stores of other threads to the same
+element (`*flag = true` by every lane) are no reuse to keep in a register, a shuffle or shared memory. A store
+that overwrites its own earlier value in a loop (write after write by the same thread, same PC) is: accumulate
+in a register and store once; the same between two store PCs is the redundant-waw rule's.
 """
 
 from __future__ import annotations
 
 from analyzer.patterns.finding import Draft, add_counts, predicted_removal
 from analyzer.patterns.text import format_bytes, format_share, places
-from analyzer.patterns.view import KernelView, Node, merge_sets_sharing_lines, reuse_intensity, reuse_ratios
+from analyzer.patterns.view import (Edge, KernelView, Node, merge_sets_sharing_lines, reuse_intensity,
+                                   reuse_ratios)
 
 PATTERNS = {
     "hierarchical-reuse-block": "Block-level reuse served from global memory (on-chip promotion)",
@@ -50,6 +58,12 @@ _FIXES = {
 }
 
 
+_STORE_FIX = (
+    "The same thread stores to this element again and again (a store in a loop overwriting its own earlier "
+    "value), and nobody reads the intermediate values. Accumulate the value in a register and store it once "
+    "after the loop (mark the pointers __restrict__ so the compiler may do it itself)."
+)
+
 # Reuse among atomics is an update stream, not data to cache: the fix is privatization, whatever the scope.
 _ATOMIC_FIX = ("shared-promotion",
                "This data object is updated atomically by many warps or blocks, so the updates queue at L2. "
@@ -66,27 +80,47 @@ def _dominant(view: KernelView, members: list[Node], delta: float) -> tuple[str 
     return max(above, key=lambda label: (ratios[label], -SCOPES.index(label))), ratios
 
 
+def _served_share(view: KernelView, node: Node, edge: Edge) -> float:
+    """The share of an edge's accesses that the scope's mechanism could serve (see the module note)."""
+    if node.type != "write":
+        return 1.0  # a load re-reading data, or an atomic update stream
+    if edge.label != "thread" or edge.dst != edge.src:
+        return 0.0
+    kinds = {kind: edge.kind_count(kind) for kind in ("raw", "war", "waw", "rar")}
+    counted = sum(kinds.values())
+    return kinds["waw"] / counted if counted else 1.0  # a store PC's self-edge without kind counts is WAW
+
+
+def served(view: KernelView, node: Node, scope: str) -> float:
+    """Bytes of `node`'s reuse at `scope` that registers, shuffles, shared memory or L2 could serve."""
+    return sum(edge.bytes * _served_share(view, node, edge)
+               for edge in view.out_edges.get(node.id, ()) if edge.label == scope)
+
+
 def _draft(view: KernelView, members: list[Node], scope: str, ratios: dict[str, float],
            exclude: frozenset[int] = frozenset()) -> Draft | None:
-    carriers = [node for node in members if node.w_out.get(scope, 0.0) > 0 and node.id not in exclude]
+    reuse = {node.id: served(view, node, scope) for node in members if node.id not in exclude}
+    carriers = [node for node in members if reuse.get(node.id, 0.0) > 0]
     if not carriers:
         return None
     ids = {node.id for node in carriers}
     origins = sorted({view.nodes[e.dst] for e in view.subgraph_edges(carriers)
                       if e.label == scope and e.src in ids and view.is_memory(e.dst)} - set(carriers),
                      key=lambda n: n.key)
-    reused = sum(node.w_out.get(scope, 0.0) for node in carriers)
+    reused = sum(reuse[node.id] for node in carriers)
     predicted: dict[str, int] = {}
     instructions = 0.0
     if scope != "grid":  # on-chip promotion removes the reuse share of each PC's global requests
         for node in carriers:
-            fraction = node.w_out[scope] / node.w_total()
+            fraction = reuse[node.id] / node.w_total()
             instructions += node.executions * fraction
             add_counts(predicted, predicted_removal(node, fraction))
     pattern = "hierarchical-reuse-grid" if scope == "grid" else "hierarchical-reuse-block"
     atomic = any(n.type == "atomic" for n in carriers) and scope != "thread"
     kind, explanation = _ATOMIC_FIX if atomic else _FIXES[scope]
     advice = "privatize it per block in shared memory" if atomic else _ADVICE[scope]
+    if all(n.type == "write" for n in carriers):  # only stores overwriting their own values (thread scope)
+        explanation, advice = _STORE_FIX, "accumulate it in a register and store it once"
     footprint = sum(node.w_out.get("cold", 0.0) for node in members)
     message = (f"{format_share(ratios[scope])} of this data object's reuse ({format_bytes(reused)}) comes from "
                f"{_SCOPE_WORDS[scope]}{places(carriers)} (footprint {format_bytes(footprint)}) — {advice}")

@@ -17,6 +17,11 @@ judged. No barrier orders blocks of one grid, so every conflicting grid edge is 
 reported as information, since atomics with fences or flags can order them out of the profile's sight.
 One finding per PC, with all the PCs it conflicts with as origins; its scope is the widest scope a barrier
 could fix (block over warp), or grid when only blocks conflict.
+
+Uniform stores: when the only conflicts are stores against stores and, at both ends, every execution has all
+its lanes store to one address (`*flag = true` by every thread), the stores most likely write one value, and
+concurrent stores of one value to a flag are the standard benign idiom. The profile does not record values,
+so such a finding is kept but said as information: benign if every store writes the same value.
 """
 
 from __future__ import annotations
@@ -46,6 +51,13 @@ _FIXES = {
             "__threadfence() plus a flag or counter. Split the phases into separate kernels, use "
             "cooperative_groups::this_grid().sync() in a cooperative launch, or make the updates atomic.",
 }
+_PLACE_WORDS = {"warp_diff_inst": " in the same warp", "block": " in the same block", "grid": " in other blocks"}
+_UNIFORM_NOTE = (
+    "Every lane of each execution stores to the same single address, and other executions of stores like it "
+    "do too: the pattern of a flag (`*flag = true`) set by many threads. Concurrent stores of one value leave "
+    "that value whatever the order, so this is benign when every store writes the same value; ReuseLens does "
+    "not record values and cannot check it. If the values can differ, the last store wins at random: "
+)
 _SCOPE_WORDS = {"warp_diff_inst": "with no __syncwarp()", "block": "with no __syncthreads()",
                 "grid": "from another block, which no barrier orders"}
 
@@ -98,6 +110,18 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     return drafts
 
 
+def _uniform_store(node: Node) -> bool:
+    """A store whose every execution sends all its (several) lanes to one address."""
+    addresses = node.raw.get("addresses") or ()
+    return node.type == "write" and node.lane_mode() > 1 and bool(addresses) \
+        and all(int(value) == 1 for value, _count in addresses)
+
+
+def _uniform_stores_only(view: KernelView, items: list[tuple[Edge, dict[str, float], float]]) -> bool:
+    return all(not kinds.get("raw") and not kinds.get("war") and _uniform_store(view.nodes[edge.src])
+               and _uniform_store(view.nodes[edge.dst]) for edge, kinds, _u in items)
+
+
 def _draft(view: KernelView, group: list[Node], items: list[tuple[Edge, dict[str, float], float]]) -> Draft:
     """One finding per PC: its scope is the widest one a barrier could fix (grid only when nothing else)."""
     scopes = {edge.label for edge, _k, _u in items}
@@ -116,10 +140,17 @@ def _draft(view: KernelView, group: list[Node], items: list[tuple[Edge, dict[str
     message = (f"{_KIND_WORDS[main_kind]} ({main_kind.upper()}) {_SCOPE_WORDS[scope]} in between: "
                f"{count(accesses)} unsynchronized lane accesses ({format_bytes(wasted)}) against "
                f"{where(origins)}")
-    grid = scope == "grid"
-    metrics = {"unsynchronized_accesses": accesses,
+    uniform = _uniform_stores_only(view, items)
+    explanation = _FIXES[scope]
+    if uniform:
+        message = (f"every lane stores to one address that other threads also store to{_PLACE_WORDS[scope]} "
+                   f"({count(accesses)} unsynchronized lane stores against {where(origins)}): benign if all "
+                   f"store the same value, as a flag does — the profile does not record values")
+        explanation = _UNIFORM_NOTE + explanation
+    quiet = scope == "grid" or uniform
+    metrics = {"unsynchronized_accesses": accesses, "uniform_stores": uniform,
                **{f"unsynchronized_{label}": value for label, value in sorted(per_scope.items())},
                **{f"{k}_accesses": v for k, v in sorted(by_kind.items())}}
-    return Draft("race-candidate", group, scope, "none", _FIXES[scope], message, waste_bytes=wasted,
-                 origins=origins, tier=TIER_INFORMATION if grid else TIER_CORRECTNESS,
-                 severity="information" if grid else "warning", exempt_from_min_share=True, metrics=metrics)
+    return Draft("race-candidate", group, scope, "none", explanation, message, waste_bytes=wasted,
+                 origins=origins, tier=TIER_INFORMATION if quiet else TIER_CORRECTNESS,
+                 severity="information" if quiet else "warning", exempt_from_min_share=True, metrics=metrics)

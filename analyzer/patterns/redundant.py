@@ -7,6 +7,14 @@ For an edge e = (u -> v), u the current PC and v its reuse origin, with Φ(e) = 
 The paper defines Redundant Access "on two different nodes", so self-loops are left out here (a loop-invariant
 re-read shows up as thread-dominant hierarchical reuse instead). One finding per redundant PC: a read PC with
 both RAR and RAW edges gets one finding (they share one fix) under the pattern that carries more bytes.
+
+Aliasing: at -O3 the compiler keeps a loaded value in a register unless a store in between may write the same
+address through another pointer (or keeps a store it could drop unless a load in between may read it). So
+when, in straight-line code of one function, a global store lies between a global load and its reload (a
+global load between a store and its overwrite), and no barrier lies there too (a barrier forces the reload by
+itself), the finding names that access and the fix: `__restrict__` on the pointer parameters. The engine
+records only each reuse's two ends, not what executed between them; program order (PCs of the same function)
+stands in for it.
 """
 
 from __future__ import annotations
@@ -41,11 +49,46 @@ _WAW_FIX = (
 )
 
 
+_ALIAS_READ_FIX = (
+    "The compiler reloads this value because a store between the two loads goes through another pointer that "
+    "it cannot prove points elsewhere. Declare the pointer parameters __restrict__ (const __restrict__ for "
+    "read-only inputs) when they never overlap; the compiler then keeps the first load in a register. "
+)
+_ALIAS_WAW_FIX = (
+    "The compiler keeps this store because a load between it and the overwrite goes through another pointer "
+    "that it cannot prove points elsewhere. Declare the pointer parameters __restrict__ (const __restrict__ for "
+    "read-only inputs) when they never overlap; the compiler then drops the dead store. "
+)
+_ALIAS_TYPES = {"read": ("write", "atomic"), "write": ("read", "atomic")}
+
+
+def alias_suspects(view: KernelView, first: Node, last: Node, between_type: str) -> list[Node]:
+    """Global accesses of `between_type`'s opposite kind (stores between two loads, loads between two stores)
+    that lie between `first` and `last` in straight-line code of one function, with no barrier there too."""
+    if first.space != "global" or last.space != "global" or first.function != last.function \
+            or not first.pc < last.pc:
+        return []
+    for barrier in view.barriers:
+        if str(barrier.get("function") or "") == first.function and int(barrier.get("executions") or 0) > 0 \
+                and first.pc < int(barrier.get("pc") or 0) < last.pc:
+            return []
+    kinds = _ALIAS_TYPES[between_type]
+    return [node for node in view.memory_nodes()
+            if node.function == first.function and node.space == "global" and node.type in kinds
+            and node.executions > 0 and first.pc < node.pc < last.pc]
+
+
+def _alias_text(suspects: list[Node], what: str) -> str:
+    return (f" — the {what}{places(suspects)} in between may alias it for the compiler: mark the pointer "
+            f"parameters __restrict__ (const __restrict__ for read-only inputs)")
+
+
 def _thread_edges(view: KernelView) -> list[Edge]:
     return [e for e in view.edges if e.label == "thread" and e.src != e.dst and view.is_memory(e.dst)]
 
 
-def _read_draft(view: KernelView, node: Node, by_kind: dict[str, float], origins: list[Node]) -> Draft:
+def _read_draft(view: KernelView, node: Node, by_kind: dict[str, float], origins: list[Node],
+                suspects: list[Node]) -> Draft:
     rar, raw = by_kind.get("rar", 0.0), by_kind.get("raw", 0.0)
     wasted = rar + raw
     fraction = min(1.0, wasted / node.w_total()) if node.w_total() else 0.0
@@ -55,26 +98,41 @@ def _read_draft(view: KernelView, node: Node, by_kind: dict[str, float], origins
         parts.append(f"{format_bytes(rar)} already read by the same thread (RAR)")
     if raw:
         parts.append(f"{format_bytes(raw)} the same thread wrote itself (RAW)")
-    message = (f"re-reads {' and '.join(parts)}{places(origins)} — keep it in a register "
-               f"({format_share(fraction)} of this PC's traffic)")
-    explanation = _READ_FIX + (_LOCAL_NOTE if node.space == "local" else "")
+    advice = _alias_text(suspects, "store") if suspects else " — keep it in a register"
+    message = f"re-reads {' and '.join(parts)}{places(origins)}{advice} ({format_share(fraction)} of this PC's traffic)"
+    explanation = (_ALIAS_READ_FIX if suspects else "") + _READ_FIX + (_LOCAL_NOTE if node.space == "local" else "")
     return Draft(pattern, [node], "thread", "register-promotion", explanation, message,
                  waste_bytes=wasted, instructions=node.executions * fraction,
                  wavefronts=node.wavefronts_total() * fraction if node.space == "shared" else 0.0,
                  origins=origins, predicted=predicted_removal(node, fraction),
-                 metrics={"rar_bytes": rar, "raw_bytes": raw, "redundant_fraction": fraction})
+                 metrics={"rar_bytes": rar, "raw_bytes": raw, "redundant_fraction": fraction,
+                          "alias_pcs": [n.pc for n in suspects]})
 
 
-def _waw_draft(view: KernelView, node: Node, dead: float, overwriters: list[Node]) -> Draft:
+def _waw_draft(view: KernelView, node: Node, dead: float, overwriters: list[Node], suspects: list[Node]) -> Draft:
     fraction = min(1.0, dead / node.w_total()) if node.w_total() else 0.0
     what = "a dead store" if fraction >= 0.999 else f"{format_share(fraction)} of its bytes are dead"
+    advice = _alias_text(suspects, "load") if suspects else " — keep the value in a register and store once"
     message = (f"stores {format_bytes(dead)} that the same thread overwrites{places(overwriters)} before any "
-               f"read (WAW, {what}) — keep the value in a register and store once")
-    return Draft("redundant-waw", [node], "thread", "register-promotion", _WAW_FIX, message,
+               f"read (WAW, {what}){advice}")
+    explanation = (_ALIAS_WAW_FIX if suspects else "") + _WAW_FIX
+    return Draft("redundant-waw", [node], "thread", "register-promotion", explanation, message,
                  waste_bytes=dead, instructions=node.executions * fraction,
                  wavefronts=node.wavefronts_total() * fraction if node.space == "shared" else 0.0,
                  origins=overwriters, predicted=predicted_removal(node, fraction),
-                 metrics={"waw_bytes": dead, "dead_fraction": fraction})
+                 metrics={"waw_bytes": dead, "dead_fraction": fraction, "alias_pcs": [n.pc for n in suspects]})
+
+
+def _suspects(view: KernelView, pairs: list[tuple[Node, Node]], between_type: str) -> list[Node]:
+    """Alias suspects over (earlier, later) access pairs; none unless every pair has one (a pair without a
+    suspect is redundant for another reason, which __restrict__ would not fix)."""
+    found: dict[int, Node] = {}
+    for first, last in pairs:
+        suspects = alias_suspects(view, first, last, between_type)
+        if not suspects:
+            return []
+        found.update((node.id, node) for node in suspects)
+    return sorted(found.values(), key=lambda n: n.key)
 
 
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
@@ -97,12 +155,14 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
             for kind, value in reads[member.id].items():
                 by_kind[kind] += value
         origins = sorted({view.nodes[i] for m in group for i in read_origins[m.id]}, key=lambda n: n.key)
-        draft = _read_draft(view, merged_node(group), by_kind, origins)
+        suspects = _suspects(view, [(view.nodes[i], m) for m in group for i in read_origins[m.id]], "read")
+        draft = _read_draft(view, merged_node(group), by_kind, origins, suspects)
         draft.nodes = group
         drafts.append(draft)
     for group in group_by_line(view.nodes[i] for i in dead):
         later = sorted({view.nodes[i] for m in group for i in overwriters[m.id]}, key=lambda n: n.key)
-        draft = _waw_draft(view, merged_node(group), sum(dead[m.id] for m in group), later)
+        suspects = _suspects(view, [(m, view.nodes[i]) for m in group for i in overwriters[m.id]], "write")
+        draft = _waw_draft(view, merged_node(group), sum(dead[m.id] for m in group), later, suspects)
         draft.nodes = group
         drafts.append(draft)
     return drafts

@@ -209,6 +209,11 @@ class KernelView:
         return f"{self.raw.get('mangled') or self.raw.get('name') or '?'}|{grid}|{block}|" \
                f"{self.raw.get('dynamic_shared_bytes') or 0}"
 
+    def launch_count(self) -> int:
+        """Launches merged into this entry (same kernel and configuration). Cold edges count first touches per
+        launch (docs/engine.md), so a footprint summed over the entry is this many times one launch's."""
+        return max(len(self.raw.get("launches") or ()), 1)
+
     def block_count(self) -> int:
         count = 1
         for value in self.raw.get("grid") or [1]:

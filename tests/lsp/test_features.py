@@ -15,8 +15,9 @@ pytestmark = [pytest.mark.asyncio, pytest.mark.filterwarnings("error::pytest_lsp
 
 EXPECTED = {  # (file, 1-based line, pattern): what build_fixture_reports.py placed where
     "stencil.cu": [(15, "bank-conflict"), (24, "poor-coalescing"), (24, "redundant-rar"), (26, "removable-barrier")],
-    "lut.cu": [(11, "streaming-access"), (14, "constant-region"), (25, "abuse-smem")],
+    "lut.cu": [(14, "constant-region"), (25, "abuse-smem")],
 }
+STREAMING = ("lut.cu", 11)  # a streaming-access finding: published only with diagnostics.showStreaming
 
 
 def diag_set(client, uri):
@@ -37,7 +38,13 @@ async def test_diagnostics_on_exact_lines_including_unopened_files(client, works
     assert [(r.location.range.start.line + 1, r.location.uri) for r in bank.related_information] == \
         [(11, (workspace / "stencil.cu").as_uri())]
     assert bank.data["findingId"] == "bank-conflict@0x120:4cecd8f91a8d" and bank.data["fixKind"] == "padding"
-    hint = next(d for d in client.diagnostics[(workspace / "lut.cu").as_uri()] if d.code == "streaming-access")
+
+
+@pytest.mark.lsp_settings({"diagnostics": {"showStreaming": True}})
+async def test_streaming_findings_are_published_when_asked_for(client, workspace):
+    uri = (workspace / STREAMING[0]).as_uri()
+    await wait_until(lambda: (STREAMING[1], "streaming-access") in diag_set(client, uri))
+    hint = next(d for d in client.diagnostics[uri] if d.code == "streaming-access")
     assert hint.severity == types.DiagnosticSeverity.Hint
 
 

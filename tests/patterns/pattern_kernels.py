@@ -75,11 +75,20 @@ class KernelBuilder:
         self.kernel["edges"].append(entry)
 
     def barrier(self, pc: int, *, kind: str = "block", executions: int = 512, spanned: int = 10,
-                line: int | None = None) -> None:
-        self.kernel["barriers"].append({
+                line: int | None = None, spans: list[tuple[int, int]] | None = None) -> None:
+        """A barrier; `spans` lists the (current, origin) node pairs whose edges the engine credited to it."""
+        entry: dict[str, Any] = {
             "function": self.kernel["mangled"], "pc": pc, "kind": kind, "executions": executions,
             "spanned_cross_thread_edges": spanned,
-            "source": {"file": "/src/app.cu", "line": line, "column": 0, "inline": []} if line else None})
+            "source": {"file": "/src/app.cu", "line": line, "column": 0, "inline": []} if line else None}
+        if spans is not None:
+            entry["spanned_cross_thread_edges"] = len(spans)
+            entry["spans"] = []
+            for src, dst in spans:
+                edge = next(e for e in self.kernel["edges"] if e["from"] == src and e["to"] == dst)
+                entry["spans"].append({"from": src, "to": dst, "label": edge["label"],
+                                       "accesses": edge["accesses"], "bytes": edge["bytes"]})
+        self.kernel["barriers"].append(entry)
 
     def background(self) -> int:
         """A well-behaved global load: coalesced, 94% first touch, its reuse split between block and grid."""

@@ -21,8 +21,8 @@ import pytest
 
 from analyzer.patterns import PATTERNS
 from tests.lineinfo.nvdisasm_ref import find_tool
-from tests.patterns.pattern_suite_checks import (NVCC_FLAGS, SOURCE, check_control, check_implant, kernel_name,
-                                                 marked_lines)
+from tests.patterns.pattern_suite_checks import (NVCC_FLAGS, SOURCE, check_control, check_implant, find_kernel,
+                                                 kernel_name, marked_lines)
 
 RUN = Path(__file__).resolve().parents[1] / "data" / "runs" / "pattern_suite"
 NVCC = shutil.which("nvcc") or ("/usr/local/bin/nvcc" if Path("/usr/local/bin/nvcc").exists() else None)
@@ -129,3 +129,26 @@ def test_recorded_implant_is_found_on_its_marked_line(pattern):
 @pytest.mark.parametrize("pattern", IDS)
 def test_recorded_control_does_not_trigger_it(pattern):
     check_control(report_or_fail(), pattern)
+
+
+# The redundant-access implants exist because a store (a load, for the dead store) through a pointer that may
+# alias sits between the two accesses (tests/gpu/pattern_suite.cu says which); the finding must name it.
+ALIAS_LINES = {"redundant-rar": "b[i] = 2.0f * x;", "redundant-raw": "aux[i] = x + 1.0f;",
+               "redundant-waw": "float v = in[i];"}
+
+
+def line_in_kernel(kernel: str, text: str) -> int:
+    """1-based line of the first line containing `text` at or after the start of `kernel`'s definition."""
+    lines = SOURCE.read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if f"void {kernel}(" in line)
+    return next(i for i in range(start, len(lines)) if text in lines[i]) + 1
+
+
+@pytest.mark.parametrize("pattern", sorted(ALIAS_LINES))
+def test_recorded_alias_forced_redundancy_names_the_access_in_between_and_restrict(pattern):
+    name = kernel_name("implant", pattern)
+    kernel = find_kernel(report_or_fail(), name)
+    finding = next(f for f in kernel["findings"] if f["pattern"] == pattern)
+    line = line_in_kernel(name, ALIAS_LINES[pattern])
+    assert f"{SOURCE.name}:{line} in between may alias it" in finding["message"]
+    assert "__restrict__" in finding["message"]

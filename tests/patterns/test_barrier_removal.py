@@ -1,0 +1,136 @@
+"""Removable barriers (paper section 6.3) are decided together and placed on their source line."""
+
+from __future__ import annotations
+
+from analyzer.findings_export import finding_rows, to_sarif
+from analyzer.patterns import find_findings
+from pattern_kernels import KernelBuilder
+
+
+def removable(kernel):
+    """The removable-barrier findings in barrier order (equal ranks are ordered by id, a hash)."""
+    return sorted((f for f in find_findings(kernel) if f["pattern"] == "removable-barrier"),
+                  key=lambda f: f["barrier"]["pc"])
+
+
+def backprop_like(second_barrier_runs: int = 512) -> dict:
+    """rodinia backprop's layer-forward prologue:
+
+        if (tx == 0) s[ty] = in[...];          // L33, lanes 0 and 16 of each warp
+        __syncthreads();                       // L35
+        w[ty][tx] = in2[...];                  // L37, each thread its own element
+        __syncthreads();                       // L39
+        w[ty][tx] = w[ty][tx] * s[ty];         // L41, every thread reads s[ty]
+
+    The writer of s[ty] is in the reader's warp and the reader's lane 0 is the writer itself, so the shadow
+    records the read of s[ty] as the writer's own read-after-write and the other lanes' as a read after that
+    read in the same instruction: no edge spans either barrier. One of the two must stay."""
+    k = KernelBuilder(block=(16, 16, 1))
+    s_store = k.node("shared", "write", executions=512, lanes=2, pc=0x100, line=33)
+    k.edge(s_store, 0, "cold")
+    k.barrier(0x180, spanned=0, line=35)
+    w_store = k.node("shared", "write", executions=512, pc=0x200, line=37)
+    k.edge(w_store, 0, "cold")
+    k.barrier(0x280, spanned=0, line=39, executions=second_barrier_runs)
+    w_load = k.node("shared", "read", executions=512, pc=0x300, line=41)
+    k.edge(w_load, w_store, "thread")
+    s_load = k.node("shared", "read", executions=512, addresses=2, pc=0x310, line=41)
+    k.edge(s_load, s_store, "thread", 2 / 32)
+    k.edge(s_load, s_load, "warp_same_inst", 30 / 32)
+    return k.build()
+
+
+def test_two_barriers_that_each_hand_over_the_same_write_are_not_both_removable():
+    findings = removable(backprop_like())
+    assert [f["barrier"]["pc"] for f in findings] == [0x180]
+    assert findings[0]["metrics"]["relies_on_pcs"] == [0x280]
+    assert "also ordered by __syncthreads() at app.cu:39, which stays — it can be removed" \
+        in findings[0]["message"]
+
+
+def test_a_barrier_that_a_uniform_branch_may_skip_does_not_stand_in_for_one_that_always_runs():
+    # GIVEN the second barrier ran in fewer passes than the first: only the first surely lies between
+    findings = removable(backprop_like(second_barrier_runs=256))
+    assert [f["barrier"]["pc"] for f in findings] == [0x280]
+
+
+def test_removable_barriers_are_one_set_and_each_finding_names_the_others():
+    kernel = backprop_like()
+    kernel["barriers"].append({**kernel["barriers"][0], "pc": 0x80,
+                               "source": {**kernel["barriers"][0]["source"], "line": 30}})
+    findings = removable(kernel)
+    assert [f["barrier"]["pc"] for f in findings] == [0x80, 0x180]
+    assert all(f["metrics"]["removable_together_pcs"] == [0x80, 0x180] for f in findings)
+    assert findings[0]["message"].endswith(
+        "together with __syncthreads() at app.cu:35 (all 2 can go at once)")
+    assert "orders nothing" in findings[0]["message"]
+
+
+def spanned_twice() -> tuple[dict, int, int]:
+    """Two hand-overs from one write: the first reader after barrier A, the second after A and B. The engine
+    credits the second reader's edge to B (the last barrier before it) although A orders it too."""
+    k = KernelBuilder()
+    store = k.node("shared", "write", executions=512, pc=0x100, line=10)
+    k.edge(store, 0, "cold")
+    near = k.node("shared", "read", executions=512, pc=0x200, line=12)
+    k.edge(near, store, "block")
+    far = k.node("shared", "read", executions=512, pc=0x300, line=14)
+    k.edge(far, store, "block")
+    k.barrier(0x180, line=11, spans=[(near, store)])
+    k.barrier(0x280, line=13, spans=[(far, store)])
+    return k.build(), near, far
+
+
+def test_a_spanned_barrier_is_removable_when_a_kept_barrier_orders_the_same_pair():
+    kernel, _near, _far = spanned_twice()
+    findings = removable(kernel)
+    assert [f["barrier"]["pc"] for f in findings] == [0x280]
+    assert findings[0]["metrics"]["relies_on_pcs"] == [0x180]
+
+
+def test_a_pair_carried_around_a_loop_keeps_the_barrier_it_was_credited_to():
+    kernel, _near, far = spanned_twice()
+    kernel["nodes"][far]["pc"] = 0x50  # the reader comes first in the code: the data crossed a back edge
+    assert removable(kernel) == []
+
+
+def test_a_removable_barrier_is_placed_on_its_line_in_rows_and_sarif():
+    report = {"kernels": [{**backprop_like(), "findings": None}]}
+    report["kernels"][0]["findings"] = removable(report["kernels"][0])
+    rows = [r for r in finding_rows(report) if r["pattern"] == "removable-barrier"]
+    assert [(r["file"], r["line"], r["location"]) for r in rows] == [("/src/app.cu", 35, "/src/app.cu:35")]
+    sarif = to_sarif(report)
+    assert '"startLine": 35' in sarif
+
+
+def last_block_reduction() -> dict:
+    """PyTorch's reduce_kernel across blocks: every block stores its partial (L10), __threadfence,
+    __syncthreads twice (L11, L12: two helpers' back-to-back barriers), thread 0 bumps a semaphore (L13),
+    __syncthreads (L15) so all threads see whether this block came last (L14 store, L16 load), and the
+    last block reads every partial (L17). The partials cross blocks, so no barrier is credited with them; the
+    barrier before the semaphore is what publishes them."""
+    k = KernelBuilder(grid=(32, 1, 1), block=(512, 1, 1))
+    partial = k.node("global", "write", executions=32, lanes=1, pc=0x100, line=10)
+    k.edge(partial, 0, "cold")
+    k.barrier(0x180, spanned=0, line=11)
+    k.barrier(0x190, spanned=0, line=12)
+    semaphore = k.node("global", "atomic", executions=32, lanes=1, pc=0x200, line=13)
+    k.edge(semaphore, 0, "cold", 1 / 32)
+    k.edge(semaphore, semaphore, "grid", 31 / 32)
+    last_flag = k.node("shared", "write", executions=32, lanes=1, pc=0x240, line=14)
+    k.edge(last_flag, 0, "cold")
+    flag_read = k.node("shared", "read", executions=512, pc=0x2a0, line=16)
+    k.edge(flag_read, last_flag, "block", 1 / (512 * 32))
+    k.edge(flag_read, flag_read, "warp_same_inst", 1 - 1 / (512 * 32))
+    k.barrier(0x280, line=15, spans=[(flag_read, last_flag)])
+    gather = k.node("global", "read", executions=1, pc=0x300, line=17)
+    k.edge(gather, 0, "cold", 1 / 32)
+    k.edge(gather, partial, "grid", 31 / 32)
+    return k.build()
+
+
+def test_the_barrier_that_publishes_a_blocks_writes_before_its_signal_stays():
+    findings = removable(last_block_reduction())
+    # one of the two back-to-back barriers can go, not both: the later one stays before the semaphore
+    assert [f["barrier"]["pc"] for f in findings] == [0x180]
+    assert findings[0]["metrics"]["relies_on_pcs"] == [0x190]
