@@ -75,12 +75,7 @@ class ReuseLensServer(LanguageServer):
             line_map = self.state.tracker.line_map(path, doc.version, doc.source)
             return doc.uri, split_lines(doc.source), line_map, doc.version
         line_map = self.state.tracker.line_map(path, "disk", None)
-        lines = self.state.tracker.disk_lines(path)
-        if lines is None:
-            try:
-                lines = split_lines(open(path, errors="replace").read())
-            except OSError:
-                lines = []
+        lines = self.state.tracker.disk_lines(path) or []
         return path_to_uri(path), lines, line_map, None
 
     def encoder(self, lines: list[str]):

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from lsprotocol import types
 
 from lsp_server.model import RunResults
 from lsp_server.report_source import load
 from lsp_server.settings import Settings
+from lsp_server.source_files import SourceFiles
 from lsp_server.tracking import Tracker, disk_stamp, split_lines
 
 
@@ -27,6 +27,14 @@ class State:
     client_trusted: bool | None = None          # initializationOptions.workspaceTrusted, None if not sent
     confirmed_commands: set[tuple[str, ...]] = field(default_factory=set)
 
+    def __post_init__(self) -> None:
+        self.tracker.read = lambda path: self.sources.text(path)
+
+    @property
+    def sources(self) -> SourceFiles:
+        """The source files a report may make the server read: under the workspace or a pathPrefixMap target."""
+        return SourceFiles([self.root, *self.settings.path_prefix_map.values()])
+
     @property
     def report_path(self) -> str:
         return os.path.join(self.settings.run_directory, "report.json")
@@ -39,13 +47,13 @@ class State:
             return False
         results = RunResults(report, report_path, digest, self.settings.path_prefix_map)
         snapshots, stamps = {}, {}
+        sources = self.sources
         for path in results.files():
             text = open_texts.get(path)
             if text is None:
                 stamps[path] = disk_stamp(path)
-                try:
-                    text = Path(path).read_text(errors="replace")
-                except OSError:
+                text = sources.text(path)
+                if text is None:
                     continue
             snapshots[path] = split_lines(text)
         self.previous, self.results = self.results, results

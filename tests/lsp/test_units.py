@@ -8,6 +8,8 @@ from pathlib import Path
 
 import sys
 
+import pytest
+
 from lsp_server import edits, profiling, settings
 from lsp_server.compiler_output import parse
 from lsp_server.paths import map_path
@@ -86,10 +88,11 @@ def test_tracker_drops_edited_lines_and_checks_text(tmp_path):
 
 
 def test_closed_file_changed_on_disk_is_realigned(tmp_path):
+    from lsp_server.source_files import SourceFiles
     from lsp_server.tracking import Tracker, disk_stamp
     f = tmp_path / "k.cu"
     f.write_text("a\nb\nc\n")
-    t = Tracker()
+    t = Tracker(SourceFiles([str(tmp_path)]).text)
     t.reset({str(f): ["a", "b", "c"]}, {str(f): disk_stamp(str(f))})
     assert t.line_map(str(f), None, None).to_current(3) == 3
     f.write_text("new\na\nb\nchanged\n")
@@ -166,3 +169,32 @@ def test_names_in_comments_and_strings_are_not_uses():
     assert isinstance(edit, edits.Edit) and (edit.line, edit.text) == (2, "33")
     assert edits.code_only(['a = "x // y"; // z', "/* a", "b */ c;"]) == [
         'a = "      ";     ', "    ", "     c;"]
+
+
+def test_read_capped_reads_only_small_regular_files(tmp_path):
+    import os
+    from lsp_server.source_files import UnreadableFile, read_capped
+    small = tmp_path / "k.cu"
+    small.write_bytes(b"0123456789")
+    assert read_capped(small, 10) == b"0123456789"
+    with pytest.raises(UnreadableFile, match="larger than"):
+        read_capped(small, 9)
+    os.mkfifo(tmp_path / "fifo")  # no writer: a blocking open would never return
+    for special in (tmp_path / "fifo", "/dev/zero"):
+        with pytest.raises(UnreadableFile, match="not a regular file"):
+            read_capped(special, 1 << 20)
+
+
+def test_source_files_stay_under_their_roots(tmp_path):
+    from lsp_server.source_files import SourceFiles
+    ws, mapped, elsewhere = tmp_path / "ws", tmp_path / "src", tmp_path / "elsewhere"
+    for d in (ws, mapped, elsewhere):
+        d.mkdir()
+        (d / "k.cu").write_text("k\n")
+    (ws / "link.cu").symlink_to(elsewhere / "k.cu")
+    sources = SourceFiles([str(ws), str(mapped)])
+    assert sources.text(str(ws / "k.cu")) == "k\n" and sources.text(str(mapped / "k.cu")) == "k\n"
+    assert sources.text(str(elsewhere / "k.cu")) is None
+    assert sources.text(str(ws / ".." / "elsewhere" / "k.cu")) is None
+    assert sources.text(str(ws / "link.cu")) is None
+    assert sources.text("/dev/stdin") is None
