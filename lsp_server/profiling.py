@@ -61,6 +61,27 @@ def profiler_argv(settings: Settings, run_dir: str) -> list[str]:
     return argv
 
 
+def what_runs(settings: Settings) -> tuple:
+    """Everything that decides which code a profile runs: a trust answer is remembered for exactly this. PATH,
+    PYTHONPATH, LD_PRELOAD or the cwd pick other programs for the same argv, so they count as much as the argv."""
+    return (("build", tuple(settings.build_command)), ("run", tuple(settings.profile_command)),
+            ("profiler", tuple(settings.profiler_command)), ("in", settings.profile_cwd),
+            ("with", tuple(sorted(settings.profile_env.items()))))
+
+
+def describe(what: tuple) -> str:
+    """what_runs() for the user: "build: make; run: ./app -n 4; in /ws; with PATH=/x"."""
+    parts = []
+    for label, value in what:
+        if label == "with":
+            text = " ".join(f"{k}={v}" for k, v in value)
+        else:
+            text = " ".join(value) if isinstance(value, tuple) else value
+        if text:
+            parts.append(f"{label}: {text}" if label in ("build", "run", "profiler") else f"{label} {text}")
+    return "; ".join(parts)
+
+
 def _kill_group(proc: asyncio.subprocess.Process, sig: int) -> None:
     try:
         os.killpg(proc.pid, sig)

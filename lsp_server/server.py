@@ -199,6 +199,9 @@ class ReuseLensServer(LanguageServer):
             self.tell(types.MessageType.Warning, "ReuseLens: " + " ".join(problems))
         old, self.state.settings = self.state.settings, new
         self.generation += 1
+        if new.allow_workspace_commands and not self.state.user_allows_commands:
+            self.log_text(types.MessageType.Info, "ReuseLens: reuselens.allowWorkspaceCommands is honoured only from "
+                          "initializationOptions.settings (user level), not from workspace settings; asking instead.")
         self.log_text(types.MessageType.Log, f"ReuseLens: settings applied (run directory {new.run_directory}, "
                       f"profile command {new.profile_command or 'unset'})")
         if (old.run_directory, old.path_prefix_map) != (new.run_directory, new.path_prefix_map):
@@ -231,25 +234,26 @@ class ReuseLensServer(LanguageServer):
         return {path: doc.source for path, doc in self.open_documents().items()}
 
     # ----- profiling ------------------------------------------------------------------------------
-    async def may_run(self, argvs: list[list[str]]) -> bool:
-        """Workspace trust: the client's verdict, else reuselens.allowWorkspaceCommands, else ask the user."""
-        s = self.state
-        if s.client_trusted is True or (s.client_trusted is None and s.settings.allow_workspace_commands):
+    async def may_run(self, s: settings_mod.Settings) -> bool:
+        """Workspace trust: the client's verdict, else the user-level reuselens.allowWorkspaceCommands (read from
+        initializationOptions only, docs/lsp.md), else ask the user. A "Run" answer holds only while everything
+        that decides what runs (commands, cwd, environment) stays as it was shown."""
+        state = self.state
+        if state.client_trusted is True or (state.client_trusted is None and state.user_allows_commands):
             return True
-        key = tuple("\0".join(a) for a in argvs)
-        if key in s.confirmed_commands:
+        what = profiling.what_runs(s)
+        if what in state.confirmed_commands:
             return True
-        shown = "; ".join(" ".join(a) for a in argvs if a)
         try:
             answer = await self.window_show_message_request_async(types.ShowMessageRequestParams(
                 type=types.MessageType.Warning,
-                message=f"ReuseLens: this workspace asks to run: {shown}. Run it?",
+                message=f"ReuseLens: this workspace asks to run: {profiling.describe(what)}. Run it?",
                 actions=[types.MessageActionItem("Run"), types.MessageActionItem("Do not run")]))
         except Exception as error:
             log.info("window/showMessageRequest failed: %r", error)
             answer = None
         if answer is not None and answer.title == "Run":
-            s.confirmed_commands.add(key)
+            state.confirmed_commands.add(what)
             return True
         return False
 
@@ -302,7 +306,7 @@ class ReuseLensServer(LanguageServer):
         if not s.profile_command:
             self.tell(types.MessageType.Error, "ReuseLens: set reuselens.profile.command to the application to profile.")
             return {"status": "failed", "message": "no profile command"}
-        if not await self.may_run([s.build_command, s.profile_command, s.profiler_command]):
+        if not await self.may_run(s):
             self.tell(types.MessageType.Warning, "ReuseLens: not profiling; the workspace's commands were not allowed.")
             return {"status": "refused"}
         token = await self._begin_progress(asyncio.current_task())

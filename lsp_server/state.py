@@ -25,7 +25,8 @@ class State:
     build_diagnostics: dict[str, list[types.Diagnostic]] = field(default_factory=dict)
     published: set[str] = field(default_factory=set)
     client_trusted: bool | None = None          # initializationOptions.workspaceTrusted, None if not sent
-    confirmed_commands: set[tuple[str, ...]] = field(default_factory=set)
+    user_allows_commands: bool = False          # allowWorkspaceCommands from initializationOptions.settings only
+    confirmed_commands: set[tuple] = field(default_factory=set)  # profiling.what_runs() the user answered "Run" to
 
     def __post_init__(self) -> None:
         self.tracker.read = lambda path: self.sources.text(path)

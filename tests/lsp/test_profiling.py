@@ -240,12 +240,43 @@ async def test_restricted_mode_ignores_allow_setting(client, workspace, appstate
 
 
 @pytest.mark.lsp_init({})
-async def test_allow_setting_trusts_clients_without_workspace_trust(client, workspace, appstate):
+async def test_workspace_level_allow_setting_does_not_skip_the_prompt(client, workspace, appstate):
+    # a repository's own settings (answered through workspace/configuration) cannot trust that repository
     await wait_until(lambda: (workspace / "lut.cu").as_uri() in client.diagnostics)
     await set_settings(client, workspace, allowWorkspaceCommands=True,
                        **{"profile": {"command": app_argv(workspace)}, "profiler": {"command": STANDIN_RUN2}})
+    client.answer_title = "Do not run"
+    result = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="reuselens.profile"))
+    assert result == {"status": "refused"} and len(client.shown_requests) == 1
+    assert not (appstate / "pid0").exists()
+
+
+@pytest.mark.lsp_init({"settings": {"allowWorkspaceCommands": True}})
+async def test_user_level_allow_setting_trusts_clients_without_workspace_trust(client, workspace, appstate):
+    await wait_until(lambda: (workspace / "lut.cu").as_uri() in client.diagnostics)
+    await set_settings(client, workspace, **{"profile": {"command": app_argv(workspace)},
+                                             "profiler": {"command": STANDIN_RUN2}})
     result = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="reuselens.profile"))
     assert result["status"] == "ok" and client.shown_requests == []
+
+
+@pytest.mark.lsp_init({})
+async def test_run_answer_does_not_cover_a_changed_environment_or_cwd(client, workspace, appstate):
+    await wait_until(lambda: (workspace / "lut.cu").as_uri() in client.diagnostics)
+    commands = {"profile": {"command": app_argv(workspace)}, "profiler": {"command": STANDIN_RUN2}}
+    await set_settings(client, workspace, **commands)
+    profile = lambda: client.workspace_execute_command_async(types.ExecuteCommandParams(command="reuselens.profile"))
+    assert (await profile())["status"] == "ok" and len(client.shown_requests) == 1
+    # WHEN the workspace then changes what the same argv resolves to, THEN the user is asked again
+    client.answer_title = "Do not run"
+    hijack = str(workspace / "bin") + os.pathsep + os.environ.get("PATH", "")
+    await set_settings(client, workspace, **commands, **{"profile.env": {"PATH": hijack}})
+    assert await profile() == {"status": "refused"} and len(client.shown_requests) == 2
+    assert f"PATH={hijack}" in client.shown_requests[1].message
+    await set_settings(client, workspace, **commands, **{"profile.cwd": str(appstate)})
+    assert await profile() == {"status": "refused"} and len(client.shown_requests) == 3
+    assert f"in {appstate}" in client.shown_requests[2].message
+    assert not (appstate / "pid1").exists()
 
 
 @pytest.mark.lsp_settings({"timeoutSeconds": "soon", "kernelFilter": "(", "profile": {"command": "make run"}})
