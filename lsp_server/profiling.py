@@ -9,6 +9,7 @@ recorded run).
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import signal
 import sys
@@ -99,19 +100,39 @@ async def _stop(proc: asyncio.subprocess.Process, grace: float) -> None:
         await proc.wait()
 
 
+def _unstartable(argv: list[str], cwd: str, env: dict[str, str]) -> str | None:
+    """Why settings that validated still cannot start a process (the OS refuses them), or None."""
+    if not os.path.isdir(cwd):
+        return f"working directory {cwd!r} does not exist"
+    for arg in argv:
+        if "\0" in arg:
+            return f"argument {arg[:60]!r} contains a NUL character"
+    for name, value in env.items():
+        if not name or "=" in name or "\0" in name:
+            return f"environment variable name {name[:60]!r} is not valid (empty, or holds '=' or NUL)"
+        if "\0" in value:
+            return f"environment variable {name} contains a NUL character"
+    return None
+
+
 async def run_command(argv: list[str], cwd: str, env: dict[str, str], timeout: float, what: str) -> tuple[int, str]:
     """(exit code, whole output) of argv with stdout+stderr merged. Raises ProfileError when it cannot start
     or runs past `timeout`; on cancellation the process group is killed before CancelledError propagates."""
+    problem = _unstartable(argv, cwd, env)
+    if problem:
+        raise ProfileError(f"Cannot start the {what} command: {problem}.")
     try:
         proc = await asyncio.create_subprocess_exec(
             *argv, cwd=cwd, env={**os.environ, **env}, stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True)
     except FileNotFoundError:
         raise ProfileError(f"Cannot start the {what} command: {argv[0]!r} was not found.") from None
-    except NotADirectoryError:
-        raise ProfileError(f"Cannot start the {what} command: working directory {cwd!r} does not exist.") from None
     except PermissionError:
         raise ProfileError(f"Cannot start the {what} command: {argv[0]!r} is not executable.") from None
+    except OSError as error:
+        reason = ("its arguments and environment are longer than the system allows" if error.errno == errno.E2BIG
+                  else error.strerror or str(error))
+        raise ProfileError(f"Cannot start the {what} command: {reason}.") from None
     chunks: deque[bytes] = deque(maxlen=4096)
 
     async def pump() -> None:
@@ -162,7 +183,10 @@ async def profile(settings: Settings, run_dir: str) -> str:
     """Run the profiler into run_dir; the path of the report.json it wrote."""
     if not settings.profile_command:
         raise ProfileError("Nothing to profile: set reuselens.profile.command to the application's argv.")
-    Path(run_dir).parent.mkdir(parents=True, exist_ok=True)
+    try:
+        Path(run_dir).mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ProfileError(f"Cannot create the run directory {run_dir}: {error.strerror or error}.") from None
     limit = settings.timeout_seconds + (0 if settings.profiler_command else ANALYSIS_MARGIN_S)
     report = Path(run_dir) / "report.json"
     before = _stamp(report)

@@ -315,6 +315,9 @@ class ReuseLensServer(LanguageServer):
         except asyncio.CancelledError:
             self._end_progress(token, "cancelled")
             raise
+        except Exception as error:  # a bug must still end the progress and leave the server running
+            log.exception("profile job failed")
+            return self._failed(token, RuntimeError(f"profiling stopped by an internal error ({error!r})"))
 
     async def _run_stages(self, s, token: str | None) -> dict[str, Any]:
         try:

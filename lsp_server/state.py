@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from lsprotocol import types
 
+from analyzer.errors import ReportError
 from lsp_server.model import RunResults
 from lsp_server.report_source import load
 from lsp_server.settings import Settings
@@ -46,7 +47,10 @@ class State:
         report, digest = load(report_path)
         if self.results is not None and self.results.digest == digest:
             return False
-        results = RunResults(report, report_path, digest, self.settings.path_prefix_map)
+        try:
+            results = RunResults(report, report_path, digest, self.settings.path_prefix_map)
+        except (TypeError, ValueError, KeyError, AttributeError) as error:  # valid header, malformed kernels
+            raise ReportError(f"{report_path}: malformed report ({type(error).__name__}: {error})") from None
         snapshots, stamps = {}, {}
         sources = self.sources
         for path in results.files():
