@@ -229,9 +229,9 @@ def _prepare_run_dir(run_dir: Path) -> None:
     run_dir.mkdir(parents=True, exist_ok=True)
 
 
-def _kill_group(proc: subprocess.Popen, grace: float = 2.0) -> None:
+def _kill_group(proc: subprocess.Popen, grace: float = 2.0, first: int = signal.SIGTERM) -> None:
     try:
-        os.killpg(proc.pid, signal.SIGTERM)
+        os.killpg(proc.pid, first)
     except ProcessLookupError:
         return
     try:
@@ -246,6 +246,38 @@ def _kill_group(proc: subprocess.Popen, grace: float = 2.0) -> None:
 
 
 # ---------------------------------------------------------------------------------------------- profile
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+
+
+class _StopSignals:
+    """While the app runs, SIGTERM/SIGHUP/SIGINT to the launcher are recorded instead of ending it at once: the
+    app runs in its own session, so a launcher that just died would leave it running past any timeout and
+    run.json at "starting". After the run is finished, redeliver() gives the signal its old effect. Handlers
+    can only be installed from the main thread; elsewhere nothing is caught."""
+
+    def __init__(self) -> None:
+        self.received: int | None = None
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> "_StopSignals":
+        if threading.current_thread() is threading.main_thread():
+            for number in STOP_SIGNALS:
+                self._previous[number] = signal.signal(number, self._record)
+        return self
+
+    def _record(self, number: int, frame: Any) -> None:
+        if self.received is None:
+            self.received = number
+
+    def __exit__(self, *exc: Any) -> None:
+        for number, handler in self._previous.items():
+            signal.signal(number, handler)
+
+    def redeliver(self) -> None:
+        """Raise the recorded signal again with the launcher's old handlers back (SIGINT: KeyboardInterrupt)."""
+        if self.received is not None and self._previous:
+            signal.raise_signal(self.received)
 
 class _ExitWatch:
     """Waits for the app's exit and wakes the moment it happens. Popen.wait(timeout) polls with sleeps that grow
@@ -386,10 +418,16 @@ def profile(argv: Sequence[str], *, run_dir: str | os.PathLike, cwd: str | os.Pa
     stop_reason: str | None = None
     last_progress = 0.0
     exit_watch: _ExitWatch | None = None
+    stop_signals = _StopSignals()
     try:
+        stop_signals.__enter__()
         exit_watch = _ExitWatch(proc)  # inside the try: an interrupt from here on still stops the app
         while True:
             if exit_watch.exited(0.1):
+                break
+            if stop_signals.received is not None:
+                stop_reason = f"stopped by {_signal_name(stop_signals.received)}"
+                _kill_group(proc, first=stop_signals.received)  # the app gets the signal the launcher got
                 break
             elapsed = time.monotonic() - started
             if timeout is not None and elapsed > timeout:
@@ -415,12 +453,15 @@ def profile(argv: Sequence[str], *, run_dir: str | os.PathLike, cwd: str | os.Pa
     finally:
         if exit_watch is not None:
             exit_watch.close()
+        stop_signals.__exit__()
     # Children the app left behind in its group die with the run.
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
-    return _finish(run_path, base, proc.returncode, stop_reason, time.monotonic() - started)
+    summary = _finish(run_path, base, proc.returncode, stop_reason, time.monotonic() - started)
+    stop_signals.redeliver()
+    return summary
 
 
 def _finish(run_path: Path, base: dict[str, Any], returncode: int | None, stop_reason: str | None,
