@@ -13,6 +13,7 @@ import errno
 import os
 import signal
 import sys
+import time
 from collections import deque
 from pathlib import Path
 
@@ -83,11 +84,43 @@ def describe(what: tuple) -> str:
     return "; ".join(parts)
 
 
-def _kill_group(proc: asyncio.subprocess.Process, sig: int) -> None:
+# Process groups of the builds and profilers running now, so that a server told to stop can stop them first.
+RUNNING: set[int] = set()
+STOP_GRACE_S = 5.0  # the default profiler passes a stop on to the app and finishes run.json within ~2 s
+
+
+def stop_all(sig: int, grace: float = STOP_GRACE_S) -> None:
+    """Send `sig` to every running command's process group, wait up to `grace` seconds for each leader to end
+    (the profiler stops the app, which runs in its own session), then SIGKILL what is left. Blocking: it is
+    called from a signal handler just before the server ends."""
+    groups = list(RUNNING)
+    for pgid in groups:
+        _signal_group(pgid, sig)
+    deadline = time.monotonic() + grace
+    while any(_running(pgid) for pgid in groups) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for pgid in groups:
+        _signal_group(pgid, signal.SIGKILL)
+
+
+def _signal_group(pgid: int, sig: int) -> None:
     try:
-        os.killpg(proc.pid, sig)
+        os.killpg(pgid, sig)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def _running(pid: int) -> bool:
+    """The process exists and is not a zombie waiting for the event loop to reap it."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def _kill_group(proc: asyncio.subprocess.Process, sig: int) -> None:
+    _signal_group(proc.pid, sig)
 
 
 async def _stop(proc: asyncio.subprocess.Process, grace: float) -> None:
@@ -133,6 +166,14 @@ async def run_command(argv: list[str], cwd: str, env: dict[str, str], timeout: f
         reason = ("its arguments and environment are longer than the system allows" if error.errno == errno.E2BIG
                   else error.strerror or str(error))
         raise ProfileError(f"Cannot start the {what} command: {reason}.") from None
+    RUNNING.add(proc.pid)
+    try:
+        return await _collect(proc, timeout, what)
+    finally:
+        RUNNING.discard(proc.pid)
+
+
+async def _collect(proc: asyncio.subprocess.Process, timeout: float, what: str) -> tuple[int, str]:
     chunks: deque[bytes] = deque(maxlen=4096)
 
     async def pump() -> None:
