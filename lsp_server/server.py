@@ -20,6 +20,7 @@ from analyzer import __version__
 from analyzer.errors import ReportError
 from lsp_server import diagnostics, profiling, settings as settings_mod
 from lsp_server.paths import path_to_uri
+from lsp_server.protocol import ReuseLensProtocol
 from lsp_server.state import State
 from lsp_server.tracking import split_lines
 from lsp_server.watcher import RunWatcher
@@ -33,7 +34,8 @@ BUILD_SOURCE = "reuselens-build"
 
 class ReuseLensServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("reuselens", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__("reuselens", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+                         protocol_cls=ReuseLensProtocol)
         self.state = State()
         self.watcher: RunWatcher | None = None
         self.job: asyncio.Task | None = None

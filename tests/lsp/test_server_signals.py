@@ -3,7 +3,6 @@ process groups, so they (and the profiled app) would otherwise outlive it."""
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -13,15 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from lsp_helpers import FIXTURES, STANDIN
+from lsp_helpers import FIXTURES, STANDIN, frame
 
 HOLD_APP = ("import os, pathlib, sys, time; d = pathlib.Path(sys.argv[1]); (d / 'pid').write_text(str(os.getpid()));"
             "time.sleep(300)")
-
-
-def frame(message: dict) -> bytes:
-    body = json.dumps(message).encode()
-    return f"Content-Length: {len(body)}\r\n\r\n".encode() + body
 
 
 def alive(pid: int) -> bool:
