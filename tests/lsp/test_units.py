@@ -198,3 +198,26 @@ def test_source_files_stay_under_their_roots(tmp_path):
     assert sources.text(str(ws / ".." / "elsewhere" / "k.cu")) is None
     assert sources.text(str(ws / "link.cu")) is None
     assert sources.text("/dev/stdin") is None
+
+
+def test_hover_shows_report_names_as_literal_text():
+    # a report is workspace data: its names must not add links, end code spans or split table cells
+    from lsp_server.hover import markdown
+    from lsp_server.model import RunResults
+    path = "/ws/a_[x](javascript:evil)|b.cu"
+    source = {"file": path, "line": 3, "inline": [{"function": "f`` [y](javascript:evil)", "file": path, "line": 1}]}
+    report = {"kernels": [{"id": "k0", "name": "k`|[z](javascript:evil)", "nodes": [
+        {"id": 0, "space": None},
+        {"id": 1, "pc": 16, "space": "global", "type": "read", "size": 4, "bytes": 128, "executions": 1,
+         "source": source, "sass": "LDG.E R0\n```\n[w](javascript:evil)"},
+        {"id": 2, "pc": 32, "space": "global", "type": "write", "size": 4, "bytes": 128, "executions": 1,
+         "source": {"file": path, "line": 3}}],
+        "edges": [{"from": 1, "to": 2, "label": "warp", "bytes": 128}],
+        "findings": [{"id": "f1", "pattern": "p|q", "pcs": [1], "message": "see [v](javascript:evil) | here"}]}]}
+    text = markdown(RunResults(report, "/ws/report.json", "d", {}), path, 3)
+    assert "· ``k`|[z](javascript:evil)`` · a\\_\\[x\\](javascript:evil)\\|b.cu:3" in text
+    assert "**p\\|q**: see \\[v\\](javascript:evil) \\| here" in text
+    assert "```f`` [y](javascript:evil)```" in text
+    assert "\n````sass\n" in text and text.count("````") == 2
+    table_rows = [l for l in text.splitlines() if l.startswith("| `0x")]
+    assert len({l.replace("\\|", "").count("|") for l in table_rows[:2]}) == 1
