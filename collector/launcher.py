@@ -9,6 +9,7 @@ exit status and, when the run did not finish normally, the reason it is partial.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import os
@@ -29,6 +30,7 @@ from collector.errors import (
     NoGpuError,
     ProfileFailedError,
     RunDirectoryNotEmptyError,
+    RunDirectoryWriteError,
     ToolLibraryMissingError,
 )
 
@@ -222,11 +224,21 @@ def _prepare_run_dir(run_dir: Path) -> None:
                 f"directory")
         for name in entries:
             path = run_dir / name
-            if path.is_dir():
+            if path.is_dir() and not path.is_symlink():  # a link is removed, never what it points to
                 shutil.rmtree(path)
             else:
                 path.unlink()
     run_dir.mkdir(parents=True, exist_ok=True)
+
+
+@contextlib.contextmanager
+def _writing(run_path: Path):
+    """An OSError while clearing or writing the run directory becomes one sentence, not a traceback."""
+    try:
+        yield
+    except OSError as error:
+        raise RunDirectoryWriteError(f"{run_path}: cannot write the run directory "
+                                     f"({error.strerror or error})") from None
 
 
 def _kill_group(proc: subprocess.Popen, grace: float = 2.0, first: int = signal.SIGTERM) -> None:
@@ -370,12 +382,13 @@ def profile(argv: Sequence[str], *, run_dir: str | os.PathLike, cwd: str | os.Pa
     check_gpu()
 
     run_path = Path(run_dir).expanduser().resolve()
-    _prepare_run_dir(run_path)
     start_time = _utc_now()
     filter_info = {"regex": kernel_filter or None, "names_file": str(names_file) if names_file else None,
                    "launch_range": [first, end]}
     base = initial_manifest(argv, cwd_path, start_time, filter_info)
-    write_json_atomic(run_path / "run.json", base)
+    with _writing(run_path):
+        _prepare_run_dir(run_path)
+        write_json_atomic(run_path / "run.json", base)
 
     header = {"command": list(argv), "cwd": str(cwd_path), "start_time": start_time}
     preload = full_env.get("LD_PRELOAD", "")
@@ -467,7 +480,8 @@ def profile(argv: Sequence[str], *, run_dir: str | os.PathLike, cwd: str | os.Pa
 def _finish(run_path: Path, base: dict[str, Any], returncode: int | None, stop_reason: str | None,
             wall: float) -> RunSummary:
     data = finalize_manifest(read_manifest(run_path), base, returncode, stop_reason, wall)
-    write_json_atomic(run_path / "run.json", data)
+    with _writing(run_path):
+        write_json_atomic(run_path / "run.json", data)
     collector = data.get("collector") or {}
     return RunSummary(
         run_dir=run_path, status=data["status"], partial_reason=data["partial_reason"], exit_code=returncode,

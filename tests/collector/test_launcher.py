@@ -401,3 +401,29 @@ def test_stop_signal_to_the_launcher_stops_the_app_and_finishes_run_json(no_gpu_
     assert (manifest["status"], manifest["partial_reason"]) == ("partial", f"stopped by {sig.name}")
     assert manifest["exit_code"] == -sig
     assert launcher_proc.returncode in (-sig, 130)  # the signal keeps its effect once the run is finished
+
+
+def test_previous_run_with_a_symlinked_modules_directory_is_cleared(no_gpu_needed, fake_app, tmp_path):
+    # the link goes, what it points to stays
+    kept = tmp_path / "elsewhere"
+    kept.mkdir()
+    (kept / "keep.cubin").write_bytes(b"x")
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "run.json").write_text("{}")
+    (run / "modules").symlink_to(kept)
+    summary = launcher.profile([str(fake_app("print('hi')\n"))], run_dir=run)
+    assert summary.exit_code == 0 and not (run / "modules").is_symlink()
+    assert (kept / "keep.cubin").read_bytes() == b"x"
+
+
+def test_run_directory_write_failure_is_one_line(no_gpu_needed, fake_app, tmp_path):
+    # a file-size limit below run.json's size: the write fails with EFBIG (Python ignores SIGXFSZ)
+    app = fake_app("print('hi')\n")
+    limit = "import resource; resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))\n"
+    result = subprocess.run(
+        [sys.executable, "-c", limit + LAUNCHER_WITHOUT_GPU, str(no_gpu_needed), "profile", "--run-dir",
+         str(tmp_path / "run"), "--no-analyze", "--", str(app)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"reuselens: error: {tmp_path / 'run'}: cannot write the run directory (File too large)")
