@@ -203,7 +203,7 @@ class ReuseLensServer(LanguageServer):
         self.generation += 1
         if new.allow_workspace_commands and not self.state.user_allows_commands:
             self.log_text(types.MessageType.Info, "ReuseLens: reuselens.allowWorkspaceCommands is honoured only from "
-                          "initializationOptions.settings (user level), not from workspace settings; asking instead.")
+                          "initializationOptions (user level), not from workspace settings; asking instead.")
         self.log_text(types.MessageType.Log, f"ReuseLens: settings applied (run directory {new.run_directory}, "
                       f"profile command {new.profile_command or 'unset'})")
         if (old.run_directory, old.path_prefix_map) != (new.run_directory, new.path_prefix_map):

@@ -252,8 +252,10 @@ async def test_workspace_level_allow_setting_does_not_skip_the_prompt(client, wo
     assert not (appstate / "pid0").exists()
 
 
-@pytest.mark.lsp_init({"settings": {"allowWorkspaceCommands": True}})
-async def test_user_level_allow_setting_trusts_clients_without_workspace_trust(client, workspace, appstate):
+@pytest.mark.parametrize("where", [
+    pytest.param("init settings", marks=pytest.mark.lsp_init({"settings": {"allowWorkspaceCommands": True}})),
+    pytest.param("init top level", marks=pytest.mark.lsp_init({"allowWorkspaceCommands": True}))])
+async def test_user_level_allow_setting_trusts_clients_without_workspace_trust(client, workspace, appstate, where):
     await wait_until(lambda: (workspace / "lut.cu").as_uri() in client.diagnostics)
     await set_settings(client, workspace, **{"profile": {"command": app_argv(workspace)},
                                              "profiler": {"command": STANDIN_RUN2}})
