@@ -51,10 +51,20 @@ class RunDirectory:
         return dict(mapping)
 
     def module_path(self, sha256: str) -> Path:
-        for module in self.manifest.get("modules", []):
+        for i, module in enumerate(self.manifest.get("modules", [])):
             if module.get("sha256") == sha256:
-                return self.path / module.get("path", f"modules/{sha256}.cubin")
+                return inside_run(self.path, str(module.get("path", f"modules/{sha256}.cubin")), f"modules[{i}].path")
         return self.path / "modules" / f"{sha256}.cubin"
+
+
+def inside_run(run_dir: str | Path, relative: str, field: str) -> Path:
+    """run_dir/relative, refused unless it stays inside run_dir with symlinks resolved: run.json is data, and an
+    absolute, `..` or linked path would make a reader open /dev/zero or any file on the machine."""
+    root = Path(run_dir).resolve()
+    path = (root / relative).resolve()
+    if root not in path.parents:
+        raise RunDirectoryError(f"{Path(run_dir) / MANIFEST}: {field} {relative!r} is outside the run directory")
+    return path
 
 
 def is_run_directory(path: str | Path) -> bool:

@@ -21,6 +21,10 @@ class RunDirectoryNotEmptyError(CollectorError):
     """The run directory exists and holds files that are not a previous run."""
 
 
+class RunDirectoryWriteError(CollectorError):
+    """The run directory cannot be cleared or written (read-only, disk full, file-size limit)."""
+
+
 class InvalidFilterError(CollectorError):
     """The kernel filter (regex, list file or launch range) is malformed."""
 

@@ -9,6 +9,7 @@ exit status and, when the run did not finish normally, the reason it is partial.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import os
@@ -31,6 +32,7 @@ from collector.errors import (
     NoGpuError,
     ProfileFailedError,
     RunDirectoryNotEmptyError,
+    RunDirectoryWriteError,
     ToolLibraryMissingError,
 )
 
@@ -222,16 +224,26 @@ def _prepare_run_dir(run_dir: Path) -> None:
                 f"directory")
         for name in entries:
             path = run_dir / name
-            if path.is_dir():
+            if path.is_dir() and not path.is_symlink():  # a link is removed, never what it points to
                 shutil.rmtree(path)
             else:
                 path.unlink()
     run_dir.mkdir(parents=True, exist_ok=True)
 
 
-def _kill_group(proc: subprocess.Popen, grace: float = 2.0) -> None:
+@contextlib.contextmanager
+def _writing(run_path: Path):
+    """An OSError while clearing or writing the run directory becomes one sentence, not a traceback."""
     try:
-        os.killpg(proc.pid, signal.SIGTERM)
+        yield
+    except OSError as error:
+        raise RunDirectoryWriteError(f"{run_path}: cannot write the run directory "
+                                     f"({error.strerror or error})") from None
+
+
+def _kill_group(proc: subprocess.Popen, grace: float = 2.0, first: int = signal.SIGTERM) -> None:
+    try:
+        os.killpg(proc.pid, first)
     except ProcessLookupError:
         return
     try:
@@ -246,6 +258,38 @@ def _kill_group(proc: subprocess.Popen, grace: float = 2.0) -> None:
 
 
 # ---------------------------------------------------------------------------------------------- profile
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+
+
+class _StopSignals:
+    """While the app runs, SIGTERM/SIGHUP/SIGINT to the launcher are recorded instead of ending it at once: the
+    app runs in its own session, so a launcher that just died would leave it running past any timeout and
+    run.json at "starting". After the run is finished, redeliver() gives the signal its old effect. Handlers
+    can only be installed from the main thread; elsewhere nothing is caught."""
+
+    def __init__(self) -> None:
+        self.received: int | None = None
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> "_StopSignals":
+        if threading.current_thread() is threading.main_thread():
+            for number in STOP_SIGNALS:
+                self._previous[number] = signal.signal(number, self._record)
+        return self
+
+    def _record(self, number: int, frame: Any) -> None:
+        if self.received is None:
+            self.received = number
+
+    def __exit__(self, *exc: Any) -> None:
+        for number, handler in self._previous.items():
+            signal.signal(number, handler)
+
+    def redeliver(self) -> None:
+        """Raise the recorded signal again with the launcher's old handlers back (SIGINT: KeyboardInterrupt)."""
+        if self.received is not None and self._previous:
+            signal.raise_signal(self.received)
 
 class _ExitWatch:
     """Waits for the app's exit and wakes the moment it happens. Popen.wait(timeout) polls with sleeps that grow
@@ -338,12 +382,13 @@ def profile(argv: Sequence[str], *, run_dir: str | os.PathLike, cwd: str | os.Pa
     check_gpu()
 
     run_path = Path(run_dir).expanduser().resolve()
-    _prepare_run_dir(run_path)
     start_time = _utc_now()
     filter_info = {"regex": kernel_filter or None, "names_file": str(names_file) if names_file else None,
                    "launch_range": [first, end]}
     base = initial_manifest(argv, cwd_path, start_time, filter_info)
-    write_json_atomic(run_path / MANIFEST, base)
+    with _writing(run_path):
+        _prepare_run_dir(run_path)
+        write_json_atomic(run_path / MANIFEST, base)
 
     header = {"command": list(argv), "cwd": str(cwd_path), "start_time": start_time}
     preload = full_env.get("LD_PRELOAD", "")
@@ -386,10 +431,16 @@ def profile(argv: Sequence[str], *, run_dir: str | os.PathLike, cwd: str | os.Pa
     stop_reason: str | None = None
     last_progress = 0.0
     exit_watch: _ExitWatch | None = None
+    stop_signals = _StopSignals()
     try:
+        stop_signals.__enter__()
         exit_watch = _ExitWatch(proc)  # inside the try: an interrupt from here on still stops the app
         while True:
             if exit_watch.exited(0.1):
+                break
+            if stop_signals.received is not None:
+                stop_reason = f"stopped by {_signal_name(stop_signals.received)}"
+                _kill_group(proc, first=stop_signals.received)  # the app gets the signal the launcher got
                 break
             elapsed = time.monotonic() - started
             if timeout is not None and elapsed > timeout:
@@ -415,18 +466,22 @@ def profile(argv: Sequence[str], *, run_dir: str | os.PathLike, cwd: str | os.Pa
     finally:
         if exit_watch is not None:
             exit_watch.close()
+        stop_signals.__exit__()
     # Children the app left behind in its group die with the run.
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
-    return _finish(run_path, base, proc.returncode, stop_reason, time.monotonic() - started)
+    summary = _finish(run_path, base, proc.returncode, stop_reason, time.monotonic() - started)
+    stop_signals.redeliver()
+    return summary
 
 
 def _finish(run_path: Path, base: dict[str, Any], returncode: int | None, stop_reason: str | None,
             wall: float) -> RunSummary:
     data = finalize_manifest(read_manifest(run_path), base, returncode, stop_reason, wall)
-    write_json_atomic(run_path / MANIFEST, data)
+    with _writing(run_path):
+        write_json_atomic(run_path / MANIFEST, data)
     collector = data.get("collector") or {}
     return RunSummary(
         run_dir=run_path, status=data["status"], partial_reason=data["partial_reason"], exit_code=returncode,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
 
 
@@ -17,8 +18,23 @@ def start(log_file: str | None, log_level: str) -> int:
     logging.basicConfig(level=getattr(logging, log_level), handlers=[handler],
                         format="%(asctime)s reuselens-lsp %(levelname)s %(message)s")
     from lsp_server.server import SERVER
+    _stop_children_on_signals()
     SERVER.start_io()
     return 0
+
+
+def _stop_children_on_signals() -> None:
+    """Builds and profilers run in their own process groups, so a server ended by SIGTERM/SIGHUP/SIGINT would
+    leave them (and the profiled app) running: stop them first, then end as the signal would have."""
+    from lsp_server import profiling
+
+    def stop(number: int, frame) -> None:
+        profiling.stop_all(number)
+        signal.signal(number, signal.SIG_DFL)
+        signal.raise_signal(number)
+
+    for number in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(number, stop)
 
 
 def main(argv: list[str] | None = None) -> int:

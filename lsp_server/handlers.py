@@ -24,6 +24,10 @@ def initialize(ls: ReuseLensServer, params: types.InitializeParams) -> None:
     ls.state.root = uri_to_path(root_uri) if root_uri else (params.root_path or "")
     ls.init_settings = options.get("settings")
     ls.state.settings, problems = settings_mod.parse(ls.init_settings, ls.state.root)
+    # Only the client's launch options are user-level: workspace/configuration answers may carry a project's
+    # own settings (.vscode/settings.json, .neoconf.json, ...), so a repository could trust itself.
+    ls.state.user_allows_commands = (options.get("allowWorkspaceCommands") is True
+                                     or ls.state.settings.allow_workspace_commands)
     if problems:
         ls.tell(types.MessageType.Warning, "ReuseLens: " + " ".join(problems))
 

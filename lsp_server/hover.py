@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 
+from lsp_server import markdown as md
 from lsp_server.format import SCOPE_GROUPS, format_bytes, mean
 from lsp_server.model import NodeRef, RunResults
 from lsp_server.paths import path_to_uri
@@ -28,7 +29,7 @@ def _origin_links(ref: NodeRef, results: RunResults) -> str:
         origin = results.node(ref.kernel, edge["to"])
         where = results.map_source(origin.get("source")) if origin else None
         if where:
-            link = f"[{os.path.basename(where[0])}:{where[1]}]({path_to_uri(where[0])}#L{where[1]})"
+            link = f"[{md.text(os.path.basename(where[0]))}:{where[1]}]({path_to_uri(where[0])}#L{where[1]})"
             weights[link] += int(edge.get("bytes", 0))
     return ", ".join(sorted(weights, key=lambda k: -weights[k])) or "–"
 
@@ -63,8 +64,8 @@ def _inline_chain(node: dict, results: RunResults) -> str:
     steps = []
     for frame in (node.get("source") or {}).get("inline") or []:
         where = results.map_source(frame)
-        place = f"[{os.path.basename(where[0])}:{where[1]}]({path_to_uri(where[0])}#L{where[1]})" if where else "?"
-        steps.append(f"`{frame.get('function', '?')}` at {place}")
+        place = f"[{md.text(os.path.basename(where[0]))}:{where[1]}]({path_to_uri(where[0])}#L{where[1]})" if where else "?"
+        steps.append(f"{md.code(frame.get('function', '?'))} at {place}")
     return ("inline chain: " + " ← ".join(steps)) if steps else ""
 
 
@@ -79,8 +80,8 @@ def markdown(results: RunResults, path: str, line: int) -> str | None:
         by_kernel[ref.kernel.get("id", "")].append(ref)
     for group in by_kernel.values():
         kernel = group[0].kernel
-        parts.append(f"**ReuseLens** · `{kernel.get('name') or kernel.get('mangled') or kernel.get('id')}` · "
-                     f"{os.path.basename(path)}:{line}\n")
+        parts.append(f"**ReuseLens** · {md.code(kernel.get('name') or kernel.get('mangled') or kernel.get('id'))} · "
+                     f"{md.text(os.path.basename(path))}:{line}\n")
         scopes = " | ".join(g for g, _ in SCOPE_GROUPS)
         parts.append(f"| PC | access | executions | bytes | {scopes} | reuse origins |")
         parts.append("|" + "---|" * (5 + len(SCOPE_GROUPS)))
@@ -91,8 +92,8 @@ def markdown(results: RunResults, path: str, line: int) -> str | None:
         parts.extend(f"\n{chain}" for chain in sorted(chains))
         sass = [f"/*{r.node.get('pc', 0):04x}*/ {r.node['sass']}" for r in group if r.node.get("sass")]
         if sass:
-            parts.append("\n```sass\n" + "\n".join(sass) + "\n```")
+            parts.append("\n" + md.code_block("\n".join(sass), "sass"))
     findings = [f for f in results.findings_by_file.get(path, []) if f.line == line]
     if findings:
-        parts.append("\n" + "\n".join(f"- **{f.finding.get('pattern')}**: {f.finding.get('message')}" for f in findings))
+        parts.append("\n" + "\n".join(f"- **{md.text(f.finding.get('pattern'))}**: {md.text(f.finding.get('message'))}" for f in findings))
     return "\n".join(parts)

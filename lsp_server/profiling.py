@@ -9,9 +9,11 @@ recorded run).
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import signal
 import sys
+import time
 from collections import deque
 from pathlib import Path
 
@@ -61,11 +63,64 @@ def profiler_argv(settings: Settings, run_dir: str) -> list[str]:
     return argv
 
 
-def _kill_group(proc: asyncio.subprocess.Process, sig: int) -> None:
+def what_runs(settings: Settings) -> tuple:
+    """Everything that decides which code a profile runs: a trust answer is remembered for exactly this. PATH,
+    PYTHONPATH, LD_PRELOAD or the cwd pick other programs for the same argv, so they count as much as the argv."""
+    return (("build", tuple(settings.build_command)), ("run", tuple(settings.profile_command)),
+            ("profiler", tuple(settings.profiler_command)), ("in", settings.profile_cwd),
+            ("with", tuple(sorted(settings.profile_env.items()))))
+
+
+def describe(what: tuple) -> str:
+    """what_runs() for the user: "build: make; run: ./app -n 4; in /ws; with PATH=/x"."""
+    parts = []
+    for label, value in what:
+        if label == "with":
+            text = " ".join(f"{k}={v}" for k, v in value)
+        else:
+            text = " ".join(value) if isinstance(value, tuple) else value
+        if text:
+            parts.append(f"{label}: {text}" if label in ("build", "run", "profiler") else f"{label} {text}")
+    return "; ".join(parts)
+
+
+# Process groups of the builds and profilers running now, so that a server told to stop can stop them first.
+RUNNING: set[int] = set()
+STOP_GRACE_S = 5.0  # the default profiler passes a stop on to the app and finishes run.json within ~2 s
+
+
+def stop_all(sig: int, grace: float = STOP_GRACE_S) -> None:
+    """Send `sig` to every running command's process group, wait up to `grace` seconds for each leader to end
+    (the profiler stops the app, which runs in its own session), then SIGKILL what is left. Blocking: it is
+    called from a signal handler just before the server ends."""
+    groups = list(RUNNING)
+    for pgid in groups:
+        _signal_group(pgid, sig)
+    deadline = time.monotonic() + grace
+    while any(_running(pgid) for pgid in groups) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for pgid in groups:
+        _signal_group(pgid, signal.SIGKILL)
+
+
+def _signal_group(pgid: int, sig: int) -> None:
     try:
-        os.killpg(proc.pid, sig)
+        os.killpg(pgid, sig)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def _running(pid: int) -> bool:
+    """The process exists and is not a zombie waiting for the event loop to reap it."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def _kill_group(proc: asyncio.subprocess.Process, sig: int) -> None:
+    _signal_group(proc.pid, sig)
 
 
 async def _stop(proc: asyncio.subprocess.Process, grace: float) -> None:
@@ -78,19 +133,47 @@ async def _stop(proc: asyncio.subprocess.Process, grace: float) -> None:
         await proc.wait()
 
 
+def _unstartable(argv: list[str], cwd: str, env: dict[str, str]) -> str | None:
+    """Why settings that validated still cannot start a process (the OS refuses them), or None."""
+    if not os.path.isdir(cwd):
+        return f"working directory {cwd!r} does not exist"
+    for arg in argv:
+        if "\0" in arg:
+            return f"argument {arg[:60]!r} contains a NUL character"
+    for name, value in env.items():
+        if not name or "=" in name or "\0" in name:
+            return f"environment variable name {name[:60]!r} is not valid (empty, or holds '=' or NUL)"
+        if "\0" in value:
+            return f"environment variable {name} contains a NUL character"
+    return None
+
+
 async def run_command(argv: list[str], cwd: str, env: dict[str, str], timeout: float, what: str) -> tuple[int, str]:
     """(exit code, whole output) of argv with stdout+stderr merged. Raises ProfileError when it cannot start
     or runs past `timeout`; on cancellation the process group is killed before CancelledError propagates."""
+    problem = _unstartable(argv, cwd, env)
+    if problem:
+        raise ProfileError(f"Cannot start the {what} command: {problem}.")
     try:
         proc = await asyncio.create_subprocess_exec(
             *argv, cwd=cwd, env={**os.environ, **env}, stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True)
     except FileNotFoundError:
         raise ProfileError(f"Cannot start the {what} command: {argv[0]!r} was not found.") from None
-    except NotADirectoryError:
-        raise ProfileError(f"Cannot start the {what} command: working directory {cwd!r} does not exist.") from None
     except PermissionError:
         raise ProfileError(f"Cannot start the {what} command: {argv[0]!r} is not executable.") from None
+    except OSError as error:
+        reason = ("its arguments and environment are longer than the system allows" if error.errno == errno.E2BIG
+                  else error.strerror or str(error))
+        raise ProfileError(f"Cannot start the {what} command: {reason}.") from None
+    RUNNING.add(proc.pid)
+    try:
+        return await _collect(proc, timeout, what)
+    finally:
+        RUNNING.discard(proc.pid)
+
+
+async def _collect(proc: asyncio.subprocess.Process, timeout: float, what: str) -> tuple[int, str]:
     chunks: deque[bytes] = deque(maxlen=4096)
 
     async def pump() -> None:
@@ -141,7 +224,10 @@ async def profile(settings: Settings, run_dir: str) -> str:
     """Run the profiler into run_dir; the path of the report.json it wrote."""
     if not settings.profile_command:
         raise ProfileError("Nothing to profile: set reuselens.profile.command to the application's argv.")
-    Path(run_dir).parent.mkdir(parents=True, exist_ok=True)
+    try:
+        Path(run_dir).mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ProfileError(f"Cannot create the run directory {run_dir}: {error.strerror or error}.") from None
     limit = settings.timeout_seconds + (0 if settings.profiler_command else ANALYSIS_MARGIN_S)
     report = Path(run_dir) / "report.json"
     before = _stamp(report)

@@ -10,6 +10,7 @@ from typing import Any
 
 from analyzer.errors import ReportError
 from analyzer.report import FORMAT, VERSION, validate
+from lsp_server.source_files import MAX_REPORT_BYTES, UnreadableFile, read_capped
 
 __all__ = ["FORMAT", "VERSION", "load"]
 
@@ -18,9 +19,11 @@ def load(path: str | Path) -> tuple[dict[str, Any], str]:
     """(report, sha256 of the file's bytes). The digest tells a re-written but identical report from a new one."""
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        raw = read_capped(path, MAX_REPORT_BYTES)  # the workspace may make it a FIFO or a link to /dev/zero
     except FileNotFoundError:
         raise ReportError(f"{path}: no report.json (profile first, or point reuselens.runDirectory at a run)") from None
+    except UnreadableFile as error:
+        raise ReportError(f"{path}: not read: {error}") from None
     except OSError as error:
         raise ReportError(f"{path}: not readable ({error.strerror})") from None
     try:

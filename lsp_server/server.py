@@ -20,6 +20,7 @@ from analyzer import __version__
 from analyzer.errors import ReportError
 from lsp_server import diagnostics, profiling, settings as settings_mod
 from lsp_server.paths import path_to_uri
+from lsp_server.protocol import ReuseLensProtocol
 from lsp_server.state import State
 from lsp_server.tracking import split_lines
 from lsp_server.watcher import RunWatcher
@@ -33,7 +34,8 @@ BUILD_SOURCE = "reuselens-build"
 
 class ReuseLensServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("reuselens", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__("reuselens", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+                         protocol_cls=ReuseLensProtocol)
         self.state = State()
         self.watcher: RunWatcher | None = None
         self.job: asyncio.Task | None = None
@@ -75,12 +77,7 @@ class ReuseLensServer(LanguageServer):
             line_map = self.state.tracker.line_map(path, doc.version, doc.source)
             return doc.uri, split_lines(doc.source), line_map, doc.version
         line_map = self.state.tracker.line_map(path, "disk", None)
-        lines = self.state.tracker.disk_lines(path)
-        if lines is None:
-            try:
-                lines = split_lines(open(path, errors="replace").read())
-            except OSError:
-                lines = []
+        lines = self.state.tracker.disk_lines(path) or []
         return path_to_uri(path), lines, line_map, None
 
     def encoder(self, lines: list[str]):
@@ -205,6 +202,9 @@ class ReuseLensServer(LanguageServer):
             self.tell(types.MessageType.Warning, "ReuseLens: " + " ".join(problems))
         old, self.state.settings = self.state.settings, new
         self.generation += 1
+        if new.allow_workspace_commands and not self.state.user_allows_commands:
+            self.log_text(types.MessageType.Info, "ReuseLens: reuselens.allowWorkspaceCommands is honoured only from "
+                          "initializationOptions (user level), not from workspace settings; asking instead.")
         self.log_text(types.MessageType.Log, f"ReuseLens: settings applied (run directory {new.run_directory}, "
                       f"profile command {new.profile_command or 'unset'})")
         if (old.run_directory, old.path_prefix_map) != (new.run_directory, new.path_prefix_map):
@@ -237,25 +237,26 @@ class ReuseLensServer(LanguageServer):
         return {path: doc.source for path, doc in self.open_documents().items()}
 
     # ----- profiling ------------------------------------------------------------------------------
-    async def may_run(self, argvs: list[list[str]]) -> bool:
-        """Workspace trust: the client's verdict, else reuselens.allowWorkspaceCommands, else ask the user."""
-        s = self.state
-        if s.client_trusted is True or (s.client_trusted is None and s.settings.allow_workspace_commands):
+    async def may_run(self, s: settings_mod.Settings) -> bool:
+        """Workspace trust: the client's verdict, else the user-level reuselens.allowWorkspaceCommands (read from
+        initializationOptions only, docs/lsp.md), else ask the user. A "Run" answer holds only while everything
+        that decides what runs (commands, cwd, environment) stays as it was shown."""
+        state = self.state
+        if state.client_trusted is True or (state.client_trusted is None and state.user_allows_commands):
             return True
-        key = tuple("\0".join(a) for a in argvs)
-        if key in s.confirmed_commands:
+        what = profiling.what_runs(s)
+        if what in state.confirmed_commands:
             return True
-        shown = "; ".join(" ".join(a) for a in argvs if a)
         try:
             answer = await self.window_show_message_request_async(types.ShowMessageRequestParams(
                 type=types.MessageType.Warning,
-                message=f"ReuseLens: this workspace asks to run: {shown}. Run it?",
+                message=f"ReuseLens: this workspace asks to run: {profiling.describe(what)}. Run it?",
                 actions=[types.MessageActionItem("Run"), types.MessageActionItem("Do not run")]))
         except Exception as error:
             log.info("window/showMessageRequest failed: %r", error)
             answer = None
         if answer is not None and answer.title == "Run":
-            s.confirmed_commands.add(key)
+            state.confirmed_commands.add(what)
             return True
         return False
 
@@ -308,7 +309,7 @@ class ReuseLensServer(LanguageServer):
         if not s.profile_command:
             self.tell(types.MessageType.Error, "ReuseLens: set reuselens.profile.command to the application to profile.")
             return {"status": "failed", "message": "no profile command"}
-        if not await self.may_run([s.build_command, s.profile_command, s.profiler_command]):
+        if not await self.may_run(s):
             self.tell(types.MessageType.Warning, "ReuseLens: not profiling; the workspace's commands were not allowed.")
             return {"status": "refused"}
         token = await self._begin_progress(asyncio.current_task())
@@ -317,6 +318,9 @@ class ReuseLensServer(LanguageServer):
         except asyncio.CancelledError:
             self._end_progress(token, "cancelled")
             raise
+        except Exception as error:  # a bug must still end the progress and leave the server running
+            log.exception("profile job failed")
+            return self._failed(token, RuntimeError(f"profiling stopped by an internal error ({error!r})"))
 
     async def _run_stages(self, s, token: str | None) -> dict[str, Any]:
         try:

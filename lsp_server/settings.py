@@ -57,7 +57,7 @@ class Settings:
     timeout_seconds: float = 300.0
     path_prefix_map: dict[str, str] = field(default_factory=dict)
     thresholds: dict[str, float] = field(default_factory=dict)
-    allow_workspace_commands: bool = False
+    allow_workspace_commands: bool = False  # honoured only from initializationOptions (State.user_allows_commands)
     profiler_command: list[str] = field(default_factory=list)
     docs_base_url: str = ""
     show_streaming: bool = False  # streaming-access findings in the Problems panel (lenses and hovers always)

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from lsprotocol import types
 
+from analyzer.errors import ReportError
 from lsp_server.model import RunResults
 from lsp_server.report_source import load
 from lsp_server.settings import Settings
+from lsp_server.source_files import SourceFiles
 from lsp_server.tracking import Tracker, disk_stamp, split_lines
 
 
@@ -25,7 +26,16 @@ class State:
     build_diagnostics: dict[str, list[types.Diagnostic]] = field(default_factory=dict)
     published: set[str] = field(default_factory=set)
     client_trusted: bool | None = None          # initializationOptions.workspaceTrusted, None if not sent
-    confirmed_commands: set[tuple[str, ...]] = field(default_factory=set)
+    user_allows_commands: bool = False          # allowWorkspaceCommands from initializationOptions only
+    confirmed_commands: set[tuple] = field(default_factory=set)  # profiling.what_runs() the user answered "Run" to
+
+    def __post_init__(self) -> None:
+        self.tracker.read = lambda path: self.sources.text(path)
+
+    @property
+    def sources(self) -> SourceFiles:
+        """The source files a report may make the server read: under the workspace or a pathPrefixMap target."""
+        return SourceFiles([self.root, *self.settings.path_prefix_map.values()])
 
     @property
     def report_path(self) -> str:
@@ -37,15 +47,18 @@ class State:
         report, digest = load(report_path)
         if self.results is not None and self.results.digest == digest:
             return False
-        results = RunResults(report, report_path, digest, self.settings.path_prefix_map)
+        try:
+            results = RunResults(report, report_path, digest, self.settings.path_prefix_map)
+        except (TypeError, ValueError, KeyError, AttributeError) as error:  # valid header, malformed kernels
+            raise ReportError(f"{report_path}: malformed report ({type(error).__name__}: {error})") from None
         snapshots, stamps = {}, {}
+        sources = self.sources
         for path in results.files():
             text = open_texts.get(path)
             if text is None:
                 stamps[path] = disk_stamp(path)
-                try:
-                    text = Path(path).read_text(errors="replace")
-                except OSError:
+                text = sources.text(path)
+                if text is None:
                     continue
             snapshots[path] = split_lines(text)
         self.previous, self.results = self.results, results

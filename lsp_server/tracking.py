@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import difflib
 import os
+from typing import Callable
 
 from lsprotocol import types
 
@@ -82,9 +83,11 @@ def shift(positions: dict[int, int], change: types.Range, text: str) -> dict[int
 
 
 class Tracker:
-    """Snapshots per path, incremental positions of open documents, LineMaps cached per version."""
+    """Snapshots per path, incremental positions of open documents, LineMaps cached per version. `read` gives a
+    file's text on disk, or None when it may not be read (lsp_server.source_files)."""
 
-    def __init__(self):
+    def __init__(self, read: Callable[[str], str | None] = lambda path: None):
+        self.read = read
         self.snapshots: dict[str, list[str]] = {}
         self.stamps: dict[str, tuple[int, int] | None] = {}
         self.positions: dict[str, dict[int, int]] = {}
@@ -126,7 +129,8 @@ class Tracker:
         stamp = disk_stamp(path)
         if snapshot is not None and (stamp is None or stamp == self.stamps.get(path)):
             return snapshot
-        return split_lines(_read(path)) if stamp is not None else None
+        text = self.read(path) if stamp is not None else None
+        return None if text is None else split_lines(text)
 
     def line_map(self, path: str, version: object, current_text: str | None) -> LineMap | None:
         """The map for `path` at `version` (current_text None: the file on disk); None without a snapshot."""
@@ -145,7 +149,7 @@ class Tracker:
         elif version[1] == self.stamps.get(path) or version[1] is None:
             line_map = LineMap(None, len(snapshot))
         else:
-            line_map = LineMap.aligned(snapshot, split_lines(_read(path)))
+            line_map = LineMap.aligned(snapshot, split_lines(self.read(path) or ""))
         self._maps[path] = (version, line_map)
         return line_map
 
@@ -156,11 +160,3 @@ def disk_stamp(path: str) -> tuple[int, int] | None:
     except OSError:
         return None
     return stat.st_mtime_ns, stat.st_size
-
-
-def _read(path: str) -> str:
-    try:
-        with open(path, errors="replace") as f:
-            return f.read()
-    except OSError:
-        return ""

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from analyzer.rundir import open_run
+from analyzer.rundir import inside_run, open_run
 from analyzer.lineinfo.cubin import MAX_INLINE_DEPTH, CubinLineTable, RowRef
 from analyzer.lineinfo.demangle import demangle
 from analyzer.lineinfo.errors import MappingError, UnknownModuleError
@@ -116,10 +116,10 @@ class SourceMapper:
         # Where the run says its build tree is now, unless the caller maps the same prefix elsewhere.
         prefix_map = {**run.source_prefix_map, **(prefix_map or {})}
         modules = {}
-        for entry in manifest.get("modules") or []:
+        for i, entry in enumerate(manifest.get("modules") or []):
             if isinstance(entry, dict) and isinstance(entry.get("sha256"), str):
                 rel = entry.get("path") or f"modules/{entry['sha256']}.cubin"
-                modules[entry["sha256"]] = run_dir / str(rel)
+                modules[entry["sha256"]] = inside_run(run_dir, str(rel), f"modules[{i}].path")
         cwd = manifest.get("cwd")
         return cls(modules, prefix_map, build_dir if build_dir is not None else
                    (cwd if isinstance(cwd, str) else None))
@@ -355,6 +355,8 @@ def _naming(mod: _Module) -> Iterator[None]:
 def _read_bytes(source: Path | bytes) -> bytes:
     if isinstance(source, bytes):
         return source
+    if source.exists() and not source.is_file():  # a FIFO or device would block or never end
+        raise MappingError(f"cannot read CUBIN {source}: not a regular file")
     try:
         return source.read_bytes()
     except OSError as error:

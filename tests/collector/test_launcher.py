@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import signal
+import subprocess
+import sys
 import textwrap
 import threading
 import time
@@ -373,3 +376,73 @@ def test_app_exit_is_seen_at_once(no_gpu_needed, tmp_path, monkeypatch):
     summary = launcher.profile([str(app)], run_dir=tmp_path / "run")
     assert summary.exit_code == 0
     assert sleeps == []
+
+
+LAUNCHER_WITHOUT_GPU = textwrap.dedent("""
+    import sys
+    from pathlib import Path
+    import collector.launcher as launcher
+    fake = Path(sys.argv[1])
+    launcher.check_gpu = lambda: ""
+    launcher.find_tool_library = lambda *a, **k: fake
+    from analyzer.cli.main import main
+    sys.exit(main(sys.argv[2:]))
+""")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+def test_stop_signal_to_the_launcher_stops_the_app_and_finishes_run_json(no_gpu_needed, fake_app, tmp_path, sig):
+    # `reuselens profile` in its own process, as a user or a supervisor runs it; the app writes its pid, then sleeps
+    app = fake_app("import os, pathlib, sys, time\n"
+                   "pathlib.Path(sys.argv[1]).write_text(str(os.getpid()))\ntime.sleep(300)\n")
+    pid_file, run_dir = tmp_path / "app.pid", tmp_path / "run"
+    launcher_proc = subprocess.Popen(
+        [sys.executable, "-c", LAUNCHER_WITHOUT_GPU, str(no_gpu_needed), "profile", "--run-dir", str(run_dir),
+         "--timeout", "120", "--no-analyze", "--", str(app), str(pid_file)],
+        stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not (pid_file.exists() and pid_file.read_text()):
+        assert time.monotonic() < deadline and launcher_proc.poll() is None, launcher_proc.stderr.read()
+        time.sleep(0.05)
+    app_pid = int(pid_file.read_text())
+    # WHEN the launcher gets the signal
+    launcher_proc.send_signal(sig)
+    # THEN it ends soon (not at --timeout 120), the app is gone and run.json says why the run is partial
+    launcher_proc.wait(timeout=30)
+    try:
+        os.kill(app_pid, 0)
+    except ProcessLookupError:
+        pass
+    else:
+        os.kill(app_pid, signal.SIGKILL)  # an orphan must not outlive the test
+        pytest.fail("the app outlived the launcher")
+    manifest = json.loads((run_dir / "run.json").read_text())
+    assert (manifest["status"], manifest["partial_reason"]) == ("partial", f"stopped by {sig.name}")
+    assert manifest["exit_code"] == -sig
+    assert launcher_proc.returncode in (-sig, 130)  # the signal keeps its effect once the run is finished
+
+
+def test_previous_run_with_a_symlinked_modules_directory_is_cleared(no_gpu_needed, fake_app, tmp_path):
+    # the link goes, what it points to stays
+    kept = tmp_path / "elsewhere"
+    kept.mkdir()
+    (kept / "keep.cubin").write_bytes(b"x")
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "run.json").write_text("{}")
+    (run / "modules").symlink_to(kept)
+    summary = launcher.profile([str(fake_app("print('hi')\n"))], run_dir=run)
+    assert summary.exit_code == 0 and not (run / "modules").is_symlink()
+    assert (kept / "keep.cubin").read_bytes() == b"x"
+
+
+def test_run_directory_write_failure_is_one_line(no_gpu_needed, fake_app, tmp_path):
+    # a file-size limit below run.json's size: the write fails with EFBIG (Python ignores SIGXFSZ)
+    app = fake_app("print('hi')\n")
+    limit = "import resource; resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))\n"
+    result = subprocess.run(
+        [sys.executable, "-c", limit + LAUNCHER_WITHOUT_GPU, str(no_gpu_needed), "profile", "--run-dir",
+         str(tmp_path / "run"), "--no-analyze", "--", str(app)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"reuselens: error: {tmp_path / 'run'}: cannot write the run directory (File too large)")

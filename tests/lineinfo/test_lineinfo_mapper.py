@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 
 import pytest
@@ -236,3 +237,27 @@ def test_demangle():
     assert demangle("_Zgarbage") == "_Zgarbage"
     assert demangle("__nv_static_32__e43aad3d_10_kernels_cu_53826c59__ZN43_GLOBAL__N__e43aad3d_10_kernels_cu_"
                     "53826c5911anon_kernelEPi") == "(anonymous namespace)::anon_kernel(int*)"
+
+
+@pytest.mark.parametrize("module_path", ["/dev/zero", "../outside.cubin", "modules/../../outside.cubin",
+                                         "modules/link.cubin"])
+def test_module_paths_must_stay_inside_the_run_directory(tmp_path, module_path):
+    # run.json is data: an absolute, `..` or symlinked module path would read any file, /dev/zero without end
+    run = tmp_path / "run"
+    (run / "modules").mkdir(parents=True)
+    (run / "modules" / "link.cubin").symlink_to("/dev/zero")
+    manifest = {"format": "reuselens-run", "version": 1, "cwd": str(tmp_path),
+                "modules": [{"sha256": "aa", "path": "modules/aa.cubin"}, {"sha256": "m", "path": module_path}]}
+    (run / "run.json").write_text(json.dumps(manifest))
+    with pytest.raises(RunDirectoryError) as info:
+        SourceMapper.from_run(run)
+    assert str(info.value) == f"{run / 'run.json'}: modules[1].path {module_path!r} is outside the run directory"
+
+
+def test_module_file_that_is_a_fifo_is_refused_not_waited_for(run_dir):
+    path, sha, _ = run_dir
+    cubin = path / "modules" / f"{sha}.cubin"
+    cubin.unlink()
+    os.mkfifo(cubin)
+    with pytest.raises(Exception, match="not a regular file"):
+        SourceMapper.from_run(path).lookup(sha, "_Z5kernBPfPKfi", 0)

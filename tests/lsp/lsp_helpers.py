@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
+from typing import IO
 
 from lsprotocol import types
 from pytest_lsp import LanguageClient
@@ -32,3 +34,18 @@ def open_doc(client: LanguageClient, path: Path) -> str:
 def lines_of(client: LanguageClient, uri: str, code: str | None = None) -> list[int]:
     """1-based lines of the diagnostics published for uri (optionally of one code)."""
     return sorted(d.range.start.line + 1 for d in client.diagnostics.get(uri, []) if code in (None, d.code))
+
+
+def frame(message: dict) -> bytes:
+    """One JSON-RPC message with its Content-Length header, for tests that talk to the server directly."""
+    body = json.dumps(message).encode()
+    return f"Content-Length: {len(body)}\r\n\r\n".encode() + body
+
+
+def read_frame(stream: IO[bytes]) -> dict:
+    length = None
+    while (line := stream.readline().strip()):
+        name, _, value = line.decode().partition(":")
+        if name.lower() == "content-length":
+            length = int(value)
+    return json.loads(stream.read(length))

@@ -23,7 +23,7 @@ def test_neovim_headless_session(workspace, tmp_path):
     if nvim is None:
         pytest.skip("nvim not installed (apt-get install neovim; .ci/steps/lsp.sh does this)")
     settings = {"pathPrefixMap": {"/build/app": str(workspace)}, "profileOnSave": True,
-                "allowWorkspaceCommands": True, "profile": {"command": [sys.executable, "-c", "pass"]},
+                "profile": {"command": [sys.executable, "-c", "pass"]},
                 "profiler": {"command": [sys.executable, str(STANDIN), "--recorded", str(FIXTURES / "run2")]}}
     out = tmp_path / "nvim.json"
     env = {**os.environ, "RL_OUT": str(out), "RL_ROOT": str(workspace), "RL_PYTHON": sys.executable,

@@ -4,6 +4,7 @@ recorded run, cancellation by a newer save, crashing and hanging apps, build err
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import sys
@@ -240,12 +241,45 @@ async def test_restricted_mode_ignores_allow_setting(client, workspace, appstate
 
 
 @pytest.mark.lsp_init({})
-async def test_allow_setting_trusts_clients_without_workspace_trust(client, workspace, appstate):
+async def test_workspace_level_allow_setting_does_not_skip_the_prompt(client, workspace, appstate):
+    # a repository's own settings (answered through workspace/configuration) cannot trust that repository
     await wait_until(lambda: (workspace / "lut.cu").as_uri() in client.diagnostics)
     await set_settings(client, workspace, allowWorkspaceCommands=True,
                        **{"profile": {"command": app_argv(workspace)}, "profiler": {"command": STANDIN_RUN2}})
+    client.answer_title = "Do not run"
+    result = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="reuselens.profile"))
+    assert result == {"status": "refused"} and len(client.shown_requests) == 1
+    assert not (appstate / "pid0").exists()
+
+
+@pytest.mark.parametrize("where", [
+    pytest.param("init settings", marks=pytest.mark.lsp_init({"settings": {"allowWorkspaceCommands": True}})),
+    pytest.param("init top level", marks=pytest.mark.lsp_init({"allowWorkspaceCommands": True}))])
+async def test_user_level_allow_setting_trusts_clients_without_workspace_trust(client, workspace, appstate, where):
+    await wait_until(lambda: (workspace / "lut.cu").as_uri() in client.diagnostics)
+    await set_settings(client, workspace, **{"profile": {"command": app_argv(workspace)},
+                                             "profiler": {"command": STANDIN_RUN2}})
     result = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="reuselens.profile"))
     assert result["status"] == "ok" and client.shown_requests == []
+
+
+@pytest.mark.lsp_init({})
+async def test_run_answer_does_not_cover_a_changed_environment_or_cwd(client, workspace, appstate):
+    await wait_until(lambda: (workspace / "lut.cu").as_uri() in client.diagnostics)
+    commands = {"profile": {"command": app_argv(workspace)}, "profiler": {"command": STANDIN_RUN2}}
+    await set_settings(client, workspace, **commands)
+    profile = lambda: client.workspace_execute_command_async(types.ExecuteCommandParams(command="reuselens.profile"))
+    assert (await profile())["status"] == "ok" and len(client.shown_requests) == 1
+    # WHEN the workspace then changes what the same argv resolves to, THEN the user is asked again
+    client.answer_title = "Do not run"
+    hijack = str(workspace / "bin") + os.pathsep + os.environ.get("PATH", "")
+    await set_settings(client, workspace, **commands, **{"profile.env": {"PATH": hijack}})
+    assert await profile() == {"status": "refused"} and len(client.shown_requests) == 2
+    assert f"PATH={hijack}" in client.shown_requests[1].message
+    await set_settings(client, workspace, **commands, **{"profile.cwd": str(appstate)})
+    assert await profile() == {"status": "refused"} and len(client.shown_requests) == 3
+    assert f"in {appstate}" in client.shown_requests[2].message
+    assert not (appstate / "pid1").exists()
 
 
 @pytest.mark.lsp_settings({"timeoutSeconds": "soon", "kernelFilter": "(", "profile": {"command": "make run"}})
@@ -295,3 +329,48 @@ async def test_moving_the_run_directory_clears_and_then_follows_it(client, works
     other.mkdir(parents=True)
     shutil.copy(FIXTURES / "run2" / "report.json", other / "report.json")
     await wait_until(lambda: lines_of(client, (workspace / "stencil.cu").as_uri()) == [24, 24])
+
+
+def malformed_run(tmp_path: Path) -> Path:
+    """run2 whose report passes the header check but whose kernels do not index (a line that is not a number)."""
+    run = tmp_path / "malformed_run"
+    shutil.copytree(FIXTURES / "run2", run)
+    report = json.loads((run / "report.json").read_text())
+    report["kernels"][0]["nodes"][1]["source"]["line"] = "eleven"
+    (run / "report.json").write_text(json.dumps(report))
+    return run
+
+
+@pytest.mark.parametrize("case, expected", [
+    ("nul in argv", "Cannot start the profile command: argument 'pass\\x00' contains a NUL character."),
+    ("= in env name", "Cannot start the profile command: environment variable name 'A=B' is not valid"),
+    ("argv too long", "Cannot start the profile command: its arguments and environment are longer than the system"),
+    ("missing cwd", "Cannot start the profile command: working directory"),
+    ("run directory under a file", "Cannot create the run directory"),
+    ("malformed report", "malformed report (ValueError"),
+])
+async def test_run_time_failures_end_the_progress_with_their_cause(client, workspace, tmp_path, case, expected):
+    await wait_until(lambda: (workspace / "lut.cu").as_uri() in client.diagnostics)
+    profiler, app, extra = STANDIN_RUN2, [PY, "-c", "pass"], {}
+    if case == "nul in argv":
+        app = [PY, "-c", "pass\0"]
+    elif case == "= in env name":
+        extra = {"profile.env": {"A=B": "1"}}
+    elif case == "argv too long":
+        app = [PY, "-c", "pass", "x" * 300_000]  # one argument above Linux's 128 KiB per-argument limit
+    elif case == "missing cwd":
+        extra = {"profile.cwd": str(workspace / "no-such-dir")}
+    elif case == "run directory under a file":
+        extra = {"runDirectory": str(workspace / "lut.cu" / "run")}
+    else:
+        profiler = [PY, str(STANDIN), "--recorded", str(malformed_run(tmp_path))]
+    await set_settings(client, workspace, **{"profile": {"command": app}, "profiler": {"command": profiler}}, **extra)
+    result = await asyncio.wait_for(client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="reuselens.profile")), 30)
+    assert result["status"] == "failed" and expected in result["message"], result
+    await wait_until(lambda: ended(client) == ["failed"])
+    await wait_until(lambda: any(m.type == types.MessageType.Error and expected in m.message for m in client.messages))
+    # the server keeps serving
+    hover = await asyncio.wait_for(client.text_document_hover_async(types.HoverParams(
+        types.TextDocumentIdentifier((workspace / "lut.cu").as_uri()), types.Position(13, 0))), 10)
+    assert hover is not None or case == "run directory under a file"

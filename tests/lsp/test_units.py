@@ -8,6 +8,8 @@ from pathlib import Path
 
 import sys
 
+import pytest
+
 from lsp_server import edits, profiling, settings
 from lsp_server.compiler_output import parse
 from lsp_server.paths import map_path
@@ -86,10 +88,11 @@ def test_tracker_drops_edited_lines_and_checks_text(tmp_path):
 
 
 def test_closed_file_changed_on_disk_is_realigned(tmp_path):
+    from lsp_server.source_files import SourceFiles
     from lsp_server.tracking import Tracker, disk_stamp
     f = tmp_path / "k.cu"
     f.write_text("a\nb\nc\n")
-    t = Tracker()
+    t = Tracker(SourceFiles([str(tmp_path)]).text)
     t.reset({str(f): ["a", "b", "c"]}, {str(f): disk_stamp(str(f))})
     assert t.line_map(str(f), None, None).to_current(3) == 3
     f.write_text("new\na\nb\nchanged\n")
@@ -166,3 +169,55 @@ def test_names_in_comments_and_strings_are_not_uses():
     assert isinstance(edit, edits.Edit) and (edit.line, edit.text) == (2, "33")
     assert edits.code_only(['a = "x // y"; // z', "/* a", "b */ c;"]) == [
         'a = "      ";     ', "    ", "     c;"]
+
+
+def test_read_capped_reads_only_small_regular_files(tmp_path):
+    import os
+    from lsp_server.source_files import UnreadableFile, read_capped
+    small = tmp_path / "k.cu"
+    small.write_bytes(b"0123456789")
+    assert read_capped(small, 10) == b"0123456789"
+    with pytest.raises(UnreadableFile, match="larger than"):
+        read_capped(small, 9)
+    os.mkfifo(tmp_path / "fifo")  # no writer: a blocking open would never return
+    for special in (tmp_path / "fifo", "/dev/zero"):
+        with pytest.raises(UnreadableFile, match="not a regular file"):
+            read_capped(special, 1 << 20)
+
+
+def test_source_files_stay_under_their_roots(tmp_path):
+    from lsp_server.source_files import SourceFiles
+    ws, mapped, elsewhere = tmp_path / "ws", tmp_path / "src", tmp_path / "elsewhere"
+    for d in (ws, mapped, elsewhere):
+        d.mkdir()
+        (d / "k.cu").write_text("k\n")
+    (ws / "link.cu").symlink_to(elsewhere / "k.cu")
+    sources = SourceFiles([str(ws), str(mapped)])
+    assert sources.text(str(ws / "k.cu")) == "k\n" and sources.text(str(mapped / "k.cu")) == "k\n"
+    assert sources.text(str(elsewhere / "k.cu")) is None
+    assert sources.text(str(ws / ".." / "elsewhere" / "k.cu")) is None
+    assert sources.text(str(ws / "link.cu")) is None
+    assert sources.text("/dev/stdin") is None
+
+
+def test_hover_shows_report_names_as_literal_text():
+    # a report is workspace data: its names must not add links, end code spans or split table cells
+    from lsp_server.hover import markdown
+    from lsp_server.model import RunResults
+    path = "/ws/a_[x](javascript:evil)|b.cu"
+    source = {"file": path, "line": 3, "inline": [{"function": "f`` [y](javascript:evil)", "file": path, "line": 1}]}
+    report = {"kernels": [{"id": "k0", "name": "k`|[z](javascript:evil)", "nodes": [
+        {"id": 0, "space": None},
+        {"id": 1, "pc": 16, "space": "global", "type": "read", "size": 4, "bytes": 128, "executions": 1,
+         "source": source, "sass": "LDG.E R0\n```\n[w](javascript:evil)"},
+        {"id": 2, "pc": 32, "space": "global", "type": "write", "size": 4, "bytes": 128, "executions": 1,
+         "source": {"file": path, "line": 3}}],
+        "edges": [{"from": 1, "to": 2, "label": "warp", "bytes": 128}],
+        "findings": [{"id": "f1", "pattern": "p|q", "pcs": [1], "message": "see [v](javascript:evil) | here"}]}]}
+    text = markdown(RunResults(report, "/ws/report.json", "d", {}), path, 3)
+    assert "· ``k`|[z](javascript:evil)`` · a\\_\\[x\\](javascript:evil)\\|b.cu:3" in text
+    assert "**p\\|q**: see \\[v\\](javascript:evil) \\| here" in text
+    assert "```f`` [y](javascript:evil)```" in text
+    assert "\n````sass\n" in text and text.count("````") == 2
+    table_rows = [l for l in text.splitlines() if l.startswith("| `0x")]
+    assert len({l.replace("\\|", "").count("|") for l in table_rows[:2]}) == 1

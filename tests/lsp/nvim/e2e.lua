@@ -21,6 +21,8 @@ local ok, err = pcall(function()
     cmd = { os.getenv("RL_PYTHON"), "-m", "lsp_server" },
     root_dir = root,
     settings = { reuselens = vim.fn.json_decode(os.getenv("RL_SETTINGS")) },
+    -- user level: the server honours allowWorkspaceCommands only from initializationOptions (docs/lsp.md)
+    init_options = { allowWorkspaceCommands = true },
     handlers = {
       ["$/progress"] = function(_, result)
         table.insert(out.progress, result.value.kind .. (result.value.message and (":" .. result.value.message) or ""))
