@@ -150,7 +150,7 @@ async def test_partial_run_is_shown_with_a_warning(client, workspace):
     assert result["message"].startswith("the application exited with status 1 (run is partial) (profiling ")
     assert result["message"].endswith("failed, exit 3)")
     await wait_until(lambda: lines_of(client, stencil.as_uri()) == [24, 24])
-    assert any(m.type == types.MessageType.Warning and "Showing the results of what ran" in m.message
+    assert any(m.type == types.MessageType.Warning and "; showing the results of what ran." in m.message
                for m in client.messages)
     assert ended(client) == ["partial"]
 
