@@ -422,10 +422,8 @@ try {
       await page.waitForTimeout(300);
       const text = await page.evaluate(() => navigator.clipboard.readText());
       await page.keyboard.press("Escape");
-      // A read-only virtual document: typing changes nothing and the tab is never dirty.
-      await page.keyboard.type("x");
-      await page.waitForTimeout(300);
-      const tab = page.locator(".tab.active").first();
+      // A read-only virtual document: its tab (in the focused group) is never dirty.
+      const tab = page.locator(".editor-group-container.active .tab.active").first();
       return { text, tabTitle: (await tab.textContent()).trim(), tabClass: await tab.getAttribute("class") };
     });
     await step("cancel", async () => {
