@@ -1,7 +1,7 @@
 """Findings -> push diagnostics: one per finding, on the line of its heaviest instruction.
 
 severity comes from the report (the analyzer grades findings by waste) and falls back to the waste share;
-code is the pattern id, linked to docs/patterns.md#<pattern-id>; relatedInformation points at the
+code is the pattern id, linked to the packaged docs/patterns.md#<pattern-id>; relatedInformation points at the
 reuse-origin lines; data carries what the quick fix needs, so no lookup depends on the diagnostic's text.
 
 Streaming-access findings ("first touch, nothing to reuse") are information about every input and output a
@@ -32,8 +32,10 @@ _SEVERITY = {"error": types.DiagnosticSeverity.Error, "warning": types.Diagnosti
 
 
 def default_docs_base() -> str:
-    """file:// URI of this checkout's docs/patterns.md (the `reuselens.docs.baseUrl` default)."""
-    return (Path(__file__).resolve().parent.parent / "docs" / "patterns.md").as_uri()
+    """file:// URI of the pattern docs shipped in this package (lsp_server/patterns.md, a link to
+    docs/patterns.md in the checkout that the wheel stores as a file): the `reuselens.docs.baseUrl` default.
+    Not resolved, so an installed server links its own copy, never a checkout that may not exist."""
+    return (Path(__file__).absolute().parent / "patterns.md").as_uri()
 
 
 def severity(finding: dict) -> types.DiagnosticSeverity:

@@ -97,6 +97,18 @@ def code_lens_resolve(ls: ReuseLensServer, lens: types.CodeLens) -> types.CodeLe
     return lenses.resolve(ls.state.results, uri_to_path(uri), lens)
 
 
+@SERVER.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
+def inlay_hint(ls: ReuseLensServer, params: types.InlayHintParams) -> list[types.InlayHint]:
+    results = ls.state.results
+    if results is None:
+        return []
+    path = uri_to_path(params.text_document.uri)
+    _, lines, line_map, _ = ls.view(path)
+    encode = ls.encoder(lines)
+    return lenses.inlay_hints(results, path, line_map, lines, params.range.start.line, params.range.end.line,
+                              lambda line0: encode(line0, len(lines[line0])))
+
+
 @SERVER.feature(types.TEXT_DOCUMENT_HOVER)
 def on_hover(ls: ReuseLensServer, params: types.HoverParams) -> types.Hover | None:
     results = ls.state.results
@@ -143,6 +155,16 @@ def code_action(ls: ReuseLensServer, params: types.CodeActionParams) -> list[typ
 
 
 # ----- commands -----------------------------------------------------------------------------------
+# Every command takes *args: pygls checks a handler's declared parameters against the arguments sent and
+# refuses shorter lists ("Expected 3 arguments, got 0"), while the documented forms have optional arguments.
+def _arg(args: tuple, index: int, kind: type):
+    """args[index] when it is a `kind` (bool is not an int here), else None."""
+    value = args[index] if index < len(args) else None
+    if kind is int and isinstance(value, bool):
+        return None
+    return value if isinstance(value, kind) else None
+
+
 @SERVER.command("reuselens.profile")
 async def profile_command(ls: ReuseLensServer, *args: Any) -> dict[str, Any]:
     try:
@@ -157,9 +179,11 @@ def cancel_command(ls: ReuseLensServer, *args: Any) -> dict[str, Any]:
 
 
 @SERVER.command(actions.EXPLAIN)
-def explain_command(ls: ReuseLensServer, finding_id: str = "", why: str | None = None, *rest: Any) -> str | None:
+def explain_command(ls: ReuseLensServer, *args: Any) -> str | None:
+    """Arguments: [findingId, why] (why optional)."""
+    finding_id, why = _arg(args, 0, str), _arg(args, 1, str)
     results = ls.state.results
-    ref = results.findings_by_id.get(str(finding_id)) if results else None
+    ref = results.findings_by_id.get(finding_id) if results and finding_id else None
     if ref is None:
         return None
     text = actions.explanation(ref, why)
@@ -167,9 +191,27 @@ def explain_command(ls: ReuseLensServer, finding_id: str = "", why: str | None =
     return text
 
 
+@SERVER.command(lenses.EXPLAIN_LINE)
+def explain_line_command(ls: ReuseLensServer, *args: Any) -> str | None:
+    """Arguments: [uri, line0], what a code lens click sends: the reuse and the findings of that line."""
+    uri, line0 = _arg(args, 0, str), _arg(args, 1, int)
+    results = ls.state.results
+    if results is None or uri is None or line0 is None:
+        return None
+    path = uri_to_path(uri)
+    line_map = ls.view(path)[2]
+    snapshot_line = line_map.to_snapshot(line0 + 1) if line_map else line0 + 1
+    text = lenses.explain_line(results, path, snapshot_line) if snapshot_line else None
+    if text is not None:
+        ls.tell(types.MessageType.Info, text)
+    return text
+
+
 @SERVER.command(lenses.NEXT_HOT_SPOT)
-async def next_hot_spot(ls: ReuseLensServer, uri: str | None = None, line: int | None = None, *rest: Any):
-    """Go to the hot spot after the one at (uri, line) in waste order (the first when elsewhere)."""
+async def next_hot_spot(ls: ReuseLensServer, *args: Any):
+    """Arguments: [] or [uri, line0]. Go to the hot spot after the one at (uri, line0) in waste order (the
+    first when elsewhere or without arguments)."""
+    uri, line = _arg(args, 0, str), _arg(args, 1, int)
     results = ls.state.results
     spots = []
     for ref in results.hot_spots() if results else []:
@@ -189,19 +231,21 @@ async def next_hot_spot(ls: ReuseLensServer, uri: str | None = None, line: int |
 
 
 @SERVER.command("reuselens.showGraph")
-def show_graph(ls: ReuseLensServer, target: Any = None, line: int | None = None, *rest: Any) -> dict[str, Any]:
-    """Argument: a kernel id / mangled name, or (uri, 0-based line) to take the kernel on that line."""
+def show_graph(ls: ReuseLensServer, *args: Any) -> dict[str, Any]:
+    """Arguments: [], [kernel id or mangled name], or [uri, line0] to take the kernel on that line."""
+    target, line = _arg(args, 0, str), _arg(args, 1, int)
     results = ls.state.results
     if results is None:
         return {"error": "no run loaded yet"}
-    kernel = results.kernel(target) if isinstance(target, str) and not target.startswith("file:") else None
-    if kernel is None:
-        path = uri_to_path(target) if isinstance(target, str) and target.startswith("file:") else None
-        snapshot_line = None
-        if path is not None and line is not None:
-            line_map = ls.view(path)[2]
-            snapshot_line = line_map.to_snapshot(line + 1) if line_map else line + 1
-        kernel = graph.kernel_at(results, path, snapshot_line)
+    if target is not None and not target.startswith("file:"):
+        kernel = results.kernel(target)
+        return graph.pc_dep_graph(results, kernel) if kernel else {"error": f"the run has no kernel {target!r}"}
+    path = uri_to_path(target) if target is not None else None
+    snapshot_line = None
+    if path is not None and line is not None:
+        line_map = ls.view(path)[2]
+        snapshot_line = line_map.to_snapshot(line + 1) if line_map else line + 1
+    kernel = graph.kernel_at(results, path, snapshot_line)
     return graph.pc_dep_graph(results, kernel) if kernel else {"error": "the run has no kernels"}
 
 

@@ -80,7 +80,8 @@ def markdown(results: RunResults, path: str, line: int) -> str | None:
         by_kernel[ref.kernel.get("id", "")].append(ref)
     for group in by_kernel.values():
         kernel = group[0].kernel
-        parts.append(f"**ReuseLens** · {md.code(kernel.get('name') or kernel.get('mangled') or kernel.get('id'))} · "
+        # A blank line ends the previous kernel's table: without it Markdown reads this header as a table row.
+        parts.append(("\n" if parts else "") + f"**ReuseLens** · {md.code(kernel.get('name') or kernel.get('mangled') or kernel.get('id'))} · "
                      f"{md.text(os.path.basename(path))}:{line}\n")
         scopes = " | ".join(g for g, _ in SCOPE_GROUPS)
         parts.append(f"| PC | access | executions | bytes | {scopes} | reuse origins |")

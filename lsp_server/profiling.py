@@ -197,8 +197,21 @@ def tail(text: str, lines: int = TAIL_LINES) -> str:
     return "\n".join(text.rstrip().splitlines()[-lines:])
 
 
-def _last_line(text: str) -> str:
-    return next((l.strip() for l in reversed(text.splitlines()) if l.strip()), "no output")
+PROGRAM_PREFIXES = ("reuselens: error: ", "reuselens: ")  # how the reuselens CLI starts its one error line
+
+
+def _cause_and_context(output: str) -> tuple[str, str]:
+    """(the output's last line, the tail before it): messages name the cause first and only once, so a
+    collapsed notification still shows it and the tail shown below does not repeat it."""
+    lines = output.rstrip().splitlines()
+    if not lines:
+        return "no output", ""
+    cause = lines[-1].strip()
+    for prefix in PROGRAM_PREFIXES:
+        if cause.startswith(prefix) and len(cause) > len(prefix):
+            cause = cause[len(prefix):]
+            break
+    return cause, tail("\n".join(lines[:-1]))
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:
@@ -216,8 +229,13 @@ async def build(settings: Settings) -> None:
                                      settings.timeout_seconds, "build")
     if code != 0:
         messages = [m for m in parse(output, settings.profile_cwd) if m.severity == "error"]
-        raise BuildError(f"The build failed (exit {code}): {len(messages)} compiler error(s) found; "
-                         f"last line: {_last_line(output)}", tail(output), messages)
+        if messages:
+            first = messages[0]
+            cause, context = (f"{len(messages)} compiler error(s), the first at {os.path.basename(first.path)}:"
+                              f"{first.line}: {first.message}"), tail(output)
+        else:
+            cause, context = _cause_and_context(output)
+        raise BuildError(f"{cause} (the build failed, exit {code})", context, messages)
 
 
 async def profile(settings: Settings, run_dir: str) -> str:
@@ -235,8 +253,9 @@ async def profile(settings: Settings, run_dir: str) -> str:
                                      settings.profile_env, limit, "profile")
     if code != 0:
         fresh = str(report) if report.is_file() and _stamp(report) != before else None
-        raise ProfileError(f"Profiling {' '.join(settings.profile_command)} failed (exit {code}): "
-                           f"{_last_line(output)}", tail(output), fresh)
+        cause, context = _cause_and_context(output)
+        raise ProfileError(f"{cause} (profiling {' '.join(settings.profile_command)} failed, exit {code})",
+                           context, fresh)
     if not report.is_file():
         raise ProfileError(f"The profiler finished but wrote no {report}.", tail(output))
     return str(report)

@@ -155,6 +155,8 @@ class ReuseLensServer(LanguageServer):
         self._announce_unplaced()
         if self.capability("workspace", "code_lens", "refresh_support"):
             self.workspace_code_lens_refresh(None)
+        if self.capability("workspace", "inlay_hint", "refresh_support"):
+            self.workspace_inlay_hint_refresh(None)
 
     def _announce_unplaced(self) -> None:
         """Findings without a source line stay off the editor (never on a guessed line); say so once per run,
@@ -354,7 +356,8 @@ class ReuseLensServer(LanguageServer):
         except ReportError as load_error:
             return self._failed(token, load_error)
         self.publish_all()
-        self.tell(types.MessageType.Warning, f"ReuseLens: {error} Showing the results of what ran.\n{error.tail}")
+        self.tell(types.MessageType.Warning, f"ReuseLens: {error}; showing the results of what ran."
+                  + (f"\n{error.tail}" if error.tail else ""))
         self._end_progress(token, "partial")
         return {"status": "partial", "message": str(error), "tail": error.tail, "report": error.report}
 

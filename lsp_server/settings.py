@@ -8,6 +8,7 @@ described in one sentence, so the server can show the problem and keep working.
 from __future__ import annotations
 
 import copy
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -141,6 +142,13 @@ def _expand(text: str, folder: str) -> str:
     return text.replace("${workspaceFolder}", folder)
 
 
+def _workspace_path(target: str, folder: str) -> str:
+    """A pathPrefixMap target with ${workspaceFolder} expanded; a relative one is taken relative to the
+    workspace folder (the report's own relative paths are relative to the profiled command's cwd instead)."""
+    expanded = _expand(target, folder)
+    return os.path.normpath(os.path.join(folder, expanded)) if folder and not os.path.isabs(expanded) else expanded
+
+
 def parse(raw: Any, workspace_folder: str) -> tuple[Settings, list[str]]:
     """Validated Settings for one workspace folder, and the problems found (empty when all is well)."""
     v, problems = merged(raw)
@@ -155,7 +163,7 @@ def parse(raw: Any, workspace_folder: str) -> tuple[Settings, list[str]]:
         launch_range=v["launchRange"],
         run_directory=_expand(v["runDirectory"], workspace_folder),
         timeout_seconds=float(v["timeoutSeconds"]),
-        path_prefix_map=dict(v["pathPrefixMap"]),
+        path_prefix_map={prefix: _workspace_path(target, workspace_folder) for prefix, target in v["pathPrefixMap"].items()},
         thresholds=thresholds,
         allow_workspace_commands=v["allowWorkspaceCommands"],
         profiler_command=list(v["profiler.command"]),

@@ -49,10 +49,15 @@ async def client(lsp_client: LanguageClient, request, workspace: Path):
     lsp_client.shown_requests = []
     lsp_client.answer_title = "Run"
     lsp_client.lens_refreshes = 0
+    lsp_client.hint_refreshes = 0
 
     @lsp_client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
     def _refresh(params):
         lsp_client.lens_refreshes += 1
+
+    @lsp_client.feature(types.WORKSPACE_INLAY_HINT_REFRESH)
+    def _refresh_hints(params):
+        lsp_client.hint_refreshes += 1
 
     @lsp_client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
     def _ask(params: types.ShowMessageRequestParams):

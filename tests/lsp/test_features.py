@@ -60,7 +60,7 @@ async def test_code_lens_resolves_to_scope_breakdown(client, workspace):
     assert titles[24] == "reuse 100% cold · 8.4 MB"
     assert titles[25] == "reuse 100% thread · 8.4 MB"
     assert titles[11] == "reuse 100% cold · 4.2 MB"
-    assert resolved[0].command.command == "reuselens.nextHotSpot"
+    assert resolved[0].command.command == "reuselens.explainLine"
 
 
 async def test_hover_table_on_load_line(client, workspace):

@@ -1,5 +1,6 @@
-"""A real editor as the client: headless Neovim (Debian's package, installed by .ci/steps/lsp.sh) attaches the
-server to a .cu file, receives diagnostics, resolved code lenses and a hover, applies a quick fix whose edit
+"""A real editor as the client: headless Neovim (Debian's package, installed by .ci/steps/lsp.sh), set up with
+the snippet of docs/lsp.md, attaches the server to a .cu file, receives diagnostics, code lenses (without a
+manual refresh) and a hover, applies a quick fix whose edit
 compiles, and saves to trigger a re-profile through the stand-in profiler."""
 
 from __future__ import annotations
@@ -26,7 +27,14 @@ def test_neovim_headless_session(workspace, tmp_path):
                 "profile": {"command": [sys.executable, "-c", "pass"]},
                 "profiler": {"command": [sys.executable, str(STANDIN), "--recorded", str(FIXTURES / "run2")]}}
     out = tmp_path / "nvim.json"
+    # The documented snippet starts `reuselens lsp` from PATH: this Python's CLI.
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "reuselens").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m analyzer.cli.main "$@"\n')
+    (bin_dir / "reuselens").chmod(0o755)
     env = {**os.environ, "RL_OUT": str(out), "RL_ROOT": str(workspace), "RL_PYTHON": sys.executable,
+           "RL_DOCS": str(Path(__file__).parents[2] / "docs" / "lsp.md"),
+           "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
            "RL_SETTINGS": json.dumps(settings), "PYTHONPATH": str(Path(__file__).parents[2]),
            "XDG_STATE_HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path)}
     subprocess.run([nvim, "--headless", "-u", "NONE", "-i", "NONE", "-c", f"luafile {SCRIPT}"], env=env,

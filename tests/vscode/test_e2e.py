@@ -205,10 +205,36 @@ def test_profile_now_shows_progress_then_the_new_result(seen: dict[str, Any]) ->
 
 
 def test_compare_lists_the_resolved_finding_and_the_traffic(seen: dict[str, Any]) -> None:
-    page = value(seen, "compare")
+    page = value(seen, "compare")["text"]
     assert "## Resolved (1)" in page and "redundant-rar" in page, page
     assert "## Changed waste (1)" in page and "| 117.4 MB | 29.4 MB |" in page, page
     assert "| 16.8 MB | 4.2 MB |" in page, page
+
+
+def test_compare_is_a_read_only_page_not_a_dirty_untitled_document(seen: dict[str, Any]) -> None:
+    compare = value(seen, "compare")
+    assert compare["tabTitle"].startswith("Compare runs.md"), compare
+    assert "dirty" not in compare["tabClass"].split(), compare
+
+
+def test_next_hot_spot_works_with_no_editor_open(seen: dict[str, Any]) -> None:
+    hotspot = value(seen, "hotspot_no_editor")
+    assert hotspot["editorsBefore"] == 0, hotspot
+    assert hotspot["after"].startswith(f"Ln {fixture_run.LOAD_LINE},"), hotspot
+    assert not any("Invalid" in toast for toast in hotspot["errors"]), hotspot
+
+
+def test_graph_opened_with_no_editor_draws_the_heaviest_kernel(seen: dict[str, Any]) -> None:
+    graph = value(seen, "graph_no_editor")
+    assert graph["title"] == "PCDepGraph: row_sum(const float*, float*, int, int)"
+    assert graph["nodes"] == 3
+
+
+def test_a_lens_click_explains_its_line_and_stays_there(seen: dict[str, Any]) -> None:
+    click = value(seen, "lens_click")
+    assert click["toast"].startswith(f"kernel.cu:{fixture_run.LOAD_LINE}: {click['title']}."), click
+    assert "redundant-rar in row_sum" in click["toast"], click
+    assert click["after"] == click["before"], click
 
 
 def test_cancel_from_the_status_bar_stops_the_run(seen: dict[str, Any]) -> None:

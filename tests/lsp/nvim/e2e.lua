@@ -1,5 +1,5 @@
--- Drives the ReuseLens server from a real headless Neovim (0.7+, Debian's package) and writes what the
--- editor received to $RL_OUT as JSON. Run by tests/lsp/test_neovim.py:
+-- Drives the ReuseLens server from a real headless Neovim (0.7+, Debian's package), set up with the snippet
+-- of docs/lsp.md, and writes what the editor received to $RL_OUT as JSON. Run by tests/lsp/test_neovim.py:
 --   nvim --headless -u NONE -c "luafile tests/lsp/nvim/e2e.lua"
 local out = { progress = {}, errors = {} }
 local function finish()
@@ -13,27 +13,40 @@ local function wait(ms, what, pred)
   if not vim.wait(ms, pred, 50) then error("timed out waiting for " .. what) end
 end
 
+-- The Neovim snippet of docs/lsp.md, run as written except for its settings and init-options lines.
+local function load_documented_snippet()
+  local docs = io.open(os.getenv("RL_DOCS")):read("*a")
+  local snippet = docs:match("<!%-%- neovim%-snippet %-%->%s*```lua\n(.-)```")
+  if not snippet then error("no neovim snippet in docs/lsp.md") end
+  local settings = "local reuselens_settings = vim.fn.json_decode(os.getenv('RL_SETTINGS'))"
+  local replaced
+  snippet, replaced = snippet:gsub("local reuselens_settings = [^\n]*", function() return settings end, 1)
+  if replaced ~= 1 then error("the snippet has no reuselens_settings line") end
+  -- The test trusts its own workspace the way a user would: in their editor's configuration (init_options).
+  local init_options = "local reuselens_init_options = { allowWorkspaceCommands = true }"
+  snippet, replaced = snippet:gsub("local reuselens_init_options = [^\n]*", function() return init_options end, 1)
+  if replaced ~= 1 then error("the snippet has no reuselens_init_options line") end
+  assert(loadstring(snippet, "docs/lsp.md"))()
+end
+
 local ok, err = pcall(function()
   vim.cmd("filetype on")
   local root = os.getenv("RL_ROOT")
-  local id = vim.lsp.start_client({
-    name = "reuselens",
-    cmd = { os.getenv("RL_PYTHON"), "-m", "lsp_server" },
-    root_dir = root,
-    settings = { reuselens = vim.fn.json_decode(os.getenv("RL_SETTINGS")) },
-    -- user level: the server honours allowWorkspaceCommands only from initializationOptions (docs/lsp.md)
-    init_options = { allowWorkspaceCommands = true },
-    handlers = {
-      ["$/progress"] = function(_, result)
-        table.insert(out.progress, result.value.kind .. (result.value.message and (":" .. result.value.message) or ""))
-      end,
-    },
-  })
+  vim.lsp.handlers["$/progress"] = function(_, result)
+    table.insert(out.progress, result.value.kind .. (result.value.message and (":" .. result.value.message) or ""))
+  end
+  load_documented_snippet()
   vim.cmd("edit " .. root .. "/stencil.cu")
   local buf = vim.api.nvim_get_current_buf()
   out.filetype = vim.bo[buf].filetype
-  vim.lsp.buf_attach_client(buf, id)
-  local client = vim.lsp.get_client_by_id(id)
+  local client
+  wait(10000, "the snippet's client", function()
+    for _, c in pairs(vim.lsp.buf_get_clients(buf)) do
+      if c.name == "reuselens" then client = c end
+    end
+    return client ~= nil
+  end)
+  local id = client.id
 
   wait(20000, "diagnostics", function() return #vim.diagnostic.get(buf) >= 4 end)
   out.diagnostics = {}
@@ -43,7 +56,7 @@ local ok, err = pcall(function()
                                     severity = d.severity, message = d.message })
   end
 
-  vim.lsp.codelens.refresh()
+  -- No vim.lsp.codelens.refresh() here: the lenses must come by themselves (the server's refresh request).
   wait(10000, "code lenses", function()
     local lenses = vim.lsp.codelens.get(buf)
     if #lenses == 0 then return false end

@@ -4,11 +4,13 @@ import * as vscode from "vscode";
 
 import { compareMarkdown } from "../common/compare";
 import { CLIENT_COMMANDS, SECTION, SERVER_COMMANDS } from "../common/constants";
+import { COMPARE_SCHEME, CompareDocument } from "./compareDocument";
 import { GraphPanel, openSource } from "./graphPanel";
 import { primaryFolder, ServerManager } from "./server";
 import { StatusBar } from "./statusBar";
 
-/** Where the user is, as the server's showGraph and nextHotSpot take it: (uri, 0-based line). */
+/** Where the user is, as the server's showGraph and nextHotSpot take it: (uri, 0-based line); no arguments
+ * when no text editor is active (the server then starts from the heaviest finding). */
 export function editorContext(): unknown[] {
   const editor = vscode.window.activeTextEditor;
   if (editor === undefined) {
@@ -21,11 +23,14 @@ export class Commands {
   /** Arguments of the last showGraph, so the open graph can follow a new run. */
   private graphArgs: unknown[] = [];
   private refreshing = false;
+  private readonly comparison = new CompareDocument();
 
   constructor(private readonly server: ServerManager, private readonly graph: GraphPanel,
               private readonly status: StatusBar, private readonly log: vscode.LogOutputChannel) {}
 
   register(context: vscode.ExtensionContext): void {
+    context.subscriptions.push(this.comparison,
+                               vscode.workspace.registerTextDocumentContentProvider(COMPARE_SCHEME, this.comparison));
     const register = (id: string, run: () => Promise<unknown> | void) =>
       context.subscriptions.push(vscode.commands.registerCommand(id, async () => {
         try {
@@ -116,8 +121,7 @@ export class Commands {
   }
 
   private async showComparison(result: unknown): Promise<void> {
-    const document = await vscode.workspace.openTextDocument({ language: "markdown", content: compareMarkdown(result) });
-    await vscode.window.showTextDocument(document, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+    await this.comparison.show(compareMarkdown(result));
   }
 
   private async menu(): Promise<void> {

@@ -255,6 +255,56 @@ try {
       await item.waitFor({ timeout: 10000 });
       return (await item.textContent()).trim();
     });
+    // With no text editor open, "Next hot spot" and "Show reuse graph" take the server's no-argument form.
+    await step("hotspot_no_editor", async () => {
+      await runCommand(page, "View: Close All Editors");
+      await page.waitForTimeout(500);
+      const editors = await page.locator(".monaco-editor .view-lines").count();
+      await runCommand(page, "ReuseLens: Next hot spot");
+      await page.locator(".monaco-editor .view-lines", { hasText: "row_sum" }).first().waitFor({ timeout: 15000 });
+      let after = await cursorStatus(page);
+      for (let i = 0; i < 50 && !(after ?? "").startsWith(`Ln ${spec.loadLine},`); i++) {
+        await page.waitForTimeout(200);
+        after = await cursorStatus(page);
+      }
+      return { editorsBefore: editors, after, errors: await texts(page, ".notification-toast") };
+    });
+    await step("graph_no_editor", async () => {
+      await runCommand(page, "View: Close All Editors");
+      await page.waitForTimeout(500);
+      await runCommand(page, "ReuseLens: Show reuse graph");
+      const frame = await graphFrame(page, 30000);
+      const graph = await frame.evaluate(() => ({ title: document.getElementById("title").textContent,
+                                                  nodes: Number(document.body.dataset.nodes) }));
+      await page.screenshot({ path: path.join(artifacts, "graph_no_editor.png") });
+      await runCommand(page, "View: Close All Editors");
+      await page.waitForTimeout(500);
+      await page.keyboard.press("Control+P");
+      const input = page.locator(".quick-input-widget input");
+      await input.waitFor({ state: "visible", timeout: 10000 });
+      await input.fill(path.basename(spec.file));
+      await page.locator(".quick-input-widget .monaco-list-row", { hasText: path.basename(spec.file) }).first()
+        .waitFor({ timeout: 10000 });
+      await page.keyboard.press("Enter");
+      await page.locator(".monaco-editor .view-lines", { hasText: "row_sum" }).first().waitFor({ timeout: 15000 });
+      return graph;
+    });
+    await step("lens_click", async () => {
+      await goToLine(page, 1, 1);
+      const before = await cursorStatus(page);
+      const lens = page.locator(".codelens-decoration a", { hasText: "thread" }).first();
+      await lens.waitFor({ timeout: 15000 });
+      const title = (await lens.textContent()).trim();
+      await lens.click();
+      const toast = page.locator(".notification-toast", { hasText: "reuse" }).first();
+      await toast.waitFor({ timeout: 15000 });
+      const text = (await toast.textContent()).trim();
+      await page.waitForTimeout(500);
+      const after = await cursorStatus(page);
+      await page.keyboard.press("Escape");
+      await runCommand(page, "Notifications: Clear All Notifications");
+      return { title, toast: text, before, after };
+    });
     await step("hotspot", async () => {
       await page.locator(".monaco-editor .view-lines", { hasText: "row_sum" }).first().click();
       await goToLine(page, 1, 1);
@@ -372,7 +422,9 @@ try {
       await page.waitForTimeout(300);
       const text = await page.evaluate(() => navigator.clipboard.readText());
       await page.keyboard.press("Escape");
-      return text;
+      // A read-only virtual document: its tab (in the focused group) is never dirty.
+      const tab = page.locator(".editor-group-container.active .tab.active").first();
+      return { text, tabTitle: (await tab.textContent()).trim(), tabClass: await tab.getAttribute("class") };
     });
     await step("cancel", async () => {
       fs.writeFileSync(path.join(spec.workspace, "delay.txt"), "120");

@@ -30,4 +30,6 @@ test("mapPath rewrites the longest whole-component prefix", () => {
   assert.equal(mapPath("/build/app", map), "/ws/src");
   assert.equal(mapPath("/x/../y/k.cu", {}), "/y/k.cu");
   assert.equal(mapPath("/build/k.cu", { "/build/": "${workspaceFolder}" }, "/home/u/p"), "/home/u/p/k.cu");
+  assert.equal(mapPath("/build/k.cu", { "/build": "src" }, "/home/u/p"), "/home/u/p/src/k.cu");
+  assert.equal(mapPath("/build/k.cu", { "/build": "." }, "/home/u/p"), "/home/u/p/k.cu");
 });
