@@ -83,8 +83,11 @@ def test_well_formed_run_still_replays(tmp_path):
 def analyze_cli(tmp_path: Path, fixture: str) -> subprocess.CompletedProcess:
     run = tmp_path / fixture
     shutil.copytree(HOSTILE / fixture, run)
-    return subprocess.run([sys.executable, "-m", "analyzer.cli.main", "analyze", str(run)], capture_output=True,
-                          text=True, timeout=120)
+    try:  # seconds normally; the shared-size reproducer took over 40 s before its fix
+        return subprocess.run([sys.executable, "-m", "analyzer.cli.main", "analyze", str(run)], capture_output=True,
+                              text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"reuselens analyze {fixture} still running after 60 s")
 
 
 @pytest.mark.parametrize("fixture", ["alloc_size_2_62_run", "shared_size_65535_run"])
