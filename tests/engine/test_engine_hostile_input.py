@@ -150,3 +150,34 @@ def test_largest_shared_access_takes_linear_time():
     assert apart["addresses"] == [[32 * 16384, 1]]
     assert elapsed < 5, f"one record of size 65535 took {elapsed:.1f} s"
 
+
+
+def test_huge_distribution_values_do_not_cost_memory_per_value():
+    """Each PC's histograms were dense arrays indexed by value: a shared record of size 65535 with lanes 64 KiB
+    apart has 524,288 distinct words, so 4 MiB per PC (and again per worker and in the merged kernel). 120 such
+    PCs, a 35 KB trace, took about a GB; a few thousand, all of the machine."""
+    run = child("""
+        import json, resource
+        import numpy as np
+        from analyzer import _engine
+        from analyzer.replay import RECORD_DTYPE
+
+        pcs = 120
+        r = np.zeros(pcs, dtype=RECORD_DTYPE)
+        r["type"], r["space"], r["access"], r["size"], r["active_mask"] = 1, 2, 1, 65535, 0xFFFFFFFF
+        r["pc"] = np.arange(pcs) * 16
+        r["addr"] = np.arange(32, dtype=np.uint64) * 65536
+        engine = _engine.Engine(workers=1)
+        engine.begin_launch(0, 0, [1, 1, 1], [32, 1, 1])
+        engine.consume(r[:1])  # the shadow pages these records share, and the engine's buffers
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        engine.consume(r[1:])
+        engine.end_launch()
+        nodes = json.loads(engine.to_json())["kernels"][0]["nodes"][1:]
+        grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+        print(json.dumps([grown, len(nodes), nodes[0]["addresses"], nodes[0]["wavefronts"]]))
+    """)
+    assert run.returncode == 0, run.stderr[-3000:]
+    grown_kib, count, addresses, wavefronts = json.loads(run.stdout)
+    assert count == 120 and addresses == [[32 * 16384, 1]] and wavefronts == [[32 * 512, 1]]
+    assert grown_kib < 100 << 10, f"{grown_kib >> 10} MiB for 120 PCs"

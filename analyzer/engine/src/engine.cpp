@@ -1115,6 +1115,10 @@ void put_hist(JsonOut& os, const char* name, const Histogram& h) {
     os << (first ? "" : ",") << '[' << v << ',' << h.counts[v] << ']';
     first = false;
   }
+  for (const auto& kv : h.large) {
+    os << (first ? "" : ",") << '[' << kv.first << ',' << kv.second << ']';
+    first = false;
+  }
   os << ']';
 }
 
