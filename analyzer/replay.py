@@ -19,8 +19,10 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from analyzer import replay_manifest
 from analyzer.errors import TraceError
-from analyzer.rundir import open_run
+from analyzer.replay_manifest import Allocation
+from analyzer.rundir import MANIFEST, open_run
 
 TRACE_MAGIC = b"RLTRACE\0"
 TRACE_VERSION = 1
@@ -126,31 +128,29 @@ class _Allocations:
     """Feeds run.json allocations to the engine around launches (they only speed lookups up: addresses outside
     every known allocation are still tracked by the engine's sparse fallback, so labels never depend on this)."""
 
-    def __init__(self, engine: Any, allocations: list[dict[str, Any]]):
+    def __init__(self, engine: Any, allocations: list[Allocation]):
         self.engine = engine
-        self.pending = [a for a in allocations if int(a.get("size", 0)) > 0]
-        self.live: dict[int, dict[str, Any]] = {}
+        self.pending = list(allocations)
+        self.live: dict[int, Allocation] = {}
 
     def before_launch(self, launch_id: int) -> None:
         """Bring the engine's allocations to what was live when launch `launch_id` started. run.json counts
         launches: `allocated_before_launch: n` / `freed_after_launch: n` mean "after n launches had been seen",
         i.e. before launch id n (docs/run-directory.md), as the collector's online engine applied them."""
         for addr, a in list(self.live.items()):
-            freed = a.get("freed_after_launch")
-            if freed is not None and int(freed) <= launch_id:
+            if a.freed_after_launch is not None and a.freed_after_launch <= launch_id:
                 self.engine.free_allocation(addr)
                 del self.live[addr]
         still = []
         for a in self.pending:
-            freed = a.get("freed_after_launch")
-            if freed is not None and int(freed) <= launch_id:
+            if a.freed_after_launch is not None and a.freed_after_launch <= launch_id:
                 continue  # freed before this launch (or never live during one)
-            if int(a.get("allocated_before_launch") or 0) > launch_id:
+            if a.allocated_before_launch > launch_id:
                 still.append(a)
                 continue
             try:
-                self.engine.add_allocation(int(a["address"]), int(a["size"]))
-                self.live[int(a["address"])] = a
+                self.engine.add_allocation(a.address, a.size)
+                self.live[a.address] = a
             except Exception:  # overlaps a live allocation (a run.json edited by hand): after that one is freed
                 still.append(a)
         self.pending = still
@@ -176,34 +176,32 @@ def analyze_run(
     """
     run_dir = Path(run_dir)
     run = open_run(run_dir).manifest
-    functions = {int(f["id"]): f for f in run.get("functions", [])}
+    manifest = run_dir / MANIFEST
+    functions = replay_manifest.functions(manifest, run)
+    launches = replay_manifest.launches(manifest, run)
     engine = _engine_module().Engine(workers=workers or (os.cpu_count() or 1), shadow_budget_bytes=shadow_budget_bytes)
-    allocations = _Allocations(engine, run.get("allocations", []))
+    allocations = _Allocations(engine, replay_manifest.allocations(manifest, run))
     partial: list[dict[str, Any]] = []
     notes: list[str] = []
-    launches = sorted(run.get("launches", []), key=lambda launch: int(launch["id"]))
     for launch in launches:
-        if not launch.get("trace"):
+        if not launch.trace:
             continue
-        trace = read_trace(run_dir / launch["trace"])
-        if trace.launch_id != int(launch["id"]) or trace.kernel_function_id != int(launch["function_id"]):
+        trace = read_trace(run_dir / launch.trace)
+        if trace.launch_id != launch.id or trace.kernel_function_id != launch.function_id:
             raise TraceError(
                 f"{trace.path}: belongs to launch {trace.launch_id} (function {trace.kernel_function_id}), "
-                f"run.json expects launch {launch['id']} (function {launch['function_id']})"
+                f"run.json expects launch {launch.id} (function {launch.function_id})"
             )
-        allocations.before_launch(int(launch["id"]))
-        engine.begin_launch(
-            int(launch["id"]), int(launch["function_id"]), list(launch["grid"]), list(launch["block"]),
-            int(launch.get("dynamic_shared_bytes", 0)),
-        )
+        allocations.before_launch(launch.id)
+        engine.begin_launch(launch.id, launch.function_id, list(launch.grid), list(launch.block),
+                            launch.dynamic_shared_bytes)
         _feed(engine, trace.records, trace.path)
         reason = trace.partial_reason
-        status = launch.get("status", "complete")
-        if status != "complete":  # faulted / incomplete per the collector: say so first
-            reason = f"launch {launch['id']} {status}" + (f"; {reason}" if reason else "")
+        if launch.status != "complete":  # faulted / incomplete per the collector: say so first
+            reason = f"launch {launch.id} {launch.status}" + (f"; {reason}" if reason else "")
         engine.end_launch(complete=reason is None)
         if reason:
-            partial.append({"launch": int(launch["id"]), "reason": reason})
+            partial.append({"launch": launch.id, "reason": reason})
     result = json.loads(engine.to_json())
     resolve_names(result, functions, notes)
     result["partial"] = partial

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from analyzer.lineinfo.dieinfo import InlineRange, read_debug_info
-from analyzer.lineinfo.elf import EM_CUDA, STT_FUNC, ElfFile, Relocation, Section, Symbol
+from analyzer.lineinfo.elf import EM_CUDA, SHT_NOBITS, STT_FUNC, ElfFile, Relocation, Section, Symbol
 from analyzer.lineinfo.errors import ElfFormatError, LineTableError
 from analyzer.lineinfo.lineprogram import LineProgram, Row, Sequence, parse_debug_line
 
@@ -396,9 +396,12 @@ class _AddressResolver:
 
 
 def _functions_by_section(elf: ElfFile, symbols: list[Symbol]) -> dict[int, list[Symbol]]:
+    """FUNC symbols by section, for sections whose bytes are in the file: a function in a NOBITS section has no
+    code, and its section's size (unchecked for NOBITS) must not set how far callers walk."""
     out: dict[int, list[Symbol]] = {}
     for sym in symbols:
-        if sym.type == STT_FUNC and sym.name and 0 < sym.shndx < len(elf.sections):
+        if (sym.type == STT_FUNC and sym.name and 0 < sym.shndx < len(elf.sections)
+                and elf.sections[sym.shndx].type != SHT_NOBITS):
             out.setdefault(sym.shndx, []).append(sym)
     for syms in out.values():
         syms.sort(key=lambda s: s.value)

@@ -19,6 +19,7 @@ ELF_MAGIC = b"\x7fELF"
 EM_CUDA = 190
 SHT_NULL, SHT_SYMTAB, SHT_RELA, SHT_NOBITS, SHT_REL, SHT_SYMTAB_SHNDX = 0, 2, 4, 8, 9, 18
 SHN_UNDEF, SHN_LORESERVE, SHN_XINDEX = 0, 0xFF00, 0xFFFF
+SHF_EXECINSTR = 0x4
 STT_FUNC = 2
 
 # Elf64_Ehdr after e_ident: type, machine, version, entry, phoff, shoff, flags, ehsize, phentsize, phnum,
@@ -157,9 +158,6 @@ def _read_section_headers(data: bytes, shoff: int, shnum: int, shstrndx: int) ->
     if shoff + shnum * _SHDR.size > len(data):
         raise ElfFormatError("section header table lies outside the file (truncated?)")
     raw = [_SHDR.unpack_from(data, shoff + i * _SHDR.size) for i in range(shnum)]
-    for header in raw:
-        if header[1] != SHT_NOBITS and header[4] + header[5] > len(data):
-            raise ElfFormatError("a section lies outside the file (truncated?)")
     return [(shstrndx,)] + raw
 
 
@@ -169,10 +167,28 @@ def _name_sections(data: bytes, raw: list[tuple]) -> list[Section]:
     if 0 < shstrndx < len(headers):
         h = headers[shstrndx]
         names = data[h[4]:h[4] + h[5]] if h[1] != SHT_NOBITS else b""
-    return [
+    sections = [
         Section(i, _cstr(names, h[0]), h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[9])
         for i, h in enumerate(headers)
     ]
+    for section in sections:
+        _check_extent(section, len(data))
+    return sections
+
+
+def _check_extent(section: Section, file_size: int) -> None:
+    """A section's bytes must lie in the file. SHT_NOBITS sections (.bss, `.nv.global`, `.nv.shared.*`) occupy
+    none and may be of any size, but code cannot be NOBITS: consumers walk an executable section's size, and a
+    hostile header claiming terabytes of code would make them run for hours."""
+    where = f"section {section.index} {section.name!r}"
+    if section.type == SHT_NOBITS:
+        if section.flags & SHF_EXECINSTR:
+            raise ElfFormatError(f"{where} holds code but has no bytes in the file (SHT_NOBITS, {section.size} "
+                                 "bytes)")
+        return
+    if section.offset + section.size > file_size:
+        raise ElfFormatError(f"{where} (offset {section.offset:#x}, {section.size} bytes) lies outside the "
+                             f"{file_size}-byte file (truncated?)")
 
 
 def _cstr(table: bytes, offset: int) -> str:

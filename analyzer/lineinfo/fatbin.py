@@ -41,6 +41,15 @@ def cubins_from_binary(source: bytes | str | Path) -> list[tuple[str, bytes]]:
     and duplicates are dropped. Raises MappingError subclasses for unreadable input.
     """
     data = _read(source)
+    try:
+        return _cubins_in(data)
+    except MappingError as error:
+        if isinstance(source, (str, Path)):  # name the file: the message alone may not say which one
+            raise type(error)(f"{source}: {error}") from None
+        raise
+
+
+def _cubins_in(data: bytes) -> list[tuple[str, bytes]]:
     if data[:4] == ELF_MAGIC:
         elf = ElfFile.parse(data)
         if elf.machine == EM_CUDA:

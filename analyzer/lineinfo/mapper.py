@@ -372,7 +372,12 @@ def _load_table(source: Path | bytes) -> CubinLineTable:
         if table is not None:
             _cache.move_to_end(digest)
             return table
-    table = CubinLineTable(data)
+    try:
+        table = CubinLineTable(data)
+    except MappingError as error:
+        if isinstance(source, Path):  # name the file: the message alone does not say which module it is
+            raise type(error)(f"{source}: {error}") from None
+        raise
     with _cache_lock:
         _cache[digest] = table
         while len(_cache) > _CACHE_SIZE:

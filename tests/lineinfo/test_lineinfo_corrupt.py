@@ -4,6 +4,8 @@ else, never hangs (hypothesis deadline) and never allocates far beyond the input
 from __future__ import annotations
 
 import struct
+import subprocess
+import sys
 import tracemalloc
 
 import pytest
@@ -186,3 +188,58 @@ def test_unreadable_inputs(data, message):
 def test_host_binary_is_not_a_cubin():
     with pytest.raises(ElfFormatError, match="not a CUBIN"):
         SourceMapper({"m": APP}).table("m")
+
+
+HOSTILE = FIXTURES.parent / "hostile"
+_SHDR = struct.Struct("<IIQQQQIIQQ")
+
+
+def _with_section(data: bytes, name: str, **fields: int) -> bytes:
+    """`data` with some fields (type, flags, offset, size) of section `name`'s header replaced."""
+    elf = ElfFile.parse(data)
+    index = next(s.index for s in elf.sections if s.name == name)
+    at = struct.unpack_from("<Q", data, 0x28)[0] + index * _SHDR.size
+    header = list(_SHDR.unpack_from(data, at))
+    for field, value in fields.items():
+        header[{"type": 1, "flags": 2, "offset": 4, "size": 5}[field]] = value
+    out = bytearray(data)
+    _SHDR.pack_into(out, at, *header)
+    return bytes(out)
+
+
+def test_code_section_without_bytes_names_the_file_and_the_section():
+    """The recorded reproducer: `.text.*` of a kernel is SHT_NOBITS with sh_size 2^40; `reuselens lines` then
+    walked range(0, 2^40, 16) for hours."""
+    path = HOSTILE / "nobits_text_2_40.cubin"
+    with pytest.raises(ElfFormatError, match=rf"{path}: section 30 '\.text\._ZN43_GLOBAL__N__01d1bcd4_10_kernels_cu_"
+                                             r"53826c5911anon_kernelEPi' holds code but has no bytes in the file "
+                                             r"\(SHT_NOBITS, 1099511627776 bytes\)"):
+        cubins_from_binary(path)
+
+
+def test_lines_on_a_code_section_without_bytes_is_one_line(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "analyzer.cli.main", "lines", str(HOSTILE / "nobits_text_2_40.cubin"),
+                           "--format", "json"], capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "holds code but has no bytes in the file" in done.stderr, done.stderr
+
+
+def test_function_in_a_section_without_bytes_is_not_walked():
+    """A NOBITS section that does not claim to hold code (like `.nv.shared.*`) may be of any size, but a
+    function symbol in it has no code: it is not offered to callers, who walk a kernel's section size."""
+    name = "_Z5kernAPfPKfi"
+    text = next(s for s in ElfFile.parse(CUBIN_90).sections if s.name == ".text." + name)
+    data = _with_section(CUBIN_90, text.name, type=8, flags=text.flags & ~0x4, size=1 << 40)
+    clear_cache()
+    table = SourceMapper({"m": data}).table("m")
+    kernels = [k.name for k in table.kernels()]
+    assert name not in kernels and name not in table.functions() and kernels
+
+
+def test_section_beyond_the_end_names_the_section():
+    debug_line = next(s for s in ElfFile.parse(CUBIN_90).sections if s.name == ".debug_line")
+    data = _with_section(CUBIN_90, ".debug_line", size=len(CUBIN_90))
+    with pytest.raises(ElfFormatError, match=rf"section {debug_line.index} '\.debug_line' \(offset "
+                                             rf"{debug_line.offset:#x}, {len(CUBIN_90)} bytes\) lies outside the "
+                                             rf"{len(CUBIN_90)}-byte file"):
+        ElfFile.parse(data)

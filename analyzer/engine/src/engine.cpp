@@ -29,6 +29,7 @@
 #include "pool.h"
 #include "shadow.h"
 #include "stats.h"
+#include "word_union.h"
 
 namespace reuselens {
 namespace detail {
@@ -129,6 +130,7 @@ inline unsigned popcount32(uint32_t v) {
   return (((v + (v >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
 }
 
+// The lane addresses of one record: 32 at most, usually already sorted.
 void insertion_sort(uint64_t* a, size_t n) {
   for (size_t i = 1; i < n; ++i) {
     uint64_t v = a[i];
@@ -139,10 +141,6 @@ void insertion_sort(uint64_t* a, size_t n) {
     }
     a[j] = v;
   }
-}
-size_t sort_unique(uint64_t* a, size_t n) {
-  insertion_sort(a, n);
-  return size_t(std::unique(a, a + n) - a);
 }
 
 // Granules already touched by earlier lanes of the record being processed: such a lane's most recent prior
@@ -264,7 +262,7 @@ struct Worker {
     last_block = ~0ull;
     last_state = nullptr;
   }
-  std::vector<uint64_t> scratch, scratch2;
+  std::vector<uint64_t> scratch;
   size_t region_hint = 0;
   uint64_t page_lo = 0, page_hi = 0;  // cached shadow page of a region: granules [page_lo, page_hi)
   Entry* page = nullptr;
@@ -617,38 +615,28 @@ struct Engine::Impl {
   // Shared memory (section 3.2.2): distinct 32-bit words of the lane footprints; wavefronts = per lane group
   // the largest number of distinct words in one bank ((word) & 31), summed over groups. Lanes are grouped by
   // lane index: 32 lanes per group up to 4 bytes per lane, 128 / size lanes beyond (8 B: 16, 16 B: 8).
-  // The ideal is ceil(distinct words / 32) per group, summed over the same groups.
-  static void shared_distribution(const RlRecord& r, Ctx& c, NodeStats& s, std::vector<uint64_t>& words,
-                                  std::vector<uint64_t>& group) {
-    unsigned per_group = r.size <= 4 ? 32u : std::max(1u, 128u / r.size);
-    size_t per_lane = (size_t(r.size) + 3) / 4 + 1;  // footprint words of one lane, at most
-    if (group.size() < per_group * per_lane) group.resize(per_group * per_lane);
-    if (words.size() < 32 * per_lane) words.resize(32 * per_lane);
-    uint64_t wave = 0, ideal = 0;
-    size_t pushed = 0, nw = 0;
+  // The ideal is ceil(distinct words / 32) per group, summed over the same groups. Footprints are handled as
+  // word intervals (WordUnion), so the cost does not grow with the access size.
+  static void shared_distribution(const RlRecord& r, Ctx& c, NodeStats& s) {
+    const unsigned per_group = r.size <= 4 ? 32u : std::max(1u, 128u / r.size);
+    WordUnion group, all;
+    uint64_t wave = 0, ideal = 0, pushed = 0;
     for (unsigned g0 = 0; g0 < 32; g0 += per_group) {
-      size_t ng = 0;
+      group.clear();
       for (unsigned lane = g0; lane < std::min(32u, g0 + per_group); ++lane) {
         if (!(r.active_mask >> lane & 1)) continue;
         uint64_t w0 = r.addr[lane] >> 2, w1 = (r.addr[lane] + r.size - 1) >> 2;
-        for (uint64_t w = w0; w <= w1; ++w) group[ng++] = w;
+        if (w1 < w0) continue;  // a footprint past 2^64 - 1 wraps around: it has no words
+        group.add(w0, w1);
+        all.add(w0, w1);
+        pushed += w1 - w0 + 1;
       }
-      if (ng == 0) continue;
-      pushed += ng;
-      size_t n = sort_unique(group.data(), ng);
-      unsigned worst = 1;
-      if (group[n - 1] - group[0] >= 32) {  // else: distinct words within 32 consecutive ones, banks all differ
-        unsigned per_bank[32] = {0};
-        worst = 0;
-        for (size_t i = 0; i < n; ++i) worst = std::max(worst, ++per_bank[group[i] & 31]);
-      }
-      wave += worst;
+      if (group.empty()) continue;
+      const uint64_t n = group.merge();
+      wave += group.busiest_bank();
       ideal += (n + 31) / 32;
-      std::copy(group.begin(), group.begin() + long(n), words.begin() + long(nw));
-      nw += n;
     }
-    // one lane group: its words are already distinct; several groups may share words
-    size_t distinct = per_group >= 32 || nw == 0 ? nw : sort_unique(words.data(), nw);
+    const uint64_t distinct = all.merge();
     // lanes' granules are a subset of their footprint words: distinct footprints mean no shared granule
     if (distinct == pushed) c.flags |= kNoOverlap;
     s.addresses.add(uint32_t(distinct));
@@ -707,8 +695,7 @@ struct Engine::Impl {
         route_global(r, uint32_t(i), slot, wk);
       }
     } else if (r.space == RL_SPACE_SHARED) {
-      shared_distribution(r, c, s, wk.scratch2, wk.scratch);
-      wk.scratch.resize(std::max<size_t>(wk.scratch.size(), 64));
+      shared_distribution(r, c, s);
     }
   }
 
@@ -1008,15 +995,18 @@ struct Engine::Impl {
   // ---- launches ------------------------------------------------------------------------------------------
   void begin_launch(const LaunchInfo& l) {
     if (open) throw EngineError("begin_launch() while launch " + std::to_string(launch.launch_id) + " is open");
+    // Each dimension first: the product of three unchecked 32-bit dimensions can wrap into the valid range.
+    uint64_t threads = 1;
+    for (int d = 0; d < 3; ++d) threads *= std::min<uint64_t>(l.block[d], 1025);
+    if (threads == 0 || threads > 1024) {
+      throw EngineError("launch " + std::to_string(l.launch_id) + ": block of " + std::to_string(l.block[0]) + "x" +
+                        std::to_string(l.block[1]) + "x" + std::to_string(l.block[2]) +
+                        " threads (CUDA allows 1 to 1024 threads per block)");
+    }
     if (gen + 1 >= kMaxGen) wrap_generations();
     ++gen;
     gen_kernel.push_back(l.kernel_function_id);
     launch = l;
-    uint64_t threads = uint64_t(l.block[0]) * l.block[1] * l.block[2];
-    if (threads == 0 || threads > 1024) {
-      throw EngineError("launch " + std::to_string(l.launch_id) + ": block of " + std::to_string(threads) +
-                        " threads (CUDA allows 1 to 1024)");
-    }
     threads_per_block = uint32_t(threads);
     warps_per_block = uint32_t((threads + 31) / 32);
     open = true;
@@ -1058,10 +1048,15 @@ struct Engine::Impl {
 
   void add_allocation(uint64_t address, uint64_t size) {
     if (size == 0) return;
+    if (size - 1 > ~0ull - address) {  // the last byte, address + size - 1, would lie beyond 2^64 - 1
+      throw EngineError("allocation at 0x" + hex(address) + " of " + std::to_string(size) +
+                        " bytes runs past the end of the 64-bit address space");
+    }
     auto it = std::upper_bound(regions.begin(), regions.end(), address,
                                [](uint64_t a, const std::unique_ptr<RegionShadow>& r) { return a < r->base(); });
-    bool overlaps_prev = it != regions.begin() && (*(it - 1))->base() + (*(it - 1))->size() > address;
-    bool overlaps_next = it != regions.end() && address + size > (*it)->base();
+    // Compared by last byte: an allocation may end at the very top of the address space.
+    bool overlaps_prev = it != regions.begin() && (*(it - 1))->base() + ((*(it - 1))->size() - 1) >= address;
+    bool overlaps_next = it != regions.end() && address + (size - 1) >= (*it)->base();
     if (overlaps_prev || overlaps_next) {
       throw EngineError("allocation at 0x" + hex(address) + " overlaps an allocation that was not freed");
     }
@@ -1085,6 +1080,8 @@ struct Engine::Impl {
   }
 
   std::string to_json() const;
+  void check_usable() const;
+  std::string failure;  // what the consume() call that failed threw; nonempty: every later call throws
 };
 
 // ---- JSON ----------------------------------------------------------------------------------------------------
@@ -1116,6 +1113,10 @@ void put_hist(JsonOut& os, const char* name, const Histogram& h) {
   for (size_t v = 0; v < h.counts.size(); ++v) {
     if (!h.counts[v]) continue;
     os << (first ? "" : ",") << '[' << v << ',' << h.counts[v] << ']';
+    first = false;
+  }
+  for (const auto& kv : h.large) {
+    os << (first ? "" : ",") << '[' << kv.first << ',' << kv.second << ']';
     first = false;
   }
   os << ']';
@@ -1235,14 +1236,40 @@ std::string Engine::Impl::to_json() const {
 }
 
 // ---- public API ----------------------------------------------------------------------------------------------
+// An error thrown by consume() can leave a batch half applied (some blocks replayed, others not), so the engine
+// refuses every later call instead of returning figures that mix in a partial batch (engine.h).
+void Engine::Impl::check_usable() const {
+  if (!failure.empty()) throw EngineError("engine unusable after an earlier error: " + failure);
+}
 Engine::Engine(const EngineConfig& config) : impl_(new Impl(config)) {}
 Engine::~Engine() = default;
-void Engine::add_allocation(uint64_t address, uint64_t size) { impl_->add_allocation(address, size); }
-void Engine::free_allocation(uint64_t address) { impl_->free_allocation(address); }
-void Engine::begin_launch(const LaunchInfo& launch) { impl_->begin_launch(launch); }
-void Engine::consume(const RlRecord* records, size_t count) { impl_->consume(records, count); }
-void Engine::end_launch(bool complete) { impl_->end_launch(complete); }
+void Engine::add_allocation(uint64_t address, uint64_t size) {
+  impl_->check_usable();
+  impl_->add_allocation(address, size);
+}
+void Engine::free_allocation(uint64_t address) {
+  impl_->check_usable();
+  impl_->free_allocation(address);
+}
+void Engine::begin_launch(const LaunchInfo& launch) {
+  impl_->check_usable();
+  impl_->begin_launch(launch);
+}
+void Engine::consume(const RlRecord* records, size_t count) {
+  impl_->check_usable();
+  try {
+    impl_->consume(records, count);
+  } catch (const std::exception& e) {
+    impl_->failure = e.what();
+    throw;
+  }
+}
+void Engine::end_launch(bool complete) {
+  impl_->check_usable();
+  impl_->end_launch(complete);
+}
 std::string Engine::to_json() const {
+  impl_->check_usable();
   if (impl_->open) throw EngineError("to_json() while a launch is open (end_launch first)");
   return impl_->to_json();
 }

@@ -143,18 +143,28 @@ class PagedShadow {
 // granule first_ + i. The mapping is reserved with MAP_NORESERVE and committed by the kernel on first touch; a
 // bitmap of touched shadow pages (atomic: pages of one region may be owned by different workers) charges the
 // budget once per page.
+//
+// An allocation larger than kMaxDirectBytes, or one whose shadow cannot be reserved, gets no mapping: it is
+// still known (overlap checks, frees) but contains no granule, so its accesses go to the sparse fallback like
+// any address outside an allocation. Labels never depend on allocations (docs/engine.md), so this only costs
+// lookup speed. The caller guarantees that the allocation does not run past the end of the address space.
 class RegionShadow {
  public:
+  // 1 TiB of device memory (4 TiB of reserved shadow, a 128 MiB touched-page bitmap): beyond any GPU's memory
+  // today, and far below the size at which the shadow's byte count would overflow.
+  static constexpr uint64_t kMaxDirectBytes = 1ull << 40;
+
   RegionShadow(uint64_t base, uint64_t size, Budget* budget)
       : base_(base), size_(size), first_(base >> 2), budget_(budget) {
-    count_ = ((base + size + 3) >> 2) - first_;
+    if (size == 0 || size > kMaxDirectBytes) return;
+    count_ = ((base + (size - 1)) >> 2) - first_ + 1;  // base + size - 1 cannot wrap (caller's guarantee)
     bytes_ = (count_ * sizeof(Entry) + kPageBytes - 1) / kPageBytes * kPageBytes;
-    if (bytes_ == 0) bytes_ = kPageBytes;
     // Reserved 2 MiB-aligned, so that a huge-page-sized block of shadow is one PMD (see advise_next_block).
     const uint64_t reserve = bytes_ + kHugeBytes;
     void* p = mmap(nullptr, reserve, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) {
-      throw EngineError("cannot reserve " + std::to_string(bytes_ >> 20) + " MiB of address space for shadow memory");
+    if (p == MAP_FAILED) {  // address space limited (ulimit -v): the sparse fallback tracks this allocation
+      count_ = bytes_ = 0;
+      return;
     }
     const uintptr_t raw = reinterpret_cast<uintptr_t>(p);
     const uintptr_t aligned = (raw + kHugeBytes - 1) & ~uintptr_t(kHugeBytes - 1);
@@ -166,7 +176,7 @@ class RegionShadow {
   }
   RegionShadow(const RegionShadow&) = delete;
   ~RegionShadow() {
-    munmap(shadow_, bytes_);
+    if (shadow_) munmap(shadow_, bytes_);
     budget_->give(committed_.load());
   }
   uint64_t base() const { return base_; }
@@ -250,7 +260,7 @@ class RegionShadow {
 
   // Drop every entry (generation wrap-around): the pages go back to the kernel.
   void reset() {
-    madvise(shadow_, bytes_, MADV_DONTNEED);
+    if (shadow_) madvise(shadow_, bytes_, MADV_DONTNEED);
     for (auto& w : touched_) w.store(0);
     budget_->give(committed_.exchange(0));
   }

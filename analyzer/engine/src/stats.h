@@ -11,16 +11,26 @@
 namespace reuselens {
 namespace detail {
 
-// Full distribution of a small non-negative integer: counts[v] = instances that had value v.
+// Full distribution of a non-negative integer: counts[v] = instances that had value v. Values are small for
+// ordinary accesses (lanes, sectors, words of a warp: at most a few hundred) and are counted densely; the
+// largest shared and bulk accesses reach 524,288 distinct words, and a dense array that long per node and per
+// worker would let a short hostile trace (a few thousand such PCs) claim tens of GB, so those go to a map.
 struct Histogram {
-  std::vector<uint64_t> counts;
+  static constexpr uint32_t kDense = 4096;
+  std::vector<uint64_t> counts;             // values below kDense
+  std::map<uint32_t, uint64_t> large;       // values from kDense on
   void add(uint32_t value, uint64_t n = 1) {
+    if (value >= kDense) {
+      large[value] += n;
+      return;
+    }
     if (value >= counts.size()) counts.resize(value + 1, 0);
     counts[value] += n;
   }
   void merge(const Histogram& o) {
     if (o.counts.size() > counts.size()) counts.resize(o.counts.size(), 0);
     for (size_t i = 0; i < o.counts.size(); ++i) counts[i] += o.counts[i];
+    for (const auto& kv : o.large) large[kv.first] += kv.second;
   }
 };
 

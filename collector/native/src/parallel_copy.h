@@ -35,6 +35,7 @@ class ParallelCopy {
 
   // One caller at a time. Parts are at least kMinPart bytes, so a small block is one plain memcpy.
   void copy(void* dst, const void* src, uint64_t bytes) {
+    if (bytes == 0) return;  // memcpy may not be given the null pointer of an empty buffer, even for 0 bytes
     const unsigned parts = (unsigned)std::min<uint64_t>(threads(), std::max<uint64_t>(1, bytes / kMinPart));
     if (parts == 1) {
       std::memcpy(dst, src, bytes);
@@ -58,12 +59,13 @@ class ParallelCopy {
  private:
   static constexpr uint64_t kMinPart = 64 << 10;
 
-  // Part k of the current job; parts start on 4 KiB boundaries of the block. Known limit: when bytes / parts is
-  // itself a multiple of 4 KiB and does not divide bytes, the last bytes % parts bytes are not copied. The
-  // collector never meets it (blocks of whole 288-byte records, at most 16 threads: the first such case needs
-  // 34); the general fix is on branch parallel-copy-fixes, not yet run on a GPU.
+  // Part k of the current job; parts start on 4 KiB boundaries of the block. The share is rounded up twice (to
+  // whole bytes, then to whole pages), so parts_ shares always cover the block: rounding the share down first
+  // dropped the last bytes % parts bytes whenever bytes / parts was itself a whole number of pages. The last
+  // parts may then be short or empty.
   void copy_part(unsigned k) const {
-    const uint64_t step = (bytes_ / parts_ + 4095) & ~uint64_t(4095);
+    const uint64_t share = bytes_ / parts_ + (bytes_ % parts_ != 0);
+    const uint64_t step = (share + 4095) & ~uint64_t(4095);
     const uint64_t from = std::min(bytes_, k * step), to = std::min(bytes_, from + step);
     if (to > from) std::memcpy(dst_ + from, src_ + from, to - from);
   }

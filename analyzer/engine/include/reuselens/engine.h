@@ -15,8 +15,11 @@
 //   std::string json = engine.to_json();         // any time no launch is open
 //
 // Results depend only on the order of the records, never on the number of workers.
-// Errors (budget exceeded, protocol misuse, a block index beyond the shadow's range) throw EngineError;
-// after an EngineError thrown by consume() the engine must be discarded.
+// Every value given is checked before it is used: allocation ranges, launch block sizes, each record's type,
+// space, size, warp and block index (a lane's thread index, warp * 32 + lane, then always fits the shadow).
+// Errors (budget exceeded, protocol misuse, a malformed record or launch) throw EngineError with a one-line
+// message; an error thrown by consume() leaves the engine unusable: every later call throws EngineError too,
+// so it must be discarded.
 #pragma once
 
 #include <cstddef>
@@ -73,7 +76,9 @@ class Engine {
   Engine& operator=(const Engine&) = delete;
 
   // Device allocations: global accesses inside one get a direct-mapped shadow; any other global address is
-  // still tracked, through a sparse page table. Overlapping or unknown frees throw EngineError.
+  // still tracked, through a sparse page table (so are allocations too large to map directly, over 1 TiB).
+  // Overlapping allocations, ones that run past the end of the address space and unknown frees throw
+  // EngineError.
   void add_allocation(uint64_t address, uint64_t size);
   void free_allocation(uint64_t address);
 

@@ -1,0 +1,107 @@
+"""run.json fields that replay feeds to the engine: a value of the wrong type or out of range is one error
+naming run.json and the field, never a KeyError, a pybind11 conversion error or an EngineError traceback; and
+`reuselens analyze` on the recorded reproducers of issue #20 ends with a result or one line on stderr."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from analyzer.errors import RunDirectoryError
+from analyzer.replay import analyze_run
+
+from engine_records import mem, records, warp_addrs, write_trace
+
+HOSTILE = Path(__file__).resolve().parents[1] / "data" / "hostile"
+
+
+def make_run(tmp_path: Path, edit) -> Path:
+    (tmp_path / "traces").mkdir()
+    write_trace(tmp_path / "traces" / "0.rltrace", records([mem(0, warp_addrs(1 << 20))]))
+    manifest = {
+        "format": "reuselens-run", "version": 1, "status": "complete",
+        "functions": [{"id": 0, "module": "m", "name": "_Z1kv", "kernel": True}],
+        "launches": [{"id": 0, "function_id": 0, "grid": [1, 1, 1], "block": [32, 1, 1],
+                      "dynamic_shared_bytes": 0, "trace": "traces/0.rltrace", "status": "complete"}],
+        "allocations": [{"address": 1 << 20, "size": 4096, "allocated_before_launch": 0,
+                         "freed_after_launch": None}],
+    }
+    edit(manifest)
+    (tmp_path / "run.json").write_text(json.dumps(manifest))
+    return tmp_path
+
+
+def launch(field, value):
+    return lambda m: m["launches"][0].__setitem__(field, value)
+
+
+def allocation(field, value):
+    return lambda m: m["allocations"][0].__setitem__(field, value)
+
+
+CASES = {
+    "block too large": (launch("block", [2048, 1, 1]),
+                        r"launches\[0\]\.block: 2048x1x1 threads per block, CUDA allows at most 1024"),
+    "block product too large": (launch("block", [64, 32, 1]), r"launches\[0\]\.block: 64x32x1 threads"),
+    "block of two": (launch("block", [32, 1]), r"launches\[0\]\.block: expected a list of 3 integers"),
+    "block zero": (launch("block", [0, 1, 1]), r"launches\[0\]\.block\[0\]: 0 is out of range"),
+    "grid beyond u32": (launch("grid", [1, 1 << 32, 1]), r"launches\[0\]\.grid\[1\]: 4294967296 is out of range"),
+    "id a string": (launch("id", "zero"), r"launches\[0\]\.id: expected an integer, found str 'zero'"),
+    "id a float": (launch("id", 1.5), r"launches\[0\]\.id: expected an integer, found float 1\.5"),
+    "no function id": (lambda m: m["launches"][0].pop("function_id"), r"launches\[0\]\.function_id is missing"),
+    "negative shared": (launch("dynamic_shared_bytes", -1), r"launches\[0\]\.dynamic_shared_bytes: -1 is out"),
+    "trace a number": (launch("trace", 7), r"launches\[0\]\.trace: expected a path, found int 7"),
+    "launch not an object": (lambda m: m.__setitem__("launches", [5]), r"launches\[0\]: expected an object"),
+    "launches not a list": (lambda m: m.__setitem__("launches", {"id": 0}), r"launches: expected a list, found dict"),
+    "allocation past 2^64": (lambda m: m["allocations"][0].update(address=(1 << 64) - 16, size=32),
+                             r"allocations\[0\]\.size: 32 bytes at address 0xfffffffffffffff0 run past the end"),
+    "allocation size negative": (allocation("size", -5), r"allocations\[0\]\.size: -5 is out of range"),
+    "allocation address huge": (allocation("address", 1 << 64), r"allocations\[0\]\.address: 18446744073709551616"),
+    "freed a string": (allocation("freed_after_launch", "later"), r"allocations\[0\]\.freed_after_launch: expected"),
+    "function id missing": (lambda m: m["functions"][0].pop("id"), r"functions\[0\]\.id is missing"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_malformed_field_is_one_error_naming_run_json_and_the_field(tmp_path, case):
+    edit, message = CASES[case]
+    run = make_run(tmp_path, edit)
+    with pytest.raises(RunDirectoryError, match=r"run\.json: " + message):
+        analyze_run(run, workers=1)
+
+
+def test_well_formed_run_still_replays(tmp_path):
+    out = analyze_run(make_run(tmp_path, lambda m: None), workers=1)
+    assert out["kernels"][0]["launches"] == [0] and out["kernels"][0]["mangled"] == "_Z1kv"
+
+
+def analyze_cli(tmp_path: Path, fixture: str) -> subprocess.CompletedProcess:
+    run = tmp_path / fixture
+    shutil.copytree(HOSTILE / fixture, run)
+    try:  # seconds normally; the shared-size reproducer took over 40 s before its fix
+        return subprocess.run([sys.executable, "-m", "analyzer.cli.main", "analyze", str(run)], capture_output=True,
+                              text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"reuselens analyze {fixture} still running after 60 s")
+
+
+@pytest.mark.parametrize("fixture", ["alloc_size_2_62_run", "shared_size_65535_run"])
+def test_recorded_reproducer_is_analysed(tmp_path, fixture):
+    """alloc_size_2_62_run crashed `reuselens analyze` (SIGSEGV); shared_size_65535_run kept it busy > 40 s."""
+    done = analyze_cli(tmp_path, fixture)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "1 kernel configuration(s) analysed" in done.stdout
+    report = json.loads((tmp_path / fixture / "report.json").read_text())
+    assert report["kernels"]
+
+
+def test_block_of_2048_threads_is_one_line_on_stderr(tmp_path):
+    done = analyze_cli(tmp_path, "block_2048_run")
+    assert done.returncode != 0
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "run.json: launches[0].block: 2048x1x1 threads per block" in done.stderr
