@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from analyzer.reportview import short_kernel_name
+from reuselens.analyzer.reportview import short_kernel_name
 
 TRAFFIC_KEYS = ("instructions", "bytes", "sectors", "wavefronts")
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import networkx as nx
 
-from analyzer.graph import COLD_NODE, build_graph
+from reuselens.analyzer.graph import COLD_NODE, build_graph
 
 # Graphviz colours per Topological Distance label (legend order of the paper's Figure 1).
 LABEL_COLOURS = {"cold": "#1f77b4", "thread": "#2ca02c", "warp_same_inst": "#9467bd", "warp_diff_inst": "#8c564b",

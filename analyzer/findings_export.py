@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from analyzer import __version__
-from analyzer.reportview import finding_places, fit, places, ranked_findings, short_kernel_name
-from analyzer.units import format_bytes, format_share
+from reuselens.analyzer import __version__
+from reuselens.analyzer.reportview import finding_places, fit, places, ranked_findings, short_kernel_name
+from reuselens.analyzer.units import format_bytes, format_share
 
 DOCS_URL = "https://github.com/reuselens/reuselens/blob/main/docs/patterns.md"
 SARIF_LEVEL = {"error": "error", "warning": "warning", "information": "note", "hint": "note"}

@@ -10,8 +10,8 @@ import html
 import math
 from typing import Any
 
-from analyzer.reportview import kernel_label
-from analyzer.units import format_bytes
+from reuselens.analyzer.reportview import kernel_label
+from reuselens.analyzer.units import format_bytes
 
 LABEL_COLORS = {
     "cold": "#4c78a8",

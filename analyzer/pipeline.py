@@ -12,9 +12,9 @@ import logging
 from pathlib import Path
 from typing import Any, Callable
 
-from analyzer import __version__
-from analyzer.errors import ReuseLensError, TraceError
-from analyzer.rundir import RunDirectory, open_run
+from reuselens.analyzer import __version__
+from reuselens.analyzer.errors import ReuseLensError, TraceError
+from reuselens.analyzer.rundir import RunDirectory, open_run
 
 log = logging.getLogger(__name__)
 ONLINE_ANALYSIS = "analysis.json"
@@ -37,15 +37,15 @@ def engine_result(run: RunDirectory, workers: int | None, progress: Progress) ->
                 or result.get("version") != 1 or not isinstance(result.get("kernels"), list):
             raise TraceError(f"{online}: not a version-1 ReuseLens engine result; delete it to replay traces")
         return result
-    from analyzer.replay import analyze_run as replay
+    from reuselens.analyzer.replay import analyze_run as replay
 
     progress("replay traces")
     return replay(run.path, workers=workers)
 
 
 def _attach_names(run: RunDirectory, result: dict[str, Any], from_online: bool) -> None:
-    from analyzer.lineinfo import demangle
-    from analyzer.replay import resolve_names
+    from reuselens.analyzer.lineinfo import demangle
+    from reuselens.analyzer.replay import resolve_names
 
     if from_online:
         functions = {int(f["id"]): f for f in run.manifest.get("functions", [])}
@@ -58,7 +58,7 @@ def _attach_names(run: RunDirectory, result: dict[str, Any], from_online: bool) 
 
 def _attach_sources(run: RunDirectory, kernels: list[dict[str, Any]], prefix_map: dict[str, str],
                     notes: list[str], progress: Progress) -> None:
-    from analyzer.lineinfo import SourceMapper
+    from reuselens.analyzer.lineinfo import SourceMapper
 
     mapper = SourceMapper.from_run(run.path, prefix_map=prefix_map)
     functions_of: dict[str, set[str]] = {}  # SASS of the functions with nodes, one nvdisasm run per module
@@ -93,7 +93,7 @@ def _attach_sources(run: RunDirectory, kernels: list[dict[str, Any]], prefix_map
 def _merge_lineless(mapper_notes: list[str]) -> list[str]:
     """One note for all modules without line info, where the mapper says it per module: a PyTorch run loads
     six library modules (cuBLAS, ATen) without it, and six notes buried the others."""
-    from analyzer.lineinfo.mapper import NO_LINE_INFO
+    from reuselens.analyzer.lineinfo.mapper import NO_LINE_INFO
 
     lineless = [note[len("module "):-len(NO_LINE_INFO)] for note in mapper_notes
                 if note.startswith("module ") and note.endswith(NO_LINE_INFO)]
@@ -113,7 +113,7 @@ def _merge_lineless(mapper_notes: list[str]) -> list[str]:
 
 
 def _lookup(mapper: Any, module: str | None, function: str, pc: int, notes: list[str]) -> Any:
-    from analyzer.errors import MappingError
+    from reuselens.analyzer.errors import MappingError
 
     if not module:
         return None
@@ -128,7 +128,7 @@ def _lookup(mapper: Any, module: str | None, function: str, pc: int, notes: list
 
 def _sass(mapper: Any, module: str, function: str, pc: int) -> str | None:
     """The instruction's SASS text; None where the module cannot be read (its note is already there)."""
-    from analyzer.errors import MappingError
+    from reuselens.analyzer.errors import MappingError
 
     try:
         return mapper.sass(module, function, pc)
@@ -137,7 +137,7 @@ def _sass(mapper: Any, module: str, function: str, pc: int) -> str | None:
 
 
 def _kernel_location(mapper: Any, kernel: dict[str, Any], notes: list[str]) -> Any:
-    from analyzer.errors import MappingError
+    from reuselens.analyzer.errors import MappingError
 
     if not kernel.get("module"):
         return None
@@ -153,9 +153,9 @@ def analyze_run(run_dir: str | Path, settings: dict[str, Any] | None = None, *, 
                 prefix_map: dict[str, str] | None = None, progress: Progress | None = None,
                 write: bool = True) -> dict[str, Any]:
     """Analyse a run directory and (by default) write RUN/report.json. Returns the report dict."""
-    from analyzer.graph import annotate_kernel
-    from analyzer.patterns import DEFAULT_SETTINGS, find_findings
-    from analyzer.report import save
+    from reuselens.analyzer.graph import annotate_kernel
+    from reuselens.analyzer.patterns import DEFAULT_SETTINGS, find_findings
+    from reuselens.analyzer.report import save
 
     progress = progress or _no_progress
     run = open_run(run_dir)

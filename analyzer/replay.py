@@ -19,10 +19,10 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from analyzer import replay_manifest
-from analyzer.errors import TraceError
-from analyzer.replay_manifest import Allocation
-from analyzer.rundir import MANIFEST, open_run
+from reuselens.analyzer import replay_manifest
+from reuselens.analyzer.errors import TraceError
+from reuselens.analyzer.replay_manifest import Allocation
+from reuselens.analyzer.rundir import MANIFEST, open_run
 
 TRACE_MAGIC = b"RLTRACE\0"
 TRACE_VERSION = 1
@@ -66,10 +66,10 @@ class Trace:
 
 def _engine_module():
     try:
-        from analyzer import _engine
+        from reuselens.analyzer import _engine
     except ImportError as exc:  # a broken install, not a user mistake in the run directory
         raise RuntimeError(
-            "analyzer._engine is not built; run `pip install --no-build-isolation -e .`"
+            "reuselens.analyzer._engine is not built; run `pip install --no-build-isolation -e .`"
         ) from exc
     return _engine
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from analyzer.errors import RunDirectoryError
+from reuselens.analyzer.errors import RunDirectoryError
 
 U32 = 1 << 32
 U64 = 1 << 64

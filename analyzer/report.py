@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from analyzer.errors import ReportError
+from reuselens.analyzer.errors import ReportError
 
 FORMAT = "reuselens-report"
 VERSION = 1

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from analyzer.errors import RunDirectoryError
+from reuselens.analyzer.errors import RunDirectoryError
 
 RUN_FORMAT = "reuselens-run"
 RUN_VERSION = 1

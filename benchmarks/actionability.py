@@ -151,7 +151,7 @@ def predict(binary: Path, case: dict[str, Any], out_dir: Path, args: argparse.Na
     if run_dir.exists():
         shutil.rmtree(run_dir)
     env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
-    run([sys.executable, "-m", "analyzer.cli.main", "profile", "--run-dir", str(run_dir),
+    run([sys.executable, "-m", "reuselens", "profile", "--run-dir", str(run_dir),
          "--kernel-filter", case["kernel"], "--", str(binary)], timeout=args.timeout, what="reuselens profile",
         env=env)
     report = json.loads((run_dir / "report.json").read_text())

@@ -22,8 +22,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # numpy's BLAS threads would
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from analyzer import _engine  # noqa: E402
-from analyzer.replay import RECORD_DTYPE  # noqa: E402
+from reuselens.analyzer import _engine  # noqa: E402
+from reuselens.analyzer.replay import RECORD_DTYPE  # noqa: E402
 
 A, B, C = 0x7F0000000000, 0x7F1000000000, 0x7F2000000000
 WARPS = 8

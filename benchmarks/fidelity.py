@@ -26,7 +26,7 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from analyzer import replay  # noqa: E402  (the trace format's one reader)
+from reuselens.analyzer import replay  # noqa: E402  (the trace format's one reader)
 
 REC_MEM, SPACE_GLOBAL, SPACE_SHARED, SPACE_LOCAL = 1, 1, 2, 3
 READ, WRITE = 1, 2
@@ -346,7 +346,7 @@ def main(argv: list[str] | None = None) -> int:
         run_dirs = [Path(r) for r in args.runs]
         labels = [p.name for p in run_dirs]
     else:
-        from collector.launcher import MIN_BUFFER_BYTES, profile
+        from reuselens.collector.launcher import MIN_BUFFER_BYTES, profile
 
         bench = [args.bench or str(REPO / "build/gpu/microbench"), *rest]
         run_dirs = [work / "run_default", work / "run_minbuf"]

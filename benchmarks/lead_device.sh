@@ -38,6 +38,6 @@ if [[ $STEPS == *" gputests "* ]]; then
 fi
 if [[ $STEPS == *" demo "* ]]; then
   stamp "demo"
-  timeout 60 python3 -m analyzer.cli.main demo 2>&1 | tail -30
+  timeout 60 python3 -m reuselens demo 2>&1 | tail -30
 fi
 stamp "done"

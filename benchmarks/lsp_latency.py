@@ -1,7 +1,7 @@
 """Latency of the ReuseLens language server on a large generated report.
 
 Generates a run with >= 5,000 memory PCs spread over >= 50 source files (real files on disk, as a workspace
-would have), starts the real server over stdio (`python -m lsp_server`) with a pytest-lsp client, and prints
+would have), starts the real server over stdio (`python -m reuselens.lsp_server`) with a pytest-lsp client, and prints
 p50/p99 of textDocument/hover, textDocument/codeLens (+ codeLens/resolve of every lens) and
 textDocument/codeAction, plus the time from the end of a run to the last published diagnostic, twice:
 a report.json written into the watched run directory (a terminal/CI run), and a `reuselens.profile` run
@@ -138,7 +138,7 @@ async def main_async(args) -> dict:
                    types.WINDOW_LOG_MESSAGE, types.WINDOW_SHOW_MESSAGE):
         client.feature(method)(lambda params: None)
     prefix = ["-m", "cProfile", "-o", args.profile_server] if args.profile_server else []
-    await client.start_io(sys.executable, *prefix, "-m", "lsp_server")
+    await client.start_io(sys.executable, *prefix, "-m", "reuselens.lsp_server")
     await client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities("visual-studio-code"), root_uri=tmp.as_uri(),
         initialization_options={"workspaceTrusted": True}))

@@ -53,7 +53,7 @@ def run_native(argv: list[str]) -> tuple[float, float | None]:
 
 
 def run_profiled(argv: list[str], work: Path, timeout: float = 120) -> tuple[float, float | None, dict]:
-    from collector.launcher import profile
+    from reuselens.collector.launcher import profile
 
     run_dir = Path(tempfile.mkdtemp(dir=work))
     log = run_dir.parent / (run_dir.name + ".out")

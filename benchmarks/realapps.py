@@ -106,7 +106,7 @@ def reuselens_command(given: str | None) -> list[str]:
         return [found]
     # No installed CLI: the checkout's, whatever the step's working directory.
     return ["env", f"PYTHONPATH={HERE.parent}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
-            sys.executable, "-m", "analyzer.cli.main"]
+            sys.executable, "-m", "reuselens"]
 
 
 def run_step(mode: str, argv: list[str], reuselens: list[str], run_dir: Path, timeout: float) -> dict:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from analyzer.errors import CollectorError
+from reuselens.analyzer.errors import CollectorError
 
 
 class NoGpuError(CollectorError):

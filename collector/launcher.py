@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from analyzer.errors import RunDirectoryError
-from analyzer.rundir import MANIFEST, RUN_FORMAT, RUN_VERSION, open_run
-from collector.errors import (
+from reuselens.analyzer.errors import RunDirectoryError
+from reuselens.analyzer.rundir import MANIFEST, RUN_FORMAT, RUN_VERSION, open_run
+from reuselens.collector.errors import (
     AppNotFoundError,
     InvalidFilterError,
     NoGpuError,
@@ -83,7 +83,7 @@ def find_tool_library(candidates: Sequence[Path] | None = None) -> Path:
     try:  # an installed wheel / editable redirect puts it in site-packages/collector/native
         import importlib.resources as resources
 
-        candidates.append(Path(str(resources.files("collector") / "native" / TOOL_LIBRARY)))
+        candidates.append(Path(str(resources.files("reuselens.collector") / "native" / TOOL_LIBRARY)))
     except Exception:  # pragma: no cover - resources unavailable
         pass
     return _first_library(candidates)

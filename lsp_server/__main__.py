@@ -1,5 +1,5 @@
-"""`python -m lsp_server`: the ReuseLens language server on stdio (logs go to stderr)."""
+"""`python -m reuselens.lsp_server`: the ReuseLens language server on stdio (logs go to stderr)."""
 
-from lsp_server.cli import main
+from reuselens.lsp_server.cli import main
 
 raise SystemExit(main())

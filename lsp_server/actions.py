@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from lsp_server import edits
-from lsp_server.model import FindingRef, RunResults
+from reuselens.lsp_server import edits
+from reuselens.lsp_server.model import FindingRef, RunResults
 
 EXPLAIN = "reuselens.explain"
 FIX_TITLES = {"register-promotion": "keep the value in a register", "constant-promotion": "move to __constant__",

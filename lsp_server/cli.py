@@ -17,7 +17,7 @@ def start(log_file: str | None, log_level: str) -> int:
     handler = logging.FileHandler(log_file) if log_file else logging.StreamHandler(sys.stderr)
     logging.basicConfig(level=getattr(logging, log_level), handlers=[handler],
                         format="%(asctime)s reuselens-lsp %(levelname)s %(message)s")
-    from lsp_server.server import SERVER
+    from reuselens.lsp_server.server import SERVER
     _stop_children_on_signals()
     SERVER.start_io()
     return 0
@@ -26,7 +26,7 @@ def start(log_file: str | None, log_level: str) -> int:
 def _stop_children_on_signals() -> None:
     """Builds and profilers run in their own process groups, so a server ended by SIGTERM/SIGHUP/SIGINT would
     leave them (and the profiled app) running: stop them first, then end as the signal would have."""
-    from lsp_server import profiling
+    from reuselens.lsp_server import profiling
 
     def stop(number: int, frame) -> None:
         profiling.stop_all(number)
@@ -38,7 +38,7 @@ def _stop_children_on_signals() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m lsp_server", description="ReuseLens language server (stdio)")
+    parser = argparse.ArgumentParser(prog="python -m reuselens.lsp_server", description="ReuseLens language server (stdio)")
     add_arguments(parser)
     args = parser.parse_args(argv)
     return start(args.log_file, args.log_level)

@@ -19,12 +19,12 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from analyzer.reportview import kernel_title, short_kernel_name
+from reuselens.analyzer.reportview import kernel_title, short_kernel_name
 
-from lsp_server.format import LABEL_NAMES
-from lsp_server.model import FindingRef, RunResults
-from lsp_server.paths import path_to_uri
-from lsp_server.tracking import LineMap
+from reuselens.lsp_server.format import LABEL_NAMES
+from reuselens.lsp_server.model import FindingRef, RunResults
+from reuselens.lsp_server.paths import path_to_uri
+from reuselens.lsp_server.tracking import LineMap
 
 SOURCE = "reuselens"
 _SEVERITY = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from analyzer.units import format_bytes  # decimal units, as everywhere a user reads ReuseLens numbers
+from reuselens.analyzer.units import format_bytes  # decimal units, as everywhere a user reads ReuseLens numbers
 
 __all__ = ["format_bytes", "mean", "grouped_shares", "lens_title", "SCOPE_GROUPS", "LABEL_NAMES"]
 

@@ -6,8 +6,8 @@ import os
 from collections import defaultdict
 from typing import Any
 
-from analyzer.compare import diff_reports
-from lsp_server.model import RunResults
+from reuselens.analyzer.compare import diff_reports
+from reuselens.lsp_server.model import RunResults
 
 _SPACE = {"global": "G", "shared": "S", "local": "L"}
 _TYPE = {"read": "LD", "write": "ST", "atomic": "ATOM"}
@@ -89,7 +89,7 @@ def compare(previous: RunResults | None, current: RunResults | None) -> dict[str
 
 
 def _kernel_diff(previous: RunResults | None, current: RunResults) -> list[dict[str, Any]]:
-    """analyzer.compare's per-kernel entries plus flat bytes_before/bytes_after (what the VS Code page shows)."""
+    """reuselens.analyzer.compare's per-kernel entries plus flat bytes_before/bytes_after (what the VS Code page shows)."""
     if previous is None:
         return []
     out = []

@@ -7,11 +7,11 @@ from typing import Any
 
 from lsprotocol import types
 
-from lsp_server import actions, diagnostics, graph, hover, lenses
-from lsp_server import settings as settings_mod
-from lsp_server.paths import uri_to_path
-from lsp_server.server import CUDA_SUFFIXES, SAVE_DEBOUNCE_S, SERVER, ReuseLensServer
-from lsp_server.watcher import RunWatcher
+from reuselens.lsp_server import actions, diagnostics, graph, hover, lenses
+from reuselens.lsp_server import settings as settings_mod
+from reuselens.lsp_server.paths import uri_to_path
+from reuselens.lsp_server.server import CUDA_SUFFIXES, SAVE_DEBOUNCE_S, SERVER, ReuseLensServer
+from reuselens.lsp_server.watcher import RunWatcher
 
 
 @SERVER.feature(types.INITIALIZE)

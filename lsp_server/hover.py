@@ -6,10 +6,10 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 
-from lsp_server import markdown as md
-from lsp_server.format import SCOPE_GROUPS, format_bytes, mean
-from lsp_server.model import NodeRef, RunResults
-from lsp_server.paths import path_to_uri
+from reuselens.lsp_server import markdown as md
+from reuselens.lsp_server.format import SCOPE_GROUPS, format_bytes, mean
+from reuselens.lsp_server.model import NodeRef, RunResults
+from reuselens.lsp_server.paths import path_to_uri
 
 
 def _pct(part: int, total: int) -> str:

@@ -9,10 +9,10 @@ from typing import Callable
 
 from lsprotocol import types
 
-from lsp_server.actions import explanation
-from lsp_server.format import lens_title
-from lsp_server.model import RunResults
-from lsp_server.tracking import LineMap
+from reuselens.lsp_server.actions import explanation
+from reuselens.lsp_server.format import lens_title
+from reuselens.lsp_server.model import RunResults
+from reuselens.lsp_server.tracking import LineMap
 
 NEXT_HOT_SPOT = "reuselens.nextHotSpot"
 EXPLAIN_LINE = "reuselens.explainLine"

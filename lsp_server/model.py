@@ -11,7 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from lsp_server.paths import map_path
+from reuselens.lsp_server.paths import map_path
 
 
 @dataclass

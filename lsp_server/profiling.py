@@ -17,13 +17,13 @@ import time
 from collections import deque
 from pathlib import Path
 
-from analyzer.errors import ReuseLensError
+from reuselens.analyzer.errors import ReuseLensError
 
-from lsp_server.compiler_output import CompilerMessage, parse
-from lsp_server.settings import Settings
+from reuselens.lsp_server.compiler_output import CompilerMessage, parse
+from reuselens.lsp_server.settings import Settings
 
 TAIL_LINES = 20
-# reuselens.thresholds.<key> -> the profile subcommand's option (analyzer/cli/common.py)
+# reuselens.thresholds.<key> -> the profile subcommand's option (reuselens/cli/common.py)
 THRESHOLD_OPTIONS = {"--delta": "delta", "--streaming": "streaming", "--coalescing": "coalescing",
                      "--bank-conflict": "bankConflict", "--constant-capacity": "constantCapacityBytes",
                      "--min-share": "minShare"}
@@ -51,7 +51,7 @@ class BuildError(ProfileError):
 def profiler_argv(settings: Settings, run_dir: str) -> list[str]:
     if settings.profiler_command:
         return [*settings.profiler_command, "--run-dir", run_dir, "--", *settings.profile_command]
-    argv = [sys.executable, "-m", "analyzer.cli.main", "profile", "--run-dir", run_dir]
+    argv = [sys.executable, "-m", "reuselens", "profile", "--run-dir", run_dir]
     if settings.kernel_filter:
         argv += ["--kernel-filter", settings.kernel_filter]
     if settings.launch_range:

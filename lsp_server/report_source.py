@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from analyzer.errors import ReportError
-from analyzer.report import FORMAT, VERSION, validate
-from lsp_server.source_files import MAX_REPORT_BYTES, UnreadableFile, read_capped
+from reuselens.analyzer.errors import ReportError
+from reuselens.analyzer.report import FORMAT, VERSION, validate
+from reuselens.lsp_server.source_files import MAX_REPORT_BYTES, UnreadableFile, read_capped
 
 __all__ = ["FORMAT", "VERSION", "load"]
 

@@ -16,14 +16,14 @@ from urllib.parse import unquote
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from analyzer import __version__
-from analyzer.errors import ReportError
-from lsp_server import diagnostics, profiling, settings as settings_mod
-from lsp_server.paths import path_to_uri
-from lsp_server.protocol import ReuseLensProtocol
-from lsp_server.state import State
-from lsp_server.tracking import split_lines
-from lsp_server.watcher import RunWatcher
+from reuselens.analyzer import __version__
+from reuselens.analyzer.errors import ReportError
+from reuselens.lsp_server import diagnostics, profiling, settings as settings_mod
+from reuselens.lsp_server.paths import path_to_uri
+from reuselens.lsp_server.protocol import ReuseLensProtocol
+from reuselens.lsp_server.state import State
+from reuselens.lsp_server.tracking import split_lines
+from reuselens.lsp_server.watcher import RunWatcher
 
 log = logging.getLogger("reuselens.lsp")
 
@@ -386,4 +386,4 @@ class ReuseLensServer(LanguageServer):
 
 
 SERVER = ReuseLensServer()
-from lsp_server import handlers  # noqa: E402,F401  (registers the features on SERVER)
+from reuselens.lsp_server import handlers  # noqa: E402,F401  (registers the features on SERVER)

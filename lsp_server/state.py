@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 
 from lsprotocol import types
 
-from analyzer.errors import ReportError
-from lsp_server.model import RunResults
-from lsp_server.report_source import load
-from lsp_server.settings import Settings
-from lsp_server.source_files import SourceFiles
-from lsp_server.tracking import Tracker, disk_stamp, split_lines
+from reuselens.analyzer.errors import ReportError
+from reuselens.lsp_server.model import RunResults
+from reuselens.lsp_server.report_source import load
+from reuselens.lsp_server.settings import Settings
+from reuselens.lsp_server.source_files import SourceFiles
+from reuselens.lsp_server.tracking import Tracker, disk_stamp, split_lines
 
 
 @dataclass

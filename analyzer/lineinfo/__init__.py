@@ -10,17 +10,17 @@ See docs/lineinfo.md. Public API:
 Every failure to read input raises a subclass of analyzer.errors.MappingError (see errors.py).
 """
 
-from analyzer.lineinfo.cubin import CubinLineTable
-from analyzer.lineinfo.demangle import demangle
-from analyzer.lineinfo.errors import (
+from reuselens.analyzer.lineinfo.cubin import CubinLineTable
+from reuselens.analyzer.lineinfo.demangle import demangle
+from reuselens.analyzer.lineinfo.errors import (
     ElfFormatError,
     FatbinError,
     LineTableError,
     NoCubinError,
     UnknownModuleError,
 )
-from analyzer.lineinfo.fatbin import cubins_from_binary, select_cubins
-from analyzer.lineinfo.mapper import InlineFrame, SourceLocation, SourceMapper
+from reuselens.analyzer.lineinfo.fatbin import cubins_from_binary, select_cubins
+from reuselens.analyzer.lineinfo.mapper import InlineFrame, SourceLocation, SourceMapper
 
 __all__ = [
     "CubinLineTable",

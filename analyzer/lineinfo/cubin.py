@@ -17,10 +17,10 @@ import posixpath
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from analyzer.lineinfo.dieinfo import InlineRange, read_debug_info
-from analyzer.lineinfo.elf import EM_CUDA, SHT_NOBITS, STT_FUNC, ElfFile, Relocation, Section, Symbol
-from analyzer.lineinfo.errors import ElfFormatError, LineTableError
-from analyzer.lineinfo.lineprogram import LineProgram, Row, Sequence, parse_debug_line
+from reuselens.analyzer.lineinfo.dieinfo import InlineRange, read_debug_info
+from reuselens.analyzer.lineinfo.elf import EM_CUDA, SHT_NOBITS, STT_FUNC, ElfFile, Relocation, Section, Symbol
+from reuselens.analyzer.lineinfo.errors import ElfFormatError, LineTableError
+from reuselens.analyzer.lineinfo.lineprogram import LineProgram, Row, Sequence, parse_debug_line
 
 R_CUDA_64 = 2
 SHF_EXECINSTR = 0x4

@@ -16,7 +16,7 @@ import bisect
 from io import BytesIO
 from typing import NamedTuple
 
-from analyzer.lineinfo.elf import ElfFile, Symbol
+from reuselens.analyzer.lineinfo.elf import ElfFile, Symbol
 
 _MAX_DIES = 1_000_000
 

@@ -13,7 +13,7 @@ import struct
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from analyzer.lineinfo.errors import ElfFormatError
+from reuselens.analyzer.lineinfo.errors import ElfFormatError
 
 ELF_MAGIC = b"\x7fELF"
 EM_CUDA = 190

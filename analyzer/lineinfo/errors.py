@@ -4,7 +4,7 @@ Corrupt, truncated or hostile CUBINs, fatbinaries and line tables raise one of t
 the parsers (a different exception type is a bug).
 """
 
-from analyzer.errors import MappingError
+from reuselens.analyzer.errors import MappingError
 
 
 class ElfFormatError(MappingError):

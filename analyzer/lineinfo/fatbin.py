@@ -19,8 +19,8 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
-from analyzer.lineinfo.elf import EM_CUDA, ELF_MAGIC, ElfFile
-from analyzer.lineinfo.errors import ElfFormatError, FatbinError, MappingError, NoCubinError
+from reuselens.analyzer.lineinfo.elf import EM_CUDA, ELF_MAGIC, ElfFile
+from reuselens.analyzer.lineinfo.errors import ElfFormatError, FatbinError, MappingError, NoCubinError
 
 FATBIN_MAGIC = 0xBA55ED50
 FATBIN_SECTIONS = (".nv_fatbin", "__nv_relfatbin")

@@ -20,7 +20,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from analyzer.lineinfo.errors import LineTableError
+from reuselens.analyzer.lineinfo.errors import LineTableError
 
 # Standard opcodes (DWARF 2 §6.2.5.2, plus the DWARF 3 additions 10-12).
 DW_LNS_copy = 1

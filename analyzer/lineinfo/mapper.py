@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from analyzer.rundir import inside_run, open_run
-from analyzer.lineinfo.cubin import MAX_INLINE_DEPTH, CubinLineTable, RowRef
-from analyzer.lineinfo.demangle import demangle
-from analyzer.lineinfo.errors import MappingError, UnknownModuleError
-from analyzer.lineinfo.paths import PathResolver
-from analyzer.lineinfo.sass import SassUnavailable, disassemble
+from reuselens.analyzer.rundir import inside_run, open_run
+from reuselens.analyzer.lineinfo.cubin import MAX_INLINE_DEPTH, CubinLineTable, RowRef
+from reuselens.analyzer.lineinfo.demangle import demangle
+from reuselens.analyzer.lineinfo.errors import MappingError, UnknownModuleError
+from reuselens.analyzer.lineinfo.paths import PathResolver
+from reuselens.analyzer.lineinfo.sass import SassUnavailable, disassemble
 
 INSTRUCTION_BYTES = 16  # every SASS instruction on sm_70 and later (research/dwarf.md, results)
 _CACHE_SIZE = 64

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from analyzer.patterns import (abuse_smem, bank_conflict, barriers, coalescing, constant_region, hierarchical,
+from reuselens.analyzer.patterns import (abuse_smem, bank_conflict, barriers, coalescing, constant_region, hierarchical,
                                races, redundant, streaming, warp_sharing)
-from analyzer.patterns.finding import Draft, finalize
-from analyzer.patterns.settings import DEFAULT_SETTINGS, resolve_settings
-from analyzer.patterns.view import KernelView
+from reuselens.analyzer.patterns.finding import Draft, finalize
+from reuselens.analyzer.patterns.settings import DEFAULT_SETTINGS, resolve_settings
+from reuselens.analyzer.patterns.view import KernelView
 
 __all__ = ["find_findings", "PATTERNS", "DEFAULT_SETTINGS"]
 

@@ -9,9 +9,9 @@ broadcast buffer of a block reduction carries intra-warp and intra-block edges a
 
 from __future__ import annotations
 
-from analyzer.patterns.finding import Draft, add_counts, predicted_removal
-from analyzer.patterns.text import count, format_bytes, places
-from analyzer.patterns.view import COLD, KernelView, Node, merge_sets_sharing_lines, reuse_intensity
+from reuselens.analyzer.patterns.finding import Draft, add_counts, predicted_removal
+from reuselens.analyzer.patterns.text import count, format_bytes, places
+from reuselens.analyzer.patterns.view import COLD, KernelView, Node, merge_sets_sharing_lines, reuse_intensity
 
 PATTERNS = {"abuse-smem": "Thread-private data kept in shared memory"}
 

@@ -8,9 +8,9 @@ waste.bytes converts them at 128 bytes (one full-width wavefront) so they rank a
 
 from __future__ import annotations
 
-from analyzer.patterns.finding import NCU, Draft
-from analyzer.patterns.text import count
-from analyzer.patterns.view import KernelView, Node, group_by_line, merged_node
+from reuselens.analyzer.patterns.finding import NCU, Draft
+from reuselens.analyzer.patterns.text import count
+from reuselens.analyzer.patterns.view import KernelView, Node, group_by_line, merged_node
 
 PATTERNS = {"bank-conflict": "Shared-memory bank conflict"}
 

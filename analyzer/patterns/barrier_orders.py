@@ -35,7 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from analyzer.patterns.view import KernelView, Node
+from reuselens.analyzer.patterns.view import KernelView, Node
 
 BarrierKey = tuple[str, int]  # (function, pc)
 

@@ -19,10 +19,10 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from analyzer.patterns.barrier_orders import BarrierIndex, BarrierKey, Order, barrier_key, barrier_orders
-from analyzer.patterns.finding import TIER_PERFORMANCE, Draft
-from analyzer.patterns.text import count
-from analyzer.patterns.view import KernelView
+from reuselens.analyzer.patterns.barrier_orders import BarrierIndex, BarrierKey, Order, barrier_key, barrier_orders
+from reuselens.analyzer.patterns.finding import TIER_PERFORMANCE, Draft
+from reuselens.analyzer.patterns.text import count
+from reuselens.analyzer.patterns.view import KernelView
 
 PATTERNS = {"removable-barrier": "Barrier that orders no cross-thread reuse"}
 

@@ -8,9 +8,9 @@ sector traffic, Σ sectors − Σ S_opt over all executions, in bytes (× 32).
 
 from __future__ import annotations
 
-from analyzer.patterns.finding import NCU, Draft
-from analyzer.patterns.text import count, format_bytes
-from analyzer.patterns.view import SECTOR_BYTES, KernelView, Node, dist_mean, group_by_line, merged_node
+from reuselens.analyzer.patterns.finding import NCU, Draft
+from reuselens.analyzer.patterns.text import count, format_bytes
+from reuselens.analyzer.patterns.view import SECTOR_BYTES, KernelView, Node, dist_mean, group_by_line, merged_node
 
 PATTERNS = {"poor-coalescing": "Poorly coalesced global access"}
 

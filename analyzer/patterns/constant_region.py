@@ -12,10 +12,10 @@ number of launches (a 2 KB table read by 200 launches is 400 KB of cold traffic,
 
 from __future__ import annotations
 
-from analyzer.patterns.finding import Draft, add_counts, predicted_removal
-from analyzer.patterns.text import count, format_bytes, places
-from analyzer.patterns.view import COLD, KernelView, Node, merge_sets_sharing_lines, reuse_intensity
-from analyzer.patterns.warp_sharing import is_broadcasting
+from reuselens.analyzer.patterns.finding import Draft, add_counts, predicted_removal
+from reuselens.analyzer.patterns.text import count, format_bytes, places
+from reuselens.analyzer.patterns.view import COLD, KernelView, Node, merge_sets_sharing_lines, reuse_intensity
+from reuselens.analyzer.patterns.warp_sharing import is_broadcasting
 
 PATTERNS = {"constant-region": "Small read-only broadcast region (__constant__ candidate)"}
 

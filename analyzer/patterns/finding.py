@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from analyzer.patterns.view import KernelView, Node
+from reuselens.analyzer.patterns.view import KernelView, Node
 
 # Severity by waste: a finding wasting at least this share of the kernel's traffic is a warning.
 WARNING_SHARE = 0.10

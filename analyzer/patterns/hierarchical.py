@@ -19,9 +19,9 @@ in a register and store once; the same between two store PCs is the redundant-wa
 
 from __future__ import annotations
 
-from analyzer.patterns.finding import Draft, add_counts, predicted_removal
-from analyzer.patterns.text import format_bytes, format_share, places
-from analyzer.patterns.view import (Edge, KernelView, Node, merge_sets_sharing_lines, reuse_intensity,
+from reuselens.analyzer.patterns.finding import Draft, add_counts, predicted_removal
+from reuselens.analyzer.patterns.text import format_bytes, format_share, places
+from reuselens.analyzer.patterns.view import (Edge, KernelView, Node, merge_sets_sharing_lines, reuse_intensity,
                                    reuse_ratios)
 
 PATTERNS = {

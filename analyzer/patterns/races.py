@@ -28,9 +28,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from analyzer.patterns.finding import TIER_CORRECTNESS, TIER_INFORMATION, Draft
-from analyzer.patterns.text import count, format_bytes, where
-from analyzer.patterns.view import Edge, KernelView, Node, group_by_line
+from reuselens.analyzer.patterns.finding import TIER_CORRECTNESS, TIER_INFORMATION, Draft
+from reuselens.analyzer.patterns.text import count, format_bytes, where
+from reuselens.analyzer.patterns.view import Edge, KernelView, Node, group_by_line
 
 PATTERNS = {"race-candidate": "Possible data race (conflicting accesses without a barrier)"}
 

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from analyzer.patterns.finding import Draft, predicted_removal
-from analyzer.patterns.text import format_bytes, format_share, places
-from analyzer.patterns.view import Edge, KernelView, Node, group_by_line, merged_node
+from reuselens.analyzer.patterns.finding import Draft, predicted_removal
+from reuselens.analyzer.patterns.text import format_bytes, format_share, places
+from reuselens.analyzer.patterns.view import Edge, KernelView, Node, group_by_line, merged_node
 
 PATTERNS = {
     "redundant-rar": "Redundant read after read by the same thread",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
-from analyzer.errors import SettingsError
+from reuselens.analyzer.errors import SettingsError
 
 DEFAULT_SETTINGS: dict[str, float] = {
     "delta": 0.8,                   # hierarchical reuse: r(l) > delta (paper 3.3 I, "δ = 0.8")

@@ -7,9 +7,9 @@ memory store is always a first touch of its buffer, which says nothing about loc
 
 from __future__ import annotations
 
-from analyzer.patterns.finding import TIER_INFORMATION, Draft
-from analyzer.patterns.text import format_bytes, format_share
-from analyzer.patterns.view import COLD, KernelView, Node, group_by_line, line_key, merged_node
+from reuselens.analyzer.patterns.finding import TIER_INFORMATION, Draft
+from reuselens.analyzer.patterns.text import format_bytes, format_share
+from reuselens.analyzer.patterns.view import COLD, KernelView, Node, group_by_line, line_key, merged_node
 
 PATTERNS = {"streaming-access": "Streaming access (first touch, no reuse)"}
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from analyzer.patterns.view import Node
-from analyzer.units import format_bytes, format_share
+from reuselens.analyzer.patterns.view import Node
+from reuselens.analyzer.units import format_bytes, format_share
 
 __all__ = ["format_bytes", "format_share", "count", "places", "where"]
 

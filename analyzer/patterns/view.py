@@ -14,8 +14,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from analyzer import graph
-from analyzer.errors import ReportError
+from reuselens.analyzer import graph
+from reuselens.analyzer.errors import ReportError
 
 COLD = "cold"
 LABELS = ("cold", "thread", "warp_same_inst", "warp_diff_inst", "block", "grid")

@@ -11,9 +11,9 @@ and reported for global memory only: shared-memory broadcasts cost no extra wave
 
 from __future__ import annotations
 
-from analyzer.patterns.finding import TIER_INFORMATION, Draft
-from analyzer.patterns.text import count, format_bytes
-from analyzer.patterns.view import KernelView, Node, dist_mean, group_by_line, merged_node
+from reuselens.analyzer.patterns.finding import TIER_INFORMATION, Draft
+from reuselens.analyzer.patterns.text import count, format_bytes
+from reuselens.analyzer.patterns.view import KernelView, Node, dist_mean, group_by_line, merged_node
 
 PATTERNS = {
     "broadcasting": "Warp-wide broadcast read",

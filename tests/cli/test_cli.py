@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from analyzer.cli.main import main
+from reuselens.cli.main import main
 
 FIXTURE_SOURCE = (Path(__file__).parent / "fixtures" / "scale.cu").as_posix()
 
@@ -126,5 +126,5 @@ def test_corrupt_report_file(capsys, tmp_path):
 
 
 def test_console_script_is_installed():
-    result = subprocess.run([sys.executable, "-m", "analyzer.cli.main", "--version"], capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-m", "reuselens", "--version"], capture_output=True, text=True)
     assert result.returncode == 0 and result.stdout.startswith("reuselens ")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from analyzer.cli.main import main
+from reuselens.cli.main import main
 
 RUNS = Path(__file__).resolve().parents[1] / "data" / "runs"
 
@@ -30,7 +30,7 @@ def test_demo_finds_the_bank_conflict_and_the_thread_private_buffer(capsys, tmp_
     code, out, err = run_cli(capsys, "demo", "--output", tmp_path / "demo")
     assert code == 0, err
     report = json.loads((tmp_path / "demo" / "report.json").read_text())
-    demo_source = Path(sys.modules["analyzer"].__file__).parent / "demo" / "src" / "demo.cu"
+    demo_source = Path(sys.modules["reuselens"].__file__).parent / "demo" / "src" / "demo.cu"
     lines = demo_source.read_text().splitlines()
     by_pattern = {}
     for kernel in report["kernels"]:
@@ -108,7 +108,7 @@ def test_profile_without_a_gpu_is_one_line(capsys, tmp_path):
 
 
 def test_online_analysis_is_used_instead_of_traces(capsys, microbench_run, tmp_path):
-    from analyzer.replay import analyze_run as replay
+    from reuselens.analyzer.replay import analyze_run as replay
 
     assert run_cli(capsys, "analyze", microbench_run, "--quiet")[0] == 0
     from_traces = json.loads((microbench_run / "report.json").read_text())
@@ -127,15 +127,15 @@ def test_corrupt_online_analysis_is_one_line(capsys, microbench_run):
 
 
 def test_profile_passes_module_loading_to_the_launcher(capsys, tmp_path, monkeypatch):
-    import collector.launcher
+    from reuselens.collector import launcher
 
     seen = {}
 
     def fake_profile(argv, **kwargs):
         seen.update(kwargs, argv=argv)
-        raise collector.launcher.ProfileFailedError("stop here")
+        raise launcher.ProfileFailedError("stop here")
 
-    monkeypatch.setattr(collector.launcher, "profile", fake_profile)
+    monkeypatch.setattr(launcher, "profile", fake_profile)
     code, _, err = run_cli(capsys, "profile", "--module-loading", "eager", "--run-dir", tmp_path / "r", "--", "./app")
     assert code == 2 and "stop here" in err
     assert seen["module_loading"] == "eager" and seen["argv"] == ["./app"]

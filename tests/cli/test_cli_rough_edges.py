@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-import collector.launcher as launcher
-from analyzer.cli.main import main
-from analyzer.errors import RunDirectoryError
-from analyzer.lineinfo import SourceMapper
-from analyzer.replay import RECORD_BYTES
-from analyzer.replay import analyze_run as replay
+import reuselens.collector.launcher as launcher
+from reuselens.cli.main import main
+from reuselens.analyzer.errors import RunDirectoryError
+from reuselens.analyzer.lineinfo import SourceMapper
+from reuselens.analyzer.replay import RECORD_BYTES
+from reuselens.analyzer.replay import analyze_run as replay
 
 RUNS = Path(__file__).resolve().parents[1] / "data" / "runs"
-DEMO_SOURCE = Path(sys.modules["analyzer"].__file__).parent / "demo" / "src" / "demo.cu"
+DEMO_SOURCE = Path(sys.modules["reuselens"].__file__).parent / "demo" / "src" / "demo.cu"
 
 
 def run_cli(capsys, *argv):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from analyzer.reportview import short_kernel_name
+from reuselens.analyzer.reportview import short_kernel_name
 
 TORCH_CLAMP = (
     "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::launch_clamp_scalar("
@@ -40,14 +40,14 @@ def test_short_kernel_name_falls_back_to_mangled_then_id():
 
 
 def test_fit_keeps_both_ends():
-    from analyzer.reportview import fit
+    from reuselens.analyzer.reportview import fit
     assert fit("short", 10) == "short"
     assert fit("abcdefghijklmnop", 9) == "abcd…mnop"
     assert len(fit(TORCH_CLAMP, 60)) == 60
 
 
 def test_finding_table_columns_stay_narrow_for_library_kernels():
-    from analyzer.findings_export import TABLE_NAME_WIDTH, to_table
+    from reuselens.analyzer.findings_export import TABLE_NAME_WIDTH, to_table
     row = {"rank": 1, "severity": "information", "location": f"kernel {TORCH_CLAMP}", "file": None,
            "kernel": short_kernel_name({"name": TORCH_CLAMP}), "kernel_id": "k3", "pattern": "streaming-access",
            "waste_bytes": 1 << 20, "waste_basis": "bytes", "share": 0.5, "message": "streams: reads 1.0 MB once"}
@@ -59,8 +59,8 @@ def test_finding_table_columns_stay_narrow_for_library_kernels():
 def test_modules_without_line_info_share_one_note():
     """A PyTorch run loads six library modules without line info: one note names them all, in the place of the
     first, and other notes keep their order; a single such module keeps its own note."""
-    from analyzer.lineinfo.mapper import NO_LINE_INFO
-    from analyzer.pipeline import _merge_lineless
+    from reuselens.analyzer.lineinfo.mapper import NO_LINE_INFO
+    from reuselens.analyzer.pipeline import _merge_lineless
     single = ["module aaaaaaaaaaaa" + NO_LINE_INFO, "nvdisasm not found"]
     assert _merge_lineless(single) == single
     notes = ["first", "module aaaaaaaaaaaa" + NO_LINE_INFO, "middle", "module bbbbbbbbbbbb" + NO_LINE_INFO]
@@ -77,7 +77,7 @@ def test_a_recorded_pytorch_run_reads_well(tmp_path, capsys):
     import shutil
     from pathlib import Path
 
-    from analyzer.cli.main import main
+    from reuselens.cli.main import main
     run = tmp_path / "pytorch"
     shutil.copytree(Path(__file__).resolve().parents[1] / "data/library_runs/pytorch", run)
     assert main(["analyze", str(run), "--top", "30"]) == 0

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from analyzer.replay import read_trace as _read
+from reuselens.analyzer.replay import read_trace as _read
 
 
 def read_trace(path: Path) -> np.ndarray:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-import collector.launcher as launcher
+import reuselens.collector.launcher as launcher
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Recorded GPU runs committed to the repository (tests/data/runs/*, analyzer/demo/run): valid run directories
+"""Recorded GPU runs committed to the repository (tests/data/runs/*, reuselens/demo/run): valid run directories
 and traces, and the fidelity derivation still reproduces the Nsight Compute counters recorded with them."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collector_traces import check_run, fidelity_table
 REPO = Path(__file__).resolve().parents[2]
 RUNS = sorted(p.parent for p in (REPO / "tests/data/runs").glob("*/run.json")
               if "collector" in json.loads(p.read_text()))
-DEMO = REPO / "analyzer/demo/run"
+DEMO = REPO / "reuselens/demo/run"
 ALL = RUNS + ([DEMO] if (DEMO / "run.json").is_file() else [])
 
 

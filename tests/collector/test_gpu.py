@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import collector.launcher as launcher
-from collector.errors import NoGpuError, ToolLibraryMissingError
+import reuselens.collector.launcher as launcher
+from reuselens.collector.errors import NoGpuError, ToolLibraryMissingError
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-import collector.launcher as launcher
-from analyzer.errors import CollectorError
-from analyzer.rundir import open_run
-from collector.errors import (
+import reuselens.collector.launcher as launcher
+from reuselens.analyzer.errors import CollectorError
+from reuselens.analyzer.rundir import open_run
+from reuselens.collector.errors import (
     AppNotFoundError,
     InvalidFilterError,
     NoGpuError,
@@ -381,11 +381,11 @@ def test_app_exit_is_seen_at_once(no_gpu_needed, tmp_path, monkeypatch):
 LAUNCHER_WITHOUT_GPU = textwrap.dedent("""
     import sys
     from pathlib import Path
-    import collector.launcher as launcher
+    import reuselens.collector.launcher as launcher
     fake = Path(sys.argv[1])
     launcher.check_gpu = lambda: ""
     launcher.find_tool_library = lambda *a, **k: fake
-    from analyzer.cli.main import main
+    from reuselens.cli.main import main
     sys.exit(main(sys.argv[2:]))
 """)
 

@@ -7,7 +7,7 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from analyzer.replay import HEADER_BYTES, HEADER_DTYPE, RECORD_BYTES, RECORD_DTYPE
+from reuselens.analyzer.replay import HEADER_BYTES, HEADER_DTYPE, RECORD_BYTES, RECORD_DTYPE
 
 MEM, BARRIER, BLOCK_EXIT = 1, 2, 3
 GLOBAL, SHARED, LOCAL = 1, 2, 3

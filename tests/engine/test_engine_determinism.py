@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from analyzer.replay import RECORD_DTYPE, analyze_records
+from reuselens.analyzer.replay import RECORD_DTYPE, analyze_records
 
 from engine_records import BARRIER, BLOCK_EXIT, GLOBAL, LOCAL, MEM, SHARED
 
@@ -93,7 +93,7 @@ def test_shadow_budget_is_enforced():
 
 
 def feed(recs, workers, chunk):
-    from analyzer import _engine
+    from reuselens.analyzer import _engine
 
     e = _engine.Engine(workers=workers)
     e.add_allocation(A, 1 << 20)
@@ -134,7 +134,7 @@ def test_worker_count_is_capped_at_64():
 def test_time_split_is_consistent(workers):
     """stats() splits consume()'s time per step: the slowest worker's share of a step is at most all workers'
     seconds in it and at least their mean."""
-    from analyzer import _engine
+    from reuselens.analyzer import _engine
 
     e = _engine.Engine(workers=workers)
     e.add_allocation(A, 1 << 20)

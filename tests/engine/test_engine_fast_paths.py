@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from analyzer.replay import RECORD_DTYPE, analyze_records
+from reuselens.analyzer.replay import RECORD_DTYPE, analyze_records
 
 from engine_reference import Reference, distributions, engine_distributions, engine_edges, engine_spans
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from analyzer.replay import analyze_run
+from reuselens.analyzer.replay import analyze_run
 
 RUNS = Path(__file__).resolve().parents[1] / "data" / "runs"
 MICRO = RUNS / "microbench"

@@ -7,9 +7,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from analyzer import export, report
-from analyzer.errors import ReportError
-from analyzer.graph import (annotate_kernel, build_graph, closed_subgraphs, r_coal, r_conf, reuse_intensity,
+from reuselens.analyzer import export, report
+from reuselens.analyzer.errors import ReportError
+from reuselens.analyzer.graph import (annotate_kernel, build_graph, closed_subgraphs, r_coal, r_conf, reuse_intensity,
                             reuse_ratio, w_out, w_total)
 
 from engine_records import SHARED, WRITE, mem, warp_addrs

@@ -13,8 +13,8 @@ import time
 import numpy as np
 import pytest
 
-from analyzer import _engine
-from analyzer.replay import RECORD_DTYPE, analyze_records
+from reuselens.analyzer import _engine
+from reuselens.analyzer.replay import RECORD_DTYPE, analyze_records
 
 from engine_records import READ, SHARED, WRITE, mem, records, warp_addrs
 from engine_reference import distributions, engine_distributions
@@ -33,8 +33,8 @@ def test_allocation_too_large_to_map_is_tracked_like_memory_outside_allocations(
     run = child("""
         import json
         import numpy as np
-        from analyzer import _engine
-        from analyzer.replay import RECORD_DTYPE
+        from reuselens.analyzer import _engine
+        from reuselens.analyzer.replay import RECORD_DTYPE
 
         def kernels(address, size):
             engine = _engine.Engine(workers=2)
@@ -159,8 +159,8 @@ def test_huge_distribution_values_do_not_cost_memory_per_value():
     run = child("""
         import json, resource
         import numpy as np
-        from analyzer import _engine
-        from analyzer.replay import RECORD_DTYPE
+        from reuselens.analyzer import _engine
+        from reuselens.analyzer.replay import RECORD_DTYPE
 
         pcs = 120
         r = np.zeros(pcs, dtype=RECORD_DTYPE)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from analyzer.replay import analyze_records
+from reuselens.analyzer.replay import analyze_records
 
 from engine_records import (ASYNC, ATOMIC, LOCAL, READ, SHARED, WRITE, mem, records, warp_addrs)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from analyzer.replay import analyze_records
+from reuselens.analyzer.replay import analyze_records
 
 from engine_reference import Reference, engine_edges, engine_spans
 from test_engine_determinism import A, random_trace

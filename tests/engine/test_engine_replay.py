@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from analyzer import _engine
-from analyzer.errors import RunDirectoryError, TraceError
-from analyzer.replay import HEADER_DTYPE, RECORD_DTYPE, analyze_run, read_trace
+from reuselens.analyzer import _engine
+from reuselens.analyzer.errors import RunDirectoryError, TraceError
+from reuselens.analyzer.replay import HEADER_DTYPE, RECORD_DTYPE, analyze_run, read_trace
 
 from engine_records import WRITE, mem, records, warp_addrs, write_trace
 

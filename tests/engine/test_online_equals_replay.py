@@ -1,5 +1,5 @@
 """The online path (the engine inside the collector's drain thread, RUN/analysis.json written on the H200) and
-the replay path (the same C++ engine behind analyzer._engine, fed the run's traces) give the same result on
+the replay path (the same C++ engine behind reuselens.analyzer._engine, fed the run's traces) give the same result on
 every committed GPU run that has both. The online result names no functions (the collector leaves that to
 the Python side), so both are compared after the same name resolution. Peak shadow bytes are not compared:
 they count pages mapped, which follow when each path learns of the allocations.""" 
@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from analyzer.replay import analyze_run, resolve_names
+from reuselens.analyzer.replay import analyze_run, resolve_names
 
 REPO = Path(__file__).resolve().parents[2]
 RUNS = sorted(p.parent for p in [*(REPO / "tests/data/runs").glob("*/analysis.json"),
-                                 REPO / "analyzer/demo/run/analysis.json"] if p.is_file())
+                                 REPO / "reuselens/demo/run/analysis.json"] if p.is_file())
 
 
 def test_recorded_runs_carry_online_results():

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from analyzer.errors import RunDirectoryError
-from analyzer.replay import analyze_run
+from reuselens.analyzer.errors import RunDirectoryError
+from reuselens.analyzer.replay import analyze_run
 
 from engine_records import mem, records, warp_addrs, write_trace
 
@@ -84,7 +84,7 @@ def analyze_cli(tmp_path: Path, fixture: str) -> subprocess.CompletedProcess:
     run = tmp_path / fixture
     shutil.copytree(HOSTILE / fixture, run)
     try:  # seconds normally; the shared-size reproducer took over 40 s before its fix
-        return subprocess.run([sys.executable, "-m", "analyzer.cli.main", "analyze", str(run)], capture_output=True,
+        return subprocess.run([sys.executable, "-m", "reuselens", "analyze", str(run)], capture_output=True,
                               text=True, timeout=60)
     except subprocess.TimeoutExpired:
         pytest.fail(f"reuselens analyze {fixture} still running after 60 s")

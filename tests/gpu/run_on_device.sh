@@ -2,7 +2,7 @@
 # Everything the collector needs a GPU for, in one device call (docs/collector.md):
 #   build the collector (standalone CMake, the system CUDA's compute-sanitizer) and the tests/gpu programs,
 #   multi-stream and robustness runs, the fidelity table (collector traces vs ncu), the overhead table, the
-#   runs recorded as fixtures (tests/data/runs/*, analyzer/demo/run), optionally the GPU pytest tests.
+#   runs recorded as fixtures (tests/data/runs/*, reuselens/demo/run), optionally the GPU pytest tests.
 #   Every step has its own time limit; results go to $OUT/results.tgz even when a step fails.
 # Usage: tests/gpu/run_on_device.sh [quick|full]      (full adds the GPU tests and a second overhead pass)
 set -uo pipefail
@@ -49,7 +49,7 @@ prof 20 "$R/crash_abort" "timeout=15" -- "$B/crash" abort
 prof 15 "$R/crash_hang" "timeout=5" -- "$B/crash" hang
 stamp "demo"
 prof 30 "$R/demo_run" "write_traces=True, timeout=25" -- "$B/demo"
-echo "{\"source_dir\": \"$ROOT/analyzer/demo/src\", \"build\": \"nvcc -O3 -lineinfo -gencode arch=compute_90,code=sm_90\"}" > "$R/demo_build.json"
+echo "{\"source_dir\": \"$ROOT/reuselens/demo/src\", \"build\": \"nvcc -O3 -lineinfo -gencode arch=compute_90,code=sm_90\"}" > "$R/demo_build.json"
 stamp "pattern suite (every pattern implanted + its control, tests/patterns/test_pattern_suite.py replays it)"
 prof 60 "$R/pattern_suite" "write_traces=True, timeout=50" -- "$B/pattern_suite"
 stamp "ldmatrix and bulk copies: fidelity run (traces + ncu CSV kept as the fixture)"

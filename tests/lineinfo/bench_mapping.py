@@ -41,8 +41,8 @@ def build(kernels: int, workdir: Path, arch: str = "sm_90") -> Path:
 
 
 def measure(cubin: Path) -> dict:
-    from analyzer.lineinfo import SourceMapper
-    from analyzer.lineinfo.mapper import clear_cache
+    from reuselens.analyzer.lineinfo import SourceMapper
+    from reuselens.analyzer.lineinfo.mapper import clear_cache
 
     clear_cache()
     t0 = time.process_time()

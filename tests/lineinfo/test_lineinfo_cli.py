@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from analyzer.cli.main import main
+from reuselens.cli.main import main
 from tests.lineinfo.conftest import CU, FIXTURE_SRC, FIXTURES
 from tests.lineinfo.nvdisasm_ref import find_tool
 

@@ -12,11 +12,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from analyzer.errors import MappingError
-from analyzer.lineinfo import ElfFormatError, FatbinError, SourceMapper, cubins_from_binary
-from analyzer.lineinfo.elf import ElfFile
-from analyzer.lineinfo.lineprogram import parse_debug_line
-from analyzer.lineinfo.mapper import clear_cache
+from reuselens.analyzer.errors import MappingError
+from reuselens.analyzer.lineinfo import ElfFormatError, FatbinError, SourceMapper, cubins_from_binary
+from reuselens.analyzer.lineinfo.elf import ElfFile
+from reuselens.analyzer.lineinfo.lineprogram import parse_debug_line
+from reuselens.analyzer.lineinfo.mapper import clear_cache
 from tests.lineinfo.conftest import FIXTURES
 
 CUBIN_90 = (FIXTURES / "kernels.sm_90.lineinfo.cubin").read_bytes()
@@ -218,7 +218,7 @@ def test_code_section_without_bytes_names_the_file_and_the_section():
 
 
 def test_lines_on_a_code_section_without_bytes_is_one_line(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "analyzer.cli.main", "lines", str(HOSTILE / "nobits_text_2_40.cubin"),
+    done = subprocess.run([sys.executable, "-m", "reuselens", "lines", str(HOSTILE / "nobits_text_2_40.cubin"),
                            "--format", "json"], capture_output=True, text=True, timeout=120)
     assert done.returncode != 0 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and "holds code but has no bytes in the file" in done.stderr, done.stderr

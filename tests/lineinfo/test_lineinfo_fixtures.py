@@ -10,7 +10,7 @@ import gzip
 
 import pytest
 
-from analyzer.lineinfo import NoCubinError, SourceMapper, cubins_from_binary, select_cubins
+from reuselens.analyzer.lineinfo import NoCubinError, SourceMapper, cubins_from_binary, select_cubins
 from tests.lineinfo.conftest import CU, FIXTURE_SRC, FIXTURES
 from tests.lineinfo.nvdisasm_ref import compare, parse
 from tests.lineinfo.source_scan import check_frames, function_ranges

@@ -6,9 +6,9 @@ import struct
 
 import pytest
 
-from analyzer.lineinfo.lineprogram import Row, parse_debug_line
-from analyzer.errors import MappingError
-from analyzer.lineinfo.errors import LineTableError
+from reuselens.analyzer.lineinfo.lineprogram import Row, parse_debug_line
+from reuselens.analyzer.errors import MappingError
+from reuselens.analyzer.lineinfo.errors import LineTableError
 
 
 def unit(program: bytes, *, version: int = 2, padding: bytes = b"\0\0\0\0", opcode_base: int = 10,

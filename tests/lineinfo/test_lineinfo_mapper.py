@@ -9,10 +9,10 @@ import shutil
 
 import pytest
 
-from analyzer.errors import RunDirectoryError
-from analyzer.lineinfo import SourceMapper, UnknownModuleError, demangle
-from analyzer.lineinfo import sass as sass_module
-from analyzer.lineinfo.paths import PathResolver
+from reuselens.analyzer.errors import RunDirectoryError
+from reuselens.analyzer.lineinfo import SourceMapper, UnknownModuleError, demangle
+from reuselens.analyzer.lineinfo import sass as sass_module
+from reuselens.analyzer.lineinfo.paths import PathResolver
 from tests.lineinfo.conftest import CU, FIXTURE_SRC, FIXTURES
 from tests.lineinfo.nvdisasm_ref import find_tool
 from tests.lineinfo.source_scan import function_ranges
@@ -164,7 +164,7 @@ def test_sass_disassembles_only_the_functions_asked_for(run_dir, monkeypatch):
     whole = sass_module.disassemble(data)
     calls = []
     real = sass_module.disassemble
-    monkeypatch.setattr("analyzer.lineinfo.mapper.disassemble",
+    monkeypatch.setattr("reuselens.analyzer.lineinfo.mapper.disassemble",
                         lambda cubin, symbols=(): calls.append(sorted(symbols)) or real(cubin, symbols))
     mapper = SourceMapper.from_run(path)
     table = mapper.table(sha)
@@ -214,7 +214,7 @@ def test_module_file_missing_from_the_run(run_dir):
     (path / "modules" / f"{sha}.cubin").unlink()
     with pytest.raises(Exception, match="cannot read CUBIN") as info:
         SourceMapper.from_run(path).lookup(sha, "_Z5kernBPfPKfi", 0)
-    from analyzer.errors import MappingError
+    from reuselens.analyzer.errors import MappingError
     assert isinstance(info.value, MappingError)
 
 

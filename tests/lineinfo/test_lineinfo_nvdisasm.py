@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from analyzer.lineinfo import SourceMapper, cubins_from_binary
-from analyzer.lineinfo.elf import ElfFile
+from reuselens.analyzer.lineinfo import SourceMapper, cubins_from_binary
+from reuselens.analyzer.lineinfo.elf import ElfFile
 from tests.lineinfo.conftest import CU, WANTED_ARCHS
 from tests.lineinfo.nvdisasm_ref import compare, disassemble
 from tests.lineinfo.source_scan import check_frames, function_ranges

@@ -1,5 +1,5 @@
 """Fixtures for the language-server tests: a workspace copied from fixtures/ and a pytest-lsp client
-talking to the real server (`python -m lsp_server`) over stdio."""
+talking to the real server (`python -m reuselens.lsp_server`) over stdio."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def marker_value(request, name, default):
     return marker.args[0] if marker else default
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "lsp_server"]))
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "reuselens.lsp_server"]))
 async def client(lsp_client: LanguageClient, request, workspace: Path):
     settings = {**base_settings(workspace), **marker_value(request, "lsp_settings", {})}
     lsp_client.set_configuration(settings, section="reuselens")

@@ -1,4 +1,4 @@
-"""The server on the real recorded demo run (analyzer/demo/run, H200, recorded by the collector) after the
+"""The server on the real recorded demo run (reuselens/demo/run, H200, recorded by the collector) after the
 analyzer turns it into report.json: findings land on demo.cu's lines, and the padding fix compiles."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from lsprotocol import types
 from lsp_helpers import open_doc, wait_until
 
 REPO = Path(__file__).parents[2]
-DEMO = REPO / "analyzer" / "demo"
+DEMO = REPO / "reuselens" / "demo"
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
 
@@ -42,9 +42,9 @@ def expected_lines(report: dict) -> Counter:
 @pytest.fixture
 def workspace(tmp_path) -> Path:
     """The demo sources plus the recorded run, analysed now (the run is committed without report.json)."""
-    from analyzer.pipeline import analyze_run
+    from reuselens.analyzer.pipeline import analyze_run
 
-    assert (DEMO / "run" / "run.json").is_file(), "the bundled demo run is missing from analyzer/demo/run"
+    assert (DEMO / "run" / "run.json").is_file(), "the bundled demo run is missing from reuselens/demo/run"
     ws = tmp_path / "ws"
     shutil.copytree(DEMO / "src", ws / "src")
     shutil.copytree(DEMO / "run", ws / ".reuselens" / "run")

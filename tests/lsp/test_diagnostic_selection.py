@@ -3,8 +3,8 @@ unless asked for, and findings of several kernels on one line name their kernel.
 
 from __future__ import annotations
 
-from lsp_server import diagnostics, settings
-from lsp_server.model import RunResults
+from reuselens.lsp_server import diagnostics, settings
+from reuselens.lsp_server.model import RunResults
 
 SOURCE = "/src/scan.cu"
 

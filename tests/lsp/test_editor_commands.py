@@ -14,7 +14,7 @@ import pytest
 from lsprotocol import types
 from markdown_it import MarkdownIt
 
-import lsp_server
+import reuselens.lsp_server as lsp_server
 from lsp_helpers import FIXTURES, STANDIN, lines_of, open_doc, wait_until
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]

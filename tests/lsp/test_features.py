@@ -137,9 +137,9 @@ async def test_explanations_where_no_safe_edit(client, workspace):
 
 async def test_barrier_that_orders_reuse_is_never_removed(client, workspace):
     # The barrier on stencil.cu:12 is spanned by cross-thread edges: even a forged finding gets no edit.
-    from lsp_server import actions
-    from lsp_server.model import FindingRef, RunResults
-    from lsp_server.report_source import load
+    from reuselens.lsp_server import actions
+    from reuselens.lsp_server.model import FindingRef, RunResults
+    from reuselens.lsp_server.report_source import load
     report, digest = load(FIXTURES / "run1" / "report.json")
     results = RunResults(report, "r", digest, {"/build/app": str(workspace)})
     ref = FindingRef(results.kernels[0], {"fix": {"kind": "barrier-removal"}}, str(workspace / "stencil.cu"), 12)

@@ -30,7 +30,7 @@ def test_neovim_headless_session(workspace, tmp_path):
     # The documented snippet starts `reuselens lsp` from PATH: this Python's CLI.
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    (bin_dir / "reuselens").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m analyzer.cli.main "$@"\n')
+    (bin_dir / "reuselens").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m reuselens "$@"\n')
     (bin_dir / "reuselens").chmod(0o755)
     env = {**os.environ, "RL_OUT": str(out), "RL_ROOT": str(workspace), "RL_PYTHON": sys.executable,
            "RL_DOCS": str(Path(__file__).parents[2] / "docs" / "lsp.md"),

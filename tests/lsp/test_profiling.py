@@ -306,7 +306,7 @@ async def test_bad_settings_give_a_message_and_defaults(client, workspace):
 
 
 async def test_real_profiler_cli_result_or_its_one_line_error(client, workspace):
-    # The default profiler (`python -m analyzer.cli.main profile ...`), no stand-in: without a GPU it fails
+    # The default profiler (`python -m reuselens profile ...`), no stand-in: without a GPU it fails
     # with the CLI's one-line error, which the server passes on verbatim; with one it profiles `true`.
     await wait_until(lambda: (workspace / "lut.cu").as_uri() in client.diagnostics)
     await set_settings(client, workspace, timeoutSeconds=60, **{"profile": {"command": ["true"]}})

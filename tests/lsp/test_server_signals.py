@@ -31,7 +31,7 @@ def test_signal_to_the_server_stops_the_profiler_and_the_app(tmp_path, sig):
     ws.mkdir()
     settings = {"profile": {"command": [sys.executable, "-c", HOLD_APP, str(tmp_path)]},
                 "profiler": {"command": [sys.executable, str(STANDIN), "--recorded", str(FIXTURES / "run2")]}}
-    server = subprocess.Popen([sys.executable, "-m", "lsp_server"], stdin=subprocess.PIPE,
+    server = subprocess.Popen([sys.executable, "-m", "reuselens.lsp_server"], stdin=subprocess.PIPE,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     app_pid = None
     try:

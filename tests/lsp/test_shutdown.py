@@ -14,7 +14,7 @@ INVALID_REQUEST = -32600
 
 
 def test_request_after_shutdown_gets_invalid_request(tmp_path):
-    server = subprocess.Popen([sys.executable, "-m", "lsp_server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    server = subprocess.Popen([sys.executable, "-m", "reuselens.lsp_server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               stderr=subprocess.DEVNULL)
     replies: dict = {}
 

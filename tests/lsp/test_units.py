@@ -10,10 +10,10 @@ import sys
 
 import pytest
 
-from lsp_server import edits, profiling, settings
-from lsp_server.compiler_output import parse
-from lsp_server.paths import map_path
-from lsp_server.tracking import LineMap
+from reuselens.lsp_server import edits, profiling, settings
+from reuselens.lsp_server.compiler_output import parse
+from reuselens.lsp_server.paths import map_path
+from reuselens.lsp_server.tracking import LineMap
 
 REPO = Path(__file__).parents[2]
 
@@ -64,7 +64,7 @@ def _range(a, b, c, d):
 
 
 def test_shift_follows_ranged_changes():
-    from lsp_server.tracking import shift
+    from reuselens.lsp_server.tracking import shift
     ident = {i: i for i in range(1, 6)}
     assert shift(ident, _range(1, 0, 1, 0), "x\ny\n") == {1: 1, 2: 4, 3: 5, 4: 6, 5: 7}   # 2 lines above b
     assert shift(ident, _range(1, 0, 3, 0), "") == {1: 1, 4: 2, 5: 3}                       # b, c deleted
@@ -74,7 +74,7 @@ def test_shift_follows_ranged_changes():
 
 def test_tracker_drops_edited_lines_and_checks_text(tmp_path):
     from lsprotocol import types
-    from lsp_server.tracking import Tracker
+    from reuselens.lsp_server.tracking import Tracker
     snap = ["a", "b", "c", "b"]
     t = Tracker()
     t.reset({"/f": snap})
@@ -88,8 +88,8 @@ def test_tracker_drops_edited_lines_and_checks_text(tmp_path):
 
 
 def test_closed_file_changed_on_disk_is_realigned(tmp_path):
-    from lsp_server.source_files import SourceFiles
-    from lsp_server.tracking import Tracker, disk_stamp
+    from reuselens.lsp_server.source_files import SourceFiles
+    from reuselens.lsp_server.tracking import Tracker, disk_stamp
     f = tmp_path / "k.cu"
     f.write_text("a\nb\nc\n")
     t = Tracker(SourceFiles([str(tmp_path)]).text)
@@ -140,7 +140,7 @@ def test_default_profiler_argv_carries_filters_thresholds_and_timeout():
     parsed, _ = settings.parse({"profile": {"command": ["./app", "-n", "4"]}, "kernelFilter": "soft.*",
                                 "launchRange": "0:10", "timeoutSeconds": 60, "thresholds": {"delta": 0.7}}, "/ws")
     argv = profiling.profiler_argv(parsed, "/ws/.reuselens/run")
-    assert argv[:6] == [sys.executable, "-m", "analyzer.cli.main", "profile", "--run-dir", "/ws/.reuselens/run"]
+    assert argv[:6] == [sys.executable, "-m", "reuselens", "profile", "--run-dir", "/ws/.reuselens/run"]
     assert argv[6:10] == ["--kernel-filter", "soft.*", "--launch-range", "0:10"]
     assert argv[argv.index("--delta") + 1] == "0.7" and argv[argv.index("--min-share") + 1] == "0.01"
     assert argv[-6:] == ["--timeout", "60", "--", "./app", "-n", "4"]
@@ -149,8 +149,8 @@ def test_default_profiler_argv_carries_filters_thresholds_and_timeout():
 
 
 def test_hover_shows_the_inline_chain_innermost_first():
-    from lsp_server import hover
-    from lsp_server.model import RunResults
+    from reuselens.lsp_server import hover
+    from reuselens.lsp_server.model import RunResults
     node = {"id": 1, "space": "global", "type": "read", "size": 4, "pc": 16, "bytes": 8, "executions": 1,
             "source": {"file": "/b/h.cuh", "line": 9, "inline": [
                 {"function": "poly(float)", "file": "/b/h.cuh", "line": 9},
@@ -173,7 +173,7 @@ def test_names_in_comments_and_strings_are_not_uses():
 
 def test_read_capped_reads_only_small_regular_files(tmp_path):
     import os
-    from lsp_server.source_files import UnreadableFile, read_capped
+    from reuselens.lsp_server.source_files import UnreadableFile, read_capped
     small = tmp_path / "k.cu"
     small.write_bytes(b"0123456789")
     assert read_capped(small, 10) == b"0123456789"
@@ -186,7 +186,7 @@ def test_read_capped_reads_only_small_regular_files(tmp_path):
 
 
 def test_source_files_stay_under_their_roots(tmp_path):
-    from lsp_server.source_files import SourceFiles
+    from reuselens.lsp_server.source_files import SourceFiles
     ws, mapped, elsewhere = tmp_path / "ws", tmp_path / "src", tmp_path / "elsewhere"
     for d in (ws, mapped, elsewhere):
         d.mkdir()
@@ -202,8 +202,8 @@ def test_source_files_stay_under_their_roots(tmp_path):
 
 def test_hover_shows_report_names_as_literal_text():
     # a report is workspace data: its names must not add links, end code spans or split table cells
-    from lsp_server.hover import markdown
-    from lsp_server.model import RunResults
+    from reuselens.lsp_server.hover import markdown
+    from reuselens.lsp_server.model import RunResults
     path = "/ws/a_[x](javascript:evil)|b.cu"
     source = {"file": path, "line": 3, "inline": [{"function": "f`` [y](javascript:evil)", "file": path, "line": 1}]}
     report = {"kernels": [{"id": "k0", "name": "k`|[z](javascript:evil)", "nodes": [

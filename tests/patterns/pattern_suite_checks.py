@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from analyzer.patterns import PATTERNS
+from reuselens.analyzer.patterns import PATTERNS
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "tests" / "gpu" / "pattern_suite.cu"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from analyzer.patterns import find_findings
+from reuselens.analyzer.patterns import find_findings
 from pattern_kernels import KernelBuilder
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from analyzer.findings_export import finding_rows, to_sarif
-from analyzer.patterns import find_findings
+from reuselens.analyzer.findings_export import finding_rows, to_sarif
+from reuselens.analyzer.patterns import find_findings
 from pattern_kernels import KernelBuilder
 
 

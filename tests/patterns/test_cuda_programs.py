@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from analyzer.patterns import PATTERNS
+from reuselens.analyzer.patterns import PATTERNS
 
 PROGRAMS = Path(__file__).resolve().parents[1] / "gpu" / "patterns"
 NVCC = shutil.which("nvcc") or ("/usr/local/bin/nvcc" if Path("/usr/local/bin/nvcc").exists() else None)

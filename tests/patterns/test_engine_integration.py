@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-pytest.importorskip("analyzer._engine", reason="the C++ engine module is not built")
+pytest.importorskip("reuselens.analyzer._engine", reason="the C++ engine module is not built")
 
-from analyzer.patterns import find_findings  # noqa: E402
-from analyzer.replay import RECORD_DTYPE, analyze_records  # noqa: E402
+from reuselens.analyzer.patterns import find_findings  # noqa: E402
+from reuselens.analyzer.replay import RECORD_DTYPE, analyze_records  # noqa: E402
 
 MEM, BARRIER = 1, 2
 GLOBAL, SHARED = 1, 2

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from analyzer.patterns import PATTERNS, find_findings
+from reuselens.analyzer.patterns import PATTERNS, find_findings
 from pattern_kernels import KernelBuilder
 
 
@@ -445,8 +445,8 @@ def test_grid_reuse_of_atomics_suggests_privatization_not_an_l2_window():
 
 
 def test_predicted_counters_of_a_cp_async_follow_the_hardware_attribution():
-    from analyzer.patterns.finding import predicted_removal
-    from analyzer.patterns.view import KernelView
+    from reuselens.analyzer.patterns.finding import predicted_removal
+    from reuselens.analyzer.patterns.view import KernelView
 
     k = KernelBuilder()
     g = k.node("global", "read", executions=100, pc=0x200)

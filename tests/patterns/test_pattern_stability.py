@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from analyzer.errors import ReportError, SettingsError
-from analyzer.patterns import DEFAULT_SETTINGS, PATTERNS, find_findings
+from reuselens.analyzer.errors import ReportError, SettingsError
+from reuselens.analyzer.patterns import DEFAULT_SETTINGS, PATTERNS, find_findings
 from pattern_kernels import KernelBuilder
 from test_pattern_rules import global_reader, rar_kernel, reuse_kernel, shared_reader, softmax_like, uniform_reader
 
@@ -171,8 +171,8 @@ def test_malformed_kernel_raises_report_error():
 
 
 def test_view_metrics_agree_with_analyzer_graph():
-    from analyzer import graph
-    from analyzer.patterns.view import KernelView, reuse_ratios
+    from reuselens.analyzer import graph
+    from reuselens.analyzer.patterns.view import KernelView, reuse_ratios
 
     kernel = busy_kernel()
     view = KernelView(kernel)
@@ -191,9 +191,9 @@ def test_bank_conflict_share_is_a_share_of_shared_wavefronts():
     """A bank conflict serializes cycles, it moves no extra byte: its share is of the kernel's wavefronts."""
     from pathlib import Path
 
-    from analyzer.pipeline import analyze_run
+    from reuselens.analyzer.pipeline import analyze_run
 
-    demo = Path(__import__("analyzer").__file__).parent / "demo" / "run"
+    demo = Path(__import__("reuselens").__file__).parent / "demo" / "run"
     report = analyze_run(demo, write=False)
     transpose = next(k for k in report["kernels"] if k["mangled"].startswith("_Z15transpose_naive"))
     finding = next(f for f in transpose["findings"] if f["pattern"] == "bank-conflict")

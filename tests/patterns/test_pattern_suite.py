@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from analyzer.patterns import PATTERNS
+from reuselens.analyzer.patterns import PATTERNS
 from tests.lineinfo.nvdisasm_ref import find_tool
 from tests.patterns.pattern_suite_checks import (NVCC_FLAGS, SOURCE, check_control, check_implant, find_kernel,
                                                  kernel_name, marked_lines)
@@ -32,7 +32,7 @@ IDS = sorted(PATTERNS)
 @functools.cache
 def recorded_report() -> dict[str, Any]:
     """The recorded run analysed with the default thresholds (on a copy: the pipeline may write next to it)."""
-    from analyzer.pipeline import analyze_run
+    from reuselens.analyzer.pipeline import analyze_run
 
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / "pattern_suite"

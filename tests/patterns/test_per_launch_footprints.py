@@ -3,7 +3,7 @@ per launch (docs/engine.md), so summed cold bytes grow with the number of launch
 
 from __future__ import annotations
 
-from analyzer.patterns import find_findings
+from reuselens.analyzer.patterns import find_findings
 from pattern_kernels import KernelBuilder
 
 

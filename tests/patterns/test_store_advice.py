@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from analyzer.patterns import find_findings
+from reuselens.analyzer.patterns import find_findings
 from pattern_kernels import KernelBuilder
 
 

@@ -37,7 +37,7 @@ def _require_tools() -> None:
         pytest.skip(f"end-to-end tools missing: {', '.join(missing)} ({SETUP_HINT})")
     if not (EXTENSION / "node_modules" / "playwright-core").is_dir():
         pytest.skip(f"playwright-core is not installed in vscode-extension ({SETUP_HINT})")
-    probe = subprocess.run([sys.executable, "-c", "import lsp_server.server"], capture_output=True, text=True)
+    probe = subprocess.run([sys.executable, "-c", "import reuselens.lsp_server.server"], capture_output=True, text=True)
     if probe.returncode != 0:
         pytest.skip(f"this Python cannot import the language server: {probe.stderr.strip().splitlines()[-1:]}")
 
@@ -250,9 +250,9 @@ def test_restricted_mode_ignores_the_workspace_server_setting(restricted: dict[s
     lines = value(restricted, "lookup_log")
     assert "server lookup: reuselens.server.python: not set" in lines, lines
     assert not any("/nonexistent/python3" in line for line in lines), lines
-    assert any(line.startswith("server lookup: python3 on PATH: ") and line.endswith("-c 'import lsp_server' -> ok")
+    assert any(line.startswith("server lookup: python3 on PATH: ") and line.endswith("-c 'import reuselens.lsp_server' -> ok")
                for line in lines), lines
-    assert any(line.startswith("server command: ") and line.endswith("-m analyzer.cli.main lsp (from python3 on PATH)")
+    assert any(line.startswith("server command: ") and line.endswith("-m reuselens lsp (from python3 on PATH)")
                for line in lines), lines
 
 

@@ -47,7 +47,7 @@ def test_package_json_matches_docs_settings_md() -> None:
 
 
 def test_package_json_defaults_match_the_server() -> None:
-    defaults = importlib.import_module("lsp_server.settings").DEFAULTS
+    defaults = importlib.import_module("reuselens.lsp_server.settings").DEFAULTS
     contributed = {name: schema["default"] for name, schema in package_settings().items()}
     missing_in_package = sorted(set(defaults) - set(contributed))
     missing_in_server = sorted(set(contributed) - set(defaults))

@@ -1,4 +1,4 @@
-// pybind11 module analyzer._engine: the replay side of the engine (docs/engine.md, "Python binding").
+// pybind11 module reuselens.analyzer._engine: the replay side of the engine (docs/engine.md, "Python binding").
 // Records arrive as any C-contiguous buffer whose item size is 288 bytes (the numpy structured dtype that
 // analyzer.replay builds from docs/trace-format.md) or as raw bytes; JSON comes back as a str.
 #include <pybind11/pybind11.h>

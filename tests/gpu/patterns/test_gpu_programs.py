@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from analyzer.patterns import PATTERNS
+from reuselens.analyzer.patterns import PATTERNS
 from tests.patterns.pattern_suite_checks import NVCC_FLAGS, SOURCE, check_control, check_implant
 
 HERE = Path(__file__).resolve().parent
@@ -61,7 +61,7 @@ def test_program_runs_and_checks_its_result(source, tmp_path):
 def test_profiling_the_before_program_finds_its_pattern(case, tmp_path):
     binary = build(case["before"], tmp_path)
     run_dir = tmp_path / "run"
-    done = subprocess.run([sys.executable, "-m", "analyzer.cli.main", "profile", "--run-dir", str(run_dir),
+    done = subprocess.run([sys.executable, "-m", "reuselens", "profile", "--run-dir", str(run_dir),
                            "--kernel-filter", case["kernel"], "--", str(binary)],
                           capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -73,8 +73,8 @@ def test_profiling_the_before_program_finds_its_pattern(case, tmp_path):
 @pytest.fixture(scope="module")
 def suite_report(tmp_path_factory):
     """tests/gpu/pattern_suite.cu built as tests/gpu/Makefile does, profiled with traces, then analysed."""
-    from analyzer.pipeline import analyze_run
-    from collector import launcher
+    from reuselens.analyzer.pipeline import analyze_run
+    from reuselens.collector import launcher
 
     out = tmp_path_factory.mktemp("pattern_suite")
     binary = out / "pattern_suite"

@@ -1,10 +1,10 @@
 // Finding the language server, in this order (each step is logged, the first that works wins):
-//   1. reuselens.server.python  - a configured interpreter: `<python> -m analyzer.cli.main lsp`
+//   1. reuselens.server.python  - a configured interpreter: `<python> -m reuselens lsp`
 //   2. reuselens.server.path    - a configured `reuselens` executable: `<path> lsp`
 //   3. the Python extension's interpreter for this workspace, when that extension is installed
 //   4. `python3` on PATH
 //   5. `reuselens` on PATH (e.g. installed with pipx)
-// An interpreter counts only when `<python> -c "import lsp_server"` succeeds; an executable only when
+// An interpreter counts only when `<python> -c "import reuselens.lsp_server"` succeeds; an executable only when
 // `<path> --version` succeeds. When nothing works, `failureMessage` says what was tried and how to fix it.
 // No `vscode` import: the steps that need VS Code (reading settings, asking the Python extension) are passed in.
 import { execFile } from "child_process";
@@ -20,7 +20,7 @@ export interface ServerCommand {
 
 export interface Attempt {
   origin: string;
-  /** What was tried, e.g. "/usr/bin/python3 -c 'import lsp_server'". */
+  /** What was tried, e.g. "/usr/bin/python3 -c 'import reuselens.lsp_server'". */
   tried: string;
   ok: boolean;
   /** Why it was rejected (empty when ok). */

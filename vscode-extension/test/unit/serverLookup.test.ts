@@ -13,9 +13,9 @@ const base: LookupInputs = {
   serverPath: "",
   pythonExtensionInterpreter: async () => undefined,
   envPath: "/opt/bin:/usr/bin",
-  pythonArgs: ["-m", "analyzer.cli.main", "lsp"],
+  pythonArgs: ["-m", "reuselens", "lsp"],
   executableArgs: ["lsp"],
-  module: "lsp_server",
+  module: "reuselens.lsp_server",
 };
 
 /** A probe that succeeds only for the listed executables and records what it ran. */
@@ -29,15 +29,15 @@ function fakeProbe(working: string[], calls: string[][]): Probe {
 
 const onPath = (files: string[]) => (file: string) => files.includes(file);
 
-test("a configured interpreter wins and is checked with import lsp_server", async () => {
+test("a configured interpreter wins and is checked with import reuselens.lsp_server", async () => {
   const calls: string[][] = [];
   const lines: string[] = [];
   const result = await findServer({ ...base, serverPython: "/venv/bin/python" },
     fakeProbe(["/venv/bin/python", "/usr/bin/python3"], calls), (line) => lines.push(line), onPath(["/usr/bin/python3"]));
-  assert.deepEqual(result.server, { command: "/venv/bin/python", args: ["-m", "analyzer.cli.main", "lsp"],
+  assert.deepEqual(result.server, { command: "/venv/bin/python", args: ["-m", "reuselens", "lsp"],
                                     origin: "reuselens.server.python" });
-  assert.deepEqual(calls, [["/venv/bin/python", "-c", "import lsp_server"]]);
-  assert.match(lines[0], /^reuselens\.server\.python: \/venv\/bin\/python -c 'import lsp_server' -> ok$/);
+  assert.deepEqual(calls, [["/venv/bin/python", "-c", "import reuselens.lsp_server"]]);
+  assert.match(lines[0], /^reuselens\.server\.python: \/venv\/bin\/python -c 'import reuselens.lsp_server' -> ok$/);
 });
 
 test("a configured executable is used with 'lsp' when no interpreter is configured", async () => {
@@ -67,8 +67,8 @@ test("the Python extension's interpreter argv is kept before the server argument
   const calls: string[][] = [];
   const result = await findServer({ ...base, pythonExtensionInterpreter: async () => ["conda", "run", "-n", "x", "python"] },
     async (argv) => { calls.push(argv); return { ok: true, reason: "" }; }, () => {}, onPath([]));
-  assert.deepEqual(result.server?.args, ["run", "-n", "x", "python", "-m", "analyzer.cli.main", "lsp"]);
-  assert.deepEqual(calls[0], ["conda", "run", "-n", "x", "python", "-c", "import lsp_server"]);
+  assert.deepEqual(result.server?.args, ["run", "-n", "x", "python", "-m", "reuselens", "lsp"]);
+  assert.deepEqual(calls[0], ["conda", "run", "-n", "x", "python", "-c", "import reuselens.lsp_server"]);
 });
 
 test("a Python extension that throws is logged and skipped", async () => {

@@ -59,9 +59,9 @@ test("the commands the extension registers are contributed, and differ from the 
 
 test("serverInfo describes how to start the server", () => {
   const info = serverInfo(pkg);
-  assert.deepEqual(info.pythonArgs, ["-m", "analyzer.cli.main", "lsp"]);
+  assert.deepEqual(info.pythonArgs, ["-m", "reuselens", "lsp"]);
   assert.deepEqual(info.executableArgs, ["lsp"]);
-  assert.equal(info.module, "lsp_server");
+  assert.equal(info.module, "reuselens.lsp_server");
   assert.ok(info.documentLanguages.includes("cuda-cpp"));
   assert.throws(() => serverInfo({}), /serverInfo/);
 });

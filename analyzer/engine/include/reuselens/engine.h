@@ -1,7 +1,7 @@
 // ReuseLens analysis engine: Topological Distance + PCDepGraph (cuVein paper, sections 3.1-3.2) from warp records.
 //
 // One engine, two callers: the collector's host drain thread (online analysis, no trace on disk) and the
-// pybind11 replay module analyzer._engine (recorded traces). Both feed RlRecord (trace_format.h) and get the
+// pybind11 replay module reuselens.analyzer._engine (recorded traces). Both feed RlRecord (trace_format.h) and get the
 // same JSON back (docs/report-format.md, "engine part"; docs/engine.md explains every rule).
 //
 // Call protocol (one caller thread; the engine may use worker threads internally):

@@ -7,9 +7,9 @@ import re
 import sys
 from typing import Any
 
-from analyzer.cli.common import add_analysis_options, load_report_input, write_output
-from analyzer.errors import ReuseLensError
-from analyzer.reportview import kernel_title
+from reuselens.cli.common import add_analysis_options, load_report_input, write_output
+from reuselens.analyzer.errors import ReuseLensError
+from reuselens.analyzer.reportview import kernel_title
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -53,11 +53,11 @@ def run(args: argparse.Namespace) -> int:
     report = load_report_input(args.input, args)
     kernel = select_kernel(report, args.kernel)
     if args.format == "html":
-        from analyzer.graph_html import render_html
+        from reuselens.analyzer.graph_html import render_html
 
         text = render_html(kernel)
     else:
-        from analyzer import export
+        from reuselens.analyzer import export
 
         text = export.to_dot(kernel) if args.format == "dot" else export.to_graphml(kernel)
     if args.output:

@@ -7,10 +7,10 @@ import sys
 import time
 from pathlib import Path
 
-from analyzer.cli.common import add_analysis_options, analyze, positive_int
-from analyzer.cli.progress import stage_progress
-from analyzer.cli.summary import app_failure, print_summary
-from analyzer.errors import SettingsError
+from reuselens.cli.common import add_analysis_options, analyze, positive_int
+from reuselens.cli.progress import stage_progress
+from reuselens.cli.summary import app_failure, print_summary
+from reuselens.analyzer.errors import SettingsError
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -52,7 +52,7 @@ def parse_launch_range(text: str | None) -> tuple[int, int | None] | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from collector.launcher import profile
+    from reuselens.collector.launcher import profile
 
     command = list(args.command)
     if command and command[0] == "--":

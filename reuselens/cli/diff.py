@@ -6,10 +6,10 @@ import argparse
 import json
 import sys
 
-from analyzer.cli.common import add_analysis_options, load_report_input
-from analyzer.compare import diff_reports
-from analyzer.reportview import fit
-from analyzer.units import format_bytes
+from reuselens.cli.common import add_analysis_options, load_report_input
+from reuselens.analyzer.compare import diff_reports
+from reuselens.analyzer.reportview import fit
+from reuselens.analyzer.units import format_bytes
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

@@ -8,10 +8,10 @@ import re
 import sys
 from pathlib import Path
 
-from analyzer.cli.common import prefix_map_from_args
-from analyzer.errors import ReuseLensError, SettingsError
-from analyzer.lineinfo import SourceMapper, cubins_from_binary, demangle, select_cubins
-from analyzer.lineinfo.mapper import INSTRUCTION_BYTES
+from reuselens.cli.common import prefix_map_from_args
+from reuselens.analyzer.errors import ReuseLensError, SettingsError
+from reuselens.analyzer.lineinfo import SourceMapper, cubins_from_binary, demangle, select_cubins
+from reuselens.analyzer.lineinfo.mapper import INSTRUCTION_BYTES
 
 LINES_FORMAT_VERSION = 1
 

@@ -6,10 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from analyzer.cli.common import add_analysis_options, analyze, positive_int
-from analyzer.cli.progress import stage_progress
-from analyzer.cli.summary import print_summary
-from analyzer.rundir import open_run
+from reuselens.cli.common import add_analysis_options, analyze, positive_int
+from reuselens.cli.progress import stage_progress
+from reuselens.cli.summary import print_summary
+from reuselens.analyzer.rundir import open_run
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

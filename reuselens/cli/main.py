@@ -12,8 +12,8 @@ import importlib
 import logging
 import sys
 
-from analyzer import __version__
-from analyzer.errors import ReuseLensError
+from reuselens.analyzer import __version__
+from reuselens.analyzer.errors import ReuseLensError
 
 SUBCOMMANDS = ("profile", "analyze", "report", "graph", "diff", "lines", "demo", "lsp")
 
@@ -27,7 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="log details and show tracebacks")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in SUBCOMMANDS:
-        importlib.import_module(f"analyzer.cli.{name}").add_parser(subparsers)
+        importlib.import_module(f"reuselens.cli.{name}").add_parser(subparsers)
     return parser
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
-from analyzer.findings_export import finding_rows, to_table
-from analyzer.reportview import kernel_title
-from analyzer.units import format_bytes
+from reuselens.analyzer.findings_export import finding_rows, to_table
+from reuselens.analyzer.reportview import kernel_title
+from reuselens.analyzer.units import format_bytes
 
 
 def kernel_bytes(kernel: dict[str, Any]) -> int:

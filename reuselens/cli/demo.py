@@ -10,14 +10,14 @@ import tempfile
 from importlib import resources
 from pathlib import Path
 
-from analyzer.cli.common import add_analysis_options, analyze, positive_int
-from analyzer.cli.summary import print_summary
-from analyzer.errors import ReuseLensError
-from analyzer.rundir import set_source_prefix_map
+from reuselens.cli.common import add_analysis_options, analyze, positive_int
+from reuselens.cli.summary import print_summary
+from reuselens.analyzer.errors import ReuseLensError
+from reuselens.analyzer.rundir import set_source_prefix_map
 
 
 def demo_root() -> Path:
-    return Path(str(resources.files("analyzer") / "demo"))
+    return Path(str(resources.files("reuselens") / "demo"))
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

@@ -6,7 +6,7 @@ import argparse
 
 
 def add_parser(subparsers) -> None:
-    from lsp_server.cli import add_arguments
+    from reuselens.lsp_server.cli import add_arguments
     parser = subparsers.add_parser("lsp", help="run the language server on stdio",
                                    description="Run the ReuseLens language server on stdin/stdout.")
     add_arguments(parser)
@@ -14,5 +14,5 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lsp_server.cli import start
+    from reuselens.lsp_server.cli import start
     return start(args.log_file, args.log_level)

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from analyzer.errors import ReportError, ReuseLensError, SettingsError
-from analyzer.rundir import is_run_directory
+from reuselens.analyzer.errors import ReportError, ReuseLensError, SettingsError
+from reuselens.analyzer.rundir import is_run_directory
 
 THRESHOLD_OPTIONS = {
     # option: (settings key, help)
@@ -50,7 +50,7 @@ def prefix_map_from_args(args: argparse.Namespace) -> dict[str, str]:
 
 
 def analyze(run_dir: Path, args: argparse.Namespace, *, progress: Any = None) -> dict[str, Any]:
-    from analyzer.pipeline import analyze_run
+    from reuselens.analyzer.pipeline import analyze_run
 
     if getattr(args, "workers", None) is not None and args.workers < 1:
         raise SettingsError("--workers must be at least 1")
@@ -74,7 +74,7 @@ def load_report_input(path_text: str, args: argparse.Namespace | None = None) ->
 
 
 def read_report(path: Path) -> dict[str, Any]:
-    from analyzer.report import load
+    from reuselens.analyzer.report import load
 
     return load(path)
 

@@ -1,4 +1,4 @@
-// ReuseLens demo program (recorded into analyzer/demo/run by tests/gpu/run_on_device.sh).
+// ReuseLens demo program (recorded into reuselens/demo/run by tests/gpu/run_on_device.sh).
 //
 // 1. A multi-pass row softmax in the style of the cuVein paper's Listing 3 (section 6.1): pass 1 stages the
 //    row into `vals` and reduces the maximum, pass 2 exponentiates, pass 3 normalises. With USE_SHARED the

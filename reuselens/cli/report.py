@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from analyzer.cli.common import add_analysis_options, load_report_input, positive_int, write_output
-from analyzer.findings_export import finding_rows, to_csv, to_json, to_sarif, to_table
+from reuselens.cli.common import add_analysis_options, load_report_input, positive_int, write_output
+from reuselens.analyzer.findings_export import finding_rows, to_csv, to_json, to_sarif, to_table
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

@@ -1,0 +1,5 @@
+"""`python -m reuselens`: the `reuselens` command."""
+
+from reuselens.cli.main import main
+
+raise SystemExit(main())
