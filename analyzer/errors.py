@@ -1,8 +1,9 @@
 """The one exception family that reaches users as a single clear line.
 
 Every module raises a subclass of ReuseLensError for problems a user can fix (missing file, not a run
-directory, corrupt trace, no line info, no GPU). The CLI prints str(error) and exits non-zero; the language
-server shows it as a notification. Anything else is a bug and keeps its traceback.
+directory, corrupt trace, no line info). The CLI prints str(error) and exits non-zero; the language server
+shows it as a notification. Anything else is a bug and keeps its traceback. The collector, which imports
+nothing of the analyzer, has a family of its own (reuselens.collector.errors.CollectorError).
 """
 
 
@@ -24,10 +25,6 @@ class ReportError(ReuseLensError):
 
 class MappingError(ReuseLensError):
     """A CUBIN, fatbinary or line table could not be read."""
-
-
-class CollectorError(ReuseLensError):
-    """Profiling could not start or the collector failed (no GPU, library missing, app not found)."""
 
 
 class SettingsError(ReuseLensError):

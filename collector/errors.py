@@ -1,8 +1,14 @@
-"""Errors of the collector launcher: each is a CollectorError whose str() is one sentence for the user."""
+"""Errors of the collector launcher: each is a CollectorError whose str() is one sentence for the user.
+
+The collector imports nothing of the analyzer, so this family has its own base; the application (reuselens.cli)
+prints both families the same way.
+"""
 
 from __future__ import annotations
 
-from reuselens.analyzer.errors import CollectorError
+
+class CollectorError(Exception):
+    """Profiling could not start or the collector failed (no GPU, library missing, app not found)."""
 
 
 class NoGpuError(CollectorError):

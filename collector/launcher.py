@@ -24,8 +24,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from reuselens.analyzer.errors import RunDirectoryError
-from reuselens.analyzer.rundir import MANIFEST, RUN_FORMAT, RUN_VERSION, open_run
+from reuselens.collector.manifest import (
+    MANIFEST,
+    finalize_manifest,
+    initial_manifest,
+    read_back,
+    signal_name,
+    utc_now,
+    write_json_atomic,
+)
 from reuselens.collector.errors import (
     AppNotFoundError,
     InvalidFilterError,
@@ -138,79 +145,6 @@ def resolve_program(argv0: str, cwd: Path, path_env: str | None) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- run.json
-
-def _utc_now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
-
-def write_json_atomic(path: Path, data: Any) -> None:
-    tmp = path.with_name(f"{path.name}.tmp.{os.getpid()}")
-    tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
-
-
-def read_manifest(run_dir: Path) -> dict[str, Any] | None:
-    """The manifest the tool library last wrote, or None while it has written none that reads back."""
-    try:
-        return open_run(run_dir).manifest
-    except RunDirectoryError:
-        return None
-
-
-def initial_manifest(command: Sequence[str], cwd: Path, start_time: str, kernel_filter: dict) -> dict[str, Any]:
-    return {
-        "format": RUN_FORMAT, "version": RUN_VERSION,
-        "tool": {"name": "reuselens", "version": TOOL_VERSION},
-        "command": list(command), "cwd": str(cwd), "start_time": start_time, "end_time": None,
-        "gpu": {"name": "", "arch": "", "driver": ""},
-        "status": "partial", "partial_reason": "starting", "exit_code": None,
-        "kernel_filter": kernel_filter,
-        "modules": [], "functions": [], "launches": [], "allocations": [], "errors": [],
-    }
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return f"signal {number}"
-
-
-def finalize_manifest(manifest: dict[str, Any] | None, base: dict[str, Any], returncode: int | None,
-                      stop_reason: str | None, wall: float) -> dict[str, Any]:
-    """Merge the tool's manifest (if it wrote one) with what only the launcher knows, and decide status."""
-    data = dict(manifest) if manifest is not None else dict(base)
-    for key in ("command", "cwd", "start_time"):
-        data[key] = base[key]
-    data["exit_code"] = returncode
-    data["end_time"] = _utc_now()
-    errors = list(data.get("errors") or [])
-    collector = data.get("collector")
-    tool_finished = bool(collector and collector.get("finished"))
-    tool_reason = data.get("partial_reason")
-    if stop_reason is not None:
-        status, reason = "partial", stop_reason
-    elif returncode is not None and returncode < 0:
-        status, reason = "partial", f"app crashed ({_signal_name(-returncode)})"
-    elif collector is None:
-        status = "partial"
-        reason = ("the collector did not start in the application (it used no CUDA, or the tool library "
-                  "could not be preloaded)")
-    elif not tool_finished:
-        status = "partial"
-        if tool_reason and tool_reason not in ("running", "starting"):
-            reason = tool_reason
-        else:
-            reason = f"app exited before the collector finished (exit code {returncode})"
-    else:
-        status = data.get("status", "partial")
-        reason = tool_reason if status != "complete" else None
-    data["status"] = status
-    data["partial_reason"] = reason
-    data["errors"] = errors
-    data["launcher"] = {"wall_seconds": round(wall, 6), "stop_reason": stop_reason}
-    return data
-
 
 def _prepare_run_dir(run_dir: Path) -> None:
     if run_dir.exists():
@@ -382,10 +316,10 @@ def profile(argv: Sequence[str], *, run_dir: str | os.PathLike, cwd: str | os.Pa
     check_gpu()
 
     run_path = Path(run_dir).expanduser().resolve()
-    start_time = _utc_now()
+    start_time = utc_now()
     filter_info = {"regex": kernel_filter or None, "names_file": str(names_file) if names_file else None,
                    "launch_range": [first, end]}
-    base = initial_manifest(argv, cwd_path, start_time, filter_info)
+    base = initial_manifest(argv, cwd_path, start_time, filter_info, TOOL_VERSION)
     with _writing(run_path):
         _prepare_run_dir(run_path)
         write_json_atomic(run_path / MANIFEST, base)
@@ -439,7 +373,7 @@ def profile(argv: Sequence[str], *, run_dir: str | os.PathLike, cwd: str | os.Pa
             if exit_watch.exited(0.1):
                 break
             if stop_signals.received is not None:
-                stop_reason = f"stopped by {_signal_name(stop_signals.received)}"
+                stop_reason = f"stopped by {signal_name(stop_signals.received)}"
                 _kill_group(proc, first=stop_signals.received)  # the app gets the signal the launcher got
                 break
             elapsed = time.monotonic() - started
@@ -453,7 +387,7 @@ def profile(argv: Sequence[str], *, run_dir: str | os.PathLike, cwd: str | os.Pa
                 break
             if on_progress is not None and elapsed - last_progress >= 1.0:
                 last_progress = elapsed
-                manifest = read_manifest(run_path) or {}
+                manifest = read_back(run_path) or {}
                 done = (manifest.get("collector") or {}).get("launches_instrumented", 0)
                 on_progress("profiling: kernel launches instrumented", done, None)
     except BaseException:
@@ -479,7 +413,7 @@ def profile(argv: Sequence[str], *, run_dir: str | os.PathLike, cwd: str | os.Pa
 
 def _finish(run_path: Path, base: dict[str, Any], returncode: int | None, stop_reason: str | None,
             wall: float) -> RunSummary:
-    data = finalize_manifest(read_manifest(run_path), base, returncode, stop_reason, wall)
+    data = finalize_manifest(read_back(run_path), base, returncode, stop_reason, wall)
     with _writing(run_path):
         write_json_atomic(run_path / MANIFEST, data)
     collector = data.get("collector") or {}

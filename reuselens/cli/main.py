@@ -1,7 +1,7 @@
 """`reuselens` console script: one subcommand per module of this package.
 
 Each subcommand module defines `add_parser(subparsers)`, which registers its parser and sets
-`func=<callable(args) -> int>` as the parser default. User mistakes surface as ReuseLensError and are printed
+`func=<callable(args) -> int>` as the parser default. User mistakes surface as ReuseLensError or CollectorError and are printed
 as one line (with the traceback only under --verbose); the exit code is then 2.
 """
 
@@ -14,6 +14,7 @@ import sys
 
 from reuselens.analyzer import __version__
 from reuselens.analyzer.errors import ReuseLensError
+from reuselens.collector.errors import CollectorError
 
 SUBCOMMANDS = ("profile", "analyze", "report", "graph", "diff", "lines", "demo", "lsp")
 
@@ -40,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     try:
         return int(args.func(args) or 0)
-    except ReuseLensError as error:
+    except (ReuseLensError, CollectorError) as error:
         if args.verbose:
             raise
         print(f"reuselens: error: {error}", file=sys.stderr)

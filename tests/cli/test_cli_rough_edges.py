@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import reuselens.collector.launcher as launcher
+from reuselens.collector.manifest import read_back
 from reuselens.cli.main import main
 from reuselens.analyzer.errors import RunDirectoryError
 from reuselens.analyzer.lineinfo import SourceMapper
@@ -135,7 +136,7 @@ def test_a_broken_run_json_reads_the_same_everywhere(capsys, microbench_run, con
         seen.add(str(info.value).split(" (")[0])
     assert len(seen) == 1, seen
     assert str(manifest.resolve()) in seen.pop()
-    assert launcher.read_manifest(microbench_run) is None
+    assert read_back(microbench_run) is None
 
 
 # -- messages that name what is wrong ------------------------------------------------------------------------

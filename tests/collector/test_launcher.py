@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 import reuselens.collector.launcher as launcher
-from reuselens.analyzer.errors import CollectorError
+import reuselens.collector.manifest as run_manifest
+from reuselens.collector.errors import CollectorError
 from reuselens.analyzer.rundir import open_run
 from reuselens.collector.errors import (
     AppNotFoundError,
@@ -290,11 +291,11 @@ def test_run_directory_reuse(no_gpu_needed, fake_app, tmp_path):
 
 
 def test_finalize_prefers_the_launcher_stop_reason():
-    base = launcher.initial_manifest(["app"], Path("/"), "t", {})
+    base = run_manifest.initial_manifest(["app"], Path("/"), "t", {}, launcher.TOOL_VERSION)
     tool = dict(base, status="complete", partial_reason=None, collector={"finished": True})
-    data = launcher.finalize_manifest(tool, base, -9, "timeout after 3 s", 3.0)
+    data = run_manifest.finalize_manifest(tool, base, -9, "timeout after 3 s", 3.0)
     assert data["status"] == "partial" and data["partial_reason"] == "timeout after 3 s"
-    data = launcher.finalize_manifest(tool, base, 0, None, 3.0)
+    data = run_manifest.finalize_manifest(tool, base, 0, None, 3.0)
     assert data["status"] == "complete" and data["partial_reason"] is None
 
 
