@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -11,27 +10,11 @@ import numpy as np
 import pytest
 
 import reuselens.collector.launcher as launcher
-from reuselens.collector.errors import NoGpuError, ToolLibraryMissingError
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _gpu_ready() -> str | None:
-    try:
-        launcher.check_gpu()
-    except NoGpuError as error:
-        return f"no GPU: {error}"
-    try:
-        launcher.find_tool_library()
-    except ToolLibraryMissingError as error:
-        return str(error)
-    if not shutil.which("nvcc"):
-        return "nvcc not found (needed to build tests/gpu programs)"
-    return None
-
-
-REASON = _gpu_ready()
-pytestmark = pytest.mark.skipif(REASON is not None, reason=REASON or "")
+pytestmark = pytest.mark.gpu
 
 
 @pytest.fixture(scope="module")

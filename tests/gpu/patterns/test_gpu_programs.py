@@ -27,20 +27,7 @@ CASES = json.loads((HERE / "cases.json").read_text())["cases"]
 NVCC = shutil.which("nvcc")
 
 
-def gpu_reason() -> str | None:
-    if NVCC is None:
-        return "nvcc not found on PATH"
-    smi = shutil.which("nvidia-smi")
-    if smi is None:
-        return "no NVIDIA driver (nvidia-smi not found)"
-    done = subprocess.run([smi, "-L"], capture_output=True, text=True)
-    if done.returncode != 0 or "GPU" not in done.stdout:
-        return "no GPU visible to nvidia-smi"
-    return None
-
-
-REASON = gpu_reason()
-pytestmark = pytest.mark.skipif(REASON is not None, reason=f"needs a GPU: {REASON}")
+pytestmark = pytest.mark.gpu
 
 
 def build(source: str, out: Path) -> Path:
