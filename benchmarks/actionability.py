@@ -150,7 +150,7 @@ def predict(binary: Path, case: dict[str, Any], out_dir: Path, args: argparse.Na
     run_dir = out_dir / "runs" / case["name"]
     if run_dir.exists():
         shutil.rmtree(run_dir)
-    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    env = dict(os.environ)  # the installed package; the checkout's reuselens/ would hide its libraries
     run([sys.executable, "-m", "reuselens", "profile", "--run-dir", str(run_dir),
          "--kernel-filter", case["kernel"], "--", str(binary)], timeout=args.timeout, what="reuselens profile",
         env=env)

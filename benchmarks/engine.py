@@ -21,7 +21,6 @@ import time
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # numpy's BLAS threads would compete with the workers
 import numpy as np  # noqa: E402
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from reuselens.analyzer import _engine  # noqa: E402
 from reuselens.analyzer.replay import RECORD_DTYPE  # noqa: E402
 

@@ -25,7 +25,6 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
 from reuselens.analyzer import replay  # noqa: E402  (the trace format's one reader)
 
 REC_MEM, SPACE_GLOBAL, SPACE_SHARED, SPACE_LOCAL = 1, 1, 2, 3

@@ -11,13 +11,8 @@ exec > >(tee "$OUTDIR/lead_log.txt") 2>&1
 cd "$(dirname "$0")/.."
 T0=$(date +%s); stamp() { echo "== [$(( $(date +%s) - T0 )) s] $*"; }
 stamp "wheels + pip build of the package"
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl || exit 1
-python3 -m pip install -q --no-deps --no-build-isolation --no-cache-dir --target /tmp/rl . > "$OUTDIR/pip_build.txt" 2>&1 \
-  || { tail -30 "$OUTDIR/pip_build.txt"; exit 1; }
-export PYTHONPATH=/tmp/rl:/tmp/site PATH=/tmp/rl/bin:$PATH
-ls /tmp/rl/collector/native/ /tmp/rl/analyzer/_engine*.so
-# The benchmark scripts put the checkout first on sys.path: give its analyzer/ the module pip just built.
-cp /tmp/rl/analyzer/_engine*.so analyzer/
+# shellcheck disable=SC1091
+source benchmarks/device_setup.sh || exit 1
 STEPS=" ${STEPS:-engine actionability demo} "
 if [[ $STEPS == *" engine "* ]]; then
   stamp "engine benchmark"
@@ -33,7 +28,7 @@ if [[ $STEPS == *" actionability "* ]]; then
 fi
 if [[ $STEPS == *" gputests "* ]]; then
   stamp "GPU tests (pytest, the pip-built collector)"
-  REUSELENS_COLLECTOR_LIB=/tmp/rl/collector/native/libreuselens_collector.so timeout 300 python3 -m pytest -q \
+  timeout 300 python3 -m pytest -q \
     -p no:cacheprovider -rs tests/collector/test_gpu.py tests/gpu/patterns tests/patterns/test_pattern_suite.py 2>&1 | tail -40
 fi
 if [[ $STEPS == *" demo "* ]]; then

@@ -104,9 +104,8 @@ def reuselens_command(given: str | None) -> list[str]:
     found = shutil.which("reuselens")
     if found:
         return [found]
-    # No installed CLI: the checkout's, whatever the step's working directory.
-    return ["env", f"PYTHONPATH={HERE.parent}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
-            sys.executable, "-m", "reuselens"]
+    # No console script on PATH: this interpreter's installed package (the checkout alone has no libraries).
+    return [sys.executable, "-m", "reuselens"]
 
 
 def run_step(mode: str, argv: list[str], reuselens: list[str], run_dir: Path, timeout: float) -> dict:

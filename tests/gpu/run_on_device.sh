@@ -14,7 +14,6 @@ rm -rf "$R"; mkdir -p "$R" "$OUTDIR"
 exec > >(tee "$OUTDIR/log.txt") 2>&1
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
-export PYTHONPATH=$ROOT
 T0=$(date +%s)
 stamp() { echo "== [$(( $(date +%s) - T0 )) s] $*"; }
 pack() { rm -rf "$R/fidelity/run_minbuf/traces" "$R/fid_async/run_minbuf/traces"; tar czf "$OUTDIR/results.tgz" -C "$R" . ; }
@@ -22,11 +21,9 @@ trap pack EXIT
 
 stamp "environment"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-stamp "build collector"
-cmake -S collector/native -B build/device -DCMAKE_BUILD_TYPE=Release > "$R/cmake.txt" 2>&1 || { cat "$R/cmake.txt"; exit 1; }
-grep -E "ReuseLens|Warn" "$R/cmake.txt"
-cmake --build build/device -j16 > "$R/build.txt" 2>&1 || { tail -40 "$R/build.txt"; exit 1; }
-export REUSELENS_COLLECTOR_LIB=$ROOT/build/device/libreuselens_collector.so
+stamp "build the package (collector, engine module) as pip does"
+# shellcheck disable=SC1091
+source benchmarks/device_setup.sh || exit 1
 make -C tests/gpu BUILD="$ROOT/build/gpu" -j8 > "$R/make.txt" 2>&1 || { tail -40 "$R/make.txt"; exit 1; }
 B=$ROOT/build/gpu
 
@@ -34,7 +31,7 @@ prof() {  # prof LIMIT RUN_DIR [profile() keyword args as python] -- ARGV...
   local limit=$1 run=$2 kw=$3; shift 4
   timeout "$limit" python3 -c "
 import sys
-from collector.launcher import profile, MIN_BUFFER_BYTES
+from reuselens.collector.launcher import profile, MIN_BUFFER_BYTES
 s = profile(sys.argv[1:], run_dir='$run', $kw)
 print('$run'.split('/')[-1], '->', s.status, '|', s.partial_reason, '| exit', s.exit_code, '|', s.launches_instrumented, 'launches', s.records, 'records', '%.2f s' % s.wall_seconds, '|', s.errors[:3])
 " "$@" || echo "step failed or timed out: $run"
