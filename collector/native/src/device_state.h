@@ -1,4 +1,5 @@
-// State shared by the device patch (patch.cu) and the tool library (tool.cpp): the callback userdata.
+// State shared by the device patch (patch.cu) and the tool library (device_buffers.cpp, drain.cpp): the
+// callback userdata.
 //
 // Transfer protocol (lossless multi-buffering, docs/collector.md):
 //  * Records go straight into pinned host memory (zero-copy over the bus); `nbuf` buffers of `capacity`

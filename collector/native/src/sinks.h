@@ -1,6 +1,6 @@
 // Where drained records go. The drain thread calls consume() in buffer order for the launch in flight;
 // allocation events arrive between launches on the application's thread (launches are serialised, see
-// tool.cpp), so a sink sees every event in program order.
+// launch_events.cpp), so a sink sees every event in program order.
 #pragma once
 
 #include <cstdint>
