@@ -8,8 +8,8 @@
 namespace rlc {
 
 constexpr const char* kToolVersion = "0.1.0";
-constexpr uint64_t kDefaultBufferBytes = 16ull << 20;    // per buffer
-constexpr uint64_t kMinBufferRecords = 16;               // smallest buffer accepted (forces many flushes)
+constexpr uint64_t kDefaultBufferBytes = 16ull << 20;  // per buffer
+constexpr uint64_t kMinBufferRecords = 16;             // smallest buffer accepted (forces many flushes)
 
 struct Config {
   std::string run_dir;

@@ -12,9 +12,9 @@ namespace rlc {
 
 class Diagnostics {
  public:
-  double start_s = 0;                // collector.log times are relative to this
-  std::vector<std::string> errors;   // run.json "errors" (at most 1000)
-  bool fault = false;                // the run is partial
+  double start_s = 0;               // collector.log times are relative to this
+  std::vector<std::string> errors;  // run.json "errors" (at most 1000)
+  bool fault = false;               // the run is partial
   std::string fault_reason;
 
   void open_log(const std::string& path);  // appends

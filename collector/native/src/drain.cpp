@@ -7,7 +7,9 @@
 
 namespace rlc {
 
-void Drainer::start() { thread_ = std::thread([this] { loop(); }); }
+void Drainer::start() {
+  thread_ = std::thread([this] { loop(); });
+}
 
 DrainJob* Drainer::current() {
   std::lock_guard<std::mutex> g(mu_);

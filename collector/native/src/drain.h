@@ -26,14 +26,14 @@ struct DrainJob {
   CUstream stream = nullptr;
   Sanitizer_StreamHandle hstream = nullptr;
   bool finalizing = false;  // a thread is waiting for this launch's kernel and records
-  size_t entry = 0;        // index in RunState::launches
+  size_t entry = 0;         // index in RunState::launches
   uint64_t next_gen = 0;
   uint64_t drained = 0;
   uint64_t flushes = 0;
-  bool ended = false;      // kernel finished (or faulted)
+  bool ended = false;  // kernel finished (or faulted)
   bool faulted = false;
-  uint64_t total = 0;      // tickets handed out, valid when ended && !faulted
-  bool done = false;       // drain thread finished with this job
+  uint64_t total = 0;  // tickets handed out, valid when ended && !faulted
+  bool done = false;   // drain thread finished with this job
   uint64_t unresolved = 0;
   double resolve_s = 0, sinks_s = 0;  // drain-thread time in PC resolution / in the sinks (the engine queue's copy)
 };
@@ -46,9 +46,9 @@ class Drainer {
   void publish(DrainJob* job);  // the drain thread starts on it
   // The kernel has ended (faulted, or with `total` records): waits until the drain thread is done with it.
   void finish(DrainJob* job, bool faulted, uint64_t total);
-  void clear();                 // no job in flight
+  void clear();  // no job in flight
   void set_ranges(std::vector<Range> ranges);
-  void stop();                  // ends and joins the thread
+  void stop();  // ends and joins the thread
 
  private:
   void loop();

@@ -13,7 +13,7 @@ thread_local int64_t t_pending_smem = -1;
 
 void read_runtime_launch(Sanitizer_CallbackId cbid, const void* p) {
   if (cbid == SANITIZER_CBID_RUNTIME_API_cudaLaunchKernel || cbid == SANITIZER_CBID_RUNTIME_API_cudaLaunchKernel_ptsz)
-    t_pending_smem = (int64_t) static_cast<const cudaLaunchKernel_v7000_params*>(p)->sharedMem;
+    t_pending_smem = (int64_t)static_cast<const cudaLaunchKernel_v7000_params*>(p)->sharedMem;
   else if (auto* c = static_cast<const cudaLaunchKernelExC_v11060_params*>(p)->config)
     t_pending_smem = (int64_t)c->dynamicSmemBytes;
 }
@@ -28,7 +28,10 @@ void read_driver_launch(Sanitizer_CallbackId cbid, const void* p) {
 }  // namespace
 
 void enable_launch_api_callbacks(Sanitizer_SubscriberHandle sub, std::vector<std::string>* errors) {
-  struct Cb { Sanitizer_CallbackDomain d; uint32_t id; };
+  struct Cb {
+    Sanitizer_CallbackDomain d;
+    uint32_t id;
+  };
   const Cb api[] = {
       {SANITIZER_CB_DOMAIN_RUNTIME_API, SANITIZER_CBID_RUNTIME_API_cudaLaunchKernel},
       {SANITIZER_CB_DOMAIN_RUNTIME_API, SANITIZER_CBID_RUNTIME_API_cudaLaunchKernel_ptsz},
@@ -41,8 +44,8 @@ void enable_launch_api_callbacks(Sanitizer_SubscriberHandle sub, std::vector<std
   };
   for (const Cb& c : api) {
     SanitizerResult e = sanitizerEnableCallback(1, sub, c.d, (Sanitizer_CallbackId)c.id);
-    if (e != SANITIZER_SUCCESS) errors->push_back("sanitizerEnableCallback(launch API " +
-                                                  std::to_string(c.id) + ") failed");
+    if (e != SANITIZER_SUCCESS)
+      errors->push_back("sanitizerEnableCallback(launch API " + std::to_string(c.id) + ") failed");
   }
 }
 
@@ -53,8 +56,10 @@ void on_launch_api_call(Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cb
   }
   const void* p = cd->functionParams;
   if (p == nullptr) return;
-  if (domain == SANITIZER_CB_DOMAIN_RUNTIME_API) read_runtime_launch(cbid, p);
-  else read_driver_launch(cbid, p);
+  if (domain == SANITIZER_CB_DOMAIN_RUNTIME_API)
+    read_runtime_launch(cbid, p);
+  else
+    read_driver_launch(cbid, p);
 }
 
 int64_t pending_dynamic_smem() { return t_pending_smem; }

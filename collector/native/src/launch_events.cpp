@@ -13,7 +13,7 @@ struct Tool::KernelEnd {
   SanitizerResult sync = SANITIZER_SUCCESS;  // sanitizerStreamSynchronize
   SanitizerResult copy = SANITIZER_SUCCESS;  // the device state's copy back
   bool faulted = false;
-  uint64_t total = 0, committed = 0;         // records reserved / committed, when not faulted
+  uint64_t total = 0, committed = 0;  // records reserved / committed, when not faulted
 };
 
 void Tool::on_launch_begin(const Sanitizer_LaunchData* ld) {
@@ -47,8 +47,8 @@ ContextState* Tool::ready_context(CUcontext ctx) {
 }
 
 // Selected by the filter, with buffers in its context and its module patched.
-bool Tool::should_instrument(const Sanitizer_LaunchData* ld, uint64_t id, const std::string& mangled,
-                             ModuleEntry* me, ContextState* cs) {
+bool Tool::should_instrument(const Sanitizer_LaunchData* ld, uint64_t id, const std::string& mangled, ModuleEntry* me,
+                             ContextState* cs) {
   bool select = me != nullptr && !diag_.fault && filter_.select(mangled);
   if (select && cs == nullptr) {
     error("launch " + std::to_string(id) + " of " + mangled + ": no collector buffers in its context");
@@ -239,8 +239,8 @@ void Tool::record_outcome(DrainJob* job, const std::string& kernel, const Kernel
   le.seconds = now_s() - le.seconds;
   // Where the drain thread's time went: a GPU that waits for full buffers waits for this.
   diag_.log("launch %llu: %llu records in %llu flushes, %.3f s; drain thread: resolving PCs %.3f s, sinks %.3f s",
-            (unsigned long long)le.id, (unsigned long long)job->drained, (unsigned long long)job->flushes,
-            le.seconds, job->resolve_s, job->sinks_s);
+            (unsigned long long)le.id, (unsigned long long)job->drained, (unsigned long long)job->flushes, le.seconds,
+            job->resolve_s, job->sinks_s);
   if (faulted && !diag_.fault) {
     diag_.fault = true;
     diag_.fault_reason = "kernel fault in " + demangle(kernel);
@@ -248,8 +248,10 @@ void Tool::record_outcome(DrainJob* job, const std::string& kernel, const Kernel
   drainer_.clear();
   delete job;
   launch_cv_.notify_all();
-  if (faulted) write_run_json(false);
-  else maybe_write_run_json();
+  if (faulted)
+    write_run_json(false);
+  else
+    maybe_write_run_json();
 }
 
 void Tool::end_launch_in_sinks(bool complete) {

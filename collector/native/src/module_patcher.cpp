@@ -34,8 +34,10 @@ bool patch_instruction_points(CUmodule mod, Diagnostics& diag) {
     SanitizerResult r = sanitizerPatchInstructions(p.id, mod, p.cb);
     if (r != SANITIZER_SUCCESS) {
       std::string what = std::string("sanitizerPatchInstructions(") + p.cb + ")";
-      if (p.required) ok = diag.check(r, what.c_str(), true) && ok;
-      else diag.check(r, what.c_str());
+      if (p.required)
+        ok = diag.check(r, what.c_str(), true) && ok;
+      else
+        diag.check(r, what.c_str());
     }
   }
   return ok;

@@ -16,9 +16,8 @@ std::vector<Range> function_ranges(const std::map<CUmodule, ModuleEntry>& module
       r.push_back(Range{it->second + f.value, it->second + f.value + f.size, id, f.value});
     }
   }
-  std::sort(r.begin(), r.end(), [](const Range& a, const Range& b) {
-    return a.start != b.start ? a.start < b.start : a.end > b.end;
-  });
+  std::sort(r.begin(), r.end(),
+            [](const Range& a, const Range& b) { return a.start != b.start ? a.start < b.start : a.end > b.end; });
   return r;
 }
 
@@ -29,8 +28,8 @@ void resolve_records(const std::vector<Range>& ranges, reuselens::RlRecord* r, s
     if (r[i].function_id != RL_UNRESOLVED_FUNCTION) continue;
     uint64_t pc = r[i].pc;
     if (!(pc >= last_start && pc < last_end)) {
-      auto it = std::upper_bound(ranges.begin(), ranges.end(), pc,
-                                 [](uint64_t v, const Range& x) { return v < x.start; });
+      auto it =
+          std::upper_bound(ranges.begin(), ranges.end(), pc, [](uint64_t v, const Range& x) { return v < x.start; });
       bool found = false;
       // Nested ranges (a callee inside its kernel's symbol range): the innermost is the latest start.
       for (int k = 0; k < 64 && it != ranges.begin(); ++k) {

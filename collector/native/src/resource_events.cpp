@@ -26,17 +26,19 @@ void Tool::callback(Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, 
   }
   if (domain == SANITIZER_CB_DOMAIN_LAUNCH) {
     auto* ld = static_cast<const Sanitizer_LaunchData*>(data);
-    if (cbid == SANITIZER_CBID_LAUNCH_BEGIN) on_launch_begin(ld);
-    else if (cbid == SANITIZER_CBID_LAUNCH_END) on_launch_end(ld);
+    if (cbid == SANITIZER_CBID_LAUNCH_BEGIN)
+      on_launch_begin(ld);
+    else if (cbid == SANITIZER_CBID_LAUNCH_END)
+      on_launch_end(ld);
   }
 }
 
 void Tool::log_callback(Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void* data) {
   const bool api = domain == SANITIZER_CB_DOMAIN_RUNTIME_API || domain == SANITIZER_CB_DOMAIN_DRIVER_API;
-  diag_.log("callback domain %d cbid %d%s", (int)domain, (int)cbid,
-            api ? (static_cast<const Sanitizer_CallbackData*>(data)->callbackSite == SANITIZER_API_ENTER ? " enter"
-                                                                                                        : " exit")
-                : "");
+  diag_.log(
+      "callback domain %d cbid %d%s", (int)domain, (int)cbid,
+      api ? (static_cast<const Sanitizer_CallbackData*>(data)->callbackSite == SANITIZER_API_ENTER ? " enter" : " exit")
+          : "");
 }
 
 void Tool::on_resource(Sanitizer_CallbackId cbid, const void* data) {
@@ -76,8 +78,8 @@ void Tool::on_context_created(const Sanitizer_ResourceContextData* cd) {
   in_tool_alloc_ = false;
   if (!ok) return;
   cs.ready = clear_context_state(cs, diag_);
-  diag_.log("context %p: device %d (%s %s), %u buffers of %llu records", (void*)ctx, (int)dev,
-            run_.gpu_name.c_str(), run_.gpu_arch.c_str(), cs.nbuf, (unsigned long long)cs.capacity);
+  diag_.log("context %p: device %d (%s %s), %u buffers of %llu records", (void*)ctx, (int)dev, run_.gpu_name.c_str(),
+            run_.gpu_arch.c_str(), cs.nbuf, (unsigned long long)cs.capacity);
   write_run_json(false);
 }
 
@@ -123,13 +125,15 @@ void Tool::save_module(const std::string& sha, const Sanitizer_ResourceModuleDat
   run_.module_list.push_back({sha, sm});
 }
 
-void Tool::register_functions(const std::string& sha, const std::vector<CubinFunction>& functions,
-                              ModuleEntry& me) {
+void Tool::register_functions(const std::string& sha, const std::vector<CubinFunction>& functions, ModuleEntry& me) {
   for (const CubinFunction& f : functions) {
     // Functions of a module loaded twice (same sha) keep their ids.
     uint32_t id = UINT32_MAX;
     for (const FunctionEntry& e : run_.functions)
-      if (e.module == sha && e.name == f.name) { id = e.id; break; }
+      if (e.module == sha && e.name == f.name) {
+        id = e.id;
+        break;
+      }
     if (id == UINT32_MAX) {
       id = (uint32_t)run_.functions.size();
       run_.functions.push_back(FunctionEntry{id, sha, f.name, f.value, f.size, f.section, false, f.global});
@@ -152,8 +156,8 @@ void Tool::on_module_unload_starting(const Sanitizer_ResourceModuleData* md) {
 void Tool::on_memory_alloc(Sanitizer_CallbackId cbid, const Sanitizer_ResourceMemoryData* m) {
   std::lock_guard<std::recursive_mutex> g(mu_);
   if (!enabled_ || in_tool_alloc_ || m->size == 0 || (m->flags & SANITIZER_MEMORY_FLAG_CG_RUNTIME)) return;
-  AllocEntry a{m->address, m->size, cbid == SANITIZER_CBID_RESOURCE_MEMORY_ALLOC_ASYNC ? "async" : "device",
-               run_.launch_count, false, 0};
+  AllocEntry a{m->address,        m->size, cbid == SANITIZER_CBID_RESOURCE_MEMORY_ALLOC_ASYNC ? "async" : "device",
+               run_.launch_count, false,   0};
   if (m->flags & SANITIZER_MEMORY_FLAG_MANAGED) a.kind = "managed";
   live_allocs_[m->address] = run_.allocs.size();
   run_.allocs.push_back(a);

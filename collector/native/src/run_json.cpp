@@ -35,20 +35,21 @@ std::string status_members(const Diagnostics& diag, bool final_write) {
 
 std::string kernel_filter_member(const Config& c) {
   return "  \"kernel_filter\": {\"regex\": " + (c.regex_text.empty() ? "null" : json_str(c.regex_text)) +
-         ", \"names_file\": " + (c.names_file.empty() ? "null" : json_str(c.names_file)) +
-         ", \"launch_range\": [" + std::to_string(c.range_first) + ", " +
-         (c.range_end_set ? std::to_string(c.range_end) : "null") + "]},\n";
+         ", \"names_file\": " + (c.names_file.empty() ? "null" : json_str(c.names_file)) + ", \"launch_range\": [" +
+         std::to_string(c.range_first) + ", " + (c.range_end_set ? std::to_string(c.range_end) : "null") + "]},\n";
 }
 
 std::string collector_member(const Config& c, const RunState& run, bool final_write) {
-  return "  \"collector\": {\"pid\": " + std::to_string(getpid()) + ", \"finished\": " +
-         (final_write ? "true" : "false") + ", \"buffers\": " + std::to_string(c.nbuf) + ", \"buffer_bytes\": " +
-         std::to_string(c.buffer_bytes) + ", \"buffer_records\": " + std::to_string(c.buffer_records()) +
-         ", \"patch\": " + json_str(c.patch_path) + ", \"traces\": " + (c.write_traces ? "true" : "false") +
-         ", \"online_analysis\": " + (run.engine ? "true" : "false") + ", \"launches_seen\": " +
-         std::to_string(run.launch_count) + ", \"launches_instrumented\": " + std::to_string(run.instrumented) +
-         ", \"records\": " + std::to_string(run.records_total) + ", \"unresolved_pc_records\": " +
-         std::to_string(run.unresolved_total) + ", \"startup_seconds\": null},\n";
+  return "  \"collector\": {\"pid\": " + std::to_string(getpid()) +
+         ", \"finished\": " + (final_write ? "true" : "false") + ", \"buffers\": " + std::to_string(c.nbuf) +
+         ", \"buffer_bytes\": " + std::to_string(c.buffer_bytes) +
+         ", \"buffer_records\": " + std::to_string(c.buffer_records()) + ", \"patch\": " + json_str(c.patch_path) +
+         ", \"traces\": " + (c.write_traces ? "true" : "false") +
+         ", \"online_analysis\": " + (run.engine ? "true" : "false") +
+         ", \"launches_seen\": " + std::to_string(run.launch_count) +
+         ", \"launches_instrumented\": " + std::to_string(run.instrumented) +
+         ", \"records\": " + std::to_string(run.records_total) +
+         ", \"unresolved_pc_records\": " + std::to_string(run.unresolved_total) + ", \"startup_seconds\": null},\n";
 }
 
 // `"name": [` + one item per line + `],` (an empty list on one line).
@@ -64,8 +65,8 @@ std::string array_member(const char* name, const std::vector<T>& items, size_t l
 }
 
 std::string module_json(const std::pair<std::string, uint32_t>& m) {
-  return "{\"sha256\": \"" + m.first + "\", \"path\": \"modules/" + m.first + ".cubin\", \"arch\": " +
-         (m.second ? json_str("sm_" + std::to_string(m.second)) : std::string("null")) + "}";
+  return "{\"sha256\": \"" + m.first + "\", \"path\": \"modules/" + m.first +
+         ".cubin\", \"arch\": " + (m.second ? json_str("sm_" + std::to_string(m.second)) : std::string("null")) + "}";
 }
 
 std::string function_json(const FunctionEntry& f) {
@@ -86,11 +87,11 @@ std::string dynamic_shared_json(const LaunchEntry& l) {
 }
 
 std::string launch_json(const LaunchEntry& l) {
-  return "{\"id\": " + std::to_string(l.id) + ", \"function_id\": " +
-         (l.function_id == UINT32_MAX ? std::string("null") : std::to_string(l.function_id)) +
-         ", \"kernel\": " + json_str(l.kernel) + ", \"module\": " + json_str(l.module) + ", \"grid\": " +
-         dim_json(l.grid) + ", \"block\": " + dim_json(l.block) + ", \"cluster\": " + dim_json(l.cluster) +
-         ", \"dynamic_shared_bytes\": " + dynamic_shared_json(l) +
+  return "{\"id\": " + std::to_string(l.id) +
+         ", \"function_id\": " + (l.function_id == UINT32_MAX ? std::string("null") : std::to_string(l.function_id)) +
+         ", \"kernel\": " + json_str(l.kernel) + ", \"module\": " + json_str(l.module) +
+         ", \"grid\": " + dim_json(l.grid) + ", \"block\": " + dim_json(l.block) +
+         ", \"cluster\": " + dim_json(l.cluster) + ", \"dynamic_shared_bytes\": " + dynamic_shared_json(l) +
          ", \"shared_bytes\": " + (l.instrumented && l.smem ? std::to_string(l.smem) : std::string("null")) +
          ", \"static_shared_bytes\": " + json_u64_or_null(l.has_static_smem, l.static_smem) +
          ", \"stream\": " + std::to_string(l.stream) + ", \"instrumented\": " + (l.instrumented ? "true" : "false") +
@@ -101,10 +102,9 @@ std::string launch_json(const LaunchEntry& l) {
 }
 
 std::string alloc_json(const AllocEntry& al) {
-  return "{\"address\": " + std::to_string(al.address) + ", \"size\": " + std::to_string(al.size) +
-         ", \"kind\": \"" + al.kind + "\", \"allocated_before_launch\": " +
-         std::to_string(al.allocated_before_launch) + ", \"freed_after_launch\": " +
-         json_u64_or_null(al.freed, al.freed_after_launch) + "}";
+  return "{\"address\": " + std::to_string(al.address) + ", \"size\": " + std::to_string(al.size) + ", \"kind\": \"" +
+         al.kind + "\", \"allocated_before_launch\": " + std::to_string(al.allocated_before_launch) +
+         ", \"freed_after_launch\": " + json_u64_or_null(al.freed, al.freed_after_launch) + "}";
 }
 
 std::string errors_member(const std::vector<std::string>& errors) {

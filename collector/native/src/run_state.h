@@ -20,12 +20,12 @@ constexpr size_t kMaxLaunchEntries = 100000;  // run.json lists at most this man
 
 struct FunctionEntry {
   uint32_t id;
-  std::string module;   // sha256
+  std::string module;  // sha256
   std::string name;
-  uint64_t value;       // offset in its section
+  uint64_t value;  // offset in its section
   uint64_t size;
   uint32_t section;
-  bool kernel;          // launched at least once
+  bool kernel;  // launched at least once
   bool global;
 };
 
@@ -35,21 +35,21 @@ struct ModuleEntry {
   CUcontext ctx = nullptr;
   bool patched = false;
   bool patch_failed = false;
-  std::vector<uint32_t> functions;              // ids
+  std::vector<uint32_t> functions;  // ids
   std::map<std::string, uint32_t> by_name;
-  std::map<uint32_t, uint64_t> section_base;    // ELF section -> absolute address, once known
+  std::map<uint32_t, uint64_t> section_base;  // ELF section -> absolute address, once known
   std::map<std::string, uint64_t> static_shared;
 };
 
 struct ContextState {
   bool ready = false;
   bool patches_loaded = false;
-  RlDeviceState* d_state = nullptr;      // device memory
-  RlDeviceState* d_disabled = nullptr;   // device memory, enabled = 0
-  RlDeviceState* h_stage = nullptr;      // pinned host staging for copies
+  RlDeviceState* d_state = nullptr;        // device memory
+  RlDeviceState* d_disabled = nullptr;     // device memory, enabled = 0
+  RlDeviceState* h_stage = nullptr;        // pinned host staging for copies
   reuselens::RlRecord* buffers = nullptr;  // pinned host
-  uint64_t* host_allowed = nullptr;      // pinned host
-  uint64_t* host_ready = nullptr;        // pinned host
+  uint64_t* host_allowed = nullptr;        // pinned host
+  uint64_t* host_ready = nullptr;          // pinned host
   uint64_t capacity = 0;
   uint32_t nbuf = 2;
 };
@@ -91,7 +91,7 @@ struct RunState {
   uint64_t instrumented = 0;
   uint64_t records_total = 0;
   uint64_t unresolved_total = 0;
-  bool engine = false;        // online analysis
+  bool engine = false;  // online analysis
 };
 
 }  // namespace rlc

@@ -8,9 +8,7 @@
 
 namespace rlc {
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 std::string getenv_str(const char* name) {
   const char* v = getenv(name);

@@ -47,9 +47,10 @@ void Tool::init() {
 // Subscribe now so that module loads are seen; the run directory is claimed on first CUDA use. Returns the
 // call that failed (its result in *r), or nullptr.
 const char* Tool::subscribe(SanitizerResult* r) {
-  *r = sanitizerSubscribe(&sub_, [](void*, Sanitizer_CallbackDomain d, Sanitizer_CallbackId c,
-                                    const void* data) { tool().callback(d, c, data); },
-                          nullptr);
+  *r = sanitizerSubscribe(
+      &sub_,
+      [](void*, Sanitizer_CallbackDomain d, Sanitizer_CallbackId c, const void* data) { tool().callback(d, c, data); },
+      nullptr);
   const char* failed = *r != SANITIZER_SUCCESS ? "sanitizerSubscribe" : nullptr;
   for (auto d : {SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CB_DOMAIN_LAUNCH}) {
     if (failed) break;
@@ -60,8 +61,7 @@ const char* Tool::subscribe(SanitizerResult* r) {
 }
 
 // Claims the run directory so that a start-up failure is visible in it.
-void Tool::report_config_errors(const std::vector<std::string>& config_errors, SanitizerResult r,
-                                const char* failed) {
+void Tool::report_config_errors(const std::vector<std::string>& config_errors, SanitizerResult r, const char* failed) {
   if (!claim()) return;
   for (auto& e : config_errors) error(e);
   if (failed) {
@@ -102,8 +102,7 @@ bool Tool::take_run_dir() {
   if (fd < 0) {
     FILE* lf = fopen((cfg_.run_dir + "/collector.log").c_str(), "a");
     if (lf) {
-      fprintf(lf, "process %d also uses CUDA; only the first CUDA process of the command is profiled\n",
-              (int)getpid());
+      fprintf(lf, "process %d also uses CUDA; only the first CUDA process of the command is profiled\n", (int)getpid());
       fclose(lf);
     }
     return false;
@@ -116,8 +115,8 @@ bool Tool::take_run_dir() {
 }
 
 void Tool::log_start() {
-  diag_.log("reuselens collector %s, pid %d, patch %s, buffers %u x %llu bytes, traces %s", kToolVersion,
-            (int)getpid(), cfg_.patch_path.c_str(), cfg_.nbuf, (unsigned long long)cfg_.buffer_bytes,
+  diag_.log("reuselens collector %s, pid %d, patch %s, buffers %u x %llu bytes, traces %s", kToolVersion, (int)getpid(),
+            cfg_.patch_path.c_str(), cfg_.nbuf, (unsigned long long)cfg_.buffer_bytes,
             cfg_.write_traces ? "on" : "off");
   // The launcher sets SANITIZER_DISABLE_PARALLEL_LAUNCHES=1 (docs/collector.md, "Multi-stream applications");
   // without it an app with user streams can block forever in the first patching. Say which mode this run had.
@@ -137,9 +136,10 @@ void Tool::open_sinks() {
   uint64_t limit = engine_queue_bytes();
   unsigned copy_threads = queue_copy_threads();
   sinks_.push_back(limit ? make_queued_sink(std::move(e), limit, copy_threads) : std::move(e));
-  if (limit) diag_.log("online analysis behind a queue of %llu bytes, %u copy threads", (unsigned long long)limit,
-                       copy_threads);
-  else diag_.log("online analysis in the drain thread (no queue)");
+  if (limit)
+    diag_.log("online analysis behind a queue of %llu bytes, %u copy threads", (unsigned long long)limit, copy_threads);
+  else
+    diag_.log("online analysis in the drain thread (no queue)");
 }
 
 void Tool::maybe_write_run_json() {

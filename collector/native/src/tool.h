@@ -52,8 +52,7 @@ class Tool {
   void on_memory_alloc(Sanitizer_CallbackId cbid, const Sanitizer_ResourceMemoryData* m);
   void on_memory_free(const Sanitizer_ResourceMemoryData* m);
   void save_module(const std::string& sha, const Sanitizer_ResourceModuleData* md, uint32_t sm);
-  void register_functions(const std::string& sha, const std::vector<CubinFunction>& functions,
-                          ModuleEntry& me);
+  void register_functions(const std::string& sha, const std::vector<CubinFunction>& functions, ModuleEntry& me);
   bool patch_module(CUmodule mod, ModuleEntry& me);
   void resolve_module(CUmodule mod, ModuleEntry& me);
   void rebuild_ranges();
@@ -68,8 +67,8 @@ class Tool {
   uint32_t launched_function_id(const Sanitizer_LaunchData* ld, const std::string& mangled, ModuleEntry& me);
   void record_launch(const Sanitizer_LaunchData* ld, uint64_t id, uint32_t fid, const std::string& mangled,
                      const ModuleEntry* me, bool select);
-  void start_instrumented_launch(const Sanitizer_LaunchData* ld, uint64_t id, uint32_t fid,
-                                 const std::string& mangled, ContextState* cs);
+  void start_instrumented_launch(const Sanitizer_LaunchData* ld, uint64_t id, uint32_t fid, const std::string& mangled,
+                                 ContextState* cs);
   LaunchMeta launch_meta(uint64_t id, uint32_t fid, const std::string& mangled) const;
   struct KernelEnd;
   void finish_job(DrainJob* job, std::unique_lock<std::recursive_mutex>& g);
@@ -91,7 +90,7 @@ class Tool {
   bool claimed_tried_ = false;
 
   Sanitizer_SubscriberHandle sub_ = nullptr;
-  std::recursive_mutex mu_;  // all tool state below; also serialises the patching API
+  std::recursive_mutex mu_;                // all tool state below; also serialises the patching API
   std::condition_variable_any launch_cv_;  // an instrumented launch waits for the previous one
   std::map<CUcontext, ContextState> contexts_;
   std::map<CUmodule, ModuleEntry> modules_;
