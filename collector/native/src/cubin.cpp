@@ -42,7 +42,12 @@ const char* str_at(const unsigned char* base, size_t size, const Shdr& strtab, u
 bool parse_cubin(const void* data, size_t size, CubinInfo* out, std::string* error) {
   *out = CubinInfo{};
   const auto* p = static_cast<const unsigned char*>(data);
-  if (size < sizeof(Ehdr) || memcmp(p, "\x7f" "ELF", 4) != 0 || p[4] != 2 /*ELFCLASS64*/) {
+  if (size < sizeof(Ehdr) ||
+      memcmp(p,
+             "\x7f"
+             "ELF",
+             4) != 0 ||
+      p[4] != 2 /*ELFCLASS64*/) {
     *error = "not a 64-bit ELF image";
     return false;
   }

@@ -10,8 +10,8 @@
 namespace rlc {
 
 struct CubinFunction {
-  std::string name;      // mangled symbol name
-  uint64_t value = 0;    // offset of the function inside its section
+  std::string name;    // mangled symbol name
+  uint64_t value = 0;  // offset of the function inside its section
   uint64_t size = 0;
   uint32_t section = 0;  // ELF section index (.text.<kernel>)
   bool global = false;   // STB_GLOBAL: kernels and externally visible device functions
@@ -19,9 +19,9 @@ struct CubinFunction {
 
 struct CubinInfo {
   bool elf = false;
-  uint32_t sm = 0;                                 // 90 for sm_90, 0 if unknown
-  std::vector<CubinFunction> functions;            // STT_FUNC symbols in .text.* sections
-  std::map<std::string, uint64_t> static_shared;   // kernel -> bytes of .nv.shared.<kernel>
+  uint32_t sm = 0;                                // 90 for sm_90, 0 if unknown
+  std::vector<CubinFunction> functions;           // STT_FUNC symbols in .text.* sections
+  std::map<std::string, uint64_t> static_shared;  // kernel -> bytes of .nv.shared.<kernel>
 };
 
 // Parses an in-memory CUBIN; returns false (with *error) for anything that is not a 64-bit ELF.

@@ -1,4 +1,5 @@
-// State shared by the device patch (patch.cu) and the tool library (tool.cpp): the callback userdata.
+// State shared by the device patch (patch.cu) and the tool library (device_buffers.cpp, drain.cpp): the
+// callback userdata.
 //
 // Transfer protocol (lossless multi-buffering, docs/collector.md):
 //  * Records go straight into pinned host memory (zero-copy over the bus); `nbuf` buffers of `capacity`
@@ -19,15 +20,15 @@
 #define RL_UNRESOLVED_FUNCTION 0xFFFFFFFFu
 
 struct RlDeviceState {
-  uint32_t enabled;           // 0: callbacks return at once (launch not selected)
-  uint32_t nbuf;              // buffers in the ring, 2..RL_MAX_BUFFERS
-  uint64_t capacity;          // records per buffer
-  void* buffers;              // RlRecord[nbuf * capacity], pinned host memory (device-visible)
-  uint64_t* host_allowed;     // pinned host memory, [nbuf]
-  uint64_t* host_ready;       // pinned host memory, [nbuf]
-  unsigned long long head;    // tickets handed out
+  uint32_t enabled;         // 0: callbacks return at once (launch not selected)
+  uint32_t nbuf;            // buffers in the ring, 2..RL_MAX_BUFFERS
+  uint64_t capacity;        // records per buffer
+  void* buffers;            // RlRecord[nbuf * capacity], pinned host memory (device-visible)
+  uint64_t* host_allowed;   // pinned host memory, [nbuf]
+  uint64_t* host_ready;     // pinned host memory, [nbuf]
+  unsigned long long head;  // tickets handed out
   unsigned long long committed[RL_MAX_BUFFERS];
   unsigned long long allowed_cache[RL_MAX_BUFFERS];
-  uint32_t smem_size;         // largest SET_SHARED_MEMORY_SIZE seen (bytes per block)
+  uint32_t smem_size;  // largest SET_SHARED_MEMORY_SIZE seen (bytes per block)
   uint32_t pad;
 };

@@ -133,15 +133,14 @@ RL_CB rl_local(void* ud, uint64_t pc, void* ptr, uint32_t size, uint32_t flags, 
 RL_CB rl_memcpy_async(void* ud, uint64_t pc, void* src, uint32_t dst, uint32_t size) {
   emit(ud, pc, (uint64_t)src, size, reuselens::RL_REC_MEM, reuselens::RL_SPACE_GLOBAL, reuselens::RL_ACCESS_READ,
        reuselens::RL_FLAG_ASYNC_COPY, ~0u);
-  emit(ud, pc + 1, (uint64_t)dst, size, reuselens::RL_REC_MEM, reuselens::RL_SPACE_SHARED,
-       reuselens::RL_ACCESS_WRITE, reuselens::RL_FLAG_ASYNC_COPY, ~0u);
+  emit(ud, pc + 1, (uint64_t)dst, size, reuselens::RL_REC_MEM, reuselens::RL_SPACE_SHARED, reuselens::RL_ACCESS_WRITE,
+       reuselens::RL_FLAG_ASYNC_COPY, ~0u);
   return SANITIZER_PATCH_SUCCESS;
 }
 
 // ldmatrix / stmatrix: `count` matrices of 8 rows x 16 bytes; lane i supplies the row address of row
 // i % 8 of matrix i / 8, so lanes >= 8 * count carry no address.
-RL_CB rl_matrix(void* ud, uint64_t pc, uint32_t address, uint32_t size, uint32_t flags, uint32_t count,
-                const void*) {
+RL_CB rl_matrix(void* ud, uint64_t pc, uint32_t address, uint32_t size, uint32_t flags, uint32_t count, const void*) {
   const uint32_t lanes = count >= 4 ? ~0u : ((1u << (8u * count)) - 1u);
   emit(ud, pc, (uint64_t)address, size, reuselens::RL_REC_MEM, reuselens::RL_SPACE_SHARED, (uint8_t)flags,
        reuselens::RL_FLAG_MATRIX, lanes);

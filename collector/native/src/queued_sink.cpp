@@ -18,7 +18,7 @@ namespace rlc {
 namespace {
 
 constexpr uint64_t kHugeBytes = 2ull << 20;
-constexpr uint64_t kMaxRing = 1ull << 40;          // a larger bound gets no ring (each batch its own vector)
+constexpr uint64_t kMaxRing = 1ull << 40;  // a larger bound gets no ring (each batch its own vector)
 
 // Queued records live in one ring of `limit` bytes, reserved once (MAP_NORESERVE) and advised to come as
 // transparent huge pages: fresh heap memory per batch page-faulted on every 4 KiB, and the GPU waited for those
@@ -102,9 +102,9 @@ class QueuedSink : public RecordSink {
     enum Kind { kAlloc, kFree, kBegin, kRecords, kEnd } kind;
     uint64_t a, b;  // kRecords: record count, bytes
     LaunchMeta meta;
-    bool in_ring = false;                       // kRecords: the records are in the ring, not in `records`
-    uint64_t offset = 0, end = 0;               // kRecords in the ring: byte offset, and ring position after it
-    std::vector<reuselens::RlRecord> records;   // kRecords larger than the ring
+    bool in_ring = false;                      // kRecords: the records are in the ring, not in `records`
+    uint64_t offset = 0, end = 0;              // kRecords in the ring: byte offset, and ring position after it
+    std::vector<reuselens::RlRecord> records;  // kRecords larger than the ring
     Op(Kind k, uint64_t a_, uint64_t b_) : kind(k), a(a_), b(b_) {}
   };
 
@@ -116,7 +116,7 @@ class QueuedSink : public RecordSink {
   // to the part touched so far: with the engine behind, the drain then waited for it.)
   // Called with mu_ held; false = no room yet.
   bool place(uint64_t bytes, Op& op) {
-    if (queued_ + bytes > limit_) return false;  // also waits out a batch larger than the ring
+    if (queued_ + bytes > limit_) return false;               // also waits out a batch larger than the ring
     if (read_pos_ == write_pos_) read_pos_ = write_pos_ = 0;  // empty: start again at the (warm) start
     uint64_t pos = write_pos_, off = pos % limit_;
     const uint64_t next_lap = pos - off + limit_;
@@ -172,15 +172,24 @@ class QueuedSink : public RecordSink {
 
   void apply(const Op& op) {
     switch (op.kind) {
-      case Op::kAlloc: inner_->add_allocation(op.a, op.b); break;
-      case Op::kFree: inner_->free_allocation(op.a); break;
-      case Op::kBegin: inner_->begin_launch(op.meta); break;
+      case Op::kAlloc:
+        inner_->add_allocation(op.a, op.b);
+        break;
+      case Op::kFree:
+        inner_->free_allocation(op.a);
+        break;
+      case Op::kBegin:
+        inner_->begin_launch(op.meta);
+        break;
       case Op::kRecords: {
-        const auto* recs = op.in_ring ? reinterpret_cast<const reuselens::RlRecord*>(arena_ + op.offset) : op.records.data();
+        const auto* recs =
+            op.in_ring ? reinterpret_cast<const reuselens::RlRecord*>(arena_ + op.offset) : op.records.data();
         inner_->consume(recs, op.a);
         break;
       }
-      case Op::kEnd: inner_->end_launch(op.a != 0); break;
+      case Op::kEnd:
+        inner_->end_launch(op.a != 0);
+        break;
     }
   }
 
@@ -205,13 +214,13 @@ class QueuedSink : public RecordSink {
 
   std::unique_ptr<RecordSink> inner_;
   const uint64_t limit_;
-  ParallelCopy copy_;  // used under produce_mu_ only
+  ParallelCopy copy_;      // used under produce_mu_ only
   char* arena_ = nullptr;  // the ring; null if the reservation failed (every batch then gets its own vector)
   uint64_t arena_bytes_ = 0;
   std::mutex produce_mu_, mu_;
   std::condition_variable work_, space_;
   std::deque<Op> ops_;
-  uint64_t queued_ = 0;                               // record bytes queued, ring or not
+  uint64_t queued_ = 0;                    // record bytes queued, ring or not
   uint64_t write_pos_ = 0, read_pos_ = 0;  // ring positions (see place)
   bool stopping_ = false;
   std::string errors_;

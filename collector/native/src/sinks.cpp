@@ -1,8 +1,8 @@
 #include "sinks.h"
 
+#include <sys/stat.h>
 #include <cerrno>
 #include <cstring>
-#include <sys/stat.h>
 
 namespace rlc {
 

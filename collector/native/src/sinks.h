@@ -1,6 +1,6 @@
 // Where drained records go. The drain thread calls consume() in buffer order for the launch in flight;
 // allocation events arrive between launches on the application's thread (launches are serialised, see
-// tool.cpp), so a sink sees every event in program order.
+// launch_events.cpp), so a sink sees every event in program order.
 #pragma once
 
 #include <cstdint>
@@ -15,8 +15,8 @@ namespace rlc {
 struct LaunchMeta {
   uint64_t id = 0;
   uint32_t function_id = 0;
-  std::string kernel;     // mangled
-  std::string module;     // sha256
+  std::string kernel;  // mangled
+  std::string module;  // sha256
   uint32_t grid[3] = {1, 1, 1};
   uint32_t block[3] = {1, 1, 1};
   uint32_t cluster[3] = {0, 0, 0};

@@ -1,0 +1,37 @@
+// The collector's configuration: the REUSELENS_* variables collector/launcher.py sets (docs/collector.md lists
+// them), read once at start-up.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace rlc {
+
+constexpr const char* kToolVersion = "0.1.0";
+constexpr uint64_t kDefaultBufferBytes = 16ull << 20;  // per buffer
+constexpr uint64_t kMinBufferRecords = 16;             // smallest buffer accepted (forces many flushes)
+
+struct Config {
+  std::string run_dir;
+  std::string patch_path;
+  std::string header_json;  // members given by the launcher (command, cwd, start_time)
+  std::string regex_text, names_file;
+  uint64_t range_first = 0, range_end = UINT64_MAX;
+  bool range_end_set = false;
+  bool write_traces = false;
+  bool debug = false;
+  bool lazy_patch = true;
+  uint64_t buffer_bytes = kDefaultBufferBytes;
+  uint32_t nbuf = 2;
+
+  uint64_t buffer_records() const;  // records per buffer
+};
+
+// The environment's configuration; an invalid value is clamped to the accepted range.
+Config read_config();
+// Read when the run directory is claimed: the online engine's queue (0 = in the drain thread) and the
+// threads that copy each buffer into it.
+uint64_t engine_queue_bytes();
+unsigned queue_copy_threads();
+
+}  // namespace rlc

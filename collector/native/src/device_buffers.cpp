@@ -1,0 +1,47 @@
+#include "device_buffers.h"
+
+#include <cstring>
+
+#include <sanitizer.h>
+
+namespace rlc {
+
+bool allocate_context_buffers(CUcontext ctx, ContextState& cs, Diagnostics& diag) {
+  return diag.check(sanitizerAlloc(ctx, reinterpret_cast<void**>(&cs.d_state), sizeof(RlDeviceState)),
+                    "sanitizerAlloc(state)", true) &&
+         diag.check(sanitizerAlloc(ctx, reinterpret_cast<void**>(&cs.d_disabled), sizeof(RlDeviceState)),
+                    "sanitizerAlloc(disabled state)", true) &&
+         diag.check(sanitizerAllocHost(ctx, reinterpret_cast<void**>(&cs.h_stage), sizeof(RlDeviceState)),
+                    "sanitizerAllocHost(staging)", true) &&
+         diag.check(sanitizerAllocHost(ctx, reinterpret_cast<void**>(&cs.buffers),
+                                       cs.capacity * cs.nbuf * sizeof(reuselens::RlRecord)),
+                    "sanitizerAllocHost(record buffers)", true) &&
+         diag.check(sanitizerAllocHost(ctx, reinterpret_cast<void**>(&cs.host_allowed), 2 * RL_MAX_BUFFERS * 8),
+                    "sanitizerAllocHost(flags)", true);
+}
+
+bool clear_context_state(ContextState& cs, Diagnostics& diag) {
+  cs.host_ready = cs.host_allowed + RL_MAX_BUFFERS;
+  memset(cs.h_stage, 0, sizeof(RlDeviceState));
+  // The disabled state: a patched kernel launched outside the filter returns from every callback at once.
+  return diag.check(sanitizerMemset(cs.d_disabled, 0, sizeof(RlDeviceState), nullptr), "sanitizerMemset(disabled)",
+                    true);
+}
+
+void arm_device_state(ContextState& cs) {
+  RlDeviceState* st = cs.h_stage;
+  memset(st, 0, sizeof *st);
+  st->enabled = 1;
+  st->nbuf = cs.nbuf;
+  st->capacity = cs.capacity;
+  st->buffers = cs.buffers;
+  st->host_allowed = cs.host_allowed;
+  st->host_ready = cs.host_ready;
+  for (uint32_t b = 0; b < cs.nbuf; ++b) {
+    st->allowed_cache[b] = b;
+    cs.host_allowed[b] = b;
+    cs.host_ready[b] = 0;
+  }
+}
+
+}  // namespace rlc

@@ -1,0 +1,191 @@
+// The Sanitizer callback entry and the resource events: context creation (the collector's buffers), module
+// load (CUBIN saved, functions registered, eager patching) and unload, device memory allocation and free.
+#include <algorithm>
+
+#include "device_buffers.h"
+#include "device_info.h"
+#include "json.h"
+#include "launch_api.h"
+#include "module_patcher.h"
+#include "pc_ranges.h"
+#include "sha256.h"
+#include "tool.h"
+
+namespace rlc {
+
+void Tool::callback(Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void* data) {
+  if (exited_) return;
+  if (cfg_.debug && diag_.log_open()) log_callback(domain, cbid, data);
+  if (domain == SANITIZER_CB_DOMAIN_RESOURCE) {
+    on_resource(cbid, data);
+    return;
+  }
+  if (domain == SANITIZER_CB_DOMAIN_RUNTIME_API || domain == SANITIZER_CB_DOMAIN_DRIVER_API) {
+    on_launch_api_call(domain, cbid, static_cast<const Sanitizer_CallbackData*>(data));
+    return;
+  }
+  if (domain == SANITIZER_CB_DOMAIN_LAUNCH) {
+    auto* ld = static_cast<const Sanitizer_LaunchData*>(data);
+    if (cbid == SANITIZER_CBID_LAUNCH_BEGIN)
+      on_launch_begin(ld);
+    else if (cbid == SANITIZER_CBID_LAUNCH_END)
+      on_launch_end(ld);
+  }
+}
+
+void Tool::log_callback(Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void* data) {
+  const bool api = domain == SANITIZER_CB_DOMAIN_RUNTIME_API || domain == SANITIZER_CB_DOMAIN_DRIVER_API;
+  diag_.log(
+      "callback domain %d cbid %d%s", (int)domain, (int)cbid,
+      api ? (static_cast<const Sanitizer_CallbackData*>(data)->callbackSite == SANITIZER_API_ENTER ? " enter" : " exit")
+          : "");
+}
+
+void Tool::on_resource(Sanitizer_CallbackId cbid, const void* data) {
+  switch (cbid) {
+    case SANITIZER_CBID_RESOURCE_CONTEXT_CREATION_FINISHED:
+      return on_context_created(static_cast<const Sanitizer_ResourceContextData*>(data));
+    case SANITIZER_CBID_RESOURCE_MODULE_LOADED:
+      return on_module_loaded(static_cast<const Sanitizer_ResourceModuleData*>(data));
+    case SANITIZER_CBID_RESOURCE_MODULE_UNLOAD_STARTING:
+      return on_module_unload_starting(static_cast<const Sanitizer_ResourceModuleData*>(data));
+    case SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_ALLOC:
+    case SANITIZER_CBID_RESOURCE_MEMORY_ALLOC_ASYNC:
+      return on_memory_alloc(cbid, static_cast<const Sanitizer_ResourceMemoryData*>(data));
+    case SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_FREE:
+    case SANITIZER_CBID_RESOURCE_MEMORY_FREE_ASYNC:
+      return on_memory_free(static_cast<const Sanitizer_ResourceMemoryData*>(data));
+    default:
+      return;
+  }
+}
+
+void Tool::on_context_created(const Sanitizer_ResourceContextData* cd) {
+  std::lock_guard<std::recursive_mutex> g(mu_);
+  if (!claim()) return;
+  CUcontext ctx = cd->context;
+  CUdevice dev = cd->device;
+  ContextState& cs = contexts_[ctx];
+  if (cs.ready) return;
+  // Device name and compute capability through the driver the application already loaded.
+  if (run_.gpu_name.empty()) query_device(dev, &run_.gpu_name, &run_.gpu_arch);
+  // Buffers are made here, not inside a launch callback (creating resources lazily in LAUNCH_END can
+  // deadlock the driver: compute-sanitizer-samples#16).
+  cs.nbuf = cfg_.nbuf;
+  cs.capacity = cfg_.buffer_records();
+  in_tool_alloc_ = true;
+  bool ok = allocate_context_buffers(ctx, cs, diag_);
+  in_tool_alloc_ = false;
+  if (!ok) return;
+  cs.ready = clear_context_state(cs, diag_);
+  diag_.log("context %p: device %d (%s %s), %u buffers of %llu records", (void*)ctx, (int)dev, run_.gpu_name.c_str(),
+            run_.gpu_arch.c_str(), cs.nbuf, (unsigned long long)cs.capacity);
+  write_run_json(false);
+}
+
+void Tool::on_module_loaded(const Sanitizer_ResourceModuleData* md) {
+  std::lock_guard<std::recursive_mutex> g(mu_);
+  if (!claim()) return;
+  if (md->pCubin == nullptr || md->cubinSize == 0) {
+    error("module without CUBIN image loaded; its kernels cannot be mapped to source");
+    return;
+  }
+  std::string sha = sha256_hex(md->pCubin, md->cubinSize);
+  ModuleEntry me;
+  me.sha = sha;
+  me.ctx = md->context;
+  CubinInfo info;
+  std::string perr;
+  if (!parse_cubin(md->pCubin, md->cubinSize, &info, &perr)) {
+    error("module " + sha.substr(0, 12) + ": " + perr);
+  }
+  me.sm = info.sm;
+  me.static_shared = info.static_shared;
+  save_module(sha, md, info.sm);
+  register_functions(sha, info.functions, me);
+  diag_.log("module %s loaded: %zu bytes, sm_%u, %zu functions", sha.substr(0, 12).c_str(), md->cubinSize, info.sm,
+            info.functions.size());
+  ModuleEntry& stored = modules_[md->module] = std::move(me);
+  // REUSELENS_EAGER_PATCH=1: patch now, inside MODULE_LOADED (as NVIDIA's samples do); launches outside the
+  // kernel filter then run with callbacks that return at once.
+  if (!cfg_.lazy_patch && !diag_.fault) {
+    auto c = contexts_.find(md->context);
+    if (c != contexts_.end() && c->second.ready) patch_module(md->module, stored);
+  }
+  maybe_write_run_json();
+}
+
+// modules/<sha256>.cubin, once per distinct image.
+void Tool::save_module(const std::string& sha, const Sanitizer_ResourceModuleData* md, uint32_t sm) {
+  if (saved_modules_.count(sha)) return;
+  std::string path = cfg_.run_dir + "/modules/" + sha + ".cubin";
+  std::string werr;
+  if (!write_file_atomic(path, std::string(md->pCubin, md->cubinSize), &werr)) error(werr);
+  saved_modules_.insert(sha);
+  run_.module_list.push_back({sha, sm});
+}
+
+void Tool::register_functions(const std::string& sha, const std::vector<CubinFunction>& functions, ModuleEntry& me) {
+  for (const CubinFunction& f : functions) {
+    // Functions of a module loaded twice (same sha) keep their ids.
+    uint32_t id = UINT32_MAX;
+    for (const FunctionEntry& e : run_.functions)
+      if (e.module == sha && e.name == f.name) {
+        id = e.id;
+        break;
+      }
+    if (id == UINT32_MAX) {
+      id = (uint32_t)run_.functions.size();
+      run_.functions.push_back(FunctionEntry{id, sha, f.name, f.value, f.size, f.section, false, f.global});
+    }
+    me.functions.push_back(id);
+    me.by_name[f.name] = id;
+  }
+}
+
+void Tool::on_module_unload_starting(const Sanitizer_ResourceModuleData* md) {
+  std::lock_guard<std::recursive_mutex> g(mu_);
+  if (!enabled_) return;
+  auto it = modules_.find(md->module);
+  if (it == modules_.end()) return;
+  if (it->second.patched) check(sanitizerUnpatchModule(md->module), "sanitizerUnpatchModule");
+  modules_.erase(it);
+  rebuild_ranges();
+}
+
+void Tool::on_memory_alloc(Sanitizer_CallbackId cbid, const Sanitizer_ResourceMemoryData* m) {
+  std::lock_guard<std::recursive_mutex> g(mu_);
+  if (!enabled_ || in_tool_alloc_ || m->size == 0 || (m->flags & SANITIZER_MEMORY_FLAG_CG_RUNTIME)) return;
+  AllocEntry a{m->address,        m->size, cbid == SANITIZER_CBID_RESOURCE_MEMORY_ALLOC_ASYNC ? "async" : "device",
+               run_.launch_count, false,   0};
+  if (m->flags & SANITIZER_MEMORY_FLAG_MANAGED) a.kind = "managed";
+  live_allocs_[m->address] = run_.allocs.size();
+  run_.allocs.push_back(a);
+  for (auto& s : sinks_) s->add_allocation(m->address, m->size);
+}
+
+void Tool::on_memory_free(const Sanitizer_ResourceMemoryData* m) {
+  std::lock_guard<std::recursive_mutex> g(mu_);
+  if (!enabled_) return;
+  auto it = live_allocs_.find(m->address);
+  if (it == live_allocs_.end()) return;
+  run_.allocs[it->second].freed = true;
+  run_.allocs[it->second].freed_after_launch = run_.launch_count;
+  live_allocs_.erase(it);
+  for (auto& s : sinks_) s->free_allocation(m->address);
+}
+
+bool Tool::patch_module(CUmodule mod, ModuleEntry& me) {
+  if (me.patched) return true;
+  if (me.patch_failed) return false;
+  return patch_module_instructions(mod, me, contexts_[me.ctx], cfg_.patch_path, diag_);
+}
+
+// Absolute addresses of the module's functions (module_patcher.cpp), then the drain thread's PC ranges.
+void Tool::resolve_module(CUmodule mod, ModuleEntry& me) {
+  if (resolve_section_bases(mod, me, run_.functions)) rebuild_ranges();
+}
+
+void Tool::rebuild_ranges() { drainer_.set_ranges(function_ranges(modules_, run_.functions)); }
+
+}  // namespace rlc

@@ -1,0 +1,97 @@
+// What the collector keeps about the run: modules, functions, contexts, launches and allocations. Most of it
+// ends in run.json (run_json.h); ContextState and ModuleEntry are the live Sanitizer-side state.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "device_state.h"
+#include "reuselens/trace_format.h"
+
+namespace rlc {
+
+constexpr size_t kMaxLaunchEntries = 100000;  // run.json lists at most this many launches
+
+struct FunctionEntry {
+  uint32_t id;
+  std::string module;  // sha256
+  std::string name;
+  uint64_t value;  // offset in its section
+  uint64_t size;
+  uint32_t section;
+  bool kernel;  // launched at least once
+  bool global;
+};
+
+struct ModuleEntry {
+  std::string sha;
+  uint32_t sm = 0;
+  CUcontext ctx = nullptr;
+  bool patched = false;
+  bool patch_failed = false;
+  std::vector<uint32_t> functions;  // ids
+  std::map<std::string, uint32_t> by_name;
+  std::map<uint32_t, uint64_t> section_base;  // ELF section -> absolute address, once known
+  std::map<std::string, uint64_t> static_shared;
+};
+
+struct ContextState {
+  bool ready = false;
+  bool patches_loaded = false;
+  RlDeviceState* d_state = nullptr;        // device memory
+  RlDeviceState* d_disabled = nullptr;     // device memory, enabled = 0
+  RlDeviceState* h_stage = nullptr;        // pinned host staging for copies
+  reuselens::RlRecord* buffers = nullptr;  // pinned host
+  uint64_t* host_allowed = nullptr;        // pinned host
+  uint64_t* host_ready = nullptr;          // pinned host
+  uint64_t capacity = 0;
+  uint32_t nbuf = 2;
+};
+
+struct LaunchEntry {
+  uint64_t id;
+  uint32_t function_id;
+  std::string kernel, module;
+  uint32_t grid[3], block[3], cluster[3];
+  uint64_t stream;
+  bool instrumented;
+  uint64_t records = 0;
+  bool has_trace = false;
+  std::string status;  // complete | faulted | incomplete
+  uint32_t smem = 0;
+  int64_t dynamic_smem = -1;
+  bool has_static_smem = false;
+  uint64_t static_smem = 0;
+  double seconds = 0;
+  uint64_t flushes = 0;
+};
+
+struct AllocEntry {
+  uint64_t address, size;
+  std::string kind;
+  uint64_t allocated_before_launch;
+  bool freed = false;
+  uint64_t freed_after_launch = 0;
+};
+
+// The run as run.json describes it (besides the configuration and the diagnostics).
+struct RunState {
+  std::string gpu_name, gpu_arch, driver;
+  std::vector<std::pair<std::string, uint32_t>> module_list;  // sha, sm (run.json order)
+  std::vector<FunctionEntry> functions;
+  std::vector<LaunchEntry> launches;
+  std::vector<AllocEntry> allocs;
+  uint64_t launch_count = 0;  // every launch seen
+  uint64_t instrumented = 0;
+  uint64_t records_total = 0;
+  uint64_t unresolved_total = 0;
+  bool engine = false;  // online analysis
+};
+
+}  // namespace rlc

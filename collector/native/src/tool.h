@@ -1,0 +1,108 @@
+// The collector tool: owns the run (configuration, Sanitizer subscription, run state, drain thread) and
+// handles each Sanitizer event. Its methods live by job: tool.cpp (start-up, the run directory, exit),
+// resource_events.cpp (contexts, modules, memory) and launch_events.cpp (kernel launches).
+#pragma once
+
+#include <sanitizer.h>
+
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "config.h"
+#include "cubin.h"
+#include "diagnostics.h"
+#include "drain.h"
+#include "kernel_filter.h"
+#include "run_state.h"
+#include "sinks.h"
+
+namespace rlc {
+
+class Tool {
+ public:
+  Tool() : drainer_(sinks_) {}
+  void init();
+  void callback(Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void* data);
+  void at_exit();
+
+ private:
+  // tool.cpp
+  const char* subscribe(SanitizerResult* r);
+  void report_config_errors(const std::vector<std::string>& config_errors, SanitizerResult r, const char* failed);
+  bool claim();
+  bool take_run_dir();
+  void log_start();
+  void open_sinks();
+  void finish_sinks();
+  void write_run_json(bool final_write);
+  void maybe_write_run_json();
+
+  // resource_events.cpp: one handler per resource callback
+  void log_callback(Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void* data);
+  void on_resource(Sanitizer_CallbackId cbid, const void* data);
+  void on_context_created(const Sanitizer_ResourceContextData* cd);
+  void on_module_loaded(const Sanitizer_ResourceModuleData* md);
+  void on_module_unload_starting(const Sanitizer_ResourceModuleData* md);
+  void on_memory_alloc(Sanitizer_CallbackId cbid, const Sanitizer_ResourceMemoryData* m);
+  void on_memory_free(const Sanitizer_ResourceMemoryData* m);
+  void save_module(const std::string& sha, const Sanitizer_ResourceModuleData* md, uint32_t sm);
+  void register_functions(const std::string& sha, const std::vector<CubinFunction>& functions, ModuleEntry& me);
+  bool patch_module(CUmodule mod, ModuleEntry& me);
+  void resolve_module(CUmodule mod, ModuleEntry& me);
+  void rebuild_ranges();
+
+  // launch_events.cpp: LAUNCH_BEGIN / LAUNCH_END
+  void on_launch_begin(const Sanitizer_LaunchData* ld);
+  void on_launch_end(const Sanitizer_LaunchData* ld);
+  ContextState* ready_context(CUcontext ctx);
+  bool should_instrument(const Sanitizer_LaunchData* ld, uint64_t id, const std::string& mangled, ModuleEntry* me,
+                         ContextState* cs);
+  void wait_for_previous_launch(uint64_t id, std::unique_lock<std::recursive_mutex>& g);
+  uint32_t launched_function_id(const Sanitizer_LaunchData* ld, const std::string& mangled, ModuleEntry& me);
+  void record_launch(const Sanitizer_LaunchData* ld, uint64_t id, uint32_t fid, const std::string& mangled,
+                     const ModuleEntry* me, bool select);
+  void start_instrumented_launch(const Sanitizer_LaunchData* ld, uint64_t id, uint32_t fid, const std::string& mangled,
+                                 ContextState* cs);
+  LaunchMeta launch_meta(uint64_t id, uint32_t fid, const std::string& mangled) const;
+  struct KernelEnd;
+  void finish_job(DrainJob* job, std::unique_lock<std::recursive_mutex>& g);
+  KernelEnd await_kernel(DrainJob* job, std::unique_lock<std::recursive_mutex>& g);
+  void record_outcome(DrainJob* job, const std::string& kernel, const KernelEnd& end);
+  void end_launch_in_sinks(bool complete);
+
+  // The run's diagnostics (collector.log through diag_.log).
+  void error(const std::string& msg) { diag_.error(msg); }
+  bool check(SanitizerResult r, const char* what, bool fatal_to_run = false) {
+    return diag_.check(r, what, fatal_to_run);
+  }
+
+  Config cfg_;
+  KernelFilter filter_;
+  Diagnostics diag_;
+  RunState run_;
+  bool enabled_ = false;  // configuration valid and this process owns the run directory
+  bool claimed_tried_ = false;
+
+  Sanitizer_SubscriberHandle sub_ = nullptr;
+  std::recursive_mutex mu_;                // all tool state below; also serialises the patching API
+  std::condition_variable_any launch_cv_;  // an instrumented launch waits for the previous one
+  std::map<CUcontext, ContextState> contexts_;
+  std::map<CUmodule, ModuleEntry> modules_;
+  std::set<std::string> saved_modules_;
+  std::unordered_map<uint64_t, size_t> live_allocs_;
+  double last_write_ = 0;
+  bool in_tool_alloc_ = false;
+  std::vector<std::unique_ptr<RecordSink>> sinks_;
+  Drainer drainer_;
+  bool exited_ = false;
+};
+
+Tool& tool();  // never destroyed: callbacks may arrive during process teardown
+
+}  // namespace rlc
