@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
-from reuselens.analyzer.errors import ReportError, ReuseLensError, SettingsError
+from reuselens.analyzer.errors import ReuseLensError, SettingsError
 from reuselens.analyzer.patterns.settings import THRESHOLDS
 from reuselens.analyzer.rundir import is_run_directory
 
@@ -93,12 +92,3 @@ def write_output(path_text: str, text: str) -> None:
         raise ReuseLensError(f"{path}: cannot write, folder {path.parent} does not exist") from None
     except OSError as error:
         raise ReuseLensError(f"{path}: cannot write ({error.strerror or error})") from None
-
-
-def dump(data: Any) -> str:
-    return json.dumps(data, indent=2, sort_keys=False)
-
-
-def check_report_shape(report: Any, origin: str) -> None:
-    if not isinstance(report, dict) or not isinstance(report.get("kernels"), list):
-        raise ReportError(f"{origin}: not a ReuseLens report")
