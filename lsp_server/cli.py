@@ -17,9 +17,10 @@ def start(log_file: str | None, log_level: str) -> int:
     handler = logging.FileHandler(log_file) if log_file else logging.StreamHandler(sys.stderr)
     logging.basicConfig(level=getattr(logging, log_level), handlers=[handler],
                         format="%(asctime)s reuselens-lsp %(levelname)s %(message)s")
-    from reuselens.lsp_server.server import SERVER
+    from reuselens.lsp_server.app import build_server
+    server = build_server()
     _stop_children_on_signals()
-    SERVER.start_io()
+    server.start_io()
     return 0
 
 

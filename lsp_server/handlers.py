@@ -1,20 +1,49 @@
-"""LSP features and commands of the ReuseLens server: each handler converts, delegates, returns."""
+"""LSP features and commands of the ReuseLens server: each handler converts, delegates, returns.
+
+The decorators below only record the handlers; register(server) hands them to a server, so this module
+depends on server.py and never the other way round.
+"""
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, Callable
 
 from lsprotocol import types
 
 from reuselens.lsp_server import actions, diagnostics, graph, hover, lenses
 from reuselens.lsp_server import settings as settings_mod
 from reuselens.lsp_server.paths import uri_to_path
-from reuselens.lsp_server.server import CUDA_SUFFIXES, SAVE_DEBOUNCE_S, SERVER, ReuseLensServer
+from reuselens.lsp_server.server import ReuseLensServer
 from reuselens.lsp_server.watcher import RunWatcher
 
+FEATURES: list[tuple[str, Any, Callable]] = []  # (LSP method, its options, handler), in registration order
+COMMANDS: list[tuple[str, Callable]] = []       # (workspace/executeCommand name, handler)
 
-@SERVER.feature(types.INITIALIZE)
+
+def feature(method: str, options: Any = None) -> Callable[[Callable], Callable]:
+    def record(handler: Callable) -> Callable:
+        FEATURES.append((method, options, handler))
+        return handler
+    return record
+
+
+def command(name: str) -> Callable[[Callable], Callable]:
+    def record(handler: Callable) -> Callable:
+        COMMANDS.append((name, handler))
+        return handler
+    return record
+
+
+def register(server: ReuseLensServer) -> None:
+    """Give `server` every feature and command of this module."""
+    for method, options, handler in FEATURES:
+        server.feature(method, options)(handler)
+    for name, handler in COMMANDS:
+        server.command(name)(handler)
+
+
+@feature(types.INITIALIZE)
 def initialize(ls: ReuseLensServer, params: types.InitializeParams) -> None:
     options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
     trusted = options.get("workspaceTrusted")
@@ -32,7 +61,7 @@ def initialize(ls: ReuseLensServer, params: types.InitializeParams) -> None:
         ls.tell(types.MessageType.Warning, "ReuseLens: " + " ".join(problems))
 
 
-@SERVER.feature(types.INITIALIZED)
+@feature(types.INITIALIZED)
 async def initialized(ls: ReuseLensServer, params: types.InitializedParams) -> None:
     ls.watcher = RunWatcher(asyncio.get_running_loop(), ls.reload)
     ls.watcher.watch(ls.state.settings.run_directory)
@@ -40,13 +69,13 @@ async def initialized(ls: ReuseLensServer, params: types.InitializedParams) -> N
     ls.reload()
 
 
-@SERVER.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+@feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
 async def did_change_configuration(ls: ReuseLensServer, params: types.DidChangeConfigurationParams) -> None:
     pushed = params.settings.get("reuselens") if isinstance(params.settings, dict) else None
     await ls.refresh_settings(pushed)
 
 
-@SERVER.feature(types.TEXT_DOCUMENT_DID_OPEN)
+@feature(types.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: ReuseLensServer, params: types.DidOpenTextDocumentParams) -> None:
     path = uri_to_path(params.text_document.uri)
     ls.doc_uris[path] = params.text_document.uri
@@ -54,7 +83,7 @@ def did_open(ls: ReuseLensServer, params: types.DidOpenTextDocumentParams) -> No
     ls.publish(path)
 
 
-@SERVER.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+@feature(types.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: ReuseLensServer, params: types.DidChangeTextDocumentParams) -> None:
     path = uri_to_path(params.text_document.uri)
     doc = ls.document(path)
@@ -64,7 +93,7 @@ def did_change(ls: ReuseLensServer, params: types.DidChangeTextDocumentParams) -
     ls.publish(path)
 
 
-@SERVER.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+@feature(types.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: ReuseLensServer, params: types.DidCloseTextDocumentParams) -> None:
     path = uri_to_path(params.text_document.uri)
     ls.doc_uris.pop(path, None)
@@ -72,16 +101,12 @@ def did_close(ls: ReuseLensServer, params: types.DidCloseTextDocumentParams) -> 
     ls.publish(path)
 
 
-@SERVER.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
+@feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
 def did_save(ls: ReuseLensServer, params: types.DidSaveTextDocumentParams) -> None:
-    path = uri_to_path(params.text_document.uri)
-    if not ls.state.settings.profile_on_save or not path.endswith(CUDA_SUFFIXES):
-        return
-    ls.cancel_profile()  # a newer save stops the run in flight (and its process group) at once
-    ls.save_timer = asyncio.get_running_loop().call_later(SAVE_DEBOUNCE_S, ls.start_profile)
+    ls.profiler.on_save(uri_to_path(params.text_document.uri))
 
 
-@SERVER.feature(types.TEXT_DOCUMENT_CODE_LENS)
+@feature(types.TEXT_DOCUMENT_CODE_LENS)
 def code_lens(ls: ReuseLensServer, params: types.CodeLensParams) -> list[types.CodeLens]:
     results = ls.state.results
     if results is None:
@@ -91,13 +116,13 @@ def code_lens(ls: ReuseLensServer, params: types.CodeLensParams) -> list[types.C
     return lenses.unresolved(results, path, params.text_document.uri, line_map)
 
 
-@SERVER.feature(types.CODE_LENS_RESOLVE)
+@feature(types.CODE_LENS_RESOLVE)
 def code_lens_resolve(ls: ReuseLensServer, lens: types.CodeLens) -> types.CodeLens:
     uri = (lens.data or {}).get("uri", "")
     return lenses.resolve(ls.state.results, uri_to_path(uri), lens)
 
 
-@SERVER.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
+@feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
 def inlay_hint(ls: ReuseLensServer, params: types.InlayHintParams) -> list[types.InlayHint]:
     results = ls.state.results
     if results is None:
@@ -109,7 +134,7 @@ def inlay_hint(ls: ReuseLensServer, params: types.InlayHintParams) -> list[types
                               lambda line0: encode(line0, len(lines[line0])))
 
 
-@SERVER.feature(types.TEXT_DOCUMENT_HOVER)
+@feature(types.TEXT_DOCUMENT_HOVER)
 def on_hover(ls: ReuseLensServer, params: types.HoverParams) -> types.Hover | None:
     results = ls.state.results
     if results is None:
@@ -138,7 +163,7 @@ def _refs_for(ls: ReuseLensServer, params: types.CodeActionParams, path: str, li
             if i in results.findings_by_id and i in by_id]
 
 
-@SERVER.feature(types.TEXT_DOCUMENT_CODE_ACTION,
+@feature(types.TEXT_DOCUMENT_CODE_ACTION,
                 types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
 def code_action(ls: ReuseLensServer, params: types.CodeActionParams) -> list[types.CodeAction]:
     results = ls.state.results
@@ -165,20 +190,20 @@ def _arg(args: tuple, index: int, kind: type):
     return value if isinstance(value, kind) else None
 
 
-@SERVER.command("reuselens.profile")
+@command("reuselens.profile")
 async def profile_command(ls: ReuseLensServer, *args: Any) -> dict[str, Any]:
     try:
-        return await ls.start_profile()
+        return await ls.profiler.start()
     except asyncio.CancelledError:
         return {"status": "cancelled"}
 
 
-@SERVER.command("reuselens.cancel")
+@command("reuselens.cancel")
 def cancel_command(ls: ReuseLensServer, *args: Any) -> dict[str, Any]:
-    return {"cancelled": ls.cancel_profile()}
+    return {"cancelled": ls.profiler.cancel()}
 
 
-@SERVER.command(actions.EXPLAIN)
+@command(actions.EXPLAIN)
 def explain_command(ls: ReuseLensServer, *args: Any) -> str | None:
     """Arguments: [findingId, why] (why optional)."""
     finding_id, why = _arg(args, 0, str), _arg(args, 1, str)
@@ -191,7 +216,7 @@ def explain_command(ls: ReuseLensServer, *args: Any) -> str | None:
     return text
 
 
-@SERVER.command(lenses.EXPLAIN_LINE)
+@command(lenses.EXPLAIN_LINE)
 def explain_line_command(ls: ReuseLensServer, *args: Any) -> str | None:
     """Arguments: [uri, line0], what a code lens click sends: the reuse and the findings of that line."""
     uri, line0 = _arg(args, 0, str), _arg(args, 1, int)
@@ -207,7 +232,7 @@ def explain_line_command(ls: ReuseLensServer, *args: Any) -> str | None:
     return text
 
 
-@SERVER.command(lenses.NEXT_HOT_SPOT)
+@command(lenses.NEXT_HOT_SPOT)
 async def next_hot_spot(ls: ReuseLensServer, *args: Any):
     """Arguments: [] or [uri, line0]. Go to the hot spot after the one at (uri, line0) in waste order (the
     first when elsewhere or without arguments)."""
@@ -230,7 +255,7 @@ async def next_hot_spot(ls: ReuseLensServer, *args: Any):
             "finding": ref.finding.get("id")}
 
 
-@SERVER.command("reuselens.showGraph")
+@command("reuselens.showGraph")
 def show_graph(ls: ReuseLensServer, *args: Any) -> dict[str, Any]:
     """Arguments: [], [kernel id or mangled name], or [uri, line0] to take the kernel on that line."""
     target, line = _arg(args, 0, str), _arg(args, 1, int)
@@ -249,6 +274,6 @@ def show_graph(ls: ReuseLensServer, *args: Any) -> dict[str, Any]:
     return graph.pc_dep_graph(results, kernel) if kernel else {"error": "the run has no kernels"}
 
 
-@SERVER.command("reuselens.compare")
+@command("reuselens.compare")
 def compare_command(ls: ReuseLensServer, *args: Any) -> dict[str, Any]:
     return graph.compare(ls.state.previous, ls.state.results)

@@ -18,15 +18,12 @@ from collections import deque
 from pathlib import Path
 
 from reuselens.analyzer.errors import ReuseLensError
+from reuselens.analyzer.patterns.settings import THRESHOLDS
 
 from reuselens.lsp_server.compiler_output import CompilerMessage, parse
 from reuselens.lsp_server.settings import Settings
 
 TAIL_LINES = 20
-# reuselens.thresholds.<key> -> the profile subcommand's option (reuselens/cli/common.py)
-THRESHOLD_OPTIONS = {"--delta": "delta", "--streaming": "streaming", "--coalescing": "coalescing",
-                     "--bank-conflict": "bankConflict", "--constant-capacity": "constantCapacityBytes",
-                     "--min-share": "minShare"}
 # The default profiler analyses after the app ends; give it room beyond the app's own timeout.
 ANALYSIS_MARGIN_S = 120.0
 
@@ -56,9 +53,9 @@ def profiler_argv(settings: Settings, run_dir: str) -> list[str]:
         argv += ["--kernel-filter", settings.kernel_filter]
     if settings.launch_range:
         argv += ["--launch-range", settings.launch_range]
-    for option, key in THRESHOLD_OPTIONS.items():
-        if key in settings.thresholds:
-            argv += [option, f"{settings.thresholds[key]:g}"]
+    for threshold in THRESHOLDS:
+        if threshold.key in settings.thresholds:
+            argv += [threshold.option, f"{settings.thresholds[threshold.key]:g}"]
     argv += ["--timeout", f"{settings.timeout_seconds:g}", "--", *settings.profile_command]
     return argv
 

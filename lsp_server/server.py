@@ -1,15 +1,14 @@
-"""The ReuseLens language server: thin handlers over the builders in this package.
+"""The ReuseLens language server: open documents, line tracking, diagnostics, settings and run loading.
 
 All LSP traffic is sent from the asyncio loop thread (watchdog events are handed over with
-call_soon_threadsafe); profiling runs as asyncio subprocesses owned by one task, so a newer save or a
-cancelled progress can stop it (lsp.md: executeCommand and notifications cannot be cancelled by the client).
+call_soon_threadsafe). The profiling job is the ProfileController's (profile_controller.py); the features
+and commands are registered by handlers.register (app.build_server puts the two together).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
 from typing import Any
 from urllib.parse import unquote
 
@@ -18,18 +17,15 @@ from pygls.lsp.server import LanguageServer
 
 from reuselens.analyzer import __version__
 from reuselens.analyzer.errors import ReportError
-from reuselens.lsp_server import diagnostics, profiling, settings as settings_mod
+from reuselens.lsp_server import diagnostics, settings as settings_mod
 from reuselens.lsp_server.paths import path_to_uri
+from reuselens.lsp_server.profile_controller import ProfileController
 from reuselens.lsp_server.protocol import ReuseLensProtocol
 from reuselens.lsp_server.state import State
 from reuselens.lsp_server.tracking import split_lines
 from reuselens.lsp_server.watcher import RunWatcher
 
 log = logging.getLogger("reuselens.lsp")
-
-SAVE_DEBOUNCE_S = 0.4
-CUDA_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".hh", ".cpp", ".cc", ".cxx")
-BUILD_SOURCE = "reuselens-build"
 
 
 class ReuseLensServer(LanguageServer):
@@ -38,8 +34,7 @@ class ReuseLensServer(LanguageServer):
                          protocol_cls=ReuseLensProtocol)
         self.state = State()
         self.watcher: RunWatcher | None = None
-        self.job: asyncio.Task | None = None
-        self.save_timer: asyncio.TimerHandle | None = None
+        self.profiler = ProfileController(self)
         self.doc_uris: dict[str, str] = {}      # path -> uri of the open document, as the client spelled it
         self.init_settings: Any = None          # initializationOptions.settings, if the client sent them
         self.generation = 0                     # bumped by every edit, settings change and build result
@@ -221,12 +216,12 @@ class ReuseLensServer(LanguageServer):
 
     def reload(self, announce: bool = True) -> None:
         """Load the run directory's report if it changed; publish."""
-        if self.job is not None and not self.job.done():
+        if self.profiler.running:
             return  # our own profile is writing it; the job loads the result when it ends
         if self.watcher is not None:
             self.watcher.ensure()
         try:
-            changed = self.state.load_run(self.state.report_path, self._open_texts())
+            changed = self.state.load_run(self.state.report_path, self.open_texts())
         except ReportError as error:
             if announce and "no report.json" not in str(error):
                 self.tell(types.MessageType.Error, f"ReuseLens: {error}")
@@ -235,155 +230,5 @@ class ReuseLensServer(LanguageServer):
             self.publish_all()
             self.log_text(types.MessageType.Info, f"ReuseLens: loaded {self.state.report_path}")
 
-    def _open_texts(self) -> dict[str, str]:
+    def open_texts(self) -> dict[str, str]:
         return {path: doc.source for path, doc in self.open_documents().items()}
-
-    # ----- profiling ------------------------------------------------------------------------------
-    async def may_run(self, s: settings_mod.Settings) -> bool:
-        """Workspace trust: the client's verdict, else the user-level reuselens.allowWorkspaceCommands (read from
-        initializationOptions only, docs/lsp.md), else ask the user. A "Run" answer holds only while everything
-        that decides what runs (commands, cwd, environment) stays as it was shown."""
-        state = self.state
-        if state.client_trusted is True or (state.client_trusted is None and state.user_allows_commands):
-            return True
-        what = profiling.what_runs(s)
-        if what in state.confirmed_commands:
-            return True
-        try:
-            answer = await self.window_show_message_request_async(types.ShowMessageRequestParams(
-                type=types.MessageType.Warning,
-                message=f"ReuseLens: this workspace asks to run: {profiling.describe(what)}. Run it?",
-                actions=[types.MessageActionItem("Run"), types.MessageActionItem("Do not run")]))
-        except Exception as error:
-            log.info("window/showMessageRequest failed: %r", error)
-            answer = None
-        if answer is not None and answer.title == "Run":
-            state.confirmed_commands.add(what)
-            return True
-        return False
-
-    def start_profile(self) -> asyncio.Task:
-        previous = self.job
-        if previous is not None and not previous.done():
-            previous.cancel()
-        self.job = asyncio.get_running_loop().create_task(self._profile_job(previous))
-        return self.job
-
-    def cancel_profile(self) -> bool:
-        if self.save_timer is not None:
-            self.save_timer.cancel()
-        if self.job is not None and not self.job.done():
-            self.job.cancel()
-            return True
-        return False
-
-    async def _begin_progress(self, task: asyncio.Task) -> str | None:
-        if not self.capability("window", "work_done_progress"):
-            return None
-        token = str(uuid.uuid4())
-        try:
-            await self.work_done_progress.create_async(token)
-        except Exception as error:
-            log.info("progress not created: %r", error)
-            return None
-        self.work_done_progress.begin(token, types.WorkDoneProgressBegin(
-            title="ReuseLens profile", cancellable=True, percentage=0))
-        loop = asyncio.get_running_loop()
-        future = self.work_done_progress.tokens.get(token)
-        if future is not None:
-            future.add_done_callback(lambda f: f.cancelled() and loop.call_soon_threadsafe(task.cancel))
-        return token
-
-    def _stage(self, token: str | None, stage: str, percentage: int) -> None:
-        log.info("profile stage: %s", stage)
-        if token:
-            self.work_done_progress.report(token, types.WorkDoneProgressReport(message=stage, percentage=percentage))
-
-    def _end_progress(self, token: str | None, message: str) -> None:
-        if token:
-            self.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
-            self.work_done_progress.tokens.pop(token, None)
-
-    async def _profile_job(self, previous: asyncio.Task | None) -> dict[str, Any]:
-        if previous is not None:
-            await asyncio.gather(previous, return_exceptions=True)  # its process group is gone first
-        s = self.state.settings
-        if not s.profile_command:
-            self.tell(types.MessageType.Error, "ReuseLens: set reuselens.profile.command to the application to profile.")
-            return {"status": "failed", "message": "no profile command"}
-        if not await self.may_run(s):
-            self.tell(types.MessageType.Warning, "ReuseLens: not profiling; the workspace's commands were not allowed.")
-            return {"status": "refused"}
-        token = await self._begin_progress(asyncio.current_task())
-        try:
-            return await self._run_stages(s, token)
-        except asyncio.CancelledError:
-            self._end_progress(token, "cancelled")
-            raise
-        except Exception as error:  # a bug must still end the progress and leave the server running
-            log.exception("profile job failed")
-            return self._failed(token, RuntimeError(f"profiling stopped by an internal error ({error!r})"))
-
-    async def _run_stages(self, s, token: str | None) -> dict[str, Any]:
-        try:
-            self._stage(token, "build", 5)
-            await profiling.build(s)
-            self._set_build_diagnostics([])
-            self._stage(token, "run", 20)
-            report_path = await profiling.profile(s, s.run_directory)
-            self._stage(token, "analyze", 80)
-            self.state.load_run(report_path, self._open_texts())
-        except profiling.BuildError as error:
-            self._set_build_diagnostics(error.messages)
-            return self._failed(token, error)
-        except profiling.ProfileError as error:
-            if error.report:  # the app failed but the profiler still analysed what ran: show it
-                return self._partial(token, error)
-            return self._failed(token, error)
-        except ReportError as error:
-            return self._failed(token, error)
-        self._stage(token, "map", 90)
-        self.publish_all()
-        count = sum(len(f) for f in self.state.results.findings_by_file.values())
-        self._end_progress(token, f"{count} finding(s)")
-        if self.watcher is not None:
-            self.watcher.ensure()
-        return {"status": "ok", "report": report_path, "findings": count}
-
-    def _partial(self, token: str | None, error: profiling.ProfileError) -> dict[str, Any]:
-        try:
-            self.state.load_run(error.report, self._open_texts())
-        except ReportError as load_error:
-            return self._failed(token, load_error)
-        self.publish_all()
-        self.tell(types.MessageType.Warning, f"ReuseLens: {error}; showing the results of what ran."
-                  + (f"\n{error.tail}" if error.tail else ""))
-        self._end_progress(token, "partial")
-        return {"status": "partial", "message": str(error), "tail": error.tail, "report": error.report}
-
-    def _failed(self, token: str | None, error: Exception) -> dict[str, Any]:
-        tail = getattr(error, "tail", "")
-        self.tell(types.MessageType.Error, f"ReuseLens: {error}" + (f"\n{tail}" if tail else ""))
-        self.log_text(types.MessageType.Error, f"ReuseLens: {error}\n--- output tail ---\n{tail}")
-        self._end_progress(token, "failed")
-        return {"status": "failed", "message": str(error), "tail": tail}
-
-    def _set_build_diagnostics(self, messages) -> None:
-        by_path: dict[str, list[types.Diagnostic]] = {}
-        for m in messages:
-            _, lines, _, _ = self.view(m.path)
-            rng = diagnostics.line_range(lines, m.line)
-            if m.column:
-                rng = types.Range(types.Position(m.line - 1, m.column - 1), rng.end)
-            by_path.setdefault(m.path, []).append(types.Diagnostic(
-                range=self.encode_range(lines, rng), message=m.message, source=BUILD_SOURCE,
-                severity=types.DiagnosticSeverity.Error))
-        old = set(self.state.build_diagnostics)
-        self.state.build_diagnostics = by_path
-        self.generation += 1
-        for path in sorted(old | set(by_path)):
-            self.publish(path)
-
-
-SERVER = ReuseLensServer()
-from reuselens.lsp_server import handlers  # noqa: E402,F401  (registers the features on SERVER)

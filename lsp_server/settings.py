@@ -1,8 +1,9 @@
 """Server settings: the `reuselens` section of workspace/configuration (docs/settings.md).
 
 The names and defaults are those of docs/settings.md and vscode-extension/package.json; DEFAULTS is compared
-with package.json by a test. `parse(raw)` never raises: every invalid value is replaced by its default and
-described in one sentence, so the server can show the problem and keep working.
+with package.json by a test. The thresholds' defaults come from their one home, the analyzer's THRESHOLDS.
+`parse(raw)` never raises: every invalid value is replaced by its default and described in one sentence, so
+the server can show the problem and keep working.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import os
 import re
 from dataclasses import dataclass, field
 from typing import Any
+
+from reuselens.analyzer.patterns.settings import THRESHOLDS
 
 # Flat dotted names without the `reuselens.` prefix -> default. Client-only settings (server.path,
 # server.python) are listed so the comparison with package.json is complete; the server ignores them.
@@ -26,12 +29,7 @@ DEFAULTS: dict[str, Any] = {
     "runDirectory": "${workspaceFolder}/.reuselens/run",
     "timeoutSeconds": 300,
     "pathPrefixMap": {},
-    "thresholds.delta": 0.8,
-    "thresholds.streaming": 0.95,
-    "thresholds.coalescing": 1.5,
-    "thresholds.bankConflict": 1.5,
-    "thresholds.constantCapacityBytes": 65536,
-    "thresholds.minShare": 0.01,
+    **{f"thresholds.{threshold.key}": threshold.default for threshold in THRESHOLDS},
     "allowWorkspaceCommands": False,
     "profiler.command": [],
     "docs.baseUrl": "",

@@ -1,5 +1,9 @@
 """Pattern thresholds (docs/settings.md, `reuselens.thresholds.*`): defaults are the paper's values.
 
+THRESHOLDS is the one home of every threshold: its settings key, default, valid range, CLI option and help.
+The CLI's options, the language server's settings defaults and its profiler argv derive from it, and a test
+checks vscode-extension/package.json and docs/settings.md against it.
+
 The canonical names are the camelCase ones of docs/settings.md; the snake_case spellings that report.json's
 `settings` object uses are accepted as aliases so a report's own settings can be fed back in.
 """
@@ -7,34 +11,55 @@ The canonical names are the camelCase ones of docs/settings.md; the snake_case s
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from reuselens.analyzer.errors import SettingsError
 
-DEFAULT_SETTINGS: dict[str, float] = {
-    "delta": 0.8,                   # hierarchical reuse: r(l) > delta (paper 3.3 I, "δ = 0.8")
-    "streaming": 0.95,              # streaming: W_out(v, Cold)/W_total(v) > 0.95 (paper 3.3 IV)
-    "coalescing": 1.5,              # poor coalescing: R_coal(v) > 1.5
-    "bankConflict": 1.5,            # bank conflict: R_conf(v) > 1.5
-    "constantCapacityBytes": 65536,  # C_const of paper 3.3 IV: the 64 KB __constant__ bank
-    "minShare": 0.01,               # drop traffic findings below 1% of the kernel's traffic
-}
 
-ALIASES = {
-    "bank_conflict": "bankConflict",
-    "constant_capacity_bytes": "constantCapacityBytes",
-    "min_share": "minShare",
-}
+@dataclass(frozen=True)
+class Threshold:
+    """One threshold: `key` names it in settings (reuselens.thresholds.<key>) and in report.json."""
 
-# name -> (check, sentence describing the valid range)
-_CHECKS: dict[str, tuple[Callable[[float], bool], str]] = {
-    "delta": (lambda x: 0 < x <= 1, "a number in (0, 1]"),
-    "streaming": (lambda x: 0 < x <= 1, "a number in (0, 1]"),
-    "coalescing": (lambda x: x >= 1, "a number >= 1 (R_coal is 1 for perfect coalescing)"),
-    "bankConflict": (lambda x: x >= 1, "a number >= 1 (R_conf is 1 without conflicts)"),
-    "constantCapacityBytes": (lambda x: x > 0 and float(x).is_integer(), "a whole number of bytes > 0"),
-    "minShare": (lambda x: 0 <= x <= 1, "a number in [0, 1]"),
-}
+    key: str
+    default: float
+    check: Callable[[float], bool]
+    expected: str         # the valid range, as the error sentence ends: "expected <expected>"
+    option: str           # the analysing subcommands' command-line option
+    help_template: str    # its --help text; {default} is filled in from `default`
+    alias: str | None = None  # the snake_case spelling report.json's `settings` uses, when it differs
+
+    @property
+    def help(self) -> str:
+        return self.help_template.format(default=f"{self.default:g}")
+
+
+THRESHOLDS: tuple[Threshold, ...] = (
+    # hierarchical reuse: r(l) > delta (paper 3.3 I, "δ = 0.8")
+    Threshold("delta", 0.8, lambda x: 0 < x <= 1, "a number in (0, 1]",
+              "--delta", "hierarchical-reuse threshold on r(l) (paper 3.3; default {default})"),
+    # streaming: W_out(v, Cold)/W_total(v) > 0.95 (paper 3.3 IV)
+    Threshold("streaming", 0.95, lambda x: 0 < x <= 1, "a number in (0, 1]",
+              "--streaming", "cold share above which a PC is streaming (default {default})"),
+    Threshold("coalescing", 1.5, lambda x: x >= 1, "a number >= 1 (R_coal is 1 for perfect coalescing)",
+              "--coalescing", "R_coal above which coalescing is poor (default {default})"),
+    Threshold("bankConflict", 1.5, lambda x: x >= 1, "a number >= 1 (R_conf is 1 without conflicts)",
+              "--bank-conflict", "R_conf above which a bank conflict is reported (default {default})",
+              alias="bank_conflict"),
+    # C_const of paper 3.3 IV: the 64 KB __constant__ bank
+    Threshold("constantCapacityBytes", 65536, lambda x: x > 0 and float(x).is_integer(),
+              "a whole number of bytes > 0",
+              "--constant-capacity", "__constant__ capacity in bytes (default {default})",
+              alias="constant_capacity_bytes"),
+    # drop traffic findings below 1% of the kernel's traffic
+    Threshold("minShare", 0.01, lambda x: 0 <= x <= 1, "a number in [0, 1]",
+              "--min-share", "drop findings below this share of kernel traffic (default {default})",
+              alias="min_share"),
+)
+
+BY_KEY: dict[str, Threshold] = {threshold.key: threshold for threshold in THRESHOLDS}
+DEFAULT_SETTINGS: dict[str, float] = {threshold.key: threshold.default for threshold in THRESHOLDS}
+ALIASES: dict[str, str] = {threshold.alias: threshold.key for threshold in THRESHOLDS if threshold.alias}
 
 
 def resolve_settings(settings: dict[str, Any] | None) -> dict[str, float]:
@@ -45,13 +70,12 @@ def resolve_settings(settings: dict[str, Any] | None) -> dict[str, float]:
         raise SettingsError(f"pattern settings must be an object of thresholds, not {type(settings).__name__}")
     resolved = dict(DEFAULT_SETTINGS)
     for name, value in settings.items():
-        key = ALIASES.get(name, name)
-        if key not in _CHECKS:
+        threshold = BY_KEY.get(ALIASES.get(name, name))
+        if threshold is None:
             known = ", ".join(DEFAULT_SETTINGS)
             raise SettingsError(f"unknown threshold {name!r}; known thresholds: {known}")
-        check, expected = _CHECKS[key]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-                or not check(value):
-            raise SettingsError(f"threshold {name} = {value!r} is invalid: expected {expected}")
-        resolved[key] = float(value)
+                or not threshold.check(value):
+            raise SettingsError(f"threshold {name} = {value!r} is invalid: expected {threshold.expected}")
+        resolved[threshold.key] = float(value)
     return resolved

@@ -3,28 +3,19 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
-from reuselens.analyzer.errors import ReportError, ReuseLensError, SettingsError
+from reuselens.analyzer.errors import ReuseLensError, SettingsError
+from reuselens.analyzer.patterns.settings import THRESHOLDS
 from reuselens.analyzer.rundir import is_run_directory
-
-THRESHOLD_OPTIONS = {
-    # option: (settings key, help)
-    "--delta": ("delta", "hierarchical-reuse threshold on r(l) (paper 3.3; default 0.8)"),
-    "--streaming": ("streaming", "cold share above which a PC is streaming (default 0.95)"),
-    "--coalescing": ("coalescing", "R_coal above which coalescing is poor (default 1.5)"),
-    "--bank-conflict": ("bankConflict", "R_conf above which a bank conflict is reported (default 1.5)"),
-    "--constant-capacity": ("constantCapacityBytes", "__constant__ capacity in bytes (default 65536)"),
-    "--min-share": ("minShare", "drop findings below this share of kernel traffic (default 0.01)"),
-}
 
 
 def add_analysis_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("analysis")
-    for option, (key, help_text) in THRESHOLD_OPTIONS.items():
-        group.add_argument(option, dest=f"threshold_{key}", type=float, metavar="X", help=help_text)
+    for threshold in THRESHOLDS:
+        group.add_argument(threshold.option, dest=f"threshold_{threshold.key}", type=float, metavar="X",
+                           help=threshold.help)
     group.add_argument("--workers", type=int, metavar="N", help="analysis worker threads (default: all cores)")
     group.add_argument("--prefix-map", action="append", default=[], metavar="OLD=NEW",
                        help="rewrite source paths that start with OLD (build tree) to NEW; repeatable")
@@ -32,10 +23,10 @@ def add_analysis_options(parser: argparse.ArgumentParser) -> None:
 
 def settings_from_args(args: argparse.Namespace) -> dict[str, float]:
     settings = {}
-    for key, _help in THRESHOLD_OPTIONS.values():
-        value = getattr(args, f"threshold_{key}", None)
+    for threshold in THRESHOLDS:
+        value = getattr(args, f"threshold_{threshold.key}", None)
         if value is not None:
-            settings[key] = value
+            settings[threshold.key] = value
     return settings
 
 
@@ -101,12 +92,3 @@ def write_output(path_text: str, text: str) -> None:
         raise ReuseLensError(f"{path}: cannot write, folder {path.parent} does not exist") from None
     except OSError as error:
         raise ReuseLensError(f"{path}: cannot write ({error.strerror or error})") from None
-
-
-def dump(data: Any) -> str:
-    return json.dumps(data, indent=2, sort_keys=False)
-
-
-def check_report_shape(report: Any, origin: str) -> None:
-    if not isinstance(report, dict) or not isinstance(report.get("kernels"), list):
-        raise ReportError(f"{origin}: not a ReuseLens report")

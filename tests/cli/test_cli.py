@@ -1,5 +1,6 @@
 """The reuselens console script: every subcommand's output and its error paths (one line, exit 2)."""
 
+import argparse
 import csv
 import io
 import json
@@ -9,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from reuselens.analyzer.patterns.settings import THRESHOLDS
+from reuselens.cli.common import add_analysis_options, settings_from_args
 from reuselens.cli.main import main
 
 FIXTURE_SOURCE = (Path(__file__).parent / "fixtures" / "scale.cu").as_posix()
@@ -128,3 +131,14 @@ def test_corrupt_report_file(capsys, tmp_path):
 def test_console_script_is_installed():
     result = subprocess.run([sys.executable, "-m", "reuselens", "--version"], capture_output=True, text=True)
     assert result.returncode == 0 and result.stdout.startswith("reuselens ")
+
+
+def test_threshold_options_are_the_analyzers_thresholds():
+    parser = argparse.ArgumentParser()
+    add_analysis_options(parser)
+    helps = {action.option_strings[0]: action.help for action in parser._actions if action.option_strings}
+    for threshold in THRESHOLDS:
+        assert helps[threshold.option] == threshold.help
+        assert f"default {threshold.default:g})" in threshold.help
+    argv = [word for threshold in THRESHOLDS for word in (threshold.option, "2")]
+    assert settings_from_args(parser.parse_args(argv)) == {threshold.key: 2.0 for threshold in THRESHOLDS}

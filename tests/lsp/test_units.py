@@ -148,6 +148,18 @@ def test_default_profiler_argv_carries_filters_thresholds_and_timeout():
     assert profiling.profiler_argv(override, "D") == ["fake", "-x", "--run-dir", "D", "--", "./app"]
 
 
+def test_default_profiler_argv_passes_every_threshold_the_way_the_cli_reads_it():
+    from reuselens.analyzer.patterns.settings import THRESHOLDS
+    from reuselens.cli.common import settings_from_args
+    from reuselens.cli.main import build_parser
+
+    parsed, _ = settings.parse({"profile": {"command": ["./app"]}, "thresholds": {"minShare": 0.25}}, "/ws")
+    argv = profiling.profiler_argv(parsed, "D")
+    assert argv[:3] == [sys.executable, "-m", "reuselens"]
+    expected = {threshold.key: float(threshold.default) for threshold in THRESHOLDS} | {"minShare": 0.25}
+    assert settings_from_args(build_parser().parse_args(argv[3:])) == expected
+
+
 def test_hover_shows_the_inline_chain_innermost_first():
     from reuselens.lsp_server import hover
     from reuselens.lsp_server.model import RunResults

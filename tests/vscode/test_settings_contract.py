@@ -1,7 +1,8 @@
 """package.json `contributes.configuration` is the one source of truth for the settings (docs/settings.md).
 
 These tests check that package.json, the table in docs/settings.md and the server's DEFAULTS
-(lsp_server.settings) list the same names with the same types and defaults.
+(lsp_server.settings) list the same names with the same types and defaults, and that the thresholds of all
+three are those of their one home, the analyzer's THRESHOLDS (analyzer/patterns/settings.py).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import re
 from typing import Any
 
 
+from reuselens.analyzer.patterns.settings import THRESHOLDS
 from vscode_tools import EXTENSION, REPO
 
 TYPES = {"string[]": ("array", "string"), "string": ("string", None), "object": ("object", None),
@@ -66,3 +68,24 @@ def test_restricted_settings_are_the_ones_that_run_commands() -> None:
     assert restricted <= set(package_settings())
     assert {"profile.command", "profile.cwd", "profile.env", "build.command", "profiler.command", "server.path",
             "server.python", "allowWorkspaceCommands", "profileOnSave"} == restricted
+
+
+def _thresholds_of(settings: dict[str, Any]) -> dict[str, Any]:
+    return {name.removeprefix("thresholds."): value for name, value in settings.items()
+            if name.startswith("thresholds.")}
+
+
+def test_thresholds_of_package_json_and_docs_are_the_analyzers() -> None:
+    homes = {threshold.key: threshold.default for threshold in THRESHOLDS}
+    contributed = _thresholds_of({name: schema["default"] for name, schema in package_settings().items()})
+    documented = _thresholds_of({name: default for name, (_kind, default) in documented_settings().items()})
+    for where, defaults in (("package.json", contributed), ("docs/settings.md", documented)):
+        assert sorted(defaults) == sorted(homes), f"{where} lists other thresholds than the analyzer"
+        for key, default in homes.items():
+            assert defaults[key] == default and type(defaults[key]) is type(default), \
+                f"{where}: reuselens.thresholds.{key} defaults to {defaults[key]!r}, the analyzer to {default!r}"
+
+
+def test_the_server_takes_its_threshold_defaults_from_the_analyzer() -> None:
+    defaults = importlib.import_module("reuselens.lsp_server.settings").DEFAULTS
+    assert _thresholds_of(defaults) == {threshold.key: threshold.default for threshold in THRESHOLDS}
