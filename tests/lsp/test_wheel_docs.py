@@ -17,6 +17,6 @@ def test_wheel_ships_the_linked_pattern_docs(tmp_path):
     assert built.returncode == 0, built.stderr[-3000:]
     (wheel,) = tmp_path.glob("reuselens-*.whl")
     with zipfile.ZipFile(wheel) as archive:
-        shipped = archive.read("lsp_server/patterns.md").decode()
+        shipped = archive.read("reuselens/lsp_server/patterns.md").decode()
     assert shipped == (REPO / "docs" / "patterns.md").read_text()
     assert '<a id="bank-conflict"></a>' in shipped
