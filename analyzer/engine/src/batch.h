@@ -12,15 +12,17 @@ namespace detail {
 
 // Records per internal batch: 4096 (1.2 MB, stays in L2 across the phases) for one worker; with more workers
 // each phase's share per worker shrinks, so batches grow (up to 32768) to keep the four pool barriers cheap.
-inline size_t batch_records(unsigned workers) { return std::min<size_t>(32768, std::max<size_t>(4096, 2048u * workers)); }
+inline size_t batch_records(unsigned workers) {
+  return std::min<size_t>(32768, std::max<size_t>(4096, 2048u * workers));
+}
 // Phases 1 and 2 hand a batch out in pieces of this many records, the next piece to whichever worker is free:
 // the drain order groups the warps of one instruction, and instructions differ widely in cost (a coalesced
 // load vs. a conflicted shared store), so contiguous slices left one worker with the expensive instruction,
 // and a fixed deal still waits for a worker the machine slowed down.
 constexpr size_t kPiece = 64;
 inline size_t pieces_of(size_t n) { return (n + kPiece - 1) / kPiece; }
-constexpr uint8_t kNoOverlap = 1;   // Ctx flag: no two lanes of the record share a granule
-constexpr uint8_t kOneChunk = 2;    // Ctx flag: all granules of the record lie in one chunk (one owner)
+constexpr uint8_t kNoOverlap = 1;     // Ctx flag: no two lanes of the record share a granule
+constexpr uint8_t kOneChunk = 2;      // Ctx flag: all granules of the record lie in one chunk (one owner)
 constexpr unsigned kMaxWorkers = 64;  // route_global keeps one lane mask per worker on the stack
 
 // The barrier counters of a record's warp when it issued (phase 3, docs/engine.md "Barriers").
@@ -64,7 +66,9 @@ inline uint32_t record_index(const Item& it) { return it.index; }
 inline unsigned owner_of(uint64_t chunk, unsigned workers) {
   return unsigned((((chunk * 0x9e3779b97f4a7c15ull) >> 32) * workers) >> 32);
 }
-inline unsigned block_owner(uint64_t block, unsigned workers) { return owner_of(block ^ 0x5bd1e9955bd1e995ull, workers); }
+inline unsigned block_owner(uint64_t block, unsigned workers) {
+  return owner_of(block ^ 0x5bd1e9955bd1e995ull, workers);
+}
 inline uint64_t chunk_of(uint64_t granule) { return granule >> 8; }  // 256 granules = one shadow page
 
 // Active lanes of a mask. The shipped build targets any x86-64 (no POPCNT instruction assumed), where

@@ -32,7 +32,7 @@ void insertion_sort(uint64_t* a, size_t n) {
 // the lane footprints [addr, addr + size), and the ideal ceil(lanes * size / 32).
 // Returns the lowest and highest lane address (for routing).
 std::pair<uint64_t, uint64_t> Engine::Impl::global_distribution(const RlRecord& r, Ctx& c, NodeStats& s, uint64_t* a,
-                                                         unsigned lanes) {
+                                                                unsigned lanes) {
   size_t n = 0;
   if (r.active_mask == 0xffffffffu) {
     std::memcpy(a, r.addr, 32 * sizeof(uint64_t));

@@ -50,7 +50,7 @@ struct Engine::Impl {
   uint64_t launch_records = 0;
 
   std::vector<Ctx> ctx;
-  std::vector<uint32_t> misses;  // finish_phase1: records with new PCs, all workers, in record order
+  std::vector<uint32_t> misses;       // finish_phase1: records with new PCs, all workers, in record order
   std::atomic<size_t> next_piece{0};  // phases 1-2: the next piece of the batch nobody has taken yet
   std::vector<PieceRef> piece_map;    // phase 2: who routed each piece (phases 3-4 walk pieces in order)
   std::vector<Group> groups;
@@ -100,11 +100,11 @@ struct Engine::Impl {
   void phase4(const RlRecord* recs, size_t n, unsigned w);
 
   // Walks what phase 2 routed to owner `w`, in record order: piece k of the batch was routed by worker
-  // piece_map[k].worker as its piece_map[k].local-th piece. The records come from all over the batch (other cores' caches), so the next ones
-  // are prefetched while the current one is replayed: their header and context, and for phase 4 (kLanes) the
-  // lane addresses; phase 3 writes the context (barrier counters), so it asks for the line to write.
+  // piece_map[k].worker as its piece_map[k].local-th piece. The records come from all over the batch (other cores'
+  // caches), so the next ones are prefetched while the current one is replayed: their header and context, and for phase
+  // 4 (kLanes) the lane addresses; phase 3 writes the context (barrier counters), so it asks for the line to write.
   template <bool kLanes, class T, class Visit>
-  void for_each_routed(std::vector<Routed<T>> Worker::*routed, size_t n, unsigned w, const RlRecord* recs,
+  void for_each_routed(std::vector<Routed<T>> Worker::* routed, size_t n, unsigned w, const RlRecord* recs,
                        Visit visit) {
     constexpr size_t kAhead = 6;
     for (size_t piece = 0; piece < pieces_of(n); ++piece) {

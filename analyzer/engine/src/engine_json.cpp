@@ -21,10 +21,16 @@ namespace {
 // g++ 13 builds it that way; inserting the first integer crashed there) — and to_chars is faster anyway.
 struct JsonOut {
   std::string s;
-  JsonOut& operator<<(const char* text) { s += text; return *this; }
-  JsonOut& operator<<(char c) { s += c; return *this; }
-  template <typename T, typename = std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, char> &&
-                                                    !std::is_same_v<T, bool>>>
+  JsonOut& operator<<(const char* text) {
+    s += text;
+    return *this;
+  }
+  JsonOut& operator<<(char c) {
+    s += c;
+    return *this;
+  }
+  template <typename T,
+            typename = std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, char> && !std::is_same_v<T, bool>>>
   JsonOut& operator<<(T v) {
     char buf[24];
     s.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
@@ -64,7 +70,8 @@ void put_list(JsonOut& os, const std::vector<T>& values) {
 
 // Edges (or barrier spans) with their node ids translated to the kernel's dense ids, sorted by key.
 template <class Stats, class Map>
-std::vector<std::pair<EdgeKey, Stats>> local_edges(const Map& edges, const std::unordered_map<uint32_t, uint32_t>& local) {
+std::vector<std::pair<EdgeKey, Stats>> local_edges(const Map& edges,
+                                                   const std::unordered_map<uint32_t, uint32_t>& local) {
   std::vector<std::pair<EdgeKey, Stats>> out;
   for (const auto& kv : edges) {
     EdgeKey k = kv.first;
@@ -105,9 +112,9 @@ class KernelWriter {
   }
   void put_launches(size_t index, const Group& g) {
     os_ << (index ? "," : "") << "{\"id\":\"k" << index << "\",\"kernel_function_id\":" << g.key.kernel
-       << ",\"function_id\":" << g.key.kernel << ",\"grid\":[" << g.key.grid[0] << ','
-       << g.key.grid[1] << ',' << g.key.grid[2] << "],\"block\":[" << g.key.block[0] << ',' << g.key.block[1] << ','
-       << g.key.block[2] << "],\"dynamic_shared_bytes\":" << g.key.dyn << ",\"launches\":[";
+        << ",\"function_id\":" << g.key.kernel << ",\"grid\":[" << g.key.grid[0] << ',' << g.key.grid[1] << ','
+        << g.key.grid[2] << "],\"block\":[" << g.key.block[0] << ',' << g.key.block[1] << ',' << g.key.block[2]
+        << "],\"dynamic_shared_bytes\":" << g.key.dyn << ",\"launches\":[";
     put_list(os_, g.launches);
     os_ << "],\"partial_launches\":[";
     put_list(os_, g.partial);
@@ -115,15 +122,15 @@ class KernelWriter {
   }
   void put_nodes(const Group& g) {
     os_ << ",\"nodes\":[{\"id\":0,\"function_id\":null,\"pc\":null,\"space\":null,"
-       << "\"type\":null,\"size\":0,\"async_copy\":false,\"executions\":0,\"lanes\":[],\"addresses\":[],"
-       << "\"sectors\":[],\"sectors_ideal\":[],\"wavefronts\":[],\"wavefronts_ideal\":[],\"bytes\":0}";
+        << "\"type\":null,\"size\":0,\"async_copy\":false,\"executions\":0,\"lanes\":[],\"addresses\":[],"
+        << "\"sectors\":[],\"sectors_ideal\":[],\"wavefronts\":[],\"wavefronts_ideal\":[],\"bytes\":0}";
     for (size_t i = 0; i < ids_.size(); ++i) put_node(i + 1, nodes_[ids_[i]], g.acc.nodes.at(ids_[i]));
   }
   void put_node(size_t id, const NodeInfo& n, const NodeStats& s) {
     os_ << ",{\"id\":" << id << ",\"function_id\":" << n.function_id << ",\"pc\":" << n.pc
-       << ",\"space\":" << kSpaceNames[n.space] << ",\"type\":" << type_name(n.access) << ",\"size\":" << n.size
-       << ",\"async_copy\":" << ((n.flags & RL_FLAG_ASYNC_COPY) ? "true" : "false")
-       << ",\"executions\":" << s.executions;
+        << ",\"space\":" << kSpaceNames[n.space] << ",\"type\":" << type_name(n.access) << ",\"size\":" << n.size
+        << ",\"async_copy\":" << ((n.flags & RL_FLAG_ASYNC_COPY) ? "true" : "false")
+        << ",\"executions\":" << s.executions;
     put_hist(os_, "lanes", s.lanes);
     put_hist(os_, "addresses", s.addresses);
     put_hist(os_, "sectors", s.sectors);
@@ -139,15 +146,15 @@ class KernelWriter {
   }
   void put_edge(size_t i, const EdgeKey& k, const EdgeStats& s) {
     os_ << (i ? "," : "") << "{\"from\":" << k.from << ",\"to\":" << k.to << ",\"label\":\"" << kLabelNames[k.label]
-       << "\",\"bytes\":" << s.bytes << ",\"accesses\":" << s.accesses << ",\"rar\":" << s.kind[0] << ",\"raw\":" << s.kind[1]
-       << ",\"war\":" << s.kind[2] << ",\"waw\":" << s.kind[3] << ",\"synced\":" << s.synced
-       << ",\"synced_bytes\":" << s.synced_bytes << ",\"prior_kernel\":";
+        << "\",\"bytes\":" << s.bytes << ",\"accesses\":" << s.accesses << ",\"rar\":" << s.kind[0]
+        << ",\"raw\":" << s.kind[1] << ",\"war\":" << s.kind[2] << ",\"waw\":" << s.kind[3]
+        << ",\"synced\":" << s.synced << ",\"synced_bytes\":" << s.synced_bytes << ",\"prior_kernel\":";
     if (k.prior_kernel == kNone) {
       os_ << "null}";
     } else {
       const NodeInfo& p = nodes_[k.prior_node];
-      os_ << "{\"kernel_function_id\":" << k.prior_kernel << ",\"function_id\":" << p.function_id
-         << ",\"pc\":" << p.pc << ",\"bytes\":" << s.bytes << "}}";
+      os_ << "{\"kernel_function_id\":" << k.prior_kernel << ",\"function_id\":" << p.function_id << ",\"pc\":" << p.pc
+          << ",\"bytes\":" << s.bytes << "}}";
     }
   }
   void put_barriers(const Group& g) {
@@ -173,13 +180,13 @@ class KernelWriter {
     }
     auto spans = local_edges<SpanStats>(bs.spans, local_);
     os_ << (first ? "" : ",") << "{\"function_id\":" << bi.function_id << ",\"pc\":" << bi.pc
-       << ",\"kind\":" << kBarrierKinds[bi.kind] << ",\"executions\":" << bs.executions
-       << ",\"spanned_cross_thread_edges\":" << spans.size() << ",\"spanned_accesses\":" << acc
-       << ",\"spanned_bytes\":" << bytes << ",\"spans\":[";
+        << ",\"kind\":" << kBarrierKinds[bi.kind] << ",\"executions\":" << bs.executions
+        << ",\"spanned_cross_thread_edges\":" << spans.size() << ",\"spanned_accesses\":" << acc
+        << ",\"spanned_bytes\":" << bytes << ",\"spans\":[";
     for (size_t i = 0; i < spans.size(); ++i) {
-      os_ << (i ? "," : "") << "{\"from\":" << spans[i].first.from << ",\"to\":" << spans[i].first.to
-         << ",\"label\":\"" << kLabelNames[spans[i].first.label] << "\",\"accesses\":" << spans[i].second.accesses
-         << ",\"bytes\":" << spans[i].second.bytes << '}';
+      os_ << (i ? "," : "") << "{\"from\":" << spans[i].first.from << ",\"to\":" << spans[i].first.to << ",\"label\":\""
+          << kLabelNames[spans[i].first.label] << "\",\"accesses\":" << spans[i].second.accesses
+          << ",\"bytes\":" << spans[i].second.bytes << '}';
     }
     os_ << "]}";
   }

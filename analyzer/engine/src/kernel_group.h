@@ -13,9 +13,7 @@ namespace detail {
 struct GroupKey {
   uint32_t kernel;
   uint32_t grid[3], block[3], dyn;
-  bool operator<(const GroupKey& o) const {
-    return std::memcmp(this, &o, sizeof(GroupKey)) < 0;
-  }
+  bool operator<(const GroupKey& o) const { return std::memcmp(this, &o, sizeof(GroupKey)) < 0; }
 };
 
 struct Group {

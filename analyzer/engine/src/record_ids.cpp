@@ -67,8 +67,7 @@ bool Engine::Impl::plausible(const RlRecord& r) const {
 std::string Engine::Impl::check_record(const RlRecord& r) const {
   if (r.type < RL_REC_MEM || r.type > RL_REC_BLOCK_EXIT) return "unknown record type " + std::to_string(r.type);
   if (r.warp >= warps_per_block) {
-    return "warp index " + std::to_string(r.warp) + " but the block has " + std::to_string(warps_per_block) +
-           " warps";
+    return "warp index " + std::to_string(r.warp) + " but the block has " + std::to_string(warps_per_block) + " warps";
   }
   if (r.block >= kMaxBlock) return "block index " + std::to_string(r.block) + " is beyond 2^40";
   if (r.type == RL_REC_MEM) {

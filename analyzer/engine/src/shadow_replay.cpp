@@ -85,7 +85,7 @@ void Engine::Impl::flush_run(const Run& run, const RlRecord& r, const Ctx& c, Wo
 // `same_issue` comes from the SameIssueTable; `global` selects whether older generations are origins
 // (global memory) or stale (shared/local). Returns the outcome code (see Run).
 inline uint64_t Engine::Impl::touch(Entry* e, uint64_t w0, uint64_t w1, bool global, const RlRecord& r, const Ctx& c,
-                      uint32_t tid, bool same_issue) const {
+                                    uint32_t tid, bool same_issue) const {
   Entry old = *e;
   e->w0 = w0;
   e->w1 = w1;
@@ -117,7 +117,7 @@ inline uint64_t Engine::Impl::touch(Entry* e, uint64_t w0, uint64_t w1, bool glo
 // whose granules all lie in one shadow page of a region (kDirect: `page` + (g - `page_lo`), no lookup).
 template <unsigned kSpace, bool kOneGranule, bool kDirect>
 void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk, Entry* page,
-                  uint64_t page_lo) {
+                                uint64_t page_lo) {
   constexpr bool global = kSpace == RL_SPACE_GLOBAL;
   const bool write = (r.access & RL_ACCESS_WRITE) != 0;
   const uint32_t size = r.size;

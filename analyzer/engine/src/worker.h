@@ -34,23 +34,23 @@ struct BlockState {
 struct Worker {
   explicit Worker(Budget* b) : budget(b), fallback(b) {}
   Budget* budget;
-  Accumulator acc;                                     // this launch, this worker
-  std::unordered_map<uint64_t, BlockState> blocks;     // running blocks this worker owns
-  PagedShadow fallback;                                // global granules outside allocations, owned chunks
+  Accumulator acc;                                  // this launch, this worker
+  std::unordered_map<uint64_t, BlockState> blocks;  // running blocks this worker owns
+  PagedShadow fallback;                             // global granules outside allocations, owned chunks
   SameIssueTable same;
   EdgeBuffer buffer;
-  std::vector<Routed<uint32_t>> by_block;              // phase 2 output, per block owner: record indices
-  std::vector<Routed<Item>> by_chunk;                  // phase 2 output, per chunk owner: global lanes
-  std::vector<uint32_t> misses;                        // phase 1: records whose PC is new (or changed)
-  size_t error_index = SIZE_MAX;                       // phase 1: first malformed record this worker met
-  std::vector<uint32_t> deferred;                      // pieces with new PCs: phase 2 after their insertion
-  uint32_t pieces_routed = 0;                          // pieces this worker ran phase 2 on, this batch
-  double busy[5] = {0, 0, 0, 0, 0};                    // seconds in each step of the current batch
+  std::vector<Routed<uint32_t>> by_block;  // phase 2 output, per block owner: record indices
+  std::vector<Routed<Item>> by_chunk;      // phase 2 output, per chunk owner: global lanes
+  std::vector<uint32_t> misses;            // phase 1: records whose PC is new (or changed)
+  size_t error_index = SIZE_MAX;           // phase 1: first malformed record this worker met
+  std::vector<uint32_t> deferred;          // pieces with new PCs: phase 2 after their insertion
+  uint32_t pieces_routed = 0;              // pieces this worker ran phase 2 on, this batch
+  double busy[5] = {0, 0, 0, 0, 0};        // seconds in each step of the current batch
   std::string error;
   uint64_t lanes = 0;
-  uint64_t last_pc = 0;                                // phase 1: last PC resolved to an id (find_id)
+  uint64_t last_pc = 0;  // phase 1: last PC resolved to an id (find_id)
   uint32_t last_fn = 0, last_id = 0;
-  uint8_t last_type = 0;                               // 0: nothing cached yet
+  uint8_t last_type = 0;  // 0: nothing cached yet
   uint64_t last_block = ~0ull;
   BlockState* last_state = nullptr;
   BlockState& block_state(uint64_t block) {
