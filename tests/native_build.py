@@ -15,6 +15,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 COMPILER = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")
 NO_COMPILER = "no C++ compiler on PATH (the package build needs one too)"
+# The engine's C++ sources (analyzer/engine/CMakeLists.txt), without the pybind11 module.
+ENGINE_SOURCES = sorted(p for p in (REPO / "analyzer/engine/src").glob("*.cpp") if p.name != "bindings.cpp")
 SANITIZER_ENV = dict(os.environ, TSAN_OPTIONS="halt_on_error=1", UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1")
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.native_build import COMPILER, NO_COMPILER, REPO, SANITIZER_ENV, build
+from tests.native_build import COMPILER, ENGINE_SOURCES, NO_COMPILER, REPO, SANITIZER_ENV, build
 
 HOSTILE = REPO / "tests/data/hostile"
 ENV = dict(SANITIZER_ENV, ASAN_OPTIONS="abort_on_error=0:halt_on_error=1")
@@ -21,8 +21,7 @@ def driver(tmp_path_factory) -> Path:
     if COMPILER is None:
         pytest.skip(NO_COMPILER)
     out = tmp_path_factory.mktemp("hostile")
-    return build(out / "hostile_driver", [REPO / "tests/engine/native/hostile_driver.cpp",
-                                          REPO / "analyzer/engine/src/engine.cpp"],
+    return build(out / "hostile_driver", [REPO / "tests/engine/native/hostile_driver.cpp", *ENGINE_SOURCES],
                  [REPO / "analyzer/engine/include"], "address,undefined")
 
 

@@ -1,0 +1,83 @@
+// How consume() cuts a batch of records into pieces and routes them to the workers that own blocks and chunks of
+// address space (docs/engine.md, "Determinism and parallelism"), and the per-record context the steps pass on.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace reuselens {
+namespace detail {
+
+// Records per internal batch: 4096 (1.2 MB, stays in L2 across the phases) for one worker; with more workers
+// each phase's share per worker shrinks, so batches grow (up to 32768) to keep the four pool barriers cheap.
+inline size_t batch_records(unsigned workers) {
+  return std::min<size_t>(32768, std::max<size_t>(4096, 2048u * workers));
+}
+// Phases 1 and 2 hand a batch out in pieces of this many records, the next piece to whichever worker is free:
+// the drain order groups the warps of one instruction, and instructions differ widely in cost (a coalesced
+// load vs. a conflicted shared store), so contiguous slices left one worker with the expensive instruction,
+// and a fixed deal still waits for a worker the machine slowed down.
+constexpr size_t kPiece = 64;
+inline size_t pieces_of(size_t n) { return (n + kPiece - 1) / kPiece; }
+constexpr uint8_t kNoOverlap = 1;     // Ctx flag: no two lanes of the record share a granule
+constexpr uint8_t kOneChunk = 2;      // Ctx flag: all granules of the record lie in one chunk (one owner)
+constexpr unsigned kMaxWorkers = 64;  // route_global keeps one lane mask per worker on the stack
+
+// The barrier counters of a record's warp when it issued (phase 3, docs/engine.md "Barriers").
+struct Sync {
+  uint16_t bsync, wsync;
+  uint32_t bar_block, bar_any;  // the warp's last block barrier / last block-or-warp barrier
+};
+// Per-record context: id (phase 1), flags (phase 2); the replay works on a copy with the counters filled in.
+// The ctx array holds only what the worker dealt the record's piece writes; the counters of a global record
+// go to a slot its block owner alone writes (Routed::sync), so owners never write the same cache line.
+struct Ctx {
+  uint32_t id;  // node id (MEM) or barrier id (BARRIER)
+  uint8_t flags;
+  Sync sync;
+};
+struct Item {
+  uint32_t index;
+  uint32_t mask;  // lanes the owner must look at
+  uint32_t slot;  // the record's position in what its piece's worker routed to the block owner (Routed::sync)
+};
+// Phase 2 output of one worker for one owner: the items of each piece the worker dealt with, in record order;
+// ends[j] = items.size() after the worker's j-th piece, so the owner can walk all pieces in batch order.
+template <class T>
+struct Routed {
+  std::vector<T> items;
+  std::vector<uint32_t> ends;
+  std::vector<Sync> sync;  // by_block only: counters of items[x], written by the block owner in phase 3
+  void clear() {
+    items.clear();
+    ends.clear();
+  }
+};
+// Which worker routed piece k of the batch, and as its how-manieth piece (Routed::ends index).
+struct PieceRef {
+  uint32_t worker, local;
+};
+inline uint32_t record_index(uint32_t i) { return i; }
+inline uint32_t record_index(const Item& it) { return it.index; }
+
+// Owner worker of a chunk: a multiplicative hash mapped onto [0, workers) by multiply-shift (no division).
+inline unsigned owner_of(uint64_t chunk, unsigned workers) {
+  return unsigned((((chunk * 0x9e3779b97f4a7c15ull) >> 32) * workers) >> 32);
+}
+inline unsigned block_owner(uint64_t block, unsigned workers) {
+  return owner_of(block ^ 0x5bd1e9955bd1e995ull, workers);
+}
+inline uint64_t chunk_of(uint64_t granule) { return granule >> 8; }  // 256 granules = one shadow page
+
+// Active lanes of a mask. The shipped build targets any x86-64 (no POPCNT instruction assumed), where
+// __builtin_popcount becomes a libgcc call; this inline bit count is cheaper than the call.
+inline unsigned popcount32(uint32_t v) {
+  v = v - ((v >> 1) & 0x55555555u);
+  v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
+  return (((v + (v >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
+}
+
+}  // namespace detail
+}  // namespace reuselens

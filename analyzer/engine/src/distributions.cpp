@@ -1,0 +1,180 @@
+// Phase 2 of a batch: the node distributions of paper section 3.2.2 (lanes, distinct addresses, sectors,
+// shared-memory wavefronts) and the routing of every record to the workers owning its block and its granules.
+#include "engine_impl.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <utility>
+
+#include "word_union.h"
+
+namespace reuselens {
+namespace {
+
+// The lane addresses of one record: 32 at most, usually already sorted.
+void insertion_sort(uint64_t* a, size_t n) {
+  for (size_t i = 1; i < n; ++i) {
+    uint64_t v = a[i];
+    size_t j = i;
+    while (j > 0 && a[j - 1] > v) {
+      a[j] = a[j - 1];
+      --j;
+    }
+    a[j] = v;
+  }
+}
+
+}  // namespace
+
+// Distributions of section 3.2.2 for a global access: distinct lane addresses, distinct 32-byte sectors of
+// the lane footprints [addr, addr + size), and the ideal ceil(lanes * size / 32).
+// Returns the lowest and highest lane address (for routing).
+std::pair<uint64_t, uint64_t> Engine::Impl::global_distribution(const RlRecord& r, Ctx& c, NodeStats& s, uint64_t* a,
+                                                                unsigned lanes) {
+  size_t n = 0;
+  if (r.active_mask == 0xffffffffu) {
+    std::memcpy(a, r.addr, 32 * sizeof(uint64_t));
+    n = 32;
+  } else {
+    for (uint32_t m = r.active_mask; m; m &= m - 1) a[n++] = r.addr[__builtin_ctz(m)];
+  }
+  if (n == 0) {
+    c.flags |= kNoOverlap;
+    s.addresses.add(0);
+    s.sectors.add(0);
+    s.sectors_ideal.add(0);
+    return std::make_pair(uint64_t(0), uint64_t(0));
+  }
+  const uint64_t granules = (r.size + 3) / 4, last = uint64_t(r.size) - 1;
+  // Contiguous lanes (a[i] = a[i-1] + size, whole granules, no wrap-around: the fully coalesced case): the
+  // footprints are one interval, all addresses distinct and no granule shared; the general pass below gives
+  // the same figures.
+  if (r.size % 4 == 0 && a[0] <= a[n - 1] && a[n - 1] + last >= a[n - 1]) {
+    uint64_t step = r.size, broken = 0;
+    for (size_t i = 1; i < n; ++i) broken |= a[i] ^ (a[i - 1] + step);
+    if (!broken) {
+      c.flags |= kNoOverlap;
+      s.addresses.add(uint32_t(n));
+      s.sectors.add(uint32_t(((a[n - 1] + last) >> 5) - (a[0] >> 5) + 1));
+      s.sectors_ideal.add(uint32_t((uint64_t(lanes) * r.size + 31) / 32));
+      return std::make_pair(a[0], a[n - 1]);
+    }
+  }
+  // Sorted footprints [a, a + size): the last sector of each is non-decreasing, so a footprint adds the
+  // sectors after its predecessor's last one (distinct sectors of the union). The lane order is usually
+  // already sorted (coalesced accesses): the first pass assumes it and checks; otherwise sort and redo.
+  uint64_t overlap = 0, distinct = 1, sectors = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    uint64_t prev = a[0], prev_s1 = (prev + last) >> 5, unsorted = 0;
+    overlap = 0;
+    distinct = 1;
+    sectors = std::max(prev_s1 + 1, prev >> 5) - (prev >> 5);
+    for (size_t i = 1; i < n; ++i) {
+      uint64_t x = a[i];
+      unsorted |= uint64_t(x < prev);
+      overlap |= uint64_t((prev >> 2) + granules > (x >> 2));
+      distinct += uint64_t(x != prev);
+      uint64_t s0 = std::max(x >> 5, prev_s1 + 1), s1 = (x + last) >> 5;
+      sectors += std::max(s1 + 1, s0) - s0;
+      prev_s1 = std::max(prev_s1, s1);
+      prev = x;
+    }
+    if (!unsorted) break;
+    insertion_sort(a, n);
+  }
+  if (!overlap) c.flags |= kNoOverlap;
+  s.addresses.add(uint32_t(distinct));
+  s.sectors.add(uint32_t(sectors));
+  s.sectors_ideal.add(uint32_t((uint64_t(lanes) * r.size + 31) / 32));
+  return std::make_pair(a[0], a[n - 1]);
+}
+
+// Shared memory (section 3.2.2): distinct 32-bit words of the lane footprints; wavefronts = per lane group
+// the largest number of distinct words in one bank ((word) & 31), summed over groups. Lanes are grouped by
+// lane index: 32 lanes per group up to 4 bytes per lane, 128 / size lanes beyond (8 B: 16, 16 B: 8).
+// The ideal is ceil(distinct words / 32) per group, summed over the same groups. Footprints are handled as
+// word intervals (WordUnion), so the cost does not grow with the access size.
+void Engine::Impl::shared_distribution(const RlRecord& r, Ctx& c, NodeStats& s) {
+  const unsigned per_group = r.size <= 4 ? 32u : std::max(1u, 128u / r.size);
+  WordUnion group, all;
+  uint64_t wave = 0, ideal = 0, pushed = 0;
+  for (unsigned g0 = 0; g0 < 32; g0 += per_group) {
+    group.clear();
+    for (unsigned lane = g0; lane < std::min(32u, g0 + per_group); ++lane) {
+      if (!(r.active_mask >> lane & 1)) continue;
+      uint64_t w0 = r.addr[lane] >> 2, w1 = (r.addr[lane] + r.size - 1) >> 2;
+      if (w1 < w0) continue;  // a footprint past 2^64 - 1 wraps around: it has no words
+      group.add(w0, w1);
+      all.add(w0, w1);
+      pushed += w1 - w0 + 1;
+    }
+    if (group.empty()) continue;
+    const uint64_t n = group.merge();
+    wave += group.busiest_bank();
+    ideal += (n + 31) / 32;
+  }
+  const uint64_t distinct = all.merge();
+  // lanes' granules are a subset of their footprint words: distinct footprints mean no shared granule
+  if (distinct == pushed) c.flags |= kNoOverlap;
+  s.addresses.add(uint32_t(distinct));
+  s.wavefronts.add(uint32_t(wave));
+  s.wavefronts_ideal.add(uint32_t(ideal));
+}
+
+void Engine::Impl::route_global(const RlRecord& r, uint32_t i, uint32_t slot, Worker& wk) {
+  uint32_t masks[kMaxWorkers] = {0};
+  uint64_t last = (r.size + 3) / 4 - 1;
+  for (uint32_t m = r.active_mask; m; m &= m - 1) {
+    unsigned lane = unsigned(__builtin_ctz(m));
+    uint64_t g = r.addr[lane] >> 2;
+    uint64_t c0 = chunk_of(g), c1 = chunk_of(g + last);
+    for (uint64_t ch = c0; ch <= c1; ++ch) masks[owner_of(ch, W)] |= 1u << lane;
+  }
+  for (unsigned o = 0; o < W; ++o) {
+    if (masks[o]) wk.by_chunk[o].items.push_back(Item{i, masks[o], slot});
+  }
+}
+
+void Engine::Impl::phase2_piece(const RlRecord* recs, size_t n, size_t piece, unsigned w, Worker& wk) {
+  for (size_t i = piece * kPiece, hi = std::min(n, i + kPiece); i < hi; ++i) distribute_and_route(recs[i], i, wk);
+  if (W > 1) {
+    for (auto& v : wk.by_block) v.ends.push_back(uint32_t(v.items.size()));
+    for (auto& v : wk.by_chunk) v.ends.push_back(uint32_t(v.items.size()));
+    piece_map[piece] = PieceRef{w, wk.pieces_routed++};
+  }
+}
+void Engine::Impl::finish_routing(Worker& wk) {
+  for (auto& v : wk.by_block) v.sync.resize(v.items.size());
+}
+void Engine::Impl::distribute_and_route(const RlRecord& r, size_t i, Worker& wk) {
+  Ctx& c = ctx[i];
+  uint32_t slot = 0;  // position in the block owner's list: where phase 3 leaves the counters
+  if (W > 1) {
+    auto& to_owner = wk.by_block[block_owner(r.block, W)].items;
+    slot = uint32_t(to_owner.size());
+    to_owner.push_back(uint32_t(i));
+  }
+  if (r.type != RL_REC_MEM) return;
+  unsigned lanes = unsigned(popcount32(r.active_mask));
+  NodeStats& s = *wk.stats_for(c.id);
+  s.executions += 1;
+  s.bytes += uint64_t(lanes) * r.size;
+  s.lanes.add(lanes);
+  if (r.space == RL_SPACE_GLOBAL) {
+    auto span = global_distribution(r, c, s, wk.scratch.data(), lanes);
+    uint64_t c_lo = chunk_of(span.first >> 2), c_hi = chunk_of((span.second >> 2) + (r.size + 3) / 4 - 1);
+    if (c_lo == c_hi) c.flags |= kOneChunk;  // the common coalesced case: one owner, one shadow page
+    if (W == 1) {
+      // phase 4 walks the batch itself
+    } else if (c_lo == c_hi) {  // no per-lane routing
+      if (lanes) wk.by_chunk[owner_of(c_lo, W)].items.push_back(Item{uint32_t(i), r.active_mask, slot});
+    } else {
+      route_global(r, uint32_t(i), slot, wk);
+    }
+  } else if (r.space == RL_SPACE_SHARED) {
+    shared_distribution(r, c, s);
+  }
+}
+}  // namespace reuselens

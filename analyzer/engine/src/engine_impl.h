@@ -1,0 +1,164 @@
+// Engine::Impl, the engine behind the public API of reuselens/engine.h. Its members are defined by step, one file
+// each (docs/engine.md, "Source files"): record_ids.cpp (phase 1), distributions.cpp (phase 2), blocks.cpp
+// (phase 3), shadow_replay.cpp (the labels, phases 3 and 4), consume.cpp (the batch driver), launches.cpp,
+// allocations.cpp, engine_json.cpp (the result) and engine.cpp (the public API).
+// Private to the engine's sources: it brings the detail namespace into reuselens.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "batch.h"
+#include "instructions.h"
+#include "kernel_group.h"
+#include "pool.h"
+#include "reuselens/engine.h"
+#include "shadow.h"
+#include "stats.h"
+#include "worker.h"
+
+namespace reuselens {
+
+using namespace detail;
+
+struct Engine::Impl {
+  explicit Impl(const EngineConfig& c);
+
+  EngineConfig config;
+  Budget budget;
+  WorkerPool pool;
+  unsigned W;
+  std::vector<std::unique_ptr<Worker>> workers;
+  std::vector<std::unique_ptr<RegionShadow>> regions;  // sorted by base
+
+  std::vector<NodeInfo> nodes;  // index = engine-wide node id; 0 = Cold Miss
+  std::unordered_map<PcKey, uint32_t, PcKeyHash> node_ids;
+  std::vector<BarrierInfo> barriers;
+  std::unordered_map<PcKey, uint32_t, PcKeyHash> barrier_ids;
+
+  std::vector<uint32_t> gen_kernel;  // generation -> kernel function id of that launch
+  uint32_t gen = 0;
+  bool open = false;
+  LaunchInfo launch;
+  uint32_t warps_per_block = 1, threads_per_block = 32;
+  uint64_t launch_records = 0;
+
+  std::vector<Ctx> ctx;
+  std::vector<uint32_t> misses;       // finish_phase1: records with new PCs, all workers, in record order
+  std::atomic<size_t> next_piece{0};  // phases 1-2: the next piece of the batch nobody has taken yet
+  std::vector<PieceRef> piece_map;    // phase 2: who routed each piece (phases 3-4 walk pieces in order)
+  std::vector<Group> groups;
+  std::map<GroupKey, size_t> group_index;
+  EngineStats counters;
+  std::string failure;  // what the consume() call that failed threw; nonempty: every later call throws
+
+  // ---- phase 1: ids (record_ids.cpp) ---------------------------------------------------------------------
+  uint32_t node_id(const RlRecord& r);
+  uint32_t barrier_id(const RlRecord& r);
+  uint32_t find_id(const RlRecord& r, Worker& wk) const;
+  bool plausible(const RlRecord& r) const;
+  std::string check_record(const RlRecord& r) const;
+  enum class PieceState { kClean, kNewPcs, kMalformed };
+  PieceState phase1_piece(const RlRecord* recs, size_t n, size_t piece, Worker& wk);
+  bool finish_phase1(const RlRecord* recs);
+
+  // ---- phase 2: distributions and routing (distributions.cpp) --------------------------------------------
+  static std::pair<uint64_t, uint64_t> global_distribution(const RlRecord& r, Ctx& c, NodeStats& s, uint64_t* a,
+                                                           unsigned lanes);
+  static void shared_distribution(const RlRecord& r, Ctx& c, NodeStats& s);
+  void route_global(const RlRecord& r, uint32_t i, uint32_t slot, Worker& wk);
+  void phase2_piece(const RlRecord* recs, size_t n, size_t piece, unsigned w, Worker& wk);
+  void finish_routing(Worker& wk);
+  void distribute_and_route(const RlRecord& r, size_t i, Worker& wk);
+
+  // ---- phase 3: blocks (blocks.cpp) ----------------------------------------------------------------------
+  void on_barrier(const RlRecord& r, const Ctx& c, Worker& wk);
+  uint32_t warp_lanes(uint32_t warp) const;
+  void on_exit(const RlRecord& r, Worker& wk);
+  void block_step(const RlRecord& r, const Ctx& c, Sync& out, unsigned w, Worker& wk);
+  void phase3(const RlRecord* recs, size_t n, unsigned w);
+
+  // ---- shadow replay, phases 3 and 4 (shadow_replay.cpp) -------------------------------------------------
+  struct Run;
+  RegionShadow* find_region(uint64_t granule, size_t& hint);
+  Entry* global_entry(uint64_t granule, Worker& wk);
+  void flush_run(const Run& run, const RlRecord& r, const Ctx& c, Worker& wk);
+  uint64_t touch(Entry* e, uint64_t w0, uint64_t w1, bool global, const RlRecord& r, const Ctx& c, uint32_t tid,
+                 bool same_issue) const;
+  template <unsigned kSpace, bool kOneGranule, bool kDirect>
+  void replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk, Entry* page,
+                    uint64_t page_lo);
+  template <unsigned kSpace>
+  void replay_space(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk);
+  void replay_record(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk);
+  void phase4(const RlRecord* recs, size_t n, unsigned w);
+
+  // Walks what phase 2 routed to owner `w`, in record order: piece k of the batch was routed by worker
+  // piece_map[k].worker as its piece_map[k].local-th piece. The records come from all over the batch (other cores'
+  // caches), so the next ones are prefetched while the current one is replayed: their header and context, and for phase
+  // 4 (kLanes) the lane addresses; phase 3 writes the context (barrier counters), so it asks for the line to write.
+  template <bool kLanes, class T, class Visit>
+  void for_each_routed(std::vector<Routed<T>> Worker::* routed, size_t n, unsigned w, const RlRecord* recs,
+                       Visit visit) {
+    constexpr size_t kAhead = 6;
+    for (size_t piece = 0; piece < pieces_of(n); ++piece) {
+      const PieceRef& from = piece_map[piece];
+      Routed<T>& list = ((*workers[from.worker]).*routed)[w];
+      size_t j = from.local;
+      uint32_t lo = j ? list.ends[j - 1] : 0, hi = list.ends[j];
+      const T* items = list.items.data();
+      for (uint32_t x = lo; x < hi; ++x) {
+        if (x + kAhead < hi) {
+          uint32_t ahead = record_index(items[x + kAhead]);
+          const char* p = reinterpret_cast<const char*>(recs + ahead);
+          __builtin_prefetch(p);
+          if (kLanes) {
+            __builtin_prefetch(p + 64);
+            __builtin_prefetch(p + 128);
+            __builtin_prefetch(p + 192);
+            __builtin_prefetch(p + 256);
+            __builtin_prefetch(&ctx[ahead], 0);
+          } else {
+            __builtin_prefetch(&ctx[ahead], 0);
+            __builtin_prefetch(&list.sync[x + kAhead], 1);
+          }
+        }
+        visit(items[x], list, x);
+      }
+    }
+  }
+
+  // ---- the batch driver (consume.cpp) --------------------------------------------------------------------
+  void phases12(const RlRecord* recs, size_t n, unsigned w, Worker& wk);
+  void consume(const RlRecord* recs, size_t n);
+  // One parallel run of the pool; each worker adds the seconds `job` took to its busy[step].
+  template <class Job>
+  void run_timed(Job&& job) {
+    pool.run([&](unsigned w) { job(w, *workers[w]); });
+  }
+  template <class Job>
+  static void timed(Worker& wk, int step, Job&& job) {
+    auto t0 = std::chrono::steady_clock::now();
+    job();
+    wk.busy[step] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+
+  // ---- launches (launches.cpp) and allocations (allocations.cpp) -----------------------------------------
+  void begin_launch(const LaunchInfo& l);
+  void wrap_generations();
+  void end_launch(bool complete);
+  void add_allocation(uint64_t address, uint64_t size);
+  void free_allocation(uint64_t address);
+
+  // ---- the result (engine_json.cpp) and the public API's guard (engine.cpp) ------------------------------
+  std::string to_json() const;
+  void check_usable() const;
+};
+
+}  // namespace reuselens

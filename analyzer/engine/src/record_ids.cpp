@@ -1,0 +1,126 @@
+// Phase 1 of a batch (docs/engine.md, "Determinism and parallelism"): every record checked, and every memory
+// instruction and barrier given its engine-wide id, new PCs serially in record order.
+#include "engine_impl.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace reuselens {
+
+// Serial insertion of a new PC (or one seen with new access flags / a larger size: type and size of a node
+// are the union over its records).
+uint32_t Engine::Impl::node_id(const RlRecord& r) {
+  PcKey k{r.function_id, r.pc};
+  auto it = node_ids.find(k);
+  if (it != node_ids.end()) {
+    NodeInfo& n = nodes[it->second];
+    n.access |= r.access;
+    n.size = std::max(n.size, r.size);
+    return it->second;
+  }
+  if (nodes.size() >= kMaxNode) throw EngineError("more than 2^28 distinct memory instructions");
+  uint32_t id = uint32_t(nodes.size());
+  nodes.push_back(NodeInfo{r.function_id, r.pc, r.space, r.access, r.flags, r.size});
+  node_ids.emplace(k, id);
+  return id;
+}
+uint32_t Engine::Impl::barrier_id(const RlRecord& r) {
+  PcKey k{r.function_id, r.pc};
+  auto it = barrier_ids.find(k);
+  if (it != barrier_ids.end()) return it->second;
+  uint32_t id = uint32_t(barriers.size());
+  barriers.push_back(BarrierInfo{r.function_id, r.pc, r.space});
+  barrier_ids.emplace(k, id);
+  return id;
+}
+// Read-only lookup during the parallel phase; 0 = resolve serially.
+// The worker remembers the last PC it resolved (ids never change once given): consecutive records are
+// mostly the warps of one instruction, so the hash lookup is skipped for them.
+uint32_t Engine::Impl::find_id(const RlRecord& r, Worker& wk) const {
+  uint32_t id;
+  if (r.pc == wk.last_pc && r.function_id == wk.last_fn && r.type == wk.last_type) {
+    id = wk.last_id;
+  } else {
+    PcKey k{r.function_id, r.pc};
+    const auto& table = r.type == RL_REC_BARRIER ? barrier_ids : node_ids;
+    auto it = table.find(k);
+    if (it == table.end()) return 0;
+    id = it->second;
+    wk.last_pc = r.pc;
+    wk.last_fn = r.function_id;
+    wk.last_type = r.type;
+    wk.last_id = id;
+  }
+  if (r.type == RL_REC_BARRIER) return id;
+  const NodeInfo& n = nodes[id];
+  return ((n.access | r.access) == n.access && r.size <= n.size) ? id : 0;
+}
+// Fast test of what check_record spells out (this runs for every record).
+bool Engine::Impl::plausible(const RlRecord& r) const {
+  bool mem = r.type == RL_REC_MEM, bar = r.type == RL_REC_BARRIER;
+  return (mem | bar | (r.type == RL_REC_BLOCK_EXIT)) & (r.warp < warps_per_block) & (r.block < kMaxBlock) &
+         ((!mem) | ((r.space >= RL_SPACE_GLOBAL) & (r.space <= RL_SPACE_LOCAL) & (r.size != 0))) &
+         ((!bar) | ((r.space >= RL_BARRIER_BLOCK) & (r.space <= RL_BARRIER_MBARRIER)));
+}
+std::string Engine::Impl::check_record(const RlRecord& r) const {
+  if (r.type < RL_REC_MEM || r.type > RL_REC_BLOCK_EXIT) return "unknown record type " + std::to_string(r.type);
+  if (r.warp >= warps_per_block) {
+    return "warp index " + std::to_string(r.warp) + " but the block has " + std::to_string(warps_per_block) + " warps";
+  }
+  if (r.block >= kMaxBlock) return "block index " + std::to_string(r.block) + " is beyond 2^40";
+  if (r.type == RL_REC_MEM) {
+    if (r.space < RL_SPACE_GLOBAL || r.space > RL_SPACE_LOCAL) return "unknown memory space " + std::to_string(r.space);
+    if (r.size == 0) return "access size 0";
+  }
+  if (r.type == RL_REC_BARRIER && (r.space < RL_BARRIER_BLOCK || r.space > RL_BARRIER_MBARRIER)) {
+    return "unknown barrier kind " + std::to_string(r.space);
+  }
+  return std::string();
+}
+// Phase 1 of one piece. kClean: every record valid and with its id, phase 2 may follow at once.
+Engine::Impl::PieceState Engine::Impl::phase1_piece(const RlRecord* recs, size_t n, size_t piece, Worker& wk) {
+  const size_t misses_before = wk.misses.size();
+  for (size_t i = piece * kPiece, hi = std::min(n, i + kPiece); i < hi; ++i) {
+    const RlRecord& r = recs[i];
+    if (!plausible(r)) {
+      wk.error_index = i;
+      wk.error = check_record(r);
+      return PieceState::kMalformed;
+    }
+    Ctx& c = ctx[i];
+    c = Ctx{0, 0, Sync{0, 0, 0, 0}};
+    if (r.type == RL_REC_BLOCK_EXIT) continue;
+    c.id = find_id(r, wk);
+    if (!c.id) wk.misses.push_back(uint32_t(i));
+    if (r.type == RL_REC_MEM) wk.lanes += uint32_t(popcount32(r.active_mask));
+  }
+  return wk.misses.size() == misses_before ? PieceState::kClean : PieceState::kNewPcs;
+}
+
+// The first malformed record in record order wins, whatever the slicing; then new PCs get ids in order.
+// Returns true when a piece still needs phase 2 (it had new PCs).
+bool Engine::Impl::finish_phase1(const RlRecord* recs) {
+  const Worker* failed = nullptr;  // each worker stops at its first malformed record: the lowest index wins
+  for (auto& w : workers) {
+    if (w->error_index != SIZE_MAX && (!failed || w->error_index < failed->error_index)) failed = w.get();
+  }
+  if (failed) {
+    throw EngineError("record " + std::to_string(launch_records + failed->error_index) + " of launch " +
+                      std::to_string(launch.launch_id) + ": " + failed->error);
+  }
+  misses.clear();
+  for (auto& w : workers) {
+    misses.insert(misses.end(), w->misses.begin(), w->misses.end());
+    counters.lane_accesses += w->lanes;
+    w->lanes = 0;
+  }
+  std::sort(misses.begin(), misses.end());  // pieces were dealt out round-robin: back to record order
+  for (uint32_t i : misses) ctx[i].id = recs[i].type == RL_REC_MEM ? node_id(recs[i]) : barrier_id(recs[i]);
+  for (auto& w : workers) {
+    if (!w->deferred.empty()) return true;
+  }
+  return false;
+}
+}  // namespace reuselens

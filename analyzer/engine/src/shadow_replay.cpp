@@ -1,0 +1,218 @@
+// Topological Distance (paper section 3.1): each lane-granule access is labelled against the last access in its
+// shadow entry, and the labels become PCDepGraph edges (3.2.1). Shared and local records are replayed in
+// phase 3 by their block's owner, global ones in phase 4 by the owners of their granules' chunks.
+#include "engine_impl.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+namespace reuselens {
+namespace {
+
+constexpr uint64_t kLocalThreadShift = 48;
+constexpr uint64_t kCodeSynced = 1ull << 31, kCodePriorWrote = 1ull << 56;  // Run::code bits
+
+}  // namespace
+
+RegionShadow* Engine::Impl::find_region(uint64_t granule, size_t& hint) {
+  if (hint < regions.size() && regions[hint]->contains_granule(granule)) return regions[hint].get();
+  uint64_t addr = granule << 2;
+  auto it = std::upper_bound(regions.begin(), regions.end(), addr,
+                             [](uint64_t a, const std::unique_ptr<RegionShadow>& r) { return a < r->base(); });
+  if (it == regions.begin()) return nullptr;
+  --it;
+  if (!(*it)->contains_granule(granule)) return nullptr;
+  hint = size_t(it - regions.begin());
+  return it->get();
+}
+Entry* Engine::Impl::global_entry(uint64_t granule, Worker& wk) {
+  if (granule - wk.page_lo < wk.page_hi - wk.page_lo) return wk.page + (granule - wk.page_lo);
+  RegionShadow* reg = find_region(granule, wk.region_hint);
+  if (!reg) return wk.fallback.entry(0, granule);
+  Entry* e = reg->entry(granule);
+  reg->page_span(granule, wk.page_lo, wk.page_hi);
+  wk.page = e - (granule - wk.page_lo);
+  return e;
+}
+
+// Consecutive lane-granules of one record with the same outcome (edge, access kind, barrier span) are folded
+// into a run before they reach the EdgeBuffer: most lanes of a warp hit the same edge. `code` packs the
+// outcome: bits 0-27 node of the prior access (to / prior_node), bits 28-30 label, bit 31 separated by a
+// barrier (synced), bits 32-55 generation of a prior access of an earlier launch (cold edge with a
+// prior-kernel origin; 0 otherwise), bit 56 the prior access wrote. code 0 = cold with no prior access (no
+// access kind counted). The barrier an edge credits is a function of the label within one record
+// (c.sync.bar_any / c.sync.bar_block), so it need not be part of the code.
+struct Engine::Impl::Run {
+  uint64_t code = 0;
+  uint64_t accesses = 0, bytes = 0;
+};
+
+// Turns a run into its edge key (section 3.2.1) and adds its counts to the worker's EdgeBuffer.
+void Engine::Impl::flush_run(const Run& run, const RlRecord& r, const Ctx& c, Worker& wk) {
+  if (!run.accesses) return;
+  EdgeKey k;
+  k.from = c.id;
+  uint32_t node = uint32_t(run.code & kNodeMask);
+  uint8_t label = uint8_t(run.code >> 28 & 7);
+  uint32_t og = uint32_t(run.code >> 32 & kGenMask);
+  uint32_t barrier = 0;
+  if (label == kCold) {
+    if (og) {
+      k.prior_kernel = gen_kernel[og];  // data last touched by an earlier launch: cold, with its origin
+      k.prior_node = node;
+    }
+  } else {
+    k.to = node;
+    k.label = label;
+    barrier = label == kWarpDiff ? c.sync.bar_any : label == kBlock ? c.sync.bar_block : 0;
+  }
+  EdgeStats& s = wk.buffer.slot(k, barrier, wk.acc).stats;
+  s.bytes += run.bytes;
+  s.accesses += run.accesses;
+  if (run.code != 0) {  // a prior access exists: rar/raw/war/waw (current letter first)
+    unsigned cw = (r.access & RL_ACCESS_WRITE) != 0, ow = (run.code & kCodePriorWrote) != 0;
+    s.kind[cw * 2 + ow] += run.accesses;
+  }
+  if (run.code & kCodeSynced) {
+    s.synced += run.accesses;
+    s.synced_bytes += run.bytes;
+  }
+}
+
+// One lane-granule access against its shadow entry: classify (section 3.1), then install the current access.
+// `same_issue` comes from the SameIssueTable; `global` selects whether older generations are origins
+// (global memory) or stale (shared/local). Returns the outcome code (see Run).
+inline uint64_t Engine::Impl::touch(Entry* e, uint64_t w0, uint64_t w1, bool global, const RlRecord& r, const Ctx& c,
+                                    uint32_t tid, bool same_issue) const {
+  Entry old = *e;
+  e->w0 = w0;
+  e->w1 = w1;
+  uint32_t og = e_gen(old);
+  uint64_t prior_wrote = (old.w1 >> 50 & 1) << 56;
+  if (og == gen) {
+    uint64_t label;
+    if (same_issue) {
+      label = kWarpSame;
+    } else if (e_block(old) != r.block) {
+      label = kGrid;
+    } else if (e_tid(old) == tid) {
+      label = kThread;
+    } else if (e_tid(old) / 32 == r.warp) {
+      uint32_t d = (c.sync.wsync - e_wsync(old)) & kWsyncMask;
+      label = kWarpDiff | (d != 0 && d <= kWsyncMask / 2 ? 8 : 0);  // 8 << 28 = kCodeSynced
+    } else {
+      uint32_t d = (c.sync.bsync - e_bsync(old)) & kBsyncMask;
+      label = kBlock | (d != 0 && d <= kBsyncMask / 2 ? 8 : 0);
+    }
+    return e_node(old) | label << 28 | prior_wrote;
+  }
+  if (og != 0 && global) return e_node(old) | uint64_t(og) << 32 | prior_wrote;
+  return 0;
+}
+
+// All lane-granules of one record (or of the lanes `mask` routed to this worker), specialised per space, for
+// one-granule accesses (size <= 4, the common case: a run's bytes are accesses * size) and for global records
+// whose granules all lie in one shadow page of a region (kDirect: `page` + (g - `page_lo`), no lookup).
+template <unsigned kSpace, bool kOneGranule, bool kDirect>
+void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk, Entry* page,
+                                uint64_t page_lo) {
+  constexpr bool global = kSpace == RL_SPACE_GLOBAL;
+  const bool write = (r.access & RL_ACCESS_WRITE) != 0;
+  const uint32_t size = r.size;
+  const uint64_t granules = kOneGranule ? 1 : (size + 3) / 4;
+  const uint64_t w0 = pack_w0(gen, c.id, c.sync.wsync);
+  const uint64_t w1_base = pack_w1(r.block, 0, write, c.sync.bsync);
+  const bool check_same = kSpace != RL_SPACE_LOCAL && !(c.flags & kNoOverlap);
+  const bool filter = global && !kDirect && W > 1 && !(c.flags & kOneChunk);  // lanes may span other owners
+  if (check_same) wk.same.begin(size_t(popcount32(mask)) * granules);
+  BlockState* bs = global ? nullptr : &wk.block_state(r.block);
+  const uint32_t warp_tid = uint32_t(r.warp) * 32;
+  Run run;
+  auto flush = [&]() {
+    if (kOneGranule) run.bytes = run.accesses * size;
+    flush_run(run, r, c, wk);
+  };
+  for (uint32_t m = mask; m; m &= m - 1) {
+    unsigned lane = unsigned(__builtin_ctz(m));
+    uint32_t tid = warp_tid + lane;
+    uint64_t w1 = w1_base | uint64_t(tid) << 40;
+    uint64_t g0 = r.addr[lane] >> 2;
+    for (uint64_t k = 0; k < granules; ++k) {
+      uint64_t g = g0 + k;
+      Entry* e;
+      if (kDirect) {
+        e = page + (g - page_lo);
+      } else if (global) {
+        if (filter && owner_of(chunk_of(g), W) != w) continue;
+        e = global_entry(g, wk);
+      } else if (kSpace == RL_SPACE_SHARED) {
+        e = bs->shared.entry(0, g);
+      } else {
+        e = bs->local.entry(uint64_t(tid) << kLocalThreadShift, g);
+      }
+      bool same = check_same && wk.same.seen(g);
+      uint64_t code = touch(e, w0, w1, global, r, c, tid, same);
+      if (code != run.code) {
+        flush();
+        run.code = code;
+        run.accesses = run.bytes = 0;
+      }
+      run.accesses += 1;
+      if (!kOneGranule) run.bytes += std::min<uint64_t>(4, size - 4 * k);
+    }
+  }
+  flush();
+}
+
+template <unsigned kSpace>
+void Engine::Impl::replay_space(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk) {
+  if (r.size <= 4) {
+    replay_lanes<kSpace, true, false>(r, c, mask, w, wk, nullptr, 0);
+  } else {
+    replay_lanes<kSpace, false, false>(r, c, mask, w, wk, nullptr, 0);
+  }
+}
+
+void Engine::Impl::replay_record(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk) {
+  switch (r.space) {
+    case RL_SPACE_GLOBAL:
+      if ((c.flags & kOneChunk) && mask) {
+        // One chunk = 256 granules; when it lies inside one shadow page of a region, index the page directly.
+        // global_entry on the first lane's granule charges that page exactly as the lane itself would.
+        uint64_t g = r.addr[__builtin_ctz(mask)] >> 2, chunk_lo = chunk_of(g) << 8;
+        global_entry(g, wk);
+        if (chunk_lo - wk.page_lo < wk.page_hi - wk.page_lo && chunk_lo + 256 <= wk.page_hi) {
+          if (r.size <= 4) {
+            return replay_lanes<RL_SPACE_GLOBAL, true, true>(r, c, mask, w, wk, wk.page, wk.page_lo);
+          }
+          return replay_lanes<RL_SPACE_GLOBAL, false, true>(r, c, mask, w, wk, wk.page, wk.page_lo);
+        }
+      }
+      return replay_space<RL_SPACE_GLOBAL>(r, c, mask, w, wk);
+    case RL_SPACE_SHARED:
+      return replay_space<RL_SPACE_SHARED>(r, c, mask, w, wk);
+    default:
+      return replay_space<RL_SPACE_LOCAL>(r, c, mask, w, wk);
+  }
+}
+
+void Engine::Impl::phase4(const RlRecord* recs, size_t n, unsigned w) {
+  Worker& wk = *workers[w];
+  if (W == 1) {
+    for (size_t i = 0; i < n; ++i) {
+      const RlRecord& r = recs[i];
+      if (r.type == RL_REC_MEM && r.space == RL_SPACE_GLOBAL) replay_record(r, ctx[i], r.active_mask, 0, wk);
+    }
+  } else {
+    for_each_routed<true>(&Worker::by_chunk, n, w, recs, [&](const Item& it, Routed<Item>&, uint32_t) {
+      const RlRecord& r = recs[it.index];
+      Ctx full = ctx[it.index];
+      full.sync = (*workers[piece_map[it.index / kPiece].worker]).by_block[block_owner(r.block, W)].sync[it.slot];
+      replay_record(r, full, it.mask, w, wk);
+    });
+  }
+  wk.buffer.flush(wk.acc);
+}
+}  // namespace reuselens

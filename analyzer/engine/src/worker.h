@@ -1,0 +1,92 @@
+// The state one analysis worker owns: its share of a launch's aggregates, the blocks and global chunks it owns,
+// what it routed in the current batch, and the lookups it caches between records.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "batch.h"
+#include "edge_buffer.h"
+#include "same_issue.h"
+#include "shadow.h"
+#include "stats.h"
+
+namespace reuselens {
+namespace detail {
+
+// Barrier counters of one warp of the open launch (docs/engine.md, "Barriers").
+struct WarpState {
+  uint32_t bsync = 0, wsync = 0, bar_block = 0, bar_any = 0;
+};
+
+// Everything the engine keeps about one running block; only the worker owning the block touches it.
+struct BlockState {
+  explicit BlockState(Budget* b) : shared(b), local(b) {}
+  PagedShadow shared, local;
+  WarpState warps[32];
+  uint32_t exited[32] = {0};  // per warp: lanes that executed EXIT so far
+  uint32_t warps_done = 0;
+};
+
+struct Worker {
+  explicit Worker(Budget* b) : budget(b), fallback(b) {}
+  Budget* budget;
+  Accumulator acc;                                  // this launch, this worker
+  std::unordered_map<uint64_t, BlockState> blocks;  // running blocks this worker owns
+  PagedShadow fallback;                             // global granules outside allocations, owned chunks
+  SameIssueTable same;
+  EdgeBuffer buffer;
+  std::vector<Routed<uint32_t>> by_block;  // phase 2 output, per block owner: record indices
+  std::vector<Routed<Item>> by_chunk;      // phase 2 output, per chunk owner: global lanes
+  std::vector<uint32_t> misses;            // phase 1: records whose PC is new (or changed)
+  size_t error_index = SIZE_MAX;           // phase 1: first malformed record this worker met
+  std::vector<uint32_t> deferred;          // pieces with new PCs: phase 2 after their insertion
+  uint32_t pieces_routed = 0;              // pieces this worker ran phase 2 on, this batch
+  double busy[5] = {0, 0, 0, 0, 0};        // seconds in each step of the current batch
+  std::string error;
+  uint64_t lanes = 0;
+  uint64_t last_pc = 0;  // phase 1: last PC resolved to an id (find_id)
+  uint32_t last_fn = 0, last_id = 0;
+  uint8_t last_type = 0;  // 0: nothing cached yet
+  uint64_t last_block = ~0ull;
+  BlockState* last_state = nullptr;
+  BlockState& block_state(uint64_t block) {
+    if (block != last_block) {
+      last_state = &blocks.try_emplace(block, budget).first->second;
+      last_block = block;
+    }
+    return *last_state;
+  }
+  void drop_block(uint64_t block) {
+    blocks.erase(block);
+    last_block = ~0ull;
+    last_state = nullptr;
+  }
+  std::vector<uint64_t> scratch;
+  size_t region_hint = 0;
+  uint64_t page_lo = 0, page_hi = 0;  // cached shadow page of a region: granules [page_lo, page_hi)
+  Entry* page = nullptr;
+  NodeStats* stats_for(uint32_t node) {
+    if (node != last_node) {
+      last_stats = &acc.nodes[node];
+      last_node = node;
+    }
+    return last_stats;
+  }
+  void reset_launch() {
+    acc.clear();
+    blocks.clear();
+    last_block = ~0ull;
+    last_state = nullptr;
+    last_node = 0;
+    last_stats = nullptr;
+  }
+  uint32_t last_node = 0;
+  NodeStats* last_stats = nullptr;
+};
+
+}  // namespace detail
+}  // namespace reuselens
