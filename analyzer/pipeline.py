@@ -7,17 +7,17 @@ after that is computed here once, for both paths.
 
 from __future__ import annotations
 
-import json
 import logging
 from pathlib import Path
 from typing import Any, Callable
 
 from reuselens.analyzer import __version__
-from reuselens.analyzer.errors import ReuseLensError, TraceError
+from reuselens.analyzer import engine_result
+from reuselens.analyzer.engine_result import ONLINE_ANALYSIS
+from reuselens.analyzer.errors import ReuseLensError
 from reuselens.analyzer.rundir import RunDirectory, open_run
 
 log = logging.getLogger(__name__)
-ONLINE_ANALYSIS = "analysis.json"
 Progress = Callable[..., None]
 
 
@@ -25,22 +25,15 @@ def _no_progress(stage: str, done: float = 0, total: float | None = None) -> Non
     return None
 
 
-def engine_result(run: RunDirectory, workers: int | None, progress: Progress) -> dict[str, Any]:
+def engine_aggregates(run: RunDirectory, workers: int | None, progress: Progress) -> dict[str, Any]:
     """The engine's aggregates: online result if the collector wrote one, else a replay of the traces."""
     online = run.path / ONLINE_ANALYSIS
     if online.is_file():
-        try:
-            result = json.loads(online.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise TraceError(f"{online}: unreadable online analysis ({error}); delete it to replay traces") from error
-        if not isinstance(result, dict) or result.get("format") != "reuselens-engine" \
-                or result.get("version") != 1 or not isinstance(result.get("kernels"), list):
-            raise TraceError(f"{online}: not a version-1 ReuseLens engine result; delete it to replay traces")
-        return result
-    from reuselens.analyzer.replay import analyze_run as replay
+        return engine_result.load(online)
+    from reuselens.analyzer.replay import replay_run
 
     progress("replay traces")
-    return replay(run.path, workers=workers)
+    return replay_run(run.path, workers=workers)
 
 
 def _attach_names(run: RunDirectory, result: dict[str, Any], from_online: bool) -> None:
@@ -149,7 +142,7 @@ def _kernel_location(mapper: Any, kernel: dict[str, Any], notes: list[str]) -> A
         return None
 
 
-def analyze_run(run_dir: str | Path, settings: dict[str, Any] | None = None, *, workers: int | None = None,
+def build_report(run_dir: str | Path, settings: dict[str, Any] | None = None, *, workers: int | None = None,
                 prefix_map: dict[str, str] | None = None, progress: Progress | None = None,
                 write: bool = True) -> dict[str, Any]:
     """Analyse a run directory and (by default) write RUN/report.json. Returns the report dict."""
@@ -160,7 +153,7 @@ def analyze_run(run_dir: str | Path, settings: dict[str, Any] | None = None, *, 
     progress = progress or _no_progress
     run = open_run(run_dir)
     effective = {**DEFAULT_SETTINGS, **(settings or {})}
-    result = engine_result(run, workers, progress)
+    result = engine_aggregates(run, workers, progress)
     kernels = result.get("kernels")
     if not isinstance(kernels, list):
         raise ReuseLensError(f"{run.path}: the engine produced no kernel list")

@@ -5,13 +5,12 @@ analyzer.rundir) and the trace files (docs/trace-format.md, docs/run-directory.m
 records in launch order and returns the engine's aggregates as a dict (docs/report-format.md,
 nodes/edges/barriers), with function ids resolved to the mangled names that ``run.json`` lists.
 
-Public API: :data:`RECORD_DTYPE`, :data:`HEADER_DTYPE`, :func:`read_trace`, :func:`analyze_run`,
+Public API: :data:`RECORD_DTYPE`, :data:`HEADER_DTYPE`, :func:`read_trace`, :func:`replay_run`,
 :func:`analyze_records`.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +18,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from reuselens.analyzer import replay_manifest
+from reuselens.analyzer import engine_result, replay_manifest
 from reuselens.analyzer.errors import TraceError
 from reuselens.analyzer.replay_manifest import Allocation
 from reuselens.analyzer.rundir import MANIFEST, open_run
@@ -165,7 +164,7 @@ def _feed(engine: Any, records: np.ndarray, path: Path) -> None:
             raise TraceError(f"{path}: {exc}") from exc
 
 
-def analyze_run(
+def replay_run(
     run_dir: str | os.PathLike[str], workers: int | None = None, shadow_budget_bytes: int = 8 << 30
 ) -> dict[str, Any]:
     """Replay every trace of a run directory, in launch order, and return the engine's result.
@@ -202,7 +201,7 @@ def analyze_run(
         engine.end_launch(complete=reason is None)
         if reason:
             partial.append({"launch": launch.id, "reason": reason})
-    result = json.loads(engine.to_json())
+    result = engine_result.from_engine(engine)
     resolve_names(result, functions, notes)
     result["partial"] = partial
     result["notes"] = notes
@@ -232,7 +231,7 @@ def analyze_records(
         for start in range(0, len(records), CHUNK_RECORDS):
             engine.consume(records[start : start + CHUNK_RECORDS])
         engine.end_launch(complete=launch.get("complete", True))
-    return json.loads(engine.to_json())
+    return engine_result.from_engine(engine)
 
 
 def resolve_names(result: dict[str, Any], functions: dict[int, dict[str, Any]], notes: list[str]) -> None:

@@ -1,7 +1,8 @@
 """report.json (docs/report-format.md, version 1): load and save with format/version checks.
 
-Public API: :data:`FORMAT`, :data:`VERSION`, :func:`load`, :func:`save`. Problems reach the user as one
-ReportError sentence naming the file.
+Public API: :data:`FORMAT`, :data:`VERSION`, :func:`load`, :func:`parse`, :func:`save`. Problems reach the user
+as one ReportError sentence naming the file. Only this module parses report.json: the language server reads the
+bytes itself (size cap, regular files only) and hands them to :func:`parse`.
 """
 
 from __future__ import annotations
@@ -22,16 +23,21 @@ def load(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Read and check a report: JSON object, ``format`` = reuselens-report, ``version`` = 1, a kernel list."""
     path = Path(path)
     try:
-        data = json.loads(path.read_bytes())
+        raw = path.read_bytes()
     except FileNotFoundError:
         raise ReportError(f"{path}: no such report (analyse the run first)") from None
-    except (OSError, ValueError) as error:
-        raise ReportError(f"{path}: not readable as JSON ({error})") from None
-    return validate(data, path)
+    except OSError as error:
+        raise _unreadable(path, error) from None
+    return parse(raw, path)
 
 
-def validate(data: Any, path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The parsed report if it is one this build reads; ReportError naming ``path`` otherwise."""
+def parse(raw: bytes, path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The report in ``raw`` (the bytes of ``path``) if it is one this build reads; ReportError naming ``path``
+    otherwise."""
+    try:
+        data = json.loads(raw)
+    except ValueError as error:
+        raise _unreadable(path, error) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ReportError(f"{path}: not a ReuseLens report (format is not {FORMAT!r})")
     if data.get("version") != VERSION:
@@ -39,6 +45,10 @@ def validate(data: Any, path: str | os.PathLike[str]) -> dict[str, Any]:
     if not isinstance(data.get("kernels"), list):
         raise ReportError(f"{path}: report has no kernel list")
     return data
+
+
+def _unreadable(path: str | os.PathLike[str], error: Exception) -> ReportError:
+    return ReportError(f"{path}: not readable as JSON ({error})")
 
 
 def save(report: dict[str, Any], path: str | os.PathLike[str]) -> Path:

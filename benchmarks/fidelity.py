@@ -26,6 +26,7 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
 from reuselens.analyzer import replay  # noqa: E402  (the trace format's one reader)
+from reuselens.analyzer.rundir import open_run  # noqa: E402  (run.json's one reader)
 
 REC_MEM, SPACE_GLOBAL, SPACE_SHARED, SPACE_LOCAL = 1, 1, 2, 3
 READ, WRITE = 1, 2
@@ -211,7 +212,7 @@ def derive(records: np.ndarray) -> dict[str, int]:
 
 
 def run_counts(run_dir: Path) -> list[tuple[str, dict[str, int]]]:
-    manifest = json.loads((run_dir / "run.json").read_text())
+    manifest = open_run(run_dir).manifest
     out = []
     for launch in manifest["launches"]:
         if not launch.get("instrumented"):
@@ -366,7 +367,7 @@ def main(argv: list[str] | None = None) -> int:
     print_table(table, labels)
     flushes = []
     for d in run_dirs:
-        m = json.loads((d / "run.json").read_text())
+        m = open_run(d).manifest
         flushes.append(sum(int(l.get("flushes", 0)) for l in m["launches"]))
     compared = sum(1 for r in table if r["match"] is not None and r["ncu"] is not None)
     print(f"\n{compared} counts compared over {len(ncu_rows)} launches; {mismatches} mismatch(es); "

@@ -1,15 +1,15 @@
-"""Reading report.json for the server: the analyzer's reader (analyzer.report.load, which checks format and
-version and raises ReportError) plus a digest of the bytes it read."""
+"""Reading report.json for the server: the bytes are read here, within the server's limits (regular files only,
+a size cap), and parsed by the analyzer's one report reader (analyzer.report.parse: format and version checks,
+ReportError); plus a digest of those bytes."""
 
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
 from reuselens.analyzer.errors import ReportError
-from reuselens.analyzer.report import FORMAT, VERSION, validate
+from reuselens.analyzer.report import FORMAT, VERSION, parse
 from reuselens.lsp_server.source_files import MAX_REPORT_BYTES, UnreadableFile, read_capped
 
 __all__ = ["FORMAT", "VERSION", "load"]
@@ -26,9 +26,5 @@ def load(path: str | Path) -> tuple[dict[str, Any], str]:
         raise ReportError(f"{path}: not read: {error}") from None
     except OSError as error:
         raise ReportError(f"{path}: not readable ({error.strerror})") from None
-    try:
-        data = json.loads(raw)
-    except ValueError as error:
-        raise ReportError(f"{path}: not readable as JSON ({error})") from None
     # One read: the digest and the report come from the same bytes even if the file is replaced meanwhile.
-    return validate(data, path), hashlib.sha256(raw).hexdigest()
+    return parse(raw, path), hashlib.sha256(raw).hexdigest()

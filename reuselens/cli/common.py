@@ -41,11 +41,11 @@ def prefix_map_from_args(args: argparse.Namespace) -> dict[str, str]:
 
 
 def analyze(run_dir: Path, args: argparse.Namespace, *, progress: Any = None) -> dict[str, Any]:
-    from reuselens.analyzer.pipeline import analyze_run
+    from reuselens.analyzer.pipeline import build_report
 
     if getattr(args, "workers", None) is not None and args.workers < 1:
         raise SettingsError("--workers must be at least 1")
-    return analyze_run(run_dir, settings_from_args(args), workers=getattr(args, "workers", None),
+    return build_report(run_dir, settings_from_args(args), workers=getattr(args, "workers", None),
                        prefix_map=prefix_map_from_args(args), progress=progress)
 
 

@@ -49,17 +49,24 @@ def select_kernel(report: dict[str, Any], selector: str | None) -> dict[str, Any
     return matches[0]
 
 
+def _render(kernel: dict[str, Any], fmt: str) -> str:
+    if fmt == "html":
+        from reuselens.analyzer.reporters.graph_html import render_html
+
+        return render_html(kernel)
+    if fmt == "dot":
+        from reuselens.analyzer.reporters.graph_dot import to_dot
+
+        return to_dot(kernel)
+    from reuselens.analyzer.reporters.graph_graphml import to_graphml
+
+    return to_graphml(kernel)
+
+
 def run(args: argparse.Namespace) -> int:
     report = load_report_input(args.input, args)
     kernel = select_kernel(report, args.kernel)
-    if args.format == "html":
-        from reuselens.analyzer.graph_html import render_html
-
-        text = render_html(kernel)
-    else:
-        from reuselens.analyzer import export
-
-        text = export.to_dot(kernel) if args.format == "dot" else export.to_graphml(kernel)
+    text = _render(kernel, args.format)
     if args.output:
         write_output(args.output, text)
     else:

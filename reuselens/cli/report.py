@@ -7,7 +7,11 @@ import sys
 from pathlib import Path
 
 from reuselens.cli.common import add_analysis_options, load_report_input, positive_int, write_output
-from reuselens.analyzer.findings_export import finding_rows, to_csv, to_json, to_sarif, to_table
+from reuselens.analyzer.reporters.findings_csv import to_csv
+from reuselens.analyzer.reporters.findings_json import to_json
+from reuselens.analyzer.reporters.findings_rows import finding_rows
+from reuselens.analyzer.reporters.findings_sarif import to_sarif
+from reuselens.analyzer.reporters.findings_table import to_table
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

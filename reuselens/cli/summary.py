@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
-from reuselens.analyzer.findings_export import finding_rows, to_table
+from reuselens.analyzer.reporters.findings_rows import finding_rows
+from reuselens.analyzer.reporters.findings_table import to_table
 from reuselens.analyzer.reportview import kernel_title
 from reuselens.analyzer.units import format_bytes
 

@@ -108,11 +108,11 @@ def test_profile_without_a_gpu_is_one_line(capsys, tmp_path):
 
 
 def test_online_analysis_is_used_instead_of_traces(capsys, microbench_run, tmp_path):
-    from reuselens.analyzer.replay import analyze_run as replay
+    from reuselens.analyzer.replay import replay_run
 
     assert run_cli(capsys, "analyze", microbench_run, "--quiet")[0] == 0
     from_traces = json.loads((microbench_run / "report.json").read_text())
-    online = replay(microbench_run, workers=1)
+    online = replay_run(microbench_run, workers=1)
     (microbench_run / "analysis.json").write_text(json.dumps(online))
     shutil.rmtree(microbench_run / "traces")
     assert run_cli(capsys, "analyze", microbench_run, "--quiet")[0] == 0

@@ -13,8 +13,7 @@ from reuselens.collector.manifest import read_back
 from reuselens.cli.main import main
 from reuselens.analyzer.errors import RunDirectoryError
 from reuselens.analyzer.lineinfo import SourceMapper
-from reuselens.analyzer.replay import RECORD_BYTES
-from reuselens.analyzer.replay import analyze_run as replay
+from reuselens.analyzer.replay import RECORD_BYTES, replay_run
 
 RUNS = Path(__file__).resolve().parents[1] / "data" / "runs"
 DEMO_SOURCE = Path(sys.modules["reuselens"].__file__).parent / "demo" / "src" / "demo.cu"
@@ -130,7 +129,7 @@ def test_a_broken_run_json_reads_the_same_everywhere(capsys, microbench_run, con
         code, _, err = run_cli(capsys, *argv)
         assert_one_line_error(code, err, message)
         seen.add(err.strip().removeprefix("reuselens: error: ").split(" (")[0])
-    for reader in (lambda: replay(microbench_run), lambda: SourceMapper.from_run(microbench_run)):
+    for reader in (lambda: replay_run(microbench_run), lambda: SourceMapper.from_run(microbench_run)):
         with pytest.raises(RunDirectoryError) as info:
             reader()
         seen.add(str(info.value).split(" (")[0])

@@ -47,7 +47,7 @@ def test_fit_keeps_both_ends():
 
 
 def test_finding_table_columns_stay_narrow_for_library_kernels():
-    from reuselens.analyzer.findings_export import TABLE_NAME_WIDTH, to_table
+    from reuselens.analyzer.reporters.findings_table import TABLE_NAME_WIDTH, to_table
     row = {"rank": 1, "severity": "information", "location": f"kernel {TORCH_CLAMP}", "file": None,
            "kernel": short_kernel_name({"name": TORCH_CLAMP}), "kernel_id": "k3", "pattern": "streaming-access",
            "waste_bytes": 1 << 20, "waste_basis": "bytes", "share": 0.5, "message": "streams: reads 1.0 MB once"}

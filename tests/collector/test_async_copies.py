@@ -87,9 +87,9 @@ def test_counts_equal_nsight_compute():
 def test_engine_wavefronts_of_ldmatrix_equal_nsight_compute():
     """The engine's lane-group rule (section 3.2.2: 16-byte accesses in groups of 8 lanes) on the LDSM records
     gives the shared-load wavefronts ncu counted for them: one per 8x8 matrix."""
-    from reuselens.analyzer.replay import analyze_run
+    from reuselens.analyzer.replay import replay_run
 
-    result = analyze_run(RUN, workers=1)
+    result = replay_run(RUN, workers=1)
     for kernel, matrices in (("_Z13ldmatrix_rowsILi1EEvPK5uint4Pj", 1), ("_Z13ldmatrix_rowsILi4EEvPK5uint4Pj", 4)):
         (k,) = [k for k in result["kernels"] if k["mangled"] == kernel]
         reads = [n for n in k["nodes"] if n["space"] == "shared" and n["type"] == "read"]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from reuselens.analyzer.replay import analyze_run
+from reuselens.analyzer.replay import replay_run
 
 RUNS = Path(__file__).resolve().parents[1] / "data" / "runs"
 MICRO = RUNS / "microbench"
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.skipif(not (MICRO / "ncu.csv").exists(), reason="no rec
 
 @pytest.fixture(scope="module")
 def micro():
-    out = analyze_run(MICRO, workers=2)
+    out = replay_run(MICRO, workers=2)
     return {launch: k for k in out["kernels"] for launch in k["launches"]}
 
 
@@ -79,7 +79,7 @@ def test_consumer_sees_producer_as_prior_kernel(micro):
 
 
 def test_faulted_launch_is_partial():
-    out = analyze_run(RUNS / "kernel_fault", workers=1)
+    out = replay_run(RUNS / "kernel_fault", workers=1)
     bad = [k for k in out["kernels"] if k["partial_launches"]]
     assert [k["mangled"] for k in bad] == ["_Z10bad_kernelPf"]
     assert [p["launch"] for p in out["partial"]] == bad[0]["partial_launches"]

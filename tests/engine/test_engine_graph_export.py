@@ -7,10 +7,13 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from reuselens.analyzer import export, report
+from reuselens.analyzer import report
 from reuselens.analyzer.errors import ReportError
 from reuselens.analyzer.graph import (annotate_kernel, build_graph, closed_subgraphs, r_coal, r_conf, reuse_intensity,
                             reuse_ratio, w_out, w_total)
+from reuselens.analyzer.reporters.graph_accelprof import to_accelprof
+from reuselens.analyzer.reporters.graph_dot import to_dot
+from reuselens.analyzer.reporters.graph_graphml import to_graphml
 
 from engine_records import SHARED, WRITE, mem, warp_addrs
 from test_engine_labels import A, listing2_rows, node, run
@@ -95,12 +98,12 @@ def test_report_round_trip_and_errors(tmp_path):
 def test_exports():
     k = two_objects()
     k["mangled"] = "_Z1kPf"
-    root = ET.fromstring(export.to_graphml(k))
+    root = ET.fromstring(to_graphml(k))
     ns = {"g": "http://graphml.graphdrawing.org/xmlns"}
     assert len(root.findall(".//g:node", ns)) == 6 and len(root.findall(".//g:edge", ns)) == len(k["edges"])
-    dot = export.to_dot(k)
+    dot = to_dot(k)
     assert dot.startswith('digraph "_Z1kPf" {') and dot.count("->") == len(k["edges"])
-    ap = export.to_accelprof(k)
+    ap = to_accelprof(k)
     rows = {(e["current_pc"], e["ancient_pc"]): e for e in ap["edges"]}
     assert rows[(0x20, 0x10)]["dist"]["intra_thread"] == 32
     assert rows[(0x40, 0x30)]["dist"]["intra_block"] == 32 and rows[(0x10, None)]["cold"] == 32

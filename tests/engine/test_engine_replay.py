@@ -10,7 +10,7 @@ import pytest
 
 from reuselens.analyzer import _engine
 from reuselens.analyzer.errors import RunDirectoryError, TraceError
-from reuselens.analyzer.replay import HEADER_DTYPE, RECORD_DTYPE, analyze_run, read_trace
+from reuselens.analyzer.replay import HEADER_DTYPE, RECORD_DTYPE, read_trace, replay_run
 
 from engine_records import WRITE, mem, records, warp_addrs, write_trace
 
@@ -51,8 +51,8 @@ def writer_reader():
             1: records([mem(0x20, warp_addrs(A), fid=1), mem(0x30, warp_addrs(A), fid=1)])}
 
 
-def test_analyze_run_resolves_names_and_prior_kernel(tmp_path):
-    out = analyze_run(make_run(tmp_path, writer_reader()), workers=2)
+def test_replay_run_resolves_names_and_prior_kernel(tmp_path):
+    out = replay_run(make_run(tmp_path, writer_reader()), workers=2)
     assert [k["mangled"] for k in out["kernels"]] == ["_Z6writerPf", "_Z6readerPf"]
     reader = out["kernels"][1]
     assert {n["function"] for n in reader["nodes"][1:]} == {"_Z6readerPf"}
@@ -107,7 +107,7 @@ def test_crashed_run_keeps_whole_records_and_is_partial(tmp_path):
     (run / "run.json").write_text(json.dumps(manifest))
     t = read_trace(tmp_path / "traces" / "1.rltrace")
     assert len(t.records) == 2 and not t.complete and "last record cut short" in t.partial_reason
-    out = analyze_run(run, workers=1)
+    out = replay_run(run, workers=1)
     assert out["kernels"][1]["partial_launches"] == [1]
     assert out["partial"][0]["launch"] == 1
     assert sum(e["accesses"] for e in out["kernels"][1]["edges"]) == 64
@@ -117,7 +117,7 @@ def test_trace_of_another_launch(tmp_path):
     run = make_run(tmp_path, writer_reader())
     (run / "traces" / "1.rltrace").write_bytes((run / "traces" / "0.rltrace").read_bytes())
     with pytest.raises(TraceError, match="belongs to launch 0"):
-        analyze_run(run)
+        replay_run(run)
 
 
 def test_malformed_record_names_the_file(tmp_path):
@@ -125,12 +125,12 @@ def test_malformed_record_names_the_file(tmp_path):
     bad["warp"] = 77
     run = make_run(tmp_path, {0: bad})
     with pytest.raises(TraceError, match=r"0\.rltrace: record 0 of launch 0: warp index 77 but the block has 1 warps"):
-        analyze_run(run)
+        replay_run(run)
 
 
 def test_not_a_run_directory(tmp_path):
     with pytest.raises(RunDirectoryError, match=r"not a run directory \(no run.json"):
-        analyze_run(tmp_path)
+        replay_run(tmp_path)
 
 
 RUNS = sorted(p.parent for p in DATA.glob("*/run.json")) if DATA.exists() else []
@@ -139,8 +139,8 @@ RUNS = sorted(p.parent for p in DATA.glob("*/run.json")) if DATA.exists() else [
 @pytest.mark.skipif(not RUNS, reason="no recorded GPU runs under tests/data/runs yet")
 @pytest.mark.parametrize("run_dir", RUNS, ids=[p.name for p in RUNS])
 def test_recorded_runs_replay_identically_with_one_and_two_workers(run_dir):
-    one = analyze_run(run_dir, workers=1)
-    two = analyze_run(run_dir, workers=2)
+    one = replay_run(run_dir, workers=1)
+    two = replay_run(run_dir, workers=2)
     assert one["kernels"] == two["kernels"]
     for k in one["kernels"]:
         assert sum(e["bytes"] for e in k["edges"]) == sum(n["bytes"] for n in k["nodes"])

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from reuselens.analyzer.replay import analyze_run, resolve_names
+from reuselens.analyzer.replay import replay_run, resolve_names
 
 REPO = Path(__file__).resolve().parents[2]
 RUNS = sorted(p.parent for p in [*(REPO / "tests/data/runs").glob("*/analysis.json"),
@@ -30,7 +30,7 @@ def test_online_result_equals_replay(run_dir, workers):
     resolve_names(online, functions, [])
     if workers == "as online":
         workers = online["stats"]["workers"]
-    replayed = analyze_run(run_dir, workers=workers)
+    replayed = replay_run(run_dir, workers=workers)
     assert online["kernels"] == replayed["kernels"]
     for key in ("records", "lane_accesses"):
         assert online["stats"][key] == replayed["stats"][key], key

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from reuselens.analyzer.errors import RunDirectoryError
-from reuselens.analyzer.replay import analyze_run
+from reuselens.analyzer.replay import replay_run
 
 from engine_records import mem, records, warp_addrs, write_trace
 
@@ -72,11 +72,11 @@ def test_malformed_field_is_one_error_naming_run_json_and_the_field(tmp_path, ca
     edit, message = CASES[case]
     run = make_run(tmp_path, edit)
     with pytest.raises(RunDirectoryError, match=r"run\.json: " + message):
-        analyze_run(run, workers=1)
+        replay_run(run, workers=1)
 
 
 def test_well_formed_run_still_replays(tmp_path):
-    out = analyze_run(make_run(tmp_path, lambda m: None), workers=1)
+    out = replay_run(make_run(tmp_path, lambda m: None), workers=1)
     assert out["kernels"][0]["launches"] == [0] and out["kernels"][0]["mangled"] == "_Z1kv"
 
 

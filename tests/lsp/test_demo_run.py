@@ -42,14 +42,14 @@ def expected_lines(report: dict) -> Counter:
 @pytest.fixture
 def workspace(tmp_path) -> Path:
     """The demo sources plus the recorded run, analysed now (the run is committed without report.json)."""
-    from reuselens.analyzer.pipeline import analyze_run
+    from reuselens.analyzer.pipeline import build_report
 
     assert (DEMO / "run" / "run.json").is_file(), "the bundled demo run is missing from reuselens/demo/run"
     ws = tmp_path / "ws"
     shutil.copytree(DEMO / "src", ws / "src")
     shutil.copytree(DEMO / "run", ws / ".reuselens" / "run")
     (ws / ".reuselens" / "run" / "report.json").unlink(missing_ok=True)
-    analyze_run(ws / ".reuselens" / "run")
+    build_report(ws / ".reuselens" / "run")
     return ws
 
 

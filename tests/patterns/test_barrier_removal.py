@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from reuselens.analyzer.findings_export import finding_rows, to_sarif
+from reuselens.analyzer.reporters.findings_rows import finding_rows
+from reuselens.analyzer.reporters.findings_sarif import to_sarif
 from reuselens.analyzer.patterns import find_findings
 from pattern_kernels import KernelBuilder
 

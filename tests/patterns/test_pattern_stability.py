@@ -191,10 +191,10 @@ def test_bank_conflict_share_is_a_share_of_shared_wavefronts():
     """A bank conflict serializes cycles, it moves no extra byte: its share is of the kernel's wavefronts."""
     from pathlib import Path
 
-    from reuselens.analyzer.pipeline import analyze_run
+    from reuselens.analyzer.pipeline import build_report
 
     demo = Path(__import__("reuselens").__file__).parent / "demo" / "run"
-    report = analyze_run(demo, write=False)
+    report = build_report(demo, write=False)
     transpose = next(k for k in report["kernels"] if k["mangled"].startswith("_Z15transpose_naive"))
     finding = next(f for f in transpose["findings"] if f["pattern"] == "bank-conflict")
     total = sum(v * c for n in transpose["nodes"] if n.get("space") == "shared" for v, c in n["wavefronts"])

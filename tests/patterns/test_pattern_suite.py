@@ -1,7 +1,7 @@
 """Issue #8 pattern suite: tests/gpu/pattern_suite.cu has an implant and a control kernel for every pattern id.
 
 The run recorded on the H200 (tests/data/runs/pattern_suite: run.json, modules/, traces/) is replayed through
-analyzer.pipeline.analyze_run; per pattern, the implant kernel must carry a finding of that pattern on a line
+analyzer.pipeline.build_report; per pattern, the implant kernel must carry a finding of that pattern on a line
 marked `// implant: <pattern-id>`, and the control kernel none of it (and nothing but the allowed others of
 pattern_suite_checks.ALLOWED_IN_CONTROL). The static tests check the source itself and that the implanted
 accesses survive nvcc -O3 (SASS instruction counts); the live GPU version is in tests/gpu/patterns/.
@@ -32,12 +32,12 @@ IDS = sorted(PATTERNS)
 @functools.cache
 def recorded_report() -> dict[str, Any]:
     """The recorded run analysed with the default thresholds (on a copy: the pipeline may write next to it)."""
-    from reuselens.analyzer.pipeline import analyze_run
+    from reuselens.analyzer.pipeline import build_report
 
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / "pattern_suite"
         shutil.copytree(RUN, copy)
-        return analyze_run(copy, None, write=False)
+        return build_report(copy, None, write=False)
 
 
 def report_or_fail() -> dict[str, Any]:

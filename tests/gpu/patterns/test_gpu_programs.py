@@ -60,7 +60,7 @@ def test_profiling_the_before_program_finds_its_pattern(case, tmp_path):
 @pytest.fixture(scope="module")
 def suite_report(tmp_path_factory):
     """tests/gpu/pattern_suite.cu built as tests/gpu/Makefile does, profiled with traces, then analysed."""
-    from reuselens.analyzer.pipeline import analyze_run
+    from reuselens.analyzer.pipeline import build_report
     from reuselens.collector import launcher
 
     out = tmp_path_factory.mktemp("pattern_suite")
@@ -68,7 +68,7 @@ def suite_report(tmp_path_factory):
     subprocess.run([NVCC, *NVCC_FLAGS, "-o", str(binary), str(SOURCE)], check=True, timeout=600)
     summary = launcher.profile([str(binary)], run_dir=out / "run", write_traces=True, timeout=600)
     assert summary.status == "complete" and summary.exit_code == 0, (summary.partial_reason, summary.errors)
-    return analyze_run(out / "run", None, write=False)
+    return build_report(out / "run", None, write=False)
 
 
 @pytest.mark.parametrize("pattern", sorted(PATTERNS))

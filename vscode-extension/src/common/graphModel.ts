@@ -8,7 +8,7 @@
 import { formatBytes } from "./format";
 import { mapPath } from "./paths";
 
-/** Topological Distance labels, nearest scope first, with the colours of analyzer/graph_html.py. */
+/** Topological Distance labels, nearest scope first, with the colours of analyzer/reporters/graph_html.py. */
 export const LABELS: ReadonlyArray<{ label: string; text: string; color: string }> = [
   { label: "cold", text: "cold miss", color: "#4c78a8" },
   { label: "thread", text: "intra-thread", color: "#54a24b" },

@@ -50,17 +50,26 @@ def _node_text(node: dict[str, Any]) -> tuple[str, str]:
 
 
 def render_html(kernel: dict[str, Any]) -> str:
-    nodes = {int(n["id"]): n for n in kernel.get("nodes", [])}
     groups = _groups(kernel)
+    positions = _layout(groups)
+    width = max(600, 80 + len(groups) * (NODE_W + COL_GAP))
+    height = TOP + 120 + max((len(g) for g in groups), default=1) * (NODE_H + ROW_GAP)
+    positions[0] = (width / 2 - NODE_W / 2, 30)
+    nodes = {int(n["id"]): n for n in kernel.get("nodes", [])}
+    parts = _edge_paths(kernel.get("edges", []), positions) + _node_boxes(nodes, positions)
+    return _page(kernel_label(kernel), width, height, parts)
+
+
+def _layout(groups: list[list[int]]) -> dict[int, tuple[float, float]]:
+    """Top-left corner of each memory node: one column per group, its members top to bottom."""
     positions: dict[int, tuple[float, float]] = {}
     for column, members in enumerate(groups):
         for row, node_id in enumerate(members):
             positions[node_id] = (40 + column * (NODE_W + COL_GAP), TOP + 60 + row * (NODE_H + ROW_GAP))
-    width = max(600, 80 + len(groups) * (NODE_W + COL_GAP))
-    height = TOP + 120 + max((len(g) for g in groups), default=1) * (NODE_H + ROW_GAP)
-    positions[0] = (width / 2 - NODE_W / 2, 30)
+    return positions
 
-    edges = kernel.get("edges", [])
+
+def _edge_paths(edges: list[dict[str, Any]], positions: dict[int, tuple[float, float]]) -> list[str]:
     max_bytes = max((float(e.get("bytes", 0)) for e in edges), default=1.0) or 1.0
     parts: list[str] = []
     for edge in edges:
@@ -69,23 +78,31 @@ def render_html(kernel: dict[str, Any]) -> str:
             continue
         label = edge.get("label", "cold")
         stroke = 1 + 5 * math.log1p(float(edge.get("bytes", 0))) / math.log1p(max_bytes)
-        (x1, y1), (x2, y2) = positions[source], positions[target]
-        x1c, y1c = x1 + NODE_W / 2, y1 + NODE_H / 2
-        x2c, y2c = x2 + NODE_W / 2, y2 + NODE_H / 2
-        if source == target:
-            path = (f"M {x1 + NODE_W} {y1 + 10} C {x1 + NODE_W + 45} {y1 - 15}, "
-                    f"{x1 + NODE_W + 45} {y1 + NODE_H + 15}, {x1 + NODE_W} {y1 + NODE_H - 10}")
-        else:
-            # Same-column edges would lie on top of each other: bend them sideways, each label by its own
-            # amount, upward edges to one side and downward ones to the other.
-            offset = 30 + 14 * list(LABEL_COLORS).index(label) if label in LABEL_COLORS else 30
-            bend = 0 if x1c != x2c else (offset if y1c > y2c else -offset)
-            path = f"M {x1c} {y1c} Q {(x1c + x2c) / 2 + 2 * bend} {(y1c + y2c) / 2}, {x2c} {y2c}"
+        path = _edge_path(positions[source], positions[target], source == target, label)
         tip = (f"{LABEL_TEXT.get(label, label)}: {format_bytes(edge.get('bytes', 0))}, "
                f"{edge.get('accesses', 0)} accesses")
         parts.append(f'<path d="{path}" fill="none" stroke="{LABEL_COLORS.get(label, "#888")}" '
                      f'stroke-width="{stroke:.2f}" stroke-opacity="0.8" marker-end="url(#arrow)">'
                      f"<title>{html.escape(tip)}</title></path>")
+    return parts
+
+
+def _edge_path(start: tuple[float, float], end: tuple[float, float], self_loop: bool, label: str) -> str:
+    (x1, y1), (x2, y2) = start, end
+    if self_loop:
+        return (f"M {x1 + NODE_W} {y1 + 10} C {x1 + NODE_W + 45} {y1 - 15}, "
+                f"{x1 + NODE_W + 45} {y1 + NODE_H + 15}, {x1 + NODE_W} {y1 + NODE_H - 10}")
+    x1c, y1c = x1 + NODE_W / 2, y1 + NODE_H / 2
+    x2c, y2c = x2 + NODE_W / 2, y2 + NODE_H / 2
+    # Same-column edges would lie on top of each other: bend them sideways, each label by its own
+    # amount, upward edges to one side and downward ones to the other.
+    offset = 30 + 14 * list(LABEL_COLORS).index(label) if label in LABEL_COLORS else 30
+    bend = 0 if x1c != x2c else (offset if y1c > y2c else -offset)
+    return f"M {x1c} {y1c} Q {(x1c + x2c) / 2 + 2 * bend} {(y1c + y2c) / 2}, {x2c} {y2c}"
+
+
+def _node_boxes(nodes: dict[int, dict[str, Any]], positions: dict[int, tuple[float, float]]) -> list[str]:
+    parts: list[str] = []
     for node_id, (x, y) in positions.items():
         if node_id == 0:
             parts.append(f'<g><ellipse cx="{x + NODE_W / 2}" cy="{y + NODE_H / 2}" rx="{NODE_W / 2}" '
@@ -101,10 +118,14 @@ def render_html(kernel: dict[str, Any]) -> str:
                      f'stroke="#555"/><text x="{x + 8}" y="{y + 17}">{html.escape(head)}</text>'
                      f'<text x="{x + 8}" y="{y + 33}" class="where">{html.escape(where)}</text>'
                      f"<title>{html.escape(tip)}</title></g>")
+    return parts
+
+
+def _page(kernel_name: str, width: int, height: int, parts: list[str]) -> str:
     legend = "".join(
         f'<span class="key"><span style="background:{color}"></span>{html.escape(LABEL_TEXT[label])}</span>'
         for label, color in LABEL_COLORS.items())
-    title = html.escape(kernel_label(kernel))
+    title = html.escape(kernel_name)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
