@@ -22,7 +22,10 @@ struct Slow : rlc::RecordSink {
     std::this_thread::sleep_for(std::chrono::nanoseconds(uint64_t(ns_per_record * n)));
   }
   void end_launch(bool) override {}
-  bool finish(const std::string&, std::string* e) override { *e = ""; return true; }
+  bool finish(const std::string&, std::string* e) override {
+    *e = "";
+    return true;
+  }
 };
 int main(int argc, char** argv) {
   size_t batch = 8u << 20, total = 256u << 20;
@@ -30,7 +33,9 @@ int main(int argc, char** argv) {
   unsigned copy_threads = argc > 2 ? (unsigned)atoi(argv[2]) : 1;
   auto sink = rlc::make_queued_sink(std::make_unique<Slow>(engine_ns), 1ull << 30, copy_threads);
   std::vector<RlRecord> buf(batch / sizeof(RlRecord));
-  for (auto& r : buf) { std::memset(&r, 1, sizeof r); }
+  for (auto& r : buf) {
+    std::memset(&r, 1, sizeof r);
+  }
   double producer = 0;
   for (size_t done = 0; done < total; done += batch) {
     auto t0 = std::chrono::steady_clock::now();
@@ -42,5 +47,6 @@ int main(int argc, char** argv) {
   auto t0 = std::chrono::steady_clock::now();
   sink->finish("/x", &err);
   double tail = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("drain-side copy: %.1f ms for %zu MiB (%.2f GB/s); queue drained %.0f ms later\n", producer * 1e3, total >> 20, total / producer / 1e9, tail * 1e3);
+  std::printf("drain-side copy: %.1f ms for %zu MiB (%.2f GB/s); queue drained %.0f ms later\n", producer * 1e3,
+              total >> 20, total / producer / 1e9, tail * 1e3);
 }

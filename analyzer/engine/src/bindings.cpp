@@ -101,8 +101,7 @@ PYBIND11_MODULE(_engine, m) {
       .def("begin_launch", &begin_launch, py::arg("launch_id"), py::arg("kernel_function_id"), py::arg("grid"),
            py::arg("block"), py::arg("dynamic_shared_bytes") = 0)
       .def("consume", &consume, py::arg("records"))
-      .def("end_launch", &Engine::end_launch, py::arg("complete") = true,
-           py::call_guard<py::gil_scoped_release>())
+      .def("end_launch", &Engine::end_launch, py::arg("complete") = true, py::call_guard<py::gil_scoped_release>())
       .def("to_json", &Engine::to_json)
       .def("stats", [](const Engine& e) {
         auto s = e.stats();

@@ -113,8 +113,7 @@ class WorkerPool {
     auto start = std::chrono::steady_clock::now();
     for (unsigned spins = 0; generation_.load(std::memory_order_acquire) == seen; ++spins) {
       cpu_relax();
-      if ((spins & 255) == 255 &&
-          std::chrono::steady_clock::now() - start > std::chrono::nanoseconds(kSpinNanos)) {
+      if ((spins & 255) == 255 && std::chrono::steady_clock::now() - start > std::chrono::nanoseconds(kSpinNanos)) {
         std::unique_lock<std::mutex> lock(mu_);
         sleepers_.fetch_add(1);
         wake_.wait(lock, [&] { return generation_.load() != seen; });

@@ -67,7 +67,7 @@ inline uint32_t e_bsync(const Entry& e) { return uint32_t(e.w1 >> 51); }
 
 constexpr size_t kPageEntries = 256;  // 4 KiB of shadow = 1 KiB of tracked memory
 constexpr size_t kPageBytes = kPageEntries * sizeof(Entry);
-constexpr uint64_t kPopulatePages = 16;  // RegionShadow::populate_ahead: 64 KiB of shadow per call
+constexpr uint64_t kPopulatePages = 16;      // RegionShadow::populate_ahead: 64 KiB of shadow per call
 constexpr uint64_t kHugeBytes = 2ull << 20;  // a transparent huge page (x86-64 PMD)
 constexpr uint64_t kHugePages = kHugeBytes / kPageBytes;
 
@@ -169,7 +169,8 @@ class RegionShadow {
     const uintptr_t raw = reinterpret_cast<uintptr_t>(p);
     const uintptr_t aligned = (raw + kHugeBytes - 1) & ~uintptr_t(kHugeBytes - 1);
     if (aligned > raw) munmap(p, aligned - raw);
-    if (raw + reserve > aligned + bytes_) munmap(reinterpret_cast<void*>(aligned + bytes_), raw + reserve - aligned - bytes_);
+    if (raw + reserve > aligned + bytes_)
+      munmap(reinterpret_cast<void*>(aligned + bytes_), raw + reserve - aligned - bytes_);
     shadow_ = reinterpret_cast<Entry*>(aligned);
     touched_ = std::vector<std::atomic<uint64_t>>((bytes_ / kPageBytes + 63) / 64);
     advised_.assign(bytes_ / kHugeBytes, false);
@@ -242,9 +243,9 @@ class RegionShadow {
 #endif
   }
   // Streaming access (first touch of a group of kPopulatePages shadow pages while the page before the group is
-  // in use): ask the kernel for the whole group in one call instead of one page fault each (page faults were a third of the single-worker
-  // time on a streaming trace). Only pages that are actually touched are charged to the budget (as before),
-  // so the engine's figures do not change; the kernel may hold up to kPopulatePages - 1 untouched zero pages
+  // in use): ask the kernel for the whole group in one call instead of one page fault each (page faults were a third of
+  // the single-worker time on a streaming trace). Only pages that are actually touched are charged to the budget (as
+  // before), so the engine's figures do not change; the kernel may hold up to kPopulatePages - 1 untouched zero pages
   // per stream beyond them. Sparse (non-consecutive) patterns never populate. Best effort: kernels before
   // 5.14 reject the advice and nothing happens.
   void populate_ahead(uint64_t page) {

@@ -17,8 +17,8 @@ namespace detail {
 // worker would let a short hostile trace (a few thousand such PCs) claim tens of GB, so those go to a map.
 struct Histogram {
   static constexpr uint32_t kDense = 4096;
-  std::vector<uint64_t> counts;             // values below kDense
-  std::map<uint32_t, uint64_t> large;       // values from kDense on
+  std::vector<uint64_t> counts;        // values below kDense
+  std::map<uint32_t, uint64_t> large;  // values from kDense on
   void add(uint32_t value, uint64_t n = 1) {
     if (value >= kDense) {
       large[value] += n;
@@ -82,7 +82,7 @@ struct EdgeKeyHash {
 
 struct EdgeStats {
   uint64_t bytes = 0, accesses = 0;
-  uint64_t kind[4] = {0, 0, 0, 0};  // index (current writes) * 2 + (prior wrote): rar, raw, war, waw
+  uint64_t kind[4] = {0, 0, 0, 0};        // index (current writes) * 2 + (prior wrote): rar, raw, war, waw
   uint64_t synced = 0, synced_bytes = 0;  // cross-thread accesses with a barrier between the pair
   void merge(const EdgeStats& o) {
     bytes += o.bytes;

@@ -15,16 +15,16 @@
 
 #include "sinks.h"
 
+using reuselens::RlRecord;
 using rlc::LaunchMeta;
 using rlc::RecordSink;
-using reuselens::RlRecord;
 
-#define EXPECT(cond)                                              \
-  do {                                                            \
-    if (!(cond)) {                                                \
-      std::printf("failed: %s (line %d)\n", #cond, __LINE__);     \
-      return 1;                                                   \
-    }                                                             \
+#define EXPECT(cond)                                          \
+  do {                                                        \
+    if (!(cond)) {                                            \
+      std::printf("failed: %s (line %d)\n", #cond, __LINE__); \
+      return 1;                                               \
+    }                                                         \
   } while (0)
 
 struct Recorder : RecordSink {
@@ -161,8 +161,8 @@ int bounds_without_and_beside_the_ring() {
 }
 
 int main() {
-  if (ring_round_trip(7, 9, 3000, 1) != 0) return 1;         // record-sized wrap-arounds
-  if (ring_round_trip(1500, 2000, 150, 4) != 0) return 1;   // parts of at least 64 KiB: up to 4 threads copy
+  if (ring_round_trip(7, 9, 3000, 1) != 0) return 1;       // record-sized wrap-arounds
+  if (ring_round_trip(1500, 2000, 150, 4) != 0) return 1;  // parts of at least 64 KiB: up to 4 threads copy
   if (ring_round_trip(1500, 2000, 150, 3) != 0) return 1;
   if (bounds_without_and_beside_the_ring() != 0) return 1;
   auto owned = std::make_unique<Recorder>();
@@ -205,8 +205,8 @@ int main() {
   bool ok = sink->finish("/run", &err);
   EXPECT(inner->consumed == 4);
   EXPECT(inner->consume_thread != std::this_thread::get_id());
-  const std::vector<std::string> want = {"alloc 4096 256", "begin 7 _Z1kv", "records 16 32", "records 48",
-                                         "records 48", "records 48", "end partial", "free 4096", "finish /run"};
+  const std::vector<std::string> want = {"alloc 4096 256", "begin 7 _Z1kv", "records 16 32", "records 48", "records 48",
+                                         "records 48",     "end partial",   "free 4096",     "finish /run"};
   EXPECT(inner->events == want);
   // the wrapped sink's error, raised while its thread applied end_launch, reaches the caller: at the next
   // end_launch, or (here, nothing came after) from finish

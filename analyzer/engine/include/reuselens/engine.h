@@ -53,9 +53,9 @@ struct LaunchInfo {
 };
 
 struct EngineStats {
-  uint64_t records = 0;          // records consumed (all types)
-  uint64_t lane_accesses = 0;    // active lanes of MEM records
-  uint64_t shadow_bytes = 0;     // committed shadow memory now
+  uint64_t records = 0;        // records consumed (all types)
+  uint64_t lane_accesses = 0;  // active lanes of MEM records
+  uint64_t shadow_bytes = 0;   // committed shadow memory now
   uint64_t peak_shadow_bytes = 0;
   // Where consume() spends its time, per step of a batch (docs/engine.md, "Determinism and parallelism"): phase 1
   // (ids), the serial insertion of new PCs, phase 2 (distributions, routing), 3 (blocks), 4 (global shadow).

@@ -8,7 +8,7 @@
 namespace reuselens {
 #endif
 
-#define RL_TRACE_MAGIC "RLTRACE"   // 8 bytes with the terminating NUL
+#define RL_TRACE_MAGIC "RLTRACE"  // 8 bytes with the terminating NUL
 #define RL_TRACE_VERSION 1u
 #define RL_WARP_SIZE 32
 
