@@ -45,7 +45,6 @@ def program(gid: np.ndarray, tid: np.ndarray) -> list[tuple[int, int, int, int, 
 
 def generate(blocks: int) -> np.ndarray:
     lane = np.arange(32)
-    steps = len(program(lane, lane))
     out = []
     for wave in range(0, blocks, RESIDENT):
         b = np.arange(wave, min(blocks, wave + RESIDENT))

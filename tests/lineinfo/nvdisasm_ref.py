@@ -85,7 +85,6 @@ def compare(mapper, module: str, table, listing: list[Instruction], inline: bool
     .debug_info, which nvdisasm does not read: its -gi block must then be the innermost location alone.
     """
     result = Comparison(mismatches=[])
-    sections = {s.name: s for s in table.elf.sections}
     current: list[tuple[str, int]] | None = None
     previous: tuple[str, int] | None = None
     section_name = None

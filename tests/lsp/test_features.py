@@ -29,7 +29,7 @@ async def test_diagnostics_on_exact_lines_including_unopened_files(client, works
     for name, expected in EXPECTED.items():
         uri = (workspace / name).as_uri()
         # THEN every finding is published on its line, also for files the editor has not opened
-        await wait_until(lambda: diag_set(client, uri) == sorted(expected))
+        await wait_until(lambda uri=uri, expected=expected: diag_set(client, uri) == sorted(expected))
     bank = next(d for d in client.diagnostics[(workspace / "stencil.cu").as_uri()] if d.code == "bank-conflict")
     assert bank.source == "reuselens"
     assert bank.severity == types.DiagnosticSeverity.Warning

@@ -46,7 +46,7 @@ def kernel_of(rows, grid=(1, 1, 1), block=(64, 1, 1), allocations=()):
 
 def softmax_rows(separate_reductions: bool) -> list[tuple]:
     """One block of two warps, 128 columns: vals = buf + 32 words, buf[0..31] is the reduction buffer."""
-    warps, ncols, per_thread = 2, 128, 2
+    warps, per_thread = 2, 2  # 128 columns
     cols = {w: [{lane: 32 * w + lane + 64 * k for lane in range(32)} for k in range(per_thread)] for w in range(warps)}
     vals = lambda c: {lane: 4 * (32 + col) for lane, col in c.items()}  # noqa: E731
     rows: list[tuple] = []
