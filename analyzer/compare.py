@@ -6,7 +6,6 @@ kernel whose name is unique on both sides is still matched (and the change of co
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Any
 
 from reuselens.analyzer.reportview import short_kernel_name
@@ -35,16 +34,31 @@ def kernel_traffic(kernel: dict[str, Any]) -> dict[str, int]:
     return totals
 
 
-def _pattern_waste(kernel: dict[str, Any]) -> dict[str, dict[str, float]]:
-    per_pattern: dict[str, dict[str, float]] = defaultdict(lambda: {"findings": 0, "bytes": 0, "instructions": 0,
-                                                                    "wavefronts": 0})
+WASTE_KEYS = ("bytes", "instructions", "wavefronts")
+
+
+def _pattern_waste(kernel: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per pattern: its finding count, the waste in the pattern's own unit (`unit`, `waste`) and every raw waste
+    total. A bank conflict's unit is wavefronts, as `reuselens report` prints it: its waste.bytes is only a
+    ranking proxy (128 bytes per wavefront), not traffic a fix removes."""
+    per_pattern: dict[str, dict[str, Any]] = {}
     for finding in kernel.get("findings", []):
-        entry = per_pattern[finding.get("pattern", "?")]
         waste = finding.get("waste", {})
+        entry = per_pattern.setdefault(finding.get("pattern", "?"), {
+            "findings": 0, "unit": waste.get("basis", "bytes"), "waste": 0, **dict.fromkeys(WASTE_KEYS, 0)})
         entry["findings"] += 1
-        for key in ("bytes", "instructions", "wavefronts"):
-            entry[key] += float(waste.get(key, 0))
-    return dict(per_pattern)
+        for key in WASTE_KEYS:
+            entry[key] += int(waste.get(key, 0))
+        entry["waste"] = entry[entry["unit"]] if entry["unit"] in WASTE_KEYS else entry["bytes"]
+    return per_pattern
+
+
+def _empty_pattern(unit: str) -> dict[str, Any]:
+    return {"findings": 0, "unit": unit, "waste": 0, **dict.fromkeys(WASTE_KEYS, 0)}
+
+
+def _finding_ids(kernel: dict[str, Any] | None) -> set[str]:
+    return {str(f.get("id")) for f in (kernel or {}).get("findings", [])}
 
 
 def match_kernels(before: dict[str, Any], after: dict[str, Any]) -> list[tuple[dict | None, dict | None]]:
@@ -72,14 +86,17 @@ def match_kernels(before: dict[str, Any], after: dict[str, Any]) -> list[tuple[d
 
 
 def diff_reports(before: dict[str, Any], after: dict[str, Any]) -> list[dict[str, Any]]:
-    """One entry per kernel configuration: traffic before/after and per-pattern waste before/after."""
+    """One entry per kernel configuration: traffic before/after and per-pattern waste before/after.
+
+    A matched kernel's status is "changed" when its launch configuration, a traffic total, its set of finding
+    ids or any per-pattern count or waste differs, and "unchanged" otherwise (a run compared with itself)."""
     result = []
     for old, new in match_kernels(before, after):
         reference = old or new
         entry: dict[str, Any] = {
             "kernel": short_kernel_name(reference),
             "mangled": reference.get("mangled"),
-            "status": "removed" if new is None else "added" if old is None else "changed",
+            "status": "",
             "config_before": list(_config(old)) if old else None,
             "config_after": list(_config(new)) if new else None,
             "traffic": {},
@@ -93,9 +110,23 @@ def diff_reports(before: dict[str, Any], after: dict[str, Any]) -> list[dict[str
         old_patterns = _pattern_waste(old) if old else {}
         new_patterns = _pattern_waste(new) if new else {}
         for pattern in sorted(set(old_patterns) | set(new_patterns)):
-            was = old_patterns.get(pattern, {"findings": 0, "bytes": 0})
-            now = new_patterns.get(pattern, {"findings": 0, "bytes": 0})
+            unit = (old_patterns.get(pattern) or new_patterns[pattern])["unit"]
+            was = old_patterns.get(pattern, _empty_pattern(unit))
+            now = new_patterns.get(pattern, _empty_pattern(unit))
             verdict = "removed" if now["findings"] == 0 else "added" if was["findings"] == 0 else "kept"
-            entry["patterns"][pattern] = {"before": was, "after": now, "verdict": verdict}
+            entry["patterns"][pattern] = {"unit": unit, "before": was, "after": now, "verdict": verdict}
+        entry["status"] = _status(old, new, entry)
         result.append(entry)
     return result
+
+
+def _status(old: dict[str, Any] | None, new: dict[str, Any] | None, entry: dict[str, Any]) -> str:
+    if new is None:
+        return "removed"
+    if old is None:
+        return "added"
+    same = (entry["config_before"] == entry["config_after"]
+            and all(values["delta"] == 0 for values in entry["traffic"].values())
+            and _finding_ids(old) == _finding_ids(new)
+            and all(values["before"] == values["after"] for values in entry["patterns"].values()))
+    return "unchanged" if same else "changed"

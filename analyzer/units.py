@@ -18,3 +18,10 @@ def format_share(fraction: float) -> str:
     if 0 < percent < 1:
         return f"{percent:.1f}%"
     return f"{percent:.0f}%"
+
+
+def format_waste(amount: float, basis: str) -> str:
+    """A finding's waste in its own unit (waste.basis): bank conflicts waste wavefronts, the rest bytes."""
+    if basis == "wavefronts":
+        return f"{int(round(amount)):,} wavefronts"
+    return format_bytes(amount)

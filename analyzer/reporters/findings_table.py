@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from reuselens.analyzer.reportview import fit
-from reuselens.analyzer.units import format_bytes, format_share
+from reuselens.analyzer.units import format_share, format_waste
 
 TABLE_NAME_WIDTH = 60  # file:line and kernel columns of the text table (CSV, JSON, SARIF keep all)
 HEADER = ("#", "severity", "file:line", "kernel", "pattern", "waste", "share", "message")
@@ -32,6 +32,5 @@ def _table_location(row: dict[str, Any]) -> str:
 
 
 def _waste_text(row: dict[str, Any]) -> str:
-    if row.get("waste_basis") == "wavefronts":
-        return f"{row['waste_wavefronts']:,} wavefronts"
-    return format_bytes(row["waste_bytes"])
+    basis = row.get("waste_basis", "bytes")
+    return format_waste(row["waste_wavefronts"] if basis == "wavefronts" else row["waste_bytes"], basis)

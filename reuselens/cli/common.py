@@ -6,8 +6,9 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from reuselens.analyzer.errors import ReuseLensError, SettingsError
+from reuselens.analyzer.errors import ReportError, ReuseLensError, SettingsError
 from reuselens.analyzer.patterns.settings import THRESHOLDS
+from reuselens.analyzer.rederive import NotRederivable, with_thresholds
 from reuselens.analyzer.rundir import is_run_directory
 
 
@@ -40,28 +41,44 @@ def prefix_map_from_args(args: argparse.Namespace) -> dict[str, str]:
     return mapping
 
 
-def analyze(run_dir: Path, args: argparse.Namespace, *, progress: Any = None) -> dict[str, Any]:
+def analyze(run_dir: Path, args: argparse.Namespace, *, progress: Any = None, write: bool = True) -> dict[str, Any]:
     from reuselens.analyzer.pipeline import build_report
 
     if getattr(args, "workers", None) is not None and args.workers < 1:
         raise SettingsError("--workers must be at least 1")
     return build_report(run_dir, settings_from_args(args), workers=getattr(args, "workers", None),
-                       prefix_map=prefix_map_from_args(args), progress=progress)
+                       prefix_map=prefix_map_from_args(args), progress=progress, write=write)
 
 
 def load_report_input(path_text: str, args: argparse.Namespace | None = None) -> dict[str, Any]:
-    """A run directory (analysed now if it has no report.json yet) or a report.json file."""
+    """A run directory (analysed now if it has no report.json yet) or a report.json file, with its findings under
+    the threshold options of `args`: a saved report made with other thresholds has its findings re-derived (in
+    memory; the file is left as it is)."""
+    args = args or argparse.Namespace()
     path = Path(path_text).expanduser()
     if path.is_dir():
         if not is_run_directory(path):
             raise ReuseLensError(f"{path}: not a run directory (no run.json) and not a report file")
         report_path = path / "report.json"
-        if report_path.is_file():
-            return read_report(report_path)
-        return analyze(path, args or argparse.Namespace())
+        if not report_path.is_file():
+            return analyze(path, args)
+        try:
+            return _with_threshold_options(read_report(report_path), report_path, args)
+        except NotRederivable:
+            return analyze(path, args, write=False)  # the run itself still has what the report lost
     if not path.exists():
         raise ReuseLensError(f"{path}: no such file or directory")
-    return read_report(path)
+    return _with_threshold_options(read_report(path), path, args)
+
+
+def _with_threshold_options(report: dict[str, Any], path: Path, args: argparse.Namespace) -> dict[str, Any]:
+    requested = settings_from_args(args)
+    if not requested:
+        return report
+    try:
+        return with_thresholds(report, requested)
+    except ReportError as error:
+        raise type(error)(f"{path}: {error}") from None
 
 
 def read_report(path: Path) -> dict[str, Any]:

@@ -9,7 +9,7 @@ import sys
 from reuselens.cli.common import add_analysis_options, load_report_input
 from reuselens.analyzer.compare import diff_reports
 from reuselens.analyzer.reportview import fit
-from reuselens.analyzer.units import format_bytes
+from reuselens.analyzer.units import format_bytes, format_waste
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -39,9 +39,10 @@ def format_table(entries: list[dict]) -> str:
             lines.append(f"  {key:<13} {shown_b:>12} -> {shown_a:>12}  {_change(b, a)}")
         for pattern, values in entry["patterns"].items():
             was, now = values["before"], values["after"]
-            lines.append(f"  {values['verdict']:<8} {pattern:<24} findings {int(was['findings'])} -> "
-                         f"{int(now['findings'])}, waste {format_bytes(was.get('bytes', 0))} -> "
-                         f"{format_bytes(now.get('bytes', 0))}")
+            unit = values["unit"]
+            lines.append(f"  {values['verdict']:<8} {pattern:<24} findings {was['findings']} -> {now['findings']}, "
+                         f"waste {format_waste(was['waste'], unit)} -> {format_waste(now['waste'], unit)}  "
+                         f"{_change(was['waste'], now['waste'])}")
     return "\n".join(lines) if lines else "no kernels in either report"
 
 

@@ -25,7 +25,7 @@ def fidelity_table(run_dir: Path) -> tuple[list[dict], int]:
     spec = importlib.util.spec_from_file_location("fidelity", Path(__file__).resolve().parents[2] / "benchmarks/fidelity.py")
     fid = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(fid)
-    return fid.compare(fid.parse_ncu(run_dir / "ncu.csv"), [("trace", fid.run_counts(run_dir))])
+    return fid.compare([fid.parse_ncu(run_dir / "ncu.csv")], [("trace", fid.run_counts(run_dir))])
 
 
 def check_run(run_dir: Path) -> list[str]:
