@@ -13,7 +13,6 @@ import contextlib
 import ctypes
 import json
 import os
-import re
 import select
 import shutil
 import signal
@@ -24,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+from reuselens.collector.kernel_regex import kernel_regex_problem
 from reuselens.collector.manifest import (
     MANIFEST,
     finalize_manifest,
@@ -291,10 +291,10 @@ def profile(argv: Sequence[str], *, run_dir: str | os.PathLike, cwd: str | os.Pa
         full_env.update({str(k): str(v) for k, v in env.items()})
     program = resolve_program(str(argv[0]), cwd_path, full_env.get("PATH"))
     if kernel_filter:
-        try:
-            re.compile(kernel_filter)
-        except re.error as error:
-            raise InvalidFilterError(f"kernel filter {kernel_filter!r} is not a valid regex ({error})") from None
+        problem = kernel_regex_problem(kernel_filter)
+        if problem is not None:
+            raise InvalidFilterError(f"kernel filter {kernel_filter!r} is not a valid regex ({problem}); the "
+                                     f"collector reads POSIX extended regexes")
     names_file = None
     if kernel_list:
         names_file = Path(kernel_list).expanduser().resolve()
