@@ -19,6 +19,10 @@ class ToolLibraryMissingError(CollectorError):
     """The collector's tool library or its device patch is not built or not installed."""
 
 
+class ToolLibraryUnloadableError(ToolLibraryMissingError):
+    """The tool library is installed but the dynamic loader cannot load it (a dependency does not resolve)."""
+
+
 class AppNotFoundError(CollectorError):
     """The command to profile does not name an executable program."""
 

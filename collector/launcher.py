@@ -13,26 +13,17 @@ import contextlib
 import ctypes
 import json
 import os
-import re
 import select
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from reuselens.collector.manifest import (
-    MANIFEST,
-    finalize_manifest,
-    initial_manifest,
-    read_back,
-    signal_name,
-    utc_now,
-    write_json_atomic,
-)
 from reuselens.collector.errors import (
     AppNotFoundError,
     InvalidFilterError,
@@ -41,6 +32,17 @@ from reuselens.collector.errors import (
     RunDirectoryNotEmptyError,
     RunDirectoryWriteError,
     ToolLibraryMissingError,
+    ToolLibraryUnloadableError,
+)
+from reuselens.collector.kernel_regex import kernel_regex_problem
+from reuselens.collector.manifest import (
+    MANIFEST,
+    finalize_manifest,
+    initial_manifest,
+    read_back,
+    signal_name,
+    utc_now,
+    write_json_atomic,
 )
 
 TOOL_LIBRARY = "libreuselens_collector.so"
@@ -75,25 +77,32 @@ class RunSummary:
 
 # ---------------------------------------------------------------------------------------------- lookup
 
-def find_tool_library(candidates: Sequence[Path] | None = None) -> Path:
-    """The tool library, with its device patch beside it; ToolLibraryMissingError otherwise."""
+def find_tool_library(candidates: Sequence[Path] | None = None, env: Mapping[str, str] | None = None) -> Path:
+    """The tool library, with its device patch beside it, checked to load; ToolLibraryMissingError otherwise.
+
+    Without `candidates`: REUSELENS_COLLECTOR_LIB, else the copy installed with the package (a wheel and an
+    editable install alike put it in site-packages/reuselens/collector/native). Never a copy in the build tree:
+    its RPATH names the Sanitizer wheel in pip's build environment, which pip deletes after the build. `env` is
+    the environment the application will run with (default: this process's)."""
     if candidates is not None:
         return _first_library(list(candidates))
-    candidates = []
-    if os.environ.get("REUSELENS_COLLECTOR_LIB"):
-        candidates.append(Path(os.environ["REUSELENS_COLLECTOR_LIB"]))
-    here = Path(__file__).resolve().parent
-    candidates.append(here / "native" / TOOL_LIBRARY)
-    # Editable installs keep the built library in the build tree (pyproject: build-dir = build/{wheel_tag}).
-    repo = here.parent
-    candidates.extend(sorted((repo / "build").glob(f"*/collector/native/{TOOL_LIBRARY}")))
-    try:  # an installed wheel / editable redirect puts it in site-packages/collector/native
-        import importlib.resources as resources
+    env = os.environ if env is None else env
+    if env.get("REUSELENS_COLLECTOR_LIB"):
+        candidates = [Path(env["REUSELENS_COLLECTOR_LIB"])]
+    else:
+        candidates = _installed_libraries()
+    library = _first_library(candidates)
+    check_library_loads(library, env)
+    return library
 
-        candidates.append(Path(str(resources.files("reuselens.collector") / "native" / TOOL_LIBRARY)))
-    except Exception:  # pragma: no cover - resources unavailable
-        pass
-    return _first_library(candidates)
+
+def _installed_libraries() -> list[Path]:
+    """site-packages/reuselens/collector/native; an editable (redirect) install lists site-packages and the
+    source folder in the package's __path__, and only the former holds the library."""
+    import reuselens.collector as package
+
+    folders = [*map(Path, package.__path__), Path(__file__).resolve().parent]
+    return [folder / "native" / TOOL_LIBRARY for folder in folders]
 
 
 def _first_library(candidates: list[Path]) -> Path:
@@ -107,6 +116,37 @@ def _first_library(candidates: list[Path]) -> Path:
     raise ToolLibraryMissingError(
         "the collector library is not built; reinstall reuselens with `pip install .` on a machine with "
         "nvcc and the nvidia-cuda-sanitizer-api wheel")
+
+
+# Loads the library in a child process: the dynamic loader's own answer, without running the library (or the
+# Sanitizer) in the launcher. The library stays passive without REUSELENS_RUN_DIR and says so on stderr.
+_LOAD_PROBE = "import ctypes, sys\ntry:\n ctypes.CDLL(sys.argv[1])\nexcept OSError as e:\n print(e); sys.exit(3)"
+_LOADABLE: set[tuple[Any, ...]] = set()
+
+
+def check_library_loads(library: Path, env: Mapping[str, str]) -> None:
+    """Raise ToolLibraryUnloadableError unless the dynamic loader can load `library` with every dependency
+    (libsanitizer-public.so above all) in `env`; otherwise every profiled app would exit with status 127."""
+    probe_env = {k: v for k, v in env.items()
+                 if not k.startswith("REUSELENS_") and k not in ("LD_PRELOAD", "CUDA_INJECTION64_PATH")}
+    stat = library.stat()
+    key = (str(library), stat.st_mtime_ns, stat.st_size, probe_env.get("LD_LIBRARY_PATH"))
+    if key in _LOADABLE:  # a server profiles again and again with the same library
+        return
+    try:
+        probe = subprocess.run([sys.executable, "-I", "-S", "-c", _LOAD_PROBE, str(library)], env=probe_env,
+                               capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise ToolLibraryUnloadableError(f"cannot check that the collector library {library} loads ({error})") \
+            from None
+    if probe.returncode == 0:
+        _LOADABLE.add(key)
+        return
+    reason = (probe.stdout.strip() or probe.stderr.strip() or f"exit status {probe.returncode}").splitlines()[-1]
+    raise ToolLibraryUnloadableError(
+        f"the collector library {library} cannot be loaded ({reason}); every profiled app would fail to start. "
+        f"Install the Sanitizer wheel into this environment (`pip install nvidia-cuda-sanitizer-api==13.0.85`) "
+        f"and reinstall reuselens there, or point REUSELENS_COLLECTOR_LIB at a library that loads")
 
 
 def check_gpu() -> str:
@@ -291,10 +331,10 @@ def profile(argv: Sequence[str], *, run_dir: str | os.PathLike, cwd: str | os.Pa
         full_env.update({str(k): str(v) for k, v in env.items()})
     program = resolve_program(str(argv[0]), cwd_path, full_env.get("PATH"))
     if kernel_filter:
-        try:
-            re.compile(kernel_filter)
-        except re.error as error:
-            raise InvalidFilterError(f"kernel filter {kernel_filter!r} is not a valid regex ({error})") from None
+        problem = kernel_regex_problem(kernel_filter)
+        if problem is not None:
+            raise InvalidFilterError(f"kernel filter {kernel_filter!r} is not a valid regex ({problem}); the "
+                                     f"collector reads POSIX extended regexes")
     names_file = None
     if kernel_list:
         names_file = Path(kernel_list).expanduser().resolve()
@@ -312,7 +352,7 @@ def profile(argv: Sequence[str], *, run_dir: str | os.PathLike, cwd: str | os.Pa
                                  f"{', '.join(sorted(MODULE_LOADING_MODES))}")
     if buffer_bytes is not None and buffer_bytes < MIN_BUFFER_BYTES:
         raise InvalidFilterError(f"buffer size {buffer_bytes} bytes is below the minimum of {MIN_BUFFER_BYTES}")
-    library = find_tool_library()
+    library = find_tool_library(env=full_env)
     check_gpu()
 
     run_path = Path(run_dir).expanduser().resolve()

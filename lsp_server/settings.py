@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reuselens.analyzer.patterns.settings import THRESHOLDS
+from reuselens.collector.kernel_regex import kernel_regex_problem
 
 # Flat dotted names without the `reuselens.` prefix -> default. Client-only settings (server.path,
 # server.python) are listed so the comparison with package.json is complete; the server ignores them.
@@ -109,11 +110,8 @@ def _check(name: str, value: Any) -> str | None:
         return None
     if not isinstance(value, str):
         return "must be a string"
-    if name == "kernelFilter" and value:
-        try:
-            re.compile(value)
-        except re.error as error:
-            return f"is not a valid regular expression ({error})"
+    if name == "kernelFilter" and value and (problem := kernel_regex_problem(value)) is not None:
+        return f"is not a valid regular expression ({problem}; the collector reads POSIX extended syntax)"
     if name == "launchRange" and value and not _LAUNCH_RANGE.match(value):
         return 'must look like "A:B" (e.g. "0:10")'
     return None

@@ -136,6 +136,14 @@ def test_constant_promotion_refused_without_const_or_over_capacity():
     assert isinstance(ok, edits.Edit) and (ok.line, ok.start, ok.end) == (1, 7, 17)
 
 
+def test_kernel_filter_setting_is_checked_with_the_collectors_syntax():
+    """Python's re accepts \\d, which the collector's POSIX regex would read as a plain "d"."""
+    parsed, problems = settings.parse({"kernelFilter": "\\d+_gemm"}, "/ws")
+    assert parsed.kernel_filter == "" and len(problems) == 1
+    assert "reuselens.kernelFilter is not a valid regular expression (\\d is not POSIX extended syntax" in problems[0]
+    assert settings.parse({"kernelFilter": "^softmax|gemm"}, "/ws")[1] == []
+
+
 def test_default_profiler_argv_carries_filters_thresholds_and_timeout():
     parsed, _ = settings.parse({"profile": {"command": ["./app", "-n", "4"]}, "kernelFilter": "soft.*",
                                 "launchRange": "0:10", "timeoutSeconds": 60, "thresholds": {"delta": 0.7}}, "/ws")
