@@ -109,7 +109,10 @@ def restricted(vsix: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str
     wrapper = bin_dir / "python3"
     wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n', encoding="utf-8")
     wrapper.chmod(0o755)
-    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    # VS Code gives its extension host the environment of the user's login shell unless it was started from a
+    # command line (VSCODE_CLI=1). On a machine whose shell start-up files put another Python first (pyenv's
+    # shims in ~/.bashrc), that would hide the wrapper below; so PATH stays the one set here.
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "VSCODE_CLI": "1"}
     return _drive(vsix, workspace, ARTIFACTS / "restricted", "restricted", env)
 
 
