@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
-import networkx as nx
+if TYPE_CHECKING:  # imported where a graph is built: `reuselens` starts without it (0.1-0.2 s)
+    import networkx as nx
 
 COLD_NODE = 0
 LABELS = ("cold", "thread", "warp_same_inst", "warp_diff_inst", "block", "grid")
@@ -25,6 +26,8 @@ _NODE_SCALARS = ("function", "function_id", "pc", "space", "type", "size", "asyn
 
 def build_graph(kernel: dict[str, Any]) -> nx.MultiDiGraph:
     """One MultiDiGraph per kernel: node attributes as in the report, one edge per report edge."""
+    import networkx as nx
+
     g = nx.MultiDiGraph(kernel=kernel.get("mangled"), id=kernel.get("id"))
     g.add_node(COLD_NODE, cold=True, label="untracked memory")
     for node in kernel.get("nodes", []):
@@ -52,6 +55,8 @@ def closed_subgraphs(g: nx.MultiDiGraph) -> list[list[int]]:
     A component is closed by construction: every non-cold edge of a member stays inside it. PCs with only cold
     edges form single-node subgraphs. Sorted by first (smallest) node id.
     """
+    import networkx as nx
+
     u = nx.Graph()
     u.add_nodes_from(n for n in g.nodes if n != COLD_NODE)
     u.add_edges_from((a, b) for a, b, d in g.edges(data=True) if d["label"] != "cold" and COLD_NODE not in (a, b))

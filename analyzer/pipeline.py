@@ -38,7 +38,7 @@ def engine_aggregates(run: RunDirectory, workers: int | None, progress: Progress
 
 def _attach_names(run: RunDirectory, result: dict[str, Any], from_online: bool) -> None:
     from reuselens.analyzer.lineinfo import demangle
-    from reuselens.analyzer.replay import resolve_names
+    from reuselens.analyzer.names import resolve_names
 
     if from_online:
         functions = {int(f["id"]): f for f in run.manifest.get("functions", [])}
@@ -53,13 +53,8 @@ def _attach_sources(run: RunDirectory, kernels: list[dict[str, Any]], prefix_map
                     notes: list[str], progress: Progress) -> None:
     from reuselens.analyzer.lineinfo import SourceMapper
 
+    # No SASS here: nvdisasm cost more than the rest of the analysis, and only hovers show it (sass_lookup.py).
     mapper = SourceMapper.from_run(run.path, prefix_map=prefix_map)
-    functions_of: dict[str, set[str]] = {}  # SASS of the functions with nodes, one nvdisasm run per module
-    for kernel in kernels:
-        if kernel.get("module"):
-            functions_of.setdefault(kernel["module"], set()).update(
-                node["function"] for node in kernel.get("nodes", []) if node.get("function"))
-    mapper.prepare_sass({module: sorted(functions) for module, functions in functions_of.items()})
     total = sum(len(k.get("nodes", [])) for k in kernels)
     done = 0
     for kernel in kernels:
@@ -71,7 +66,6 @@ def _attach_sources(run: RunDirectory, kernels: list[dict[str, Any]], prefix_map
             module = kernel.get("module")
             location = _lookup(mapper, module, node["function"], int(node["pc"]), notes)
             node["source"] = location.to_dict() if location is not None else None
-            node["sass"] = _sass(mapper, module, node["function"], int(node["pc"])) if module else None
         for barrier in kernel.get("barriers", []):
             module = kernel.get("module")
             if barrier.get("function") and barrier.get("pc") is not None:
@@ -119,16 +113,6 @@ def _lookup(mapper: Any, module: str | None, function: str, pc: int, notes: list
         return None
 
 
-def _sass(mapper: Any, module: str, function: str, pc: int) -> str | None:
-    """The instruction's SASS text; None where the module cannot be read (its note is already there)."""
-    from reuselens.analyzer.errors import MappingError
-
-    try:
-        return mapper.sass(module, function, pc)
-    except MappingError:
-        return None
-
-
 def _kernel_location(mapper: Any, kernel: dict[str, Any], notes: list[str]) -> Any:
     from reuselens.analyzer.errors import MappingError
 
@@ -140,6 +124,17 @@ def _kernel_location(mapper: Any, kernel: dict[str, Any], notes: list[str]) -> A
         if str(error) not in notes:
             notes.append(str(error))
         return None
+
+
+def import_analysis_modules() -> None:
+    """Import everything build_report imports on its way (networkx, the patterns, the line mapper: 0.2-0.4 s).
+    `reuselens profile` calls it in a thread while the application runs, so that the time between the app's
+    exit and the summary holds the analysis alone."""
+    import networkx  # noqa: F401  (analyzer/graph.py imports it where it builds a graph)
+
+    from reuselens.analyzer import graph, names, patterns, report  # noqa: F401
+    from reuselens.analyzer.lineinfo import SourceMapper, demangle  # noqa: F401
+    from reuselens.analyzer.errors import MappingError  # noqa: F401
 
 
 def build_report(run_dir: str | Path, settings: dict[str, Any] | None = None, *, workers: int | None = None,

@@ -20,6 +20,7 @@ import numpy as np
 
 from reuselens.analyzer import engine_result, replay_manifest
 from reuselens.analyzer.errors import TraceError
+from reuselens.analyzer.names import resolve_names
 from reuselens.analyzer.replay_manifest import Allocation
 from reuselens.analyzer.rundir import MANIFEST, open_run
 
@@ -232,32 +233,3 @@ def analyze_records(
             engine.consume(records[start : start + CHUNK_RECORDS])
         engine.end_launch(complete=launch.get("complete", True))
     return engine_result.from_engine(engine)
-
-
-def resolve_names(result: dict[str, Any], functions: dict[int, dict[str, Any]], notes: list[str]) -> None:
-    missing: set[int] = set()
-
-    def name(fid: int | None) -> str | None:
-        if fid is None:
-            return None
-        f = functions.get(int(fid))
-        if f is None:
-            missing.add(int(fid))
-            return None
-        return f.get("name")
-
-    for kernel in result["kernels"]:
-        kfid = kernel["kernel_function_id"]
-        kernel["mangled"] = name(kfid)
-        kernel["module"] = functions.get(kfid, {}).get("module")
-        for node in kernel["nodes"]:
-            node["function"] = name(node["function_id"])
-        for edge in kernel["edges"]:
-            prior = edge.get("prior_kernel")
-            if prior:
-                prior["kernel"] = name(prior["kernel_function_id"])
-                prior["function"] = name(prior["function_id"])
-        for barrier in kernel["barriers"]:
-            barrier["function"] = name(barrier["function_id"])
-    if missing:
-        notes.append(f"function ids {sorted(missing)} appear in traces but not in run.json functions")

@@ -34,7 +34,7 @@ def pc_dep_graph(results: RunResults, kernel: dict[str, Any]) -> dict[str, Any]:
             for nid in sub.get("nodes", []):
                 membership[nid].append(index)
     totals = {n.get("id"): int(n.get("bytes", 0)) for n in kernel.get("nodes", [])}
-    nodes = [_node(results, n, membership.get(n.get("id"), [])) for n in kernel.get("nodes", [])]
+    nodes = [_node(results, kernel, n, membership.get(n.get("id"), [])) for n in kernel.get("nodes", [])]
     edges = [{"from": e.get("from"), "to": e.get("to"), "label": e.get("label"), "bytes": e.get("bytes", 0),
               "weight": (e.get("bytes", 0) / totals[e.get("from")]) if totals.get(e.get("from")) else 0.0}
              for e in kernel.get("edges", [])]
@@ -42,7 +42,7 @@ def pc_dep_graph(results: RunResults, kernel: dict[str, Any]) -> dict[str, Any]:
             "nodes": nodes, "edges": edges, "subgraphs": subgraphs}
 
 
-def _node(results: RunResults, node: dict[str, Any], closed: list[int]) -> dict[str, Any]:
+def _node(results: RunResults, kernel: dict[str, Any], node: dict[str, Any], closed: list[int]) -> dict[str, Any]:
     if node.get("id") == 0 or node.get("space") is None:
         return {"id": node.get("id"), "label": "Cold Miss", "file": None, "line": None, "bytes": 0,
                 "closed_subgraphs": []}
@@ -51,7 +51,7 @@ def _node(results: RunResults, node: dict[str, Any], closed: list[int]) -> dict[
     loc = f"{os.path.basename(where[0])}:{where[1]}" if where else "?"
     return {"id": node.get("id"), "label": f"{op} {node.get('pc', 0):#06x} {loc}", "pc": node.get("pc"),
             "space": node.get("space"), "type": node.get("type"), "bytes": node.get("bytes", 0),
-            "sass": node.get("sass"), "file": where[0] if where else None, "line": where[1] if where else None, "closed_subgraphs": closed}
+            "sass": results.sass.text(kernel, node), "file": where[0] if where else None, "line": where[1] if where else None, "closed_subgraphs": closed}
 
 
 def _finding_index(results: RunResults | None) -> dict[str, dict[str, Any]]:

@@ -91,7 +91,8 @@ def markdown(results: RunResults, path: str, line: int) -> str | None:
         parts.extend(_efficiency_row(ref.node) for ref in group)
         chains = {_inline_chain(r.node, results) for r in group} - {""}
         parts.extend(f"\n{chain}" for chain in sorted(chains))
-        sass = [f"/*{r.node.get('pc', 0):04x}*/ {r.node['sass']}" for r in group if r.node.get("sass")]
+        texts = [(r.node.get("pc", 0), results.sass.text(r.kernel, r.node)) for r in group]
+        sass = [f"/*{pc:04x}*/ {text}" for pc, text in texts if text]
         if sass:
             parts.append("\n" + md.code_block("\n".join(sass), "sass"))
     findings = [f for f in results.findings_by_file.get(path, []) if f.line == line]

@@ -11,6 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from reuselens.analyzer.sass_lookup import RunSass
 from reuselens.lsp_server.paths import map_path
 
 
@@ -55,6 +56,7 @@ class RunResults:
         self.findings_by_id: dict[str, FindingRef] = {}
         self.barriers_by_line: dict[str, dict[int, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
         self.kernels = [k for k in report.get("kernels", []) if isinstance(k, dict)]
+        self.sass = RunSass(os.path.dirname(report_path), self.kernels)  # nvdisasm on first use, per module
         self.unplaced_findings = 0
         # kernel id -> node id -> out-edges (edges point from the access to its reuse origin)
         self.out_edges: dict[str, dict[int, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))

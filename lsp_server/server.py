@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from typing import Any
 from urllib.parse import unquote
 
@@ -148,10 +149,27 @@ class ReuseLensServer(LanguageServer):
             self.state.published.discard(uri)
         self._announce_missing(missing)
         self._announce_unplaced()
+        self._warm_sass()
         if self.capability("workspace", "code_lens", "refresh_support"):
             self.workspace_code_lens_refresh(None)
         if self.capability("workspace", "inlay_hint", "refresh_support"):
             self.workspace_inlay_hint_refresh(None)
+
+    def _warm_sass(self) -> None:
+        """Disassemble the run's CUBINs in the background once its diagnostics are out (report.json has no SASS,
+        analyzer/sass_lookup.py), so that the first hover on a line seldom waits for nvdisasm."""
+        results = self.state.results
+        if results is None or getattr(self, "_sass_warmed", None) is results:
+            return
+        self._sass_warmed = results
+
+        def warm() -> None:
+            try:
+                results.sass.prepare_all()
+            except Exception:  # a hover retries and reports nothing worse than no SASS
+                log.exception("disassembling the run's modules failed")
+
+        threading.Thread(target=warm, name="reuselens-sass", daemon=True).start()
 
     def _announce_unplaced(self) -> None:
         """Findings without a source line stay off the editor (never on a guessed line); say so once per run,

@@ -7,11 +7,13 @@ import json
 import re
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reuselens.cli.common import prefix_map_from_args
 from reuselens.analyzer.errors import ReuseLensError, SettingsError
-from reuselens.analyzer.lineinfo import SourceMapper, cubins_from_binary, demangle, select_cubins
-from reuselens.analyzer.lineinfo.mapper import INSTRUCTION_BYTES
+
+if TYPE_CHECKING:  # the line mapper is imported when the command runs, not by every `reuselens` start-up
+    from reuselens.analyzer.lineinfo import SourceMapper
 
 LINES_FORMAT_VERSION = 1
 
@@ -60,6 +62,8 @@ def _function_count(mapper: SourceMapper) -> int:
 
 
 def _open(path: Path, arch: str | None, prefix_map: dict[str, str]) -> tuple[SourceMapper, dict[str, str]]:
+    from reuselens.analyzer.lineinfo import SourceMapper, cubins_from_binary, select_cubins
+
     if path.is_dir():
         mapper = SourceMapper.from_run(path, prefix_map=prefix_map)
         return mapper, {m: "" for m in mapper.module_ids}
@@ -85,6 +89,9 @@ def _compile(regex: str | None) -> re.Pattern | None:
 
 
 def _module_rows(mapper: SourceMapper, module: str, arch: str, pattern, args) -> dict:
+    from reuselens.analyzer.lineinfo import demangle
+    from reuselens.analyzer.lineinfo.mapper import INSTRUCTION_BYTES
+
     table = mapper.table(module)
     functions = []
     kernels = [k for k in table.kernels()

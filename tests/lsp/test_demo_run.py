@@ -13,6 +13,7 @@ import pytest
 from lsprotocol import types
 
 from lsp_helpers import open_doc, wait_until
+from reuselens.analyzer.lineinfo.sass import find_nvdisasm
 
 REPO = Path(__file__).parents[2]
 DEMO = REPO / "reuselens" / "demo"
@@ -80,6 +81,8 @@ async def test_demo_findings_on_demo_lines_and_padding_compiles(client, workspac
     hover = await client.text_document_hover_async(types.HoverParams(
         types.TextDocumentIdentifier(uri), types.Position(bank.range.start.line, 10)))
     assert "transpose_naive" in hover.contents.value and "shared read 4 B" in hover.contents.value
+    if find_nvdisasm() is not None:  # report.json has no SASS: the server disassembles the run's CUBIN for it
+        assert "sass\n" in hover.contents.value and " LDS" in hover.contents.value
 
     actions = await client.text_document_code_action_async(types.CodeActionParams(
         types.TextDocumentIdentifier(uri), bank.range, types.CodeActionContext(diagnostics=[bank])))

@@ -1,0 +1,84 @@
+"""What `reuselens profile` does after the application exits stays small (docs/engine.md "Post-run cost"): no
+nvdisasm in the analysis (SASS is looked up when a hover asks, analyzer/sass_lookup.py), no heavy module
+imported by start-up, and none left to import once the preloaded analysis modules are in."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from reuselens.analyzer.lineinfo.sass import find_nvdisasm
+from reuselens.analyzer.sass_lookup import RunSass
+
+RUNS = Path(__file__).resolve().parents[1] / "data" / "runs"
+
+
+def _python(code: str) -> list[str]:
+    """Run `code` in a fresh interpreter (sys.modules as a user's process has it); its stdout lines."""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.split()
+
+
+def test_cli_start_up_imports_no_heavy_module():
+    # WHEN the console script builds its parser (every subcommand registered), as each `reuselens` start does
+    loaded = _python("import sys; from reuselens.cli.main import build_parser; build_parser(); "
+                     "print(*[m for m in ('networkx', 'numpy', 'rich', 'cxxfilt', 'reuselens.analyzer.lineinfo') "
+                     "if m in sys.modules])")
+    # THEN none of the modules that only some commands need is loaded yet
+    assert loaded == []
+
+
+def test_analysis_of_an_online_run_needs_no_numpy_and_preloading_leaves_nothing_to_import(tmp_path):
+    # GIVEN a run whose engine ran online (analysis.json is there), as `reuselens profile` leaves it
+    run = tmp_path / "pattern_suite"
+    shutil.copytree(RUNS / "pattern_suite", run)
+    (run / "report.json").unlink(missing_ok=True)
+    # WHEN the analysis modules are imported first (as profile does while the app runs), then the run analysed
+    new = _python(
+        "import sys; from reuselens.analyzer import pipeline; pipeline.import_analysis_modules(); "
+        f"before = set(sys.modules); pipeline.build_report({str(run)!r}); "
+        "print(*sorted(m for m in set(sys.modules) - before if m.startswith(('reuselens', 'networkx', 'numpy'))))")
+    # THEN the analysis imports nothing more (the preload list is complete) and numpy (trace replay) not at all
+    assert new == []
+    assert "numpy" not in _python(
+        f"import sys; from reuselens.analyzer import pipeline; pipeline.build_report({str(run)!r}); "
+        "print(*sorted(m for m in sys.modules if m.split('.')[0] == 'numpy'))")
+
+
+def test_report_has_no_sass_and_the_lookup_gives_each_instruction_its_text(tmp_path):
+    from reuselens.analyzer.lineinfo import SourceMapper
+    from reuselens.analyzer.pipeline import build_report
+
+    if find_nvdisasm() is None:
+        pytest.skip("nvdisasm not found (pip install nvidia-cuda-nvdisasm): SASS text is not checked")
+    run = tmp_path / "microbench"
+    shutil.copytree(RUNS / "microbench", run)
+    # WHEN the run is analysed
+    report = build_report(run)
+    assert json.loads((run / "report.json").read_text())["kernels"] == report["kernels"]
+    # THEN report.json carries no SASS (nvdisasm is not run after the app's exit) ...
+    nodes = [(kernel, node) for kernel in report["kernels"] for node in kernel["nodes"] if node.get("pc") is not None]
+    assert nodes and not any("sass" in node for _, node in nodes)
+    # ... and the lookup the server uses gives every memory instruction the text nvdisasm prints for it
+    lookup, mapper = RunSass(run, report["kernels"]), SourceMapper.from_run(run)
+    texts = {(kernel["module"], node["function"], node["pc"]): lookup.text(kernel, node) for kernel, node in nodes}
+    assert all(texts.values())
+    assert texts == {key: mapper.sass(*key) for key in texts}
+    assert any(text.startswith(("LDG", "STG", "LDS", "STS")) for text in texts.values())
+
+
+def test_sass_lookup_keeps_the_text_of_older_reports_and_is_quiet_without_a_run(tmp_path):
+    # GIVEN a report of an earlier build (SASS in its nodes) away from any run directory
+    kernel = {"module": "ab" * 32, "nodes": [{"id": 1, "function": "_Z1kv", "pc": 16, "sass": "LDG.E R2, [R2] ;"},
+                                            {"id": 2, "function": "_Z1kv", "pc": 32}]}
+    lookup = RunSass(tmp_path / "nowhere", [kernel])
+    # THEN its text is used as it is, and an instruction without one has none (no error, no nvdisasm)
+    assert lookup.text(kernel, kernel["nodes"][0]) == "LDG.E R2, [R2] ;"
+    assert lookup.text(kernel, kernel["nodes"][1]) is None
+    lookup.prepare_all()
