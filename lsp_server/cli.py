@@ -13,12 +13,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
 
 
-def start(log_file: str | None, log_level: str) -> int:
+def start(log_file: str | None, log_level: str, check_kernel_filter=None) -> int:
     handler = logging.FileHandler(log_file) if log_file else logging.StreamHandler(sys.stderr)
-    logging.basicConfig(level=getattr(logging, log_level), handlers=[handler],
-                        format="%(asctime)s reuselens-lsp %(levelname)s %(message)s")
+    logging.basicConfig(
+        level=getattr(logging, log_level),
+        handlers=[handler],
+        format="%(asctime)s reuselens-lsp %(levelname)s %(message)s",
+    )
     from reuselens.lsp_server.app import build_server
-    server = build_server()
+
+    server = build_server(check_kernel_filter)
     _stop_children_on_signals()
     server.start_io()
     return 0
@@ -39,7 +43,9 @@ def _stop_children_on_signals() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m reuselens.lsp_server", description="ReuseLens language server (stdio)")
+    parser = argparse.ArgumentParser(
+        prog="python -m reuselens.lsp_server", description="ReuseLens language server (stdio)"
+    )
     add_arguments(parser)
     args = parser.parse_args(argv)
     return start(args.log_file, args.log_level)

@@ -18,13 +18,14 @@ from reuselens.lsp_server.server import ReuseLensServer
 from reuselens.lsp_server.watcher import RunWatcher
 
 FEATURES: list[tuple[str, Any, Callable]] = []  # (LSP method, its options, handler), in registration order
-COMMANDS: list[tuple[str, Callable]] = []       # (workspace/executeCommand name, handler)
+COMMANDS: list[tuple[str, Callable]] = []  # (workspace/executeCommand name, handler)
 
 
 def feature(method: str, options: Any = None) -> Callable[[Callable], Callable]:
     def record(handler: Callable) -> Callable:
         FEATURES.append((method, options, handler))
         return handler
+
     return record
 
 
@@ -32,6 +33,7 @@ def command(name: str) -> Callable[[Callable], Callable]:
     def record(handler: Callable) -> Callable:
         COMMANDS.append((name, handler))
         return handler
+
     return record
 
 
@@ -52,11 +54,12 @@ def initialize(ls: ReuseLensServer, params: types.InitializeParams) -> None:
     root_uri = folders[0].uri if folders else params.root_uri
     ls.state.root = uri_to_path(root_uri) if root_uri else (params.root_path or "")
     ls.init_settings = options.get("settings")
-    ls.state.settings, problems = settings_mod.parse(ls.init_settings, ls.state.root)
+    ls.state.settings, problems = settings_mod.parse(ls.init_settings, ls.state.root, ls.check_kernel_filter)
     # Only the client's launch options are user-level: workspace/configuration answers may carry a project's
     # own settings (.vscode/settings.json, .neoconf.json, ...), so a repository could trust itself.
-    ls.state.user_allows_commands = (options.get("allowWorkspaceCommands") is True
-                                     or ls.state.settings.allow_workspace_commands)
+    ls.state.user_allows_commands = (
+        options.get("allowWorkspaceCommands") is True or ls.state.settings.allow_workspace_commands
+    )
     if problems:
         ls.tell(types.MessageType.Warning, "ReuseLens: " + " ".join(problems))
 
@@ -130,8 +133,15 @@ def inlay_hint(ls: ReuseLensServer, params: types.InlayHintParams) -> list[types
     path = uri_to_path(params.text_document.uri)
     _, lines, line_map, _ = ls.view(path)
     encode = ls.encoder(lines)
-    return lenses.inlay_hints(results, path, line_map, lines, params.range.start.line, params.range.end.line,
-                              lambda line0: encode(line0, len(lines[line0])))
+    return lenses.inlay_hints(
+        results,
+        path,
+        line_map,
+        lines,
+        params.range.start.line,
+        params.range.end.line,
+        lambda line0: encode(line0, len(lines[line0])),
+    )
 
 
 @feature(types.TEXT_DOCUMENT_HOVER)
@@ -146,8 +156,10 @@ def on_hover(ls: ReuseLensServer, params: types.HoverParams) -> types.Hover | No
     text = hover.markdown(results, path, snapshot_line) if snapshot_line else None
     if text is None:
         return None
-    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text),
-                       range=ls.encode_range(lines, diagnostics.line_range(lines, line)))
+    return types.Hover(
+        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text),
+        range=ls.encode_range(lines, diagnostics.line_range(lines, line)),
+    )
 
 
 def _refs_for(ls: ReuseLensServer, params: types.CodeActionParams, path: str, line_map) -> list[tuple[Any, Any]]:
@@ -159,12 +171,12 @@ def _refs_for(ls: ReuseLensServer, params: types.CodeActionParams, path: str, li
     if not ids:
         lines = range(params.range.start.line, params.range.end.line + 1)
         ids = [i for i, d in by_id.items() if d.range.start.line in lines]
-    return [(results.findings_by_id[i], by_id[i]) for i in dict.fromkeys(ids)
-            if i in results.findings_by_id and i in by_id]
+    return [
+        (results.findings_by_id[i], by_id[i]) for i in dict.fromkeys(ids) if i in results.findings_by_id and i in by_id
+    ]
 
 
-@feature(types.TEXT_DOCUMENT_CODE_ACTION,
-                types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+@feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
 def code_action(ls: ReuseLensServer, params: types.CodeActionParams) -> list[types.CodeAction]:
     results = ls.state.results
     if results is None:
@@ -174,8 +186,11 @@ def code_action(ls: ReuseLensServer, params: types.CodeActionParams) -> list[typ
     capacity = int(ls.state.settings.thresholds.get("constantCapacityBytes", 65536))
     out = []
     for ref, diagnostic in _refs_for(ls, params, path, line_map):
-        out.extend(actions.for_diagnostic(results, ref, diagnostic, params.text_document.uri, version,
-                                          lines, capacity, ls.encoder(lines)))
+        out.extend(
+            actions.for_diagnostic(
+                results, ref, diagnostic, params.text_document.uri, version, lines, capacity, ls.encoder(lines)
+            )
+        )
     return out
 
 
@@ -245,14 +260,21 @@ async def next_hot_spot(ls: ReuseLensServer, *args: Any):
             spots.append((ls.view(ref.path)[0], rng, ref))
     if not spots:
         return None
-    here = next((i for i, (u, r, _) in enumerate(spots)
-                 if uri and uri_to_path(u) == uri_to_path(uri) and r.start.line == line), -1)
+    here = next(
+        (i for i, (u, r, _) in enumerate(spots) if uri and uri_to_path(u) == uri_to_path(uri) and r.start.line == line),
+        -1,
+    )
     target_uri, rng, ref = spots[(here + 1) % len(spots)]
     if ls.capability("window", "show_document", "support"):
         await ls.window_show_document_async(types.ShowDocumentParams(uri=target_uri, take_focus=True, selection=rng))
-    return {"uri": target_uri, "range": {"start": {"line": rng.start.line, "character": rng.start.character},
-                                          "end": {"line": rng.end.line, "character": rng.end.character}},
-            "finding": ref.finding.get("id")}
+    return {
+        "uri": target_uri,
+        "range": {
+            "start": {"line": rng.start.line, "character": rng.start.character},
+            "end": {"line": rng.end.line, "character": rng.end.character},
+        },
+        "finding": ref.finding.get("id"),
+    }
 
 
 @command("reuselens.showGraph")

@@ -18,7 +18,8 @@ from pygls.lsp.server import LanguageServer
 
 from reuselens.analyzer import __version__
 from reuselens.analyzer.errors import ReportError
-from reuselens.lsp_server import diagnostics, settings as settings_mod
+from reuselens.lsp_server import diagnostics
+from reuselens.lsp_server import settings as settings_mod
 from reuselens.lsp_server.paths import path_to_uri
 from reuselens.lsp_server.profile_controller import ProfileController
 from reuselens.lsp_server.protocol import ReuseLensProtocol
@@ -31,14 +32,19 @@ log = logging.getLogger("reuselens.lsp")
 
 class ReuseLensServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("reuselens", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
-                         protocol_cls=ReuseLensProtocol)
+        super().__init__(
+            "reuselens",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=ReuseLensProtocol,
+        )
         self.state = State()
         self.watcher: RunWatcher | None = None
         self.profiler = ProfileController(self)
-        self.doc_uris: dict[str, str] = {}      # path -> uri of the open document, as the client spelled it
-        self.init_settings: Any = None          # initializationOptions.settings, if the client sent them
-        self.generation = 0                     # bumped by every edit, settings change and build result
+        self.doc_uris: dict[str, str] = {}  # path -> uri of the open document, as the client spelled it
+        self.init_settings: Any = None  # initializationOptions.settings, if the client sent them
+        self.generation = 0  # bumped by every edit, settings change and build result
+        self.check_kernel_filter = None  # settings.KernelFilterCheck the application hands in (app.build_server)
         self._diagnostics_cache: dict[str, tuple[tuple, tuple]] = {}
 
     def report_server_error(self, error: Exception, source) -> None:
@@ -87,6 +93,7 @@ class ReuseLensServer(LanguageServer):
             if "32" in encoding:
                 return types.Position(line0, len(text))
             return types.Position(line0, len(text.encode("utf-16-le")) // 2)
+
         return encode
 
     def encode_range(self, lines: list[str], rng: types.Range) -> types.Range:
@@ -116,9 +123,17 @@ class ReuseLensServer(LanguageServer):
         results = self.state.results
         if results is not None:
             s = self.state.settings
-            found = diagnostics.build(results, path, lines, line_map, s.docs_base_url or diagnostics.default_docs_base(),
-                                      self.locate, s.thresholds.get("minShare", 0.0), self.state.root,
-                                      show_streaming=s.show_streaming)
+            found = diagnostics.build(
+                results,
+                path,
+                lines,
+                line_map,
+                s.docs_base_url or diagnostics.default_docs_base(),
+                self.locate,
+                s.thresholds.get("minShare", 0.0),
+                self.state.root,
+                show_streaming=s.show_streaming,
+            )
             for d in found:
                 d.range = self.encode_range(lines, d.range)
             out.extend(found)
@@ -126,7 +141,9 @@ class ReuseLensServer(LanguageServer):
 
     def publish(self, path: str) -> None:
         uri, found, version = self.diagnostics_for(path)
-        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=found, version=version))
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=found, version=version)
+        )
         (self.state.published.add if found else self.state.published.discard)(uri)
 
     def publish_all(self) -> None:
@@ -179,8 +196,12 @@ class ReuseLensServer(LanguageServer):
             return
         self._unplaced_for = results.digest
         notes = "; ".join(str(n) for n in results.report.get("notes", []) or [])
-        self.tell(types.MessageType.Warning, f"ReuseLens: {results.unplaced_findings} finding(s) have no source line"
-                  + (f": {notes}" if notes else "; rebuild with -lineinfo to see them on your code") + ".")
+        self.tell(
+            types.MessageType.Warning,
+            f"ReuseLens: {results.unplaced_findings} finding(s) have no source line"
+            + (f": {notes}" if notes else "; rebuild with -lineinfo to see them on your code")
+            + ".",
+        )
 
     def _announce_missing(self, missing: list[str]) -> None:
         key = (self.state.results.digest if self.state.results else None, tuple(sorted(missing)))
@@ -188,9 +209,11 @@ class ReuseLensServer(LanguageServer):
             return
         self._announced = key
         count = sum(len(self.state.results.findings_by_file[p]) for p in missing)
-        self.tell(types.MessageType.Warning,
-                  f"ReuseLens: {count} finding(s) are in {len(missing)} source file(s) not found here "
-                  f"(e.g. {sorted(missing)[0]}); map the build tree onto the workspace with reuselens.pathPrefixMap.")
+        self.tell(
+            types.MessageType.Warning,
+            f"ReuseLens: {count} finding(s) are in {len(missing)} source file(s) not found here "
+            f"(e.g. {sorted(missing)[0]}); map the build tree onto the workspace with reuselens.pathPrefixMap.",
+        )
 
     # ----- settings and run loading ---------------------------------------------------------------
     async def refresh_settings(self, pushed: Any = None, probe: bool = False) -> None:
@@ -201,8 +224,12 @@ class ReuseLensServer(LanguageServer):
         if self.capability("workspace", "configuration") or probe:
             try:
                 scope = path_to_uri(self.state.root) if self.state.root else None
-                answer = await asyncio.wait_for(self.workspace_configuration_async(types.ConfigurationParams(
-                    items=[types.ConfigurationItem(section="reuselens", scope_uri=scope)])), 5)
+                answer = await asyncio.wait_for(
+                    self.workspace_configuration_async(
+                        types.ConfigurationParams(items=[types.ConfigurationItem(section="reuselens", scope_uri=scope)])
+                    ),
+                    5,
+                )
                 if answer and answer[0] is not None:
                     raw = answer[0]
             except Exception as error:
@@ -212,16 +239,22 @@ class ReuseLensServer(LanguageServer):
         self.apply_settings(raw)
 
     def apply_settings(self, raw: Any) -> None:
-        new, problems = settings_mod.parse(raw, self.state.root)
+        new, problems = settings_mod.parse(raw, self.state.root, self.check_kernel_filter)
         if problems:
             self.tell(types.MessageType.Warning, "ReuseLens: " + " ".join(problems))
         old, self.state.settings = self.state.settings, new
         self.generation += 1
         if new.allow_workspace_commands and not self.state.user_allows_commands:
-            self.log_text(types.MessageType.Info, "ReuseLens: reuselens.allowWorkspaceCommands is honoured only from "
-                          "initializationOptions (user level), not from workspace settings; asking instead.")
-        self.log_text(types.MessageType.Log, f"ReuseLens: settings applied (run directory {new.run_directory}, "
-                      f"profile command {new.profile_command or 'unset'})")
+            self.log_text(
+                types.MessageType.Info,
+                "ReuseLens: reuselens.allowWorkspaceCommands is honoured only from "
+                "initializationOptions (user level), not from workspace settings; asking instead.",
+            )
+        self.log_text(
+            types.MessageType.Log,
+            f"ReuseLens: settings applied (run directory {new.run_directory}, "
+            f"profile command {new.profile_command or 'unset'})",
+        )
         if (old.run_directory, old.path_prefix_map) != (new.run_directory, new.path_prefix_map):
             self.state.results = None
             if self.watcher is not None:

@@ -12,10 +12,14 @@ import copy
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from reuselens.analyzer.patterns.settings import THRESHOLDS
-from reuselens.collector.kernel_regex import kernel_regex_problem
+
+# A kernel filter's syntax problem, or None. The collector's own check (POSIX extended syntax, the syntax its
+# tool library matches with) is handed in by the application, which may import the collector; a server
+# started on its own falls back to Python's re, which accepts a superset.
+KernelFilterCheck = Callable[[str], "str | None"]
 
 # Flat dotted names without the `reuselens.` prefix -> default. Client-only settings (server.path,
 # server.python) are listed so the comparison with package.json is complete; the server ignores them.
@@ -71,7 +75,7 @@ def flatten(raw: Any, prefix: str = "") -> dict[str, Any]:
     for key, value in raw.items():
         name = f"{prefix}{key}"
         if name.startswith("reuselens."):
-            name = name[len("reuselens."):]
+            name = name[len("reuselens.") :]
         if isinstance(value, dict) and name not in ("profile.env", "pathPrefixMap"):
             out.update(flatten(value, name + "."))
         else:
@@ -91,7 +95,15 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _check(name: str, value: Any) -> str | None:
+def _python_regex_problem(text: str) -> str | None:
+    try:
+        re.compile(text)
+    except re.error as error:
+        return str(error)
+    return None
+
+
+def _check(name: str, value: Any, check_kernel_filter: KernelFilterCheck | None = None) -> str | None:
     """One sentence describing why `value` is invalid for `name`, or None when it is fine."""
     default = DEFAULTS[name]
     if isinstance(default, list):
@@ -110,14 +122,14 @@ def _check(name: str, value: Any) -> str | None:
         return None
     if not isinstance(value, str):
         return "must be a string"
-    if name == "kernelFilter" and value and (problem := kernel_regex_problem(value)) is not None:
+    if name == "kernelFilter" and value and (problem := (check_kernel_filter or _python_regex_problem)(value)):
         return f"is not a valid regular expression ({problem}; the collector reads POSIX extended syntax)"
     if name == "launchRange" and value and not _LAUNCH_RANGE.match(value):
         return 'must look like "A:B" (e.g. "0:10")'
     return None
 
 
-def merged(raw: Any) -> tuple[dict[str, Any], list[str]]:
+def merged(raw: Any, check_kernel_filter: KernelFilterCheck | None = None) -> tuple[dict[str, Any], list[str]]:
     """Defaults overlaid with the valid values of `raw`; plus one message per rejected value."""
     values = copy.deepcopy(DEFAULTS)
     problems: list[str] = []
@@ -126,7 +138,7 @@ def merged(raw: Any) -> tuple[dict[str, Any], list[str]]:
     for name, value in flatten(raw or {}).items():
         if name not in DEFAULTS or value is None:
             continue
-        reason = _check(name, value)
+        reason = _check(name, value, check_kernel_filter)
         if reason:
             problems.append(f"Setting reuselens.{name} {reason}; using the default {DEFAULTS[name]!r}.")
         else:
@@ -145,9 +157,11 @@ def _workspace_path(target: str, folder: str) -> str:
     return os.path.normpath(os.path.join(folder, expanded)) if folder and not os.path.isabs(expanded) else expanded
 
 
-def parse(raw: Any, workspace_folder: str) -> tuple[Settings, list[str]]:
+def parse(
+    raw: Any, workspace_folder: str, check_kernel_filter: KernelFilterCheck | None = None
+) -> tuple[Settings, list[str]]:
     """Validated Settings for one workspace folder, and the problems found (empty when all is well)."""
-    v, problems = merged(raw)
+    v, problems = merged(raw, check_kernel_filter)
     thresholds = {k.split(".", 1)[1]: float(x) for k, x in v.items() if k.startswith("thresholds.")}
     settings = Settings(
         profile_command=[_expand(a, workspace_folder) for a in v["profile.command"]],
@@ -159,7 +173,9 @@ def parse(raw: Any, workspace_folder: str) -> tuple[Settings, list[str]]:
         launch_range=v["launchRange"],
         run_directory=_expand(v["runDirectory"], workspace_folder),
         timeout_seconds=float(v["timeoutSeconds"]),
-        path_prefix_map={prefix: _workspace_path(target, workspace_folder) for prefix, target in v["pathPrefixMap"].items()},
+        path_prefix_map={
+            prefix: _workspace_path(target, workspace_folder) for prefix, target in v["pathPrefixMap"].items()
+        },
         thresholds=thresholds,
         allow_workspace_commands=v["allowWorkspaceCommands"],
         profiler_command=list(v["profiler.command"]),

@@ -4,9 +4,8 @@ path mapping and the refusal cases of the mechanical edits."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
-
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -19,15 +18,23 @@ REPO = Path(__file__).parents[2]
 
 
 def test_defaults_equal_docs_settings_md():
-    rows = re.findall(r"^\| `reuselens\.([^`]+)` \| [^|]+ \| `([^`]*)` \|",
-                      (REPO / "docs" / "settings.md").read_text(), re.MULTILINE)
+    rows = re.findall(
+        r"^\| `reuselens\.([^`]+)` \| [^|]+ \| `([^`]*)` \|", (REPO / "docs" / "settings.md").read_text(), re.MULTILINE
+    )
     import json
+
     assert {name: json.loads(value) for name, value in rows} == settings.DEFAULTS
 
 
 def test_parse_expands_workspace_folder_and_keeps_valid_values():
-    parsed, problems = settings.parse({"profile": {"command": ["./app", "${workspaceFolder}/in.bin"]},
-                                       "reuselens.timeoutSeconds": 5, "thresholds": {"delta": "x"}}, "/ws")
+    parsed, problems = settings.parse(
+        {
+            "profile": {"command": ["./app", "${workspaceFolder}/in.bin"]},
+            "reuselens.timeoutSeconds": 5,
+            "thresholds": {"delta": "x"},
+        },
+        "/ws",
+    )
     assert parsed.profile_command == ["./app", "/ws/in.bin"]
     assert parsed.timeout_seconds == 5.0 and parsed.run_directory == "/ws/.reuselens/run"
     assert parsed.thresholds["delta"] == 0.8
@@ -35,18 +42,25 @@ def test_parse_expands_workspace_folder_and_keeps_valid_values():
     assert settings.parse("nonsense", "/ws")[1] == ["The reuselens settings must be an object; using the defaults."]
     assert settings.parse({"launchRange": "3-4", "timeoutSeconds": 0}, "/ws")[1] == [
         'Setting reuselens.launchRange must look like "A:B" (e.g. "0:10"); using the default \'\'.',
-        "Setting reuselens.timeoutSeconds must be positive; using the default 300."]
+        "Setting reuselens.timeoutSeconds must be positive; using the default 300.",
+    ]
 
 
 def test_compiler_output_both_forms_and_no_false_positives():
-    out = parse('a.cu(12): error: expected a ";"\n'
-                'detected during instantiation of "void f<T>()" at line 30 of b.cu\n'
-                '/x/y.cuh:7:3: fatal error: missing.h: No such file or directory\n'
-                'c.cu(4): warning #550-D: variable "z" was set but never used\n'
-                'ptxas info    : Used 10 registers\n'
-                'make: *** [Makefile:3: all] Error 1\n', "/ws")
+    out = parse(
+        'a.cu(12): error: expected a ";"\n'
+        'detected during instantiation of "void f<T>()" at line 30 of b.cu\n'
+        "/x/y.cuh:7:3: fatal error: missing.h: No such file or directory\n"
+        'c.cu(4): warning #550-D: variable "z" was set but never used\n'
+        "ptxas info    : Used 10 registers\n"
+        "make: *** [Makefile:3: all] Error 1\n",
+        "/ws",
+    )
     assert [(m.path, m.line, m.column, m.severity) for m in out] == [
-        ("/ws/a.cu", 12, 0, "error"), ("/x/y.cuh", 7, 3, "error"), ("/ws/c.cu", 4, 0, "warning")]
+        ("/ws/a.cu", 12, 0, "error"),
+        ("/x/y.cuh", 7, 3, "error"),
+        ("/ws/c.cu", 4, 0, "warning"),
+    ]
 
 
 def test_line_map_follows_insertions_and_drops_edited_lines():
@@ -60,28 +74,34 @@ def test_line_map_follows_insertions_and_drops_edited_lines():
 
 def _range(a, b, c, d):
     from lsprotocol import types
+
     return types.Range(types.Position(a, b), types.Position(c, d))
 
 
 def test_shift_follows_ranged_changes():
     from reuselens.lsp_server.tracking import shift
+
     ident = {i: i for i in range(1, 6)}
-    assert shift(ident, _range(1, 0, 1, 0), "x\ny\n") == {1: 1, 2: 4, 3: 5, 4: 6, 5: 7}   # 2 lines above b
-    assert shift(ident, _range(1, 0, 3, 0), "") == {1: 1, 4: 2, 5: 3}                       # b, c deleted
-    assert shift(ident, _range(2, 0, 2, 1), "C") == {1: 1, 2: 2, 3: 3, 4: 4, 5: 5}          # c: candidate only
-    assert shift(ident, _range(2, 1, 3, 1), "") == {1: 1, 2: 2, 3: 3, 5: 4}                 # c, d joined
+    assert shift(ident, _range(1, 0, 1, 0), "x\ny\n") == {1: 1, 2: 4, 3: 5, 4: 6, 5: 7}  # 2 lines above b
+    assert shift(ident, _range(1, 0, 3, 0), "") == {1: 1, 4: 2, 5: 3}  # b, c deleted
+    assert shift(ident, _range(2, 0, 2, 1), "C") == {1: 1, 2: 2, 3: 3, 4: 4, 5: 5}  # c: candidate only
+    assert shift(ident, _range(2, 1, 3, 1), "") == {1: 1, 2: 2, 3: 3, 5: 4}  # c, d joined
 
 
 def test_tracker_drops_edited_lines_and_checks_text(tmp_path):
     from lsprotocol import types
+
     from reuselens.lsp_server.tracking import Tracker
+
     snap = ["a", "b", "c", "b"]
     t = Tracker()
     t.reset({"/f": snap})
     t.opened("/f", "a\nb\nc\nb\n")
     # move the first "b" below "c": delete line 2, insert it after line 3 -> the text "b" exists twice
-    changes = [types.TextDocumentContentChangePartial(range=_range(1, 0, 2, 0), text=""),
-               types.TextDocumentContentChangePartial(range=_range(2, 0, 2, 0), text="b\n")]
+    changes = [
+        types.TextDocumentContentChangePartial(range=_range(1, 0, 2, 0), text=""),
+        types.TextDocumentContentChangePartial(range=_range(2, 0, 2, 0), text="b\n"),
+    ]
     t.changed("/f", changes, "a\nc\nb\nb\n")
     line_map = t.line_map("/f", 2, "a\nc\nb\nb\n")
     assert [line_map.to_current(i) for i in (1, 2, 3, 4)] == [1, None, 2, 4]
@@ -90,6 +110,7 @@ def test_tracker_drops_edited_lines_and_checks_text(tmp_path):
 def test_closed_file_changed_on_disk_is_realigned(tmp_path):
     from reuselens.lsp_server.source_files import SourceFiles
     from reuselens.lsp_server.tracking import Tracker, disk_stamp
+
     f = tmp_path / "k.cu"
     f.write_text("a\nb\nc\n")
     t = Tracker(SourceFiles([str(tmp_path)]).text)
@@ -110,8 +131,13 @@ def test_prefix_map_matches_whole_components_only():
 
 
 def test_padding_refused_when_array_escapes_by_pointer():
-    lines = ["__global__ void k(float *o) {", "    __shared__ float t[32][32];",
-             "    float *p = &t[0][0];", "    o[0] = t[threadIdx.x][0] + p[1];", "}"]
+    lines = [
+        "__global__ void k(float *o) {",
+        "    __shared__ float t[32][32];",
+        "    float *p = &t[0][0];",
+        "    o[0] = t[threadIdx.x][0] + p[1];",
+        "}",
+    ]
     assert "address of an element of t is taken on line 3" in edits.padding(lines, 4)
     lines[2] = "    float (*p)[32] = t;"
     assert "used other than as t[i][j] on line 3" in edits.padding(lines, 4)
@@ -131,22 +157,34 @@ def test_barrier_removal_refused_under_braceless_if_and_in_macros():
 
 def test_constant_promotion_refused_without_const_or_over_capacity():
     assert isinstance(edits.constant_promotion(["__device__ float c[4] = {1};", "y = c[i];"], 2, 65536), str)
-    assert "does not fit" in edits.constant_promotion(["__device__ const double c[10000] = {1};", "y = c[i];"], 2, 65536)
+    assert "does not fit" in edits.constant_promotion(
+        ["__device__ const double c[10000] = {1};", "y = c[i];"], 2, 65536
+    )
     ok = edits.constant_promotion(["static __device__ const int c[4] = {1, 2};", "y = c[i];"], 2, 65536)
     assert isinstance(ok, edits.Edit) and (ok.line, ok.start, ok.end) == (1, 7, 17)
 
 
 def test_kernel_filter_setting_is_checked_with_the_collectors_syntax():
     """Python's re accepts \\d, which the collector's POSIX regex would read as a plain "d"."""
-    parsed, problems = settings.parse({"kernelFilter": "\\d+_gemm"}, "/ws")
+    from reuselens.collector.kernel_regex import kernel_regex_problem
+
+    parsed, problems = settings.parse({"kernelFilter": "\\d+_gemm"}, "/ws", kernel_regex_problem)
     assert parsed.kernel_filter == "" and len(problems) == 1
     assert "reuselens.kernelFilter is not a valid regular expression (\\d is not POSIX extended syntax" in problems[0]
-    assert settings.parse({"kernelFilter": "^softmax|gemm"}, "/ws")[1] == []
+    assert settings.parse({"kernelFilter": "^softmax|gemm"}, "/ws", kernel_regex_problem)[1] == []
 
 
 def test_default_profiler_argv_carries_filters_thresholds_and_timeout():
-    parsed, _ = settings.parse({"profile": {"command": ["./app", "-n", "4"]}, "kernelFilter": "soft.*",
-                                "launchRange": "0:10", "timeoutSeconds": 60, "thresholds": {"delta": 0.7}}, "/ws")
+    parsed, _ = settings.parse(
+        {
+            "profile": {"command": ["./app", "-n", "4"]},
+            "kernelFilter": "soft.*",
+            "launchRange": "0:10",
+            "timeoutSeconds": 60,
+            "thresholds": {"delta": 0.7},
+        },
+        "/ws",
+    )
     argv = profiling.profiler_argv(parsed, "/ws/.reuselens/run")
     assert argv[:6] == [sys.executable, "-m", "reuselens", "profile", "--run-dir", "/ws/.reuselens/run"]
     assert argv[6:10] == ["--kernel-filter", "soft.*", "--launch-range", "0:10"]
@@ -171,29 +209,58 @@ def test_default_profiler_argv_passes_every_threshold_the_way_the_cli_reads_it()
 def test_hover_shows_the_inline_chain_innermost_first():
     from reuselens.lsp_server import hover
     from reuselens.lsp_server.model import RunResults
-    node = {"id": 1, "space": "global", "type": "read", "size": 4, "pc": 16, "bytes": 8, "executions": 1,
-            "source": {"file": "/b/h.cuh", "line": 9, "inline": [
+
+    node = {
+        "id": 1,
+        "space": "global",
+        "type": "read",
+        "size": 4,
+        "pc": 16,
+        "bytes": 8,
+        "executions": 1,
+        "source": {
+            "file": "/b/h.cuh",
+            "line": 9,
+            "inline": [
                 {"function": "poly(float)", "file": "/b/h.cuh", "line": 9},
-                {"function": "kern(float*)", "file": "/b/k.cu", "line": 37}]}}
-    report = {"kernels": [{"id": "k0", "name": "kern(float*)", "nodes": [{"id": 0}, node],
-                           "edges": [{"from": 1, "to": 0, "label": "cold", "bytes": 8}]}]}
+                {"function": "kern(float*)", "file": "/b/k.cu", "line": 37},
+            ],
+        },
+    }
+    report = {
+        "kernels": [
+            {
+                "id": "k0",
+                "name": "kern(float*)",
+                "nodes": [{"id": 0}, node],
+                "edges": [{"from": 1, "to": 0, "label": "cold", "bytes": 8}],
+            }
+        ]
+    }
     text = hover.markdown(RunResults(report, "/r/report.json", "d", {"/b": "/ws"}), "/ws/h.cuh", 9)
-    assert "inline chain: `poly(float)` at [h.cuh:9](file:///ws/h.cuh#L9) ← `kern(float*)` at " \
-           "[k.cu:37](file:///ws/k.cu#L37)" in text
+    assert (
+        "inline chain: `poly(float)` at [h.cuh:9](file:///ws/h.cuh#L9) ← `kern(float*)` at "
+        "[k.cu:37](file:///ws/k.cu#L37)" in text
+    )
 
 
 def test_names_in_comments_and_strings_are_not_uses():
-    lines = ["// the tile transpose: tile is read by column", "__shared__ float tile[32][32]; /* tile */",
-             'printf("tile %d", 1);', "x = tile[threadIdx.x][threadIdx.y];"]
+    lines = [
+        "// the tile transpose: tile is read by column",
+        "__shared__ float tile[32][32]; /* tile */",
+        'printf("tile %d", 1);',
+        "x = tile[threadIdx.x][threadIdx.y];",
+    ]
     edit = edits.padding(lines, 4)
     assert isinstance(edit, edits.Edit) and (edit.line, edit.text) == (2, "33")
-    assert edits.code_only(['a = "x // y"; // z', "/* a", "b */ c;"]) == [
-        'a = "      ";     ', "    ", "     c;"]
+    assert edits.code_only(['a = "x // y"; // z', "/* a", "b */ c;"]) == ['a = "      ";     ', "    ", "     c;"]
 
 
 def test_read_capped_reads_only_small_regular_files(tmp_path):
     import os
+
     from reuselens.lsp_server.source_files import UnreadableFile, read_capped
+
     small = tmp_path / "k.cu"
     small.write_bytes(b"0123456789")
     assert read_capped(small, 10) == b"0123456789"
@@ -207,6 +274,7 @@ def test_read_capped_reads_only_small_regular_files(tmp_path):
 
 def test_source_files_stay_under_their_roots(tmp_path):
     from reuselens.lsp_server.source_files import SourceFiles
+
     ws, mapped, elsewhere = tmp_path / "ws", tmp_path / "src", tmp_path / "elsewhere"
     for d in (ws, mapped, elsewhere):
         d.mkdir()
@@ -224,16 +292,43 @@ def test_hover_shows_report_names_as_literal_text():
     # a report is workspace data: its names must not add links, end code spans or split table cells
     from reuselens.lsp_server.hover import markdown
     from reuselens.lsp_server.model import RunResults
+
     path = "/ws/a_[x](javascript:evil)|b.cu"
     source = {"file": path, "line": 3, "inline": [{"function": "f`` [y](javascript:evil)", "file": path, "line": 1}]}
-    report = {"kernels": [{"id": "k0", "name": "k`|[z](javascript:evil)", "nodes": [
-        {"id": 0, "space": None},
-        {"id": 1, "pc": 16, "space": "global", "type": "read", "size": 4, "bytes": 128, "executions": 1,
-         "source": source, "sass": "LDG.E R0\n```\n[w](javascript:evil)"},
-        {"id": 2, "pc": 32, "space": "global", "type": "write", "size": 4, "bytes": 128, "executions": 1,
-         "source": {"file": path, "line": 3}}],
-        "edges": [{"from": 1, "to": 2, "label": "warp", "bytes": 128}],
-        "findings": [{"id": "f1", "pattern": "p|q", "pcs": [1], "message": "see [v](javascript:evil) | here"}]}]}
+    report = {
+        "kernels": [
+            {
+                "id": "k0",
+                "name": "k`|[z](javascript:evil)",
+                "nodes": [
+                    {"id": 0, "space": None},
+                    {
+                        "id": 1,
+                        "pc": 16,
+                        "space": "global",
+                        "type": "read",
+                        "size": 4,
+                        "bytes": 128,
+                        "executions": 1,
+                        "source": source,
+                        "sass": "LDG.E R0\n```\n[w](javascript:evil)",
+                    },
+                    {
+                        "id": 2,
+                        "pc": 32,
+                        "space": "global",
+                        "type": "write",
+                        "size": 4,
+                        "bytes": 128,
+                        "executions": 1,
+                        "source": {"file": path, "line": 3},
+                    },
+                ],
+                "edges": [{"from": 1, "to": 2, "label": "warp", "bytes": 128}],
+                "findings": [{"id": "f1", "pattern": "p|q", "pcs": [1], "message": "see [v](javascript:evil) | here"}],
+            }
+        ]
+    }
     text = markdown(RunResults(report, "/ws/report.json", "d", {}), path, 3)
     assert "· ``k`|[z](javascript:evil)`` · a\\_\\[x\\](javascript:evil)\\|b.cu:3" in text
     assert "**p\\|q**: see \\[v\\](javascript:evil) \\| here" in text
