@@ -44,8 +44,10 @@ def _pattern_waste(kernel: dict[str, Any]) -> dict[str, dict[str, Any]]:
     per_pattern: dict[str, dict[str, Any]] = {}
     for finding in kernel.get("findings", []):
         waste = finding.get("waste", {})
-        entry = per_pattern.setdefault(finding.get("pattern", "?"), {
-            "findings": 0, "unit": waste.get("basis", "bytes"), "waste": 0, **dict.fromkeys(WASTE_KEYS, 0)})
+        entry = per_pattern.setdefault(
+            finding.get("pattern", "?"),
+            {"findings": 0, "unit": waste.get("basis", "bytes"), "waste": 0, **dict.fromkeys(WASTE_KEYS, 0)},
+        )
         entry["findings"] += 1
         for key in WASTE_KEYS:
             entry[key] += int(waste.get(key, 0))
@@ -66,8 +68,9 @@ def match_kernels(before: dict[str, Any], after: dict[str, Any]) -> list[tuple[d
     pairs: list[tuple[dict | None, dict | None]] = []
     unmatched_before = []
     for kernel in before.get("kernels", []):
-        match = next((k for k in remaining if k.get("mangled") == kernel.get("mangled")
-                      and _config(k) == _config(kernel)), None)
+        match = next(
+            (k for k in remaining if k.get("mangled") == kernel.get("mangled") and _config(k) == _config(kernel)), None
+        )
         if match is None:
             unmatched_before.append(kernel)
             continue
@@ -105,8 +108,11 @@ def diff_reports(before: dict[str, Any], after: dict[str, Any]) -> list[dict[str
         before_traffic = kernel_traffic(old) if old else dict.fromkeys(TRAFFIC_KEYS, 0)
         after_traffic = kernel_traffic(new) if new else dict.fromkeys(TRAFFIC_KEYS, 0)
         for key in TRAFFIC_KEYS:
-            entry["traffic"][key] = {"before": before_traffic[key], "after": after_traffic[key],
-                                     "delta": after_traffic[key] - before_traffic[key]}
+            entry["traffic"][key] = {
+                "before": before_traffic[key],
+                "after": after_traffic[key],
+                "delta": after_traffic[key] - before_traffic[key],
+            }
         old_patterns = _pattern_waste(old) if old else {}
         new_patterns = _pattern_waste(new) if new else {}
         for pattern in sorted(set(old_patterns) | set(new_patterns)):
@@ -125,8 +131,10 @@ def _status(old: dict[str, Any] | None, new: dict[str, Any] | None, entry: dict[
         return "removed"
     if old is None:
         return "added"
-    same = (entry["config_before"] == entry["config_after"]
-            and all(values["delta"] == 0 for values in entry["traffic"].values())
-            and _finding_ids(old) == _finding_ids(new)
-            and all(values["before"] == values["after"] for values in entry["patterns"].values()))
+    same = (
+        entry["config_before"] == entry["config_after"]
+        and all(values["delta"] == 0 for values in entry["traffic"].values())
+        and _finding_ids(old) == _finding_ids(new)
+        and all(values["before"] == values["after"] for values in entry["patterns"].values())
+    )
     return "unchanged" if same else "changed"

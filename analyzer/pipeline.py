@@ -11,8 +11,7 @@ import logging
 from pathlib import Path
 from typing import Any, Callable
 
-from reuselens.analyzer import __version__
-from reuselens.analyzer import engine_result
+from reuselens.analyzer import __version__, engine_result
 from reuselens.analyzer.engine_result import ONLINE_ANALYSIS
 from reuselens.analyzer.errors import ReuseLensError
 from reuselens.analyzer.rundir import RunDirectory, open_run
@@ -49,8 +48,9 @@ def _attach_names(run: RunDirectory, result: dict[str, Any], from_online: bool) 
         kernel.setdefault("name", demangle(mangled))
 
 
-def _attach_sources(run: RunDirectory, kernels: list[dict[str, Any]], prefix_map: dict[str, str],
-                    notes: list[str], progress: Progress) -> None:
+def _attach_sources(
+    run: RunDirectory, kernels: list[dict[str, Any]], prefix_map: dict[str, str], notes: list[str], progress: Progress
+) -> None:
     from reuselens.analyzer.lineinfo import SourceMapper
 
     # No SASS here: nvdisasm cost more than the rest of the analysis, and only hovers show it (sass_lookup.py).
@@ -82,12 +82,17 @@ def _merge_lineless(mapper_notes: list[str]) -> list[str]:
     six library modules (cuBLAS, ATen) without it, and six notes buried the others."""
     from reuselens.analyzer.lineinfo.mapper import NO_LINE_INFO
 
-    lineless = [note[len("module "):-len(NO_LINE_INFO)] for note in mapper_notes
-                if note.startswith("module ") and note.endswith(NO_LINE_INFO)]
+    lineless = [
+        note[len("module ") : -len(NO_LINE_INFO)]
+        for note in mapper_notes
+        if note.startswith("module ") and note.endswith(NO_LINE_INFO)
+    ]
     if len(lineless) < 2:
         return list(mapper_notes)
-    merged = (f"{len(lineless)} modules have no line info ({', '.join(lineless)}): library code, or built without "
-              "-lineinfo; their findings name kernels and PCs (nvcc -lineinfo puts your own on source lines)")
+    merged = (
+        f"{len(lineless)} modules have no line info ({', '.join(lineless)}): library code, or built without "
+        "-lineinfo; their findings name kernels and PCs (nvcc -lineinfo puts your own on source lines)"
+    )
     out, placed = [], False
     for note in mapper_notes:
         if note.startswith("module ") and note.endswith(NO_LINE_INFO):
@@ -133,13 +138,19 @@ def import_analysis_modules() -> None:
     import networkx  # noqa: F401  (analyzer/graph.py imports it where it builds a graph)
 
     from reuselens.analyzer import graph, names, patterns, report  # noqa: F401
-    from reuselens.analyzer.lineinfo import SourceMapper, demangle  # noqa: F401
     from reuselens.analyzer.errors import MappingError  # noqa: F401
+    from reuselens.analyzer.lineinfo import SourceMapper, demangle  # noqa: F401
 
 
-def build_report(run_dir: str | Path, settings: dict[str, Any] | None = None, *, workers: int | None = None,
-                prefix_map: dict[str, str] | None = None, progress: Progress | None = None,
-                write: bool = True) -> dict[str, Any]:
+def build_report(
+    run_dir: str | Path,
+    settings: dict[str, Any] | None = None,
+    *,
+    workers: int | None = None,
+    prefix_map: dict[str, str] | None = None,
+    progress: Progress | None = None,
+    write: bool = True,
+) -> dict[str, Any]:
     """Analyse a run directory and (by default) write RUN/report.json. Returns the report dict."""
     from reuselens.analyzer.graph import annotate_kernel
     from reuselens.analyzer.patterns import DEFAULT_SETTINGS, find_findings

@@ -44,12 +44,17 @@ def with_thresholds(report: dict[str, Any], requested: dict[str, float]) -> dict
     settings = {**recorded_settings(report), **changed}
     findings = []
     for kernel in report.get("kernels", []):
-        if not isinstance(kernel, dict) or not isinstance(kernel.get("nodes"), list) \
-                or not isinstance(kernel.get("edges"), list):
+        if (
+            not isinstance(kernel, dict)
+            or not isinstance(kernel.get("nodes"), list)
+            or not isinstance(kernel.get("edges"), list)
+        ):
             options = ", ".join(BY_KEY[key].option for key in changed)
-            raise NotRederivable(f"cannot apply {options}: kernel {_name(kernel)} has no graph (nodes and edges) "
-                                 "to re-derive its findings from; analyse the run directory again "
-                                 "(reuselens analyze RUN_DIR with the options)")
+            raise NotRederivable(
+                f"cannot apply {options}: kernel {_name(kernel)} has no graph (nodes and edges) "
+                "to re-derive its findings from; analyse the run directory again "
+                "(reuselens analyze RUN_DIR with the options)"
+            )
         findings.append(find_findings(kernel, settings))
     for kernel, kernel_findings in zip(report["kernels"], findings):
         kernel["findings"] = kernel_findings

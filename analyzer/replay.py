@@ -34,8 +34,19 @@ CHUNK_RECORDS = 1 << 16
 # Built from the offsets in docs/trace-format.md; tests/engine/test_layout.py checks them against the C++ header.
 RECORD_DTYPE = np.dtype(
     {
-        "names": ["type", "space", "access", "flags", "size", "warp", "function_id", "active_mask", "pc", "block",
-                  "addr"],
+        "names": [
+            "type",
+            "space",
+            "access",
+            "flags",
+            "size",
+            "warp",
+            "function_id",
+            "active_mask",
+            "pc",
+            "block",
+            "addr",
+        ],
         "formats": ["u1", "u1", "u1", "u1", "<u2", "<u2", "<u4", "<u4", "<u8", "<u8", ("<u8", (32,))],
         "offsets": [0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32],
         "itemsize": RECORD_BYTES,
@@ -43,8 +54,17 @@ RECORD_DTYPE = np.dtype(
 )
 HEADER_DTYPE = np.dtype(
     {
-        "names": ["magic", "version", "header_bytes", "record_bytes", "flags", "launch_id", "record_count",
-                  "kernel_function_id", "reserved"],
+        "names": [
+            "magic",
+            "version",
+            "header_bytes",
+            "record_bytes",
+            "flags",
+            "launch_id",
+            "record_count",
+            "kernel_function_id",
+            "reserved",
+        ],
         "formats": ["S8", "<u4", "<u4", "<u4", "<u4", "<u8", "<u8", "<u4", ("u1", (20,))],
         "offsets": [0, 8, 12, 16, 20, 24, 32, 40, 44],
         "itemsize": HEADER_BYTES,
@@ -115,7 +135,7 @@ def read_trace(path: str | os.PathLike[str]) -> Trace:
         )
     if not flagged_complete:
         reason = f"trace of launch {int(h['launch_id'])} is incomplete ({whole} whole records"
-        reason += f", last record cut short)" if tail else ")"
+        reason += ", last record cut short)" if tail else ")"
     records = (
         np.memmap(path, dtype=RECORD_DTYPE, mode="r", offset=HEADER_BYTES, shape=(whole,))
         if whole
@@ -193,8 +213,9 @@ def replay_run(
                 f"run.json expects launch {launch.id} (function {launch.function_id})"
             )
         allocations.before_launch(launch.id)
-        engine.begin_launch(launch.id, launch.function_id, list(launch.grid), list(launch.block),
-                            launch.dynamic_shared_bytes)
+        engine.begin_launch(
+            launch.id, launch.function_id, list(launch.grid), list(launch.block), launch.dynamic_shared_bytes
+        )
         _feed(engine, trace.records, trace.path)
         reason = trace.partial_reason
         if launch.status != "complete":  # faulted / incomplete per the collector: say so first
@@ -225,7 +246,10 @@ def analyze_records(
         engine.add_allocation(address, size)
     for launch, records in launches:
         engine.begin_launch(
-            launch["id"], launch["function_id"], list(launch["grid"]), list(launch["block"]),
+            launch["id"],
+            launch["function_id"],
+            list(launch["grid"]),
+            list(launch["block"]),
             launch.get("dynamic_shared_bytes", 0),
         )
         records = np.ascontiguousarray(records, dtype=RECORD_DTYPE)

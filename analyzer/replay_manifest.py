@@ -81,21 +81,25 @@ def launches(manifest: Path, run: dict[str, Any]) -> list[Launch]:
         fields = _Fields(manifest, f"launches[{index}]", entry)
         block = fields.dims("block", 1)
         if block[0] * block[1] * block[2] > MAX_BLOCK_THREADS:
-            fields.fail(f"launches[{index}].block: {block[0]}x{block[1]}x{block[2]} threads per block, "
-                        f"CUDA allows at most {MAX_BLOCK_THREADS}")
+            fields.fail(
+                f"launches[{index}].block: {block[0]}x{block[1]}x{block[2]} threads per block, "
+                f"CUDA allows at most {MAX_BLOCK_THREADS}"
+            )
         trace = entry.get("trace")
         if trace is not None and not isinstance(trace, str):
             fields.fail(f"launches[{index}].trace: expected a path, found {_kind(trace)}")
         status = entry.get("status", "complete")
-        out.append(Launch(
-            id=fields.integer("id", U64),
-            function_id=fields.integer("function_id", U32),
-            grid=fields.dims("grid", 1),
-            block=block,
-            dynamic_shared_bytes=fields.integer("dynamic_shared_bytes", U32, default=0),
-            trace=trace or None,
-            status=status if isinstance(status, str) else str(status),
-        ))
+        out.append(
+            Launch(
+                id=fields.integer("id", U64),
+                function_id=fields.integer("function_id", U32),
+                grid=fields.dims("grid", 1),
+                block=block,
+                dynamic_shared_bytes=fields.integer("dynamic_shared_bytes", U32, default=0),
+                trace=trace or None,
+                status=status if isinstance(status, str) else str(status),
+            )
+        )
     return sorted(out, key=lambda launch: launch.id)
 
 
@@ -107,8 +111,10 @@ def allocations(manifest: Path, run: dict[str, Any]) -> list[Allocation]:
         address = fields.integer("address", U64)
         size = fields.integer("size", U64, default=0)
         if address + size > U64:
-            fields.fail(f"allocations[{index}].size: {size} bytes at address {address:#x} run past the end of the "
-                        "64-bit address space")
+            fields.fail(
+                f"allocations[{index}].size: {size} bytes at address {address:#x} run past the end of the "
+                "64-bit address space"
+            )
         allocated = fields.integer("allocated_before_launch", U64, default=0)
         freed = entry.get("freed_after_launch")
         if freed is not None:

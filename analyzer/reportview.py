@@ -63,9 +63,13 @@ def iter_findings(report: dict[str, Any]) -> Iterator[tuple[dict[str, Any], dict
 def ranked_findings(report: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """All findings of all kernels, most wasteful first (by bytes, then share), ties by id for stability."""
     pairs = list(iter_findings(report))
-    pairs.sort(key=lambda kf: (-float(kf[1].get("waste", {}).get("bytes", 0)),
-                               -float(kf[1].get("waste", {}).get("share", 0)),
-                               kf[1].get("id", "")))
+    pairs.sort(
+        key=lambda kf: (
+            -float(kf[1].get("waste", {}).get("bytes", 0)),
+            -float(kf[1].get("waste", {}).get("share", 0)),
+            kf[1].get("id", ""),
+        )
+    )
     return pairs
 
 
@@ -91,7 +95,7 @@ def fit(text: str, width: int) -> str:
     if len(text) <= width:
         return text
     tail = (width - 1) // 2
-    return text[:width - 1 - tail] + "…" + text[len(text) - tail:]
+    return text[: width - 1 - tail] + "…" + text[len(text) - tail :]
 
 
 def short_kernel_name(kernel: dict[str, Any]) -> str:

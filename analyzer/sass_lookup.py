@@ -28,8 +28,10 @@ class RunSass:
             module = kernel.get("module")
             if isinstance(module, str):
                 self._functions_of.setdefault(module, set()).update(
-                    node["function"] for node in kernel.get("nodes", []) or []
-                    if isinstance(node, dict) and isinstance(node.get("function"), str))
+                    node["function"]
+                    for node in kernel.get("nodes", []) or []
+                    if isinstance(node, dict) and isinstance(node.get("function"), str)
+                )
         self._mapper: Any = None
         self._unavailable = False  # no run directory with CUBINs here (e.g. a report copied elsewhere)
         self._prepared: set[str] = set()

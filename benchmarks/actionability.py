@@ -69,8 +69,9 @@ def load_cases(path: Path, names: list[str] | None) -> list[dict[str, Any]]:
     if names:
         unknown = set(names) - {c["name"] for c in cases}
         if unknown:
-            raise SystemExit(f"unknown case(s): {', '.join(sorted(unknown))}; known: "
-                             f"{', '.join(c['name'] for c in cases)}")
+            raise SystemExit(
+                f"unknown case(s): {', '.join(sorted(unknown))}; known: {', '.join(c['name'] for c in cases)}"
+            )
         cases = [c for c in cases if c["name"] in names]
     return cases
 
@@ -90,8 +91,11 @@ def run(command: list[str], *, timeout: float, what: str, env: dict[str, str] | 
 
 def build(source: Path, binary: Path, args: argparse.Namespace) -> None:
     binary.parent.mkdir(parents=True, exist_ok=True)
-    run([args.nvcc, "-O3", "-lineinfo", f"-arch={args.arch}", "-o", str(binary), str(source)],
-        timeout=300, what=f"nvcc {source.name}")
+    run(
+        [args.nvcc, "-O3", "-lineinfo", f"-arch={args.arch}", "-o", str(binary), str(source)],
+        timeout=300,
+        what=f"nvcc {source.name}",
+    )
 
 
 def parse_ncu_csv(text: str) -> dict[str, float]:
@@ -133,8 +137,21 @@ def measure(binary: Path, kernel: str, out_dir: Path, args: argparse.Namespace) 
     # so the program's own output never mixes with it.
     log = out_dir / f"{binary.name}.ncu.csv"
     log.unlink(missing_ok=True)
-    command = [args.ncu, "--clock-control", "none", "--csv", "--print-units", "base", "--metrics", ",".join(METRICS),
-               "--kernel-name", f"regex:{kernel}", "--log-file", str(log), str(binary)]
+    command = [
+        args.ncu,
+        "--clock-control",
+        "none",
+        "--csv",
+        "--print-units",
+        "base",
+        "--metrics",
+        ",".join(METRICS),
+        "--kernel-name",
+        f"regex:{kernel}",
+        "--log-file",
+        str(log),
+        str(binary),
+    ]
     run(command, timeout=args.timeout, what=f"ncu {binary.name}")
     if not log.is_file():
         raise StepError(f"ncu {binary.name}: no output in {log}")
@@ -151,9 +168,23 @@ def predict(binary: Path, case: dict[str, Any], out_dir: Path, args: argparse.Na
     if run_dir.exists():
         shutil.rmtree(run_dir)
     env = dict(os.environ)  # the installed package; the checkout's reuselens/ would hide its libraries
-    run([sys.executable, "-m", "reuselens", "profile", "--run-dir", str(run_dir),
-         "--kernel-filter", case["kernel"], "--", str(binary)], timeout=args.timeout, what="reuselens profile",
-        env=env)
+    run(
+        [
+            sys.executable,
+            "-m",
+            "reuselens",
+            "profile",
+            "--run-dir",
+            str(run_dir),
+            "--kernel-filter",
+            case["kernel"],
+            "--",
+            str(binary),
+        ],
+        timeout=args.timeout,
+        what="reuselens profile",
+        env=env,
+    )
     report = json.loads((run_dir / "report.json").read_text())
     predicted: dict[str, float] = {}
     found = []
@@ -178,8 +209,9 @@ def run_case(case: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
         for side in ("before", "after"):
             binaries[side] = out_dir / f"{case['name']}_{side}"
             build(source_dir / case[side], binaries[side], args)
-            result[f"{side}_output"] = run([str(binaries[side])], timeout=args.timeout,
-                                           what=f"run {binaries[side].name}").strip()
+            result[f"{side}_output"] = run(
+                [str(binaries[side])], timeout=args.timeout, what=f"run {binaries[side].name}"
+            ).strip()
         for side in ("before", "after"):
             result[side] = measure(binaries[side], case["kernel"], out_dir, args)
         result["removed"] = {m: result["before"][m] - result["after"][m] for m in METRICS}
@@ -210,9 +242,11 @@ def format_case(result: dict[str, Any]) -> str:
     lines.append(f"   {'metric':<24} {'before':>14} {'after':>14} {'removed':>14} {'predicted':>14}  meter")
     for metric in METRICS:
         guess = predicted.get(metric)
-        lines.append(f"   {SHORT[metric]:<24} {result['before'][metric]:>14,.0f} {result['after'][metric]:>14,.0f} "
-                     f"{result['removed'][metric]:>14,.0f} {'' if guess is None else f'{guess:>14,.0f}':>14}"
-                     f"  {'*' if metric in result['meter'] else ''}")
+        lines.append(
+            f"   {SHORT[metric]:<24} {result['before'][metric]:>14,.0f} {result['after'][metric]:>14,.0f} "
+            f"{result['removed'][metric]:>14,.0f} {'' if guess is None else f'{guess:>14,.0f}':>14}"
+            f"  {'*' if metric in result['meter'] else ''}"
+        )
     return "\n".join(lines)
 
 
@@ -239,8 +273,13 @@ def main(argv: list[str] | None = None) -> int:
         result["seconds"] = round(time.time() - started, 1)
         results.append(result)
         print(format_case(result), flush=True)
-    document = {"format": "reuselens-actionability", "version": 1, "arch": args.arch, "metrics": list(METRICS),
-                "cases": results}
+    document = {
+        "format": "reuselens-actionability",
+        "version": 1,
+        "arch": args.arch,
+        "metrics": list(METRICS),
+        "cases": results,
+    }
     target = Path(args.out) / "actionability.json"
     target.write_text(json.dumps(document, indent=2) + "\n")
     print(f"written {target}")

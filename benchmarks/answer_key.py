@@ -52,6 +52,7 @@ def load_key(path: Path) -> dict[str, Any]:
 
 # ---- where a finding sits ------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Place:
     file: str
@@ -88,6 +89,7 @@ def kernel_name(kernel: dict[str, Any]) -> str:
 
 
 # ---- matching ------------------------------------------------------------------------------------------------
+
 
 def _equivalents(key: dict[str, Any]) -> dict[str, frozenset[str]]:
     groups: dict[str, frozenset[str]] = {}
@@ -128,14 +130,21 @@ class Matcher:
         return False
 
     def matches_item(self, item: dict[str, Any], name: str, finding: dict[str, Any], places: list[Place]) -> bool:
-        return (item["kernel"] in name and self.item_accepts(item, finding)
-                and _on_lines(places, item["file"], [item["line"], *item.get("statement_lines", ())]))
+        return (
+            item["kernel"] in name
+            and self.item_accepts(item, finding)
+            and _on_lines(places, item["file"], [item["line"], *item.get("statement_lines", ())])
+        )
 
-    def matches_acceptable(self, entry: dict[str, Any], name: str, finding: dict[str, Any],
-                           places: list[Place]) -> bool:
+    def matches_acceptable(
+        self, entry: dict[str, Any], name: str, finding: dict[str, Any], places: list[Place]
+    ) -> bool:
         allowed = set().union(*(self.expand(p) for p in entry["patterns"]))
-        return (entry["kernel"] in name and finding.get("pattern") in allowed
-                and _on_lines(places, entry["file"], entry["lines"]))
+        return (
+            entry["kernel"] in name
+            and finding.get("pattern") in allowed
+            and _on_lines(places, entry["file"], entry["lines"])
+        )
 
     def hits_control(self, control: dict[str, Any], name: str, finding: dict[str, Any], places: list[Place]) -> bool:
         if control["kernel"] not in name:
@@ -146,6 +155,7 @@ class Matcher:
 
 
 # ---- scoring -------------------------------------------------------------------------------------------------
+
 
 def _ratio(num: int, den: int) -> float | None:
     return num / den if den else None
@@ -174,8 +184,12 @@ def score_app(key: dict[str, Any], app: str, report: dict[str, Any]) -> dict[str
             if not is_warning:
                 continue
             warnings += 1
-            where = {"kernel": name, "pattern": finding.get("pattern"), "id": finding.get("id"),
-                     "places": [f"{PurePosixPath(p.file).name}:{p.line}" for p in places]}
+            where = {
+                "kernel": name,
+                "pattern": finding.get("pattern"),
+                "id": finding.get("id"),
+                "places": [f"{PurePosixPath(p.file).name}:{p.line}" for p in places],
+            }
             if matched or any(matcher.matches_acceptable(e, name, finding, places) for e in spec.get("acceptable", [])):
                 precise += 1
             else:
@@ -184,29 +198,48 @@ def score_app(key: dict[str, Any], app: str, report: dict[str, Any]) -> dict[str
                 control_hits.append(where)
     primary = [item["id"] for item in expected if item.get("primary")]
     return {
-        "primary_expected": len(primary), "primary_found": sum(i in found for i in primary),
-        "expected": len(expected), "found": len(found),
+        "primary_expected": len(primary),
+        "primary_found": sum(i in found for i in primary),
+        "expected": len(expected),
+        "found": len(found),
         "recall_primary": _ratio(sum(i in found for i in primary), len(primary)),
         "recall_all": _ratio(len(found), len(expected)),
-        "warnings": warnings, "warnings_precise": precise, "precision": _ratio(precise, warnings),
-        "control_fp": len(control_hits), "unplaced": unplaced, "unplaced_warnings": unplaced_warnings,
+        "warnings": warnings,
+        "warnings_precise": precise,
+        "precision": _ratio(precise, warnings),
+        "control_fp": len(control_hits),
+        "unplaced": unplaced,
+        "unplaced_warnings": unplaced_warnings,
         "missed_primary": [i for i in primary if i not in found],
         "missed_secondary": [item["id"] for item in expected if not item.get("primary") and item["id"] not in found],
-        "control_hits": control_hits, "unexpected_warnings": unexpected,
+        "control_hits": control_hits,
+        "unexpected_warnings": unexpected,
     }
 
 
-_COUNTS = ("primary_expected", "primary_found", "expected", "found", "warnings", "warnings_precise", "control_fp",
-           "unplaced", "unplaced_warnings")
+_COUNTS = (
+    "primary_expected",
+    "primary_found",
+    "expected",
+    "found",
+    "warnings",
+    "warnings_precise",
+    "control_fp",
+    "unplaced",
+    "unplaced_warnings",
+)
 
 
 def overall(per_app: dict[str, dict[str, Any]]) -> dict[str, Any]:
     scored = [s for s in per_app.values() if "missing" not in s]
     total = {name: sum(s[name] for s in scored) for name in _COUNTS}
-    total.update(apps_scored=len(scored), apps_missing=sorted(a for a, s in per_app.items() if "missing" in s),
-                 recall_primary=_ratio(total["primary_found"], total["primary_expected"]),
-                 recall_all=_ratio(total["found"], total["expected"]),
-                 precision=_ratio(total["warnings_precise"], total["warnings"]))
+    total.update(
+        apps_scored=len(scored),
+        apps_missing=sorted(a for a, s in per_app.items() if "missing" in s),
+        recall_primary=_ratio(total["primary_found"], total["primary_expected"]),
+        recall_all=_ratio(total["found"], total["expected"]),
+        precision=_ratio(total["warnings_precise"], total["warnings"]),
+    )
     return total
 
 
@@ -290,9 +323,10 @@ def check_key(key: dict[str, Any], pattern_ids: Iterable[str]) -> list[str]:
                     problems.append(f"{where}: an acceptable entry must list its patterns")
                 problems += [f"{where}: unknown pattern {p!r}" for p in entry.get("patterns", ()) if p not in known]
                 lines = entry.get("lines")
-                if lines != "all" and not (isinstance(lines, list) and lines
-                                           and all(isinstance(n, int) and n > 0 for n in lines)):
-                    problems.append(f"{where}: lines must be \"all\" or a list of positive integers")
+                if lines != "all" and not (
+                    isinstance(lines, list) and lines and all(isinstance(n, int) and n > 0 for n in lines)
+                ):
+                    problems.append(f'{where}: lines must be "all" or a list of positive integers')
         for control in spec.get("controls", []):
             for item in spec.get("expected", []):
                 if not _kernels_overlap(control.get("kernel", ""), item.get("kernel", "")):
@@ -300,12 +334,16 @@ def check_key(key: dict[str, Any], pattern_ids: Iterable[str]) -> list[str]:
                 item_lines = {item.get("line"), *item.get("statement_lines", ())}
                 same_lines = control.get("lines") == "all" or (
                     PurePosixPath(control.get("file", "")).name == PurePosixPath(item.get("file", "")).name
-                    and item_lines & set(control.get("lines") or ()))
+                    and item_lines & set(control.get("lines") or ())
+                )
                 accepted = set(matcher.expand(item.get("pattern", ""))) | {
-                    a.get("pattern") for a in item.get("alternatives", ())}
+                    a.get("pattern") for a in item.get("alternatives", ())
+                }
                 if same_lines and (not control.get("patterns") or accepted & set(control["patterns"])):
-                    problems.append(f"{app}: control on {control.get('kernel')} covers expected item {item.get('id')} "
-                                    f"with a pattern it expects")
+                    problems.append(
+                        f"{app}: control on {control.get('kernel')} covers expected item {item.get('id')} "
+                        f"with a pattern it expects"
+                    )
     return problems
 
 
@@ -319,9 +357,13 @@ def check_key_sources(key: dict[str, Any], manifest: dict[str, Any], src: Path) 
             problems.append(f"{name}: not an app of the manifest")
             continue
         root = src / apps[name]["source"] / apps[name]["dir"]
-        entries = [(e.get("id"), e["file"], [e["line"], *e.get("statement_lines", ())]) for e in spec.get("expected", [])]
-        entries += [(e["kernel"], e["file"], [] if e["lines"] == "all" else e["lines"])
-                    for e in spec.get("controls", []) + spec.get("acceptable", [])]
+        entries = [
+            (e.get("id"), e["file"], [e["line"], *e.get("statement_lines", ())]) for e in spec.get("expected", [])
+        ]
+        entries += [
+            (e["kernel"], e["file"], [] if e["lines"] == "all" else e["lines"])
+            for e in spec.get("controls", []) + spec.get("acceptable", [])
+        ]
         for label, rel, lines in entries:
             path = root / rel
             if not path.is_file():

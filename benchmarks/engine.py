@@ -71,8 +71,9 @@ def step_seconds(e) -> dict[str, object]:
     return {"crit": s["phase_seconds"], "cpu": s["phase_cpu_seconds"], "wall": s["consume_seconds"]}
 
 
-def measure(recs: np.ndarray, blocks: int, workers: int, repeat: int,
-            warm: bool = False) -> tuple[float, float, int, dict[str, object]]:
+def measure(
+    recs: np.ndarray, blocks: int, workers: int, repeat: int, warm: bool = False
+) -> tuple[float, float, int, dict[str, object]]:
     """Best wall time, best process CPU time (all threads), peak shadow bytes over `repeat` runs, and the step
     split of the best run. Cold: the launch is the engine's first, so every shadow page is faulted in during
     the measurement. Warm: the same launch replayed a second time on the same engine (pages mapped, entries of
@@ -92,9 +93,11 @@ def measure(recs: np.ndarray, blocks: int, workers: int, repeat: int,
         elapsed = time.perf_counter() - t0
         if elapsed < best:
             after = step_seconds(e)
-            steps = {"crit": [a - b for a, b in zip(after["crit"], before["crit"])],
-                     "cpu": [a - b for a, b in zip(after["cpu"], before["cpu"])],
-                     "wall": after["wall"] - before["wall"]}
+            steps = {
+                "crit": [a - b for a, b in zip(after["crit"], before["crit"])],
+                "cpu": [a - b for a, b in zip(after["cpu"], before["cpu"])],
+                "wall": after["wall"] - before["wall"],
+            }
         best = min(best, elapsed)
         best_cpu = min(best_cpu, time.process_time() - c0)
         peak_shadow = e.stats()["peak_shadow_bytes"]
@@ -107,10 +110,10 @@ def step_lines(steps: dict[str, object], workers: int) -> list[str]:
     is the load imbalance, and consume's wall time beyond the critical paths is hand-over between steps."""
     crit, cpu, wall = steps["crit"], steps["cpu"], steps["wall"]
     return [
-        "              ms per step, slowest worker: " + "  ".join(
-            f"{name} {1e3 * x:6.1f}" for name, x in zip(STEPS, crit)),
-        "              ms per step, mean worker:    " + "  ".join(
-            f"{name} {1e3 * x / workers:6.1f}" for name, x in zip(STEPS, cpu)),
+        "              ms per step, slowest worker: "
+        + "  ".join(f"{name} {1e3 * x:6.1f}" for name, x in zip(STEPS, crit)),
+        "              ms per step, mean worker:    "
+        + "  ".join(f"{name} {1e3 * x / workers:6.1f}" for name, x in zip(STEPS, cpu)),
         f"              consume wall {1e3 * wall:.1f} ms, hand-over and idling {1e3 * (wall - sum(crit)):.1f} ms",
     ]
 
@@ -150,28 +153,40 @@ def main() -> int:
     ap.add_argument("--blocks", type=int, default=16384)
     ap.add_argument("--workers", default="1,2,4,8,16")
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--independent", default="",
-                    help="also run N single-worker engines side by side, each on 1/N of the blocks (e.g. 1,4,8,16): "
-                         "a split with no communication at all, the ceiling for N workers on this machine")
+    ap.add_argument(
+        "--independent",
+        default="",
+        help="also run N single-worker engines side by side, each on 1/N of the blocks (e.g. 1,4,8,16): "
+        "a split with no communication at all, the ceiling for N workers on this machine",
+    )
     args = ap.parse_args()
     recs = generate(args.blocks)
     lanes = int((recs["type"] == 1).sum()) * 32
-    print(f"trace: {len(recs):,} records, {lanes:,} lane-accesses, {recs.nbytes / 2**20:.0f} MiB; "
-          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"trace: {len(recs):,} records, {lanes:,} lane-accesses, {recs.nbytes / 2**20:.0f} MiB; "
+        f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}"
+    )
     for warm in (False, True):
-        print("cold: first launch, shadow pages faulted in" if not warm else
-              "warm: the same launch again on the same engine")
+        print(
+            "cold: first launch, shadow pages faulted in"
+            if not warm
+            else "warm: the same launch again on the same engine"
+        )
         base = None
         for w in [int(x) for x in args.workers.split(",")]:
             t, cpu, shadow, steps = measure(recs, args.blocks, w, args.repeat, warm)
             base = base or t
-            print(f"  workers {w:2d}: {len(recs) / t / 1e6:6.2f} M records/s  {lanes / t / 1e6:7.1f} M lane-accesses/s "
-                  f"({lanes / t / 1e6 / w:5.1f} M/s/worker; {lanes / cpu / 1e6:5.1f} M per CPU-second)  "
-                  f"speed-up {base / t:5.2f} (efficiency {base / t / w:4.2f})  peak shadow {shadow / 2**20:.0f} MiB")
+            print(
+                f"  workers {w:2d}: {len(recs) / t / 1e6:6.2f} M records/s  {lanes / t / 1e6:7.1f} M lane-accesses/s "
+                f"({lanes / t / 1e6 / w:5.1f} M/s/worker; {lanes / cpu / 1e6:5.1f} M per CPU-second)  "
+                f"speed-up {base / t:5.2f} (efficiency {base / t / w:4.2f})  peak shadow {shadow / 2**20:.0f} MiB"
+            )
             print("\n".join(step_lines(steps, w)))
     if args.independent:
-        print("N single-worker engines side by side, each with 1/N of the blocks, its own trace copy and shadow, "
-              "warm: a split with no communication, the ceiling for N workers")
+        print(
+            "N single-worker engines side by side, each with 1/N of the blocks, its own trace copy and shadow, "
+            "warm: a split with no communication, the ceiling for N workers"
+        )
         single = None  # lane-accesses/s of one engine alone (needs 1 in the list)
         for n in [int(x) for x in args.independent.split(",")]:
             share = recs if n == 1 else generate(args.blocks // n)
@@ -179,8 +194,10 @@ def main() -> int:
             rate = n * share_lanes / min(independent(share, args.blocks // n, n) for _ in range(2))
             if n == 1:
                 single = rate
-            print(f"  engines {n:2d}: {rate / 1e6:7.1f} M lane-accesses/s in all"
-                  + (f"  speed-up {rate / single:5.2f} (efficiency {rate / single / n:4.2f})" if single else ""))
+            print(
+                f"  engines {n:2d}: {rate / 1e6:7.1f} M lane-accesses/s in all"
+                + (f"  speed-up {rate / single:5.2f} (efficiency {rate / single / n:4.2f})" if single else "")
+            )
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(f"peak RSS: {rss / 1024:.0f} MiB (trace itself {recs.nbytes / 2**20:.0f} MiB)")
     return 0

@@ -88,35 +88,49 @@ NCU_METRICS = {
 # tell two hardware opcodes apart: ATOM vs RED is whether the result is used).
 ROWS = [
     ("global ld instructions", ["gld_inst"]),
-    ("global ld requests", ["gld_req"]), ("global ld sectors", ["gld_sec"]),
+    ("global ld requests", ["gld_req"]),
+    ("global ld sectors", ["gld_sec"]),
     ("global st instructions", ["gst_inst"]),
-    ("global st requests", ["gst_req"]), ("global st sectors", ["gst_sec"]),
-    ("global atomic requests", ["gatom_req", "gred_req"]), ("global atomic sectors", ["gatom_sec", "gred_sec"]),
+    ("global st requests", ["gst_req"]),
+    ("global st sectors", ["gst_sec"]),
+    ("global atomic requests", ["gatom_req", "gred_req"]),
+    ("global atomic sectors", ["gatom_sec", "gred_sec"]),
     ("cp.async instructions", ["ldgsts_inst"]),
-    ("cp.async 16 B instructions", ["ldgsts_bypass"]), ("cp.async 4/8 B instructions", ["ldgsts_access"]),
-    ("shared ld instructions", ["sld_inst"]), ("shared ld wavefronts", ["sld_wf"]),
-    ("shared st instructions", ["sst_inst"]), ("shared st wavefronts", ["sst_wf"]),
+    ("cp.async 16 B instructions", ["ldgsts_bypass"]),
+    ("cp.async 4/8 B instructions", ["ldgsts_access"]),
+    ("shared ld instructions", ["sld_inst"]),
+    ("shared ld wavefronts", ["sld_wf"]),
+    ("shared st instructions", ["sst_inst"]),
+    ("shared st wavefronts", ["sst_wf"]),
     ("shared atomic instructions", ["satom_inst"]),
-    ("local ld instructions", ["lld_inst"]), ("local st instructions", ["lst_inst"]),
+    ("local ld instructions", ["lld_inst"]),
+    ("local st instructions", ["lst_inst"]),
     ("ldmatrix instructions", ["ldsm_inst"]),
-    ("bulk copy bytes global->shared", ["tma_ld_bytes"]), ("bulk copy bytes shared->global", ["tma_st_bytes"]),
+    ("bulk copy bytes global->shared", ["tma_ld_bytes"]),
+    ("bulk copy bytes shared->global", ["tma_st_bytes"]),
 ]
 # Deterministic counters that also measure a row's count: a trace count equal to one of these is exact even when
 # the row's own counter (a sampled smsp__inst_executed_op_*_pred_on_any) wanders between ncu runs. The SASS-patched
 # counters count executed warp instructions; where one also counts warps whose lanes are all predicated off it
 # differs from the trace by design, and then only the row's own counter and its spread decide.
 EXACT_REFERENCES = {
-    "global ld instructions": [["gld_inst_sass"]], "global st instructions": [["gst_inst_sass"]],
-    "shared ld instructions": [["sld_inst_sass"]], "shared st instructions": [["sst_inst_sass"]],
-    "local ld instructions": [["lld_inst_sass"]], "local st instructions": [["lst_inst_sass"]],
+    "global ld instructions": [["gld_inst_sass"]],
+    "global st instructions": [["gst_inst_sass"]],
+    "shared ld instructions": [["sld_inst_sass"]],
+    "shared st instructions": [["sst_inst_sass"]],
+    "local ld instructions": [["lld_inst_sass"]],
+    "local st instructions": [["lst_inst_sass"]],
 }
 OK, WITHIN_SPREAD, MISMATCH = "ok", "within ncu's run-to-run spread", "mismatch"
 # Rows printed for information only: ncu's value beside the trace count it differs from by design.
-INFO_ROWS = [("shared ld issued (incl. pred-off)", ["sld_issued"], "shared ld instructions"),
-             ("shared st issued (incl. pred-off)", ["sst_issued"], "shared st instructions")]
+INFO_ROWS = [
+    ("shared ld issued (incl. pred-off)", ["sld_issued"], "shared ld instructions"),
+    ("shared st issued (incl. pred-off)", ["sst_issued"], "shared st instructions"),
+]
 
 
 # ------------------------------------------------------------------------------------------ trace side
+
 
 def read_trace(path: Path) -> np.ndarray:
     return replay.read_trace(path).records
@@ -154,7 +168,7 @@ def wavefronts(records: np.ndarray) -> int:
         size = int(size)
         per_group = 32 if size <= 4 else 32 // (size // 4)
         words_per_lane = max(1, size // 4)
-        active = lane_matrix(part)                                      # (n, 32)
+        active = lane_matrix(part)  # (n, 32)
         rec_idx, lane = np.nonzero(active)
         base_word = part["addr"][rec_idx, lane] // 4
         group = lane // per_group
@@ -206,11 +220,11 @@ def derive(records: np.ndarray) -> dict[str, int]:
     sync = (flags & FLAG_ASYNC) == 0
     bulk = (flags & FLAG_BULK) != 0
     matrix = (flags & FLAG_MATRIX) != 0
-    g_ld = mem[(space == SPACE_GLOBAL) & (access == READ) & ~bulk]   # LDG and the global half of LDGSTS
-    g_ldg = mem[(space == SPACE_GLOBAL) & (access == READ) & sync]   # LDG alone
+    g_ld = mem[(space == SPACE_GLOBAL) & (access == READ) & ~bulk]  # LDG and the global half of LDGSTS
+    g_ldg = mem[(space == SPACE_GLOBAL) & (access == READ) & sync]  # LDG alone
     g_st = mem[(space == SPACE_GLOBAL) & (access == WRITE) & sync]
     g_at = mem[(space == SPACE_GLOBAL) & (access == READ | WRITE) & sync]
-    g_async = mem[(space == SPACE_GLOBAL) & ~sync & ~bulk]                # LDGSTS
+    g_async = mem[(space == SPACE_GLOBAL) & ~sync & ~bulk]  # LDGSTS
     s_ld = mem[(space == SPACE_SHARED) & (access == READ) & sync & ~matrix]
     ldsm = mem[(space == SPACE_SHARED) & (access == READ) & matrix]
     bulk_in = mem[(space == SPACE_GLOBAL) & bulk & (access == READ)]
@@ -221,20 +235,26 @@ def derive(records: np.ndarray) -> dict[str, int]:
     l_st = mem[(space == SPACE_LOCAL) & (access == WRITE)]
     return {
         "global ld instructions": len(g_ldg),
-        "global ld requests": len(g_ld), "global ld sectors": distinct_sectors(g_ld),
+        "global ld requests": len(g_ld),
+        "global ld sectors": distinct_sectors(g_ld),
         "global st instructions": len(g_st),
-        "global st requests": len(g_st), "global st sectors": distinct_sectors(g_st),
-        "global atomic requests": len(g_at), "global atomic sectors": atomic_sectors(g_at),
+        "global st requests": len(g_st),
+        "global st sectors": distinct_sectors(g_st),
+        "global atomic requests": len(g_at),
+        "global atomic sectors": atomic_sectors(g_at),
         "cp.async instructions": len(g_async),
         "cp.async 16 B instructions": int((g_async["size"] == 16).sum()),
         "cp.async 4/8 B instructions": int((g_async["size"] < 16).sum()),
         "shared ld instructions": len(s_ld) + int((g_async["size"] == 16).sum()),
         "shared ld wavefronts": wavefronts(s_ld) + wavefronts(ldsm),  # LDSM: wavefronts yes, instructions no
-        "shared st instructions": len(s_st), "shared st wavefronts": wavefronts(s_st),
+        "shared st instructions": len(s_st),
+        "shared st wavefronts": wavefronts(s_st),
         "shared atomic instructions": len(s_at),
-        "local ld instructions": len(l_ld), "local st instructions": len(l_st),
+        "local ld instructions": len(l_ld),
+        "local st instructions": len(l_st),
         "ldmatrix instructions": len(ldsm),
-        "bulk copy bytes global->shared": 16 * lanes(bulk_in), "bulk copy bytes shared->global": 16 * lanes(bulk_out),
+        "bulk copy bytes global->shared": 16 * lanes(bulk_in),
+        "bulk copy bytes shared->global": 16 * lanes(bulk_out),
     }
 
 
@@ -248,13 +268,16 @@ def run_counts(run_dir: Path) -> list[tuple[str, dict[str, int]]]:
             raise SystemExit(f"{run_dir}: launch {launch['id']} is {launch.get('status')} (no complete trace)")
         records = read_trace(run_dir / launch["trace"])
         if len(records) != launch["records"]:
-            raise SystemExit(f"{run_dir}: launch {launch['id']}: run.json says {launch['records']} records, "
-                             f"trace holds {len(records)}")
+            raise SystemExit(
+                f"{run_dir}: launch {launch['id']}: run.json says {launch['records']} records, "
+                f"trace holds {len(records)}"
+            )
         out.append((launch["kernel"], derive(records)))
     return out
 
 
 # ------------------------------------------------------------------------------------------ ncu side
+
 
 def available_metrics(ncu: str) -> set[str]:
     result = subprocess.run([ncu, "--query-metrics", "--csv"], capture_output=True, text=True)
@@ -273,8 +296,21 @@ def run_ncu(ncu: str, argv: list[str], csv_path: Path) -> None:
     missing = sorted(set(NCU_METRICS.values()) - set(metrics))
     if missing:
         print(f"ncu does not know {missing}; those rows read n/a", file=sys.stderr)
-    cmd = [ncu, "--clock-control", "none", "--csv", "--print-kernel-base", "mangled", "--print-units", "base",
-           "--metrics", ",".join(metrics), "--log-file", str(csv_path), *argv]
+    cmd = [
+        ncu,
+        "--clock-control",
+        "none",
+        "--csv",
+        "--print-kernel-base",
+        "mangled",
+        "--print-units",
+        "base",
+        "--metrics",
+        ",".join(metrics),
+        "--log-file",
+        str(csv_path),
+        *argv,
+    ]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
 
 
@@ -301,6 +337,7 @@ def parse_ncu(csv_path: Path) -> list[tuple[str, dict[str, float]]]:
 
 
 # ------------------------------------------------------------------------------------------ table
+
 
 def short_name(mangled: str) -> str:
     try:
@@ -371,19 +408,38 @@ def compare(ncu_runs: list[list[tuple[str, dict[str, float]]]], runs: list[tuple
                 verdicts = [classify(d, measured, exact) for d in derived]
                 verdict = MISMATCH if MISMATCH in verdicts else WITHIN_SPREAD if WITHIN_SPREAD in verdicts else OK
                 mismatches += verdict == MISMATCH
-            table.append({"launch": i, "kernel": kernel, "metric": row,
-                          "ncu": measured[0] if measured else None, "ncu_runs": measured,
-                          "ncu_spread": _spread_text(measured),
-                          "exact": {ref[0]: _spread_text(v) for ref, v in zip(EXACT_REFERENCES.get(row, []), exact) if v},
-                          **{label: d for (label, _), d in zip(runs, derived)},
-                          "verdict": verdict, "match": verdict == OK if verdict else False})
+            table.append(
+                {
+                    "launch": i,
+                    "kernel": kernel,
+                    "metric": row,
+                    "ncu": measured[0] if measured else None,
+                    "ncu_runs": measured,
+                    "ncu_spread": _spread_text(measured),
+                    "exact": {ref[0]: _spread_text(v) for ref, v in zip(EXACT_REFERENCES.get(row, []), exact) if v},
+                    **{label: d for (label, _), d in zip(runs, derived)},
+                    "verdict": verdict,
+                    "match": verdict == OK if verdict else False,
+                }
+            )
         for row, keys, trace_row in INFO_ROWS:
             measured = _counter(ncu_runs, i, keys)
             derived = [r[1][i][1][trace_row] for r in runs]
             if measured and any(value != derived[0] for value in measured):
-                table.append({"launch": i, "kernel": kernel, "metric": row, "ncu": measured[0], "ncu_runs": measured,
-                              "ncu_spread": _spread_text(measured), "exact": {},
-                              **{label: d for (label, _), d in zip(runs, derived)}, "verdict": "info", "match": None})
+                table.append(
+                    {
+                        "launch": i,
+                        "kernel": kernel,
+                        "metric": row,
+                        "ncu": measured[0],
+                        "ncu_runs": measured,
+                        "ncu_spread": _spread_text(measured),
+                        "exact": {},
+                        **{label: d for (label, _), d in zip(runs, derived)},
+                        "verdict": "info",
+                        "match": None,
+                    }
+                )
     return table, mismatches
 
 
@@ -393,12 +449,17 @@ def spread_summary(table: list[dict]) -> list[str]:
     for r in table:
         if len(r.get("ncu_runs") or []) > 1:
             widths.setdefault(r["metric"], []).append(max(r["ncu_runs"]) - min(r["ncu_runs"]))
-    return [f"{metric}: varied in {sum(1 for w in ws if w)} of {len(ws)} launches, by up to {max(ws)}"
-            for metric, ws in sorted(widths.items()) if any(ws)]
+    return [
+        f"{metric}: varied in {sum(1 for w in ws if w)} of {len(ws)} launches, by up to {max(ws)}"
+        for metric, ws in sorted(widths.items())
+        if any(ws)
+    ]
 
 
 def print_table(table: list[dict], labels: list[str]) -> None:
-    head = f"{'#':>2} {'kernel':<22} {'metric':<26} {'ncu':>13} " + " ".join(f"{lab:>10}" for lab in labels) + "  verdict"
+    head = (
+        f"{'#':>2} {'kernel':<22} {'metric':<26} {'ncu':>13} " + " ".join(f"{lab:>10}" for lab in labels) + "  verdict"
+    )
     print(head)
     print("-" * len(head))
     for r in table:
@@ -408,14 +469,20 @@ def print_table(table: list[dict], labels: list[str]) -> None:
         elif r["verdict"] == "info":
             note = "  info: ncu's issued count, see NCU_METRICS"
         elif r["verdict"] == OK:
-            note = "  ok" + (f" (exact: {', '.join(f'{k} {v}' for k, v in r['exact'].items())})"
-                             if r["exact"] and r["ncu_spread"] and ".." in r["ncu_spread"] else "")
+            note = "  ok" + (
+                f" (exact: {', '.join(f'{k} {v}' for k, v in r['exact'].items())})"
+                if r["exact"] and r["ncu_spread"] and ".." in r["ncu_spread"]
+                else ""
+            )
         elif r["verdict"] == WITHIN_SPREAD:
             note = "  " + WITHIN_SPREAD
         else:
             note = "  MISMATCH"
-        print(f"{r['launch']:>2} {r['kernel'][:22]:<22} {r['metric']:<26} {hw:>13} "
-              + " ".join(f"{r[lab]:>10}" for lab in labels) + note)
+        print(
+            f"{r['launch']:>2} {r['kernel'][:22]:<22} {r['metric']:<26} {hw:>13} "
+            + " ".join(f"{r[lab]:>10}" for lab in labels)
+            + note
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -425,8 +492,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ncu", default="ncu")
     parser.add_argument("--runs", nargs="+", help="existing run directories (skip profiling)")
     parser.add_argument("--ncu-csv", nargs="+", help="existing ncu CSVs, one per ncu run (skip ncu)")
-    parser.add_argument("--ncu-runs", type=int, default=3, metavar="N",
-                        help="profile under ncu N times and compare against the spread (default 3)")
+    parser.add_argument(
+        "--ncu-runs",
+        type=int,
+        default=3,
+        metavar="N",
+        help="profile under ncu N times and compare against the spread (default 3)",
+    )
     parser.add_argument("--json", help="write the table as JSON here")
     args, rest = parser.parse_known_args(argv)
     work = Path(args.work)
@@ -442,8 +514,11 @@ def main(argv: list[str] | None = None) -> int:
         labels = ["trace", "trace@min"]
         for run_dir, buffer in zip(run_dirs, [None, MIN_BUFFER_BYTES]):
             summary = profile(bench, run_dir=run_dir, write_traces=True, buffer_bytes=buffer, timeout=600)
-            print(f"{run_dir.name}: {summary.status} ({summary.partial_reason}), {summary.launches_instrumented} "
-                  f"launches, {summary.records} records, {summary.wall_seconds:.2f} s", file=sys.stderr)
+            print(
+                f"{run_dir.name}: {summary.status} ({summary.partial_reason}), {summary.launches_instrumented} "
+                f"launches, {summary.records} records, {summary.wall_seconds:.2f} s",
+                file=sys.stderr,
+            )
             if summary.status != "complete":
                 return 2
     if args.ncu_runs < 1:
@@ -466,15 +541,27 @@ def main(argv: list[str] | None = None) -> int:
         flushes.append(sum(int(l.get("flushes", 0)) for l in m["launches"]))
     compared = [r for r in table if r["verdict"] in (OK, WITHIN_SPREAD, MISMATCH)]
     counts = {v: sum(1 for r in compared if r["verdict"] == v) for v in (OK, WITHIN_SPREAD, MISMATCH)}
-    print(f"\n{len(compared)} counts compared over {len(ncu_rows)} launches and {len(ncu_runs)} ncu run(s): "
-          f"{counts[OK]} ok, {counts[WITHIN_SPREAD]} within ncu's run-to-run spread, {counts[MISMATCH]} mismatch(es); "
-          f"buffer flushes per run: {dict(zip(labels, flushes))}")
+    print(
+        f"\n{len(compared)} counts compared over {len(ncu_rows)} launches and {len(ncu_runs)} ncu run(s): "
+        f"{counts[OK]} ok, {counts[WITHIN_SPREAD]} within ncu's run-to-run spread, {counts[MISMATCH]} mismatch(es); "
+        f"buffer flushes per run: {dict(zip(labels, flushes))}"
+    )
     for line in spread_summary(table):
         print(f"  ncu spread, {line}")
     if args.json:
-        Path(args.json).write_text(json.dumps({"rows": table, "mismatches": mismatches, "verdicts": counts,
-                                               "ncu_runs": len(ncu_runs), "spread": spread_summary(table),
-                                               "flushes": dict(zip(labels, flushes))}, indent=1))
+        Path(args.json).write_text(
+            json.dumps(
+                {
+                    "rows": table,
+                    "mismatches": mismatches,
+                    "verdicts": counts,
+                    "ncu_runs": len(ncu_runs),
+                    "spread": spread_summary(table),
+                    "flushes": dict(zip(labels, flushes)),
+                },
+                indent=1,
+            )
+        )
     return 1 if mismatches else 0
 
 

@@ -28,15 +28,27 @@ from pytest_lsp.client import LanguageClient
 
 LINES_PER_FILE = 400
 LABELS = ["cold", "thread", "warp_same_inst", "warp_diff_inst", "block", "grid"]
-FIXES = [("redundant-rar", "register-promotion"), ("bank-conflict", "padding"), ("poor-coalescing", "coalescing"),
-         ("streaming-access", "l2-window"), ("constant-region", "constant-promotion"), ("abuse-smem", "shared-demotion")]
+FIXES = [
+    ("redundant-rar", "register-promotion"),
+    ("bank-conflict", "padding"),
+    ("poor-coalescing", "coalescing"),
+    ("streaming-access", "l2-window"),
+    ("constant-region", "constant-promotion"),
+    ("abuse-smem", "shared-demotion"),
+]
 
 
 def write_sources(root: Path, files: int) -> list[Path]:
     paths = []
     for f in range(files):
-        body = [f"// generated source {f}", "#include <cuda_runtime.h>", "__device__ const float lut%d[16] = {1.f};" % f,
-                "__global__ void k%d(float *a, float *b, int n)" % f, "{", "    __shared__ float tile[32][32];"]
+        body = [
+            f"// generated source {f}",
+            "#include <cuda_runtime.h>",
+            "__device__ const float lut%d[16] = {1.f};" % f,
+            "__global__ void k%d(float *a, float *b, int n)" % f,
+            "{",
+            "    __shared__ float tile[32][32];",
+        ]
         while len(body) < LINES_PER_FILE - 1:
             i = len(body)
             body.append(f"    a[threadIdx.x + {i}] = tile[threadIdx.x][{i % 32}] + b[{i}] * lut{f}[{i % 16}];")
@@ -51,22 +63,46 @@ def make_report(paths: list[Path], pcs: int, rng: random.Random) -> dict:
     kernels = []
     per_kernel = 500
     for k in range(max(1, pcs // per_kernel)):
-        nodes = [{"id": 0, "function": None, "pc": None, "space": None, "type": "read", "size": 0, "bytes": 0,
-                  "executions": 0, "lanes": [], "addresses": [], "source": None, "sass": None}]
+        nodes = [
+            {
+                "id": 0,
+                "function": None,
+                "pc": None,
+                "space": None,
+                "type": "read",
+                "size": 0,
+                "bytes": 0,
+                "executions": 0,
+                "lanes": [],
+                "addresses": [],
+                "source": None,
+                "sass": None,
+            }
+        ]
         edges, findings = [], []
         for n in range(1, per_kernel + 1):
             path = paths[(k * per_kernel + n) % len(paths)]
             execs = rng.randint(32, 100000)
             space = rng.choice(["global", "shared"])
-            node = {"id": n, "function": f"_Z2k{k}Pf", "pc": 16 * n, "space": space, "type": rng.choice(["read", "write"]),
-                    "size": 4, "async_copy": False, "executions": execs, "lanes": [[32, execs]],
-                    "addresses": [[32, execs]], "bytes": execs * 128,
-                    "sectors": [[rng.randint(4, 32), execs]] if space == "global" else None,
-                    "sectors_ideal": [[4, execs]] if space == "global" else None,
-                    "wavefronts": [[rng.randint(1, 32), execs]] if space == "shared" else None,
-                    "wavefronts_ideal": [[1, execs]] if space == "shared" else None,
-                    "source": {"file": str(path), "line": rng.randint(7, LINES_PER_FILE - 1), "column": 0, "inline": []},
-                    "sass": "LDG.E R2, desc[UR4][R2.64]"}
+            node = {
+                "id": n,
+                "function": f"_Z2k{k}Pf",
+                "pc": 16 * n,
+                "space": space,
+                "type": rng.choice(["read", "write"]),
+                "size": 4,
+                "async_copy": False,
+                "executions": execs,
+                "lanes": [[32, execs]],
+                "addresses": [[32, execs]],
+                "bytes": execs * 128,
+                "sectors": [[rng.randint(4, 32), execs]] if space == "global" else None,
+                "sectors_ideal": [[4, execs]] if space == "global" else None,
+                "wavefronts": [[rng.randint(1, 32), execs]] if space == "shared" else None,
+                "wavefronts_ideal": [[1, execs]] if space == "shared" else None,
+                "source": {"file": str(path), "line": rng.randint(7, LINES_PER_FILE - 1), "column": 0, "inline": []},
+                "sass": "LDG.E R2, desc[UR4][R2.64]",
+            }
             nodes.append(node)
             remaining = node["bytes"]
             for label in rng.sample(LABELS, 3):
@@ -75,15 +111,44 @@ def make_report(paths: list[Path], pcs: int, rng: random.Random) -> dict:
                 remaining -= part
             if n % 10 == 0:
                 pattern, fix = rng.choice(FIXES)
-                findings.append({"id": f"{pattern}@{16 * n:#x}:{k:04d}", "pattern": pattern, "severity": "warning",
-                                 "rank": n, "pcs": [n], "origin_pcs": [rng.randint(1, n)], "scope": "thread",
-                                 "waste": {"bytes": node["bytes"] // 2, "instructions": execs, "wavefronts": 0, "share": 0.1},
-                                 "fix": {"kind": fix, "explanation": "generated"}, "message": f"{pattern} (generated)"})
-        kernels.append({"id": f"k{k}", "mangled": f"_Z2k{k}Pf", "name": f"k{k}(float*)", "module": "0" * 64,
-                        "grid": [1, 1, 1], "block": [32, 1, 1], "launches": [0], "nodes": nodes, "edges": edges,
-                        "barriers": [], "subgraphs": [], "findings": findings})
-    return {"format": "reuselens-report", "version": 1, "run": {"dir": "", "status": "complete"},
-            "settings": {}, "notes": [], "kernels": kernels}
+                findings.append(
+                    {
+                        "id": f"{pattern}@{16 * n:#x}:{k:04d}",
+                        "pattern": pattern,
+                        "severity": "warning",
+                        "rank": n,
+                        "pcs": [n],
+                        "origin_pcs": [rng.randint(1, n)],
+                        "scope": "thread",
+                        "waste": {"bytes": node["bytes"] // 2, "instructions": execs, "wavefronts": 0, "share": 0.1},
+                        "fix": {"kind": fix, "explanation": "generated"},
+                        "message": f"{pattern} (generated)",
+                    }
+                )
+        kernels.append(
+            {
+                "id": f"k{k}",
+                "mangled": f"_Z2k{k}Pf",
+                "name": f"k{k}(float*)",
+                "module": "0" * 64,
+                "grid": [1, 1, 1],
+                "block": [32, 1, 1],
+                "launches": [0],
+                "nodes": nodes,
+                "edges": edges,
+                "barriers": [],
+                "subgraphs": [],
+                "findings": findings,
+            }
+        )
+    return {
+        "format": "reuselens-report",
+        "version": 1,
+        "run": {"dir": "", "status": "complete"},
+        "settings": {},
+        "notes": [],
+        "kernels": kernels,
+    }
 
 
 def pct(samples: list[float], q: float) -> float:
@@ -106,11 +171,11 @@ async def wait_for(predicate, timeout=60.0):
         await asyncio.sleep(0.001)
 
 
-STANDIN = '''import json, shutil, sys, time, pathlib
+STANDIN = """import json, shutil, sys, time, pathlib
 args = sys.argv[1:]; run = pathlib.Path(args[args.index("--run-dir") + 1]); run.mkdir(parents=True, exist_ok=True)
 shutil.copy(sys.argv[1], run / "report.json.tmp"); (run / "report.json.tmp").replace(run / "report.json")
 pathlib.Path(sys.argv[2]).write_text(repr(time.time()))
-'''
+"""
 
 
 async def main_async(args) -> dict:
@@ -134,17 +199,29 @@ async def main_async(args) -> dict:
     def _configuration(params):
         return [client.get_configuration(section=i.section, scope_uri=i.scope_uri) for i in params.items]
 
-    for method in (types.WORKSPACE_CODE_LENS_REFRESH, types.WINDOW_WORK_DONE_PROGRESS_CREATE, types.PROGRESS,
-                   types.WINDOW_LOG_MESSAGE, types.WINDOW_SHOW_MESSAGE):
+    for method in (
+        types.WORKSPACE_CODE_LENS_REFRESH,
+        types.WINDOW_WORK_DONE_PROGRESS_CREATE,
+        types.PROGRESS,
+        types.WINDOW_LOG_MESSAGE,
+        types.WINDOW_SHOW_MESSAGE,
+    ):
         client.feature(method)(lambda params: None)
     prefix = ["-m", "cProfile", "-o", args.profile_server] if args.profile_server else []
     await client.start_io(sys.executable, *prefix, "-m", "reuselens.lsp_server")
-    await client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities("visual-studio-code"), root_uri=tmp.as_uri(),
-        initialization_options={"workspaceTrusted": True}))
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("visual-studio-code"),
+            root_uri=tmp.as_uri(),
+            initialization_options={"workspaceTrusted": True},
+        )
+    )
     await wait_for(lambda: len(published) >= args.files)
-    print(f"report: {sum(len(k['nodes']) - 1 for k in report['kernels'])} PCs, {len(paths)} files, "
-          f"{sum(len(k['findings']) for k in report['kernels'])} findings", flush=True)
+    print(
+        f"report: {sum(len(k['nodes']) - 1 for k in report['kernels'])} PCs, {len(paths)} files, "
+        f"{sum(len(k['findings']) for k in report['kernels'])} findings",
+        flush=True,
+    )
 
     figures = await measure_requests(client, paths, report, rng, args.samples)
     figures.update(await measure_run_end(client, published, report, tmp, run, args.files))
@@ -157,8 +234,11 @@ async def measure_requests(client, paths, report, rng, samples) -> dict:
     """p50/p99 of hover, codeLens, codeLens/resolve and codeAction on random memory lines of open files."""
     uris = [p.as_uri() for p in paths]
     for path, uri in zip(paths, uris):
-        client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
-            uri=uri, language_id="cuda-cpp", version=1, text=path.read_text())))
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                types.TextDocumentItem(uri=uri, language_id="cuda-cpp", version=1, text=path.read_text())
+            )
+        )
     lines_by_uri = {}
     for k in report["kernels"]:
         for n in k["nodes"][1:]:
@@ -167,18 +247,31 @@ async def measure_requests(client, paths, report, rng, samples) -> dict:
     for _ in range(samples):
         uri = rng.choice(uris)
         line = rng.choice(sorted(lines_by_uri[uri]))
-        await timed(hover, client.text_document_hover_async(types.HoverParams(
-            types.TextDocumentIdentifier(uri), types.Position(line, 8))))
-        found = await timed(lens, client.text_document_code_lens_async(types.CodeLensParams(types.TextDocumentIdentifier(uri))))
+        await timed(
+            hover,
+            client.text_document_hover_async(
+                types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(line, 8))
+            ),
+        )
+        found = await timed(
+            lens, client.text_document_code_lens_async(types.CodeLensParams(types.TextDocumentIdentifier(uri)))
+        )
         await timed(resolve, client.code_lens_resolve_async(rng.choice(found)))
         diags = client.diagnostics.get(uri) or []
         on_line = [d for d in diags if d.range.start.line == line] or diags[:1]
         rng_ = on_line[0].range if on_line else types.Range(types.Position(line, 0), types.Position(line, 0))
-        await timed(action, client.text_document_code_action_async(types.CodeActionParams(
-            types.TextDocumentIdentifier(uri), rng_, types.CodeActionContext(diagnostics=on_line))))
-    return {name: {"p50_ms": round(statistics.median(s), 2), "p99_ms": round(pct(s, 0.99), 2), "n": len(s)}
-            for name, s in (("hover", hover), ("codeLens", lens), ("codeLens/resolve", resolve),
-                            ("codeAction", action))}
+        await timed(
+            action,
+            client.text_document_code_action_async(
+                types.CodeActionParams(
+                    types.TextDocumentIdentifier(uri), rng_, types.CodeActionContext(diagnostics=on_line)
+                )
+            ),
+        )
+    return {
+        name: {"p50_ms": round(statistics.median(s), 2), "p99_ms": round(pct(s, 0.99), 2), "n": len(s)}
+        for name, s in (("hover", hover), ("codeLens", lens), ("codeLens/resolve", resolve), ("codeAction", action))
+    }
 
 
 async def measure_run_end(client, published, report, tmp, run, files) -> dict:
@@ -202,8 +295,11 @@ async def measure_run_end(client, published, report, tmp, run, files) -> dict:
     staged.write_text(json.dumps(report))
     (tmp / "standin.py").write_text(STANDIN)
     stamp = tmp / "exit-stamp"
-    settings = {"allowWorkspaceCommands": True, "profile": {"command": ["true"]},
-                "profiler": {"command": [sys.executable, str(tmp / "standin.py"), str(staged), str(stamp)]}}
+    settings = {
+        "allowWorkspaceCommands": True,
+        "profile": {"command": ["true"]},
+        "profiler": {"command": [sys.executable, str(tmp / "standin.py"), str(staged), str(stamp)]},
+    }
     client.set_configuration(settings, section="reuselens")
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={}))
     await asyncio.sleep(0.5)
@@ -212,7 +308,8 @@ async def measure_run_end(client, published, report, tmp, run, files) -> dict:
     assert result["status"] == "ok", result
     await wait_for(lambda: len(published) >= files)
     figures["profiler exit -> last diagnostics published"] = {
-        "ms": round((max(published.values()) - float(stamp.read_text())) * 1000, 1)}
+        "ms": round((max(published.values()) - float(stamp.read_text())) * 1000, 1)
+    }
     return figures
 
 

@@ -26,6 +26,8 @@ def built(name: str, sources: list[pathlib.Path], includes: list[pathlib.Path] =
         raise NoCompiler(f"{name}: no C++ compiler found (set CXX)")
     with tempfile.TemporaryDirectory() as tmp:
         exe = pathlib.Path(tmp) / name
-        subprocess.run([cxx, "-O2", "-std=c++17", "-pthread", *(f"-I{i}" for i in includes),
-                        *map(str, sources), "-o", str(exe)], check=True)
+        subprocess.run(
+            [cxx, "-O2", "-std=c++17", "-pthread", *(f"-I{i}" for i in includes), *map(str, sources), "-o", str(exe)],
+            check=True,
+        )
         yield exe

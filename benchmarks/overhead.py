@@ -101,33 +101,53 @@ def main(argv: list[str] | None = None) -> int:
         pw = statistics.median(w for w, _, _ in prof)
         nk = [k for _, k in native if k is not None]
         pk = [k for _, k, _ in prof if k is not None]
-        row = {"app": name, "native_wall_s": nw, "profiled_wall_s": pw, "wall_ratio": pw / nw,
-               "native_kernel_ms": statistics.median(nk) if nk else None,
-               "profiled_kernel_ms": statistics.median(pk) if pk else None,
-               "launches": prof[0][2]["launches"], "records": prof[0][2]["records"]}
-        row["kernel_ratio"] = (row["profiled_kernel_ms"] / row["native_kernel_ms"]
-                               if nk and pk and row["native_kernel_ms"] > 0 else None)
+        row = {
+            "app": name,
+            "native_wall_s": nw,
+            "profiled_wall_s": pw,
+            "wall_ratio": pw / nw,
+            "native_kernel_ms": statistics.median(nk) if nk else None,
+            "profiled_kernel_ms": statistics.median(pk) if pk else None,
+            "launches": prof[0][2]["launches"],
+            "records": prof[0][2]["records"],
+        }
+        row["kernel_ratio"] = (
+            row["profiled_kernel_ms"] / row["native_kernel_ms"] if nk and pk and row["native_kernel_ms"] > 0 else None
+        )
         rows.append(row)
-        print(f"{name:<14} wall {nw:7.3f} -> {pw:7.3f} s ({row['wall_ratio']:5.2f}x)  kernel "
-              f"{row['native_kernel_ms'] if nk else float('nan'):9.3f} -> "
-              f"{row['profiled_kernel_ms'] if pk else float('nan'):9.3f} ms"
-              + (f" ({row['kernel_ratio']:6.1f}x)" if row["kernel_ratio"] else "")
-              + f"  {row['launches']} launches, {row['records']} records", flush=True)
+        print(
+            f"{name:<14} wall {nw:7.3f} -> {pw:7.3f} s ({row['wall_ratio']:5.2f}x)  kernel "
+            f"{row['native_kernel_ms'] if nk else float('nan'):9.3f} -> "
+            f"{row['profiled_kernel_ms'] if pk else float('nan'):9.3f} ms"
+            + (f" ({row['kernel_ratio']:6.1f}x)" if row["kernel_ratio"] else "")
+            + f"  {row['launches']} launches, {row['records']} records",
+            flush=True,
+        )
     ok = [r for r in rows if "failed" not in r]
     ratios = [r["wall_ratio"] for r in ok]
     by = {r["app"]: r for r in ok}
     if not ok:
         return 1
     startup = (by["trivial"]["profiled_wall_s"] - by["trivial"]["native_wall_s"]) if "trivial" in by else float("nan")
-    per_launch = ((by["many_launches"]["profiled_wall_s"] - by["many_launches"]["native_wall_s"]) - startup) / max(
-        1, args.launches - 1) if "many_launches" in by else float("nan")
-    summary = {"median_wall_ratio": statistics.median(ratios), "max_wall_ratio": max(ratios),
-               "max_app": max(ok, key=lambda r: r["wall_ratio"])["app"],
-               "failed": [r["app"] for r in rows if "failed" in r],
-               "startup_s": startup, "per_launch_ms": per_launch * 1e3}
-    print(f"\nmedian end-to-end overhead {summary['median_wall_ratio']:.2f}x, max {summary['max_wall_ratio']:.2f}x "
-          f"({summary['max_app']}); fixed cost per instrumented launch {summary['per_launch_ms']:.3f} ms; "
-          f"start-up (profiled - native, trivial app) {summary['startup_s']:.3f} s")
+    per_launch = (
+        ((by["many_launches"]["profiled_wall_s"] - by["many_launches"]["native_wall_s"]) - startup)
+        / max(1, args.launches - 1)
+        if "many_launches" in by
+        else float("nan")
+    )
+    summary = {
+        "median_wall_ratio": statistics.median(ratios),
+        "max_wall_ratio": max(ratios),
+        "max_app": max(ok, key=lambda r: r["wall_ratio"])["app"],
+        "failed": [r["app"] for r in rows if "failed" in r],
+        "startup_s": startup,
+        "per_launch_ms": per_launch * 1e3,
+    }
+    print(
+        f"\nmedian end-to-end overhead {summary['median_wall_ratio']:.2f}x, max {summary['max_wall_ratio']:.2f}x "
+        f"({summary['max_app']}); fixed cost per instrumented launch {summary['per_launch_ms']:.3f} ms; "
+        f"start-up (profiled - native, trivial app) {summary['startup_s']:.3f} s"
+    )
     if args.json:
         Path(args.json).write_text(json.dumps({"apps": rows, "summary": summary}, indent=1))
     return 0

@@ -22,13 +22,21 @@ def topology() -> list[str]:
     lines = [f"CPUs usable: {len(os.sched_getaffinity(0))} (os.cpu_count {os.cpu_count()})"]
     cpu = pathlib.Path("/sys/devices/system/cpu")
     siblings = sorted({p.read_text().strip() for p in cpu.glob("cpu[0-9]*/topology/thread_siblings_list")})
-    lines.append(f"SMT sibling groups: {len(siblings)} ({' '.join(siblings[:16])}{' ...' if len(siblings) > 16 else ''})")
+    lines.append(
+        f"SMT sibling groups: {len(siblings)} ({' '.join(siblings[:16])}{' ...' if len(siblings) > 16 else ''})"
+    )
     for path in ("/sys/fs/cgroup/cpu.max", "/sys/fs/cgroup/cpuset.cpus.effective"):
         p = pathlib.Path(path)
         if p.exists():
             lines.append(f"{path}: {p.read_text().strip()}")
-    model = next((ln.split(":", 1)[1].strip() for ln in pathlib.Path("/proc/cpuinfo").read_text().splitlines()
-                  if ln.startswith("model name")), "unknown")
+    model = next(
+        (
+            ln.split(":", 1)[1].strip()
+            for ln in pathlib.Path("/proc/cpuinfo").read_text().splitlines()
+            if ln.startswith("model name")
+        ),
+        "unknown",
+    )
     lines.append(f"model: {model}; load average {os.getloadavg()[0]:.1f}")
     return lines
 
@@ -44,6 +52,7 @@ def main() -> int:
     except NoCompiler as e:
         print(e, file=sys.stderr)
         return 1
+
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -117,6 +117,7 @@ def _install(clock: PhaseClock) -> None:
                 clock.leave()
                 if pending:
                     wrap_loaded()
+
         return do_import
 
     builtins.__import__ = timed_import(builtins.__import__)
@@ -152,8 +153,16 @@ def child(run_dir: str, preload: bool) -> None:
     finally:
         sys.stdout = out
     ended = time.perf_counter()
-    print(json.dumps({"code": code, "startup": analyze_started[0] - started if analyze_started else None,
-                      "post_run": ended - analyze_started[0] if analyze_started else None, **clock.spent}))
+    print(
+        json.dumps(
+            {
+                "code": code,
+                "startup": analyze_started[0] - started if analyze_started else None,
+                "post_run": ended - analyze_started[0] if analyze_started else None,
+                **clock.spent,
+            }
+        )
+    )
 
 
 # -- parent: fresh processes, medians, table ------------------------------------------------------------------
@@ -183,8 +192,10 @@ def table(rows: list[tuple[str, dict[str, float]]]) -> str:
     header = f"{'run':<22}{'total':>7}{'startup':>8}{'post-run':>9}" + "".join(f"{p:>9}" for p in PHASES)
     lines = [header, "-" * len(header)]
     for name, m in rows:
-        lines.append(f"{name:<22}{m['total']:>7.3f}{m['startup']:>8.3f}{m['post_run']:>9.3f}"
-                     + "".join(f"{m[p]:>9.3f}" for p in PHASES))
+        lines.append(
+            f"{name:<22}{m['total']:>7.3f}{m['startup']:>8.3f}{m['post_run']:>9.3f}"
+            + "".join(f"{m[p]:>9.3f}" for p in PHASES)
+        )
     return "\n".join(lines)
 
 
@@ -205,8 +216,10 @@ def main() -> int:
         for preload, mode in ((False, "analyze"), (True, "profile")):
             rows.append((f"{run.name} {mode}", measure(run, args.repeat, preload)))
         print(f"measured {run}", file=sys.stderr)
-    text = (f"reuselens analyze, fresh process, median of {args.repeat} (seconds); {time.strftime('%Y-%m-%d %H:%M')}, "
-            f"python {sys.version.split()[0]}, nvdisasm {'found' if _nvdisasm() else 'missing'}\n" + table(rows))
+    text = (
+        f"reuselens analyze, fresh process, median of {args.repeat} (seconds); {time.strftime('%Y-%m-%d %H:%M')}, "
+        f"python {sys.version.split()[0]}, nvdisasm {'found' if _nvdisasm() else 'missing'}\n" + table(rows)
+    )
     print(text)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

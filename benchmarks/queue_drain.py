@@ -23,13 +23,17 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
     try:
-        with built("queue_drain", [REPO / "benchmarks/native/queue_drain.cpp", REPO / "collector/native/src/queued_sink.cpp"],
-                   [REPO / "collector/native/src", REPO / "analyzer/engine/include"]) as exe:
+        with built(
+            "queue_drain",
+            [REPO / "benchmarks/native/queue_drain.cpp", REPO / "collector/native/src/queued_sink.cpp"],
+            [REPO / "collector/native/src", REPO / "analyzer/engine/include"],
+        ) as exe:
             for ns in args.engine_ns.split(","):
                 for threads in args.copy_threads.split(","):
                     for _ in range(args.repeat):
-                        out = subprocess.run([str(exe), ns, threads], capture_output=True, text=True,
-                                             check=True).stdout.strip()
+                        out = subprocess.run(
+                            [str(exe), ns, threads], capture_output=True, text=True, check=True
+                        ).stdout.strip()
                         print(f"engine {ns:>4} ns/record, {threads:>2} copy threads: {out}")
     except NoCompiler as e:
         print(e, file=sys.stderr)

@@ -68,7 +68,9 @@ def build_command(manifest: dict, app: dict, src: Path, binary: Path) -> list[st
         # Size macros such as N go in a header included first, after <cuda.h>: as -DN=... they would also
         # rename the parameters called N in cuda.h's prototypes.
         prelude = binary.parent / f"{app['name']}_prelude.h"
-        prelude.write_text("/* written by benchmarks/realapps.py from the manifest */\n" + "\n".join(app["prelude"]) + "\n")
+        prelude.write_text(
+            "/* written by benchmarks/realapps.py from the manifest */\n" + "\n".join(app["prelude"]) + "\n"
+        )
         cmd += ["-include", str(prelude)]
     cmd += [f"-D{d}" for d in app.get("defines", [])]
     cmd += app.get("flags", [])
@@ -113,16 +115,30 @@ def run_step(mode: str, argv: list[str], reuselens: list[str], run_dir: Path, ti
     if mode == "native":
         cmd = argv
     else:
-        cmd = [*reuselens, "profile", *(["--no-analyze"] if mode == "collect" else []),
-               "--timeout", str(timeout), "--run-dir", str(run_dir), "--", *argv]
+        cmd = [
+            *reuselens,
+            "profile",
+            *(["--no-analyze"] if mode == "collect" else []),
+            "--timeout",
+            str(timeout),
+            "--run-dir",
+            str(run_dir),
+            "--",
+            *argv,
+        ]
     log = run_dir.parent / f"{run_dir.name}.log"
     run_dir.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "w") as out:
         t0 = time.perf_counter()
         try:
             # The profiler gets the app's timeout and then its analysis time on top.
-            done = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=run_dir.parent,
-                                  timeout=timeout if mode == "native" else 2 * timeout + 60)
+            done = subprocess.run(
+                cmd,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                cwd=run_dir.parent,
+                timeout=timeout if mode == "native" else 2 * timeout + 60,
+            )
             rc = done.returncode
         except subprocess.TimeoutExpired:
             return {"error": f"{mode}: no exit within the step timeout", "log": str(log)}
@@ -143,10 +159,14 @@ def run_facts(run_dir: Path) -> dict:
     if manifest.is_file():
         run = json.loads(manifest.read_text())
         launches = run.get("launches", [])
-        facts.update(status=run.get("status"), partial_reason=run.get("partial_reason"),
-                     launches=len(launches), instrumented=sum(1 for x in launches if x.get("instrumented")),
-                     records=sum(x.get("records") or 0 for x in launches),
-                     distinct_grids=len({tuple(x.get("grid") or ()) for x in launches}))
+        facts.update(
+            status=run.get("status"),
+            partial_reason=run.get("partial_reason"),
+            launches=len(launches),
+            instrumented=sum(1 for x in launches if x.get("instrumented")),
+            records=sum(x.get("records") or 0 for x in launches),
+            distinct_grids=len({tuple(x.get("grid") or ()) for x in launches}),
+        )
     for name in ("report.json", "analysis.json"):
         path = run_dir / name
         facts[name.replace(".", "_") + "_bytes"] = path.stat().st_size if path.is_file() else None
@@ -172,8 +192,12 @@ def summarise(name: str, steps: dict[str, list[dict]]) -> dict:
     last_collect = next((s for s in reversed(steps["collect"]) if "launches" in s), None)
     for source in (last_collect, last_full):
         if source:
-            row.update({k: source.get(k) for k in ("launches", "instrumented", "records", "distinct_grids",
-                                                   "status", "partial_reason")})
+            row.update(
+                {
+                    k: source.get(k)
+                    for k in ("launches", "instrumented", "records", "distinct_grids", "status", "partial_reason")
+                }
+            )
     if last_full:
         row.update({k: last_full.get(k) for k in ("findings", "report_json_bytes", "analysis_json_bytes")})
     return row
@@ -184,26 +208,38 @@ def fmt(value, spec: str, missing: str = "-") -> str:
 
 
 def print_table(rows: list[dict]) -> dict:
-    print(f"\n{'app':<19}{'native s':>9}{'collect s':>10}{'full s':>9}{'coll x':>8}{'full x':>8}"
-          f"{'launches':>9}{'records':>13}{'findings':>9}{'report KiB':>11}{'analysis KiB':>13}")
+    print(
+        f"\n{'app':<19}{'native s':>9}{'collect s':>10}{'full s':>9}{'coll x':>8}{'full x':>8}"
+        f"{'launches':>9}{'records':>13}{'findings':>9}{'report KiB':>11}{'analysis KiB':>13}"
+    )
     for r in rows:
-        line = (f"{r['app']:<19}{fmt(r.get('native_s'), '9.3f', '        -')}{fmt(r.get('collect_s'), '10.3f', '         -')}"
-                f"{fmt(r.get('full_s'), '9.3f', '        -')}{fmt(r.get('collect_ratio'), '8.2f', '       -')}"
-                f"{fmt(r.get('full_ratio'), '8.2f', '       -')}{fmt(r.get('launches'), '9d', '        -')}"
-                f"{fmt(r.get('records'), '13,d', '            -')}{fmt(r.get('findings'), '9d', '        -')}"
-                f"{fmt((r.get('report_json_bytes') or 0) / 1024 if r.get('report_json_bytes') else None, '11.1f', '          -')}"
-                f"{fmt((r.get('analysis_json_bytes') or 0) / 1024 if r.get('analysis_json_bytes') else None, '13.1f', '            -')}")
-        print(line + (f"  FAILED: {r['failed']}" if "failed" in r else "")
-              + (f"  partial: {r['partial_reason']}" if r.get("status") == "partial" else ""))
+        line = (
+            f"{r['app']:<19}{fmt(r.get('native_s'), '9.3f', '        -')}{fmt(r.get('collect_s'), '10.3f', '         -')}"
+            f"{fmt(r.get('full_s'), '9.3f', '        -')}{fmt(r.get('collect_ratio'), '8.2f', '       -')}"
+            f"{fmt(r.get('full_ratio'), '8.2f', '       -')}{fmt(r.get('launches'), '9d', '        -')}"
+            f"{fmt(r.get('records'), '13,d', '            -')}{fmt(r.get('findings'), '9d', '        -')}"
+            f"{fmt((r.get('report_json_bytes') or 0) / 1024 if r.get('report_json_bytes') else None, '11.1f', '          -')}"
+            f"{fmt((r.get('analysis_json_bytes') or 0) / 1024 if r.get('analysis_json_bytes') else None, '13.1f', '            -')}"
+        )
+        print(
+            line
+            + (f"  FAILED: {r['failed']}" if "failed" in r else "")
+            + (f"  partial: {r['partial_reason']}" if r.get("status") == "partial" else "")
+        )
     summary: dict = {"apps": len(rows), "failed": [r["app"] for r in rows if "failed" in r]}
     for mode in ("collect", "full"):
         ratios = [(r[f"{mode}_ratio"], r["app"]) for r in rows if r.get(f"{mode}_ratio") is not None]
         if ratios:
             worst = max(ratios)
-            summary[mode] = {"median_ratio": statistics.median(x for x, _ in ratios), "worst_ratio": worst[0],
-                             "worst_app": worst[1]}
-            print(f"{mode:>7}: median {summary[mode]['median_ratio']:.2f}x, worst {worst[0]:.2f}x ({worst[1]}) "
-                  f"over {len(ratios)} apps")
+            summary[mode] = {
+                "median_ratio": statistics.median(x for x, _ in ratios),
+                "worst_ratio": worst[0],
+                "worst_app": worst[1],
+            }
+            print(
+                f"{mode:>7}: median {summary[mode]['median_ratio']:.2f}x, worst {worst[0]:.2f}x ({worst[1]}) "
+                f"over {len(ratios)} apps"
+            )
     if summary["failed"]:
         print(f"failed: {', '.join(summary['failed'])}")
     return summary
@@ -230,7 +266,9 @@ def main(argv: list[str] | None = None) -> int:
         wanted = args.apps.split(",")
         unknown = sorted(set(wanted) - {a["name"] for a in apps})
         if unknown:
-            raise SystemExit(f"realapps: unknown app(s) {', '.join(unknown)}; known: {', '.join(a['name'] for a in apps)}")
+            raise SystemExit(
+                f"realapps: unknown app(s) {', '.join(unknown)}; known: {', '.join(a['name'] for a in apps)}"
+            )
         apps = [a for a in apps if a["name"] in wanted]
     src, out = Path(args.src).resolve(), Path(args.out).resolve()
     problems = check_staged(manifest, src)
@@ -244,8 +282,10 @@ def main(argv: list[str] | None = None) -> int:
         built = dict(zip((a["name"] for a in apps), pool.map(lambda a: build(manifest, a, src, build_dir), apps)))
     for app in apps:
         binary, error, took = built[app["name"]]
-        print(f"build {app['name']:<19} {'FAILED ' + error if error else f'ok ({took:.1f} s)' if took else 'reused'}",
-              flush=True)
+        print(
+            f"build {app['name']:<19} {'FAILED ' + error if error else f'ok ({took:.1f} s)' if took else 'reused'}",
+            flush=True,
+        )
     if args.check_only:
         return 1 if any(error for _, error, _ in built.values()) else 0
 
@@ -261,11 +301,17 @@ def main(argv: list[str] | None = None) -> int:
                     shutil.rmtree(run_dir)
                 step = run_step(mode, argv, reuselens, run_dir, args.timeout)
                 steps[app["name"]][mode].append(step)
-                print(f"round {rnd} {app['name']:<19} {mode:<8} "
-                      + (step["error"] if "error" in step and "wall_s" not in step else f"{step['wall_s']:8.3f} s")
-                      + (f"  {step.get('records', 0):,} records, {step.get('launches', 0)} launches"
-                         if mode != "native" and "launches" in step else "")
-                      + (f"  ERROR {step['error']}" if "error" in step and "wall_s" in step else ""), flush=True)
+                print(
+                    f"round {rnd} {app['name']:<19} {mode:<8} "
+                    + (step["error"] if "error" in step and "wall_s" not in step else f"{step['wall_s']:8.3f} s")
+                    + (
+                        f"  {step.get('records', 0):,} records, {step.get('launches', 0)} launches"
+                        if mode != "native" and "launches" in step
+                        else ""
+                    )
+                    + (f"  ERROR {step['error']}" if "error" in step and "wall_s" in step else ""),
+                    flush=True,
+                )
         if rnd > 0 and not args.keep_runs:
             # Keep the last round's run directories for inspection; earlier rounds only add bulk.
             shutil.rmtree(out / "runs" / f"r{rnd - 1}", ignore_errors=True)
@@ -273,8 +319,16 @@ def main(argv: list[str] | None = None) -> int:
     rows = [summarise(a["name"], steps[a["name"]]) for a in runnable]
     rows += [{"app": a["name"], "failed": built[a["name"]][1]} for a in apps if built[a["name"]][1]]
     summary = print_table(rows)
-    result = {"format": "reuselens-realapps-result", "version": 1, "rounds": args.rounds,
-              "reuselens": reuselens, "manifest": manifest, "apps": rows, "steps": steps, "summary": summary}
+    result = {
+        "format": "reuselens-realapps-result",
+        "version": 1,
+        "rounds": args.rounds,
+        "reuselens": reuselens,
+        "manifest": manifest,
+        "apps": rows,
+        "steps": steps,
+        "summary": summary,
+    }
     (out / "realapps.json").write_text(json.dumps(result, indent=1))
     print(f"\nwritten {out / 'realapps.json'}")
     return 0 if rows and not summary["failed"] else 2

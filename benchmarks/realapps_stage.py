@@ -46,7 +46,9 @@ def git(git_dir: Path, *args: str, binary: bool = False):
     done = subprocess.run(["git", f"--git-dir={git_dir}", *args], capture_output=True, text=not binary)
     if done.returncode != 0:
         err = done.stderr if not binary else done.stderr.decode(errors="replace")
-        raise StageError(f"git {' '.join(args[:2])} in {git_dir}: {err.strip().splitlines()[-1] if err.strip() else 'failed'}")
+        raise StageError(
+            f"git {' '.join(args[:2])} in {git_dir}: {err.strip().splitlines()[-1] if err.strip() else 'failed'}"
+        )
     return done.stdout
 
 
@@ -84,8 +86,9 @@ def stage_source(name: str, spec: dict, git_dir: Path, dest: Path) -> int:
         if body.count(old) != 1:
             raise StageError(f"{name}/{rel}: patch expects exactly one {old!r}, found {body.count(old)}")
         path.write_text(body.replace(old, new))
-    (target / "STAGED.json").write_text(json.dumps({"repo": spec["repo"], "commit": spec["commit"],
-                                                    "files": len(files)}, indent=1) + "\n")
+    (target / "STAGED.json").write_text(
+        json.dumps({"repo": spec["repo"], "commit": spec["commit"], "files": len(files)}, indent=1) + "\n"
+    )
     return sum(p.stat().st_size for p in target.rglob("*") if p.is_file())
 
 

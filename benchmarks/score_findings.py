@@ -26,22 +26,32 @@ def _pct(value: float | None) -> str:
 
 
 def print_table(result: dict) -> None:
-    print(f"{'app':<20} {'primary':>9} {'rec%':>5} {'all':>7} {'rec%':>5} {'warn':>5} {'prec%':>5} "
-          f"{'ctrlFP':>6} {'unplaced':>8}")
+    print(
+        f"{'app':<20} {'primary':>9} {'rec%':>5} {'all':>7} {'rec%':>5} {'warn':>5} {'prec%':>5} "
+        f"{'ctrlFP':>6} {'unplaced':>8}"
+    )
     rows = list(result["apps"].items()) + [("OVERALL", result["overall"])]
     for app, s in rows:
         if "missing" in s:
             print(f"{app:<20} {s['missing']}")
             continue
-        print(f"{app:<20} {s['primary_found']:>4}/{s['primary_expected']:<4} {_pct(s['recall_primary'])} "
-              f"{s['found']:>3}/{s['expected']:<3} {_pct(s['recall_all'])} {s['warnings']:>5} {_pct(s['precision'])} "
-              f"{s['control_fp']:>6} {s['unplaced']:>8}")
+        print(
+            f"{app:<20} {s['primary_found']:>4}/{s['primary_expected']:<4} {_pct(s['recall_primary'])} "
+            f"{s['found']:>3}/{s['expected']:<3} {_pct(s['recall_all'])} {s['warnings']:>5} {_pct(s['precision'])} "
+            f"{s['control_fp']:>6} {s['unplaced']:>8}"
+        )
     for app, s in result["apps"].items():
-        for label, entries in (("missed primary", s.get("missed_primary")), ("control hit", s.get("control_hits")),
-                               ("unexpected warning", s.get("unexpected_warnings"))):
+        for label, entries in (
+            ("missed primary", s.get("missed_primary")),
+            ("control hit", s.get("control_hits")),
+            ("unexpected warning", s.get("unexpected_warnings")),
+        ):
             for entry in entries or ():
-                text = entry if isinstance(entry, str) else \
-                    f"{entry['pattern']} at {', '.join(entry['places']) or '(no line)'} in {entry['kernel']}"
+                text = (
+                    entry
+                    if isinstance(entry, str)
+                    else f"{entry['pattern']} at {', '.join(entry['places']) or '(no line)'} in {entry['kernel']}"
+                )
                 print(f"  {app}: {label}: {text}")
 
 

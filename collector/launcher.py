@@ -49,8 +49,17 @@ TOOL_LIBRARY = "libreuselens_collector.so"
 PATCH_FATBIN = "reuselens_patch.fatbin"
 TOOL_VERSION = "0.1.0"
 # Files a previous run leaves; a run directory holding only these may be reused.
-_RUN_ENTRIES = {MANIFEST, "modules", "traces", "collector.log", "report.json", "analysis.json",
-                ".collector.pid", "app.stdout", "app.stderr"}
+_RUN_ENTRIES = {
+    MANIFEST,
+    "modules",
+    "traces",
+    "collector.log",
+    "report.json",
+    "analysis.json",
+    ".collector.pid",
+    "app.stdout",
+    "app.stderr",
+}
 MIN_BUFFER_BYTES = 16 * 288  # the smallest buffer the tool library accepts (16 records)
 # profile(module_loading=...) / REUSELENS_MODULE_LOADING -> the app's CUDA_MODULE_LOADING
 MODULE_LOADING_MODES = {"eager": "EAGER", "lazy": "LAZY"}
@@ -65,9 +74,9 @@ class RunSummary:
     """What profile() returns; the run directory holds the details."""
 
     run_dir: Path
-    status: str                      # "complete" | "partial"
+    status: str  # "complete" | "partial"
     partial_reason: str | None
-    exit_code: int | None            # the application's; negative = killed by that signal
+    exit_code: int | None  # the application's; negative = killed by that signal
     launches_seen: int = 0
     launches_instrumented: int = 0
     records: int = 0
@@ -76,6 +85,7 @@ class RunSummary:
 
 
 # ---------------------------------------------------------------------------------------------- lookup
+
 
 def find_tool_library(candidates: Sequence[Path] | None = None, env: Mapping[str, str] | None = None) -> Path:
     """The tool library, with its device patch beside it, checked to load; ToolLibraryMissingError otherwise.
@@ -111,11 +121,13 @@ def _first_library(candidates: list[Path]) -> Path:
             if not (lib.parent / PATCH_FATBIN).is_file():
                 raise ToolLibraryMissingError(
                     f"the collector's device patch {lib.parent / PATCH_FATBIN} is missing; install the CUDA "
-                    f"toolkit (nvcc) or `pip install nvidia-cuda-nvcc`, then reinstall reuselens")
+                    f"toolkit (nvcc) or `pip install nvidia-cuda-nvcc`, then reinstall reuselens"
+                )
             return lib
     raise ToolLibraryMissingError(
         "the collector library is not built; reinstall reuselens with `pip install .` on a machine with "
-        "nvcc and the nvidia-cuda-sanitizer-api wheel")
+        "nvcc and the nvidia-cuda-sanitizer-api wheel"
+    )
 
 
 # Loads the library in a child process: the dynamic loader's own answer, without running the library (or the
@@ -127,18 +139,25 @@ _LOADABLE: set[tuple[Any, ...]] = set()
 def check_library_loads(library: Path, env: Mapping[str, str]) -> None:
     """Raise ToolLibraryUnloadableError unless the dynamic loader can load `library` with every dependency
     (libsanitizer-public.so above all) in `env`; otherwise every profiled app would exit with status 127."""
-    probe_env = {k: v for k, v in env.items()
-                 if not k.startswith("REUSELENS_") and k not in ("LD_PRELOAD", "CUDA_INJECTION64_PATH")}
+    probe_env = {
+        k: v
+        for k, v in env.items()
+        if not k.startswith("REUSELENS_") and k not in ("LD_PRELOAD", "CUDA_INJECTION64_PATH")
+    }
     stat = library.stat()
     key = (str(library), stat.st_mtime_ns, stat.st_size, probe_env.get("LD_LIBRARY_PATH"))
     if key in _LOADABLE:  # a server profiles again and again with the same library
         return
     try:
-        probe = subprocess.run([sys.executable, "-I", "-S", "-c", _LOAD_PROBE, str(library)], env=probe_env,
-                               capture_output=True, text=True, timeout=60)
+        probe = subprocess.run(
+            [sys.executable, "-I", "-S", "-c", _LOAD_PROBE, str(library)],
+            env=probe_env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     except (OSError, subprocess.TimeoutExpired) as error:
-        raise ToolLibraryUnloadableError(f"cannot check that the collector library {library} loads ({error})") \
-            from None
+        raise ToolLibraryUnloadableError(f"cannot check that the collector library {library} loads ({error})") from None
     if probe.returncode == 0:
         _LOADABLE.add(key)
         return
@@ -146,7 +165,8 @@ def check_library_loads(library: Path, env: Mapping[str, str]) -> None:
     raise ToolLibraryUnloadableError(
         f"the collector library {library} cannot be loaded ({reason}); every profiled app would fail to start. "
         f"Install the Sanitizer wheel into this environment (`pip install nvidia-cuda-sanitizer-api==13.0.85`) "
-        f"and reinstall reuselens there, or point REUSELENS_COLLECTOR_LIB at a library that loads")
+        f"and reinstall reuselens there, or point REUSELENS_COLLECTOR_LIB at a library that loads"
+    )
 
 
 def check_gpu() -> str:
@@ -154,12 +174,13 @@ def check_gpu() -> str:
     try:
         cuda = ctypes.CDLL("libcuda.so.1")
     except OSError:
-        raise NoGpuError("no NVIDIA driver found (libcuda.so.1 cannot be loaded); profiling needs an "
-                         "NVIDIA GPU with its driver installed") from None
+        raise NoGpuError(
+            "no NVIDIA driver found (libcuda.so.1 cannot be loaded); profiling needs an "
+            "NVIDIA GPU with its driver installed"
+        ) from None
     result = cuda.cuInit(0)
     if result != 0:
-        raise NoGpuError(f"the NVIDIA driver cannot initialise a GPU (cuInit error {result}); "
-                         f"check nvidia-smi")
+        raise NoGpuError(f"the NVIDIA driver cannot initialise a GPU (cuInit error {result}); check nvidia-smi")
     count = ctypes.c_int(0)
     if cuda.cuDeviceGetCount(ctypes.byref(count)) != 0 or count.value == 0:
         raise NoGpuError("the NVIDIA driver sees no GPU; profiling needs one")
@@ -186,6 +207,7 @@ def resolve_program(argv0: str, cwd: Path, path_env: str | None) -> str:
 
 # ---------------------------------------------------------------------------------------------- run.json
 
+
 def _prepare_run_dir(run_dir: Path) -> None:
     if run_dir.exists():
         if not run_dir.is_dir():
@@ -194,8 +216,8 @@ def _prepare_run_dir(run_dir: Path) -> None:
         stray = {e for e in entries if e not in _RUN_ENTRIES and not e.startswith(f"{MANIFEST}.tmp")}
         if stray:
             raise RunDirectoryNotEmptyError(
-                f"{run_dir}: not empty and not a previous run (holds {sorted(stray)[0]}); choose another run "
-                f"directory")
+                f"{run_dir}: not empty and not a previous run (holds {sorted(stray)[0]}); choose another run directory"
+            )
         for name in entries:
             path = run_dir / name
             if path.is_dir() and not path.is_symlink():  # a link is removed, never what it points to
@@ -211,8 +233,9 @@ def _writing(run_path: Path):
     try:
         yield
     except OSError as error:
-        raise RunDirectoryWriteError(f"{run_path}: cannot write the run directory "
-                                     f"({error.strerror or error})") from None
+        raise RunDirectoryWriteError(
+            f"{run_path}: cannot write the run directory ({error.strerror or error})"
+        ) from None
 
 
 def _kill_group(proc: subprocess.Popen, grace: float = 2.0, first: int = signal.SIGTERM) -> None:
@@ -265,6 +288,7 @@ class _StopSignals:
         if self.received is not None and self._previous:
             signal.raise_signal(self.received)
 
+
 class _ExitWatch:
     """Waits for the app's exit and wakes the moment it happens. Popen.wait(timeout) polls with sleeps that grow
     to 50 ms, which added up to 50 ms to every profile (and quantised the wall times benchmarks/overhead.py
@@ -297,13 +321,23 @@ class _ExitWatch:
         self._fd, self._poller = -1, None
 
 
-def profile(argv: Sequence[str], *, run_dir: str | os.PathLike, cwd: str | os.PathLike | None = None,
-            env: Mapping[str, str] | None = None, kernel_filter: str | None = None,
-            kernel_list: str | os.PathLike | None = None,
-            launch_range: tuple[int, int | None] | None = None, timeout: float | None = None,
-            write_traces: bool = False, buffer_bytes: int | None = None,
-            on_progress: ProgressCallback | None = None, cancel: threading.Event | None = None,
-            buffers: int | None = None, module_loading: str | None = None) -> RunSummary:
+def profile(
+    argv: Sequence[str],
+    *,
+    run_dir: str | os.PathLike,
+    cwd: str | os.PathLike | None = None,
+    env: Mapping[str, str] | None = None,
+    kernel_filter: str | None = None,
+    kernel_list: str | os.PathLike | None = None,
+    launch_range: tuple[int, int | None] | None = None,
+    timeout: float | None = None,
+    write_traces: bool = False,
+    buffer_bytes: int | None = None,
+    on_progress: ProgressCallback | None = None,
+    cancel: threading.Event | None = None,
+    buffers: int | None = None,
+    module_loading: str | None = None,
+) -> RunSummary:
     """Run `argv` under the collector and return a summary; the run directory holds the results.
 
     env: variables added to (overriding) this process's environment. kernel_filter: regex searched in the
@@ -333,8 +367,10 @@ def profile(argv: Sequence[str], *, run_dir: str | os.PathLike, cwd: str | os.Pa
     if kernel_filter:
         problem = kernel_regex_problem(kernel_filter)
         if problem is not None:
-            raise InvalidFilterError(f"kernel filter {kernel_filter!r} is not a valid regex ({problem}); the "
-                                     f"collector reads POSIX extended regexes")
+            raise InvalidFilterError(
+                f"kernel filter {kernel_filter!r} is not a valid regex ({problem}); the "
+                f"collector reads POSIX extended regexes"
+            )
     names_file = None
     if kernel_list:
         names_file = Path(kernel_list).expanduser().resolve()
@@ -348,8 +384,9 @@ def profile(argv: Sequence[str], *, run_dir: str | os.PathLike, cwd: str | os.Pa
     if module_loading is None:
         module_loading = full_env.get("REUSELENS_MODULE_LOADING") or None
     if module_loading is not None and str(module_loading).lower() not in MODULE_LOADING_MODES:
-        raise InvalidFilterError(f"module loading {module_loading!r}: expected one of "
-                                 f"{', '.join(sorted(MODULE_LOADING_MODES))}")
+        raise InvalidFilterError(
+            f"module loading {module_loading!r}: expected one of {', '.join(sorted(MODULE_LOADING_MODES))}"
+        )
     if buffer_bytes is not None and buffer_bytes < MIN_BUFFER_BYTES:
         raise InvalidFilterError(f"buffer size {buffer_bytes} bytes is below the minimum of {MIN_BUFFER_BYTES}")
     library = find_tool_library(env=full_env)
@@ -357,8 +394,11 @@ def profile(argv: Sequence[str], *, run_dir: str | os.PathLike, cwd: str | os.Pa
 
     run_path = Path(run_dir).expanduser().resolve()
     start_time = utc_now()
-    filter_info = {"regex": kernel_filter or None, "names_file": str(names_file) if names_file else None,
-                   "launch_range": [first, end]}
+    filter_info = {
+        "regex": kernel_filter or None,
+        "names_file": str(names_file) if names_file else None,
+        "launch_range": [first, end],
+    }
     base = initial_manifest(argv, cwd_path, start_time, filter_info, TOOL_VERSION)
     with _writing(run_path):
         _prepare_run_dir(run_path)
@@ -366,15 +406,22 @@ def profile(argv: Sequence[str], *, run_dir: str | os.PathLike, cwd: str | os.Pa
 
     header = {"command": list(argv), "cwd": str(cwd_path), "start_time": start_time}
     preload = full_env.get("LD_PRELOAD", "")
-    full_env.update({
-        "LD_PRELOAD": f"{library}{':' + preload if preload else ''}",
-        "CUDA_INJECTION64_PATH": str(library),
-        "REUSELENS_RUN_DIR": str(run_path),
-        "REUSELENS_RUN_HEADER": json.dumps(header),
-        "REUSELENS_WRITE_TRACES": "1" if write_traces else "0",
-    })
-    for key in ("REUSELENS_KERNEL_REGEX", "REUSELENS_KERNEL_NAMES_FILE", "REUSELENS_LAUNCH_RANGE",
-                "REUSELENS_BUFFER_BYTES", "REUSELENS_BUFFERS"):
+    full_env.update(
+        {
+            "LD_PRELOAD": f"{library}{':' + preload if preload else ''}",
+            "CUDA_INJECTION64_PATH": str(library),
+            "REUSELENS_RUN_DIR": str(run_path),
+            "REUSELENS_RUN_HEADER": json.dumps(header),
+            "REUSELENS_WRITE_TRACES": "1" if write_traces else "0",
+        }
+    )
+    for key in (
+        "REUSELENS_KERNEL_REGEX",
+        "REUSELENS_KERNEL_NAMES_FILE",
+        "REUSELENS_LAUNCH_RANGE",
+        "REUSELENS_BUFFER_BYTES",
+        "REUSELENS_BUFFERS",
+    ):
         full_env.pop(key, None)
     if kernel_filter:
         full_env["REUSELENS_KERNEL_REGEX"] = kernel_filter
@@ -395,8 +442,7 @@ def profile(argv: Sequence[str], *, run_dir: str | os.PathLike, cwd: str | os.Pa
 
     started = time.monotonic()
     try:
-        proc = subprocess.Popen([program, *map(str, argv[1:])], cwd=cwd_path, env=full_env,
-                                start_new_session=True)
+        proc = subprocess.Popen([program, *map(str, argv[1:])], cwd=cwd_path, env=full_env, start_new_session=True)
     except OSError as error:
         base.update(status="partial", partial_reason=f"app could not be started ({error.strerror})")
         write_json_atomic(run_path / MANIFEST, base)
@@ -451,14 +497,21 @@ def profile(argv: Sequence[str], *, run_dir: str | os.PathLike, cwd: str | os.Pa
     return summary
 
 
-def _finish(run_path: Path, base: dict[str, Any], returncode: int | None, stop_reason: str | None,
-            wall: float) -> RunSummary:
+def _finish(
+    run_path: Path, base: dict[str, Any], returncode: int | None, stop_reason: str | None, wall: float
+) -> RunSummary:
     data = finalize_manifest(read_back(run_path), base, returncode, stop_reason, wall)
     with _writing(run_path):
         write_json_atomic(run_path / MANIFEST, data)
     collector = data.get("collector") or {}
     return RunSummary(
-        run_dir=run_path, status=data["status"], partial_reason=data["partial_reason"], exit_code=returncode,
+        run_dir=run_path,
+        status=data["status"],
+        partial_reason=data["partial_reason"],
+        exit_code=returncode,
         launches_seen=int(collector.get("launches_seen", 0) or 0),
         launches_instrumented=int(collector.get("launches_instrumented", 0) or 0),
-        records=int(collector.get("records", 0) or 0), wall_seconds=wall, errors=list(data.get("errors", [])))
+        records=int(collector.get("records", 0) or 0),
+        wall_seconds=wall,
+        errors=list(data.get("errors", [])),
+    )

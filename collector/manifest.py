@@ -46,16 +46,27 @@ def read_back(run_dir: Path) -> dict[str, Any] | None:
     return data if ours else None
 
 
-def initial_manifest(command: Sequence[str], cwd: Path, start_time: str, kernel_filter: dict,
-                     tool_version: str) -> dict[str, Any]:
+def initial_manifest(
+    command: Sequence[str], cwd: Path, start_time: str, kernel_filter: dict, tool_version: str
+) -> dict[str, Any]:
     return {
-        "format": RUN_FORMAT, "version": RUN_VERSION,
+        "format": RUN_FORMAT,
+        "version": RUN_VERSION,
         "tool": {"name": "reuselens", "version": tool_version},
-        "command": list(command), "cwd": str(cwd), "start_time": start_time, "end_time": None,
+        "command": list(command),
+        "cwd": str(cwd),
+        "start_time": start_time,
+        "end_time": None,
         "gpu": {"name": "", "arch": "", "driver": ""},
-        "status": "partial", "partial_reason": "starting", "exit_code": None,
+        "status": "partial",
+        "partial_reason": "starting",
+        "exit_code": None,
         "kernel_filter": kernel_filter,
-        "modules": [], "functions": [], "launches": [], "allocations": [], "errors": [],
+        "modules": [],
+        "functions": [],
+        "launches": [],
+        "allocations": [],
+        "errors": [],
     }
 
 
@@ -66,8 +77,9 @@ def signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-def finalize_manifest(manifest: dict[str, Any] | None, base: dict[str, Any], returncode: int | None,
-                      stop_reason: str | None, wall: float) -> dict[str, Any]:
+def finalize_manifest(
+    manifest: dict[str, Any] | None, base: dict[str, Any], returncode: int | None, stop_reason: str | None, wall: float
+) -> dict[str, Any]:
     """Merge the tool's manifest (if it wrote one) with what only the launcher knows, and decide status."""
     data = dict(manifest) if manifest is not None else dict(base)
     for key in ("command", "cwd", "start_time"):
@@ -84,8 +96,10 @@ def finalize_manifest(manifest: dict[str, Any] | None, base: dict[str, Any], ret
         status, reason = "partial", f"app crashed ({signal_name(-returncode)})"
     elif collector is None:
         status = "partial"
-        reason = ("the collector did not start in the application (it used no CUDA, or the tool library "
-                  "could not be preloaded)")
+        reason = (
+            "the collector did not start in the application (it used no CUDA, or the tool library "
+            "could not be preloaded)"
+        )
     elif not tool_finished:
         status = "partial"
         if tool_reason and tool_reason not in ("running", "starting"):

@@ -9,11 +9,17 @@ from reuselens.lsp_server import edits
 from reuselens.lsp_server.model import FindingRef, RunResults
 
 EXPLAIN = "reuselens.explain"
-FIX_TITLES = {"register-promotion": "keep the value in a register", "constant-promotion": "move to __constant__",
-              "shared-demotion": "demote shared memory to registers", "padding": "pad against bank conflicts",
-              "l2-window": "set an L2 access-policy window", "barrier-removal": "remove the barrier",
-              "shared-promotion": "stage in shared memory", "coalescing": "coalesce the accesses",
-              "warp-shuffle": "use warp shuffles"}
+FIX_TITLES = {
+    "register-promotion": "keep the value in a register",
+    "constant-promotion": "move to __constant__",
+    "shared-demotion": "demote shared memory to registers",
+    "padding": "pad against bank conflicts",
+    "l2-window": "set an L2 access-policy window",
+    "barrier-removal": "remove the barrier",
+    "shared-promotion": "stage in shared memory",
+    "coalescing": "coalesce the accesses",
+    "warp-shuffle": "use warp shuffles",
+}
 
 
 def _barriers_removable(results: RunResults, ref: FindingRef) -> bool:
@@ -42,8 +48,16 @@ def _text_edit(edit: edits.Edit, lines: list[str], encode) -> types.TextEdit:
     return types.TextEdit(range=rng, new_text=edit.text)
 
 
-def for_diagnostic(results: RunResults, ref: FindingRef, diagnostic: types.Diagnostic, uri: str, version,
-                   lines: list[str], capacity: int, encode) -> list[types.CodeAction]:
+def for_diagnostic(
+    results: RunResults,
+    ref: FindingRef,
+    diagnostic: types.Diagnostic,
+    uri: str,
+    version,
+    lines: list[str],
+    capacity: int,
+    encode,
+) -> list[types.CodeAction]:
     """encode(line0, codepoint) -> Position in the client's units."""
     line = diagnostic.range.start.line + 1
     outcome = mechanical_edit(results, ref, lines, line, capacity)
@@ -52,17 +66,29 @@ def for_diagnostic(results: RunResults, ref: FindingRef, diagnostic: types.Diagn
     if isinstance(outcome, edits.Edit):
         change = types.TextDocumentEdit(
             text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
-            edits=[_text_edit(outcome, lines, encode)])
-        out.append(types.CodeAction(title=f"ReuseLens: {outcome.title}", kind=types.CodeActionKind.QuickFix,
-                                    diagnostics=[diagnostic], is_preferred=True,
-                                    edit=types.WorkspaceEdit(document_changes=[change])))
+            edits=[_text_edit(outcome, lines, encode)],
+        )
+        out.append(
+            types.CodeAction(
+                title=f"ReuseLens: {outcome.title}",
+                kind=types.CodeActionKind.QuickFix,
+                diagnostics=[diagnostic],
+                is_preferred=True,
+                edit=types.WorkspaceEdit(document_changes=[change]),
+            )
+        )
         why = None
     else:
         why = outcome
     title = f"ReuseLens: how to {FIX_TITLES.get(kind, 'fix this')} ({ref.finding.get('pattern')})"
-    out.append(types.CodeAction(title=title, kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
-                                command=types.Command(title=title, command=EXPLAIN,
-                                                      arguments=[str(ref.finding.get("id")), why])))
+    out.append(
+        types.CodeAction(
+            title=title,
+            kind=types.CodeActionKind.QuickFix,
+            diagnostics=[diagnostic],
+            command=types.Command(title=title, command=EXPLAIN, arguments=[str(ref.finding.get("id")), why]),
+        )
+    )
     return out
 
 

@@ -12,18 +12,22 @@ import os
 import re
 from dataclasses import dataclass
 
-_PAREN = re.compile(r"^(?P<file>[^\s(][^(]*?)\((?P<line>\d+)(?:,\s*(?P<col>\d+))?\)\s*:\s*"
-                    r"(?P<sev>fatal error|error|warning|remark|note)(?:\s*[#A-Za-z0-9-]*)?\s*:\s*(?P<msg>.*)$")
-_COLON = re.compile(r"^(?P<file>[^\s:][^:]*?):(?P<line>\d+):(?:(?P<col>\d+):)?\s*"
-                    r"(?P<sev>fatal error|error|warning|note)\s*:\s*(?P<msg>.*)$")
+_PAREN = re.compile(
+    r"^(?P<file>[^\s(][^(]*?)\((?P<line>\d+)(?:,\s*(?P<col>\d+))?\)\s*:\s*"
+    r"(?P<sev>fatal error|error|warning|remark|note)(?:\s*[#A-Za-z0-9-]*)?\s*:\s*(?P<msg>.*)$"
+)
+_COLON = re.compile(
+    r"^(?P<file>[^\s:][^:]*?):(?P<line>\d+):(?:(?P<col>\d+):)?\s*"
+    r"(?P<sev>fatal error|error|warning|note)\s*:\s*(?P<msg>.*)$"
+)
 
 
 @dataclass(frozen=True)
 class CompilerMessage:
     path: str
     line: int
-    column: int          # 1-based; 0 when the compiler gave none
-    severity: str        # error | warning | note
+    column: int  # 1-based; 0 when the compiler gave none
+    severity: str  # error | warning | note
     message: str
 
 
@@ -35,7 +39,16 @@ def parse(output: str, cwd: str) -> list[CompilerMessage]:
         if not match:
             continue
         path = match.group("file").strip()
-        severity = "error" if "error" in match.group("sev") else ("warning" if match.group("sev") == "warning" else "note")
-        out.append(CompilerMessage(os.path.normpath(os.path.join(cwd, path)), int(match.group("line")),
-                                   int(match.group("col") or 0), severity, match.group("msg").strip()))
+        severity = (
+            "error" if "error" in match.group("sev") else ("warning" if match.group("sev") == "warning" else "note")
+        )
+        out.append(
+            CompilerMessage(
+                os.path.normpath(os.path.join(cwd, path)),
+                int(match.group("line")),
+                int(match.group("col") or 0),
+                severity,
+                match.group("msg").strip(),
+            )
+        )
     return out

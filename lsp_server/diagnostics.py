@@ -20,15 +20,18 @@ from pathlib import Path
 from lsprotocol import types
 
 from reuselens.analyzer.reportview import kernel_title, short_kernel_name
-
 from reuselens.lsp_server.format import LABEL_NAMES
 from reuselens.lsp_server.model import FindingRef, RunResults
 from reuselens.lsp_server.paths import path_to_uri
 from reuselens.lsp_server.tracking import LineMap
 
 SOURCE = "reuselens"
-_SEVERITY = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning,
-             "information": types.DiagnosticSeverity.Information, "hint": types.DiagnosticSeverity.Hint}
+_SEVERITY = {
+    "error": types.DiagnosticSeverity.Error,
+    "warning": types.DiagnosticSeverity.Warning,
+    "information": types.DiagnosticSeverity.Information,
+    "hint": types.DiagnosticSeverity.Hint,
+}
 
 
 def default_docs_base() -> str:
@@ -63,8 +66,12 @@ def _rel(path: str, root: str | None) -> str:
 
 
 def _origin_message(results: RunResults, ref: FindingRef, origin) -> str:
-    labels = {e.get("label") for pc in ref.finding.get("pcs") or [] for e in results.edges_from(ref.kernel, pc)
-              if e.get("to") == origin.node["id"]}
+    labels = {
+        e.get("label")
+        for pc in ref.finding.get("pcs") or []
+        for e in results.edges_from(ref.kernel, pc)
+        if e.get("to") == origin.node["id"]
+    }
     scope = ", ".join(LABEL_NAMES.get(l, l) for l in sorted(labels) if l) or ref.finding.get("scope") or "reuse"
     return f"reuse origin: {origin.node.get('space')} {origin.node.get('type')} at PC {origin.node.get('pc', 0):#06x} ({scope})"
 
@@ -75,13 +82,19 @@ def related(results: RunResults, ref: FindingRef, origin_lines: dict) -> list[ty
     for origin in ref.origins:
         rng = origin_lines.get((origin.path, origin.line))
         if rng is not None:
-            out.append(types.DiagnosticRelatedInformation(types.Location(path_to_uri(origin.path), rng),
-                                                          _origin_message(results, ref, origin)))
+            out.append(
+                types.DiagnosticRelatedInformation(
+                    types.Location(path_to_uri(origin.path), rng), _origin_message(results, ref, origin)
+                )
+            )
     for path, line in ref.also:
         rng = origin_lines.get((path, line))
         if rng is not None:
-            out.append(types.DiagnosticRelatedInformation(types.Location(path_to_uri(path), rng),
-                                                          "also responsible for this finding"))
+            out.append(
+                types.DiagnosticRelatedInformation(
+                    types.Location(path_to_uri(path), rng), "also responsible for this finding"
+                )
+            )
     return out
 
 
@@ -92,8 +105,9 @@ def _shown(ref: FindingRef, min_share: float, show_streaming: bool) -> bool:
     finding = ref.finding
     if finding.get("pattern") == STREAMING and not show_streaming:
         return False
-    return not (float((finding.get("waste") or {}).get("share", 1) or 0) < min_share
-                and finding.get("waste", {}).get("bytes"))
+    return not (
+        float((finding.get("waste") or {}).get("share", 1) or 0) < min_share and finding.get("waste", {}).get("bytes")
+    )
 
 
 def kernel_names(refs: list[FindingRef]) -> dict[int, str]:
@@ -113,8 +127,17 @@ def kernel_names(refs: list[FindingRef]) -> dict[int, str]:
     return names
 
 
-def build(results: RunResults, path: str, lines: list[str], line_map: LineMap | None, docs_base: str,
-          locate, min_share: float, root: str | None, show_streaming: bool = False) -> list[types.Diagnostic]:
+def build(
+    results: RunResults,
+    path: str,
+    lines: list[str],
+    line_map: LineMap | None,
+    docs_base: str,
+    locate,
+    min_share: float,
+    root: str | None,
+    show_streaming: bool = False,
+) -> list[types.Diagnostic]:
     """Diagnostics for one file. `locate(path, line)` gives the current Range of another file's snapshot
     line (or None when that line changed); `line_map` shifts this file's lines."""
     out = []
@@ -134,11 +157,23 @@ def build(results: RunResults, path: str, lines: list[str], line_map: LineMap | 
         if id(ref) in names:
             message += f" [kernel {names[id(ref)]}]"
         pattern = str(finding.get("pattern", ""))
-        out.append(types.Diagnostic(
-            range=line_range(lines, line), message=message, severity=severity(finding), source=SOURCE,
-            code=pattern, code_description=types.CodeDescription(href=f"{docs_base}#{pattern}"),
-            related_information=related(results, ref, origin_lines) or None,
-            data={"findingId": str(finding.get("id")), "kernel": ref.kernel.get("id"), "pattern": pattern,
-                  "fixKind": (finding.get("fix") or {}).get("kind", "none"), "run": results.digest[:16],
-                  "line": ref.line}))
+        out.append(
+            types.Diagnostic(
+                range=line_range(lines, line),
+                message=message,
+                severity=severity(finding),
+                source=SOURCE,
+                code=pattern,
+                code_description=types.CodeDescription(href=f"{docs_base}#{pattern}"),
+                related_information=related(results, ref, origin_lines) or None,
+                data={
+                    "findingId": str(finding.get("id")),
+                    "kernel": ref.kernel.get("id"),
+                    "pattern": pattern,
+                    "fixKind": (finding.get("fix") or {}).get("kind", "none"),
+                    "run": results.digest[:16],
+                    "line": ref.line,
+                },
+            )
+        )
     return out

@@ -12,10 +12,25 @@ from dataclasses import dataclass
 
 IDENT = r"[A-Za-z_]\w*"
 _SHARED_2D = re.compile(rf"^(\s*__shared__\s+(?:[\w:]+\s+)*?[\w:]+\s+)({IDENT})\s*\[([^\]]+)\]\s*\[\s*(\d+)\s*\]\s*;")
-_DEVICE_CONST = re.compile(rf"^(\s*)(?:static\s+)?(__device__)(\s+)(?=.*\bconst\b)(?:[\w:]+\s+)*?({IDENT})\s*\[\s*(\d*)\s*\]\s*=")
+_DEVICE_CONST = re.compile(
+    rf"^(\s*)(?:static\s+)?(__device__)(\s+)(?=.*\bconst\b)(?:[\w:]+\s+)*?({IDENT})\s*\[\s*(\d*)\s*\]\s*="
+)
 _SYNC_LINE = re.compile(r"^\s*__syncthreads\s*\(\s*\)\s*;\s*(//.*)?$")
-_TYPE_BYTES = {"float": 4, "int": 4, "unsigned": 4, "double": 8, "char": 1, "short": 2, "long": 8,
-               "int32_t": 4, "uint32_t": 4, "int64_t": 8, "uint64_t": 8, "half": 2, "__half": 2}
+_TYPE_BYTES = {
+    "float": 4,
+    "int": 4,
+    "unsigned": 4,
+    "double": 8,
+    "char": 1,
+    "short": 2,
+    "long": 8,
+    "int32_t": 4,
+    "uint32_t": 4,
+    "int64_t": 8,
+    "uint64_t": 8,
+    "half": 2,
+    "__half": 2,
+}
 
 
 @dataclass(frozen=True)
@@ -65,8 +80,10 @@ def padding(lines: list[str], line: int) -> Edit | str:
     used = _names_on(lines[line - 1]) if 0 < line <= len(lines) else set()
     candidates = [(i, m) for i, text in enumerate(lines) if (m := _SHARED_2D.match(text)) and m.group(2) in used]
     if len(candidates) != 1:
-        return ("no single statically sized 2-D __shared__ array is used on this line; pad the array's inner "
-                "dimension by one element (e.g. [32][32] -> [32][33]) or swizzle the index")
+        return (
+            "no single statically sized 2-D __shared__ array is used on this line; pad the array's inner "
+            "dimension by one element (e.g. [32][32] -> [32][33]) or swizzle the index"
+        )
     decl_index, match = candidates[0]
     name, columns = match.group(2), int(match.group(4))
     double = re.compile(rf"\b{re.escape(name)}\s*\[[^\[\]]*\]\s*\[")
@@ -74,14 +91,23 @@ def padding(lines: list[str], line: int) -> Edit | str:
         if i == decl_index:
             continue
         if not double.match(lines[i], use.start()):
-            return (f"{name} is used other than as {name}[i][j] on line {i + 1} (e.g. passed by pointer), so "
-                    f"changing its row length could break that use; pad it by hand")
-        if lines[i][:use.start()].rstrip().endswith("&"):
-            return (f"the address of an element of {name} is taken on line {i + 1}; pointer arithmetic across "
-                    f"rows would change meaning with padded rows, so pad it by hand")
+            return (
+                f"{name} is used other than as {name}[i][j] on line {i + 1} (e.g. passed by pointer), so "
+                f"changing its row length could break that use; pad it by hand"
+            )
+        if lines[i][: use.start()].rstrip().endswith("&"):
+            return (
+                f"the address of an element of {name} is taken on line {i + 1}; pointer arithmetic across "
+                f"rows would change meaning with padded rows, so pad it by hand"
+            )
     start, end = match.start(4), match.end(4)
-    return Edit(decl_index + 1, start, end, str(columns + 1),
-                f"Pad {name} to [{match.group(3).strip()}][{columns + 1}] against bank conflicts")
+    return Edit(
+        decl_index + 1,
+        start,
+        end,
+        str(columns + 1),
+        f"Pad {name} to [{match.group(3).strip()}][{columns + 1}] against bank conflicts",
+    )
 
 
 def barrier_removal(lines: list[str], line: int, all_removable: bool) -> Edit | str:
@@ -92,12 +118,14 @@ def barrier_removal(lines: list[str], line: int, all_removable: bool) -> Edit | 
         return "another barrier instance on this line orders cross-thread reuse; keep it"
     if not _SYNC_LINE.match(text):
         return "the barrier is not alone on its line; remove the __syncthreads() call by hand"
-    previous = next((l.split("//")[0].rstrip() for l in reversed(lines[:line - 1]) if l.split("//")[0].strip()), "")
+    previous = next((l.split("//")[0].rstrip() for l in reversed(lines[: line - 1]) if l.split("//")[0].strip()), "")
     if previous.endswith("\\") or text.rstrip().endswith("\\"):
         return "the barrier is inside a macro; edit the macro by hand"
     if previous and previous[-1] not in ";{}":
-        return ("the barrier is the body of a statement that ends on the previous line (e.g. an if without "
-                "braces); removing the line would change what that statement controls")
+        return (
+            "the barrier is the body of a statement that ends on the previous line (e.g. an if without "
+            "braces); removing the line would change what that statement controls"
+        )
     return Edit(line, 0, None, "", "Remove the barrier: no cross-thread reuse crosses it")
 
 
@@ -110,13 +138,22 @@ def constant_promotion(lines: list[str], line: int, capacity: int) -> Edit | str
         match = _DEVICE_CONST.match(text)
         if not match or match.group(4) not in used or match.group(1):
             continue
-        element = next((b for t, b in _TYPE_BYTES.items() if re.search(rf"\b{t}\b", text[:match.start(4)])), None)
+        element = next((b for t, b in _TYPE_BYTES.items() if re.search(rf"\b{t}\b", text[: match.start(4)])), None)
         count = int(match.group(5)) if match.group(5) else None
         if element is None or count is None:
-            return f"the size of {match.group(4)} is not a literal array of a basic type; declare it __constant__ by hand"
+            return (
+                f"the size of {match.group(4)} is not a literal array of a basic type; declare it __constant__ by hand"
+            )
         if element * count > capacity:
             return f"{match.group(4)} ({element * count} bytes) does not fit the {capacity}-byte constant bank"
-        return Edit(i + 1, match.start(2), match.end(2), "__constant__",
-                    f"Declare {match.group(4)} __constant__ (broadcast reads go through the constant cache)")
-    return ("the broadcast data is not a file-scope `__device__ const` array with an initializer in this file: "
-            "copy it into a `__constant__` array (cudaMemcpyToSymbol) and read that instead")
+        return Edit(
+            i + 1,
+            match.start(2),
+            match.end(2),
+            "__constant__",
+            f"Declare {match.group(4)} __constant__ (broadcast reads go through the constant cache)",
+        )
+    return (
+        "the broadcast data is not a file-scope `__device__ const` array with an initializer in this file: "
+        "copy it into a `__constant__` array (cudaMemcpyToSymbol) and read that instead"
+    )

@@ -8,10 +8,21 @@ __all__ = ["format_bytes", "mean", "grouped_shares", "lens_title", "SCOPE_GROUPS
 
 # Display groups for the Topological Distance labels (paper section 3.1); warp_same_inst is the
 # broadcast case and warp_diff_inst a reuse between two instructions of one warp.
-SCOPE_GROUPS = (("thread", ("thread",)), ("warp", ("warp_same_inst", "warp_diff_inst")),
-                ("block", ("block",)), ("grid", ("grid",)), ("cold", ("cold",)))
-LABEL_NAMES = {"cold": "cold miss", "thread": "intra-thread", "warp_same_inst": "intra-warp same inst",
-               "warp_diff_inst": "intra-warp diff inst", "block": "intra-block", "grid": "intra-grid"}
+SCOPE_GROUPS = (
+    ("thread", ("thread",)),
+    ("warp", ("warp_same_inst", "warp_diff_inst")),
+    ("block", ("block",)),
+    ("grid", ("grid",)),
+    ("cold", ("cold",)),
+)
+LABEL_NAMES = {
+    "cold": "cold miss",
+    "thread": "intra-thread",
+    "warp_same_inst": "intra-warp same inst",
+    "warp_diff_inst": "intra-warp diff inst",
+    "block": "intra-block",
+    "grid": "intra-grid",
+}
 
 
 def mean(distribution) -> float | None:
@@ -32,6 +43,6 @@ def grouped_shares(bytes_by_label: dict[str, int]) -> list[tuple[str, float]]:
 
 
 def lens_title(bytes_by_label: dict[str, int], total_bytes: int) -> str:
-    """"reuse 71% thread · 20% block · 9% cold · 4.2 MB"."""
+    """ "reuse 71% thread · 20% block · 9% cold · 4.2 MB"."""
     parts = [f"{round(share * 100)}% {group}" for group, share in grouped_shares(bytes_by_label)]
     return "reuse " + " · ".join(parts + [format_bytes(total_bytes)])

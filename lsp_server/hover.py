@@ -45,26 +45,40 @@ def _scope_cells(ref: NodeRef, results: RunResults) -> list[str]:
 def _reuse_row(ref: NodeRef, results: RunResults) -> str:
     n = ref.node
     op = f"{n.get('space')} {n.get('type')} {n.get('size')} B" + (" (cp.async)" if n.get("async_copy") else "")
-    cells = [f"`{n.get('pc', 0):#06x}`", op, str(n.get("executions", 0)), format_bytes(n.get("bytes", 0)),
-             *_scope_cells(ref, results), _origin_links(ref, results)]
+    cells = [
+        f"`{n.get('pc', 0):#06x}`",
+        op,
+        str(n.get("executions", 0)),
+        format_bytes(n.get("bytes", 0)),
+        *_scope_cells(ref, results),
+        _origin_links(ref, results),
+    ]
     return "| " + " | ".join(cells) + " |"
 
 
 def _efficiency_row(n: dict) -> str:
     def versus(actual, ideal):
         return "–" if mean(actual) is None else f"{_avg(actual)} (ideal {_avg(ideal)})"
-    cells = [f"`{n.get('pc', 0):#06x}`", _avg(n.get("lanes")), _avg(n.get("addresses")),
-             versus(n.get("sectors"), n.get("sectors_ideal")), versus(n.get("wavefronts"), n.get("wavefronts_ideal"))]
+
+    cells = [
+        f"`{n.get('pc', 0):#06x}`",
+        _avg(n.get("lanes")),
+        _avg(n.get("addresses")),
+        versus(n.get("sectors"), n.get("sectors_ideal")),
+        versus(n.get("wavefronts"), n.get("wavefronts_ideal")),
+    ]
     return "| " + " | ".join(cells) + " |"
 
 
 def _inline_chain(node: dict, results: RunResults) -> str:
-    """"inline chain: `poly` at helpers.cuh:9 ← `combine` at kernels.cu:8 ← `kernB` at kernels.cu:37": the
+    """ "inline chain: `poly` at helpers.cuh:9 ← `combine` at kernels.cu:8 ← `kernB` at kernels.cu:37": the
     innermost frame first, the call site in the owning function last (docs/lineinfo.md)."""
     steps = []
     for frame in (node.get("source") or {}).get("inline") or []:
         where = results.map_source(frame)
-        place = f"[{md.text(os.path.basename(where[0]))}:{where[1]}]({path_to_uri(where[0])}#L{where[1]})" if where else "?"
+        place = (
+            f"[{md.text(os.path.basename(where[0]))}:{where[1]}]({path_to_uri(where[0])}#L{where[1]})" if where else "?"
+        )
         steps.append(f"{md.code(frame.get('function', '?'))} at {place}")
     return ("inline chain: " + " ← ".join(steps)) if steps else ""
 
@@ -81,8 +95,11 @@ def markdown(results: RunResults, path: str, line: int) -> str | None:
     for group in by_kernel.values():
         kernel = group[0].kernel
         # A blank line ends the previous kernel's table: without it Markdown reads this header as a table row.
-        parts.append(("\n" if parts else "") + f"**ReuseLens** · {md.code(kernel.get('name') or kernel.get('mangled') or kernel.get('id'))} · "
-                     f"{md.text(os.path.basename(path))}:{line}\n")
+        parts.append(
+            ("\n" if parts else "")
+            + f"**ReuseLens** · {md.code(kernel.get('name') or kernel.get('mangled') or kernel.get('id'))} · "
+            f"{md.text(os.path.basename(path))}:{line}\n"
+        )
         scopes = " | ".join(g for g, _ in SCOPE_GROUPS)
         parts.append(f"| PC | access | executions | bytes | {scopes} | reuse origins |")
         parts.append("|" + "---|" * (5 + len(SCOPE_GROUPS)))
@@ -97,5 +114,10 @@ def markdown(results: RunResults, path: str, line: int) -> str | None:
             parts.append("\n" + md.code_block("\n".join(sass), "sass"))
     findings = [f for f in results.findings_by_file.get(path, []) if f.line == line]
     if findings:
-        parts.append("\n" + "\n".join(f"- **{md.text(f.finding.get('pattern'))}**: {md.text(f.finding.get('message'))}" for f in findings))
+        parts.append(
+            "\n"
+            + "\n".join(
+                f"- **{md.text(f.finding.get('pattern'))}**: {md.text(f.finding.get('message'))}" for f in findings
+            )
+        )
     return "\n".join(parts)

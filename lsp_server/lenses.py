@@ -42,8 +42,15 @@ def resolve(results: RunResults | None, path: str, lens: types.CodeLens) -> type
     return lens
 
 
-def inlay_hints(results: RunResults, path: str, line_map: LineMap | None, lines: list[str],
-                first: int, last: int, end_of: Callable[[int], types.Position]) -> list[types.InlayHint]:
+def inlay_hints(
+    results: RunResults,
+    path: str,
+    line_map: LineMap | None,
+    lines: list[str],
+    first: int,
+    last: int,
+    end_of: Callable[[int], types.Position],
+) -> list[types.InlayHint]:
     """The lens titles of current lines first..last (0-based, inclusive) as hints after each line's text;
     end_of(line0) is the end of that line in the client's position encoding."""
     out = []
@@ -51,8 +58,13 @@ def inlay_hints(results: RunResults, path: str, line_map: LineMap | None, lines:
         current = line_map.to_current(line) if line_map else line
         if current is None or not first <= current - 1 <= last or current > len(lines):
             continue
-        out.append(types.InlayHint(position=end_of(current - 1), label=lens_title(stats.bytes_by_label, stats.total_bytes),
-                                   padding_left=True))
+        out.append(
+            types.InlayHint(
+                position=end_of(current - 1),
+                label=lens_title(stats.bytes_by_label, stats.total_bytes),
+                padding_left=True,
+            )
+        )
     return out
 
 

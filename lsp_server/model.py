@@ -29,9 +29,9 @@ class FindingRef:
     finding: dict[str, Any]
     path: str
     line: int
-    also: list[tuple[str, int]] = field(default_factory=list)      # other responsible lines
-    origins: list[NodeRef] = field(default_factory=list)           # reuse-origin instructions
-    barriers: list[dict[str, Any]] = field(default_factory=list)   # for barrier findings
+    also: list[tuple[str, int]] = field(default_factory=list)  # other responsible lines
+    origins: list[NodeRef] = field(default_factory=list)  # reuse-origin instructions
+    barriers: list[dict[str, Any]] = field(default_factory=list)  # for barrier findings
 
 
 @dataclass
@@ -107,8 +107,9 @@ class RunResults:
                 return
             ref = FindingRef(kernel, finding, *where, barriers=[barrier])
         else:
-            members = sorted((refs[p] for p in finding.get("pcs", []) or [] if p in refs),
-                             key=lambda r: -int(r.node.get("bytes", 0)))
+            members = sorted(
+                (refs[p] for p in finding.get("pcs", []) or [] if p in refs), key=lambda r: -int(r.node.get("bytes", 0))
+            )
             if not members:
                 self.unplaced_findings += 1
                 return
@@ -132,8 +133,10 @@ class RunResults:
 
     def hot_spots(self) -> list[FindingRef]:
         """Findings ordered by wasted bytes (then rank), one per line: the order of "next hot spot"."""
-        ordered = sorted((f for refs in self.findings_by_file.values() for f in refs),
-                         key=lambda f: (-_waste(f.finding), f.finding.get("rank", 0), f.path, f.line))
+        ordered = sorted(
+            (f for refs in self.findings_by_file.values() for f in refs),
+            key=lambda f: (-_waste(f.finding), f.finding.get("rank", 0), f.path, f.line),
+        )
         seen, out = set(), []
         for ref in ordered:
             if (ref.path, ref.line) not in seen:

@@ -30,7 +30,7 @@ def map_path(path: str, prefix_map: dict[str, str], base_dir: str | None = None)
             best = (stripped, prefix_map[prefix])
     if best is not None:
         prefix, target = best
-        path = target.rstrip("/") + path[len(prefix.rstrip("/")):]
+        path = target.rstrip("/") + path[len(prefix.rstrip("/")) :]
     if not os.path.isabs(path) and base_dir:
         path = os.path.join(base_dir, path)
     return os.path.normpath(path)

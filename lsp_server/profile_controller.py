@@ -77,10 +77,13 @@ class ProfileController:
 
     async def _ask_to_run(self, what: tuple) -> bool:
         try:
-            answer = await self.server.window_show_message_request_async(types.ShowMessageRequestParams(
-                type=types.MessageType.Warning,
-                message=f"ReuseLens: this workspace asks to run: {profiling.describe(what)}. Run it?",
-                actions=[types.MessageActionItem("Run"), types.MessageActionItem("Do not run")]))
+            answer = await self.server.window_show_message_request_async(
+                types.ShowMessageRequestParams(
+                    type=types.MessageType.Warning,
+                    message=f"ReuseLens: this workspace asks to run: {profiling.describe(what)}. Run it?",
+                    actions=[types.MessageActionItem("Run"), types.MessageActionItem("Do not run")],
+                )
+            )
         except Exception as error:
             log.info("window/showMessageRequest failed: %r", error)
             answer = None
@@ -91,12 +94,14 @@ class ProfileController:
             await asyncio.gather(previous, return_exceptions=True)  # its process group is gone first
         s = self.server.state.settings
         if not s.profile_command:
-            self.server.tell(types.MessageType.Error,
-                             "ReuseLens: set reuselens.profile.command to the application to profile.")
+            self.server.tell(
+                types.MessageType.Error, "ReuseLens: set reuselens.profile.command to the application to profile."
+            )
             return {"status": "failed", "message": "no profile command"}
         if not await self.may_run(s):
-            self.server.tell(types.MessageType.Warning,
-                             "ReuseLens: not profiling; the workspace's commands were not allowed.")
+            self.server.tell(
+                types.MessageType.Warning, "ReuseLens: not profiling; the workspace's commands were not allowed."
+            )
             return {"status": "refused"}
         token = await progress.begin(self.server, asyncio.current_task())
         try:
@@ -146,8 +151,10 @@ class ProfileController:
         except ReportError as load_error:
             return self._failed(token, load_error)
         server.publish_all()
-        server.tell(types.MessageType.Warning, f"ReuseLens: {error}; showing the results of what ran."
-                    + (f"\n{error.tail}" if error.tail else ""))
+        server.tell(
+            types.MessageType.Warning,
+            f"ReuseLens: {error}; showing the results of what ran." + (f"\n{error.tail}" if error.tail else ""),
+        )
         progress.end(server, token, "partial")
         return {"status": "partial", "message": str(error), "tail": error.tail, "report": error.report}
 
@@ -167,9 +174,14 @@ class ProfileController:
             rng = diagnostics.line_range(lines, m.line)
             if m.column:
                 rng = types.Range(types.Position(m.line - 1, m.column - 1), rng.end)
-            by_path.setdefault(m.path, []).append(types.Diagnostic(
-                range=server.encode_range(lines, rng), message=m.message, source=BUILD_SOURCE,
-                severity=types.DiagnosticSeverity.Error))
+            by_path.setdefault(m.path, []).append(
+                types.Diagnostic(
+                    range=server.encode_range(lines, rng),
+                    message=m.message,
+                    source=BUILD_SOURCE,
+                    severity=types.DiagnosticSeverity.Error,
+                )
+            )
         old = set(server.state.build_diagnostics)
         server.state.build_diagnostics = by_path
         server.generation += 1

@@ -19,7 +19,6 @@ from pathlib import Path
 
 from reuselens.analyzer.errors import ReuseLensError
 from reuselens.analyzer.patterns.settings import THRESHOLDS
-
 from reuselens.lsp_server.compiler_output import CompilerMessage, parse
 from reuselens.lsp_server.settings import Settings
 
@@ -63,9 +62,13 @@ def profiler_argv(settings: Settings, run_dir: str) -> list[str]:
 def what_runs(settings: Settings) -> tuple:
     """Everything that decides which code a profile runs: a trust answer is remembered for exactly this. PATH,
     PYTHONPATH, LD_PRELOAD or the cwd pick other programs for the same argv, so they count as much as the argv."""
-    return (("build", tuple(settings.build_command)), ("run", tuple(settings.profile_command)),
-            ("profiler", tuple(settings.profiler_command)), ("in", settings.profile_cwd),
-            ("with", tuple(sorted(settings.profile_env.items()))))
+    return (
+        ("build", tuple(settings.build_command)),
+        ("run", tuple(settings.profile_command)),
+        ("profiler", tuple(settings.profiler_command)),
+        ("in", settings.profile_cwd),
+        ("with", tuple(sorted(settings.profile_env.items()))),
+    )
 
 
 def describe(what: tuple) -> str:
@@ -153,15 +156,24 @@ async def run_command(argv: list[str], cwd: str, env: dict[str, str], timeout: f
         raise ProfileError(f"Cannot start the {what} command: {problem}.")
     try:
         proc = await asyncio.create_subprocess_exec(
-            *argv, cwd=cwd, env={**os.environ, **env}, stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True)
+            *argv,
+            cwd=cwd,
+            env={**os.environ, **env},
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
     except FileNotFoundError:
         raise ProfileError(f"Cannot start the {what} command: {argv[0]!r} was not found.") from None
     except PermissionError:
         raise ProfileError(f"Cannot start the {what} command: {argv[0]!r} is not executable.") from None
     except OSError as error:
-        reason = ("its arguments and environment are longer than the system allows" if error.errno == errno.E2BIG
-                  else error.strerror or str(error))
+        reason = (
+            "its arguments and environment are longer than the system allows"
+            if error.errno == errno.E2BIG
+            else error.strerror or str(error)
+        )
         raise ProfileError(f"Cannot start the {what} command: {reason}.") from None
     RUNNING.add(proc.pid)
     try:
@@ -206,7 +218,7 @@ def _cause_and_context(output: str) -> tuple[str, str]:
     cause = lines[-1].strip()
     for prefix in PROGRAM_PREFIXES:
         if cause.startswith(prefix) and len(cause) > len(prefix):
-            cause = cause[len(prefix):]
+            cause = cause[len(prefix) :]
             break
     return cause, tail("\n".join(lines[:-1]))
 
@@ -222,14 +234,20 @@ def _stamp(path: Path) -> tuple[int, int] | None:
 async def build(settings: Settings) -> None:
     if not settings.build_command:
         return
-    code, output = await run_command(settings.build_command, settings.profile_cwd, settings.profile_env,
-                                     settings.timeout_seconds, "build")
+    code, output = await run_command(
+        settings.build_command, settings.profile_cwd, settings.profile_env, settings.timeout_seconds, "build"
+    )
     if code != 0:
         messages = [m for m in parse(output, settings.profile_cwd) if m.severity == "error"]
         if messages:
             first = messages[0]
-            cause, context = (f"{len(messages)} compiler error(s), the first at {os.path.basename(first.path)}:"
-                              f"{first.line}: {first.message}"), tail(output)
+            cause, context = (
+                (
+                    f"{len(messages)} compiler error(s), the first at {os.path.basename(first.path)}:"
+                    f"{first.line}: {first.message}"
+                ),
+                tail(output),
+            )
         else:
             cause, context = _cause_and_context(output)
         raise BuildError(f"{cause} (the build failed, exit {code})", context, messages)
@@ -246,13 +264,15 @@ async def profile(settings: Settings, run_dir: str) -> str:
     limit = settings.timeout_seconds + (0 if settings.profiler_command else ANALYSIS_MARGIN_S)
     report = Path(run_dir) / "report.json"
     before = _stamp(report)
-    code, output = await run_command(profiler_argv(settings, run_dir), settings.profile_cwd,
-                                     settings.profile_env, limit, "profile")
+    code, output = await run_command(
+        profiler_argv(settings, run_dir), settings.profile_cwd, settings.profile_env, limit, "profile"
+    )
     if code != 0:
         fresh = str(report) if report.is_file() and _stamp(report) != before else None
         cause, context = _cause_and_context(output)
-        raise ProfileError(f"{cause} (profiling {' '.join(settings.profile_command)} failed, exit {code})",
-                           context, fresh)
+        raise ProfileError(
+            f"{cause} (profiling {' '.join(settings.profile_command)} failed, exit {code})", context, fresh
+        )
     if not report.is_file():
         raise ProfileError(f"The profiler finished but wrote no {report}.", tail(output))
     return str(report)

@@ -23,8 +23,9 @@ async def begin(server: Any, task: asyncio.Task) -> str | None:
     except Exception as error:
         log.info("progress not created: %r", error)
         return None
-    server.work_done_progress.begin(token, types.WorkDoneProgressBegin(
-        title="ReuseLens profile", cancellable=True, percentage=0))
+    server.work_done_progress.begin(
+        token, types.WorkDoneProgressBegin(title="ReuseLens profile", cancellable=True, percentage=0)
+    )
     loop = asyncio.get_running_loop()
     future = server.work_done_progress.tokens.get(token)
     if future is not None:

@@ -13,8 +13,8 @@ import os
 import stat
 from collections.abc import Iterable
 
-MAX_SOURCE_BYTES = 16 << 20   # far above hand-written CUDA sources; a larger "source" is not read
-MAX_REPORT_BYTES = 1 << 30    # report.json of a large application stays well below this
+MAX_SOURCE_BYTES = 16 << 20  # far above hand-written CUDA sources; a larger "source" is not read
+MAX_REPORT_BYTES = 1 << 30  # report.json of a large application stays well below this
 
 
 class UnreadableFile(OSError):

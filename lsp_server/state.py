@@ -25,8 +25,8 @@ class State:
     tracker: Tracker = field(default_factory=Tracker)
     build_diagnostics: dict[str, list[types.Diagnostic]] = field(default_factory=dict)
     published: set[str] = field(default_factory=set)
-    client_trusted: bool | None = None          # initializationOptions.workspaceTrusted, None if not sent
-    user_allows_commands: bool = False          # allowWorkspaceCommands from initializationOptions only
+    client_trusted: bool | None = None  # initializationOptions.workspaceTrusted, None if not sent
+    user_allows_commands: bool = False  # allowWorkspaceCommands from initializationOptions only
     confirmed_commands: set[tuple] = field(default_factory=set)  # profiling.what_runs() the user answered "Run" to
 
     def __post_init__(self) -> None:

@@ -109,8 +109,11 @@ class Tracker:
             for change in changes:
                 positions = shift(positions, change.range, change.text)
         # Whatever moved must still read as profiled; anything else is dropped.
-        self.positions[path] = {old: new for old, new in positions.items()
-                                if 0 < new <= len(current) and current[new - 1] == snapshot[old - 1]}
+        self.positions[path] = {
+            old: new
+            for old, new in positions.items()
+            if 0 < new <= len(current) and current[new - 1] == snapshot[old - 1]
+        }
         self._maps.pop(path, None)
 
     def opened(self, path: str, text: str) -> None:

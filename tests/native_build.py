@@ -30,7 +30,10 @@ def build(exe: Path, sources: list[Path], includes: list[Path], sanitizer: str |
         tried = subprocess.run([COMPILER, *flags, "-o", str(probe), str(source)], capture_output=True, text=True)
         if tried.returncode != 0:
             pytest.skip(f"{COMPILER} cannot build with -fsanitize={sanitizer}: {tried.stderr.strip()[-200:]}")
-    done = subprocess.run([COMPILER, "-std=c++17", *flags, "-pthread", *(f"-I{d}" for d in includes), "-o", str(exe),
-                           *map(str, sources)], capture_output=True, text=True)
+    done = subprocess.run(
+        [COMPILER, "-std=c++17", *flags, "-pthread", *(f"-I{d}" for d in includes), "-o", str(exe), *map(str, sources)],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     return exe

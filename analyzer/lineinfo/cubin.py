@@ -105,8 +105,12 @@ class CubinLineTable:
 
     def kernels(self) -> list[Symbol]:
         """The functions that own a `.text.<name>` section (kernels, and every device function at -G)."""
-        return [s for syms in self._functions.values() for s in syms
-                if s.value == 0 and self.elf.sections[s.shndx].name == ".text." + s.name]
+        return [
+            s
+            for syms in self._functions.values()
+            for s in syms
+            if s.value == 0 and self.elf.sections[s.shndx].name == ".text." + s.name
+        ]
 
     def function_symbol(self, name: str) -> Symbol | None:
         return self._by_name.get(name)
@@ -160,8 +164,11 @@ class CubinLineTable:
         seen = set()
         row = rows[ref.index]
         while row[_INLINED_AT] and len(frames) < MAX_INLINE_DEPTH:
-            frames.append(RawFrame(self.debug_string(unit, row[_FUNC_NAME]), self.file_path(unit, row[_FILE]),
-                                   row[_LINE], row[_COLUMN]))
+            frames.append(
+                RawFrame(
+                    self.debug_string(unit, row[_FUNC_NAME]), self.file_path(unit, row[_FILE]), row[_LINE], row[_COLUMN]
+                )
+            )
             target = row[_INLINED_AT] - 1
             if not 0 <= target < len(rows) or target in seen:
                 break
@@ -170,8 +177,9 @@ class CubinLineTable:
         frames.append(RawFrame(outer_function, self.file_path(unit, row[_FILE]), row[_LINE], row[_COLUMN]))
         return frames
 
-    def context_chain(self, ref: RowRef, context: tuple[InlineRange, ...],
-                      outer_function: str) -> list[RawFrame] | None:
+    def context_chain(
+        self, ref: RowRef, context: tuple[InlineRange, ...], outer_function: str
+    ) -> list[RawFrame] | None:
         """Frames of a -G row inside `.debug_info` inline ranges (innermost first): the row's own file:line in
         the innermost callee, then each range's call site in its caller, the last one in `outer_function`.
 
@@ -204,8 +212,9 @@ class CubinLineTable:
 
     def inlined_frame(self, unit: LineProgram, row: tuple) -> RawFrame:
         """The frame of a row inside inlined code: its callee's name and its own file:line."""
-        return RawFrame(self.debug_string(unit, row[_FUNC_NAME]), self.file_path(unit, row[_FILE]), row[_LINE],
-                        row[_COLUMN])
+        return RawFrame(
+            self.debug_string(unit, row[_FUNC_NAME]), self.file_path(unit, row[_FILE]), row[_LINE], row[_COLUMN]
+        )
 
     def outer_frame(self, unit: LineProgram, row: tuple, function: str) -> RawFrame:
         """The frame of a row that is not inlined: code of `function` (the symbol holding the PC)."""
@@ -252,7 +261,7 @@ class CubinLineTable:
         if start >= len(data):
             return ""
         end = data.find(b"\0", start)
-        return data[start:end if end >= 0 else len(data)].decode("utf-8", "backslashreplace")
+        return data[start : end if end >= 0 else len(data)].decode("utf-8", "backslashreplace")
 
     # -- construction ---------------------------------------------------------------------------------
     def _load_line_info(self) -> None:
@@ -285,17 +294,23 @@ class CubinLineTable:
         """Cut intervals at function boundaries, so each has one owner (a row may run into a clone), and
         drop overlaps (the earlier sequence keeps its bytes)."""
         inlines = self._inlines.get(shndx, [])
-        cuts = sorted({b for sym in self._functions.get(shndx, ()) for b in (sym.value, sym.value + sym.size)}
-                      | {b for r in inlines for b in (r.low, r.high)})
+        cuts = sorted(
+            {b for sym in self._functions.get(shndx, ()) for b in (sym.value, sym.value + sym.size)}
+            | {b for r in inlines for b in (r.low, r.high)}
+        )
         lo, hi = items[0][0], max(item[1] for item in items)
-        if not any(lo < c < hi for c in cuts) and all(items[j][1] <= items[j + 1][0]
-                                                      for j in range(len(items) - 1)):
+        if not any(lo < c < hi for c in cuts) and all(items[j][1] <= items[j + 1][0] for j in range(len(items) - 1)):
             # One function owns every interval and none overlap: the usual kernel without clones.
             owner = self.containing_function(shndx, lo)
             context = _context(inlines, lo)
-            return _SectionIndex([i[0] for i in items], [i[1] for i in items], [i[2] for i in items],
-                                 [i[3] for i in items], [owner.name if owner else ""] * len(items),
-                                 [context] * len(items))
+            return _SectionIndex(
+                [i[0] for i in items],
+                [i[1] for i in items],
+                [i[2] for i in items],
+                [i[3] for i in items],
+                [owner.name if owner else ""] * len(items),
+                [context] * len(items),
+            )
         index = _SectionIndex([], [], [], [], [], [])
         for start, end, sequence, row in items:
             if index.ends and start < index.ends[-1]:
@@ -315,8 +330,12 @@ class CubinLineTable:
                 start, k = stop, k + 1
         return index
 
-    def _add_sequence(self, sequence: Sequence, resolver: "_AddressResolver",
-                      intervals: dict[int, list[tuple[int, int, Sequence, int]]]) -> bool:
+    def _add_sequence(
+        self,
+        sequence: Sequence,
+        resolver: "_AddressResolver",
+        intervals: dict[int, list[tuple[int, int, Sequence, int]]],
+    ) -> bool:
         bases = [resolver.resolve(segment) for segment in sequence.segments]
         if not bases or all(b is None for b in bases):
             return False
@@ -344,8 +363,9 @@ class CubinLineTable:
                 intervals.setdefault(shndx, []).append((start, end, sequence, i))
         return True
 
-    def _add_single_segment(self, sequence: Sequence, base: tuple[int, int],
-                            intervals: dict[int, list[tuple[int, int, Sequence, int]]]) -> None:
+    def _add_single_segment(
+        self, sequence: Sequence, base: tuple[int, int], intervals: dict[int, list[tuple[int, int, Sequence, int]]]
+    ) -> None:
         """The usual case (one DW_LNE_set_address per sequence), in one pass."""
         shndx, shift = base[0], base[1] - sequence.segments[0].value
         out = intervals.setdefault(shndx, [])
@@ -400,8 +420,12 @@ def _functions_by_section(elf: ElfFile, symbols: list[Symbol]) -> dict[int, list
     code, and its section's size (unchecked for NOBITS) must not set how far callers walk."""
     out: dict[int, list[Symbol]] = {}
     for sym in symbols:
-        if (sym.type == STT_FUNC and sym.name and 0 < sym.shndx < len(elf.sections)
-                and elf.sections[sym.shndx].type != SHT_NOBITS):
+        if (
+            sym.type == STT_FUNC
+            and sym.name
+            and 0 < sym.shndx < len(elf.sections)
+            and elf.sections[sym.shndx].type != SHT_NOBITS
+        ):
             out.setdefault(sym.shndx, []).append(sym)
     for syms in out.values():
         syms.sort(key=lambda s: s.value)

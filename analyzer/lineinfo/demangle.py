@@ -30,7 +30,7 @@ def demangle(name: str) -> str:
 def _demangle_one(name: str) -> str:
     m = _NV_STATIC.match(name)
     if m:
-        rest = name[m.end() + int(m.group(1)):]
+        rest = name[m.end() + int(m.group(1)) :]
         for candidate in (rest, rest[1:]):
             if candidate.startswith("_Z"):
                 return _demangle_one(candidate)

@@ -118,13 +118,19 @@ def _inline_range(die, section, depth, unit_offset, relocs, symbols) -> InlineRa
         high_value = high[1]
     else:  # DWARF 4: high_pc as a length
         high_value = low[1] + int(high_attr.value)
-    origin = die.get_DIE_from_attribute("DW_AT_abstract_origin") if "DW_AT_abstract_origin" in die.attributes \
-        else die
+    origin = die.get_DIE_from_attribute("DW_AT_abstract_origin") if "DW_AT_abstract_origin" in die.attributes else die
     name = _name(origin)
     call_file = die.attributes.get("DW_AT_call_file")
     call_line = die.attributes.get("DW_AT_call_line")
-    return InlineRange(low[1], high_value, name, int(call_file.value) if call_file else 0,
-                       int(call_line.value) if call_line else 0, unit_offset, depth)
+    return InlineRange(
+        low[1],
+        high_value,
+        name,
+        int(call_file.value) if call_file else 0,
+        int(call_line.value) if call_line else 0,
+        unit_offset,
+        depth,
+    )
 
 
 def _name(die) -> str:

@@ -79,8 +79,9 @@ class ElfFile:
             raise ElfFormatError("not an ELF file (bad magic)")
         if data[4] != 2 or data[5] != 1:
             raise ElfFormatError("only 64-bit little-endian ELF files are supported")
-        (e_type, machine, _v, _entry, _phoff, shoff, flags, _ehsize, _phes, _phnum,
-         shentsize, shnum, shstrndx) = _EHDR.unpack_from(data, 16)
+        (e_type, machine, _v, _entry, _phoff, shoff, flags, _ehsize, _phes, _phnum, shentsize, shnum, shstrndx) = (
+            _EHDR.unpack_from(data, 16)
+        )
         elf = cls(data=data, type=e_type, machine=machine, flags=flags, sections=[])
         if shoff == 0:
             return elf
@@ -93,7 +94,7 @@ class ElfFile:
     def section_data(self, section: Section) -> bytes:
         if section.type == SHT_NOBITS:
             return b""
-        return self.data[section.offset:section.offset + section.size]
+        return self.data[section.offset : section.offset + section.size]
 
     def section_by_name(self, name: str) -> Section | None:
         for section in self.sections:
@@ -166,10 +167,9 @@ def _name_sections(data: bytes, raw: list[tuple]) -> list[Section]:
     names = b""
     if 0 < shstrndx < len(headers):
         h = headers[shstrndx]
-        names = data[h[4]:h[4] + h[5]] if h[1] != SHT_NOBITS else b""
+        names = data[h[4] : h[4] + h[5]] if h[1] != SHT_NOBITS else b""
     sections = [
-        Section(i, _cstr(names, h[0]), h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[9])
-        for i, h in enumerate(headers)
+        Section(i, _cstr(names, h[0]), h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[9]) for i, h in enumerate(headers)
     ]
     for section in sections:
         _check_extent(section, len(data))
@@ -183,12 +183,13 @@ def _check_extent(section: Section, file_size: int) -> None:
     where = f"section {section.index} {section.name!r}"
     if section.type == SHT_NOBITS:
         if section.flags & SHF_EXECINSTR:
-            raise ElfFormatError(f"{where} holds code but has no bytes in the file (SHT_NOBITS, {section.size} "
-                                 "bytes)")
+            raise ElfFormatError(f"{where} holds code but has no bytes in the file (SHT_NOBITS, {section.size} bytes)")
         return
     if section.offset + section.size > file_size:
-        raise ElfFormatError(f"{where} (offset {section.offset:#x}, {section.size} bytes) lies outside the "
-                             f"{file_size}-byte file (truncated?)")
+        raise ElfFormatError(
+            f"{where} (offset {section.offset:#x}, {section.size} bytes) lies outside the "
+            f"{file_size}-byte file (truncated?)"
+        )
 
 
 def _cstr(table: bytes, offset: int) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
-from reuselens.analyzer.lineinfo.elf import EM_CUDA, ELF_MAGIC, ElfFile
+from reuselens.analyzer.lineinfo.elf import ELF_MAGIC, EM_CUDA, ElfFile
 from reuselens.analyzer.lineinfo.errors import ElfFormatError, FatbinError, MappingError, NoCubinError
 
 FATBIN_MAGIC = 0xBA55ED50
@@ -122,7 +122,7 @@ def _entries(blob: bytes, pos: int, end: int):
         raw_size = _ENTRY_RAW_SIZE.unpack_from(blob, pos + 0x38)[0]
         if header_size < 0x40 or pos + header_size + payload_size > end:
             raise FatbinError(f"fatbinary entry at offset {pos:#x} runs past the end of its container")
-        payload = blob[pos + header_size:pos + header_size + payload_size]
+        payload = blob[pos + header_size : pos + header_size + payload_size]
         pos += header_size + payload_size
         if kind != KIND_ELF:
             continue
@@ -189,7 +189,7 @@ def _trim_elf(data: bytes) -> bytes:
     end = max(64, phoff + phentsize * phnum if phnum else 0, shoff + shentsize * shnum if shnum else 0)
     if shnum and shentsize == 64 and shoff + 64 * shnum <= len(data):
         for i in range(shnum):
-            sh_type, = struct.unpack_from("<I", data, shoff + 64 * i + 4)
+            (sh_type,) = struct.unpack_from("<I", data, shoff + 64 * i + 4)
             offset, size = struct.unpack_from("<QQ", data, shoff + 64 * i + 24)
             if sh_type != 8:  # SHT_NOBITS occupies no file bytes
                 end = max(end, offset + size)

@@ -149,7 +149,7 @@ class _Reader:
         nul = self.data.find(b"\0", self.pos, self.end)
         if nul < 0:
             raise LineTableError(f"unterminated string in line table header at offset {self.pos:#x}")
-        text = self.data[self.pos:nul].decode("utf-8", "backslashreplace")
+        text = self.data[self.pos : nul].decode("utf-8", "backslashreplace")
         self.pos = nul + 1
         return text
 
@@ -225,8 +225,7 @@ def _parse_header_fields(reader: _Reader, version: int, end: int, program_start:
     if opcode_base == 0:
         raise LineTableError("line table header has opcode_base 0")
     opcode_lengths = [reader.u8() for _ in range(opcode_base - 1)]
-    return _Header(end, program_start, min_inst, default_is_stmt, line_base, line_range, opcode_base,
-                   opcode_lengths)
+    return _Header(end, program_start, min_inst, default_is_stmt, line_base, line_range, opcode_base, opcode_lengths)
 
 
 def _parse_tables(reader: _Reader) -> tuple[list[str], list[FileEntry]]:
@@ -346,7 +345,7 @@ def _run_program(data: bytes, h: _Header, unit: LineProgram) -> None:
                 size = length - 1
                 if size not in (4, 8):
                     raise LineTableError(f"DW_LNE_set_address with a {size}-byte operand at {r.pos:#x}")
-                address = int.from_bytes(data[r.pos:r.pos + size], "little")
+                address = int.from_bytes(data[r.pos : r.pos + size], "little")
                 seq.segments.append(AddressBase(r.pos, size, address))
                 segment = len(seq.segments) - 1
             elif sub == DW_LNE_define_file:
@@ -367,8 +366,7 @@ def _run_program(data: bytes, h: _Header, unit: LineProgram) -> None:
             address += const_add
         elif op == DW_LNS_fixed_advance_pc:
             address += r.unpack("<H")
-        elif op in (DW_LNS_negate_stmt, DW_LNS_set_basic_block, DW_LNS_set_prologue_end,
-                    DW_LNS_set_epilogue_begin):
+        elif op in (DW_LNS_negate_stmt, DW_LNS_set_basic_block, DW_LNS_set_prologue_end, DW_LNS_set_epilogue_begin):
             pass  # flags we do not use
         else:  # DW_LNS_set_isa and opcodes unknown to us: skip their ULEB operands (§6.2.5.2)
             for _ in range(h.opcode_lengths[op - 1]):

@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from reuselens.analyzer.rundir import inside_run, open_run
 from reuselens.analyzer.lineinfo.cubin import MAX_INLINE_DEPTH, CubinLineTable, RowRef
 from reuselens.analyzer.lineinfo.demangle import demangle
 from reuselens.analyzer.lineinfo.errors import MappingError, UnknownModuleError
 from reuselens.analyzer.lineinfo.paths import PathResolver
 from reuselens.analyzer.lineinfo.sass import SassUnavailable, disassemble
+from reuselens.analyzer.rundir import inside_run, open_run
 
 INSTRUCTION_BYTES = 16  # every SASS instruction on sm_70 and later (research/dwarf.md, results)
 _CACHE_SIZE = 64
@@ -42,8 +42,13 @@ class InlineFrame(NamedTuple):
     exists: bool = False
 
     def to_dict(self) -> dict:
-        return {"function": self.function, "file": self.file, "line": self.line, "column": self.column,
-                "exists": self.exists}
+        return {
+            "function": self.function,
+            "file": self.file,
+            "line": self.line,
+            "column": self.column,
+            "exists": self.exists,
+        }
 
 
 class SourceLocation(NamedTuple):
@@ -72,8 +77,14 @@ class SourceLocation(NamedTuple):
         return InlineFrame(self.function, self.file, self.line, self.column, self.exists)
 
     def to_dict(self) -> dict:
-        return {"file": self.file, "line": self.line, "column": self.column, "exists": self.exists,
-                "function": self.function, "inline": [f.to_dict() for f in self.inline]}
+        return {
+            "file": self.file,
+            "line": self.line,
+            "column": self.column,
+            "exists": self.exists,
+            "function": self.function,
+            "inline": [f.to_dict() for f in self.inline],
+        }
 
 
 @dataclass
@@ -96,18 +107,24 @@ class SourceMapper:
     rewrites build-tree prefixes to workspace prefixes; `build_dir` anchors relative paths.
     """
 
-    def __init__(self, modules: Mapping[str, Path | str | bytes], prefix_map: Mapping[str, str] | None = None,
-                 build_dir: str | None = None):
-        self._modules = {sha: _Module(sha, src if isinstance(src, bytes) else Path(src))
-                         for sha, src in modules.items()}
+    def __init__(
+        self,
+        modules: Mapping[str, Path | str | bytes],
+        prefix_map: Mapping[str, str] | None = None,
+        build_dir: str | None = None,
+    ):
+        self._modules = {
+            sha: _Module(sha, src if isinstance(src, bytes) else Path(src)) for sha, src in modules.items()
+        }
         self._paths = PathResolver(prefix_map, build_dir)
         self._notes: list[str] = []
         self._noted: set[str] = set()
         self._entries: dict[tuple[str, str], tuple | bool] = {}
 
     @classmethod
-    def from_run(cls, run_dir: str | Path, prefix_map: Mapping[str, str] | None = None,
-                 build_dir: str | None = None) -> "SourceMapper":
+    def from_run(
+        cls, run_dir: str | Path, prefix_map: Mapping[str, str] | None = None, build_dir: str | None = None
+    ) -> "SourceMapper":
         """Mapper over `run.json`'s `modules` (docs/run-directory.md); `build_dir` defaults to its `cwd`, and
         `prefix_map` adds to (and overrides) the run's `source_prefix_map`."""
         run_dir = Path(run_dir)
@@ -121,8 +138,7 @@ class SourceMapper:
                 rel = entry.get("path") or f"modules/{entry['sha256']}.cubin"
                 modules[entry["sha256"]] = inside_run(run_dir, str(rel), f"modules[{i}].path")
         cwd = manifest.get("cwd")
-        return cls(modules, prefix_map, build_dir if build_dir is not None else
-                   (cwd if isinstance(cwd, str) else None))
+        return cls(modules, prefix_map, build_dir if build_dir is not None else (cwd if isinstance(cwd, str) else None))
 
     # -- public API -----------------------------------------------------------------------------------
     @property
@@ -161,8 +177,7 @@ class SourceMapper:
         loc = cache[i]
         if loc is None:
             with _naming(mod):
-                loc = cache[i] = self._build_location(mod, index.ref(i), index.owners[i] or function,
-                                                      index.contexts[i])
+                loc = cache[i] = self._build_location(mod, index.ref(i), index.owners[i] or function, index.contexts[i])
         return loc
 
     def _entry(self, module: str, function: str) -> tuple | bool:
@@ -259,8 +274,7 @@ class SourceMapper:
             raise UnknownModuleError(f"module {module} is not part of this run")
         return mod
 
-    def _build_location(self, mod: _Module, ref: RowRef, owner: str,
-                        context: tuple = ()) -> SourceLocation:
+    def _build_location(self, mod: _Module, ref: RowRef, owner: str, context: tuple = ()) -> SourceLocation:
         row = ref.sequence.rows[ref.index]
         raw = mod.table.context_chain(ref, context, owner) if context and row[4] == 0 else None
         if raw is not None:  # -G: inlining recorded in .debug_info, not in the line table
@@ -272,8 +286,15 @@ class SourceMapper:
                 frames = (frames[0]._replace(function=demangle(declared)),)
         inner = frames[0]
         raw_path = mod.table.file_path(ref.sequence.unit, row[1])
-        return SourceLocation(inner.file, inner.line, inner.column, inner.exists, inner.function,
-                              frames if len(frames) > 1 else (), raw_path)
+        return SourceLocation(
+            inner.file,
+            inner.line,
+            inner.column,
+            inner.exists,
+            inner.function,
+            frames if len(frames) > 1 else (),
+            raw_path,
+        )
 
     def _raw_frame(self, mod: _Module, raw) -> InlineFrame:
         path, exists = self._resolve(raw.path, mod.sha256)
@@ -322,16 +343,19 @@ class SourceMapper:
             table = mod.table
             raw = table.inlined_frame(unit, row) if owner is None else table.outer_frame(unit, row, owner)
             path, exists = self._resolve(raw.path, mod.sha256)
-            built = mod.frames[key] = InlineFrame(demangle(raw.function) if raw.function else "?", path,
-                                                  raw.line, raw.column, exists)
+            built = mod.frames[key] = InlineFrame(
+                demangle(raw.function) if raw.function else "?", path, raw.line, raw.column, exists
+            )
         return built
 
     def _resolve(self, recorded: str, module: str) -> tuple[str, bool]:
         path, exists = self._paths.resolve(recorded)
         if not exists and path:
-            self._note(f"source file {path} not found (recorded in module {module[:12]} as {recorded}); if "
-                       "the build tree moved, map it with a path prefix map (reuselens.pathPrefixMap, or "
-                       "--prefix-map OLD=NEW)")
+            self._note(
+                f"source file {path} not found (recorded in module {module[:12]} as {recorded}); if "
+                "the build tree moved, map it with a path prefix map (reuselens.pathPrefixMap, or "
+                "--prefix-map OLD=NEW)"
+            )
         return path, exists
 
     def _note(self, message: str) -> None:

@@ -34,7 +34,7 @@ class PathResolver:
     def remap(self, path: str) -> str:
         for old, new in self.prefix_map:
             if path == old or path.startswith(old + "/") or old == "/":
-                rest = path[len(old):] if old != "/" else path[1:]
+                rest = path[len(old) :] if old != "/" else path[1:]
                 return posixpath.normpath(new.rstrip("/") + "/" + rest.lstrip("/")) if rest else new
         return path
 

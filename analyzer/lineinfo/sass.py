@@ -50,8 +50,13 @@ def disassemble(cubin: bytes, symbols: Sequence[int] = ()) -> dict[tuple[str, in
         path = Path(tmp) / "module.cubin"
         path.write_bytes(cubin)
         try:
-            proc = subprocess.run([tool, "-c", *restrict, str(path)], capture_output=True, text=True,
-                                  timeout=NVDISASM_TIMEOUT_S, check=False)
+            proc = subprocess.run(
+                [tool, "-c", *restrict, str(path)],
+                capture_output=True,
+                text=True,
+                timeout=NVDISASM_TIMEOUT_S,
+                check=False,
+            )
         except (OSError, subprocess.TimeoutExpired) as error:
             raise SassUnavailable(f"nvdisasm failed: {error}") from None
     if proc.returncode != 0:
@@ -89,5 +94,7 @@ def parse_listing(text: str) -> dict[tuple[str, int], str]:
         offset = targets.get(use.group(0))
         return use.group(0) if offset is None else f".L_{offset:#06x}"
 
-    return {key: _LABEL_USE.sub(rename, instruction) if ".L_x_" in instruction else instruction
-            for key, instruction in out.items()}
+    return {
+        key: _LABEL_USE.sub(rename, instruction) if ".L_x_" in instruction else instruction
+        for key, instruction in out.items()
+    }

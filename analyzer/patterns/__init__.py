@@ -18,8 +18,18 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from reuselens.analyzer.patterns import (abuse_smem, bank_conflict, barriers, coalescing, constant_region, hierarchical,
-                               races, redundant, streaming, warp_sharing)
+from reuselens.analyzer.patterns import (
+    abuse_smem,
+    bank_conflict,
+    barriers,
+    coalescing,
+    constant_region,
+    hierarchical,
+    races,
+    redundant,
+    streaming,
+    warp_sharing,
+)
 from reuselens.analyzer.patterns.finding import Draft, finalize
 from reuselens.analyzer.patterns.settings import DEFAULT_SETTINGS, resolve_settings
 from reuselens.analyzer.patterns.view import KernelView
@@ -35,8 +45,18 @@ class Rule(Protocol):
     def find(self, view: KernelView, settings: dict[str, float]) -> list[Draft]: ...
 
 
-RULES: tuple[Any, ...] = (redundant, abuse_smem, bank_conflict, coalescing, warp_sharing, constant_region,
-                          hierarchical, streaming, races, barriers)
+RULES: tuple[Any, ...] = (
+    redundant,
+    abuse_smem,
+    bank_conflict,
+    coalescing,
+    warp_sharing,
+    constant_region,
+    hierarchical,
+    streaming,
+    races,
+    barriers,
+)
 
 PATTERNS: dict[str, str] = {pid: title for rule in RULES for pid, title in rule.PATTERNS.items()}
 
@@ -54,8 +74,7 @@ def _remove_overlaps(drafts: list[Draft]) -> list[Draft]:
         ids = {node.id for node in draft.nodes}
         if draft.pattern in ("redundant-rar", "redundant-raw", "redundant-waw", "bank-conflict") and ids & private:
             continue
-        if draft.pattern in ("broadcasting", "hierarchical-reuse-block", "hierarchical-reuse-grid") \
-                and ids & constant:
+        if draft.pattern in ("broadcasting", "hierarchical-reuse-block", "hierarchical-reuse-grid") and ids & constant:
             continue
         if draft.pattern == "hierarchical-reuse-block" and draft.scope == "thread":
             draft = hierarchical.without(draft, registers)

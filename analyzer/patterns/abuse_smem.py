@@ -41,13 +41,30 @@ def _draft(view: KernelView, members: list[Node]) -> Draft:
     predicted: dict[str, int] = {}
     for node in members:
         add_counts(predicted, predicted_removal(node, 1.0))
-    message = (f"shared buffer of about {format_bytes(per_block)} per block is reused only by the thread that "
-               f"wrote it ({len(members)} PCs{places(members)}): {format_bytes(traffic)} of shared traffic in "
-               f"{count(instructions)} warp instructions — keep it in registers")
-    metrics = {"footprint_bytes": footprint, "footprint_bytes_per_block": per_block,
-               "reuse_intensity": reuse_intensity(view, members), "r_thread": 1.0}
-    return Draft("abuse-smem", members, "thread", "shared-demotion", _FIX, message, waste_bytes=traffic,
-                 instructions=instructions, wavefronts=wavefronts, predicted=predicted, metrics=metrics)
+    message = (
+        f"shared buffer of about {format_bytes(per_block)} per block is reused only by the thread that "
+        f"wrote it ({len(members)} PCs{places(members)}): {format_bytes(traffic)} of shared traffic in "
+        f"{count(instructions)} warp instructions — keep it in registers"
+    )
+    metrics = {
+        "footprint_bytes": footprint,
+        "footprint_bytes_per_block": per_block,
+        "reuse_intensity": reuse_intensity(view, members),
+        "r_thread": 1.0,
+    }
+    return Draft(
+        "abuse-smem",
+        members,
+        "thread",
+        "shared-demotion",
+        _FIX,
+        message,
+        waste_bytes=traffic,
+        instructions=instructions,
+        wavefronts=wavefronts,
+        predicted=predicted,
+        metrics=metrics,
+    )
 
 
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:

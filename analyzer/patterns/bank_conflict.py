@@ -28,12 +28,24 @@ def _draft(node: Node, ratio: float) -> Draft:
     excess = max(0.0, node.wavefronts_total() - node.wavefronts_ideal_total())
     op = "ld" if node.type == "read" else "st"
     worst = max((int(v) for v, _c in node.raw.get("wavefronts") or ()), default=0)
-    message = (f"{ratio:.1f}-way bank conflict on average (up to {worst} wavefronts per warp access): "
-               f"{count(excess)} extra shared-memory wavefronts — pad or swizzle the array")
+    message = (
+        f"{ratio:.1f}-way bank conflict on average (up to {worst} wavefronts per warp access): "
+        f"{count(excess)} extra shared-memory wavefronts — pad or swizzle the array"
+    )
     predicted = {NCU[("shared", op, "wavefronts")]: round(excess)} if node.type in ("read", "write") else {}
-    return Draft("bank-conflict", [node], None, "padding", _FIX, message,
-                 waste_bytes=excess * WAVEFRONT_BYTES, wavefronts=excess, predicted=predicted, basis="wavefronts",
-                 metrics={"R_conf": ratio, "excess_wavefronts": excess, "max_wavefronts": worst})
+    return Draft(
+        "bank-conflict",
+        [node],
+        None,
+        "padding",
+        _FIX,
+        message,
+        waste_bytes=excess * WAVEFRONT_BYTES,
+        wavefronts=excess,
+        predicted=predicted,
+        basis="wavefronts",
+        metrics={"R_conf": ratio, "excess_wavefronts": excess, "max_wavefronts": worst},
+    )
 
 
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:

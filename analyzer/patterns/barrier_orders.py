@@ -54,9 +54,9 @@ def barrier_key(barrier: dict[str, Any]) -> BarrierKey:
 class Order:
     """One cross-thread reuse that must stay ordered; `between` are the barriers any one of which orders it."""
 
-    origin: int               # node id of the earlier access (the write, for a hidden hand-over)
-    access: int               # node id of the later access
-    scope: str                # "warp" or "block"
+    origin: int  # node id of the earlier access (the write, for a hidden hand-over)
+    access: int  # node id of the later access
+    scope: str  # "warp" or "block"
     between: frozenset[BarrierKey]
     unsure: frozenset[BarrierKey] = frozenset()  # kept as a whole: program order could not place the pair
 
@@ -76,8 +76,11 @@ class BarrierIndex:
     def ordering(self, scope: str, function: str | None = None) -> list[BarrierKey]:
         """Barriers able to order `scope`, of one function or of the whole kernel."""
         kinds = ORDERING_KINDS[scope]
-        return sorted(key for key, barrier in self.by_key.items()
-                      if barrier.get("kind") in kinds and (function is None or key[0] == function))
+        return sorted(
+            key
+            for key, barrier in self.by_key.items()
+            if barrier.get("kind") in kinds and (function is None or key[0] == function)
+        )
 
     def strictly_between(self, scope: str, function: str, first_pc: int, last_pc: int) -> list[BarrierKey]:
         return [key for key in self.ordering(scope, function) if first_pc < key[1] < last_pc]
@@ -95,8 +98,11 @@ def _span_orders(view: KernelView, index: BarrierIndex) -> list[Order]:
             first, last = view.nodes[origin], view.nodes[access]
             between = {key}
             if first.function == last.function == key[0] and first.pc < key[1] < last.pc:
-                between.update(other for other in index.strictly_between(scope, key[0], first.pc, last.pc)
-                               if index.executions(other) >= index.executions(key))
+                between.update(
+                    other
+                    for other in index.strictly_between(scope, key[0], first.pc, last.pc)
+                    if index.executions(other) >= index.executions(key)
+                )
             orders.append(Order(origin, access, scope, frozenset(between)))
     return orders
 
@@ -164,9 +170,17 @@ def _surely_between(index: BarrierIndex, scope: str, first: Node, last: Node) ->
 
 def _signals(view: KernelView) -> list[Node]:
     """Global stores and atomics that another block accessed after them: what a block can signal with."""
-    return sorted({view.nodes[edge.dst] for edge in view.edges
-                   if edge.label == "grid" and view.is_memory(edge.dst) and view.nodes[edge.dst].space == "global"
-                   and view.nodes[edge.dst].type in ("write", "atomic")}, key=lambda n: n.key)
+    return sorted(
+        {
+            view.nodes[edge.dst]
+            for edge in view.edges
+            if edge.label == "grid"
+            and view.is_memory(edge.dst)
+            and view.nodes[edge.dst].space == "global"
+            and view.nodes[edge.dst].type in ("write", "atomic")
+        },
+        key=lambda n: n.key,
+    )
 
 
 def _cross_block_orders(view: KernelView, index: BarrierIndex) -> list[Order]:

@@ -115,9 +115,15 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
         barrier = index.by_key[key]
         groups.setdefault(_line(barrier), []).append(barrier)
     ordered = sorted(groups.values(), key=lambda g: barrier_key(g[0]))
-    return [_draft(group, [other for other in ordered if other is not group],
-                   sorted({k for b in group for k in relies_on[barrier_key(b)]}), index)
-            for group in ordered]
+    return [
+        _draft(
+            group,
+            [other for other in ordered if other is not group],
+            sorted({k for b in group for k in relies_on[barrier_key(b)]}),
+            index,
+        )
+        for group in ordered
+    ]
 
 
 def _names(barriers: list[dict[str, Any]], limit: int = 3) -> str:
@@ -126,8 +132,9 @@ def _names(barriers: list[dict[str, Any]], limit: int = 3) -> str:
     return ", ".join(dict.fromkeys(listed[:limit])) + more
 
 
-def _draft(group: list[dict[str, Any]], others: list[list[dict[str, Any]]], relied: list[BarrierKey],
-           index: BarrierIndex) -> Draft:
+def _draft(
+    group: list[dict[str, Any]], others: list[list[dict[str, Any]]], relied: list[BarrierKey], index: BarrierIndex
+) -> Draft:
     first = group[0]
     kind = first["kind"]
     keys = [barrier_key(b) for b in group]
@@ -135,20 +142,33 @@ def _draft(group: list[dict[str, Any]], others: list[list[dict[str, Any]]], reli
     copies = f" ({len(group)} copies)" if len(group) > 1 else ""
     message = f"{_NAMES[kind]}{_location(first)}{copies} executed {count(executions)} times"
     if relied:
-        message += (f" but every cross-thread reuse it orders is also ordered by "
-                    f"{_names([index.by_key[k] for k in relied])}, which {'stays' if len(relied) == 1 else 'stay'}"
-                    f" — it can be removed")
+        message += (
+            f" but every cross-thread reuse it orders is also ordered by "
+            f"{_names([index.by_key[k] for k in relied])}, which {'stays' if len(relied) == 1 else 'stay'}"
+            f" — it can be removed"
+        )
     else:
         message += " but no cross-thread reuse crosses it — it orders nothing and can be removed"
     if others:
-        message += (f", together with {_names([g[0] for g in others])} "
-                    f"(all {len(others) + 1} can go at once)")
+        message += f", together with {_names([g[0] for g in others])} (all {len(others) + 1} can go at once)"
     together = sorted(barrier_key(b) for g in [group, *others] for b in g)
-    return Draft("removable-barrier", [], kind, "barrier-removal", _FIX, message,
-                 instructions=executions, tier=TIER_PERFORMANCE, severity="information",
-                 exempt_from_min_share=True, extra_keys=keys,
-                 extra={"barrier": {"function": keys[0][0], "pc": keys[0][1], "kind": kind,
-                                    "source": first.get("source")}},
-                 metrics={"executions": executions, "barrier_pcs": [pc for _f, pc in keys],
-                          "relies_on_pcs": [pc for _f, pc in relied],
-                          "removable_together_pcs": [pc for _f, pc in together]})
+    return Draft(
+        "removable-barrier",
+        [],
+        kind,
+        "barrier-removal",
+        _FIX,
+        message,
+        instructions=executions,
+        tier=TIER_PERFORMANCE,
+        severity="information",
+        exempt_from_min_share=True,
+        extra_keys=keys,
+        extra={"barrier": {"function": keys[0][0], "pc": keys[0][1], "kind": kind, "source": first.get("source")}},
+        metrics={
+            "executions": executions,
+            "barrier_pcs": [pc for _f, pc in keys],
+            "relies_on_pcs": [pc for _f, pc in relied],
+            "removable_together_pcs": [pc for _f, pc in together],
+        },
+    )

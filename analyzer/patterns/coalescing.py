@@ -28,13 +28,22 @@ def _draft(node: Node, ratio: float) -> Draft:
     predicted = {NCU[("global", op, "sectors")]: round(excess)} if node.type in ("read", "write") else {}
     mean_sectors = dist_mean(node.raw.get("sectors"))
     ideal = node.sectors_ideal_total() / node.executions if node.executions else 0.0
-    message = (f"touches {mean_sectors:.1f} sectors per warp access where {ideal:.1f} would do "
-               f"(R_coal {ratio:.2f}): {count(excess)} extra sectors, {format_bytes(excess * SECTOR_BYTES)} "
-               f"of extra traffic — make consecutive lanes read consecutive addresses")
-    return Draft("poor-coalescing", [node], None, "coalescing", _FIX, message,
-                 waste_bytes=excess * SECTOR_BYTES, predicted=predicted,
-                 metrics={"R_coal": ratio, "sectors_mean": mean_sectors, "sectors_ideal_mean": ideal,
-                          "excess_sectors": excess})
+    message = (
+        f"touches {mean_sectors:.1f} sectors per warp access where {ideal:.1f} would do "
+        f"(R_coal {ratio:.2f}): {count(excess)} extra sectors, {format_bytes(excess * SECTOR_BYTES)} "
+        f"of extra traffic — make consecutive lanes read consecutive addresses"
+    )
+    return Draft(
+        "poor-coalescing",
+        [node],
+        None,
+        "coalescing",
+        _FIX,
+        message,
+        waste_bytes=excess * SECTOR_BYTES,
+        predicted=predicted,
+        metrics={"R_coal": ratio, "sectors_mean": mean_sectors, "sectors_ideal_mean": ideal, "excess_sectors": excess},
+    )
 
 
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:

@@ -36,18 +36,36 @@ def _draft(view: KernelView, members: list[Node], footprint: float) -> Draft:
     predicted: dict[str, int] = {}
     for node in members:
         add_counts(predicted, predicted_removal(node, 1.0))
-    earlier = sum(e.raw["prior_kernel"].get("bytes", 0) for e in view.subgraph_edges(members)
-                  if e.label == COLD and e.raw.get("prior_kernel"))
+    earlier = sum(
+        e.raw["prior_kernel"].get("bytes", 0)
+        for e in view.subgraph_edges(members)
+        if e.label == COLD and e.raw.get("prior_kernel")
+    )
     ri = reuse_intensity(view, members)
     launches = view.launch_count()
     per = f" per launch, {launches} launches" if launches > 1 else ""
-    message = (f"read-only region of {format_bytes(footprint)}{per} read warp-uniformly "
-               f"{count(instructions)} times ({format_bytes(traffic)}, reuse intensity "
-               f"{ri or 0:.0f}){places(members)} — move it to __constant__ memory")
-    return Draft("constant-region", members, "grid", "constant-promotion", _FIX, message,
-                 waste_bytes=traffic, instructions=instructions, predicted=predicted,
-                 metrics={"footprint_bytes": footprint, "launches": launches, "reuse_intensity": ri,
-                          "prior_kernel_bytes": earlier})
+    message = (
+        f"read-only region of {format_bytes(footprint)}{per} read warp-uniformly "
+        f"{count(instructions)} times ({format_bytes(traffic)}, reuse intensity "
+        f"{ri or 0:.0f}){places(members)} — move it to __constant__ memory"
+    )
+    return Draft(
+        "constant-region",
+        members,
+        "grid",
+        "constant-promotion",
+        _FIX,
+        message,
+        waste_bytes=traffic,
+        instructions=instructions,
+        predicted=predicted,
+        metrics={
+            "footprint_bytes": footprint,
+            "launches": launches,
+            "reuse_intensity": ri,
+            "prior_kernel_bytes": earlier,
+        },
+    )
 
 
 def _footprint(view: KernelView, members: list[Node]) -> float:
@@ -57,9 +75,12 @@ def _footprint(view: KernelView, members: list[Node]) -> float:
 
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     capacity = settings["constantCapacityBytes"]
-    candidates = [members for members in view.closed_subgraphs()
-                  if all(node.space == "global" and is_broadcasting(node) for node in members)
-                  and 0 < _footprint(view, members) <= capacity]
+    candidates = [
+        members
+        for members in view.closed_subgraphs()
+        if all(node.space == "global" and is_broadcasting(node) for node in members)
+        and 0 < _footprint(view, members) <= capacity
+    ]
     drafts = []
     # Unrolled copies of one table access read disjoint entries, so one table can be several closed subgraphs
     # on the same source lines: one region when their footprints together still fit the constant bank.

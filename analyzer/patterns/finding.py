@@ -37,8 +37,9 @@ NCU = {
 }
 
 
-def predicted_removal(node: Node, fraction: float, *, requests: bool = True, sectors: bool = True,
-                      wavefronts: bool = True) -> dict[str, int]:
+def predicted_removal(
+    node: Node, fraction: float, *, requests: bool = True, sectors: bool = True, wavefronts: bool = True
+) -> dict[str, int]:
     """Counter decrements if `fraction` of this PC's executions disappear (one request per warp instruction).
 
     A cp.async (LDGSTS) counts, as measured on sm_90 (benchmarks/fidelity.py), as a global load request with its
@@ -57,8 +58,9 @@ def predicted_removal(node: Node, fraction: float, *, requests: bool = True, sec
     return predicted_removal_plain(node, fraction, requests=requests, sectors=sectors, wavefronts=wavefronts)
 
 
-def predicted_removal_plain(node: Node, fraction: float, *, requests: bool = True, sectors: bool = True,
-                            wavefronts: bool = True) -> dict[str, int]:
+def predicted_removal_plain(
+    node: Node, fraction: float, *, requests: bool = True, sectors: bool = True, wavefronts: bool = True
+) -> dict[str, int]:
     op = "ld" if node.type == "read" else "st"
     counts: dict[str, int] = {}
     if requests:
@@ -93,13 +95,13 @@ class Draft:
     metrics: dict[str, Any] = field(default_factory=dict)
     predicted: dict[str, int] = field(default_factory=dict)
     tier: int = TIER_PERFORMANCE
-    severity: str | None = None          # fixed by the rule (correctness findings); else derived from share
+    severity: str | None = None  # fixed by the rule (correctness findings); else derived from share
     exempt_from_min_share: bool = False  # correctness and barrier findings are not traffic
     # What the waste is measured in: "bytes" (share of the kernel's traffic) or "wavefronts" (share of its
     # shared-memory wavefronts: a bank conflict moves no extra byte, it serializes cycles).
     basis: str = "bytes"
     extra_keys: list[tuple[str, int]] = field(default_factory=list)  # identity beyond nodes (barrier PCs)
-    extra: dict[str, Any] = field(default_factory=dict)               # extra top-level fields
+    extra: dict[str, Any] = field(default_factory=dict)  # extra top-level fields
     context: Any = None  # what a rule needs to rebuild the draft during overlap removal; never emitted
 
     def pc_keys(self) -> list[tuple[str, int]]:
@@ -164,9 +166,13 @@ def finalize(view: KernelView, drafts: list[Draft], min_share: float) -> list[di
             "pcs": sorted({node.id for node in draft.nodes}, key=lambda i: view.nodes[i].key),
             "origin_pcs": sorted({node.id for node in draft.origins}, key=lambda i: view.nodes[i].key),
             "scope": draft.scope,
-            "waste": {"bytes": int(round(draft.waste_bytes)), "instructions": int(round(draft.instructions)),
-                      "wavefronts": int(round(draft.wavefronts)), "share": round(share, 6),
-                      "basis": draft.basis},
+            "waste": {
+                "bytes": int(round(draft.waste_bytes)),
+                "instructions": int(round(draft.instructions)),
+                "wavefronts": int(round(draft.wavefronts)),
+                "share": round(share, 6),
+                "basis": draft.basis,
+            },
             "fix": {"kind": draft.fix_kind, "explanation": draft.explanation},
             "message": draft.message,
             "metrics": _clean(metrics),

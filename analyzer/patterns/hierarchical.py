@@ -21,8 +21,14 @@ from __future__ import annotations
 
 from reuselens.analyzer.patterns.finding import Draft, add_counts, predicted_removal
 from reuselens.analyzer.patterns.text import format_bytes, format_share, places
-from reuselens.analyzer.patterns.view import (Edge, KernelView, Node, merge_sets_sharing_lines, reuse_intensity,
-                                   reuse_ratios)
+from reuselens.analyzer.patterns.view import (
+    Edge,
+    KernelView,
+    Node,
+    merge_sets_sharing_lines,
+    reuse_intensity,
+    reuse_ratios,
+)
 
 PATTERNS = {
     "hierarchical-reuse-block": "Block-level reuse served from global memory (on-chip promotion)",
@@ -30,31 +36,47 @@ PATTERNS = {
 }
 
 SCOPES = ("thread", "warp_diff_inst", "block", "grid")
-_SCOPE_WORDS = {"thread": "the same thread", "warp_diff_inst": "other lanes of the same warp",
-                "block": "other warps of the same block", "grid": "other blocks"}
+_SCOPE_WORDS = {
+    "thread": "the same thread",
+    "warp_diff_inst": "other lanes of the same warp",
+    "block": "other warps of the same block",
+    "grid": "other blocks",
+}
 
-_ADVICE = {"thread": "load it once into a register", "warp_diff_inst": "share it with warp shuffles",
-           "block": "stage it in shared memory", "grid": "keep it in L2 with an access-policy window"}
+_ADVICE = {
+    "thread": "load it once into a register",
+    "warp_diff_inst": "share it with warp shuffles",
+    "block": "stage it in shared memory",
+    "grid": "keep it in L2 with an access-policy window",
+}
 
 _FIXES = {
-    "thread": ("register-promotion",
-               "Most of this data object's reuse happens inside one thread, often a loop that reloads a value "
-               "the thread already has. Load it once into a register before the loop (mark the pointers "
-               "__restrict__ so the compiler may do it) and watch register pressure."),
-    "warp_diff_inst": ("warp-shuffle",
-                       "Most of this data object's reuse happens between lanes of one warp at different "
-                       "instructions. Load each element once per warp and pass it to the lanes that need it "
-                       "with __shfl_sync (or stage it in shared memory when the pattern is irregular)."),
-    "block": ("shared-promotion",
-              "Most of this data object's reuse happens between warps of the same block, served by L1/L2 "
-              "today. Stage the block's tile in shared memory once (cooperative, coalesced loads, then "
-              "__syncthreads()) and read it from there; that removes the repeated global loads."),
-    "grid": ("l2-window",
-             "Most of this data object's reuse crosses block boundaries, so it is served by L2 and competes "
-             "with everything else there. Keep it resident with an L2 access-policy window "
-             "(cudaStreamSetAttribute with cudaStreamAttributeAccessPolicyWindow, hitProp "
-             "cudaAccessPropertyPersisting, after cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize)), or "
-             "reorder the grid (tile swizzling) so blocks sharing data run together."),
+    "thread": (
+        "register-promotion",
+        "Most of this data object's reuse happens inside one thread, often a loop that reloads a value "
+        "the thread already has. Load it once into a register before the loop (mark the pointers "
+        "__restrict__ so the compiler may do it) and watch register pressure.",
+    ),
+    "warp_diff_inst": (
+        "warp-shuffle",
+        "Most of this data object's reuse happens between lanes of one warp at different "
+        "instructions. Load each element once per warp and pass it to the lanes that need it "
+        "with __shfl_sync (or stage it in shared memory when the pattern is irregular).",
+    ),
+    "block": (
+        "shared-promotion",
+        "Most of this data object's reuse happens between warps of the same block, served by L1/L2 "
+        "today. Stage the block's tile in shared memory once (cooperative, coalesced loads, then "
+        "__syncthreads()) and read it from there; that removes the repeated global loads.",
+    ),
+    "grid": (
+        "l2-window",
+        "Most of this data object's reuse crosses block boundaries, so it is served by L2 and competes "
+        "with everything else there. Keep it resident with an L2 access-policy window "
+        "(cudaStreamSetAttribute with cudaStreamAttributeAccessPolicyWindow, hitProp "
+        "cudaAccessPropertyPersisting, after cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize)), or "
+        "reorder the grid (tile swizzling) so blocks sharing data run together.",
+    ),
 }
 
 
@@ -65,11 +87,13 @@ _STORE_FIX = (
 )
 
 # Reuse among atomics is an update stream, not data to cache: the fix is privatization, whatever the scope.
-_ATOMIC_FIX = ("shared-promotion",
-               "This data object is updated atomically by many warps or blocks, so the updates queue at L2. "
-               "Privatize: accumulate into a per-block copy in shared memory (shared-memory atomics, or a "
-               "per-warp partial combined with shuffles), then merge each block's copy into global memory once "
-               "at the end of the block.")
+_ATOMIC_FIX = (
+    "shared-promotion",
+    "This data object is updated atomically by many warps or blocks, so the updates queue at L2. "
+    "Privatize: accumulate into a per-block copy in shared memory (shared-memory atomics, or a "
+    "per-warp partial combined with shuffles), then merge each block's copy into global memory once "
+    "at the end of the block.",
+)
 
 
 def _dominant(view: KernelView, members: list[Node], delta: float) -> tuple[str | None, dict[str, float]]:
@@ -93,20 +117,28 @@ def _served_share(view: KernelView, node: Node, edge: Edge) -> float:
 
 def served(view: KernelView, node: Node, scope: str) -> float:
     """Bytes of `node`'s reuse at `scope` that registers, shuffles, shared memory or L2 could serve."""
-    return sum(edge.bytes * _served_share(view, node, edge)
-               for edge in view.out_edges.get(node.id, ()) if edge.label == scope)
+    return sum(
+        edge.bytes * _served_share(view, node, edge) for edge in view.out_edges.get(node.id, ()) if edge.label == scope
+    )
 
 
-def _draft(view: KernelView, members: list[Node], scope: str, ratios: dict[str, float],
-           exclude: frozenset[int] = frozenset()) -> Draft | None:
+def _draft(
+    view: KernelView, members: list[Node], scope: str, ratios: dict[str, float], exclude: frozenset[int] = frozenset()
+) -> Draft | None:
     reuse = {node.id: served(view, node, scope) for node in members if node.id not in exclude}
     carriers = [node for node in members if reuse.get(node.id, 0.0) > 0]
     if not carriers:
         return None
     ids = {node.id for node in carriers}
-    origins = sorted({view.nodes[e.dst] for e in view.subgraph_edges(carriers)
-                      if e.label == scope and e.src in ids and view.is_memory(e.dst)} - set(carriers),
-                     key=lambda n: n.key)
+    origins = sorted(
+        {
+            view.nodes[e.dst]
+            for e in view.subgraph_edges(carriers)
+            if e.label == scope and e.src in ids and view.is_memory(e.dst)
+        }
+        - set(carriers),
+        key=lambda n: n.key,
+    )
     reused = sum(reuse[node.id] for node in carriers)
     predicted: dict[str, int] = {}
     instructions = 0.0
@@ -122,14 +154,28 @@ def _draft(view: KernelView, members: list[Node], scope: str, ratios: dict[str, 
     if all(n.type == "write" for n in carriers):  # only stores overwriting their own values (thread scope)
         explanation, advice = _STORE_FIX, "accumulate it in a register and store it once"
     footprint = sum(node.w_out.get("cold", 0.0) for node in members)
-    message = (f"{format_share(ratios[scope])} of this data object's reuse ({format_bytes(reused)}) comes from "
-               f"{_SCOPE_WORDS[scope]}{places(carriers)} (footprint {format_bytes(footprint)}) — {advice}")
+    message = (
+        f"{format_share(ratios[scope])} of this data object's reuse ({format_bytes(reused)}) comes from "
+        f"{_SCOPE_WORDS[scope]}{places(carriers)} (footprint {format_bytes(footprint)}) — {advice}"
+    )
     metrics = {f"r_{label}": ratios[label] for label in SCOPES}
-    metrics.update({"footprint_bytes": footprint, "reuse_intensity": reuse_intensity(view, members),
-                    "subgraph_pcs": len(members)})
-    return Draft(pattern, carriers, scope, kind, explanation, message, waste_bytes=reused,
-                 instructions=instructions, origins=origins, predicted=predicted, metrics=metrics,
-                 context=(view, members, ratios))
+    metrics.update(
+        {"footprint_bytes": footprint, "reuse_intensity": reuse_intensity(view, members), "subgraph_pcs": len(members)}
+    )
+    return Draft(
+        pattern,
+        carriers,
+        scope,
+        kind,
+        explanation,
+        message,
+        waste_bytes=reused,
+        instructions=instructions,
+        origins=origins,
+        predicted=predicted,
+        metrics=metrics,
+        context=(view, members, ratios),
+    )
 
 
 def without(draft: Draft, covered: set[int]) -> Draft | None:

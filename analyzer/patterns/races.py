@@ -35,21 +35,24 @@ from reuselens.analyzer.patterns.view import Edge, KernelView, Node, group_by_li
 PATTERNS = {"race-candidate": "Possible data race (conflicting accesses without a barrier)"}
 
 _ORDERING_BARRIERS = {"warp_diff_inst": ("warp", "block"), "block": ("block",)}
-_KIND_WORDS = {"raw": "reads data another thread wrote", "war": "overwrites data another thread read",
-               "waw": "overwrites data another thread wrote"}
+_KIND_WORDS = {
+    "raw": "reads data another thread wrote",
+    "war": "overwrites data another thread read",
+    "waw": "overwrites data another thread wrote",
+}
 _FIXES = {
     "warp_diff_inst": "Lanes of the same warp access this data at different instructions and at least one of "
-                      "them writes. Since Volta, lanes of a warp are not guaranteed to run in lockstep, so "
-                      "put __syncwarp() (or use a *_sync warp primitive) between the write and the other "
-                      "access; warp-synchronous code that relies on implicit lockstep is a race.",
+    "them writes. Since Volta, lanes of a warp are not guaranteed to run in lockstep, so "
+    "put __syncwarp() (or use a *_sync warp primitive) between the write and the other "
+    "access; warp-synchronous code that relies on implicit lockstep is a race.",
     "block": "Warps of the same block access this data and at least one access writes, with no "
-             "__syncthreads() between the two. Insert __syncthreads() (or a named barrier over the "
-             "participating warps) between the producer and the consumer; for a reused buffer also between "
-             "the last read and the next overwrite (write-after-read).",
+    "__syncthreads() between the two. Insert __syncthreads() (or a named barrier over the "
+    "participating warps) between the producer and the consumer; for a reused buffer also between "
+    "the last read and the next overwrite (write-after-read).",
     "grid": "Different blocks of one grid access this data and at least one writes. No barrier orders blocks, "
-            "so the result depends on scheduling unless the accesses are atomics or ordered by a "
-            "__threadfence() plus a flag or counter. Split the phases into separate kernels, use "
-            "cooperative_groups::this_grid().sync() in a cooperative launch, or make the updates atomic.",
+    "so the result depends on scheduling unless the accesses are atomics or ordered by a "
+    "__threadfence() plus a flag or counter. Split the phases into separate kernels, use "
+    "cooperative_groups::this_grid().sync() in a cooperative launch, or make the updates atomic.",
 }
 _PLACE_WORDS = {"warp_diff_inst": " in the same warp", "block": " in the same block", "grid": " in other blocks"}
 _UNIFORM_NOTE = (
@@ -58,8 +61,11 @@ _UNIFORM_NOTE = (
     "that value whatever the order, so this is benign when every store writes the same value; ReuseLens does "
     "not record values and cannot check it. If the values can differ, the last store wins at random: "
 )
-_SCOPE_WORDS = {"warp_diff_inst": "with no __syncwarp()", "block": "with no __syncthreads()",
-                "grid": "from another block, which no barrier orders"}
+_SCOPE_WORDS = {
+    "warp_diff_inst": "with no __syncwarp()",
+    "block": "with no __syncthreads()",
+    "grid": "from another block, which no barrier orders",
+}
 
 
 def _barrier_kinds(view: KernelView) -> set[str]:
@@ -113,13 +119,22 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
 def _uniform_store(node: Node) -> bool:
     """A store whose every execution sends all its (several) lanes to one address."""
     addresses = node.raw.get("addresses") or ()
-    return node.type == "write" and node.lane_mode() > 1 and bool(addresses) \
+    return (
+        node.type == "write"
+        and node.lane_mode() > 1
+        and bool(addresses)
         and all(int(value) == 1 for value, _count in addresses)
+    )
 
 
 def _uniform_stores_only(view: KernelView, items: list[tuple[Edge, dict[str, float], float]]) -> bool:
-    return all(not kinds.get("raw") and not kinds.get("war") and _uniform_store(view.nodes[edge.src])
-               and _uniform_store(view.nodes[edge.dst]) for edge, kinds, _u in items)
+    return all(
+        not kinds.get("raw")
+        and not kinds.get("war")
+        and _uniform_store(view.nodes[edge.src])
+        and _uniform_store(view.nodes[edge.dst])
+        for edge, kinds, _u in items
+    )
 
 
 def _draft(view: KernelView, group: list[Node], items: list[tuple[Edge, dict[str, float], float]]) -> Draft:
@@ -137,20 +152,38 @@ def _draft(view: KernelView, group: list[Node], items: list[tuple[Edge, dict[str
         for kind, value in kind_counts.items():
             by_kind[kind] += value
     main_kind = max(sorted(by_kind), key=lambda k: by_kind[k])
-    message = (f"{_KIND_WORDS[main_kind]} ({main_kind.upper()}) {_SCOPE_WORDS[scope]} in between: "
-               f"{count(accesses)} unsynchronized lane accesses ({format_bytes(wasted)}) against "
-               f"{where(origins)}")
+    message = (
+        f"{_KIND_WORDS[main_kind]} ({main_kind.upper()}) {_SCOPE_WORDS[scope]} in between: "
+        f"{count(accesses)} unsynchronized lane accesses ({format_bytes(wasted)}) against "
+        f"{where(origins)}"
+    )
     uniform = _uniform_stores_only(view, items)
     explanation = _FIXES[scope]
     if uniform:
-        message = (f"every lane stores to one address that other threads also store to{_PLACE_WORDS[scope]} "
-                   f"({count(accesses)} unsynchronized lane stores against {where(origins)}): benign if all "
-                   f"store the same value, as a flag does — the profile does not record values")
+        message = (
+            f"every lane stores to one address that other threads also store to{_PLACE_WORDS[scope]} "
+            f"({count(accesses)} unsynchronized lane stores against {where(origins)}): benign if all "
+            f"store the same value, as a flag does — the profile does not record values"
+        )
         explanation = _UNIFORM_NOTE + explanation
     quiet = scope == "grid" or uniform
-    metrics = {"unsynchronized_accesses": accesses, "uniform_stores": uniform,
-               **{f"unsynchronized_{label}": value for label, value in sorted(per_scope.items())},
-               **{f"{k}_accesses": v for k, v in sorted(by_kind.items())}}
-    return Draft("race-candidate", group, scope, "none", explanation, message, waste_bytes=wasted,
-                 origins=origins, tier=TIER_INFORMATION if quiet else TIER_CORRECTNESS,
-                 severity="information" if quiet else "warning", exempt_from_min_share=True, metrics=metrics)
+    metrics = {
+        "unsynchronized_accesses": accesses,
+        "uniform_stores": uniform,
+        **{f"unsynchronized_{label}": value for label, value in sorted(per_scope.items())},
+        **{f"{k}_accesses": v for k, v in sorted(by_kind.items())},
+    }
+    return Draft(
+        "race-candidate",
+        group,
+        scope,
+        "none",
+        explanation,
+        message,
+        waste_bytes=wasted,
+        origins=origins,
+        tier=TIER_INFORMATION if quiet else TIER_CORRECTNESS,
+        severity="information" if quiet else "warning",
+        exempt_from_min_share=True,
+        metrics=metrics,
+    )

@@ -65,30 +65,41 @@ _ALIAS_TYPES = {"read": ("write", "atomic"), "write": ("read", "atomic")}
 def alias_suspects(view: KernelView, first: Node, last: Node, between_type: str) -> list[Node]:
     """Global accesses of `between_type`'s opposite kind (stores between two loads, loads between two stores)
     that lie between `first` and `last` in straight-line code of one function, with no barrier there too."""
-    if first.space != "global" or last.space != "global" or first.function != last.function \
-            or not first.pc < last.pc:
+    if first.space != "global" or last.space != "global" or first.function != last.function or not first.pc < last.pc:
         return []
     for barrier in view.barriers:
-        if str(barrier.get("function") or "") == first.function and int(barrier.get("executions") or 0) > 0 \
-                and first.pc < int(barrier.get("pc") or 0) < last.pc:
+        if (
+            str(barrier.get("function") or "") == first.function
+            and int(barrier.get("executions") or 0) > 0
+            and first.pc < int(barrier.get("pc") or 0) < last.pc
+        ):
             return []
     kinds = _ALIAS_TYPES[between_type]
-    return [node for node in view.memory_nodes()
-            if node.function == first.function and node.space == "global" and node.type in kinds
-            and node.executions > 0 and first.pc < node.pc < last.pc]
+    return [
+        node
+        for node in view.memory_nodes()
+        if node.function == first.function
+        and node.space == "global"
+        and node.type in kinds
+        and node.executions > 0
+        and first.pc < node.pc < last.pc
+    ]
 
 
 def _alias_text(suspects: list[Node], what: str) -> str:
-    return (f" — the {what}{places(suspects)} in between may alias it for the compiler: mark the pointer "
-            f"parameters __restrict__ (const __restrict__ for read-only inputs)")
+    return (
+        f" — the {what}{places(suspects)} in between may alias it for the compiler: mark the pointer "
+        f"parameters __restrict__ (const __restrict__ for read-only inputs)"
+    )
 
 
 def _thread_edges(view: KernelView) -> list[Edge]:
     return [e for e in view.edges if e.label == "thread" and e.src != e.dst and view.is_memory(e.dst)]
 
 
-def _read_draft(view: KernelView, node: Node, by_kind: dict[str, float], origins: list[Node],
-                suspects: list[Node]) -> Draft:
+def _read_draft(
+    view: KernelView, node: Node, by_kind: dict[str, float], origins: list[Node], suspects: list[Node]
+) -> Draft:
     rar, raw = by_kind.get("rar", 0.0), by_kind.get("raw", 0.0)
     wasted = rar + raw
     fraction = min(1.0, wasted / node.w_total()) if node.w_total() else 0.0
@@ -101,26 +112,50 @@ def _read_draft(view: KernelView, node: Node, by_kind: dict[str, float], origins
     advice = _alias_text(suspects, "store") if suspects else " — keep it in a register"
     message = f"re-reads {' and '.join(parts)}{places(origins)}{advice} ({format_share(fraction)} of this PC's traffic)"
     explanation = (_ALIAS_READ_FIX if suspects else "") + _READ_FIX + (_LOCAL_NOTE if node.space == "local" else "")
-    return Draft(pattern, [node], "thread", "register-promotion", explanation, message,
-                 waste_bytes=wasted, instructions=node.executions * fraction,
-                 wavefronts=node.wavefronts_total() * fraction if node.space == "shared" else 0.0,
-                 origins=origins, predicted=predicted_removal(node, fraction),
-                 metrics={"rar_bytes": rar, "raw_bytes": raw, "redundant_fraction": fraction,
-                          "alias_pcs": [n.pc for n in suspects]})
+    return Draft(
+        pattern,
+        [node],
+        "thread",
+        "register-promotion",
+        explanation,
+        message,
+        waste_bytes=wasted,
+        instructions=node.executions * fraction,
+        wavefronts=node.wavefronts_total() * fraction if node.space == "shared" else 0.0,
+        origins=origins,
+        predicted=predicted_removal(node, fraction),
+        metrics={
+            "rar_bytes": rar,
+            "raw_bytes": raw,
+            "redundant_fraction": fraction,
+            "alias_pcs": [n.pc for n in suspects],
+        },
+    )
 
 
 def _waw_draft(view: KernelView, node: Node, dead: float, overwriters: list[Node], suspects: list[Node]) -> Draft:
     fraction = min(1.0, dead / node.w_total()) if node.w_total() else 0.0
     what = "a dead store" if fraction >= 0.999 else f"{format_share(fraction)} of its bytes are dead"
     advice = _alias_text(suspects, "load") if suspects else " — keep the value in a register and store once"
-    message = (f"stores {format_bytes(dead)} that the same thread overwrites{places(overwriters)} before any "
-               f"read (WAW, {what}){advice}")
+    message = (
+        f"stores {format_bytes(dead)} that the same thread overwrites{places(overwriters)} before any "
+        f"read (WAW, {what}){advice}"
+    )
     explanation = (_ALIAS_WAW_FIX if suspects else "") + _WAW_FIX
-    return Draft("redundant-waw", [node], "thread", "register-promotion", explanation, message,
-                 waste_bytes=dead, instructions=node.executions * fraction,
-                 wavefronts=node.wavefronts_total() * fraction if node.space == "shared" else 0.0,
-                 origins=overwriters, predicted=predicted_removal(node, fraction),
-                 metrics={"waw_bytes": dead, "dead_fraction": fraction, "alias_pcs": [n.pc for n in suspects]})
+    return Draft(
+        "redundant-waw",
+        [node],
+        "thread",
+        "register-promotion",
+        explanation,
+        message,
+        waste_bytes=dead,
+        instructions=node.executions * fraction,
+        wavefronts=node.wavefronts_total() * fraction if node.space == "shared" else 0.0,
+        origins=overwriters,
+        predicted=predicted_removal(node, fraction),
+        metrics={"waw_bytes": dead, "dead_fraction": fraction, "alias_pcs": [n.pc for n in suspects]},
+    )
 
 
 def _suspects(view: KernelView, pairs: list[tuple[Node, Node]], between_type: str) -> list[Node]:
@@ -146,7 +181,7 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
             reads[u.id]["rar" if v.type == "read" else "raw"] += edge.bytes
             read_origins[u.id].add(v.id)
         elif u.type == "write" and v.type == "write":
-            dead[v.id] += edge.bytes          # the finding sits on v, the store whose value died
+            dead[v.id] += edge.bytes  # the finding sits on v, the store whose value died
             overwriters[v.id].add(u.id)
     drafts = []
     for group in group_by_line(view.nodes[i] for i in reads):  # unrolled copies of one load: one finding

@@ -24,9 +24,9 @@ class Threshold:
     key: str
     default: float
     check: Callable[[float], bool]
-    expected: str         # the valid range, as the error sentence ends: "expected <expected>"
-    option: str           # the analysing subcommands' command-line option
-    help_template: str    # its --help text; {default} is filled in from `default`
+    expected: str  # the valid range, as the error sentence ends: "expected <expected>"
+    option: str  # the analysing subcommands' command-line option
+    help_template: str  # its --help text; {default} is filled in from `default`
     alias: str | None = None  # the snake_case spelling report.json's `settings` uses, when it differs
 
     @property
@@ -36,25 +36,60 @@ class Threshold:
 
 THRESHOLDS: tuple[Threshold, ...] = (
     # hierarchical reuse: r(l) > delta (paper 3.3 I, "δ = 0.8")
-    Threshold("delta", 0.8, lambda x: 0 < x <= 1, "a number in (0, 1]",
-              "--delta", "hierarchical-reuse threshold on r(l) (paper 3.3; default {default})"),
+    Threshold(
+        "delta",
+        0.8,
+        lambda x: 0 < x <= 1,
+        "a number in (0, 1]",
+        "--delta",
+        "hierarchical-reuse threshold on r(l) (paper 3.3; default {default})",
+    ),
     # streaming: W_out(v, Cold)/W_total(v) > 0.95 (paper 3.3 IV)
-    Threshold("streaming", 0.95, lambda x: 0 < x <= 1, "a number in (0, 1]",
-              "--streaming", "cold share above which a PC is streaming (default {default})"),
-    Threshold("coalescing", 1.5, lambda x: x >= 1, "a number >= 1 (R_coal is 1 for perfect coalescing)",
-              "--coalescing", "R_coal above which coalescing is poor (default {default})"),
-    Threshold("bankConflict", 1.5, lambda x: x >= 1, "a number >= 1 (R_conf is 1 without conflicts)",
-              "--bank-conflict", "R_conf above which a bank conflict is reported (default {default})",
-              alias="bank_conflict"),
+    Threshold(
+        "streaming",
+        0.95,
+        lambda x: 0 < x <= 1,
+        "a number in (0, 1]",
+        "--streaming",
+        "cold share above which a PC is streaming (default {default})",
+    ),
+    Threshold(
+        "coalescing",
+        1.5,
+        lambda x: x >= 1,
+        "a number >= 1 (R_coal is 1 for perfect coalescing)",
+        "--coalescing",
+        "R_coal above which coalescing is poor (default {default})",
+    ),
+    Threshold(
+        "bankConflict",
+        1.5,
+        lambda x: x >= 1,
+        "a number >= 1 (R_conf is 1 without conflicts)",
+        "--bank-conflict",
+        "R_conf above which a bank conflict is reported (default {default})",
+        alias="bank_conflict",
+    ),
     # C_const of paper 3.3 IV: the 64 KB __constant__ bank
-    Threshold("constantCapacityBytes", 65536, lambda x: x > 0 and float(x).is_integer(),
-              "a whole number of bytes > 0",
-              "--constant-capacity", "__constant__ capacity in bytes (default {default})",
-              alias="constant_capacity_bytes"),
+    Threshold(
+        "constantCapacityBytes",
+        65536,
+        lambda x: x > 0 and float(x).is_integer(),
+        "a whole number of bytes > 0",
+        "--constant-capacity",
+        "__constant__ capacity in bytes (default {default})",
+        alias="constant_capacity_bytes",
+    ),
     # drop traffic findings below 1% of the kernel's traffic
-    Threshold("minShare", 0.01, lambda x: 0 <= x <= 1, "a number in [0, 1]",
-              "--min-share", "drop findings below this share of kernel traffic (default {default})",
-              alias="min_share"),
+    Threshold(
+        "minShare",
+        0.01,
+        lambda x: 0 <= x <= 1,
+        "a number in [0, 1]",
+        "--min-share",
+        "drop findings below this share of kernel traffic (default {default})",
+        alias="min_share",
+    ),
 )
 
 BY_KEY: dict[str, Threshold] = {threshold.key: threshold for threshold in THRESHOLDS}
@@ -74,8 +109,12 @@ def resolve_settings(settings: dict[str, Any] | None) -> dict[str, float]:
         if threshold is None:
             known = ", ".join(DEFAULT_SETTINGS)
             raise SettingsError(f"unknown threshold {name!r}; known thresholds: {known}")
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-                or not threshold.check(value):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not math.isfinite(value)
+            or not threshold.check(value)
+        ):
             raise SettingsError(f"threshold {name} = {value!r} is invalid: expected {threshold.expected}")
         resolved[threshold.key] = float(value)
     return resolved

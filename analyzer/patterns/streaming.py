@@ -29,30 +29,46 @@ _PURE = (
 
 def _cache_reuse(view: KernelView) -> float:
     """Global bytes served by reuse from another warp or block, which L1/L2 hold and a stream may evict."""
-    return sum(n.w_out.get("block", 0.0) + n.w_out.get("grid", 0.0)
-               for n in view.memory_nodes() if n.space == "global")
+    return sum(n.w_out.get("block", 0.0) + n.w_out.get("grid", 0.0) for n in view.memory_nodes() if n.space == "global")
 
 
 def _draft(view: KernelView, group: list[Node], protect: bool) -> Draft:
     node = merged_node(group)
     ratio = node.w_out.get(COLD, 0.0) / node.w_total()
     cold = node.w_out.get(COLD, 0.0)
-    earlier = sum(e.raw["prior_kernel"].get("bytes", 0) for member in group for e in view.out_edges.get(member.id, ())
-                  if e.label == COLD and e.raw.get("prior_kernel"))
+    earlier = sum(
+        e.raw["prior_kernel"].get("bytes", 0)
+        for member in group
+        for e in view.out_edges.get(member.id, ())
+        if e.label == COLD and e.raw.get("prior_kernel")
+    )
     verb = "reads" if node.type == "read" else "writes"
     message = f"streams: {verb} {format_bytes(cold)} once ({format_share(ratio)} first touch)"
     if earlier:
         message += f"; {format_bytes(earlier)} of it was last touched by an earlier kernel"
-    return Draft("streaming-access", group, "cold", "l2-window" if protect else "none",
-                 _WITH_REUSE if protect else _PURE, message, waste_bytes=cold, tier=TIER_INFORMATION,
-                 metrics={"cold_ratio": ratio, "prior_kernel_bytes": earlier})
+    return Draft(
+        "streaming-access",
+        group,
+        "cold",
+        "l2-window" if protect else "none",
+        _WITH_REUSE if protect else _PURE,
+        message,
+        waste_bytes=cold,
+        tier=TIER_INFORMATION,
+        metrics={"cold_ratio": ratio, "prior_kernel_bytes": earlier},
+    )
 
 
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     protect = _cache_reuse(view) > 0
-    firing = [n for n in view.memory_nodes()
-              if n.space == "global" and n.type in ("read", "write") and n.w_total() > 0
-              and n.w_out.get(COLD, 0.0) / n.w_total() > settings["streaming"]]
+    firing = [
+        n
+        for n in view.memory_nodes()
+        if n.space == "global"
+        and n.type in ("read", "write")
+        and n.w_total() > 0
+        and n.w_out.get(COLD, 0.0) / n.w_total() > settings["streaming"]
+    ]
     # Without a source line (library kernels built without -lineinfo) each PC would be a finding of its own,
     # 32 for one unrolled softmax kernel: there, one finding per function and direction.
     lined = [n for n in firing if line_key(n) is not None]

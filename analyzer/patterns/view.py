@@ -151,8 +151,9 @@ class KernelView:
             src, dst = int(entry["from"]), int(entry["to"])
             if src not in self.nodes or (dst not in self.nodes and dst != 0):
                 raise ReportError(f"kernel {kernel.get('mangled', '?')}: edge {src}->{dst} names a missing node")
-            self.edges.append(Edge(src, dst, label, float(entry.get("bytes") or 0),
-                                   float(entry.get("accesses") or 0), entry))
+            self.edges.append(
+                Edge(src, dst, label, float(entry.get("bytes") or 0), float(entry.get("accesses") or 0), entry)
+            )
         self.graph = graph.build_graph(kernel)
         # W_out(v, l) for every node and label in one pass over the graph (graph.w_out does one node at a time)
         for src, _dst, data in self.graph.edges(data=True):
@@ -186,8 +187,10 @@ class KernelView:
 
     @functools.cached_property
     def _subgraphs(self) -> list[list[Node]]:
-        groups = [sorted((self.nodes[i] for i in ids if self.is_memory(i)), key=lambda n: n.key)
-                  for ids in graph.closed_subgraphs(self.graph)]
+        groups = [
+            sorted((self.nodes[i] for i in ids if self.is_memory(i)), key=lambda n: n.key)
+            for ids in graph.closed_subgraphs(self.graph)
+        ]
         return sorted((members for members in groups if members), key=lambda members: members[0].key)
 
     def closed_subgraphs(self) -> list[list[Node]]:
@@ -206,8 +209,10 @@ class KernelView:
         """Kernel identity across runs: mangled name plus launch configuration."""
         grid = "x".join(str(v) for v in self.raw.get("grid") or [])
         block = "x".join(str(v) for v in self.raw.get("block") or [])
-        return f"{self.raw.get('mangled') or self.raw.get('name') or '?'}|{grid}|{block}|" \
-               f"{self.raw.get('dynamic_shared_bytes') or 0}"
+        return (
+            f"{self.raw.get('mangled') or self.raw.get('name') or '?'}|{grid}|{block}|"
+            f"{self.raw.get('dynamic_shared_bytes') or 0}"
+        )
 
     def launch_count(self) -> int:
         """Launches merged into this entry (same kernel and configuration). Cold edges count first touches per
@@ -227,8 +232,10 @@ def reuse_ratios(members: Iterable[Node], labels: Iterable[str]) -> dict[str, fl
     already holds instead of walking the subgraph's edges once per label."""
     members = list(members)
     denominator = sum(node.w_hat() for node in members)
-    return {label: (sum(node.w_out.get(label, 0.0) for node in members) / denominator if denominator > 0 else 0.0)
-            for label in labels}
+    return {
+        label: (sum(node.w_out.get(label, 0.0) for node in members) / denominator if denominator > 0 else 0.0)
+        for label in labels
+    }
 
 
 def reuse_intensity(view: KernelView, members: Iterable[Node]) -> float | None:
@@ -251,8 +258,16 @@ def line_key(node: Node) -> tuple | None:
     if not source.get("file") or not source.get("line"):
         return None
     chain = tuple((i.get("function"), i.get("file"), i.get("line")) for i in source.get("inline") or ())
-    return (node.function, node.space, node.type, node.size, bool(node.raw.get("async_copy")), source["file"],
-            source["line"], chain)
+    return (
+        node.function,
+        node.space,
+        node.type,
+        node.size,
+        bool(node.raw.get("async_copy")),
+        source["file"],
+        source["line"],
+        chain,
+    )
 
 
 def group_by_line(nodes: Iterable[Node]) -> list[list[Node]]:

@@ -54,24 +54,46 @@ def is_atomic_contention(node: Node) -> bool:
 
 def _informational(pattern: str, node: Node, note: str, what: str) -> Draft:
     duplicate = node.w_out.get("warp_same_inst", 0.0)
-    message = (f"{what}: {format_bytes(node.w_total())} read, {format_bytes(duplicate)} of it served to "
-               f"lanes by the same warp access")
-    return Draft(pattern, [node], "warp_same_inst", "none", note, message, waste_bytes=duplicate,
-                 tier=TIER_INFORMATION,
-                 metrics={"lanes_mode": node.lane_mode(), "addresses_mode": node.address_mode()})
+    message = (
+        f"{what}: {format_bytes(node.w_total())} read, {format_bytes(duplicate)} of it served to "
+        f"lanes by the same warp access"
+    )
+    return Draft(
+        pattern,
+        [node],
+        "warp_same_inst",
+        "none",
+        note,
+        message,
+        waste_bytes=duplicate,
+        tier=TIER_INFORMATION,
+        metrics={"lanes_mode": node.lane_mode(), "addresses_mode": node.address_mode()},
+    )
 
 
 def _atomic(node: Node) -> Draft:
     collisions = max(0.0, node.executions * (dist_mean(node.raw.get("lanes")) - dist_mean(node.raw.get("addresses"))))
     addresses = int(node.address_mode())
-    message = (f"{node.lane_mode():.0f} lanes update {addresses} address{'es' if addresses != 1 else ''} "
-               f"per warp atomic: "
-               f"{count(collisions)} serialized lane updates ({format_bytes(collisions * node.size)}) — "
-               f"aggregate in the warp first")
-    return Draft("atomic-contention", [node], "warp_same_inst", "warp-shuffle", _ATOMIC_FIX, message,
-                 waste_bytes=collisions * node.size,
-                 metrics={"lanes_mode": node.lane_mode(), "addresses_mode": node.address_mode(),
-                          "serialized_updates": collisions})
+    message = (
+        f"{node.lane_mode():.0f} lanes update {addresses} address{'es' if addresses != 1 else ''} "
+        f"per warp atomic: "
+        f"{count(collisions)} serialized lane updates ({format_bytes(collisions * node.size)}) — "
+        f"aggregate in the warp first"
+    )
+    return Draft(
+        "atomic-contention",
+        [node],
+        "warp_same_inst",
+        "warp-shuffle",
+        _ATOMIC_FIX,
+        message,
+        waste_bytes=collisions * node.size,
+        metrics={
+            "lanes_mode": node.lane_mode(),
+            "addresses_mode": node.address_mode(),
+            "serialized_updates": collisions,
+        },
+    )
 
 
 def _category(node: Node) -> str | None:
@@ -88,10 +110,15 @@ def _build(pattern: str, node: Node) -> Draft:
     if pattern == "atomic-contention":
         return _atomic(node)
     if pattern == "broadcasting":
-        return _informational(pattern, node, _BROADCAST_NOTE, f"all {node.lane_mode():.0f} active lanes read one address")
-    return _informational(pattern, node, _MULTICAST_NOTE,
-                          f"{node.lane_mode():.0f} lanes read {node.address_mode():.0f} distinct addresses per "
-                          f"warp access")
+        return _informational(
+            pattern, node, _BROADCAST_NOTE, f"all {node.lane_mode():.0f} active lanes read one address"
+        )
+    return _informational(
+        pattern,
+        node,
+        _MULTICAST_NOTE,
+        f"{node.lane_mode():.0f} lanes read {node.address_mode():.0f} distinct addresses per warp access",
+    )
 
 
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:

@@ -6,8 +6,21 @@ import csv
 import io
 from typing import Any
 
-FIELDS = ["rank", "severity", "file", "line", "kernel", "pattern", "waste_bytes", "waste_wavefronts", "waste_basis",
-          "share", "fix", "message", "id"]
+FIELDS = [
+    "rank",
+    "severity",
+    "file",
+    "line",
+    "kernel",
+    "pattern",
+    "waste_bytes",
+    "waste_wavefronts",
+    "waste_basis",
+    "share",
+    "fix",
+    "message",
+    "id",
+]
 
 
 def to_csv(rows: list[dict[str, Any]]) -> str:

@@ -8,8 +8,7 @@ from reuselens.analyzer.reportview import finding_places, ranked_findings, short
 
 
 def finding_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
-    return [_row(rank, kernel, finding)
-            for rank, (kernel, finding) in enumerate(ranked_findings(report), start=1)]
+    return [_row(rank, kernel, finding) for rank, (kernel, finding) in enumerate(ranked_findings(report), start=1)]
 
 
 def _row(rank: int, kernel: dict[str, Any], finding: dict[str, Any]) -> dict[str, Any]:

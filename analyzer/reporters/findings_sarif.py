@@ -22,8 +22,14 @@ def to_sarif(report: dict[str, Any], source_root: Path | None = None) -> str:
         rules.setdefault(pattern, _rule(pattern))
         results.append(_result(kernel, finding, pattern, source_root))
     run: dict[str, Any] = {
-        "tool": {"driver": {"name": "ReuseLens", "version": __version__, "informationUri": DOCS_URL,
-                            "rules": list(rules.values())}},
+        "tool": {
+            "driver": {
+                "name": "ReuseLens",
+                "version": __version__,
+                "informationUri": DOCS_URL,
+                "rules": list(rules.values()),
+            }
+        },
         "results": results,
     }
     if source_root is not None:
@@ -41,30 +47,36 @@ def _rule(pattern: str) -> dict[str, Any]:
     }
 
 
-def _result(kernel: dict[str, Any], finding: dict[str, Any], pattern: str,
-             source_root: Path | None) -> dict[str, Any]:
+def _result(kernel: dict[str, Any], finding: dict[str, Any], pattern: str, source_root: Path | None) -> dict[str, Any]:
     result: dict[str, Any] = {
         "ruleId": pattern,
         "level": SARIF_LEVEL.get(finding.get("severity", "information"), "note"),
         "message": {"text": f"{finding.get('message', pattern)} [kernel {short_kernel_name(kernel)}]"},
         "partialFingerprints": {"reuselensFindingId/v1": str(finding.get("id", ""))},
-        "properties": {"wasteBytes": int(finding.get("waste", {}).get("bytes", 0)),
-                       "share": float(finding.get("waste", {}).get("share", 0.0)),
-                       "fix": (finding.get("fix") or {}).get("kind", "none")},
+        "properties": {
+            "wasteBytes": int(finding.get("waste", {}).get("bytes", 0)),
+            "share": float(finding.get("waste", {}).get("share", 0.0)),
+            "fix": (finding.get("fix") or {}).get("kind", "none"),
+        },
     }
     located = [p for p in finding_places(kernel, finding) if p.file]
     if located:
         result["locations"] = [_physical(p, source_root) for p in located]
     related = [p for p in places(kernel, finding.get("origin_pcs", [])) if p.file and p not in located]
     if related:
-        result["relatedLocations"] = [{"id": i, "message": {"text": "reuse origin"}, **_physical(p, source_root)}
-                                      for i, p in enumerate(related)]
+        result["relatedLocations"] = [
+            {"id": i, "message": {"text": "reuse origin"}, **_physical(p, source_root)} for i, p in enumerate(related)
+        ]
     return result
 
 
 def _physical(place: Place, source_root: Path | None) -> dict[str, Any]:
-    return {"physicalLocation": {"artifactLocation": _artifact_uri(place.file or "", source_root),
-                                 "region": {"startLine": max(1, int(place.line or 1))}}}
+    return {
+        "physicalLocation": {
+            "artifactLocation": _artifact_uri(place.file or "", source_root),
+            "region": {"startLine": max(1, int(place.line or 1))},
+        }
+    }
 
 
 def _artifact_uri(file: str, base: Path | None) -> dict[str, str]:

@@ -16,8 +16,19 @@ def to_table(rows: list[dict[str, Any]]) -> str:
         return "no findings"
     # Library kernels' names run to thousands of characters (PyTorch templates): columns stay readable.
     # A finding without a source line is placed by its kernel's id (as `reuselens graph --kernel` takes it).
-    body = [(str(r["rank"]), r["severity"], fit(_table_location(r), TABLE_NAME_WIDTH), fit(r["kernel"], TABLE_NAME_WIDTH),
-             r["pattern"], _waste_text(r), format_share(r["share"]), r["message"]) for r in rows]
+    body = [
+        (
+            str(r["rank"]),
+            r["severity"],
+            fit(_table_location(r), TABLE_NAME_WIDTH),
+            fit(r["kernel"], TABLE_NAME_WIDTH),
+            r["pattern"],
+            _waste_text(r),
+            format_share(r["share"]),
+            r["message"],
+        )
+        for r in rows
+    ]
     widths = [max(len(h), *(len(b[i]) for b in body)) for i, h in enumerate(HEADER[:-1])]
     lines = ["  ".join(h.ljust(w) for h, w in zip(HEADER[:-1], widths)) + "  " + HEADER[-1]]
     for b in body:

@@ -12,8 +12,13 @@ from typing import Any
 from reuselens.analyzer.graph import COLD_NODE
 
 # AccelProf's scope names for our labels (research/accelprof.md, section 2.3).
-ACCELPROF_SCOPES = {"thread": "intra_thread", "warp_same_inst": "intra_instance_launch",
-                    "warp_diff_inst": "intra_warp", "block": "intra_block", "grid": "intra_grid"}
+ACCELPROF_SCOPES = {
+    "thread": "intra_thread",
+    "warp_same_inst": "intra_instance_launch",
+    "warp_diff_inst": "intra_warp",
+    "block": "intra_block",
+    "grid": "intra_grid",
+}
 
 
 def to_accelprof(kernel: dict[str, Any]) -> dict[str, Any]:
@@ -24,20 +29,34 @@ def to_accelprof(kernel: dict[str, Any]) -> dict[str, Any]:
     say so in ``prior_kernel``."""
     nodes = [_node(n) for n in kernel.get("nodes", []) if n["id"] != COLD_NODE]
     edges = _merged_edges(kernel)
-    return {"tool": "reuselens", "format": "accelprof-pc-dependency",
-            "kernel": {"kernel_name": kernel.get("name") or kernel.get("mangled"), "mangled": kernel.get("mangled"),
-                       "grid_dim": kernel.get("grid"), "block_dim": kernel.get("block"),
-                       "launches": kernel.get("launches")},
-            "shadow_memory_granularity_bytes": 4, "sample_stride_bytes": 4,
-            "nodes": nodes, "edges": sorted(edges, key=lambda r: (r["current_pc"], r["ancient_pc"] or -1))}
+    return {
+        "tool": "reuselens",
+        "format": "accelprof-pc-dependency",
+        "kernel": {
+            "kernel_name": kernel.get("name") or kernel.get("mangled"),
+            "mangled": kernel.get("mangled"),
+            "grid_dim": kernel.get("grid"),
+            "block_dim": kernel.get("block"),
+            "launches": kernel.get("launches"),
+        },
+        "shadow_memory_granularity_bytes": 4,
+        "sample_stride_bytes": 4,
+        "nodes": nodes,
+        "edges": sorted(edges, key=lambda r: (r["current_pc"], r["ancient_pc"] or -1)),
+    }
 
 
 def _node(n: dict[str, Any]) -> dict[str, Any]:
-    return {"pc": n["pc"], "pc_hex": f"0x{n['pc']:x}", "function": n.get("function"),
-            "flags": _flags(n), "access_size": n.get("size"),
-            "distinct_sector_count": _keyed(n.get("sectors") or n.get("wavefronts")),
-            "active_lane_count": _keyed(n.get("lanes")),
-            "distinct_address_count": _keyed(n.get("addresses"))}
+    return {
+        "pc": n["pc"],
+        "pc_hex": f"0x{n['pc']:x}",
+        "function": n.get("function"),
+        "flags": _flags(n),
+        "access_size": n.get("size"),
+        "distinct_sector_count": _keyed(n.get("sectors") or n.get("wavefronts")),
+        "active_lane_count": _keyed(n.get("lanes")),
+        "distinct_address_count": _keyed(n.get("addresses")),
+    }
 
 
 def _merged_edges(kernel: dict[str, Any]) -> list[dict[str, Any]]:
@@ -59,10 +78,18 @@ def _merged_edges(kernel: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _edge_row(cur: dict[str, Any], origin: int | None) -> dict[str, Any]:
-    return {"current_pc": cur["pc"], "current_pc_hex": f"0x{cur['pc']:x}",
-            "ancient_pc": origin, "ancient_pc_hex": None if origin is None else f"0x{origin:x}",
-            "cold_miss": origin is None, "current_flags": _flags(cur), "current_access_size": cur.get("size"),
-            "dist": {scope: 0 for scope in ACCELPROF_SCOPES.values()}, "cold": 0, "prior_kernel": []}
+    return {
+        "current_pc": cur["pc"],
+        "current_pc_hex": f"0x{cur['pc']:x}",
+        "ancient_pc": origin,
+        "ancient_pc_hex": None if origin is None else f"0x{origin:x}",
+        "cold_miss": origin is None,
+        "current_flags": _flags(cur),
+        "current_access_size": cur.get("size"),
+        "dist": {scope: 0 for scope in ACCELPROF_SCOPES.values()},
+        "cold": 0,
+        "prior_kernel": [],
+    }
 
 
 def _flags(node: dict[str, Any]) -> str:

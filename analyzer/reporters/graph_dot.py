@@ -11,8 +11,14 @@ from reuselens.analyzer.graph import COLD_NODE, build_graph
 from reuselens.analyzer.reporters.graph_text import node_title, source_line
 
 # Graphviz colours per Topological Distance label (legend order of the paper's Figure 1).
-LABEL_COLOURS = {"cold": "#1f77b4", "thread": "#2ca02c", "warp_same_inst": "#9467bd", "warp_diff_inst": "#8c564b",
-                 "block": "#ff7f0e", "grid": "#d62728"}
+LABEL_COLOURS = {
+    "cold": "#1f77b4",
+    "thread": "#2ca02c",
+    "warp_same_inst": "#9467bd",
+    "warp_diff_inst": "#8c564b",
+    "block": "#ff7f0e",
+    "grid": "#d62728",
+}
 
 
 def _dot_quote(text: str) -> str:
@@ -31,7 +37,8 @@ def to_dot(kernel: dict[str, Any]) -> str:
     for a, b, d in g.edges(data=True):
         width = 1 + max(0, int(d["weight"]).bit_length() - 10) / 4
         label = f"{d['label']} {d['weight']} B"
-        lines.append(f"  {a} -> {b} [label={_dot_quote(label)}, color=\"{LABEL_COLOURS[d['label']]}\", "
-                     f"penwidth={width:.2f}];")
+        lines.append(
+            f'  {a} -> {b} [label={_dot_quote(label)}, color="{LABEL_COLOURS[d["label"]]}", penwidth={width:.2f}];'
+        )
     lines.append("}")
     return "\n".join(lines) + "\n"

@@ -30,10 +30,17 @@ def _plain_graph(kernel: dict[str, Any]) -> nx.MultiDiGraph:
 
 
 def _node_attributes(node: dict[str, Any]) -> dict[str, Any]:
-    attrs = {"label": node_title(node), "cold": False, "pc": int(node["pc"]),
-             "function": node.get("function") or "", "space": node.get("space") or "",
-             "type": node.get("type") or "", "size": int(node.get("size") or 0),
-             "executions": int(node.get("executions") or 0), "bytes": int(node.get("bytes") or 0)}
+    attrs = {
+        "label": node_title(node),
+        "cold": False,
+        "pc": int(node["pc"]),
+        "function": node.get("function") or "",
+        "space": node.get("space") or "",
+        "type": node.get("type") or "",
+        "size": int(node.get("size") or 0),
+        "executions": int(node.get("executions") or 0),
+        "bytes": int(node.get("bytes") or 0),
+    }
     source = node.get("source") or {}
     if source.get("file"):
         attrs["source"] = f"{source['file']}:{source.get('line', 0)}"

@@ -22,8 +22,12 @@ LABEL_COLORS = {
     "grid": "#b279a2",
 }
 LABEL_TEXT = {
-    "cold": "cold miss", "thread": "intra-thread", "warp_same_inst": "intra-warp-same-inst",
-    "warp_diff_inst": "intra-warp-diff-inst", "block": "intra-block", "grid": "intra-grid",
+    "cold": "cold miss",
+    "thread": "intra-thread",
+    "warp_same_inst": "intra-warp-same-inst",
+    "warp_diff_inst": "intra-warp-diff-inst",
+    "block": "intra-block",
+    "grid": "intra-grid",
 }
 NODE_W, NODE_H, COL_GAP, ROW_GAP, TOP = 190, 42, 70, 34, 120
 
@@ -44,7 +48,9 @@ def _groups(kernel: dict[str, Any]) -> list[list[int]]:
 
 def _node_text(node: dict[str, Any]) -> tuple[str, str]:
     source = node.get("source") or {}
-    where = f"{source.get('file', '').rsplit('/', 1)[-1]}:{source.get('line')}" if source.get("file") else "no line info"
+    where = (
+        f"{source.get('file', '').rsplit('/', 1)[-1]}:{source.get('line')}" if source.get("file") else "no line info"
+    )
     kind = f"{node.get('type', '?')} {node.get('space', '?')} {node.get('size', '?')}B"
     return f"0x{int(node.get('pc', 0)):x} {kind}", where
 
@@ -79,19 +85,24 @@ def _edge_paths(edges: list[dict[str, Any]], positions: dict[int, tuple[float, f
         label = edge.get("label", "cold")
         stroke = 1 + 5 * math.log1p(float(edge.get("bytes", 0))) / math.log1p(max_bytes)
         path = _edge_path(positions[source], positions[target], source == target, label)
-        tip = (f"{LABEL_TEXT.get(label, label)}: {format_bytes(edge.get('bytes', 0))}, "
-               f"{edge.get('accesses', 0)} accesses")
-        parts.append(f'<path d="{path}" fill="none" stroke="{LABEL_COLORS.get(label, "#888")}" '
-                     f'stroke-width="{stroke:.2f}" stroke-opacity="0.8" marker-end="url(#arrow)">'
-                     f"<title>{html.escape(tip)}</title></path>")
+        tip = (
+            f"{LABEL_TEXT.get(label, label)}: {format_bytes(edge.get('bytes', 0))}, {edge.get('accesses', 0)} accesses"
+        )
+        parts.append(
+            f'<path d="{path}" fill="none" stroke="{LABEL_COLORS.get(label, "#888")}" '
+            f'stroke-width="{stroke:.2f}" stroke-opacity="0.8" marker-end="url(#arrow)">'
+            f"<title>{html.escape(tip)}</title></path>"
+        )
     return parts
 
 
 def _edge_path(start: tuple[float, float], end: tuple[float, float], self_loop: bool, label: str) -> str:
     (x1, y1), (x2, y2) = start, end
     if self_loop:
-        return (f"M {x1 + NODE_W} {y1 + 10} C {x1 + NODE_W + 45} {y1 - 15}, "
-                f"{x1 + NODE_W + 45} {y1 + NODE_H + 15}, {x1 + NODE_W} {y1 + NODE_H - 10}")
+        return (
+            f"M {x1 + NODE_W} {y1 + 10} C {x1 + NODE_W + 45} {y1 - 15}, "
+            f"{x1 + NODE_W + 45} {y1 + NODE_H + 15}, {x1 + NODE_W} {y1 + NODE_H - 10}"
+        )
     x1c, y1c = x1 + NODE_W / 2, y1 + NODE_H / 2
     x2c, y2c = x2 + NODE_W / 2, y2 + NODE_H / 2
     # Same-column edges would lie on top of each other: bend them sideways, each label by its own
@@ -105,26 +116,31 @@ def _node_boxes(nodes: dict[int, dict[str, Any]], positions: dict[int, tuple[flo
     parts: list[str] = []
     for node_id, (x, y) in positions.items():
         if node_id == 0:
-            parts.append(f'<g><ellipse cx="{x + NODE_W / 2}" cy="{y + NODE_H / 2}" rx="{NODE_W / 2}" '
-                         f'ry="{NODE_H / 2}" fill="#dbe8f6" stroke="#4c78a8"/>'
-                         f'<text x="{x + NODE_W / 2}" y="{y + NODE_H / 2 + 4}" text-anchor="middle">'
-                         f"untracked memory (cold miss)</text></g>")
+            parts.append(
+                f'<g><ellipse cx="{x + NODE_W / 2}" cy="{y + NODE_H / 2}" rx="{NODE_W / 2}" '
+                f'ry="{NODE_H / 2}" fill="#dbe8f6" stroke="#4c78a8"/>'
+                f'<text x="{x + NODE_W / 2}" y="{y + NODE_H / 2 + 4}" text-anchor="middle">'
+                f"untracked memory (cold miss)</text></g>"
+            )
             continue
         node = nodes.get(node_id, {})
         head, where = _node_text(node)
         fill = {"global": "#fff5e6", "shared": "#eaf7ea", "local": "#f3e8f7"}.get(node.get("space"), "#eeeeee")
         tip = f"{head}\n{where}\n{format_bytes(node.get('bytes', 0))}, {node.get('executions', 0)} executions"
-        parts.append(f'<g><rect x="{x}" y="{y}" width="{NODE_W}" height="{NODE_H}" rx="6" fill="{fill}" '
-                     f'stroke="#555"/><text x="{x + 8}" y="{y + 17}">{html.escape(head)}</text>'
-                     f'<text x="{x + 8}" y="{y + 33}" class="where">{html.escape(where)}</text>'
-                     f"<title>{html.escape(tip)}</title></g>")
+        parts.append(
+            f'<g><rect x="{x}" y="{y}" width="{NODE_W}" height="{NODE_H}" rx="6" fill="{fill}" '
+            f'stroke="#555"/><text x="{x + 8}" y="{y + 17}">{html.escape(head)}</text>'
+            f'<text x="{x + 8}" y="{y + 33}" class="where">{html.escape(where)}</text>'
+            f"<title>{html.escape(tip)}</title></g>"
+        )
     return parts
 
 
 def _page(kernel_name: str, width: int, height: int, parts: list[str]) -> str:
     legend = "".join(
         f'<span class="key"><span style="background:{color}"></span>{html.escape(LABEL_TEXT[label])}</span>'
-        for label, color in LABEL_COLORS.items())
+        for label, color in LABEL_COLORS.items()
+    )
     title = html.escape(kernel_name)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">

@@ -15,11 +15,17 @@ from reuselens.analyzer.rundir import is_run_directory
 def add_analysis_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("analysis")
     for threshold in THRESHOLDS:
-        group.add_argument(threshold.option, dest=f"threshold_{threshold.key}", type=float, metavar="X",
-                           help=threshold.help)
+        group.add_argument(
+            threshold.option, dest=f"threshold_{threshold.key}", type=float, metavar="X", help=threshold.help
+        )
     group.add_argument("--workers", type=int, metavar="N", help="analysis worker threads (default: all cores)")
-    group.add_argument("--prefix-map", action="append", default=[], metavar="OLD=NEW",
-                       help="rewrite source paths that start with OLD (build tree) to NEW; repeatable")
+    group.add_argument(
+        "--prefix-map",
+        action="append",
+        default=[],
+        metavar="OLD=NEW",
+        help="rewrite source paths that start with OLD (build tree) to NEW; repeatable",
+    )
 
 
 def settings_from_args(args: argparse.Namespace) -> dict[str, float]:
@@ -46,8 +52,14 @@ def analyze(run_dir: Path, args: argparse.Namespace, *, progress: Any = None, wr
 
     if getattr(args, "workers", None) is not None and args.workers < 1:
         raise SettingsError("--workers must be at least 1")
-    return build_report(run_dir, settings_from_args(args), workers=getattr(args, "workers", None),
-                       prefix_map=prefix_map_from_args(args), progress=progress, write=write)
+    return build_report(
+        run_dir,
+        settings_from_args(args),
+        workers=getattr(args, "workers", None),
+        prefix_map=prefix_map_from_args(args),
+        progress=progress,
+        write=write,
+    )
 
 
 def load_report_input(path_text: str, args: argparse.Namespace | None = None) -> dict[str, Any]:

@@ -10,10 +10,10 @@ import tempfile
 from importlib import resources
 from pathlib import Path
 
-from reuselens.cli.common import add_analysis_options, analyze, positive_int
-from reuselens.cli.summary import print_summary
 from reuselens.analyzer.errors import ReuseLensError
 from reuselens.analyzer.rundir import set_source_prefix_map
+from reuselens.cli.common import add_analysis_options, analyze, positive_int
+from reuselens.cli.summary import print_summary
 
 
 def demo_root() -> Path:
@@ -21,9 +21,12 @@ def demo_root() -> Path:
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("demo", help="analyse the bundled demo run (no GPU needed)",
-                                   description="Copy the bundled demo run (a softmax and a second kernel, "
-                                               "recorded on an NVIDIA H200) and analyse it.")
+    parser = subparsers.add_parser(
+        "demo",
+        help="analyse the bundled demo run (no GPU needed)",
+        description="Copy the bundled demo run (a softmax and a second kernel, "
+        "recorded on an NVIDIA H200) and analyse it.",
+    )
     parser.add_argument("--output", metavar="DIR", help="where to put the analysed copy (default: a temp dir)")
     parser.add_argument("--top", type=positive_int, default=10, metavar="N", help="findings to print (default 10)")
     add_analysis_options(parser)
@@ -36,8 +39,7 @@ def run(args: argparse.Namespace) -> int:
     sources = root / "src"
     if not (recorded / "run.json").is_file():
         raise ReuseLensError(f"the bundled demo run is missing from {root}; reinstall reuselens")
-    target = Path(args.output).expanduser() if args.output else \
-        Path(tempfile.mkdtemp(prefix="reuselens-demo-")) / "run"
+    target = Path(args.output).expanduser() if args.output else Path(tempfile.mkdtemp(prefix="reuselens-demo-")) / "run"
     if target.exists() and not target.is_dir():
         raise ReuseLensError(f"{target}: exists and is a file; --output takes a folder (new or empty)")
     if target.exists() and any(target.iterdir()):
@@ -52,8 +54,10 @@ def run(args: argparse.Namespace) -> int:
     if build.get("source_dir"):
         set_source_prefix_map(target, {build["source_dir"]: str(sources)})
     report = analyze(target, args)
-    print(f"ReuseLens demo: {len(report.get('kernels', []))} kernel configuration(s) from a run recorded on "
-          f"{report.get('run', {}).get('gpu', {}).get('name', 'a GPU')}; sources in {sources}")
+    print(
+        f"ReuseLens demo: {len(report.get('kernels', []))} kernel configuration(s) from a run recorded on "
+        f"{report.get('run', {}).get('gpu', {}).get('name', 'a GPU')}; sources in {sources}"
+    )
     print_summary(report, sys.stdout, top=args.top)
     print(f"\nreport: {target / 'report.json'}\nnext: reuselens graph {target} --kernel k0 -o graph.html")
     return 0

@@ -6,16 +6,19 @@ import argparse
 import json
 import sys
 
-from reuselens.cli.common import add_analysis_options, load_report_input
 from reuselens.analyzer.compare import diff_reports
 from reuselens.analyzer.reportview import fit
 from reuselens.analyzer.units import format_bytes, format_waste
+from reuselens.cli.common import add_analysis_options, load_report_input
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("diff", help="compare two runs or reports",
-                                   description="Compare two runs (or report.json files), e.g. before and after "
-                                               "a fix: memory traffic and findings per kernel and pattern.")
+    parser = subparsers.add_parser(
+        "diff",
+        help="compare two runs or reports",
+        description="Compare two runs (or report.json files), e.g. before and after "
+        "a fix: memory traffic and findings per kernel and pattern.",
+    )
     parser.add_argument("before", metavar="BEFORE")
     parser.add_argument("after", metavar="AFTER")
     parser.add_argument("--format", choices=("table", "json"), default="table")
@@ -40,9 +43,11 @@ def format_table(entries: list[dict]) -> str:
         for pattern, values in entry["patterns"].items():
             was, now = values["before"], values["after"]
             unit = values["unit"]
-            lines.append(f"  {values['verdict']:<8} {pattern:<24} findings {was['findings']} -> {now['findings']}, "
-                         f"waste {format_waste(was['waste'], unit)} -> {format_waste(now['waste'], unit)}  "
-                         f"{_change(was['waste'], now['waste'])}")
+            lines.append(
+                f"  {values['verdict']:<8} {pattern:<24} findings {was['findings']} -> {now['findings']}, "
+                f"waste {format_waste(was['waste'], unit)} -> {format_waste(now['waste'], unit)}  "
+                f"{_change(was['waste'], now['waste'])}"
+            )
     return "\n".join(lines) if lines else "no kernels in either report"
 
 

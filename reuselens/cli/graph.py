@@ -7,17 +7,21 @@ import re
 import sys
 from typing import Any
 
-from reuselens.cli.common import add_analysis_options, load_report_input, write_output
 from reuselens.analyzer.errors import ReuseLensError
 from reuselens.analyzer.reportview import kernel_title
+from reuselens.cli.common import add_analysis_options, load_report_input, write_output
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("graph", help="export a kernel's PCDepGraph (dot, graphml, html)",
-                                   description="Export the PCDepGraph of one kernel configuration.")
+    parser = subparsers.add_parser(
+        "graph",
+        help="export a kernel's PCDepGraph (dot, graphml, html)",
+        description="Export the PCDepGraph of one kernel configuration.",
+    )
     parser.add_argument("input", metavar="RUN_DIR|REPORT")
-    parser.add_argument("--kernel", metavar="K",
-                        help="kernel id (k0, k1, ...) or a regex on its name; required when there are several")
+    parser.add_argument(
+        "--kernel", metavar="K", help="kernel id (k0, k1, ...) or a regex on its name; required when there are several"
+    )
     parser.add_argument("--format", choices=("dot", "graphml", "html"), default="html")
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     add_analysis_options(parser)

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reuselens.cli.common import prefix_map_from_args
 from reuselens.analyzer.errors import ReuseLensError, SettingsError
+from reuselens.cli.common import prefix_map_from_args
 
 if TYPE_CHECKING:  # the line mapper is imported when the command runs, not by every `reuselens` start-up
     from reuselens.analyzer.lineinfo import SourceMapper
@@ -20,20 +20,31 @@ LINES_FORMAT_VERSION = 1
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "lines", help="print the PC -> source line table of a CUBIN or executable",
+        "lines",
+        help="print the PC -> source line table of a CUBIN or executable",
         description="Print, for every SASS instruction of every kernel, the source file:line it comes from "
-                    "(and the inline chain with --inline). FILE is a CUBIN, an executable, shared library or "
-                    "object with embedded device code, a fatbinary, or a run directory.")
+        "(and the inline chain with --inline). FILE is a CUBIN, an executable, shared library or "
+        "object with embedded device code, a fatbinary, or a run directory.",
+    )
     parser.add_argument("file", metavar="FILE")
-    parser.add_argument("--arch", metavar="SM", help="GPU architecture to read from a fatbinary, e.g. sm_90 "
-                        "(default: the highest present)")
-    parser.add_argument("--kernel", metavar="REGEX", help="only functions whose mangled or demangled name "
-                        "matches REGEX (re.search)")
+    parser.add_argument(
+        "--arch",
+        metavar="SM",
+        help="GPU architecture to read from a fatbinary, e.g. sm_90 (default: the highest present)",
+    )
+    parser.add_argument(
+        "--kernel", metavar="REGEX", help="only functions whose mangled or demangled name matches REGEX (re.search)"
+    )
     parser.add_argument("--inline", action="store_true", help="show the full inline chain of each instruction")
     parser.add_argument("--sass", action="store_true", help="show the SASS text of each instruction (nvdisasm)")
     parser.add_argument("--format", choices=("table", "json"), default="table")
-    parser.add_argument("--prefix-map", action="append", default=[], metavar="OLD=NEW",
-                        help="rewrite source paths that start with OLD (build tree) to NEW; repeatable")
+    parser.add_argument(
+        "--prefix-map",
+        action="append",
+        default=[],
+        metavar="OLD=NEW",
+        help="rewrite source paths that start with OLD (build tree) to NEW; repeatable",
+    )
     parser.set_defaults(func=run)
 
 
@@ -41,15 +52,23 @@ def run(args: argparse.Namespace) -> int:
     mapper, labels = _open(Path(args.file).expanduser(), args.arch, prefix_map_from_args(args))
     pattern = _compile(args.kernel)
     if not mapper.module_ids:
-        raise ReuseLensError(f"{args.file}: the run lists no modules (the app loaded no device code before it "
-                             "stopped); nothing to map")
+        raise ReuseLensError(
+            f"{args.file}: the run lists no modules (the app loaded no device code before it stopped); nothing to map"
+        )
     modules = [_module_rows(mapper, module, labels[module], pattern, args) for module in mapper.module_ids]
     if pattern is not None and not any(module["functions"] for module in modules):
-        raise ReuseLensError(f"--kernel {args.kernel!r} matches no function in {args.file} "
-                             f"({_function_count(mapper)} functions; leave out --kernel to list them)")
+        raise ReuseLensError(
+            f"--kernel {args.kernel!r} matches no function in {args.file} "
+            f"({_function_count(mapper)} functions; leave out --kernel to list them)"
+        )
     if args.format == "json":
-        doc = {"format": "reuselens-lines", "version": LINES_FORMAT_VERSION, "input": str(args.file),
-               "modules": modules, "notes": mapper.notes}
+        doc = {
+            "format": "reuselens-lines",
+            "version": LINES_FORMAT_VERSION,
+            "input": str(args.file),
+            "modules": modules,
+            "notes": mapper.notes,
+        }
         json.dump(doc, sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:
@@ -94,8 +113,9 @@ def _module_rows(mapper: SourceMapper, module: str, arch: str, pattern, args) ->
 
     table = mapper.table(module)
     functions = []
-    kernels = [k for k in table.kernels()
-               if pattern is None or any(pattern.search(n) for n in (k.name, demangle(k.name)))]
+    kernels = [
+        k for k in table.kernels() if pattern is None or any(pattern.search(n) for n in (k.name, demangle(k.name)))
+    ]
     if args.sass:
         mapper.prepare_sass({module: [k.name for k in kernels]})  # one nvdisasm run for the module
     for kernel in kernels:
@@ -111,8 +131,12 @@ def _module_rows(mapper: SourceMapper, module: str, arch: str, pattern, args) ->
                 row["sass"] = mapper.sass(module, kernel.name, pc)
             rows.append(row)
         functions.append({"name": kernel.name, "demangled": names[1], "instructions": rows})
-    return {"module": module if not arch else None, "arch": arch or (f"sm_{table.arch}" if table.arch else None),
-            "line_info": table.has_line_info, "functions": functions}
+    return {
+        "module": module if not arch else None,
+        "arch": arch or (f"sm_{table.arch}" if table.arch else None),
+        "line_info": table.has_line_info,
+        "functions": functions,
+    }
 
 
 def _print_table(modules: list[dict], notes: list[str], args) -> None:
@@ -124,8 +148,9 @@ def _print_table(modules: list[dict], notes: list[str], args) -> None:
                 where = f"{row['file']}:{row['line']}" if row["file"] else "(no line info)"
                 line = f"  {row['pc']:#06x}  {where}"
                 if args.inline and row.get("inline"):
-                    line += "  " + " <- ".join(f"{f['function']} {Path(f['file']).name}:{f['line']}"
-                                               for f in row["inline"])
+                    line += "  " + " <- ".join(
+                        f"{f['function']} {Path(f['file']).name}:{f['line']}" for f in row["inline"]
+                    )
                 if args.sass:
                     line += f"  | {row.get('sass') or ''}"
                 out.write(line + "\n")

@@ -8,29 +8,35 @@ import threading
 import time
 from pathlib import Path
 
+from reuselens.analyzer.errors import SettingsError
 from reuselens.cli.common import add_analysis_options, analyze, positive_int
 from reuselens.cli.progress import stage_progress
 from reuselens.cli.summary import app_failure, print_summary
-from reuselens.analyzer.errors import SettingsError
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "profile", help="profile a CUDA application (GPU) and analyse it",
+        "profile",
+        help="profile a CUDA application (GPU) and analyse it",
         description="Run CMD under the ReuseLens collector (Compute Sanitizer API), write a run directory, "
-                    "analyse it and print the top findings. Build the app with -lineinfo to get source lines.",
-        usage="reuselens profile [options] -- CMD [ARGS...]")
-    parser.add_argument("--run-dir", metavar="DIR",
-                        help="where to write the run (default: ./reuselens-run-<date>-<time>)")
+        "analyse it and print the top findings. Build the app with -lineinfo to get source lines.",
+        usage="reuselens profile [options] -- CMD [ARGS...]",
+    )
+    parser.add_argument(
+        "--run-dir", metavar="DIR", help="where to write the run (default: ./reuselens-run-<date>-<time>)"
+    )
     parser.add_argument("--kernel-filter", metavar="REGEX", help="instrument only kernels whose name matches")
     parser.add_argument("--kernel-list", metavar="FILE", help="instrument only kernels named in FILE (one per line)")
     parser.add_argument("--launch-range", metavar="A:B", help="instrument launches A (inclusive) to B (exclusive)")
     parser.add_argument("--timeout", type=float, metavar="SECONDS", help="stop the app after this; run is partial")
     parser.add_argument("--traces", action="store_true", help="also keep raw warp records in RUN/traces/")
     parser.add_argument("--buffer-bytes", type=int, metavar="N", help="device trace buffer size (advanced)")
-    parser.add_argument("--module-loading", choices=("eager", "lazy"),
-                        help="the app's CUDA_MODULE_LOADING; eager also patches every module as it loads "
-                             "(a fallback for apps that block at their first launch, docs/collector.md)")
+    parser.add_argument(
+        "--module-loading",
+        choices=("eager", "lazy"),
+        help="the app's CUDA_MODULE_LOADING; eager also patches every module as it loads "
+        "(a fallback for apps that block at their first launch, docs/collector.md)",
+    )
     parser.add_argument("--no-analyze", action="store_true", help="only record the run")
     parser.add_argument("--top", type=positive_int, default=10, metavar="N", help="findings to print (default 10)")
     add_analysis_options(parser)
@@ -65,13 +71,20 @@ def run(args: argparse.Namespace) -> int:
     preload = None if args.no_analyze else _import_analysis_while_the_app_runs()
     with stage_progress() as progress:
         summary = profile(
-            command, run_dir=run_dir, kernel_filter=args.kernel_filter, kernel_list=args.kernel_list,
-            launch_range=launch_range, timeout=args.timeout, write_traces=args.traces,
-            buffer_bytes=args.buffer_bytes, on_progress=progress, module_loading=args.module_loading)
+            command,
+            run_dir=run_dir,
+            kernel_filter=args.kernel_filter,
+            kernel_list=args.kernel_list,
+            launch_range=launch_range,
+            timeout=args.timeout,
+            write_traces=args.traces,
+            buffer_bytes=args.buffer_bytes,
+            on_progress=progress,
+            module_loading=args.module_loading,
+        )
     print(f"run written to {run_dir}", file=sys.stderr)
     if summary.status != "complete":
-        print(f"warning: partial run: {summary.partial_reason or 'reason unknown'}",
-              file=sys.stderr)
+        print(f"warning: partial run: {summary.partial_reason or 'reason unknown'}", file=sys.stderr)
     if args.no_analyze:
         failure = app_failure(summary.exit_code)
         if failure:

@@ -44,8 +44,14 @@ def stage_progress(enabled: bool = True) -> Iterator[StageProgress]:
     if not console.is_terminal:
         yield StageProgress(None)
         return
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
-                  console=console, transient=True) as progress:
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as progress:
         yield StageProgress(progress)
 
 

@@ -6,17 +6,20 @@ import argparse
 import sys
 from pathlib import Path
 
-from reuselens.cli.common import add_analysis_options, load_report_input, positive_int, write_output
 from reuselens.analyzer.reporters.findings_csv import to_csv
 from reuselens.analyzer.reporters.findings_json import to_json
 from reuselens.analyzer.reporters.findings_rows import finding_rows
 from reuselens.analyzer.reporters.findings_sarif import to_sarif
 from reuselens.analyzer.reporters.findings_table import to_table
+from reuselens.cli.common import add_analysis_options, load_report_input, positive_int, write_output
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("report", help="list findings (table, json, csv, sarif)",
-                                   description="Print the findings of a run directory or report.json.")
+    parser = subparsers.add_parser(
+        "report",
+        help="list findings (table, json, csv, sarif)",
+        description="Print the findings of a run directory or report.json.",
+    )
     parser.add_argument("input", metavar="RUN_DIR|REPORT")
     parser.add_argument("--format", choices=("table", "json", "csv", "sarif"), default="table")
     parser.add_argument("--top", type=positive_int, metavar="N", help="only the N most wasteful findings")

@@ -25,8 +25,11 @@ def app_failure(exit_code: Any) -> str | None:
 def print_summary(report: dict[str, Any], out: TextIO, *, top: int = 10) -> None:
     run = report.get("run", {})
     if run.get("status") == "partial":
-        print(f"warning: partial run ({run.get('partial_reason') or 'reason unknown'}); results cover what was "
-              "recorded before it stopped", file=out)
+        print(
+            f"warning: partial run ({run.get('partial_reason') or 'reason unknown'}); results cover what was "
+            "recorded before it stopped",
+            file=out,
+        )
     failure = app_failure(run.get("exit_code"))
     if failure:
         print(f"warning: {failure}", file=out)
@@ -37,9 +40,11 @@ def print_summary(report: dict[str, Any], out: TextIO, *, top: int = 10) -> None
     for kernel in kernels:
         launches = len(kernel.get("launches", []))
         memory_pcs = sum(1 for node in kernel.get("nodes", []) if node.get("space"))
-        print(f"  {kernel.get('id', '?')} {kernel_title(kernel)}: {launches} launch(es), {memory_pcs} memory PCs, "
-              f"{format_bytes(kernel_bytes(kernel))} accessed, {len(kernel.get('findings', []))} finding(s)",
-              file=out)
+        print(
+            f"  {kernel.get('id', '?')} {kernel_title(kernel)}: {launches} launch(es), {memory_pcs} memory PCs, "
+            f"{format_bytes(kernel_bytes(kernel))} accessed, {len(kernel.get('findings', []))} finding(s)",
+            file=out,
+        )
     rows = finding_rows(report)
     print("", file=out)
     if not rows:

@@ -62,8 +62,11 @@ def test_there_are_imports_to_check():
 
 @pytest.mark.parametrize("source", sorted(ALLOWED))
 def test_each_package_imports_only_what_it_may(source):
-    wrong = [f"{where}: {source} -> {target}" for where, layer, target in arrows()
-             if layer == source and target not in ALLOWED[source]]
+    wrong = [
+        f"{where}: {source} -> {target}"
+        for where, layer, target in arrows()
+        if layer == source and target not in ALLOWED[source]
+    ]
     assert wrong == [], "imports against docs/architecture.md:\n" + "\n".join(wrong)
 
 
@@ -71,7 +74,10 @@ def test_run_format_named_alike_by_its_writers_and_its_reader():
     from reuselens.analyzer import rundir
     from reuselens.collector import manifest
 
-    assert (manifest.MANIFEST, manifest.RUN_FORMAT, manifest.RUN_VERSION) == \
-        (rundir.MANIFEST, rundir.RUN_FORMAT, rundir.RUN_VERSION)
+    assert (manifest.MANIFEST, manifest.RUN_FORMAT, manifest.RUN_VERSION) == (
+        rundir.MANIFEST,
+        rundir.RUN_FORMAT,
+        rundir.RUN_VERSION,
+    )
     native = "".join(p.read_text(encoding="utf-8") for p in (REPO / "collector/native/src").glob("*.cpp"))
     assert f'\\"format\\": \\"{rundir.RUN_FORMAT}\\", \\"version\\": {rundir.RUN_VERSION}' in native

@@ -28,7 +28,17 @@ def after_report(tmp_path: Path) -> Path:
 def run_dir_with_report(tmp_path: Path, before_report: Path) -> Path:
     run = tmp_path / "run"
     run.mkdir()
-    (run / "run.json").write_text(json.dumps({"format": "reuselens-run", "version": 1, "status": "complete",
-                                              "modules": [], "functions": [], "launches": []}))
+    (run / "run.json").write_text(
+        json.dumps(
+            {
+                "format": "reuselens-run",
+                "version": 1,
+                "status": "complete",
+                "modules": [],
+                "functions": [],
+                "launches": [],
+            }
+        )
+    )
     before_report.rename(run / "report.json")
     return run

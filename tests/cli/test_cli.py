@@ -67,8 +67,17 @@ def test_report_sarif_has_rules_levels_and_related_origins(capsys, before_report
 
 def test_report_sarif_relative_to_source_root(capsys, before_report, tmp_path):
     target = tmp_path / "out.sarif"
-    code, _, _ = run_cli(capsys, "report", str(before_report), "--format", "sarif", "--source-root",
-                         str(Path(FIXTURE_SOURCE).parent), "-o", str(target))
+    code, _, _ = run_cli(
+        capsys,
+        "report",
+        str(before_report),
+        "--format",
+        "sarif",
+        "--source-root",
+        str(Path(FIXTURE_SOURCE).parent),
+        "-o",
+        str(target),
+    )
     assert code == 0
     location = json.loads(target.read_text())["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
     assert location["artifactLocation"] == {"uri": "scale.cu", "uriBaseId": "SRCROOT"}
@@ -101,13 +110,16 @@ def test_diff_reports_removed_pattern_and_traffic(capsys, before_report, after_r
     assert "removed  redundant-rar" in out and "instructions" in out and "-25.0%" in out
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["report", "{tmp}/missing/run"], "no such file or directory"),
-    (["analyze", "{tmp}/missing/run"], "no such directory"),
-    (["profile"], "no command to profile"),
-    (["profile", "--launch-range", "5:2", "--", "true"], "--launch-range '5:2'"),
-    (["report", "--prefix-map", "nonsense", "{tmp}"], "not a run directory"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["report", "{tmp}/missing/run"], "no such file or directory"),
+        (["analyze", "{tmp}/missing/run"], "no such directory"),
+        (["profile"], "no command to profile"),
+        (["profile", "--launch-range", "5:2", "--", "true"], "--launch-range '5:2'"),
+        (["report", "--prefix-map", "nonsense", "{tmp}"], "not a run directory"),
+    ],
+)
 def test_user_mistakes_are_one_line_and_exit_2(capsys, tmp_path, argv, message):
     # {tmp}: a fresh folder of this test, never whatever an earlier run left in /tmp
     code, _, err = run_cli(capsys, *[arg.format(tmp=tmp_path) for arg in argv])

@@ -51,6 +51,7 @@ def _without_graph(report_path: Path) -> None:
 
 # ------------------------------------------------------------------------------------------------ diff
 
+
 def test_a_run_compared_with_itself_shows_no_change(capsys, run_dir):
     code, out, err = run_cli(capsys, "diff", run_dir, run_dir, "--format", "json")
     assert code == 0, err
@@ -75,8 +76,9 @@ def test_a_kernel_is_changed_when_one_finding_goes_and_the_others_stay_unchanged
 
 def test_diff_prints_bank_conflict_waste_in_wavefronts_as_report_does(capsys, run_dir):
     rows = _findings_json(capsys, run_dir)
-    wavefronts = sum(r["waste_wavefronts"] for r in rows
-                     if r["kernel"] == "bank_conflict<32>" and r["pattern"] == "bank-conflict")
+    wavefronts = sum(
+        r["waste_wavefronts"] for r in rows if r["kernel"] == "bank_conflict<32>" and r["pattern"] == "bank-conflict"
+    )
     assert wavefronts > 0
     code, out, err = run_cli(capsys, "diff", run_dir, run_dir, "--format", "json")
     assert code == 0, err
@@ -86,15 +88,16 @@ def test_diff_prints_bank_conflict_waste_in_wavefronts_as_report_does(capsys, ru
     assert kernel["patterns"]["streaming-access"]["unit"] == "bytes"
     code, out, _ = run_cli(capsys, "diff", run_dir, run_dir)
     conflict_lines = [line for line in out.splitlines() if "bank-conflict" in line]
-    assert conflict_lines and all("wavefronts" in line and " KB" not in line and " B " not in line
-                                  for line in conflict_lines)
+    assert conflict_lines and all(
+        "wavefronts" in line and " KB" not in line and " B " not in line for line in conflict_lines
+    )
     assert f"waste {wavefronts:,} wavefronts -> {wavefronts:,} wavefronts" in out
 
 
 # ------------------------------------------------------------------------------------------ thresholds
 
-def test_threshold_option_on_a_run_directory_rederives_as_analyze_would(capsys, run_dir, analysed_microbench,
-                                                                       tmp_path):
+
+def test_threshold_option_on_a_run_directory_rederives_as_analyze_would(capsys, run_dir, analysed_microbench, tmp_path):
     saved = (run_dir / "report.json").read_bytes()
     default = _findings_json(capsys, run_dir)
     rederived = _findings_json(capsys, run_dir, "--min-share", "0.3")
@@ -109,8 +112,11 @@ def test_threshold_option_on_a_run_directory_rederives_as_analyze_would(capsys, 
 
 def test_threshold_option_on_a_report_file_rederives_its_findings(capsys, run_dir):
     before = {r["kernel"] for r in _findings_json(capsys, run_dir / "report.json") if r["pattern"] == "bank-conflict"}
-    after = {r["kernel"] for r in _findings_json(capsys, run_dir / "report.json", "--bank-conflict", "20")
-             if r["pattern"] == "bank-conflict"}
+    after = {
+        r["kernel"]
+        for r in _findings_json(capsys, run_dir / "report.json", "--bank-conflict", "20")
+        if r["pattern"] == "bank-conflict"
+    }
     assert {"bank_conflict<32>", "bank_conflict<16>"} <= before
     assert after == {"bank_conflict<32>"}  # 32-way is above 20, 16-way is not
 

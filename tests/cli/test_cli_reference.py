@@ -31,8 +31,7 @@ def options(parser: argparse.ArgumentParser) -> set[str]:
 
 @pytest.mark.parametrize("name", SUBCOMMANDS)
 def test_every_option_of_every_subcommand_is_documented(name):
-    by_heading = {heading.split()[1]: text for heading, text in sections().items()
-                  if heading.startswith("`reuselens ")}
+    by_heading = {heading.split()[1]: text for heading, text in sections().items() if heading.startswith("`reuselens ")}
     assert name in by_heading, f"docs/cli.md has no section for `reuselens {name}`"
     text = by_heading[name]
     if "and the analysis options" in text:

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 import reuselens.collector.launcher as launcher
-from reuselens.collector.manifest import read_back
-from reuselens.cli.main import main
 from reuselens.analyzer.errors import RunDirectoryError
 from reuselens.analyzer.lineinfo import SourceMapper
 from reuselens.analyzer.replay import RECORD_BYTES, replay_run
+from reuselens.cli.main import main
+from reuselens.collector.manifest import read_back
 
 RUNS = Path(__file__).resolve().parents[1] / "data" / "runs"
 DEMO_SOURCE = Path(sys.modules["reuselens"].__file__).parent / "demo" / "src" / "demo.cu"
@@ -40,6 +40,7 @@ def microbench_run(tmp_path):
 
 # -- output paths ---------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("command", [["report"], ["graph", "--format", "dot"]])
 def test_output_into_a_missing_folder_is_one_line(capsys, before_report, tmp_path, command):
     target = tmp_path / "no-such-folder" / "out.txt"
@@ -62,6 +63,7 @@ def test_demo_output_that_is_a_file_is_one_line(capsys, tmp_path):
 
 # -- values that select nothing --------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("command", ["report", "analyze", "demo"])
 @pytest.mark.parametrize("top", ["0", "-1", "two"])
 def test_top_must_be_a_positive_count(capsys, before_report, command, top):
@@ -73,6 +75,7 @@ def test_top_must_be_a_positive_count(capsys, before_report, command, top):
 
 
 # -- the application's exit status ---------------------------------------------------------------------------
+
 
 @pytest.fixture
 def fake_collector(monkeypatch, tmp_path):
@@ -115,11 +118,15 @@ def test_profile_of_a_successful_app_exits_0(capsys, fake_collector, tmp_path):
 
 # -- one reader of run.json, one wording per error -----------------------------------------------------------
 
-@pytest.mark.parametrize("content, message", [
-    ("{not json", "unreadable run manifest"),
-    ('{"format": "something-else", "version": 1}', "not a ReuseLens run manifest"),
-    ('{"format": "reuselens-run", "version": 99}', "run format version 99 is not supported"),
-])
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("{not json", "unreadable run manifest"),
+        ('{"format": "something-else", "version": 1}', "not a ReuseLens run manifest"),
+        ('{"format": "reuselens-run", "version": 99}', "run format version 99 is not supported"),
+    ],
+)
 def test_a_broken_run_json_reads_the_same_everywhere(capsys, microbench_run, content, message):
     manifest = microbench_run / "run.json"
     manifest.write_text(content)
@@ -140,13 +147,13 @@ def test_a_broken_run_json_reads_the_same_everywhere(capsys, microbench_run, con
 
 # -- messages that name what is wrong ------------------------------------------------------------------------
 
+
 def test_reanalysing_the_demo_copy_keeps_pointing_at_the_packaged_sources(capsys, tmp_path):
     copy = tmp_path / "demo"
     assert run_cli(capsys, "demo", "--output", copy)[0] == 0
     assert run_cli(capsys, "analyze", copy, "--quiet")[0] == 0
     report = json.loads((copy / "report.json").read_text())
-    files = {node["source"]["file"] for kernel in report["kernels"] for node in kernel["nodes"]
-             if node.get("source")}
+    files = {node["source"]["file"] for kernel in report["kernels"] for node in kernel["nodes"] if node.get("source")}
     assert files == {str(DEMO_SOURCE)}
 
 
@@ -156,9 +163,13 @@ def test_a_truncated_trace_says_how_many_whole_records_it_holds(capsys, microben
     data = trace.read_bytes()
     trace.write_bytes(data[: len(data) - RECORD_BYTES + 72])  # the last record keeps 72 of its bytes
     code, _, err = run_cli(capsys, "analyze", microbench_run)
-    assert_one_line_error(code, err, f"{trace.resolve()}: corrupt or truncated trace: the header says 128 records, "
-                                     f"the file holds 127 whole {RECORD_BYTES}-byte records and 72 bytes of a "
-                                     "cut-off one")
+    assert_one_line_error(
+        code,
+        err,
+        f"{trace.resolve()}: corrupt or truncated trace: the header says 128 records, "
+        f"the file holds 127 whole {RECORD_BYTES}-byte records and 72 bytes of a "
+        "cut-off one",
+    )
 
 
 def test_a_corrupt_modules_note_names_its_file(capsys, microbench_run):

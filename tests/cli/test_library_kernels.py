@@ -14,22 +14,31 @@ TORCH_CLAMP = (
     "() const::{lambda()#7}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul> >(int, at::native::("
     "anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, at::native::"
     "detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}, "
-    "std::array<char*, 2ul>)")
+    "std::array<char*, 2ul>)"
+)
 
 
-@pytest.mark.parametrize("name, short", [
-    (TORCH_CLAMP, TORCH_CLAMP[5:TORCH_CLAMP.index(" >(int, ") + 2]),
-    ("void (anonymous namespace)::softmax_warp_forward<float, float, float, 9, false, false>(float*, float const*, "
-     "int, int, int, bool const*, int, bool)",
-     "(anonymous namespace)::softmax_warp_forward<float, float, float, 9, false, false>"),
-    ("vecadd(float const*, float const*, float*, int)", "vecadd"),
-    ("kern()", "kern"),
-    ("sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x64x8_stage3_warpsize1x4x1_ffma_aligna4_alignc4_execute_kernel"
-     "__5x_cublas", "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x64x8_stage3_warpsize1x4x1_ffma_aligna4_alignc4_"
-     "execute_kernel__5x_cublas"),  # extern "C" or no demangled form: the name as it is
-    ("_Z6vecaddPKfS0_Pfi", "_Z6vecaddPKfS0_Pfi"),
-    ("broken)", "broken)"),  # unbalanced: left alone rather than cut
-])
+@pytest.mark.parametrize(
+    "name, short",
+    [
+        (TORCH_CLAMP, TORCH_CLAMP[5 : TORCH_CLAMP.index(" >(int, ") + 2]),
+        (
+            "void (anonymous namespace)::softmax_warp_forward<float, float, float, 9, false, false>(float*, float const*, "
+            "int, int, int, bool const*, int, bool)",
+            "(anonymous namespace)::softmax_warp_forward<float, float, float, 9, false, false>",
+        ),
+        ("vecadd(float const*, float const*, float*, int)", "vecadd"),
+        ("kern()", "kern"),
+        (
+            "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x64x8_stage3_warpsize1x4x1_ffma_aligna4_alignc4_execute_kernel"
+            "__5x_cublas",
+            "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x64x8_stage3_warpsize1x4x1_ffma_aligna4_alignc4_"
+            "execute_kernel__5x_cublas",
+        ),  # extern "C" or no demangled form: the name as it is
+        ("_Z6vecaddPKfS0_Pfi", "_Z6vecaddPKfS0_Pfi"),
+        ("broken)", "broken)"),  # unbalanced: left alone rather than cut
+    ],
+)
 def test_short_kernel_name_drops_only_the_parameter_list(name, short):
     assert short_kernel_name({"name": name}) == short
 
@@ -41,6 +50,7 @@ def test_short_kernel_name_falls_back_to_mangled_then_id():
 
 def test_fit_keeps_both_ends():
     from reuselens.analyzer.reportview import fit
+
     assert fit("short", 10) == "short"
     assert fit("abcdefghijklmnop", 9) == "abcd…mnop"
     assert len(fit(TORCH_CLAMP, 60)) == 60
@@ -48,9 +58,20 @@ def test_fit_keeps_both_ends():
 
 def test_finding_table_columns_stay_narrow_for_library_kernels():
     from reuselens.analyzer.reporters.findings_table import TABLE_NAME_WIDTH, to_table
-    row = {"rank": 1, "severity": "information", "location": f"kernel {TORCH_CLAMP}", "file": None,
-           "kernel": short_kernel_name({"name": TORCH_CLAMP}), "kernel_id": "k3", "pattern": "streaming-access",
-           "waste_bytes": 1 << 20, "waste_basis": "bytes", "share": 0.5, "message": "streams: reads 1.0 MB once"}
+
+    row = {
+        "rank": 1,
+        "severity": "information",
+        "location": f"kernel {TORCH_CLAMP}",
+        "file": None,
+        "kernel": short_kernel_name({"name": TORCH_CLAMP}),
+        "kernel_id": "k3",
+        "pattern": "streaming-access",
+        "waste_bytes": 1 << 20,
+        "waste_basis": "bytes",
+        "share": 0.5,
+        "message": "streams: reads 1.0 MB once",
+    }
     lines = to_table([row]).splitlines()
     assert lines[1].split()[2:4] == ["kernel", "k3"]  # placed by kernel id: the name is in the next column
     assert max(len(line) for line in lines) < 2 * TABLE_NAME_WIDTH + 120
@@ -61,6 +82,7 @@ def test_modules_without_line_info_share_one_note():
     first, and other notes keep their order; a single such module keeps its own note."""
     from reuselens.analyzer.lineinfo.mapper import NO_LINE_INFO
     from reuselens.analyzer.pipeline import _merge_lineless
+
     single = ["module aaaaaaaaaaaa" + NO_LINE_INFO, "nvdisasm not found"]
     assert _merge_lineless(single) == single
     notes = ["first", "module aaaaaaaaaaaa" + NO_LINE_INFO, "middle", "module bbbbbbbbbbbb" + NO_LINE_INFO]
@@ -78,13 +100,16 @@ def test_a_recorded_pytorch_run_reads_well(tmp_path, capsys):
     from pathlib import Path
 
     from reuselens.cli.main import main
+
     run = tmp_path / "pytorch"
     shutil.copytree(Path(__file__).resolve().parents[1] / "data/library_runs/pytorch", run)
     assert main(["analyze", str(run), "--top", "30"]) == 0
     out = capsys.readouterr().out
     assert "7 kernel configuration(s) analysed" in out
-    assert "  k5 (anonymous namespace)::softmax_warp_forward<float, float, float, 9, false, false> <<<128x1x1, " \
-           "32x4x1>>>" in out
+    assert (
+        "  k5 (anonymous namespace)::softmax_warp_forward<float, float, float, 9, false, false> <<<128x1x1, "
+        "32x4x1>>>" in out
+    )
     assert max(len(line) - len(line.split("  ")[-1]) for line in out.splitlines() if line[:1].isdigit()) < 250
     report = json.loads((run / "report.json").read_text())
     softmax = next(k for k in report["kernels"] if "softmax_warp_forward" in k["name"])

@@ -27,9 +27,11 @@ def _python(code: str) -> list[str]:
 
 def test_cli_start_up_imports_no_heavy_module():
     # WHEN the console script builds its parser (every subcommand registered), as each `reuselens` start does
-    loaded = _python("import sys; from reuselens.cli.main import build_parser; build_parser(); "
-                     "print(*[m for m in ('networkx', 'numpy', 'rich', 'cxxfilt', 'reuselens.analyzer.lineinfo') "
-                     "if m in sys.modules])")
+    loaded = _python(
+        "import sys; from reuselens.cli.main import build_parser; build_parser(); "
+        "print(*[m for m in ('networkx', 'numpy', 'rich', 'cxxfilt', 'reuselens.analyzer.lineinfo') "
+        "if m in sys.modules])"
+    )
     # THEN none of the modules that only some commands need is loaded yet
     assert loaded == []
 
@@ -43,12 +45,14 @@ def test_analysis_of_an_online_run_needs_no_numpy_and_preloading_leaves_nothing_
     new = _python(
         "import sys; from reuselens.analyzer import pipeline; pipeline.import_analysis_modules(); "
         f"before = set(sys.modules); pipeline.build_report({str(run)!r}); "
-        "print(*sorted(m for m in set(sys.modules) - before if m.startswith(('reuselens', 'networkx', 'numpy'))))")
+        "print(*sorted(m for m in set(sys.modules) - before if m.startswith(('reuselens', 'networkx', 'numpy'))))"
+    )
     # THEN the analysis imports nothing more (the preload list is complete) and numpy (trace replay) not at all
     assert new == []
     assert "numpy" not in _python(
         f"import sys; from reuselens.analyzer import pipeline; pipeline.build_report({str(run)!r}); "
-        "print(*sorted(m for m in sys.modules if m.split('.')[0] == 'numpy'))")
+        "print(*sorted(m for m in sys.modules if m.split('.')[0] == 'numpy'))"
+    )
 
 
 def test_report_has_no_sass_and_the_lookup_gives_each_instruction_its_text(tmp_path):
@@ -75,8 +79,13 @@ def test_report_has_no_sass_and_the_lookup_gives_each_instruction_its_text(tmp_p
 
 def test_sass_lookup_keeps_the_text_of_older_reports_and_is_quiet_without_a_run(tmp_path):
     # GIVEN a report of an earlier build (SASS in its nodes) away from any run directory
-    kernel = {"module": "ab" * 32, "nodes": [{"id": 1, "function": "_Z1kv", "pc": 16, "sass": "LDG.E R2, [R2] ;"},
-                                            {"id": 2, "function": "_Z1kv", "pc": 32}]}
+    kernel = {
+        "module": "ab" * 32,
+        "nodes": [
+            {"id": 1, "function": "_Z1kv", "pc": 16, "sass": "LDG.E R2, [R2] ;"},
+            {"id": 2, "function": "_Z1kv", "pc": 32},
+        ],
+    }
     lookup = RunSass(tmp_path / "nowhere", [kernel])
     # THEN its text is used as it is, and an instruction without one has none (no error, no nvdisasm)
     assert lookup.text(kernel, kernel["nodes"][0]) == "LDG.E R2, [R2] ;"

@@ -22,7 +22,9 @@ def read_trace(path: Path) -> np.ndarray:
 def fidelity_table(run_dir: Path) -> tuple[list[dict], int]:
     """benchmarks/fidelity.py's comparison of a recorded run with the Nsight Compute CSV kept beside it
     (RUN/ncu.csv): the table rows and the number of mismatches."""
-    spec = importlib.util.spec_from_file_location("fidelity", Path(__file__).resolve().parents[2] / "benchmarks/fidelity.py")
+    spec = importlib.util.spec_from_file_location(
+        "fidelity", Path(__file__).resolve().parents[2] / "benchmarks/fidelity.py"
+    )
     fid = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(fid)
     return fid.compare([fid.parse_ncu(run_dir / "ncu.csv")], [("trace", fid.run_counts(run_dir))])

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from collector_traces import fidelity_table, read_trace
 
 REPO = Path(__file__).resolve().parents[2]
@@ -31,8 +30,9 @@ def lane_addresses(record) -> list[int]:
     return [int(record["addr"][lane]) for lane in range(32) if record["active_mask"] >> lane & 1]
 
 
-@pytest.mark.parametrize("kernel, matrices", [("_Z13ldmatrix_rowsILi1EEvPK5uint4Pj", 1),
-                                              ("_Z13ldmatrix_rowsILi4EEvPK5uint4Pj", 4)])
+@pytest.mark.parametrize(
+    "kernel, matrices", [("_Z13ldmatrix_rowsILi1EEvPK5uint4Pj", 1), ("_Z13ldmatrix_rowsILi4EEvPK5uint4Pj", 4)]
+)
 def test_ldmatrix_record_holds_one_row_address_per_supplying_lane(kernel, matrices):
     _launch, records = launches()[kernel]
     mem = records[records["type"] == MEM]
@@ -65,12 +65,15 @@ def test_bulk_copies_are_recorded_once_per_16_byte_block():
             assert addresses == [addresses[0] + 16 * i for i in range(COPY_BLOCKS)], (block, space, access)
             halves[space, access] = (part, addresses[0])
         # global half at pc, shared half at pc + 1, as for cp.async
-        for (g, s) in (((GLOBAL, READ), (SHARED, WRITE)), ((GLOBAL, WRITE), (SHARED, READ))):
+        for g, s in (((GLOBAL, READ), (SHARED, WRITE)), ((GLOBAL, WRITE), (SHARED, READ))):
             assert set(halves[s][0]["pc"]) == {pc + 1 for pc in halves[g][0]["pc"]}
         # each block copies its own 768 bytes of the input and of the output; the shared buffer is the same
         assert halves[SHARED, WRITE][1] == halves[SHARED, READ][1]
-    starts = sorted(lane_addresses(r)[0] for r in bulk if r["space"] == GLOBAL and r["access"] == READ
-                    and int(r["active_mask"]).bit_count() == 32)
+    starts = sorted(
+        lane_addresses(r)[0]
+        for r in bulk
+        if r["space"] == GLOBAL and r["access"] == READ and int(r["active_mask"]).bit_count() == 32
+    )
     assert np.diff(starts).tolist() == [COPY_BLOCKS * 16] * (BLOCKS - 1)
 
 

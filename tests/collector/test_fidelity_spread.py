@@ -28,12 +28,45 @@ def write_ncu_csv(path: Path, metrics: dict[str, float]) -> Path:
     out = io.StringIO()
     out.write("==PROF== Connected to process 1 (/bench)\n")
     writer = csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n")
-    writer.writerow(["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream",
-                     "Block Size", "Grid Size", "Device", "CC", "Section Name", "Metric Name", "Metric Unit",
-                     "Metric Value"])
+    writer.writerow(
+        [
+            "ID",
+            "Process ID",
+            "Process Name",
+            "Host Name",
+            "Kernel Name",
+            "Context",
+            "Stream",
+            "Block Size",
+            "Grid Size",
+            "Device",
+            "CC",
+            "Section Name",
+            "Metric Name",
+            "Metric Unit",
+            "Metric Value",
+        ]
+    )
     for name, value in metrics.items():
-        writer.writerow(["0", "1", "bench", "127.0.0.1", KERNEL, "1", "7", "(128, 1, 1)", "(4, 1, 1)", "0", "9.0",
-                         "Command line profiler metrics", name, "", f"{value:,.0f}"])
+        writer.writerow(
+            [
+                "0",
+                "1",
+                "bench",
+                "127.0.0.1",
+                KERNEL,
+                "1",
+                "7",
+                "(128, 1, 1)",
+                "(4, 1, 1)",
+                "0",
+                "9.0",
+                "Command line profiler metrics",
+                name,
+                "",
+                f"{value:,.0f}",
+            ]
+        )
     path.write_text(out.getvalue())
     return path
 
@@ -53,25 +86,39 @@ def trace(fidelity, **counts):
     return [("trace", [(KERNEL, derived)])]
 
 
-@pytest.mark.parametrize("derived, measured, exact, verdict", [
-    (29240, [29240, 29240, 29240], [], "ok"),
-    (29240, [29287, 29292, 29276], [[29240, 29240, 29240]], "ok"),            # the exact SASS counter decides
-    (29280, [29287, 29292, 29276], [[29240, 29240, 29240]], "within ncu's run-to-run spread"),
-    (29240, [29287, 29292, 29276], [], "mismatch"),                              # below the spread
-    (29240, [29287, 29292, 29276], [[29241, 29241, 29241]], "mismatch"),
-    (7, [8], [], "mismatch"),                                                     # one run: no spread to be in
-])
+@pytest.mark.parametrize(
+    "derived, measured, exact, verdict",
+    [
+        (29240, [29240, 29240, 29240], [], "ok"),
+        (29240, [29287, 29292, 29276], [[29240, 29240, 29240]], "ok"),  # the exact SASS counter decides
+        (29280, [29287, 29292, 29276], [[29240, 29240, 29240]], "within ncu's run-to-run spread"),
+        (29240, [29287, 29292, 29276], [], "mismatch"),  # below the spread
+        (29240, [29287, 29292, 29276], [[29241, 29241, 29241]], "mismatch"),
+        (7, [8], [], "mismatch"),  # one run: no spread to be in
+    ],
+)
 def test_classify(fidelity, derived, measured, exact, verdict):
     assert fidelity.classify(derived, measured, exact) == verdict
 
 
 def test_table_over_three_ncu_runs(fidelity, tmp_path):
-    runs = ncu_runs(fidelity, tmp_path,
-                    varying={"gld_inst": [29287, 29292, 29276], "sld_wf": [100, 104, 98]},
-                    fixed={"gld_inst_sass": 29240, "gld_req": 29240, "gld_sec": 117000, "gst_sec": 64})
-    table, mismatches = fidelity.compare(runs, trace(fidelity, global_ld_instructions=29240,
-                                                      global_ld_requests=29240, global_ld_sectors=117000,
-                                                      shared_ld_wavefronts=101, global_st_sectors=65))
+    runs = ncu_runs(
+        fidelity,
+        tmp_path,
+        varying={"gld_inst": [29287, 29292, 29276], "sld_wf": [100, 104, 98]},
+        fixed={"gld_inst_sass": 29240, "gld_req": 29240, "gld_sec": 117000, "gst_sec": 64},
+    )
+    table, mismatches = fidelity.compare(
+        runs,
+        trace(
+            fidelity,
+            global_ld_instructions=29240,
+            global_ld_requests=29240,
+            global_ld_sectors=117000,
+            shared_ld_wavefronts=101,
+            global_st_sectors=65,
+        ),
+    )
     rows = {r["metric"]: r for r in table}
     assert rows["global ld instructions"]["verdict"] == "ok"
     assert rows["global ld instructions"]["ncu_spread"] == "29276..29292"
@@ -81,7 +128,8 @@ def test_table_over_three_ncu_runs(fidelity, tmp_path):
     assert rows["global st sectors"]["verdict"] == "mismatch" and mismatches == 1
     assert fidelity.spread_summary(table) == [
         "global ld instructions: varied in 1 of 1 launches, by up to 16",
-        "shared ld wavefronts: varied in 1 of 1 launches, by up to 6"]
+        "shared ld wavefronts: varied in 1 of 1 launches, by up to 6",
+    ]
 
 
 def test_a_counter_missing_from_every_run_is_not_compared(fidelity, tmp_path):

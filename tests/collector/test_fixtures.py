@@ -7,19 +7,21 @@ import json
 from pathlib import Path
 
 import pytest
-
 from collector_traces import check_run, fidelity_table
 
 REPO = Path(__file__).resolve().parents[2]
-RUNS = sorted(p.parent for p in (REPO / "tests/data/runs").glob("*/run.json")
-              if "collector" in json.loads(p.read_text()))
+RUNS = sorted(
+    p.parent for p in (REPO / "tests/data/runs").glob("*/run.json") if "collector" in json.loads(p.read_text())
+)
 DEMO = REPO / "reuselens/demo/run"
 ALL = RUNS + ([DEMO] if (DEMO / "run.json").is_file() else [])
 
 
 def test_fixtures_are_committed():
     names = {p.name for p in RUNS}
-    assert {"microbench", "kernel_fault", "app_abort", "multistream"} <= names, f"recorded runs present: {sorted(names)}"
+    assert {"microbench", "kernel_fault", "app_abort", "multistream"} <= names, (
+        f"recorded runs present: {sorted(names)}"
+    )
     assert (DEMO / "run.json").is_file()
     total = sum(f.stat().st_size for d in ALL for f in d.rglob("*") if f.is_file())
     assert total < 8 * 2**20, f"recorded runs take {total} bytes"
@@ -60,5 +62,8 @@ def test_issued_counts_differ_only_where_explained():
     the microbenchmark has: a lane-0-only shared store in broadcast and atomics, the cp.async kernel."""
     table, _ = fidelity_table(REPO / "tests/data/runs/microbench")
     info = {(r["kernel"], r["metric"]) for r in table if r["match"] is None}
-    assert info == {("broadcast", "shared st issued (incl. pred-off)"), ("atomics", "shared st issued (incl. pred-off)"),
-                    ("cp_async", "shared ld issued (incl. pred-off)")}
+    assert info == {
+        ("broadcast", "shared st issued (incl. pred-off)"),
+        ("atomics", "shared st issued (incl. pred-off)"),
+        ("cp_async", "shared ld issued (incl. pred-off)"),
+    }

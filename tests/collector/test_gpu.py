@@ -21,8 +21,10 @@ pytestmark = pytest.mark.gpu
 def programs(tmp_path_factory):
     out = tmp_path_factory.mktemp("gpu")
     for name in ("microbench", "crash"):
-        subprocess.run(["nvcc", "-O3", "-lineinfo", "-arch=sm_90", "-o", str(out / name),
-                        str(REPO / "tests/gpu" / f"{name}.cu")], check=True)
+        subprocess.run(
+            ["nvcc", "-O3", "-lineinfo", "-arch=sm_90", "-o", str(out / name), str(REPO / "tests/gpu" / f"{name}.cu")],
+            check=True,
+        )
     return out
 
 
@@ -64,8 +66,7 @@ def test_atomic_flags(programs, tmp_path):
 
 def test_kernel_filter_and_launch_range(programs, tmp_path):
     run = tmp_path / "run"
-    launcher.profile([str(programs / "microbench")], run_dir=run, kernel_filter="bank_conflict",
-                     launch_range=(1, 3))
+    launcher.profile([str(programs / "microbench")], run_dir=run, kernel_filter="bank_conflict", launch_range=(1, 3))
     launches = json.loads((run / "run.json").read_text())["launches"]
     chosen = [l["kernel"] for l in launches if l["instrumented"]]
     assert chosen == ["_Z13bank_conflictILi2EEvPf", "_Z13bank_conflictILi4EEvPf"]

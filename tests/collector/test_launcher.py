@@ -17,10 +17,10 @@ import pytest
 
 import reuselens.collector.launcher as launcher
 import reuselens.collector.manifest as run_manifest
-from reuselens.collector.errors import CollectorError
 from reuselens.analyzer.rundir import open_run
 from reuselens.collector.errors import (
     AppNotFoundError,
+    CollectorError,
     InvalidFilterError,
     NoGpuError,
     RunDirectoryNotEmptyError,
@@ -52,12 +52,15 @@ def test_errors_are_collector_errors_with_one_sentence(no_gpu_needed, tmp_path):
     assert "\n" not in str(info.value)
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"kernel_filter": "softmax("}, "not a valid regex"),
-    ({"launch_range": (5, 2)}, "launch range"),
-    ({"kernel_list": "/no/such/list.txt"}, "kernel list file not found"),
-    ({"buffer_bytes": 100}, "below the minimum"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"kernel_filter": "softmax("}, "not a valid regex"),
+        ({"launch_range": (5, 2)}, "launch range"),
+        ({"kernel_list": "/no/such/list.txt"}, "kernel list file not found"),
+        ({"buffer_bytes": 100}, "below the minimum"),
+    ],
+)
 def test_invalid_filters(no_gpu_needed, fake_app, tmp_path, kwargs, match):
     app = fake_app("print('hi')\n")
     with pytest.raises(InvalidFilterError, match=match):
@@ -131,9 +134,16 @@ def test_environment_handed_to_the_app(no_gpu_needed, fake_app, tmp_path):
     """)
     names = tmp_path / "kernels.txt"
     names.write_text("softmax\n")
-    summary = launcher.profile([str(app)], run_dir=tmp_path / "run", env={"MY_VAR": "1"},
-                               kernel_filter="soft.*max", kernel_list=names, launch_range=(2, 5),
-                               write_traces=True, buffer_bytes=8192)
+    summary = launcher.profile(
+        [str(app)],
+        run_dir=tmp_path / "run",
+        env={"MY_VAR": "1"},
+        kernel_filter="soft.*max",
+        kernel_list=names,
+        launch_range=(2, 5),
+        write_traces=True,
+        buffer_bytes=8192,
+    )
     env = json.loads(dump.read_text())
     assert env["MY_VAR"] == "1"
     assert env["LD_PRELOAD"].split(":")[0] == str(no_gpu_needed)
@@ -232,11 +242,14 @@ def _shell_app(tmp_path: Path, body: str) -> Path:
 
 def test_timeout_kills_the_whole_process_group(no_gpu_needed, tmp_path):
     pid_file = tmp_path / "child.pid"
-    app = _shell_app(tmp_path, f"""
+    app = _shell_app(
+        tmp_path,
+        f"""
         sleep 600 &
         echo $! > {shlex.quote(str(pid_file))}
         sleep 600
-    """)
+    """,
+    )
     started = time.monotonic()
     summary = launcher.profile([str(app)], run_dir=tmp_path / "run", timeout=1.5)
     assert time.monotonic() - started < 60  # not the app's 600 s
@@ -253,8 +266,9 @@ def test_cancel_event(no_gpu_needed, tmp_path):
     cancel = threading.Event()
     threading.Timer(0.5, cancel.set).start()
     progress = []
-    summary = launcher.profile([str(app)], run_dir=tmp_path / "run", cancel=cancel,
-                               on_progress=lambda *a: progress.append(a))
+    summary = launcher.profile(
+        [str(app)], run_dir=tmp_path / "run", cancel=cancel, on_progress=lambda *a: progress.append(a)
+    )
     assert summary.status == "partial" and summary.partial_reason == "cancelled"
     assert json.loads((tmp_path / "run" / "run.json").read_text())["partial_reason"] == "cancelled"
 
@@ -262,9 +276,12 @@ def test_cancel_event(no_gpu_needed, tmp_path):
 def test_progress_is_reported(no_gpu_needed, tmp_path):
     """The app runs until the launcher has reported progress once, so no race with the app's own run time."""
     seen = tmp_path / "progress-seen"
-    app = _shell_app(tmp_path, f"""
+    app = _shell_app(
+        tmp_path,
+        f"""
         while [ ! -e {shlex.quote(str(seen))} ]; do sleep 0.05; done
-    """)
+    """,
+    )
     progress = []
 
     def on_progress(*args):
@@ -310,8 +327,9 @@ def _app_env(fake_app, tmp_path, **kwargs):
 
 
 @pytest.mark.parametrize("value, expected", [("eager", "EAGER"), ("LAZY", "LAZY")])
-def test_module_loading_sets_the_apps_cuda_module_loading(no_gpu_needed, fake_app, tmp_path, monkeypatch,
-                                                          value, expected):
+def test_module_loading_sets_the_apps_cuda_module_loading(
+    no_gpu_needed, fake_app, tmp_path, monkeypatch, value, expected
+):
     monkeypatch.setenv("CUDA_MODULE_LOADING", "SOMETHING_ELSE")
     env = _app_env(fake_app, tmp_path, module_loading=value)
     assert env["CUDA_MODULE_LOADING"] == expected
@@ -357,8 +375,11 @@ def _pidfd_works() -> bool:
         return False
 
 
-@pytest.mark.skipif(not _pidfd_works(), reason="no pidfd_open here (Linux < 5.3, or blocked): the launcher falls "
-                                               "back to polling, which this test would catch")
+@pytest.mark.skipif(
+    not _pidfd_works(),
+    reason="no pidfd_open here (Linux < 5.3, or blocked): the launcher falls "
+    "back to polling, which this test would catch",
+)
 def test_app_exit_is_seen_at_once(no_gpu_needed, tmp_path, monkeypatch):
     """profile() wakes when the app exits instead of polling for it: Popen.wait(timeout) sleeps up to 50 ms
     between checks, which added that much to every profile and quantised the overhead wall times. Polling shows
@@ -394,13 +415,29 @@ LAUNCHER_WITHOUT_GPU = textwrap.dedent("""
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
 def test_stop_signal_to_the_launcher_stops_the_app_and_finishes_run_json(no_gpu_needed, fake_app, tmp_path, sig):
     # `reuselens profile` in its own process, as a user or a supervisor runs it; the app writes its pid, then sleeps
-    app = fake_app("import os, pathlib, sys, time\n"
-                   "pathlib.Path(sys.argv[1]).write_text(str(os.getpid()))\ntime.sleep(300)\n")
+    app = fake_app(
+        "import os, pathlib, sys, time\npathlib.Path(sys.argv[1]).write_text(str(os.getpid()))\ntime.sleep(300)\n"
+    )
     pid_file, run_dir = tmp_path / "app.pid", tmp_path / "run"
     launcher_proc = subprocess.Popen(
-        [sys.executable, "-c", LAUNCHER_WITHOUT_GPU, str(no_gpu_needed), "profile", "--run-dir", str(run_dir),
-         "--timeout", "120", "--no-analyze", "--", str(app), str(pid_file)],
-        stderr=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-c",
+            LAUNCHER_WITHOUT_GPU,
+            str(no_gpu_needed),
+            "profile",
+            "--run-dir",
+            str(run_dir),
+            "--timeout",
+            "120",
+            "--no-analyze",
+            "--",
+            str(app),
+            str(pid_file),
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 30
     while not (pid_file.exists() and pid_file.read_text()):
         assert time.monotonic() < deadline and launcher_proc.poll() is None, launcher_proc.stderr.read()
@@ -442,8 +479,23 @@ def test_run_directory_write_failure_is_one_line(no_gpu_needed, fake_app, tmp_pa
     app = fake_app("print('hi')\n")
     limit = "import resource; resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))\n"
     result = subprocess.run(
-        [sys.executable, "-c", limit + LAUNCHER_WITHOUT_GPU, str(no_gpu_needed), "profile", "--run-dir",
-         str(tmp_path / "run"), "--no-analyze", "--", str(app)], capture_output=True, text=True, timeout=60)
+        [
+            sys.executable,
+            "-c",
+            limit + LAUNCHER_WITHOUT_GPU,
+            str(no_gpu_needed),
+            "profile",
+            "--run-dir",
+            str(tmp_path / "run"),
+            "--no-analyze",
+            "--",
+            str(app),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
     assert result.stderr.strip().splitlines()[-1] == (
-        f"reuselens: error: {tmp_path / 'run'}: cannot write the run directory (File too large)")
+        f"reuselens: error: {tmp_path / 'run'}: cannot write the run directory (File too large)"
+    )

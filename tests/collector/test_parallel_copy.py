@@ -14,7 +14,11 @@ from tests.native_build import COMPILER, NO_COMPILER, REPO, SANITIZER_ENV, build
 @pytest.mark.skipif(COMPILER is None, reason=NO_COMPILER)
 @pytest.mark.parametrize("sanitizer", [None, "thread", "address,undefined"])
 def test_parallel_copy_copies_every_byte(tmp_path, sanitizer):
-    exe = build(tmp_path / "parallel_copy_test", [REPO / "tests/collector/native/parallel_copy_test.cpp"],
-                [REPO / "collector/native/src"], sanitizer)
+    exe = build(
+        tmp_path / "parallel_copy_test",
+        [REPO / "tests/collector/native/parallel_copy_test.cpp"],
+        [REPO / "collector/native/src"],
+        sanitizer,
+    )
     run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300, env=SANITIZER_ENV)
     assert run.returncode == 0 and run.stdout.strip() == "ok", run.stdout + run.stderr[-4000:]

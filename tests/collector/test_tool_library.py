@@ -32,8 +32,11 @@ def _search_path(lib: Path) -> list[str]:
     with lib.open("rb") as handle:
         dynamic = ELFFile(handle).get_section_by_name(".dynamic")
         assert isinstance(dynamic, DynamicSection)
-        entries = [tag.rpath if tag.entry.d_tag == "DT_RPATH" else tag.runpath for tag in dynamic.iter_tags()
-                   if tag.entry.d_tag in ("DT_RPATH", "DT_RUNPATH")]
+        entries = [
+            tag.rpath if tag.entry.d_tag == "DT_RPATH" else tag.runpath
+            for tag in dynamic.iter_tags()
+            if tag.entry.d_tag in ("DT_RPATH", "DT_RUNPATH")
+        ]
     return [folder for entry in entries for folder in entry.split(":") if folder]
 
 
@@ -43,8 +46,9 @@ def test_installed_library_finds_the_sanitizer_of_its_own_environment():
     import nvidia  # the runtime dependency nvidia-cuda-sanitizer-api
 
     lib = _installed_library()
-    folders = [Path(f.replace("$ORIGIN", str(lib.parent)).replace("${ORIGIN}", str(lib.parent)))
-               for f in _search_path(lib)]
+    folders = [
+        Path(f.replace("$ORIGIN", str(lib.parent)).replace("${ORIGIN}", str(lib.parent))) for f in _search_path(lib)
+    ]
     assert [f for f in folders if not f.is_dir()] == [], folders
     holding = [f.resolve() for f in folders if (f / SANITIZER_LIBRARY).is_file()]
     runtime_wheel = {(Path(p) / "cu13" / "lib").resolve() for p in nvidia.__path__}
@@ -65,13 +69,26 @@ def _stand_in_library(tmp_path: Path) -> tuple[Path, Path]:
     dep_dir.mkdir()
     lib_dir.mkdir()
     (dep_dir / "dep.cpp").write_text('extern "C" int reuselens_dep_answer() { return 42; }\n')
-    (lib_dir / "tool.cpp").write_text('extern "C" int reuselens_dep_answer();\n'
-                                      'extern "C" int reuselens_stand_in() { return reuselens_dep_answer(); }\n')
+    (lib_dir / "tool.cpp").write_text(
+        'extern "C" int reuselens_dep_answer();\n'
+        'extern "C" int reuselens_stand_in() { return reuselens_dep_answer(); }\n'
+    )
     dep = dep_dir / "libreuselens_missing_dep.so"
     lib = lib_dir / launcher.TOOL_LIBRARY
-    for command in ([COMPILER, "-shared", "-fPIC", "-o", str(dep), str(dep_dir / "dep.cpp")],
-                    [COMPILER, "-shared", "-fPIC", "-o", str(lib), str(lib_dir / "tool.cpp"), f"-L{dep_dir}",
-                     "-Wl,--no-as-needed", "-lreuselens_missing_dep"]):
+    for command in (
+        [COMPILER, "-shared", "-fPIC", "-o", str(dep), str(dep_dir / "dep.cpp")],
+        [
+            COMPILER,
+            "-shared",
+            "-fPIC",
+            "-o",
+            str(lib),
+            str(lib_dir / "tool.cpp"),
+            f"-L{dep_dir}",
+            "-Wl,--no-as-needed",
+            "-lreuselens_missing_dep",
+        ],
+    ):
         done = subprocess.run(command, capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
     (lib_dir / launcher.PATCH_FATBIN).write_bytes(b"")
@@ -102,8 +119,14 @@ def test_profile_refuses_a_library_that_cannot_load_in_one_line(tmp_path, monkey
 def test_cli_says_one_line_when_the_library_cannot_load(tmp_path):
     lib, _ = _stand_in_library(tmp_path)
     env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"} | {"REUSELENS_COLLECTOR_LIB": str(lib)}
-    done = subprocess.run([sys.executable, "-m", "reuselens", "profile", "--run-dir", str(tmp_path / "run"), "--",
-                           "true"], capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "reuselens", "profile", "--run-dir", str(tmp_path / "run"), "--", "true"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        cwd=tmp_path,
+    )
     assert done.returncode != 0
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "cannot be loaded (libreuselens_missing_dep.so" in lines[0], done.stderr

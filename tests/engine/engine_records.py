@@ -30,8 +30,18 @@ def _lanes(addrs: Lanes) -> tuple[int, list[int]]:
     return mask, out
 
 
-def mem(pc: int, addrs: Lanes, *, space: int = GLOBAL, access: int = READ, size: int = 4, warp: int = 0,
-        block: int = 0, fid: int = 0, flags: int = 0) -> tuple:
+def mem(
+    pc: int,
+    addrs: Lanes,
+    *,
+    space: int = GLOBAL,
+    access: int = READ,
+    size: int = 4,
+    warp: int = 0,
+    block: int = 0,
+    fid: int = 0,
+    flags: int = 0,
+) -> tuple:
     """One MEM record; ``addrs`` is a list (None = inactive lane) or a {lane: address} mapping."""
     mask, out = _lanes(addrs)
     return (MEM, space, access, flags, size, warp, fid, mask, pc, block, out)
@@ -53,9 +63,19 @@ def warp_addrs(base: int, stride: int = 4, lanes: int = 32) -> list[int | None]:
     return [base + i * stride if i < lanes else None for i in range(32)]
 
 
-def write_trace(path: Path, recs: np.ndarray, *, launch_id: int = 0, kernel_function_id: int = 0,
-                complete: bool = True, record_count: int | None = None, magic: bytes = b"RLTRACE\0",
-                version: int = 1, record_bytes: int = RECORD_BYTES, tail: bytes = b"") -> Path:
+def write_trace(
+    path: Path,
+    recs: np.ndarray,
+    *,
+    launch_id: int = 0,
+    kernel_function_id: int = 0,
+    complete: bool = True,
+    record_count: int | None = None,
+    magic: bytes = b"RLTRACE\0",
+    version: int = 1,
+    record_bytes: int = RECORD_BYTES,
+    tail: bytes = b"",
+) -> Path:
     h = np.zeros(1, dtype=HEADER_DTYPE)
     h["magic"] = magic
     h["version"] = version

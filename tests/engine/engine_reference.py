@@ -33,8 +33,16 @@ class Reference:
         blocks = {}  # block -> {"shared": {}, "local": {}, "warps": {}, "exited": {}, "done": 0}
 
         def block_state(b):
-            return blocks.setdefault(b, {"shared": {}, "local": {}, "warps": defaultdict(lambda: [0, 0, None, None]),
-                                         "exited": defaultdict(int), "done": 0})
+            return blocks.setdefault(
+                b,
+                {
+                    "shared": {},
+                    "local": {},
+                    "warps": defaultdict(lambda: [0, 0, None, None]),
+                    "exited": defaultdict(int),
+                    "done": 0,
+                },
+            )
 
         def want(w):
             tail = threads % 32
@@ -151,8 +159,12 @@ def distributions(recs: np.ndarray) -> dict:
             per_group = 32 if size <= 4 else max(1, 128 // size)
             words, wave, ideal = set(), 0, 0
             for g0 in range(0, 32, per_group):
-                group = {wd for i in lanes if g0 <= i < g0 + per_group
-                         for wd in range(int(r["addr"][i]) >> 2, ((int(r["addr"][i]) + size - 1) >> 2) + 1)}
+                group = {
+                    wd
+                    for i in lanes
+                    if g0 <= i < g0 + per_group
+                    for wd in range(int(r["addr"][i]) >> 2, ((int(r["addr"][i]) + size - 1) >> 2) + 1)
+                }
                 if group:
                     banks = defaultdict(int)
                     for wd in group:
@@ -168,5 +180,8 @@ def distributions(recs: np.ndarray) -> dict:
 
 def engine_distributions(kernel: dict) -> dict:
     names = ("lanes", "addresses", "sectors", "sectors_ideal", "wavefronts", "wavefronts_ideal")
-    return {(n["function_id"], n["pc"]): {k: dict(map(tuple, n[k])) for k in names if n[k]}
-            for n in kernel["nodes"] if n["id"]}
+    return {
+        (n["function_id"], n["pc"]): {k: dict(map(tuple, n[k])) for k in names if n[k]}
+        for n in kernel["nodes"]
+        if n["id"]
+    }

@@ -6,10 +6,9 @@ import json
 
 import numpy as np
 import pytest
+from engine_records import BARRIER, BLOCK_EXIT, GLOBAL, LOCAL, MEM, SHARED
 
 from reuselens.analyzer.replay import RECORD_DTYPE, analyze_records
-
-from engine_records import BARRIER, BLOCK_EXIT, GLOBAL, LOCAL, MEM, SHARED
 
 A = 0x7F0000000000
 
@@ -46,8 +45,9 @@ def random_trace(seed: int, n: int = 4000, blocks: int = 12, warps: int = 4) -> 
 
 
 def analyse(recs, workers, configs=((12, 1, 1),)):
-    launches = [({"id": i, "function_id": 0, "grid": list(g), "block": [128, 1, 1]}, recs)
-                for i, g in enumerate(configs)]
+    launches = [
+        ({"id": i, "function_id": 0, "grid": list(g), "block": [128, 1, 1]}, recs) for i, g in enumerate(configs)
+    ]
     return analyze_records(launches, workers=workers, allocations=[(A, 1 << 20)])
 
 
@@ -88,8 +88,9 @@ def test_same_configuration_merges_and_others_stay_apart():
 def test_shadow_budget_is_enforced():
     recs = random_trace(1, n=200)
     with pytest.raises(RuntimeError, match="shadow memory budget of 0 MiB exceeded"):
-        analyze_records([({"id": 0, "function_id": 0, "grid": [12, 1, 1], "block": [128, 1, 1]}, recs)],
-                        shadow_budget_bytes=4096)
+        analyze_records(
+            [({"id": 0, "function_id": 0, "grid": [12, 1, 1], "block": [128, 1, 1]}, recs)], shadow_budget_bytes=4096
+        )
 
 
 def feed(recs, workers, chunk):

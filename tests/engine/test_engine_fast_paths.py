@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from engine_reference import Reference, distributions, engine_distributions, engine_edges, engine_spans
 
 from reuselens.analyzer.replay import RECORD_DTYPE, analyze_records
-
-from engine_reference import Reference, distributions, engine_distributions, engine_edges, engine_spans
 
 GLOBAL, SHARED, MEM, BARRIER = 1, 2, 1, 2
 BASE = 0x7F0000000000 + 0x1234  # not 1 KiB aligned: region pages and chunks do not line up
@@ -62,8 +61,10 @@ def fast_path_trace(seed: int, n: int = 1200) -> np.ndarray:
 def test_fast_paths_match_reference_model(seed, workers):
     first, second = fast_path_trace(seed), fast_path_trace(seed + 50)
     second["function_id"] = 1
-    launches = [({"id": 0, "function_id": 0, "grid": [6, 1, 1], "block": [128, 1, 1]}, first),
-                ({"id": 1, "function_id": 1, "grid": [6, 1, 1], "block": [128, 1, 1]}, second)]
+    launches = [
+        ({"id": 0, "function_id": 0, "grid": [6, 1, 1], "block": [128, 1, 1]}, first),
+        ({"id": 1, "function_id": 1, "grid": [6, 1, 1], "block": [128, 1, 1]}, second),
+    ]
     out = analyze_records(launches, workers=workers, allocations=[(BASE, SIZE), (ALIGNED, SIZE)])
     ref = Reference()
     ref.run_launch(0, 0, 128, first)

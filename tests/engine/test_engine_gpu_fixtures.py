@@ -15,7 +15,9 @@ from reuselens.analyzer.replay import replay_run
 
 RUNS = Path(__file__).resolve().parents[1] / "data" / "runs"
 MICRO = RUNS / "microbench"
-pytestmark = pytest.mark.skipif(not (MICRO / "ncu.csv").exists(), reason="no recorded microbench run in tests/data/runs")
+pytestmark = pytest.mark.skipif(
+    not (MICRO / "ncu.csv").exists(), reason="no recorded microbench run in tests/data/runs"
+)
 
 
 @pytest.fixture(scope="module")
@@ -33,9 +35,12 @@ def ncu_counters() -> dict[int, dict[str, float]]:
 
 
 def total(kernel, space, kind, field, *, with_async=True):
-    return sum(v * c for n in kernel["nodes"][1:]
-               if n["space"] == space and n["type"] == kind and (with_async or not n["async_copy"])
-               for v, c in n[field]) / len(kernel["launches"])
+    return sum(
+        v * c
+        for n in kernel["nodes"][1:]
+        if n["space"] == space and n["type"] == kind and (with_async or not n["async_copy"])
+        for v, c in n[field]
+    ) / len(kernel["launches"])
 
 
 NCU = ncu_counters() if (MICRO / "ncu.csv").exists() else {}
@@ -49,8 +54,10 @@ def test_sectors_and_wavefronts_equal_nsight_compute(micro, launch):
     assert total(k, "global", "read", "sectors") == m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"]
     assert total(k, "global", "write", "sectors") == m["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"]
     assert total(k, "shared", "read", "wavefronts") == m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"]
-    assert (total(k, "shared", "write", "wavefronts", with_async=False)
-            == m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"])
+    assert (
+        total(k, "shared", "write", "wavefronts", with_async=False)
+        == m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"]
+    )
 
 
 def dominant_labels(kernel):
@@ -67,9 +74,15 @@ def dominant_labels(kernel):
 def test_listing2_microbenchmark_labels(micro):
     # td_levels (microbench.cu): one load per Topological Distance level, in program order, then the store
     (k,) = {id(k): k for k in micro.values() if k["mangled"] == "_Z9td_levelsPKfPf"}.values()
-    assert dominant_labels(k) == [("read", "cold"), ("read", "thread"), ("read", "warp_same_inst"),
-                                  ("read", "warp_diff_inst"), ("read", "block"), ("read", "grid"),
-                                  ("write", "cold")]
+    assert dominant_labels(k) == [
+        ("read", "cold"),
+        ("read", "thread"),
+        ("read", "warp_same_inst"),
+        ("read", "warp_diff_inst"),
+        ("read", "block"),
+        ("read", "grid"),
+        ("write", "cold"),
+    ]
 
 
 def test_consumer_sees_producer_as_prior_kernel(micro):

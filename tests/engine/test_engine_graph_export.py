@@ -6,25 +6,37 @@ import json
 import xml.etree.ElementTree as ET
 
 import pytest
+from engine_records import SHARED, WRITE, mem, warp_addrs
+from test_engine_labels import A, listing2_rows, node, run
 
 from reuselens.analyzer import report
 from reuselens.analyzer.errors import ReportError
-from reuselens.analyzer.graph import (annotate_kernel, build_graph, closed_subgraphs, r_coal, r_conf, reuse_intensity,
-                            reuse_ratio, w_out, w_total)
+from reuselens.analyzer.graph import (
+    annotate_kernel,
+    build_graph,
+    closed_subgraphs,
+    r_coal,
+    r_conf,
+    reuse_intensity,
+    reuse_ratio,
+    w_out,
+    w_total,
+)
 from reuselens.analyzer.reporters.graph_accelprof import to_accelprof
 from reuselens.analyzer.reporters.graph_dot import to_dot
 from reuselens.analyzer.reporters.graph_graphml import to_graphml
 
-from engine_records import SHARED, WRITE, mem, warp_addrs
-from test_engine_labels import A, listing2_rows, node, run
-
 
 def two_objects():
     """Object X (global, read twice by the same thread) and object Y (shared, written then read by other warps)."""
-    rows = [mem(0x10, warp_addrs(A)), mem(0x20, warp_addrs(A)),
-            mem(0x30, warp_addrs(0), space=SHARED, access=WRITE, warp=0),
-            mem(0x40, warp_addrs(0), space=SHARED, warp=1), mem(0x40, warp_addrs(0), space=SHARED, warp=1),
-            mem(0x50, warp_addrs(A + 4096, 128))]
+    rows = [
+        mem(0x10, warp_addrs(A)),
+        mem(0x20, warp_addrs(A)),
+        mem(0x30, warp_addrs(0), space=SHARED, access=WRITE, warp=0),
+        mem(0x40, warp_addrs(0), space=SHARED, warp=1),
+        mem(0x40, warp_addrs(0), space=SHARED, warp=1),
+        mem(0x50, warp_addrs(A + 4096, 128)),
+    ]
     return run(rows, block=(64, 1, 1))
 
 

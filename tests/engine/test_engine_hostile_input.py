@@ -12,12 +12,11 @@ import time
 
 import numpy as np
 import pytest
-
-from reuselens.analyzer import _engine
-from reuselens.analyzer.replay import RECORD_DTYPE, analyze_records
-
 from engine_records import READ, SHARED, WRITE, mem, records, warp_addrs
 from engine_reference import distributions, engine_distributions
+
+from reuselens.analyzer import _engine
+from reuselens.analyzer.replay import analyze_records
 
 TOP = (1 << 64) - 1
 
@@ -64,8 +63,9 @@ def test_allocation_too_large_to_map_is_tracked_like_memory_outside_allocations(
 
 def test_allocation_limits_and_overlaps_are_checked():
     engine = _engine.Engine(workers=1)
-    with pytest.raises(RuntimeError, match="allocation at 0xfffffffffffffff0 of 17 bytes runs past the end of the "
-                                           "64-bit address space"):
+    with pytest.raises(
+        RuntimeError, match="allocation at 0xfffffffffffffff0 of 17 bytes runs past the end of the 64-bit address space"
+    ):
         engine.add_allocation(TOP - 15, 17)
     engine.add_allocation(TOP - 15, 16)  # ends on the last byte: fine
     engine.add_allocation(0, 1 << 62)  # too large to map: still known
@@ -77,8 +77,15 @@ def test_allocation_limits_and_overlaps_are_checked():
     engine.add_allocation(1 << 20, 4096)
 
 
-@pytest.mark.parametrize("block, shown", [((2048, 1, 1), "2048x1x1"), ((0, 1, 1), "0x1x1"), ((32, 32, 2), "32x32x2"),
-                                          ((1 << 31, 1 << 31, 4), "2147483648x2147483648x4")])
+@pytest.mark.parametrize(
+    "block, shown",
+    [
+        ((2048, 1, 1), "2048x1x1"),
+        ((0, 1, 1), "0x1x1"),
+        ((32, 32, 2), "32x32x2"),
+        ((1 << 31, 1 << 31, 4), "2147483648x2147483648x4"),
+    ],
+)
 def test_block_size_outside_cuda_limits_is_rejected_and_leaves_the_engine_usable(block, shown):
     engine = _engine.Engine(workers=1)
     with pytest.raises(RuntimeError, match=f"launch 3: block of {shown} threads"):
@@ -97,15 +104,20 @@ def test_engine_refuses_every_call_after_a_failed_consume():
     bad["size"][1] = 0
     with pytest.raises(RuntimeError, match="record 1 of launch 0: access size 0"):
         engine.consume(bad)
-    for call in (engine.end_launch, engine.to_json, lambda: engine.add_allocation(0, 16),
-                 lambda: engine.begin_launch(1, 0, [1, 1, 1], [32, 1, 1])):
+    for call in (
+        engine.end_launch,
+        engine.to_json,
+        lambda: engine.add_allocation(0, 16),
+        lambda: engine.begin_launch(1, 0, [1, 1, 1], [32, 1, 1]),
+    ):
         with pytest.raises(RuntimeError, match="engine unusable after an earlier error: record 1 of launch 0"):
             call()
 
 
 def _shared(pc: int, size: int, addrs: list[int], mask: int = 0xFFFFFFFF, access: int = READ) -> tuple:
-    return mem(pc, {lane: addrs[lane] for lane in range(32) if mask >> lane & 1}, space=SHARED, size=size,
-               access=access)
+    return mem(
+        pc, {lane: addrs[lane] for lane in range(32) if mask >> lane & 1}, space=SHARED, size=size, access=access
+    )
 
 
 def _wide_shared_records() -> np.ndarray:
@@ -116,8 +128,14 @@ def _wide_shared_records() -> np.ndarray:
     lanes = np.arange(32)
     out = []
     for size in (1, 3, 4, 5, 8, 12, 16, 31, 33, 100, 127, 128, 129, 1000, 4096, 4097, 65535):
-        patterns = [lanes * 4, lanes * size, lanes * 128, np.zeros(32, dtype=np.int64),
-                    rng.integers(0, 1 << 16, 32), lanes * size + 2]
+        patterns = [
+            lanes * 4,
+            lanes * size,
+            lanes * 128,
+            np.zeros(32, dtype=np.int64),
+            rng.integers(0, 1 << 16, 32),
+            lanes * size + 2,
+        ]
         for i, offsets in enumerate(patterns):
             mask = 0xFFFFFFFF if i % 2 == 0 else int(rng.integers(1, 1 << 32))
             out.append(_shared(16 * len(out), size, [int(a) for a in offsets], mask, WRITE if i == 3 else READ))
@@ -138,8 +156,9 @@ def test_largest_shared_access_takes_linear_time():
     footprint words were insertion-sorted. It now takes milliseconds; 5 s leaves room for a loaded machine."""
     engine = _engine.Engine(workers=1)
     engine.begin_launch(0, 0, [1, 1, 1], [32, 1, 1])
-    recs = records([_shared(0, 65535, [lane * 4 for lane in range(32)]),
-                    _shared(16, 65535, [lane * 65536 for lane in range(32)])])
+    recs = records(
+        [_shared(0, 65535, [lane * 4 for lane in range(32)]), _shared(16, 65535, [lane * 65536 for lane in range(32)])]
+    )
     start = time.perf_counter()
     engine.consume(recs)
     elapsed = time.perf_counter() - start
@@ -149,7 +168,6 @@ def test_largest_shared_access_takes_linear_time():
     assert overlapping["addresses"] == [[16384 + 31, 1]]  # words 0 .. 16383 + 31, each lane's run shifted by one
     assert apart["addresses"] == [[32 * 16384, 1]]
     assert elapsed < 5, f"one record of size 65535 took {elapsed:.1f} s"
-
 
 
 def test_huge_distribution_values_do_not_cost_memory_per_value():

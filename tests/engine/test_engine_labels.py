@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import pytest
+from engine_records import ASYNC, ATOMIC, LOCAL, SHARED, WRITE, mem, records, warp_addrs
 
 from reuselens.analyzer.replay import analyze_records
-
-from engine_records import (ASYNC, ATOMIC, LOCAL, READ, SHARED, WRITE, mem, records, warp_addrs)
 
 A = 0x7F0000000000  # a global allocation
 
 
 def run(rows, *, grid=(1, 1, 1), block=(32, 1, 1), workers=1, allocations=((A, 1 << 20),)):
-    out = analyze_records([({"id": 0, "function_id": 0, "grid": grid, "block": block}, records(rows))],
-                          workers=workers, allocations=allocations)
+    out = analyze_records(
+        [({"id": 0, "function_id": 0, "grid": grid, "block": block}, records(rows))],
+        workers=workers,
+        allocations=allocations,
+    )
     assert len(out["kernels"]) == 1
     return out["kernels"][0]
 
@@ -41,8 +43,14 @@ def node(kernel, pc):
 
 def listing2_rows(order="pc-major"):
     """The paper's Listing 2 on a[] with blockDim = 64, two blocks, issued in lock step (pc, block, warp)."""
-    index = {0x10: lambda g: g, 0x20: lambda g: g, 0x30: lambda g: g & ~31, 0x40: lambda g: g ^ 1,
-             0x50: lambda g: g ^ 32, 0x60: lambda g: g ^ 64}
+    index = {
+        0x10: lambda g: g,
+        0x20: lambda g: g,
+        0x30: lambda g: g & ~31,
+        0x40: lambda g: g ^ 1,
+        0x50: lambda g: g ^ 32,
+        0x60: lambda g: g ^ 64,
+    }
     rows = []
     for pc, f in index.items():
         for b in range(2):
@@ -72,8 +80,12 @@ def test_listing2_every_label():
 
 
 def test_kinds_raw_war_waw():
-    rows = [mem(0x10, warp_addrs(A), access=WRITE), mem(0x20, warp_addrs(A)),
-            mem(0x30, warp_addrs(A), access=WRITE), mem(0x40, warp_addrs(A), access=WRITE)]
+    rows = [
+        mem(0x10, warp_addrs(A), access=WRITE),
+        mem(0x20, warp_addrs(A)),
+        mem(0x30, warp_addrs(A), access=WRITE),
+        mem(0x40, warp_addrs(A), access=WRITE),
+    ]
     k = run(rows)
     assert edge(k, 0x20, 0x10, "thread")["raw"] == 32
     assert edge(k, 0x30, 0x20, "thread")["war"] == 32
@@ -83,8 +95,11 @@ def test_kinds_raw_war_waw():
 
 def test_wide_and_subword_granules():
     # 8-byte lanes cover two 4-byte granules each; 1-byte lanes hitting one word share its granule
-    rows = [mem(0x10, warp_addrs(A, 8), size=8), mem(0x20, warp_addrs(A, 8), size=8),
-            mem(0x30, [A + 4096 + i for i in range(4)], size=1)]
+    rows = [
+        mem(0x10, warp_addrs(A, 8), size=8),
+        mem(0x20, warp_addrs(A, 8), size=8),
+        mem(0x30, [A + 4096 + i for i in range(4)], size=1),
+    ]
     k = run(rows)
     assert edges(k)[(0x10, None, "cold")] == (256, 64)
     assert edges(k)[(0x20, 0x10, "thread")] == (256, 64)
@@ -122,19 +137,31 @@ def test_shared_memory_is_per_block():
 
 
 def test_local_memory_is_per_thread():
-    rows = [mem(0x10, [0] * 32, space=LOCAL, access=WRITE), mem(0x20, [0] * 32, space=LOCAL),
-            mem(0x10, [0] * 32, space=LOCAL, access=WRITE, warp=1)]
+    rows = [
+        mem(0x10, [0] * 32, space=LOCAL, access=WRITE),
+        mem(0x20, [0] * 32, space=LOCAL),
+        mem(0x10, [0] * 32, space=LOCAL, access=WRITE, warp=1),
+    ]
     k = run(rows, block=(64, 1, 1))
     assert edges(k) == {(0x10, None, "cold"): (256, 64), (0x20, 0x10, "thread"): (128, 32)}
 
 
 def test_cross_launch_prior_kernel():
     w = records([mem(0x10, warp_addrs(A), access=WRITE, fid=0)])
-    r = records([mem(0x80, warp_addrs(A, lanes=16), fid=1), mem(0x90, warp_addrs(A, lanes=16), fid=1),
-                 mem(0xA0, warp_addrs(A + 4096), fid=1)])
-    out = analyze_records([({"id": 0, "function_id": 0, "grid": [1, 1, 1], "block": [32, 1, 1]}, w),
-                           ({"id": 1, "function_id": 1, "grid": [1, 1, 1], "block": [32, 1, 1]}, r)],
-                          allocations=[(A, 1 << 20)])
+    r = records(
+        [
+            mem(0x80, warp_addrs(A, lanes=16), fid=1),
+            mem(0x90, warp_addrs(A, lanes=16), fid=1),
+            mem(0xA0, warp_addrs(A + 4096), fid=1),
+        ]
+    )
+    out = analyze_records(
+        [
+            ({"id": 0, "function_id": 0, "grid": [1, 1, 1], "block": [32, 1, 1]}, w),
+            ({"id": 1, "function_id": 1, "grid": [1, 1, 1], "block": [32, 1, 1]}, r),
+        ],
+        allocations=[(A, 1 << 20)],
+    )
     k = out["kernels"][1]
     assert k["kernel_function_id"] == 1 and k["launches"] == [1]
     cold = [e for e in k["edges"] if e["label"] == "cold"]
@@ -154,15 +181,20 @@ def test_unknown_addresses_match_allocated_ones():
 
 
 def test_cp_async_pair():
-    rows = [mem(0x100, warp_addrs(A, 16), size=16, flags=ASYNC),
-            mem(0x101, warp_addrs(0, 16), space=SHARED, access=WRITE, size=16, flags=ASYNC),
-            mem(0x200, warp_addrs(0, 16), space=SHARED, size=16)]
+    rows = [
+        mem(0x100, warp_addrs(A, 16), size=16, flags=ASYNC),
+        mem(0x101, warp_addrs(0, 16), space=SHARED, access=WRITE, size=16, flags=ASYNC),
+        mem(0x200, warp_addrs(0, 16), space=SHARED, size=16),
+    ]
     k = run(rows)
     g, s = node(k, 0x100), node(k, 0x101)
     assert (g["space"], g["type"], g["async_copy"]) == ("global", "read", True)
     assert (s["space"], s["type"], s["async_copy"]) == ("shared", "write", True)
-    assert edges(k) == {(0x100, None, "cold"): (512, 128), (0x101, None, "cold"): (512, 128),
-                        (0x200, 0x101, "thread"): (512, 128)}
+    assert edges(k) == {
+        (0x100, None, "cold"): (512, 128),
+        (0x101, None, "cold"): (512, 128),
+        (0x200, 0x101, "thread"): (512, 128),
+    }
     assert edge(k, 0x200, 0x101, "thread")["raw"] == 128
     assert g["sectors"] == [[16, 1]] and s["wavefronts"] == [[4, 1]] and s["wavefronts_ideal"] == [[4, 1]]
 
@@ -200,8 +232,14 @@ def test_one_record_with_many_distinct_origins():
     gather = [e for e in k["edges"] if pcs(k)[e["from"]] == 0x2000]
     assert len(gather) == 32 and all(e["label"] == "thread" and e["raw"] == 1 for e in gather)
     # the first record a launch sees can already carry many cold edges with prior-kernel origins
-    again = analyze_records([({"id": 0, "function_id": 0, "grid": [1, 1, 1], "block": [32, 1, 1]},
-                              records(rows[:32])),
-                             ({"id": 1, "function_id": 1, "grid": [1, 1, 1], "block": [32, 1, 1]},
-                              records([mem(0x10, warp_addrs(A), fid=1)]))], workers=2)
+    again = analyze_records(
+        [
+            ({"id": 0, "function_id": 0, "grid": [1, 1, 1], "block": [32, 1, 1]}, records(rows[:32])),
+            (
+                {"id": 1, "function_id": 1, "grid": [1, 1, 1], "block": [32, 1, 1]},
+                records([mem(0x10, warp_addrs(A), fid=1)]),
+            ),
+        ],
+        workers=2,
+    )
     assert len([e for e in again["kernels"][1]["edges"] if e["prior_kernel"]]) == 32

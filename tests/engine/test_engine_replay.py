@@ -7,12 +7,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from engine_records import WRITE, mem, records, warp_addrs, write_trace
 
 from reuselens.analyzer import _engine
 from reuselens.analyzer.errors import RunDirectoryError, TraceError
 from reuselens.analyzer.replay import HEADER_DTYPE, RECORD_DTYPE, read_trace, replay_run
-
-from engine_records import WRITE, mem, records, warp_addrs, write_trace
 
 A = 0x7F0000000000
 DATA = Path(__file__).resolve().parents[1] / "data" / "runs"
@@ -32,23 +31,40 @@ def make_run(tmp_path: Path, traces: dict[int, np.ndarray], **trace_kw) -> Path:
     (tmp_path / "traces").mkdir()
     launches = []
     for lid, recs in traces.items():
-        write_trace(tmp_path / "traces" / f"{lid}.rltrace", recs, launch_id=lid, kernel_function_id=lid % 2,
-                    **trace_kw)
-        launches.append({"id": lid, "function_id": lid % 2, "kernel": f"_Z1kv{lid % 2}", "module": "m",
-                         "grid": [1, 1, 1], "block": [32, 1, 1], "dynamic_shared_bytes": 0,
-                         "trace": f"traces/{lid}.rltrace", "status": "complete"})
-    run = {"format": "reuselens-run", "version": 1, "status": "complete",
-           "functions": [{"id": 0, "module": "m", "name": "_Z6writerPf", "kernel": True},
-                         {"id": 1, "module": "m", "name": "_Z6readerPf", "kernel": True}],
-           "launches": launches, "allocations": [{"address": A, "size": 1 << 16, "kind": "device",
-                                                  "freed_after_launch": None}]}
+        write_trace(tmp_path / "traces" / f"{lid}.rltrace", recs, launch_id=lid, kernel_function_id=lid % 2, **trace_kw)
+        launches.append(
+            {
+                "id": lid,
+                "function_id": lid % 2,
+                "kernel": f"_Z1kv{lid % 2}",
+                "module": "m",
+                "grid": [1, 1, 1],
+                "block": [32, 1, 1],
+                "dynamic_shared_bytes": 0,
+                "trace": f"traces/{lid}.rltrace",
+                "status": "complete",
+            }
+        )
+    run = {
+        "format": "reuselens-run",
+        "version": 1,
+        "status": "complete",
+        "functions": [
+            {"id": 0, "module": "m", "name": "_Z6writerPf", "kernel": True},
+            {"id": 1, "module": "m", "name": "_Z6readerPf", "kernel": True},
+        ],
+        "launches": launches,
+        "allocations": [{"address": A, "size": 1 << 16, "kind": "device", "freed_after_launch": None}],
+    }
     (tmp_path / "run.json").write_text(json.dumps(run))
     return tmp_path
 
 
 def writer_reader():
-    return {0: records([mem(0x10, warp_addrs(A), access=WRITE, fid=0)]),
-            1: records([mem(0x20, warp_addrs(A), fid=1), mem(0x30, warp_addrs(A), fid=1)])}
+    return {
+        0: records([mem(0x10, warp_addrs(A), access=WRITE, fid=0)]),
+        1: records([mem(0x20, warp_addrs(A), fid=1), mem(0x30, warp_addrs(A), fid=1)]),
+    }
 
 
 def test_replay_run_resolves_names_and_prior_kernel(tmp_path):
@@ -100,8 +116,15 @@ def test_crashed_run_keeps_whole_records_and_is_partial(tmp_path):
     traces = writer_reader()
     run = make_run(tmp_path, {0: traces[0]})
     # launch 1 crashed: COMPLETE not set, header count never written, last record cut short
-    write_trace(tmp_path / "traces" / "1.rltrace", traces[1], launch_id=1, kernel_function_id=1, complete=False,
-                record_count=0, tail=b"\1" * 200)
+    write_trace(
+        tmp_path / "traces" / "1.rltrace",
+        traces[1],
+        launch_id=1,
+        kernel_function_id=1,
+        complete=False,
+        record_count=0,
+        tail=b"\1" * 200,
+    )
     manifest = json.loads((run / "run.json").read_text())
     manifest["launches"].append(dict(manifest["launches"][0], id=1, function_id=1, trace="traces/1.rltrace"))
     (run / "run.json").write_text(json.dumps(manifest))

@@ -21,8 +21,12 @@ def driver(tmp_path_factory) -> Path:
     if COMPILER is None:
         pytest.skip(NO_COMPILER)
     out = tmp_path_factory.mktemp("hostile")
-    return build(out / "hostile_driver", [REPO / "tests/engine/native/hostile_driver.cpp", *ENGINE_SOURCES],
-                 [REPO / "analyzer/engine/include"], "address,undefined")
+    return build(
+        out / "hostile_driver",
+        [REPO / "tests/engine/native/hostile_driver.cpp", *ENGINE_SOURCES],
+        [REPO / "analyzer/engine/include"],
+        "address,undefined",
+    )
 
 
 def run(driver: Path, *args: str) -> str:
@@ -31,15 +35,18 @@ def run(driver: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
-@pytest.mark.parametrize("fixture, block, allocation, expected", [
-    ("alloc_size_2_62_run", ("32", "1", "1"), ("0", str(1 << 62)), "ok"),
-    ("alloc_size_2_62_run", ("32", "1", "1"), ("0", str(1 << 63)), "ok"),
-    ("alloc_size_2_62_run", ("32", "1", "1"), ("16", str((1 << 64) - 16)), "ok"),
-    ("alloc_size_2_62_run", ("32", "1", "1"), ("16", str((1 << 64) - 15)), "error: allocation at 0x10 of"),
-    ("shared_size_65535_run", ("32", "1", "1"), (), "ok"),
-    ("block_2048_run", ("2048", "1", "1"), (), "error: launch 0: block of 2048x1x1 threads"),
-    ("block_2048_run", ("65536", "65536", "1"), (), "error: launch 0: block of 65536x65536x1 threads"),
-])
+@pytest.mark.parametrize(
+    "fixture, block, allocation, expected",
+    [
+        ("alloc_size_2_62_run", ("32", "1", "1"), ("0", str(1 << 62)), "ok"),
+        ("alloc_size_2_62_run", ("32", "1", "1"), ("0", str(1 << 63)), "ok"),
+        ("alloc_size_2_62_run", ("32", "1", "1"), ("16", str((1 << 64) - 16)), "ok"),
+        ("alloc_size_2_62_run", ("32", "1", "1"), ("16", str((1 << 64) - 15)), "error: allocation at 0x10 of"),
+        ("shared_size_65535_run", ("32", "1", "1"), (), "ok"),
+        ("block_2048_run", ("2048", "1", "1"), (), "error: launch 0: block of 2048x1x1 threads"),
+        ("block_2048_run", ("65536", "65536", "1"), (), "error: launch 0: block of 65536x65536x1 threads"),
+    ],
+)
 def test_reproducers_replay_cleanly_under_asan_ubsan(driver, fixture, block, allocation, expected):
     trace = HOSTILE / fixture / "traces" / "0.rltrace"
     assert run(driver, str(trace), *block, *allocation).startswith(expected)

@@ -112,8 +112,11 @@ def test_stub_arguments_match_the_bindings():
 
 def test_stub_constants_are_ints():
     tree = stub_tree()
-    annotated = {n.target.id: ast.unparse(n.annotation) for n in tree.body
-                 if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
+    annotated = {
+        n.target.id: ast.unparse(n.annotation)
+        for n in tree.body
+        if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)
+    }
     for name, annotation in annotated.items():
         assert type(getattr(_engine, name)).__name__ == annotation, name
 

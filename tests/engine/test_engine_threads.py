@@ -13,8 +13,11 @@ from tests.native_build import COMPILER, ENGINE_SOURCES, NO_COMPILER, REPO, SANI
 @pytest.mark.skipif(COMPILER is None, reason=NO_COMPILER)
 @pytest.mark.parametrize("sanitizer", ["thread", "address,undefined"])
 def test_workers_agree_with_no_data_race(tmp_path, sanitizer):
-    exe = build(tmp_path / f"parallel_driver_{sanitizer}",
-                [REPO / "tests/engine/native/parallel_driver.cpp", *ENGINE_SOURCES],
-                [REPO / "analyzer/engine/include"], sanitizer)
+    exe = build(
+        tmp_path / f"parallel_driver_{sanitizer}",
+        [REPO / "tests/engine/native/parallel_driver.cpp", *ENGINE_SOURCES],
+        [REPO / "analyzer/engine/include"],
+        sanitizer,
+    )
     run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=600, env=SANITIZER_ENV)
     assert run.returncode == 0 and run.stdout.strip() == "same", run.stdout + run.stderr[-4000:]

@@ -2,7 +2,7 @@
 the replay path (the same C++ engine behind reuselens.analyzer._engine, fed the run's traces) give the same result on
 every committed GPU run that has both. The online result names no functions (the collector leaves that to
 the Python side), so both are compared after the same name resolution. Peak shadow bytes are not compared:
-they count pages mapped, which follow when each path learns of the allocations.""" 
+they count pages mapped, which follow when each path learns of the allocations."""
 
 from __future__ import annotations
 
@@ -14,8 +14,11 @@ import pytest
 from reuselens.analyzer.replay import replay_run, resolve_names
 
 REPO = Path(__file__).resolve().parents[2]
-RUNS = sorted(p.parent for p in [*(REPO / "tests/data/runs").glob("*/analysis.json"),
-                                 REPO / "reuselens/demo/run/analysis.json"] if p.is_file())
+RUNS = sorted(
+    p.parent
+    for p in [*(REPO / "tests/data/runs").glob("*/analysis.json"), REPO / "reuselens/demo/run/analysis.json"]
+    if p.is_file()
+)
 
 
 def test_recorded_runs_carry_online_results():

@@ -55,8 +55,14 @@ def measure(cubin: Path) -> dict:
             instructions += 1
             mapped += mapper.lookup("m", kernel.name, pc) is not None
     t2 = time.process_time()
-    return {"instructions": instructions, "mapped": mapped, "parse_s": t1 - t0, "lookup_s": t2 - t1,
-            "total_s": t2 - t0, "cubin_bytes": cubin.stat().st_size}
+    return {
+        "instructions": instructions,
+        "mapped": mapped,
+        "parse_s": t1 - t0,
+        "lookup_s": t2 - t1,
+        "total_s": t2 - t0,
+        "cubin_bytes": cubin.stat().st_size,
+    }
 
 
 def main() -> int:
@@ -67,8 +73,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         cubin = Path(args.cubin) if args.cubin else build(args.kernels, Path(tmp))
         r = measure(cubin)
-    print(f"{r['instructions']} instructions ({r['mapped']} mapped), CUBIN {r['cubin_bytes']} bytes: "
-          f"parse {r['parse_s']:.3f} s + lookups {r['lookup_s']:.3f} s = {r['total_s']:.3f} s CPU")
+    print(
+        f"{r['instructions']} instructions ({r['mapped']} mapped), CUBIN {r['cubin_bytes']} bytes: "
+        f"parse {r['parse_s']:.3f} s + lookups {r['lookup_s']:.3f} s = {r['total_s']:.3f} s CPU"
+    )
     return 0
 
 

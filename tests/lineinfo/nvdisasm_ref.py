@@ -74,8 +74,9 @@ class Comparison:
     mismatches: list[str] | None = None
 
 
-def compare(mapper, module: str, table, listing: list[Instruction], inline: bool,
-            debug_info_chains: bool = False) -> Comparison:
+def compare(
+    mapper, module: str, table, listing: list[Instruction], inline: bool, debug_info_chains: bool = False
+) -> Comparison:
     """Check the mapper against nvdisasm on every instruction of `listing`.
 
     nvdisasm prints a comment block exactly where the innermost file:line changes within a section, and
@@ -91,7 +92,7 @@ def compare(mapper, module: str, table, listing: list[Instruction], inline: bool
     for ins in listing:
         if ins.section != section_name:
             section_name, current, previous = ins.section, None, None
-        function = section_name[len(".text."):]
+        function = section_name[len(".text.") :]
         loc = mapper.lookup(module, function, ins.offset)
         ours = None if loc is None else (loc.file, loc.line)
         chain = None

@@ -28,8 +28,9 @@ def test_json_lists_every_instruction_of_every_kernel(capsys):
     assert module["arch"] == "sm_90" and module["line_info"] is True
     assert len(module["functions"]) == 8
     rows = [r for f in module["functions"] for r in f["instructions"]]
-    assert len(rows) == 656 and all(r["file"] == str(CU / "kernels.cu") or r["file"] == str(CU / "helpers.cuh")
-                                    for r in rows)
+    assert len(rows) == 656 and all(
+        r["file"] == str(CU / "kernels.cu") or r["file"] == str(CU / "helpers.cuh") for r in rows
+    )
     assert all(r["exists"] for r in rows) and doc["notes"] == []
     assert any(len(r["inline"]) >= 3 for r in rows)
 
@@ -84,14 +85,17 @@ def test_sass_column(capsys):
     assert out.splitlines()[1].endswith("| LDC R1, c[0x0][0x28] ;")
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["/nonexistent/app"], "/nonexistent/app: no such file"),
-    ([str(FIXTURES / "app_zstd.elf"), "--arch", "sm_75"], "no CUBIN for sm_75; this binary has sm_80, sm_90"),
-    ([str(FIXTURES / "app_zstd.elf"), "--arch", "hopper"], "--arch 'hopper': expected a name like sm_90"),
-    ([CUBIN, "--kernel", "("], "--kernel '(' is not a valid regular expression"),
-    ([str(FIXTURES / "make_fixtures.sh")], "not an ELF file or fatbinary"),
-    ([CUBIN, "--prefix-map", "nothing"], "expected OLD=NEW"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["/nonexistent/app"], "/nonexistent/app: no such file"),
+        ([str(FIXTURES / "app_zstd.elf"), "--arch", "sm_75"], "no CUBIN for sm_75; this binary has sm_80, sm_90"),
+        ([str(FIXTURES / "app_zstd.elf"), "--arch", "hopper"], "--arch 'hopper': expected a name like sm_90"),
+        ([CUBIN, "--kernel", "("], "--kernel '(' is not a valid regular expression"),
+        ([str(FIXTURES / "make_fixtures.sh")], "not an ELF file or fatbinary"),
+        ([CUBIN, "--prefix-map", "nothing"], "expected OLD=NEW"),
+    ],
+)
 def test_user_mistakes_are_one_line_and_exit_2(capsys, argv, message):
     code, out, err = run(capsys, *argv)
     assert code == 2
@@ -101,8 +105,11 @@ def test_user_mistakes_are_one_line_and_exit_2(capsys, argv, message):
 def test_a_kernel_filter_that_matches_nothing_is_an_error(capsys):
     code, out, err = run(capsys, CUBIN, "--kernel", "no_such_kernel")
     assert code == 2 and out == ""
-    assert err.startswith("reuselens: error: --kernel 'no_such_kernel' matches no function in ") and \
-        err.count("\n") == 1 and "(8 functions" in err
+    assert (
+        err.startswith("reuselens: error: --kernel 'no_such_kernel' matches no function in ")
+        and err.count("\n") == 1
+        and "(8 functions" in err
+    )
 
 
 def test_a_run_without_modules_is_an_error(capsys, tmp_path):
@@ -119,8 +126,15 @@ def test_run_directory_input(capsys, tmp_path):
     sha = hashlib.sha256(open(CUBIN, "rb").read()).hexdigest()
     (tmp_path / "modules").mkdir()
     shutil.copy(CUBIN, tmp_path / "modules" / f"{sha}.cubin")
-    (tmp_path / "run.json").write_text(json.dumps({"format": "reuselens-run", "version": 1, "modules": [
-        {"sha256": sha, "path": f"modules/{sha}.cubin", "arch": "sm_90"}]}))
+    (tmp_path / "run.json").write_text(
+        json.dumps(
+            {
+                "format": "reuselens-run",
+                "version": 1,
+                "modules": [{"sha256": sha, "path": f"modules/{sha}.cubin", "arch": "sm_90"}],
+            }
+        )
+    )
     code, out, _ = run(capsys, str(tmp_path), "--format", "json", "--kernel", "loop_kernel")
     (module,) = json.loads(out)["modules"]
     assert code == 0 and module["module"] == sha and len(module["functions"][0]["instructions"]) == 32

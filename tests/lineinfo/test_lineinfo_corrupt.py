@@ -48,8 +48,18 @@ def regions(data: bytes) -> list[tuple[int, int]]:
     shoff = struct.unpack_from("<Q", data, 0x28)[0]
     out.append((shoff, shoff + 64 * len(elf.sections)))
     for s in elf.sections:
-        if s.name in (".debug_line", ".rela.debug_line", ".rel.debug_line", ".symtab", ".debug_str", ".strtab",
-                      ".debug_info", ".debug_abbrev", ".rela.debug_info", ".rel.debug_info"):
+        if s.name in (
+            ".debug_line",
+            ".rela.debug_line",
+            ".rel.debug_line",
+            ".symtab",
+            ".debug_str",
+            ".strtab",
+            ".debug_info",
+            ".debug_abbrev",
+            ".rela.debug_info",
+            ".rel.debug_info",
+        ):
             out.append((s.offset, s.offset + s.size))
     return out
 
@@ -140,12 +150,15 @@ def _fatbin_entry(payload: bytes, flags: int, raw_size: int, kind: int = 2) -> b
     return struct.pack("<IHHQ", 0xBA55ED50, 1, 16, len(entry)) + entry
 
 
-@pytest.mark.parametrize("flags, payload, raw_size, message", [
-    (0x8000, b"\x28\xb5\x2f\xfd" + b"garbage!", 4096, "cannot decompress a ZSTD"),
-    (0x2000, b"\xff" * 16, 4096, "cannot decompress an LZ4"),
-    (0x2000, b"\x10abc", 1 << 29, "claims"),
-    (0x8000, b"\x28\xb5\x2f\xfd", 1 << 40, "invalid size"),
-])
+@pytest.mark.parametrize(
+    "flags, payload, raw_size, message",
+    [
+        (0x8000, b"\x28\xb5\x2f\xfd" + b"garbage!", 4096, "cannot decompress a ZSTD"),
+        (0x2000, b"\xff" * 16, 4096, "cannot decompress an LZ4"),
+        (0x2000, b"\x10abc", 1 << 29, "claims"),
+        (0x8000, b"\x28\xb5\x2f\xfd", 1 << 40, "invalid size"),
+    ],
+)
 def test_hostile_compressed_entries(flags, payload, raw_size, message):
     with pytest.raises(FatbinError, match=message):
         cubins_from_binary(_fatbin_entry(payload, flags, raw_size))
@@ -174,12 +187,15 @@ def test_entry_running_past_its_container():
         cubins_from_binary(bytes(blob))
 
 
-@pytest.mark.parametrize("data, message", [
-    (b"", "not an ELF file or fatbinary"),
-    (b"MZ" + bytes(100), "not an ELF file or fatbinary"),
-    (b"\x7fELF\x01\x01" + bytes(100), "only 64-bit little-endian"),
-    (CUBIN_90[:100], "outside the file"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b"", "not an ELF file or fatbinary"),
+        (b"MZ" + bytes(100), "not an ELF file or fatbinary"),
+        (b"\x7fELF\x01\x01" + bytes(100), "only 64-bit little-endian"),
+        (CUBIN_90[:100], "outside the file"),
+    ],
+)
 def test_unreadable_inputs(data, message):
     with pytest.raises(ElfFormatError, match=message):
         cubins_from_binary(data)
@@ -211,15 +227,22 @@ def test_code_section_without_bytes_names_the_file_and_the_section():
     """The recorded reproducer: `.text.*` of a kernel is SHT_NOBITS with sh_size 2^40; `reuselens lines` then
     walked range(0, 2^40, 16) for hours."""
     path = HOSTILE / "nobits_text_2_40.cubin"
-    with pytest.raises(ElfFormatError, match=rf"{path}: section 30 '\.text\._ZN43_GLOBAL__N__01d1bcd4_10_kernels_cu_"
-                                             r"53826c5911anon_kernelEPi' holds code but has no bytes in the file "
-                                             r"\(SHT_NOBITS, 1099511627776 bytes\)"):
+    with pytest.raises(
+        ElfFormatError,
+        match=rf"{path}: section 30 '\.text\._ZN43_GLOBAL__N__01d1bcd4_10_kernels_cu_"
+        r"53826c5911anon_kernelEPi' holds code but has no bytes in the file "
+        r"\(SHT_NOBITS, 1099511627776 bytes\)",
+    ):
         cubins_from_binary(path)
 
 
 def test_lines_on_a_code_section_without_bytes_is_one_line(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "reuselens", "lines", str(HOSTILE / "nobits_text_2_40.cubin"),
-                           "--format", "json"], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "reuselens", "lines", str(HOSTILE / "nobits_text_2_40.cubin"), "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode != 0 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and "holds code but has no bytes in the file" in done.stderr, done.stderr
 
@@ -239,7 +262,10 @@ def test_function_in_a_section_without_bytes_is_not_walked():
 def test_section_beyond_the_end_names_the_section():
     debug_line = next(s for s in ElfFile.parse(CUBIN_90).sections if s.name == ".debug_line")
     data = _with_section(CUBIN_90, ".debug_line", size=len(CUBIN_90))
-    with pytest.raises(ElfFormatError, match=rf"section {debug_line.index} '\.debug_line' \(offset "
-                                             rf"{debug_line.offset:#x}, {len(CUBIN_90)} bytes\) lies outside the "
-                                             rf"{len(CUBIN_90)}-byte file"):
+    with pytest.raises(
+        ElfFormatError,
+        match=rf"section {debug_line.index} '\.debug_line' \(offset "
+        rf"{debug_line.offset:#x}, {len(CUBIN_90)} bytes\) lies outside the "
+        rf"{len(CUBIN_90)}-byte file",
+    ):
         ElfFile.parse(data)

@@ -58,8 +58,9 @@ def test_no_line_info_fixture_maps_nothing_and_says_so_once():
     for pc in (0, 0x10, 0x20):
         assert mapper.lookup("abcdef0123456789", "_Z5kernBPfPKfi", pc) is None
     assert mapper.kernel_location("abcdef0123456789", "_Z5kernBPfPKfi") is None
-    assert mapper.notes == ["module abcdef012345: no line info; rebuild with -lineinfo (nvcc -lineinfo) to see "
-                            "findings on source lines"]
+    assert mapper.notes == [
+        "module abcdef012345: no line info; rebuild with -lineinfo (nvcc -lineinfo) to see findings on source lines"
+    ]
 
 
 def test_executable_with_zstd_fatbinary():

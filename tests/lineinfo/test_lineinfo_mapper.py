@@ -55,8 +55,9 @@ def test_inline_chain_is_innermost_first_and_ends_in_the_kernel(run_dir):
     chains = [loc for pc in range(0, size, 16) if (loc := mapper.lookup(sha, "_Z5kernBPfPKfi", pc)) and loc.inline]
     assert chains
     deepest = max(chains, key=lambda loc: len(loc.inline))
-    assert [f.function.split("(")[0] for f in deepest.inline] == ["sq", "poly", "combine", "kernB"][-len(
-        deepest.inline):]
+    assert [f.function.split("(")[0] for f in deepest.inline] == ["sq", "poly", "combine", "kernB"][
+        -len(deepest.inline) :
+    ]
     assert (deepest.inline[0].file, deepest.inline[0].line) == (deepest.file, deepest.line)
     assert deepest.function == deepest.inline[0].function
     assert deepest.outermost == deepest.inline[-1]
@@ -103,9 +104,11 @@ def test_kernel_location_is_the_first_line_of_the_kernel(run_dir):
     path, sha, nolines = run_dir
     mapper = SourceMapper.from_run(path)
     ranges = function_ranges(CU)
-    for mangled, (file, name) in {"_Z5kernBPfPKfi": ("kernels.cu", "kernB"),
-                                  "_Z11tmpl_kernelIfLi256EEvPT_PKS0_i": ("kernels.cu", "tmpl_kernel"),
-                                  "c_kernel": ("kernels.cu", "c_kernel")}.items():
+    for mangled, (file, name) in {
+        "_Z5kernBPfPKfi": ("kernels.cu", "kernB"),
+        "_Z11tmpl_kernelIfLi256EEvPT_PKS0_i": ("kernels.cu", "tmpl_kernel"),
+        "c_kernel": ("kernels.cu", "c_kernel"),
+    }.items():
         loc = mapper.kernel_location(sha, mangled)
         first, last = ranges[(file, name)]
         assert first <= loc.line <= last and loc.inline == ()
@@ -118,8 +121,9 @@ def test_no_line_info_module_is_reported_once(run_dir):
     mapper = SourceMapper.from_run(path)
     assert mapper.lookup(nolines, "_Z5kernBPfPKfi", 0) is None
     assert mapper.lookup(nolines, "_Z5kernAPfPKfi", 16) is None
-    assert mapper.notes == [f"module {nolines[:12]}: no line info; rebuild with -lineinfo (nvcc -lineinfo) to "
-                            "see findings on source lines"]
+    assert mapper.notes == [
+        f"module {nolines[:12]}: no line info; rebuild with -lineinfo (nvcc -lineinfo) to see findings on source lines"
+    ]
     assert mapper.lookup(sha, "_Z5kernBPfPKfi", 0) is not None
 
 
@@ -130,9 +134,11 @@ def test_missing_source_files_are_named_once_with_the_fix(run_dir, tmp_path):
     loc = mapper.lookup(sha, "_Z5kernAPfPKfi", 0)
     mapper.lookup(sha, "_Z5kernAPfPKfi", 16)
     assert not loc.exists and loc.file == moved + "/kernels.cu"
-    assert mapper.notes == [f"source file {moved}/kernels.cu not found (recorded in module {sha[:12]} as "
-                            f"{FIXTURE_SRC}/kernels.cu); if the build tree moved, map it with a path prefix map "
-                            "(reuselens.pathPrefixMap, or --prefix-map OLD=NEW)"]
+    assert mapper.notes == [
+        f"source file {moved}/kernels.cu not found (recorded in module {sha[:12]} as "
+        f"{FIXTURE_SRC}/kernels.cu); if the build tree moved, map it with a path prefix map "
+        "(reuselens.pathPrefixMap, or --prefix-map OLD=NEW)"
+    ]
 
 
 def test_each_cubin_is_parsed_once(run_dir):
@@ -164,8 +170,10 @@ def test_sass_disassembles_only_the_functions_asked_for(run_dir, monkeypatch):
     whole = sass_module.disassemble(data)
     calls = []
     real = sass_module.disassemble
-    monkeypatch.setattr("reuselens.analyzer.lineinfo.mapper.disassemble",
-                        lambda cubin, symbols=(): calls.append(sorted(symbols)) or real(cubin, symbols))
+    monkeypatch.setattr(
+        "reuselens.analyzer.lineinfo.mapper.disassemble",
+        lambda cubin, symbols=(): calls.append(sorted(symbols)) or real(cubin, symbols),
+    )
     mapper = SourceMapper.from_run(path)
     table = mapper.table(sha)
     kernels = table.kernels()
@@ -196,12 +204,15 @@ def test_sass_without_nvdisasm_says_how_to_get_it(run_dir, monkeypatch):
     assert mapper.notes == ["nvdisasm not found; install it (pip install nvidia-cuda-nvdisasm) to see SASS"]
 
 
-@pytest.mark.parametrize("content, message", [
-    (None, r"not a run directory \(no run.json"),
-    ("{not json", "unreadable run manifest"),
-    ('{"format": "other"}', "run.json: not a ReuseLens run manifest"),
-    ('{"format": "reuselens-run", "version": 2}', "run format version 2 is not supported"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (None, r"not a run directory \(no run.json"),
+        ("{not json", "unreadable run manifest"),
+        ('{"format": "other"}', "run.json: not a ReuseLens run manifest"),
+        ('{"format": "reuselens-run", "version": 2}', "run format version 2 is not supported"),
+    ],
+)
 def test_bad_run_directories(tmp_path, content, message):
     if content is not None:
         (tmp_path / "run.json").write_text(content)
@@ -215,6 +226,7 @@ def test_module_file_missing_from_the_run(run_dir):
     with pytest.raises(Exception, match="cannot read CUBIN") as info:
         SourceMapper.from_run(path).lookup(sha, "_Z5kernBPfPKfi", 0)
     from reuselens.analyzer.errors import MappingError
+
     assert isinstance(info.value, MappingError)
 
 
@@ -231,23 +243,34 @@ def test_path_resolver():
 def test_demangle():
     assert demangle("_Z11tmpl_kernelIfLi256EEvPT_PKS0_i") == "void tmpl_kernel<float, 256>(float*, float const*, int)"
     assert demangle("$_Z11call_kernelPfPKfi$_Z6slowfnf") == "call_kernel(float*, float const*, int)$slowfn(float)"
-    assert demangle("$__internal_0_$__cuda_sm20_sqrt_rn_f32_slowpath") == \
-        "__internal_0_$__cuda_sm20_sqrt_rn_f32_slowpath"
+    assert (
+        demangle("$__internal_0_$__cuda_sm20_sqrt_rn_f32_slowpath") == "__internal_0_$__cuda_sm20_sqrt_rn_f32_slowpath"
+    )
     assert demangle("c_kernel") == "c_kernel"
     assert demangle("_Zgarbage") == "_Zgarbage"
-    assert demangle("__nv_static_32__e43aad3d_10_kernels_cu_53826c59__ZN43_GLOBAL__N__e43aad3d_10_kernels_cu_"
-                    "53826c5911anon_kernelEPi") == "(anonymous namespace)::anon_kernel(int*)"
+    assert (
+        demangle(
+            "__nv_static_32__e43aad3d_10_kernels_cu_53826c59__ZN43_GLOBAL__N__e43aad3d_10_kernels_cu_"
+            "53826c5911anon_kernelEPi"
+        )
+        == "(anonymous namespace)::anon_kernel(int*)"
+    )
 
 
-@pytest.mark.parametrize("module_path", ["/dev/zero", "../outside.cubin", "modules/../../outside.cubin",
-                                         "modules/link.cubin"])
+@pytest.mark.parametrize(
+    "module_path", ["/dev/zero", "../outside.cubin", "modules/../../outside.cubin", "modules/link.cubin"]
+)
 def test_module_paths_must_stay_inside_the_run_directory(tmp_path, module_path):
     # run.json is data: an absolute, `..` or symlinked module path would read any file, /dev/zero without end
     run = tmp_path / "run"
     (run / "modules").mkdir(parents=True)
     (run / "modules" / "link.cubin").symlink_to("/dev/zero")
-    manifest = {"format": "reuselens-run", "version": 1, "cwd": str(tmp_path),
-                "modules": [{"sha256": "aa", "path": "modules/aa.cubin"}, {"sha256": "m", "path": module_path}]}
+    manifest = {
+        "format": "reuselens-run",
+        "version": 1,
+        "cwd": str(tmp_path),
+        "modules": [{"sha256": "aa", "path": "modules/aa.cubin"}, {"sha256": "m", "path": module_path}],
+    }
     (run / "run.json").write_text(json.dumps(manifest))
     with pytest.raises(RunDirectoryError) as info:
         SourceMapper.from_run(run)

@@ -28,8 +28,9 @@ def _check(path, data=None, *, expect_inline=True):
         g_build = table.elf.section_by_name(".debug_info") is not None
         result = compare(mapper, "m", table, disassemble(path, inline), inline, debug_info_chains=g_build)
         assert result.instructions > 0
-        assert result.mismatches == [], f"{path}: {len(result.mismatches)} of {result.instructions}:\n" + \
-            "\n".join(result.mismatches[:20])
+        assert result.mismatches == [], f"{path}: {len(result.mismatches)} of {result.instructions}:\n" + "\n".join(
+            result.mismatches[:20]
+        )
         if inline and expect_inline:
             assert result.inline_chains > 0, "the test CUBIN should contain inlined code"
     # nvdisasm prints no function names (and no -G chains): check those against the sources.
@@ -72,8 +73,11 @@ def rdc_builds(builder):
     jobs = [
         ("kernels.rdc.sm_89.cubin", KERNELS, ["-cubin", "-rdc=true", "-arch=sm_89", "-lineinfo", "-DWITH_EXTERNAL"]),
         ("other.rdc.sm_90.cubin", ["other.cu"], ["-cubin", "-rdc=true", "-arch=sm_90", "-lineinfo"]),
-        ("rdcapp", ["kernels.cu", "other.cu", "rdc_main.cu"],
-         ["-rdc=true", "-arch=sm_90", "-lineinfo", "-DWITH_EXTERNAL", "-cudart", "shared"]),
+        (
+            "rdcapp",
+            ["kernels.cu", "other.cu", "rdc_main.cu"],
+            ["-rdc=true", "-arch=sm_90", "-lineinfo", "-DWITH_EXTERNAL", "-cudart", "shared"],
+        ),
     ]
     return dict(zip([j[0] for j in jobs], builder.build_many(jobs)))
 
@@ -116,8 +120,11 @@ def test_rdc_linked_inline_names_match_the_relocatable_cubins(rdc_builds):
 
 @pytest.mark.parametrize("compression", ["stored", "zstd", "lz4"])
 def test_cubins_from_an_executable_match_nvdisasm(compression, builder, nvdisasm, tmp_path):
-    flags = {"stored": ["--no-compress"], "zstd": ["-Xfatbin=-compress-all"],
-             "lz4": ["-Xfatbin=-compress-all", "--compress-mode=speed"]}[compression]
+    flags = {
+        "stored": ["--no-compress"],
+        "zstd": ["-Xfatbin=-compress-all"],
+        "lz4": ["-Xfatbin=-compress-all", "--compress-mode=speed"],
+    }[compression]
     archs = [a for a in ("sm_80", "sm_90") if a in builder.archs]
     gencode = [f"-gencode=arch=compute_{a[3:]},code={a}" for a in archs]
     app = builder.build(f"app.{compression}", ["main.cu"], ["-lineinfo", "-cudart", "shared", *flags, *gencode])
@@ -137,8 +144,9 @@ def test_extraction_is_byte_identical_to_cuobjdump(rdc_builds, tmp_path):
     cuobjdump = find_tool("cuobjdump")
     if cuobjdump is None:
         pytest.skip("cuobjdump not found (pip install nvidia-cuda-cuobjdump)")
-    subprocess.run([cuobjdump, "-all", "-xelf", "all", str(rdc_builds["rdcapp"])], cwd=tmp_path, check=True,
-                   capture_output=True)
+    subprocess.run(
+        [cuobjdump, "-all", "-xelf", "all", str(rdc_builds["rdcapp"])], cwd=tmp_path, check=True, capture_output=True
+    )
     theirs = {p.read_bytes() for p in tmp_path.glob("*.cubin")}
     ours = [c for _, c in cubins_from_binary(rdc_builds["rdcapp"])]
     assert len(ours) >= 3
@@ -147,8 +155,11 @@ def test_extraction_is_byte_identical_to_cuobjdump(rdc_builds, tmp_path):
 
 @pytest.mark.parametrize("kind", ["object", "rdc-object", "shared-library"])
 def test_cubins_from_objects_and_shared_libraries(kind, builder, nvdisasm, tmp_path):
-    flags = {"object": ["-c"], "rdc-object": ["-c", "-rdc=true"],
-             "shared-library": ["-shared", "-Xcompiler", "-fPIC", "-cudart", "shared"]}[kind]
+    flags = {
+        "object": ["-c"],
+        "rdc-object": ["-c", "-rdc=true"],
+        "shared-library": ["-shared", "-Xcompiler", "-fPIC", "-cudart", "shared"],
+    }[kind]
     built = builder.build(f"kernels.{kind}", KERNELS, [*flags, "-lineinfo", "-arch=sm_90"])
     cubins = cubins_from_binary(built)
     assert [a for a, _ in cubins] == ["sm_90"]

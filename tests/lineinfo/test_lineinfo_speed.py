@@ -16,11 +16,16 @@ def test_mapping_speed(builder):
     source = builder.root / "speed.cu"
     source.write_text(generate(12))
     cubin = builder.root / "speed.cubin"
-    subprocess.run([builder.nvcc, "-cubin", "-arch=sm_90", "-O3", "-lineinfo", "-o", str(cubin), str(source)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [builder.nvcc, "-cubin", "-arch=sm_90", "-O3", "-lineinfo", "-o", str(cubin), str(source)],
+        check=True,
+        capture_output=True,
+    )
     result = measure(cubin)
     per_instruction_us = result["total_s"] / result["instructions"] * 1e6
-    print(f"\n{result['instructions']} instructions: parse {result['parse_s']:.3f} s, lookups "
-          f"{result['lookup_s']:.3f} s ({per_instruction_us:.1f} us per instruction)")
+    print(
+        f"\n{result['instructions']} instructions: parse {result['parse_s']:.3f} s, lookups "
+        f"{result['lookup_s']:.3f} s ({per_instruction_us:.1f} us per instruction)"
+    )
     assert result["instructions"] > 20000 and result["mapped"] == result["instructions"]
     assert per_instruction_us < MAX_CPU_US_PER_INSTRUCTION

@@ -12,10 +12,9 @@ from typing import Union
 
 import pytest
 import pytest_lsp
+from lsp_helpers import FIXTURES
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
-
-from lsp_helpers import FIXTURES
 
 
 def pytest_configure(config):
@@ -65,13 +64,18 @@ async def client(lsp_client: LanguageClient, request, workspace: Path):
         return next((a for a in params.actions or [] if a.title == lsp_client.answer_title), None)
 
     fix_code_action_hook(lsp_client)
-    init = json.loads(json.dumps(marker_value(request, "lsp_init", {"workspaceTrusted": True}))
-                      .replace("WORKSPACE", str(workspace)))
+    init = json.loads(
+        json.dumps(marker_value(request, "lsp_init", {"workspaceTrusted": True})).replace("WORKSPACE", str(workspace))
+    )
     profile = marker_value(request, "lsp_client", "visual-studio-code")
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities(profile), root_uri=workspace.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")],
-        initialization_options=init))
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities(profile),
+            root_uri=workspace.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")],
+            initialization_options=init,
+        )
+    )
     yield
     await asyncio.wait_for(lsp_client.shutdown_session(), 5)
 
@@ -84,4 +88,5 @@ def fix_code_action_hook(client: LanguageClient) -> None:
     def hook(obj, _):
         kind = types.Command if isinstance(obj.get("command"), str) else types.CodeAction
         return converter.structure(obj, kind)
+
     converter.register_structure_hook(Union[types.Command, types.CodeAction], hook)

@@ -26,8 +26,11 @@ async def wait_until(predicate, timeout=15.0, step=0.05):
 
 def open_doc(client: LanguageClient, path: Path) -> str:
     uri = path.as_uri()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
-        uri=uri, language_id="cuda-cpp", version=1, text=path.read_text())))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="cuda-cpp", version=1, text=path.read_text())
+        )
+    )
     return uri
 
 
@@ -44,7 +47,7 @@ def frame(message: dict) -> bytes:
 
 def read_frame(stream: IO[bytes]) -> dict:
     length = None
-    while (line := stream.readline().strip()):
+    while line := stream.readline().strip():
         name, _, value = line.decode().partition(":")
         if name.lower() == "content-length":
             length = int(value)

@@ -10,9 +10,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from lsp_helpers import open_doc, wait_until
 from lsprotocol import types
 
-from lsp_helpers import open_doc, wait_until
 from reuselens.analyzer.lineinfo.sass import find_nvdisasm
 
 REPO = Path(__file__).parents[2]
@@ -73,29 +73,36 @@ async def test_demo_findings_on_demo_lines_and_padding_compiles(client, workspac
     assert "tile[threadIdx.x][threadIdx.y]" in text[bank.range.start.line]
     smem = next(d for d in client.diagnostics[uri] if d.code == "abuse-smem")
     assert "vals[c]" in text[smem.range.start.line]
-    assert {r.location.range.start.line + 1 for r in smem.related_information} >= {61, 62, 75} - {smem.range.start.line + 1}
+    assert {r.location.range.start.line + 1 for r in smem.related_information} >= {61, 62, 75} - {
+        smem.range.start.line + 1
+    }
 
     lenses = await client.text_document_code_lens_async(types.CodeLensParams(types.TextDocumentIdentifier(uri)))
     node_lines = {n["source"]["line"] for k in report["kernels"] for n in k["nodes"] if n.get("source")}
     assert {l.range.start.line + 1 for l in lenses} == node_lines
-    hover = await client.text_document_hover_async(types.HoverParams(
-        types.TextDocumentIdentifier(uri), types.Position(bank.range.start.line, 10)))
+    hover = await client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(bank.range.start.line, 10))
+    )
     assert "transpose_naive" in hover.contents.value and "shared read 4 B" in hover.contents.value
     if find_nvdisasm() is not None:  # report.json has no SASS: the server disassembles the run's CUBIN for it
         assert "sass\n" in hover.contents.value and " LDS" in hover.contents.value
 
-    actions = await client.text_document_code_action_async(types.CodeActionParams(
-        types.TextDocumentIdentifier(uri), bank.range, types.CodeActionContext(diagnostics=[bank])))
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            types.TextDocumentIdentifier(uri), bank.range, types.CodeActionContext(diagnostics=[bank])
+        )
+    )
     edit = next(a for a in actions if a.edit is not None).edit.document_changes[0].edits[0]
     assert edit.range.start.line + 1 == 79 and edit.new_text == "33"
     line = text[78]
-    text[78] = line[:edit.range.start.character] + "33" + line[edit.range.end.character:]
+    text[78] = line[: edit.range.start.character] + "33" + line[edit.range.end.character :]
     assert text[78].startswith("  __shared__ float tile[32][33];")
     nvcc = shutil.which("nvcc")
     if nvcc is None:
         pytest.skip("nvcc not found on PATH: the padded demo's compilation is not checked")
     edited = workspace / "src" / "demo_padded.cu"
     edited.write_text("\n".join(text) + "\n")
-    result = subprocess.run([nvcc, "-arch=sm_90", "-c", str(edited), "-o", str(edited.with_suffix(".o"))],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [nvcc, "-arch=sm_90", "-c", str(edited), "-o", str(edited.with_suffix(".o"))], capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stderr

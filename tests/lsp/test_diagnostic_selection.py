@@ -10,28 +10,62 @@ SOURCE = "/src/scan.cu"
 
 
 def finding(pattern: str, node_id: int, message: str) -> dict:
-    return {"id": f"{pattern}@{node_id}", "pattern": pattern, "severity": "information", "rank": 1,
-            "pcs": [node_id], "origin_pcs": [], "scope": None, "message": message,
-            "waste": {"bytes": 4096, "share": 0.5}, "fix": {"kind": "none"}}
+    return {
+        "id": f"{pattern}@{node_id}",
+        "pattern": pattern,
+        "severity": "information",
+        "rank": 1,
+        "pcs": [node_id],
+        "origin_pcs": [],
+        "scope": None,
+        "message": message,
+        "waste": {"bytes": 4096, "share": 0.5},
+        "fix": {"kind": "none"},
+    }
 
 
 def kernel(kernel_id: str, name: str, findings: list[dict], block=(256, 1, 1)) -> dict:
-    node = {"id": 1, "function": name, "pc": 16, "space": "global", "type": "read", "size": 4, "bytes": 4096,
-            "source": {"file": SOURCE, "line": 3}}
-    return {"id": kernel_id, "name": name, "mangled": name, "grid": [4, 1, 1], "block": list(block),
-            "nodes": [{"id": 0, "space": None}, node], "edges": [], "barriers": [], "findings": findings}
+    node = {
+        "id": 1,
+        "function": name,
+        "pc": 16,
+        "space": "global",
+        "type": "read",
+        "size": 4,
+        "bytes": 4096,
+        "source": {"file": SOURCE, "line": 3},
+    }
+    return {
+        "id": kernel_id,
+        "name": name,
+        "mangled": name,
+        "grid": [4, 1, 1],
+        "block": list(block),
+        "nodes": [{"id": 0, "space": None}, node],
+        "edges": [],
+        "barriers": [],
+        "findings": findings,
+    }
 
 
 def built(report: dict, show_streaming: bool = False) -> list:
     results = RunResults(report, "/run/report.json", "0" * 64, {})
     lines = ["", "", "  out[i] = in[i];"]
-    return diagnostics.build(results, SOURCE, lines, None, "docs", lambda path, line: None, 0.0, None,
-                             show_streaming=show_streaming)
+    return diagnostics.build(
+        results, SOURCE, lines, None, "docs", lambda path, line: None, 0.0, None, show_streaming=show_streaming
+    )
 
 
 def test_streaming_findings_are_published_only_when_asked_for():
-    report = {"kernels": [kernel("k0", "void scan<float>(float*)",
-                                 [finding("streaming-access", 1, "streams"), finding("poor-coalescing", 1, "sectors")])]}
+    report = {
+        "kernels": [
+            kernel(
+                "k0",
+                "void scan<float>(float*)",
+                [finding("streaming-access", 1, "streams"), finding("poor-coalescing", 1, "sectors")],
+            )
+        ]
+    }
     assert [d.code for d in built(report)] == ["poor-coalescing"]
     assert sorted(d.code for d in built(report, show_streaming=True)) == ["poor-coalescing", "streaming-access"]
 
@@ -42,19 +76,33 @@ def test_the_setting_is_read_from_the_configuration():
 
 
 def test_findings_of_two_instantiations_on_one_line_name_their_kernels():
-    report = {"kernels": [kernel("k0", "void scan<float>(float*)", [finding("poor-coalescing", 1, "sectors")]),
-                          kernel("k1", "void scan<double>(double*)", [finding("poor-coalescing", 1, "sectors")])]}
+    report = {
+        "kernels": [
+            kernel("k0", "void scan<float>(float*)", [finding("poor-coalescing", 1, "sectors")]),
+            kernel("k1", "void scan<double>(double*)", [finding("poor-coalescing", 1, "sectors")]),
+        ]
+    }
     assert sorted(d.message for d in built(report)) == ["sectors [kernel scan<double>]", "sectors [kernel scan<float>]"]
 
 
 def test_one_kernel_in_two_configurations_is_told_apart_by_its_launch():
-    report = {"kernels": [kernel("k0", "void scan(float*)", [finding("poor-coalescing", 1, "sectors")]),
-                          kernel("k1", "void scan(float*)", [finding("poor-coalescing", 1, "sectors")], (128, 1, 1))]}
-    assert sorted(d.message for d in built(report)) == ["sectors [kernel scan <<<4x1x1, 128x1x1>>>]",
-                                                        "sectors [kernel scan <<<4x1x1, 256x1x1>>>]"]
+    report = {
+        "kernels": [
+            kernel("k0", "void scan(float*)", [finding("poor-coalescing", 1, "sectors")]),
+            kernel("k1", "void scan(float*)", [finding("poor-coalescing", 1, "sectors")], (128, 1, 1)),
+        ]
+    }
+    assert sorted(d.message for d in built(report)) == [
+        "sectors [kernel scan <<<4x1x1, 128x1x1>>>]",
+        "sectors [kernel scan <<<4x1x1, 256x1x1>>>]",
+    ]
 
 
 def test_a_line_of_one_kernel_keeps_its_message():
-    report = {"kernels": [kernel("k0", "void scan<float>(float*)", [finding("poor-coalescing", 1, "sectors")]),
-                          kernel("k1", "void scan<double>(double*)", [finding("streaming-access", 1, "streams")])]}
+    report = {
+        "kernels": [
+            kernel("k0", "void scan<float>(float*)", [finding("poor-coalescing", 1, "sectors")]),
+            kernel("k1", "void scan<double>(double*)", [finding("streaming-access", 1, "streams")]),
+        ]
+    }
     assert [d.message for d in built(report)] == ["sectors"]

@@ -11,11 +11,11 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 import pytest
+from lsp_helpers import FIXTURES, STANDIN, lines_of, open_doc, wait_until
 from lsprotocol import types
 from markdown_it import MarkdownIt
 
 import reuselens.lsp_server as lsp_server
-from lsp_helpers import FIXTURES, STANDIN, lines_of, open_doc, wait_until
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
 
@@ -24,8 +24,9 @@ STENCIL_LINES = [15, 24, 24, 26]
 
 
 async def run(client, command: str, *arguments):
-    return await client.workspace_execute_command_async(types.ExecuteCommandParams(
-        command=command, arguments=list(arguments)))
+    return await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=command, arguments=list(arguments))
+    )
 
 
 async def test_commands_accept_their_short_documented_forms(client, workspace):
@@ -38,7 +39,8 @@ async def test_commands_accept_their_short_documented_forms(client, workspace):
     assert (await run(client, "reuselens.showGraph", "_Z9transposePKfPfi"))["kernel"] == "k0"
     assert (await run(client, "reuselens.showGraph", stencil))["kernel"] == "k2"
     assert (await run(client, "reuselens.showGraph", "no_such_kernel")) == {
-        "error": "the run has no kernel 'no_such_kernel'"}
+        "error": "the run has no kernel 'no_such_kernel'"
+    }
     # nextHotSpot: no arguments and a uri alone both start at the first hot spot
     first = await run(client, "reuselens.nextHotSpot")
     assert first["range"]["start"]["line"] + 1 == 14
@@ -70,15 +72,25 @@ async def test_lens_titles_as_inlay_hints_for_clients_without_code_lenses(client
     uri = open_doc(client, workspace / "stencil.cu")
     await wait_until(lambda: lines_of(client, uri) == STENCIL_LINES)
     text = (workspace / "stencil.cu").read_text().splitlines()
-    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(
-        text_document=types.TextDocumentIdentifier(uri),
-        range=types.Range(types.Position(0, 0), types.Position(len(text), 0))))
+    hints = await client.text_document_inlay_hint_async(
+        types.InlayHintParams(
+            text_document=types.TextDocumentIdentifier(uri),
+            range=types.Range(types.Position(0, 0), types.Position(len(text), 0)),
+        )
+    )
     assert {h.position.line + 1: h.label for h in hints} == {
-        11: "reuse 100% cold · 8.4 MB", 15: "reuse 50% block · 50% cold · 8.4 MB",
-        24: "reuse 75% thread · 25% cold · 16.8 MB", 28: "reuse 100% cold · 4.1 KB"}
+        11: "reuse 100% cold · 8.4 MB",
+        15: "reuse 50% block · 50% cold · 8.4 MB",
+        24: "reuse 75% thread · 25% cold · 16.8 MB",
+        28: "reuse 100% cold · 4.1 KB",
+    }
     assert all(h.position.character == len(text[h.position.line]) and h.padding_left for h in hints)
-    part = await client.text_document_inlay_hint_async(types.InlayHintParams(
-        text_document=types.TextDocumentIdentifier(uri), range=types.Range(types.Position(20, 0), types.Position(25, 0))))
+    part = await client.text_document_inlay_hint_async(
+        types.InlayHintParams(
+            text_document=types.TextDocumentIdentifier(uri),
+            range=types.Range(types.Position(20, 0), types.Position(25, 0)),
+        )
+    )
     assert [h.position.line + 1 for h in part] == [24]
     assert client.hint_refreshes == 0  # emacs declares no inlayHint refresh
 
@@ -104,17 +116,20 @@ async def test_hover_of_a_line_shared_by_two_instantiations_keeps_each_table(cli
     for node in report["kernels"][0]["nodes"]:
         node.pop("sass", None)
     twin = json.loads(json.dumps(report["kernels"][0]))
-    twin.update(id="k9", name="transpose<double>(const double*, double*, int)", mangled="_Z9transposeIdEvPKT_PS0_i",
-                findings=[])
+    twin.update(
+        id="k9", name="transpose<double>(const double*, double*, int)", mangled="_Z9transposeIdEvPKT_PS0_i", findings=[]
+    )
     report["kernels"].append(twin)
     (run_dir / "next.json").write_text(json.dumps(report))
     (run_dir / "next.json").replace(run_dir / "report.json")
     uri = open_doc(client, workspace / "stencil.cu")
 
     async def hover_text():
-        hover = await client.text_document_hover_async(types.HoverParams(
-            types.TextDocumentIdentifier(uri), types.Position(14, 30)))
+        hover = await client.text_document_hover_async(
+            types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(14, 30))
+        )
         return hover.contents.value if hover else ""
+
     text = ""
     for _ in range(200):
         text = await hover_text()
@@ -130,9 +145,13 @@ async def test_hover_of_a_line_shared_by_two_instantiations_keeps_each_table(cli
     assert sum(t.type == "table_open" for t in tokens) == 4
 
 
-@pytest.mark.parametrize("target", [
-    pytest.param(t, marks=pytest.mark.lsp_settings({"pathPrefixMap": {"/build/app": t}}))
-    for t in ["${workspaceFolder}", ".", "${workspaceFolder}/sub/..", "sub/.."]])
+@pytest.mark.parametrize(
+    "target",
+    [
+        pytest.param(t, marks=pytest.mark.lsp_settings({"pathPrefixMap": {"/build/app": t}}))
+        for t in ["${workspaceFolder}", ".", "${workspaceFolder}/sub/..", "sub/.."]
+    ],
+)
 async def test_path_prefix_map_targets_are_workspace_paths(client, workspace, target):
     # ${workspaceFolder} is expanded, and a relative target is taken from the workspace folder, not the run's cwd
     await wait_until(lambda: lines_of(client, (workspace / "stencil.cu").as_uri()) == STENCIL_LINES)
@@ -142,12 +161,16 @@ async def test_a_failed_profile_names_its_cause_first_and_once(client, workspace
     stencil = workspace / "stencil.cu"
     await wait_until(lambda: lines_of(client, stencil.as_uri()) == STENCIL_LINES)
     crash = [PY, "-c", "import sys; print('CUDA error: an illegal memory access was encountered'); sys.exit(3)"]
-    settings = {"pathPrefixMap": {"/build/app": str(workspace)}, "profile": {"command": crash},
-                "profiler": {"command": [PY, str(STANDIN), "--recorded", str(FIXTURES / "run2")]}}
+    settings = {
+        "pathPrefixMap": {"/build/app": str(workspace)},
+        "profile": {"command": crash},
+        "profiler": {"command": [PY, str(STANDIN), "--recorded", str(FIXTURES / "run2")]},
+    }
     client.set_configuration(settings, section="reuselens")
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"reuselens": settings}))
-    await wait_until(lambda: any("profile command " in m.message and "unset" not in m.message
-                                 for m in client.log_messages))
+    await wait_until(
+        lambda: any("profile command " in m.message and "unset" not in m.message for m in client.log_messages)
+    )
     result = await run(client, "reuselens.profile")
     cause = "the application exited with status 3; no report written"
     assert result["message"] == f"{cause} (profiling {' '.join(crash)} failed, exit 2)"

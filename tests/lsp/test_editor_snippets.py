@@ -9,9 +9,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from lsprotocol import types
-
 from lsp_helpers import lines_of, open_doc, wait_until
+from lsprotocol import types
 
 pytestmark = [pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
 
@@ -41,6 +40,10 @@ async def test_helix_settings_give_inlay_hints(client, workspace):
     # The snippet maps /build/app to ${workspaceFolder}; the fixture run was built in /build/app.
     uri = open_doc(client, workspace / "stencil.cu")
     await wait_until(lambda: lines_of(client, uri) == [15, 24, 24, 26])
-    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(
-        text_document=types.TextDocumentIdentifier(uri), range=types.Range(types.Position(0, 0), types.Position(40, 0))))
+    hints = await client.text_document_inlay_hint_async(
+        types.InlayHintParams(
+            text_document=types.TextDocumentIdentifier(uri),
+            range=types.Range(types.Position(0, 0), types.Position(40, 0)),
+        )
+    )
     assert [(h.position.line + 1, h.label) for h in hints][:1] == [(11, "reuse 100% cold · 8.4 MB")]

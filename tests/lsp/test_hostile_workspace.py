@@ -10,9 +10,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from lsprotocol import types
-
 from lsp_helpers import FIXTURES, lines_of, wait_until
+from lsprotocol import types
 
 pytestmark = pytest.mark.asyncio
 
@@ -42,8 +41,12 @@ def workspace(tmp_path) -> Path:
 
 
 async def hover(client, path: Path, line0: int):
-    return await asyncio.wait_for(client.text_document_hover_async(types.HoverParams(
-        types.TextDocumentIdentifier(path.as_uri()), types.Position(line0, 0))), 10)
+    return await asyncio.wait_for(
+        client.text_document_hover_async(
+            types.HoverParams(types.TextDocumentIdentifier(path.as_uri()), types.Position(line0, 0))
+        ),
+        10,
+    )
 
 
 @pytest.mark.lsp_init({})
@@ -69,8 +72,9 @@ def fifo_report_workspace(workspace) -> Path:
 @pytest.mark.lsp_init({})
 async def test_report_json_that_is_a_fifo_gives_an_error_not_a_hang(fifo_report_workspace, client):
     report = fifo_report_workspace / ".reuselens" / "run" / "report.json"
-    await wait_until(lambda: any(m.type == types.MessageType.Error and str(report) in m.message
-                                 for m in client.messages))
+    await wait_until(
+        lambda: any(m.type == types.MessageType.Error and str(report) in m.message for m in client.messages)
+    )
     message = next(m.message for m in client.messages if str(report) in m.message)
     assert message == f"ReuseLens: {report}: not read: not a regular file"
     assert (await hover(client, fifo_report_workspace / "lut.cu", 13)) is None

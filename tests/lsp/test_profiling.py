@@ -12,18 +12,19 @@ import time
 from pathlib import Path
 
 import pytest
-from lsprotocol import types
-
 from lsp_helpers import FIXTURES, STANDIN, lines_of, wait_until
+from lsprotocol import types
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
 
 PY = sys.executable
 STANDIN_RUN2 = [PY, str(STANDIN), "--recorded", str(FIXTURES / "run2")]
 # The "application": records its pid, then sleeps while the flag file exists (so a test can hold a run).
-APP = ("import os, sys, time, pathlib; d = pathlib.Path(sys.argv[1]); n = len(list(d.glob('pid*')));"
-       "(d / f'pid{n}').write_text(str(os.getpid()));"
-       "[time.sleep(0.05) for _ in iter(lambda: (d / 'hold').exists(), False)]; print('app done')")
+APP = (
+    "import os, sys, time, pathlib; d = pathlib.Path(sys.argv[1]); n = len(list(d.glob('pid*')));"
+    "(d / f'pid{n}').write_text(str(os.getpid()));"
+    "[time.sleep(0.05) for _ in iter(lambda: (d / 'hold').exists(), False)]; print('app done')"
+)
 
 
 def app_argv(ws: Path) -> list[str]:
@@ -67,8 +68,12 @@ def appstate(workspace):
 async def test_save_reprofiles_with_progress_stages(client, workspace, appstate):
     stencil = workspace / "stencil.cu"
     await wait_until(lambda: lines_of(client, stencil.as_uri()) == [15, 24, 24, 26])
-    await set_settings(client, workspace, profileOnSave=True, **{"profile": {"command": app_argv(workspace)},
-                                                                 "profiler": {"command": STANDIN_RUN2}})
+    await set_settings(
+        client,
+        workspace,
+        profileOnSave=True,
+        **{"profile": {"command": app_argv(workspace)}, "profiler": {"command": STANDIN_RUN2}},
+    )
     # WHEN a CUDA file is saved
     save(client, stencil)
     # THEN the app runs under the profiler and run2 is published (bank conflict and barrier gone)
@@ -91,8 +96,12 @@ async def test_save_reprofiles_with_progress_stages(client, workspace, appstate)
 
 async def test_newer_save_cancels_run_and_kills_its_process_group(client, workspace, appstate):
     await wait_until(lambda: (workspace / "lut.cu").as_uri() in client.diagnostics)
-    await set_settings(client, workspace, profileOnSave=True, **{"profile": {"command": app_argv(workspace)},
-                                                                 "profiler": {"command": STANDIN_RUN2}})
+    await set_settings(
+        client,
+        workspace,
+        profileOnSave=True,
+        **{"profile": {"command": app_argv(workspace)}, "profiler": {"command": STANDIN_RUN2}},
+    )
     (appstate / "hold").touch()
     save(client, workspace / "stencil.cu")
     await wait_until(lambda: (appstate / "pid0").exists())
@@ -110,11 +119,13 @@ async def test_newer_save_cancels_run_and_kills_its_process_group(client, worksp
 
 async def test_cancel_from_progress_stops_the_run(client, workspace, appstate):
     await wait_until(lambda: (workspace / "lut.cu").as_uri() in client.diagnostics)
-    await set_settings(client, workspace, **{"profile": {"command": app_argv(workspace)},
-                                             "profiler": {"command": STANDIN_RUN2}})
+    await set_settings(
+        client, workspace, **{"profile": {"command": app_argv(workspace)}, "profiler": {"command": STANDIN_RUN2}}
+    )
     (appstate / "hold").touch()
-    pending = asyncio.ensure_future(client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command="reuselens.profile")))
+    pending = asyncio.ensure_future(
+        client.workspace_execute_command_async(types.ExecuteCommandParams(command="reuselens.profile"))
+    )
     await wait_until(lambda: (appstate / "pid0").exists())
     (token,) = client.progress_reports
     client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
@@ -131,12 +142,12 @@ async def test_crashing_app_reports_its_output_tail(client, workspace):
     await set_settings(client, workspace, **{"profile": {"command": crash}, "profiler": {"command": STANDIN_RUN2}})
     result = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="reuselens.profile"))
     assert result["status"] == "failed"
-    assert result["message"].startswith("the application exited with status 3; no report written (profiling "
-                                        f"{PY} -c")
+    assert result["message"].startswith(f"the application exited with status 3; no report written (profiling {PY} -c")
     assert result["message"].endswith("failed, exit 2)")
     assert "CUDA error: an illegal memory access was encountered" in result["tail"]
-    await wait_until(lambda: any(m.type == types.MessageType.Error and "illegal memory access" in m.message
-                                 for m in client.messages))
+    await wait_until(
+        lambda: any(m.type == types.MessageType.Error and "illegal memory access" in m.message for m in client.messages)
+    )
     # the previous results stay in place
     assert lines_of(client, stencil.as_uri()) == [15, 24, 24, 26]
 
@@ -144,22 +155,31 @@ async def test_crashing_app_reports_its_output_tail(client, workspace):
 async def test_partial_run_is_shown_with_a_warning(client, workspace):
     stencil = workspace / "stencil.cu"
     await wait_until(lambda: lines_of(client, stencil.as_uri()) == [15, 24, 24, 26])
-    await set_settings(client, workspace, **{"profile": {"command": [PY, "-c", "pass"]},
-                                             "profiler": {"command": [*STANDIN_RUN2, "--exit-code", "3"]}})
+    await set_settings(
+        client,
+        workspace,
+        **{"profile": {"command": [PY, "-c", "pass"]}, "profiler": {"command": [*STANDIN_RUN2, "--exit-code", "3"]}},
+    )
     result = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="reuselens.profile"))
     assert result["status"] == "partial"
     assert result["message"].startswith("the application exited with status 1 (run is partial) (profiling ")
     assert result["message"].endswith("failed, exit 3)")
     await wait_until(lambda: lines_of(client, stencil.as_uri()) == [24, 24])
-    assert any(m.type == types.MessageType.Warning and "; showing the results of what ran." in m.message
-               for m in client.messages)
+    assert any(
+        m.type == types.MessageType.Warning and "; showing the results of what ran." in m.message
+        for m in client.messages
+    )
     assert ended(client) == ["partial"]
 
 
 async def test_hanging_app_is_stopped_at_the_timeout(client, workspace, appstate):
     await wait_until(lambda: (workspace / "lut.cu").as_uri() in client.diagnostics)
-    await set_settings(client, workspace, timeoutSeconds=4,
-                       **{"profile": {"command": app_argv(workspace)}, "profiler": {"command": STANDIN_RUN2}})
+    await set_settings(
+        client,
+        workspace,
+        timeoutSeconds=4,
+        **{"profile": {"command": app_argv(workspace)}, "profiler": {"command": STANDIN_RUN2}},
+    )
     (appstate / "hold").touch()
     started = time.monotonic()
     result = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="reuselens.profile"))
@@ -169,29 +189,47 @@ async def test_hanging_app_is_stopped_at_the_timeout(client, workspace, appstate
     await wait_until(lambda: not alive(int((appstate / "pid0").read_text())), timeout=5)
 
 
-BUILD_OUTPUT = ("import sys; print('stencil.cu(9): error: identifier \"TILEX\" is undefined');"
-                "print('lut.cu:14:13: error: expected primary-expression before \\';\\' token');"
-                "print('1 error detected in the compilation of \"stencil.cu\".'); sys.exit(1)")
+BUILD_OUTPUT = (
+    "import sys; print('stencil.cu(9): error: identifier \"TILEX\" is undefined');"
+    "print('lut.cu:14:13: error: expected primary-expression before \\';\\' token');"
+    "print('1 error detected in the compilation of \"stencil.cu\".'); sys.exit(1)"
+)
 
 
 async def test_build_errors_become_diagnostics_and_clear_after_a_good_build(client, workspace):
     stencil, lut = (workspace / "stencil.cu").as_uri(), (workspace / "lut.cu").as_uri()
     await wait_until(lambda: lines_of(client, stencil) == [15, 24, 24, 26])
-    await set_settings(client, workspace, **{"profile": {"command": [PY, "-c", "pass"]},
-                                             "build": {"command": [PY, "-c", BUILD_OUTPUT]},
-                                             "profiler": {"command": STANDIN_RUN2}})
+    await set_settings(
+        client,
+        workspace,
+        **{
+            "profile": {"command": [PY, "-c", "pass"]},
+            "build": {"command": [PY, "-c", BUILD_OUTPUT]},
+            "profiler": {"command": STANDIN_RUN2},
+        },
+    )
     result = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="reuselens.profile"))
-    assert result["message"] == ('2 compiler error(s), the first at stencil.cu:9: identifier "TILEX" is undefined '
-                                 "(the build failed, exit 1)")
-    build = lambda uri: [(d.range.start.line + 1, d.range.start.character, d.message)
-                         for d in client.diagnostics[uri] if d.source == "reuselens-build"]
+    assert result["message"] == (
+        '2 compiler error(s), the first at stencil.cu:9: identifier "TILEX" is undefined (the build failed, exit 1)'
+    )
+    build = lambda uri: [
+        (d.range.start.line + 1, d.range.start.character, d.message)
+        for d in client.diagnostics[uri]
+        if d.source == "reuselens-build"
+    ]
     await wait_until(lambda: build(stencil) and build(lut))
     assert build(stencil) == [(9, 4, 'identifier "TILEX" is undefined')]
     assert build(lut) == [(14, 12, "expected primary-expression before ';' token")]
     # WHEN the build succeeds again, THEN its diagnostics go and the new run's findings come
-    await set_settings(client, workspace, **{"profile": {"command": [PY, "-c", "pass"]},
-                                             "build": {"command": [PY, "-c", "pass"]},
-                                             "profiler": {"command": STANDIN_RUN2}})
+    await set_settings(
+        client,
+        workspace,
+        **{
+            "profile": {"command": [PY, "-c", "pass"]},
+            "build": {"command": [PY, "-c", "pass"]},
+            "profiler": {"command": STANDIN_RUN2},
+        },
+    )
     result = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="reuselens.profile"))
     assert result["status"] == "ok"
     await wait_until(lambda: not build(stencil) and lines_of(client, stencil) == [24, 24])
@@ -203,9 +241,15 @@ async def test_real_nvcc_error_lands_on_its_line(client, workspace):
         pytest.skip("nvcc not found on PATH")
     source = workspace / "stencil.cu"
     source.write_text(source.read_text().replace("int x = blockIdx.x * TILE", "int x = blockIdx.x * TILEX"))
-    await set_settings(client, workspace, **{"profile": {"command": [PY, "-c", "pass"]},
-                                             "build": {"command": [nvcc, "-arch=sm_90", "-c", "stencil.cu", "-o", "/dev/null"]},
-                                             "profiler": {"command": STANDIN_RUN2}})
+    await set_settings(
+        client,
+        workspace,
+        **{
+            "profile": {"command": [PY, "-c", "pass"]},
+            "build": {"command": [nvcc, "-arch=sm_90", "-c", "stencil.cu", "-o", "/dev/null"]},
+            "profiler": {"command": STANDIN_RUN2},
+        },
+    )
     result = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="reuselens.profile"))
     assert result["status"] == "failed"
     await wait_until(lambda: any(d.source == "reuselens-build" for d in client.diagnostics.get(source.as_uri(), [])))
@@ -216,8 +260,9 @@ async def test_real_nvcc_error_lands_on_its_line(client, workspace):
 @pytest.mark.lsp_init({})
 async def test_untrusted_workspace_asks_before_running(client, workspace, appstate):
     await wait_until(lambda: (workspace / "lut.cu").as_uri() in client.diagnostics)
-    await set_settings(client, workspace, **{"profile": {"command": app_argv(workspace)},
-                                             "profiler": {"command": STANDIN_RUN2}})
+    await set_settings(
+        client, workspace, **{"profile": {"command": app_argv(workspace)}, "profiler": {"command": STANDIN_RUN2}}
+    )
     client.answer_title = "Do not run"
     result = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="reuselens.profile"))
     assert result == {"status": "refused"}
@@ -234,8 +279,12 @@ async def test_untrusted_workspace_asks_before_running(client, workspace, appsta
 @pytest.mark.lsp_init({"workspaceTrusted": False})
 async def test_restricted_mode_ignores_allow_setting(client, workspace, appstate):
     await wait_until(lambda: (workspace / "lut.cu").as_uri() in client.diagnostics)
-    await set_settings(client, workspace, allowWorkspaceCommands=True,
-                       **{"profile": {"command": app_argv(workspace)}, "profiler": {"command": STANDIN_RUN2}})
+    await set_settings(
+        client,
+        workspace,
+        allowWorkspaceCommands=True,
+        **{"profile": {"command": app_argv(workspace)}, "profiler": {"command": STANDIN_RUN2}},
+    )
     client.answer_title = "Do not run"
     result = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="reuselens.profile"))
     assert result == {"status": "refused"} and len(client.shown_requests) == 1
@@ -245,21 +294,30 @@ async def test_restricted_mode_ignores_allow_setting(client, workspace, appstate
 async def test_workspace_level_allow_setting_does_not_skip_the_prompt(client, workspace, appstate):
     # a repository's own settings (answered through workspace/configuration) cannot trust that repository
     await wait_until(lambda: (workspace / "lut.cu").as_uri() in client.diagnostics)
-    await set_settings(client, workspace, allowWorkspaceCommands=True,
-                       **{"profile": {"command": app_argv(workspace)}, "profiler": {"command": STANDIN_RUN2}})
+    await set_settings(
+        client,
+        workspace,
+        allowWorkspaceCommands=True,
+        **{"profile": {"command": app_argv(workspace)}, "profiler": {"command": STANDIN_RUN2}},
+    )
     client.answer_title = "Do not run"
     result = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="reuselens.profile"))
     assert result == {"status": "refused"} and len(client.shown_requests) == 1
     assert not (appstate / "pid0").exists()
 
 
-@pytest.mark.parametrize("where", [
-    pytest.param("init settings", marks=pytest.mark.lsp_init({"settings": {"allowWorkspaceCommands": True}})),
-    pytest.param("init top level", marks=pytest.mark.lsp_init({"allowWorkspaceCommands": True}))])
+@pytest.mark.parametrize(
+    "where",
+    [
+        pytest.param("init settings", marks=pytest.mark.lsp_init({"settings": {"allowWorkspaceCommands": True}})),
+        pytest.param("init top level", marks=pytest.mark.lsp_init({"allowWorkspaceCommands": True})),
+    ],
+)
 async def test_user_level_allow_setting_trusts_clients_without_workspace_trust(client, workspace, appstate, where):
     await wait_until(lambda: (workspace / "lut.cu").as_uri() in client.diagnostics)
-    await set_settings(client, workspace, **{"profile": {"command": app_argv(workspace)},
-                                             "profiler": {"command": STANDIN_RUN2}})
+    await set_settings(
+        client, workspace, **{"profile": {"command": app_argv(workspace)}, "profiler": {"command": STANDIN_RUN2}}
+    )
     result = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="reuselens.profile"))
     assert result["status"] == "ok" and client.shown_requests == []
 
@@ -286,7 +344,9 @@ async def test_run_answer_does_not_cover_a_changed_environment_or_cwd(client, wo
 @pytest.mark.lsp_settings({"timeoutSeconds": "soon", "kernelFilter": "(", "profile": {"command": "make run"}})
 async def test_bad_settings_give_a_message_and_defaults(client, workspace):
     # the valid pathPrefixMap still applies, so the run is published
-    await wait_until(lambda: lines_of(client, (workspace / "lut.cu").as_uri()) == [14, 25])  # line 11: streaming, not published
+    await wait_until(
+        lambda: lines_of(client, (workspace / "lut.cu").as_uri()) == [14, 25]
+    )  # line 11: streaming, not published
     await wait_until(lambda: any(m.type == types.MessageType.Warning for m in client.messages))
     text = next(m.message for m in client.messages if m.type == types.MessageType.Warning)
     assert "reuselens.timeoutSeconds must be a number; using the default 300" in text
@@ -297,11 +357,16 @@ async def test_bad_settings_give_a_message_and_defaults(client, workspace):
     # a bad value pushed later is also survived
     await set_settings(client, workspace, pathPrefixMap=["not", "a", "map"])
     await wait_until(lambda: any("reuselens.pathPrefixMap must be an object" in m.message for m in client.messages))
-    hover = await client.text_document_hover_async(types.HoverParams(
-        types.TextDocumentIdentifier((workspace / "lut.cu").as_uri()), types.Position(13, 0)))
+    hover = await client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier((workspace / "lut.cu").as_uri()), types.Position(13, 0))
+    )
     assert hover is None  # default prefix map: /build/app paths no longer map into the workspace
-    await wait_until(lambda: any("7 finding(s) are in 2 source file(s) not found here (e.g. /build/app/lut.cu)"
-                                 in m.message for m in client.messages))
+    await wait_until(
+        lambda: any(
+            "7 finding(s) are in 2 source file(s) not found here (e.g. /build/app/lut.cu)" in m.message
+            for m in client.messages
+        )
+    )
     assert lines_of(client, (workspace / "lut.cu").as_uri()) == []
 
 
@@ -310,8 +375,9 @@ async def test_real_profiler_cli_result_or_its_one_line_error(client, workspace)
     # with the CLI's one-line error, which the server passes on verbatim; with one it profiles `true`.
     await wait_until(lambda: (workspace / "lut.cu").as_uri() in client.diagnostics)
     await set_settings(client, workspace, timeoutSeconds=60, **{"profile": {"command": ["true"]}})
-    result = await asyncio.wait_for(client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command="reuselens.profile")), 200)
+    result = await asyncio.wait_for(
+        client.workspace_execute_command_async(types.ExecuteCommandParams(command="reuselens.profile")), 200
+    )
     if result["status"] == "ok":
         assert Path(result["report"]).is_file()
         return
@@ -343,14 +409,17 @@ def malformed_run(tmp_path: Path) -> Path:
     return run
 
 
-@pytest.mark.parametrize("case, expected", [
-    ("nul in argv", "Cannot start the profile command: argument 'pass\\x00' contains a NUL character."),
-    ("= in env name", "Cannot start the profile command: environment variable name 'A=B' is not valid"),
-    ("argv too long", "Cannot start the profile command: its arguments and environment are longer than the system"),
-    ("missing cwd", "Cannot start the profile command: working directory"),
-    ("run directory under a file", "Cannot create the run directory"),
-    ("malformed report", "malformed report (ValueError"),
-])
+@pytest.mark.parametrize(
+    "case, expected",
+    [
+        ("nul in argv", "Cannot start the profile command: argument 'pass\\x00' contains a NUL character."),
+        ("= in env name", "Cannot start the profile command: environment variable name 'A=B' is not valid"),
+        ("argv too long", "Cannot start the profile command: its arguments and environment are longer than the system"),
+        ("missing cwd", "Cannot start the profile command: working directory"),
+        ("run directory under a file", "Cannot create the run directory"),
+        ("malformed report", "malformed report (ValueError"),
+    ],
+)
 async def test_run_time_failures_end_the_progress_with_their_cause(client, workspace, tmp_path, case, expected):
     await wait_until(lambda: (workspace / "lut.cu").as_uri() in client.diagnostics)
     profiler, app, extra = STANDIN_RUN2, [PY, "-c", "pass"], {}
@@ -367,12 +436,17 @@ async def test_run_time_failures_end_the_progress_with_their_cause(client, works
     else:
         profiler = [PY, str(STANDIN), "--recorded", str(malformed_run(tmp_path))]
     await set_settings(client, workspace, **{"profile": {"command": app}, "profiler": {"command": profiler}}, **extra)
-    result = await asyncio.wait_for(client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command="reuselens.profile")), 30)
+    result = await asyncio.wait_for(
+        client.workspace_execute_command_async(types.ExecuteCommandParams(command="reuselens.profile")), 30
+    )
     assert result["status"] == "failed" and expected in result["message"], result
     await wait_until(lambda: ended(client) == ["failed"])
     await wait_until(lambda: any(m.type == types.MessageType.Error and expected in m.message for m in client.messages))
     # the server keeps serving
-    hover = await asyncio.wait_for(client.text_document_hover_async(types.HoverParams(
-        types.TextDocumentIdentifier((workspace / "lut.cu").as_uri()), types.Position(13, 0))), 10)
+    hover = await asyncio.wait_for(
+        client.text_document_hover_async(
+            types.HoverParams(types.TextDocumentIdentifier((workspace / "lut.cu").as_uri()), types.Position(13, 0))
+        ),
+        10,
+    )
     assert hover is not None or case == "run directory under a file"

@@ -11,11 +11,12 @@ import time
 from pathlib import Path
 
 import pytest
-
 from lsp_helpers import FIXTURES, STANDIN, frame
 
-HOLD_APP = ("import os, pathlib, sys, time; d = pathlib.Path(sys.argv[1]); (d / 'pid').write_text(str(os.getpid()));"
-            "time.sleep(300)")
+HOLD_APP = (
+    "import os, pathlib, sys, time; d = pathlib.Path(sys.argv[1]); (d / 'pid').write_text(str(os.getpid()));"
+    "time.sleep(300)"
+)
 
 
 def alive(pid: int) -> bool:
@@ -29,18 +30,44 @@ def alive(pid: int) -> bool:
 def test_signal_to_the_server_stops_the_profiler_and_the_app(tmp_path, sig):
     ws = tmp_path / "ws"
     ws.mkdir()
-    settings = {"profile": {"command": [sys.executable, "-c", HOLD_APP, str(tmp_path)]},
-                "profiler": {"command": [sys.executable, str(STANDIN), "--recorded", str(FIXTURES / "run2")]}}
-    server = subprocess.Popen([sys.executable, "-m", "reuselens.lsp_server"], stdin=subprocess.PIPE,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    settings = {
+        "profile": {"command": [sys.executable, "-c", HOLD_APP, str(tmp_path)]},
+        "profiler": {"command": [sys.executable, str(STANDIN), "--recorded", str(FIXTURES / "run2")]},
+    }
+    server = subprocess.Popen(
+        [sys.executable, "-m", "reuselens.lsp_server"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     app_pid = None
     try:
-        server.stdin.write(frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "processId": os.getpid(), "rootUri": ws.as_uri(), "capabilities": {},
-            "initializationOptions": {"workspaceTrusted": True, "settings": settings}}}))
+        server.stdin.write(
+            frame(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "initialize",
+                    "params": {
+                        "processId": os.getpid(),
+                        "rootUri": ws.as_uri(),
+                        "capabilities": {},
+                        "initializationOptions": {"workspaceTrusted": True, "settings": settings},
+                    },
+                }
+            )
+        )
         server.stdin.write(frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
-        server.stdin.write(frame({"jsonrpc": "2.0", "id": 2, "method": "workspace/executeCommand",
-                                  "params": {"command": "reuselens.profile", "arguments": []}}))
+        server.stdin.write(
+            frame(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 2,
+                    "method": "workspace/executeCommand",
+                    "params": {"command": "reuselens.profile", "arguments": []},
+                }
+            )
+        )
         server.stdin.flush()
         deadline = time.monotonic() + 30
         while not ((tmp_path / "pid").exists() and (tmp_path / "pid").read_text()):

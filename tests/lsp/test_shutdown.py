@@ -14,8 +14,12 @@ INVALID_REQUEST = -32600
 
 
 def test_request_after_shutdown_gets_invalid_request(tmp_path):
-    server = subprocess.Popen([sys.executable, "-m", "reuselens.lsp_server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "reuselens.lsp_server"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
     replies: dict = {}
 
     def read() -> None:
@@ -29,12 +33,23 @@ def test_request_after_shutdown_gets_invalid_request(tmp_path):
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
     try:
-        for message in ({"id": 1, "method": "initialize", "params": {"processId": os.getpid(), "capabilities": {},
-                                                                      "rootUri": tmp_path.as_uri()}},
-                        {"method": "initialized", "params": {}}, {"id": 2, "method": "shutdown"},
-                        {"id": 3, "method": "textDocument/hover", "params": {
-                            "textDocument": {"uri": (tmp_path / "k.cu").as_uri()},
-                            "position": {"line": 0, "character": 0}}}):
+        for message in (
+            {
+                "id": 1,
+                "method": "initialize",
+                "params": {"processId": os.getpid(), "capabilities": {}, "rootUri": tmp_path.as_uri()},
+            },
+            {"method": "initialized", "params": {}},
+            {"id": 2, "method": "shutdown"},
+            {
+                "id": 3,
+                "method": "textDocument/hover",
+                "params": {
+                    "textDocument": {"uri": (tmp_path / "k.cu").as_uri()},
+                    "position": {"line": 0, "character": 0},
+                },
+            },
+        ):
             server.stdin.write(frame({"jsonrpc": "2.0", **message}))
         server.stdin.flush()
         reader.join(timeout=20)

@@ -12,8 +12,12 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def test_wheel_ships_the_linked_pattern_docs(tmp_path):
-    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(REPO)],
-                           capture_output=True, text=True, timeout=840)
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(REPO)],
+        capture_output=True,
+        text=True,
+        timeout=840,
+    )
     assert built.returncode == 0, built.stderr[-3000:]
     (wheel,) = tmp_path.glob("reuselens-*.whl")
     with zipfile.ZipFile(wheel) as archive:

@@ -26,8 +26,7 @@ _MARKER = re.compile(r"//\s*implant:\s*([a-z-]+)\s*$")
 # every such PC, so every control keeps streaming-access findings except control_streaming_access, which reads
 # its data with on-chip reuse and updates it in place and must be free of findings of every pattern.
 ALLOWED_IN_CONTROL: dict[str, frozenset[str]] = {
-    pattern: frozenset() if pattern == "streaming-access" else frozenset({"streaming-access"})
-    for pattern in PATTERNS
+    pattern: frozenset() if pattern == "streaming-access" else frozenset({"streaming-access"}) for pattern in PATTERNS
 }
 
 
@@ -50,8 +49,9 @@ def find_kernel(report: dict[str, Any], name: str) -> dict[str, Any]:
     prefix = f"_Z{len(name)}{name}"
     matches = [k for k in report["kernels"] if str(k.get("mangled") or "").startswith(prefix)]
     names = sorted(str(k.get("mangled")) for k in report["kernels"])
-    assert len(matches) == 1, f"expected one launch configuration of {name} in the report, found " \
-                              f"{len(matches)} (kernels: {names})"
+    assert len(matches) == 1, (
+        f"expected one launch configuration of {name} in the report, found {len(matches)} (kernels: {names})"
+    )
     return matches[0]
 
 
@@ -92,8 +92,7 @@ def check_implant(report: dict[str, Any], pattern: str, marks: dict[str, set[int
     mine = [f for f in kernel.get("findings", []) if f["pattern"] == pattern]
     assert mine, f"{name}: no {pattern} finding ({describe(kernel)})"
     on_marks = [f for f in mine if finding_lines(kernel, f) <= {(SOURCE_NAME, line) for line in wanted}]
-    assert on_marks, (f"{name}: the {pattern} findings are not on the marked lines {sorted(wanted)} "
-                      f"({describe(kernel)})")
+    assert on_marks, f"{name}: the {pattern} findings are not on the marked lines {sorted(wanted)} ({describe(kernel)})"
 
 
 def check_control(report: dict[str, Any], pattern: str) -> None:
@@ -102,5 +101,7 @@ def check_control(report: dict[str, Any], pattern: str) -> None:
     found = {f["pattern"] for f in kernel.get("findings", [])}
     assert pattern not in found, f"{name}: the control triggers its own pattern ({describe(kernel)})"
     unexpected = found - ALLOWED_IN_CONTROL[pattern]
-    assert not unexpected, (f"{name}: unexpected findings {sorted(unexpected)}; allowed only "
-                            f"{sorted(ALLOWED_IN_CONTROL[pattern])} ({describe(kernel)})")
+    assert not unexpected, (
+        f"{name}: unexpected findings {sorted(unexpected)}; allowed only "
+        f"{sorted(ALLOWED_IN_CONTROL[pattern])} ({describe(kernel)})"
+    )

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from pattern_kernels import KernelBuilder
 
 from reuselens.analyzer.patterns import find_findings
-from pattern_kernels import KernelBuilder
 
 
 def reload_kernel(between: str | None) -> tuple[dict, int]:
@@ -19,7 +19,7 @@ def reload_kernel(between: str | None) -> tuple[dict, int]:
     elif between == "barrier+store":
         store = k.node("global", "write", executions=1024, pc=0x180, line=11)
         k.edge(store, 0, "cold")
-        k.barrier(0x1c0, spanned=0, line=11)
+        k.barrier(0x1C0, spanned=0, line=11)
     reload = k.node("global", "read", executions=1024, pc=0x200, line=12)
     k.edge(reload, first, "thread")
     return k.build(), reload
@@ -33,8 +33,10 @@ def test_a_reload_after_a_store_through_another_pointer_names_the_store_and_rest
     kernel, reload = reload_kernel("store")
     finding = rar(kernel)
     assert finding["pcs"] == [reload] and finding["metrics"]["alias_pcs"] == [0x180]
-    assert "the store at app.cu:11 in between may alias it for the compiler: mark the pointer parameters " \
-           "__restrict__ (const __restrict__ for read-only inputs)" in finding["message"]
+    assert (
+        "the store at app.cu:11 in between may alias it for the compiler: mark the pointer parameters "
+        "__restrict__ (const __restrict__ for read-only inputs)" in finding["message"]
+    )
     assert finding["fix"]["explanation"].startswith("The compiler reloads this value because a store")
 
 

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from pattern_kernels import KernelBuilder
+
+from reuselens.analyzer.patterns import find_findings
 from reuselens.analyzer.reporters.findings_rows import finding_rows
 from reuselens.analyzer.reporters.findings_sarif import to_sarif
-from reuselens.analyzer.patterns import find_findings
-from pattern_kernels import KernelBuilder
 
 
 def removable(kernel):
     """The removable-barrier findings in barrier order (equal ranks are ordered by id, a hash)."""
-    return sorted((f for f in find_findings(kernel) if f["pattern"] == "removable-barrier"),
-                  key=lambda f: f["barrier"]["pc"])
+    return sorted(
+        (f for f in find_findings(kernel) if f["pattern"] == "removable-barrier"), key=lambda f: f["barrier"]["pc"]
+    )
 
 
 def backprop_like(second_barrier_runs: int = 512) -> dict:
@@ -45,8 +47,7 @@ def test_two_barriers_that_each_hand_over_the_same_write_are_not_both_removable(
     findings = removable(backprop_like())
     assert [f["barrier"]["pc"] for f in findings] == [0x180]
     assert findings[0]["metrics"]["relies_on_pcs"] == [0x280]
-    assert "also ordered by __syncthreads() at app.cu:39, which stays — it can be removed" \
-        in findings[0]["message"]
+    assert "also ordered by __syncthreads() at app.cu:39, which stays — it can be removed" in findings[0]["message"]
 
 
 def test_a_barrier_that_a_uniform_branch_may_skip_does_not_stand_in_for_one_that_always_runs():
@@ -57,13 +58,13 @@ def test_a_barrier_that_a_uniform_branch_may_skip_does_not_stand_in_for_one_that
 
 def test_removable_barriers_are_one_set_and_each_finding_names_the_others():
     kernel = backprop_like()
-    kernel["barriers"].append({**kernel["barriers"][0], "pc": 0x80,
-                               "source": {**kernel["barriers"][0]["source"], "line": 30}})
+    kernel["barriers"].append(
+        {**kernel["barriers"][0], "pc": 0x80, "source": {**kernel["barriers"][0]["source"], "line": 30}}
+    )
     findings = removable(kernel)
     assert [f["barrier"]["pc"] for f in findings] == [0x80, 0x180]
     assert all(f["metrics"]["removable_together_pcs"] == [0x80, 0x180] for f in findings)
-    assert findings[0]["message"].endswith(
-        "together with __syncthreads() at app.cu:35 (all 2 can go at once)")
+    assert findings[0]["message"].endswith("together with __syncthreads() at app.cu:35 (all 2 can go at once)")
     assert "orders nothing" in findings[0]["message"]
 
 
@@ -120,7 +121,7 @@ def last_block_reduction() -> dict:
     k.edge(semaphore, semaphore, "grid", 31 / 32)
     last_flag = k.node("shared", "write", executions=32, lanes=1, pc=0x240, line=14)
     k.edge(last_flag, 0, "cold")
-    flag_read = k.node("shared", "read", executions=512, pc=0x2a0, line=16)
+    flag_read = k.node("shared", "read", executions=512, pc=0x2A0, line=16)
     k.edge(flag_read, last_flag, "block", 1 / (512 * 32))
     k.edge(flag_read, flag_read, "warp_same_inst", 1 - 1 / (512 * 32))
     k.barrier(0x280, line=15, spans=[(flag_read, last_flag)])

@@ -26,8 +26,12 @@ SOURCES = sorted(p.name for p in PROGRAMS.glob("*.cu"))
 def test_cases_file_names_existing_programs_and_patterns():
     cases = json.loads((PROGRAMS / "cases.json").read_text())
     assert cases["format"] == "reuselens-pattern-cases" and cases["version"] == 1
-    assert {c["name"] for c in cases["cases"]} == {"softmax_smem", "lut_constant", "transpose_conflict",
-                                                   "reduction_reread"}
+    assert {c["name"] for c in cases["cases"]} == {
+        "softmax_smem",
+        "lut_constant",
+        "transpose_conflict",
+        "reduction_reread",
+    }
     for case in cases["cases"]:
         assert (PROGRAMS / case["before"]).is_file() and (PROGRAMS / case["after"]).is_file()
         assert set(case["patterns"]) <= set(PATTERNS)
@@ -45,9 +49,23 @@ def built(tmp_path_factory) -> dict[str, str]:
         stem = name[:-3]
         keep = out / f"{stem}.keep"
         keep.mkdir()
-        done = subprocess.run([NVCC, "-O3", "-lineinfo", "-arch=sm_90", "--keep", "--keep-dir", str(keep),
-                               "-o", str(out / stem), str(PROGRAMS / name)], capture_output=True, text=True,
-                              timeout=600)
+        done = subprocess.run(
+            [
+                NVCC,
+                "-O3",
+                "-lineinfo",
+                "-arch=sm_90",
+                "--keep",
+                "--keep-dir",
+                str(keep),
+                "-o",
+                str(out / stem),
+                str(PROGRAMS / name),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert done.returncode == 0, f"nvcc {name} failed:\n{done.stderr}"
         ptx = list(keep.glob("*.ptx"))
         assert ptx, f"nvcc kept no PTX for {name}"

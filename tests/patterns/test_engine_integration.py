@@ -60,18 +60,38 @@ def softmax_rows(separate_reductions: bool) -> list[tuple]:
         phase(lambda w: [bar(first_pc + 0x8, w)])
         phase(lambda w: [mem(first_pc + 0x10, {lane: 4 * lane for lane in range(warps)}, warp=w, space=SHARED)])
 
-    phase(lambda w: [r for c in cols[w] for r in (mem(0x10, {l: X_BASE + 4 * a for l, a in c.items()}, warp=w),
-                                                  mem(0x20, vals(c), warp=w, space=SHARED, access=WRITE))])
+    phase(
+        lambda w: [
+            r
+            for c in cols[w]
+            for r in (
+                mem(0x10, {l: X_BASE + 4 * a for l, a in c.items()}, warp=w),
+                mem(0x20, vals(c), warp=w, space=SHARED, access=WRITE),
+            )
+        ]
+    )
     phase(lambda w: [bar(0x28, w)])  # block_reduce's leading barrier: nothing to order the first time
     reduction(0x30)
-    phase(lambda w: [r for c in cols[w] for r in (mem(0x50, vals(c), warp=w, space=SHARED),
-                                                  mem(0x60, vals(c), warp=w, space=SHARED, access=WRITE))])
+    phase(
+        lambda w: [
+            r
+            for c in cols[w]
+            for r in (mem(0x50, vals(c), warp=w, space=SHARED), mem(0x60, vals(c), warp=w, space=SHARED, access=WRITE))
+        ]
+    )
     if separate_reductions:
         phase(lambda w: [bar(0x68, w)])  # the last readers of buf are done before it is overwritten
     reduction(0x70)
-    phase(lambda w: [r for c in cols[w] for r in (mem(0x90, vals(c), warp=w, space=SHARED),
-                                                  mem(0xA0, {l: DST_BASE + 4 * a for l, a in c.items()}, warp=w,
-                                                      access=WRITE))])
+    phase(
+        lambda w: [
+            r
+            for c in cols[w]
+            for r in (
+                mem(0x90, vals(c), warp=w, space=SHARED),
+                mem(0xA0, {l: DST_BASE + 4 * a for l, a in c.items()}, warp=w, access=WRITE),
+            )
+        ]
+    )
     return rows
 
 
@@ -112,14 +132,14 @@ def test_transpose_tile_read_is_a_32_way_bank_conflict():
     for j in range(0, 32, 8):
         for w in range(warps):
             rows.append(mem(0x10, {tx: X_BASE + 4 * ((w + j) * 32 + tx) for tx in range(32)}, warp=w))
-            rows.append(mem(0x20, {tx: 4 * ((w + j) * 32 + tx) for tx in range(32)}, warp=w, space=SHARED,
-                            access=WRITE))
+            rows.append(
+                mem(0x20, {tx: 4 * ((w + j) * 32 + tx) for tx in range(32)}, warp=w, space=SHARED, access=WRITE)
+            )
     rows += [bar(0x28, w) for w in range(warps)]
     for j in range(0, 32, 8):
         for w in range(warps):
             rows.append(mem(0x30, {tx: 4 * (tx * 32 + w + j) for tx in range(32)}, warp=w, space=SHARED))
-            rows.append(mem(0x40, {tx: DST_BASE + 4 * ((w + j) * 32 + tx) for tx in range(32)}, warp=w,
-                            access=WRITE))
+            rows.append(mem(0x40, {tx: DST_BASE + 4 * ((w + j) * 32 + tx) for tx in range(32)}, warp=w, access=WRITE))
     kernel = kernel_of(rows, block=(32, 8, 1), allocations=ALLOCATIONS)
     conflicts = [f for f in find_findings(kernel) if f["pattern"] == "bank-conflict"]
     assert [pcs(kernel, f) for f in conflicts] == [[0x30]]

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from pattern_kernels import KernelBuilder
 
 from reuselens.analyzer.patterns import PATTERNS, find_findings
-from pattern_kernels import KernelBuilder
 
 
 def patterns_of(findings):
@@ -24,6 +24,7 @@ def pc_of(kernel, node_id):
 
 # --- Redundant access (paper 3.3 III) ---------------------------------------------------------------------
 
+
 def rar_kernel(label: str) -> tuple[dict, int, int]:
     # GIVEN a load A (mostly first touch) and a second load B of the same data, reused at `label` scope
     k = KernelBuilder()
@@ -39,8 +40,10 @@ def test_rar_implant_is_one_finding_on_the_rereading_pc():
     assert finding["pcs"] == [b] and finding["origin_pcs"] == [a] and finding["scope"] == "thread"
     assert finding["fix"]["kind"] == "register-promotion"
     assert finding["waste"]["bytes"] == 4096 * 128 and finding["waste"]["instructions"] == 4096
-    assert finding["metrics"]["predicted"] == {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": 4096,
-                                               "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": 4 * 4096}
+    assert finding["metrics"]["predicted"] == {
+        "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": 4096,
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": 4 * 4096,
+    }
     assert finding["message"].startswith("re-reads 524.3 KB already read by the same thread (RAR)")
     assert "— keep it in a register" in finding["message"]
     # thread-dominant hierarchical reuse on the same PC is covered by this finding, not repeated
@@ -73,8 +76,10 @@ def test_raw_implant_in_a_block_shared_buffer():
     finding = only(find_findings(kernel), "redundant-raw")
     assert finding["pcs"] == [r] and finding["origin_pcs"] == [w]
     assert "the same thread wrote itself (RAW)" in finding["message"]
-    assert finding["metrics"]["predicted"] == {"smsp__inst_executed_op_shared_ld.sum": 2048,
-                                               "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 2048}
+    assert finding["metrics"]["predicted"] == {
+        "smsp__inst_executed_op_shared_ld.sum": 2048,
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 2048,
+    }
     assert patterns_of(find_findings(kernel)) == ["redundant-raw"]
 
 
@@ -124,6 +129,7 @@ def test_self_loop_rereads_are_thread_dominant_hierarchical_reuse_not_rar():
 
 # --- Abuse SMEM (paper 3.3 III, Figure 1 / Listing 3) --------------------------------------------------------
 
+
 def softmax_like() -> tuple[dict, list[int], list[int]]:
     """Listing 3: `vals` (thread-private, 4 PCs) and `buf_iw` (broadcast reduction) in one allocation."""
     k = KernelBuilder("_Z12soft_max_f32PKfPfi", grid=(128, 1, 1), block=(256, 1, 1))
@@ -169,6 +175,7 @@ def test_abuse_smem_control_shared_buffer_read_by_other_warps():
 
 
 # --- Bank conflict and coalescing (paper 3.3 II) ------------------------------------------------------------
+
 
 def shared_reader(wavefronts: int) -> dict:
     k = KernelBuilder()
@@ -220,6 +227,7 @@ def test_poor_coalescing_control_coalesced():
 
 
 # --- Broadcasting / multicasting / atomic contention / constant region ---------------------------------------
+
 
 def uniform_reader(addresses: int, footprint_fraction: float, type_: str = "read") -> tuple[dict, int]:
     """A load (or atomic) whose lanes hit `addresses` distinct addresses; reuse from other warps split 50/50."""
@@ -275,6 +283,7 @@ def test_atomic_contention_implant_and_control():
 
 
 # --- Hierarchical reuse (paper 3.3 I) and streaming (3.3 IV) ------------------------------------------------
+
 
 def reuse_kernel(split: dict[str, float]) -> dict:
     k = KernelBuilder()
@@ -343,6 +352,7 @@ def test_streaming_without_line_info_is_one_finding_per_direction():
 
 # --- Section 6.3: race candidates and removable barriers ---------------------------------------------------
 
+
 def test_race_candidate_implant_unsynchronized_block_raw():
     kernel, w, r = shared_pair("block", synced=2048 * 8)  # 3/4 of the accesses unsynchronized
     finding = only(find_findings(kernel), "race-candidate")
@@ -403,8 +413,8 @@ def test_a_barrier_that_may_hand_over_a_write_hidden_behind_a_read_is_kept():
     k.edge(r, w, "thread", 1 / 1024)
     k.edge(r, r, "warp_same_inst", 31 / 1024)
     k.edge(r, r, "block", 992 / 1024, synced=0, synced_bytes=0)
-    k.barrier(0x80, spanned=0, line=10)    # before the write: orders nothing
-    k.barrier(0x180, spanned=0, line=12)   # between the write and the reads
+    k.barrier(0x80, spanned=0, line=10)  # before the write: orders nothing
+    k.barrier(0x180, spanned=0, line=12)  # between the write and the reads
     findings = [f for f in find_findings(k.build()) if f["pattern"] == "removable-barrier"]
     assert [f["barrier"]["pc"] for f in findings] == [0x80]
 
@@ -417,19 +427,38 @@ def test_a_warp_barrier_emitted_by_a_shuffle_is_not_the_developers_to_remove():
     for pc, intrinsic in ((0x300, "__shfl_sync(unsigned int, float, int, int)"), (0x340, "__syncwarp(unsigned int)")):
         k.barrier(pc, kind="warp", spanned=0, line=20)
         k.kernel["barriers"][-1]["source"] = {
-            "file": header, "line": 422, "column": 0, "function": f"_INTERNAL_1::{intrinsic}",
-            "inline": [{"function": f"_INTERNAL_1::{intrinsic}", "file": header, "line": 422},
-                       {"function": "kernel", "file": "/src/app.cu", "line": 20}]}
+            "file": header,
+            "line": 422,
+            "column": 0,
+            "function": f"_INTERNAL_1::{intrinsic}",
+            "inline": [
+                {"function": f"_INTERNAL_1::{intrinsic}", "file": header, "line": 422},
+                {"function": "kernel", "file": "/src/app.cu", "line": 20},
+            ],
+        }
     k.barrier(0x380, kind="warp", spanned=0)  # no line information: cannot tell whose it is
     findings = [f for f in find_findings(k.build()) if f["pattern"] == "removable-barrier"]
     assert [f["barrier"]["pc"] for f in findings] == [0x340]
 
 
 def test_every_pattern_has_an_implant_here():
-    implanted = {"redundant-rar", "redundant-raw", "redundant-waw", "abuse-smem", "bank-conflict",
-                 "poor-coalescing", "broadcasting", "multicasting", "atomic-contention", "constant-region",
-                 "hierarchical-reuse-block", "hierarchical-reuse-grid", "streaming-access", "race-candidate",
-                 "removable-barrier"}
+    implanted = {
+        "redundant-rar",
+        "redundant-raw",
+        "redundant-waw",
+        "abuse-smem",
+        "bank-conflict",
+        "poor-coalescing",
+        "broadcasting",
+        "multicasting",
+        "atomic-contention",
+        "constant-region",
+        "hierarchical-reuse-block",
+        "hierarchical-reuse-grid",
+        "streaming-access",
+        "race-candidate",
+        "removable-barrier",
+    }
     assert implanted == set(PATTERNS)
 
 
@@ -457,13 +486,16 @@ def test_predicted_counters_of_a_cp_async_follow_the_hardware_attribution():
         k.kernel["nodes"][node_id]["async_copy"] = True
     view = KernelView(k.build())
     # LDGSTS: a global load request with its sectors plus one shared *load* instruction; the shared half: none
-    assert predicted_removal(view.nodes[g], 1.0) == {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": 100,
-                                                     "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": 400,
-                                                     "smsp__inst_executed_op_shared_ld.sum": 100}
+    assert predicted_removal(view.nodes[g], 1.0) == {
+        "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": 100,
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": 400,
+        "smsp__inst_executed_op_shared_ld.sum": 100,
+    }
     assert predicted_removal(view.nodes[s], 1.0) == {}
 
 
 # --- Unrolled copies: one finding per source line -------------------------------------------------------------
+
 
 def unrolled_conflicts(line: int | None) -> tuple[dict, list[int]]:
     """A transposed tile read unrolled four times: four PCs, one source line, each 32-way conflicting."""
@@ -523,7 +555,7 @@ def test_unrolled_copies_of_a_removable_barrier_are_one_finding():
     k.edge(w, 0, "cold")
     for pc in (0x300, 0x340, 0x380):
         k.barrier(pc, spanned=0, line=16, executions=256)
-    k.barrier(0x3c0, spanned=0, executions=256)  # no line info: its own finding
+    k.barrier(0x3C0, spanned=0, executions=256)  # no line info: its own finding
     findings = [f for f in find_findings(k.build()) if f["pattern"] == "removable-barrier"]
-    assert [f["metrics"]["barrier_pcs"] for f in findings] == [[0x300, 0x340, 0x380], [0x3c0]]
+    assert [f["metrics"]["barrier_pcs"] for f in findings] == [[0x300, 0x340, 0x380], [0x3C0]]
     assert findings[0]["waste"]["instructions"] == 768 and "(3 copies)" in findings[0]["message"]

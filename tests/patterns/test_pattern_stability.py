@@ -7,11 +7,11 @@ import json
 import random
 
 import pytest
+from pattern_kernels import KernelBuilder
+from test_pattern_rules import global_reader, rar_kernel, reuse_kernel, shared_reader, softmax_like, uniform_reader
 
 from reuselens.analyzer.errors import ReportError, SettingsError
 from reuselens.analyzer.patterns import DEFAULT_SETTINGS, PATTERNS, find_findings
-from pattern_kernels import KernelBuilder
-from test_pattern_rules import global_reader, rar_kernel, reuse_kernel, shared_reader, softmax_like, uniform_reader
 
 
 def busy_kernel() -> dict:
@@ -34,9 +34,19 @@ def busy_kernel() -> dict:
 def location_view(kernel: dict, findings: list[dict]) -> list[tuple]:
     """Findings with node ids replaced by (function, pc), so renumbered inputs compare equal."""
     key = {n["id"]: (n["function"], n["pc"]) for n in kernel["nodes"]}
-    return [(f["id"], f["rank"], f["pattern"], f["severity"], tuple(key[i] for i in f["pcs"]),
-             tuple(key[i] for i in f["origin_pcs"]), json.dumps(f["waste"], sort_keys=True), f["message"])
-            for f in findings]
+    return [
+        (
+            f["id"],
+            f["rank"],
+            f["pattern"],
+            f["severity"],
+            tuple(key[i] for i in f["pcs"]),
+            tuple(key[i] for i in f["origin_pcs"]),
+            json.dumps(f["waste"], sort_keys=True),
+            f["message"],
+        )
+        for f in findings
+    ]
 
 
 def renumbered(kernel: dict, seed: int) -> dict:
@@ -58,8 +68,14 @@ def renumbered(kernel: dict, seed: int) -> dict:
 
 def test_busy_kernel_has_the_expected_patterns():
     patterns = sorted(f["pattern"] for f in find_findings(busy_kernel()))
-    assert {"abuse-smem", "bank-conflict", "race-candidate", "poor-coalescing", "redundant-rar",
-            "removable-barrier"} <= set(patterns)
+    assert {
+        "abuse-smem",
+        "bank-conflict",
+        "race-candidate",
+        "poor-coalescing",
+        "redundant-rar",
+        "removable-barrier",
+    } <= set(patterns)
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -90,10 +106,18 @@ def test_ids_depend_on_kernel_configuration_not_on_positions():
     assert ids.isdisjoint({f["id"] for f in find_findings(other)})
 
 
-@pytest.mark.parametrize("make", [busy_kernel, lambda: softmax_like()[0], lambda: rar_kernel("thread")[0],
-                                  lambda: shared_reader(32), lambda: global_reader(32),
-                                  lambda: uniform_reader(1, 1 / 4096)[0],
-                                  lambda: reuse_kernel({"block": 0.9, "grid": 0.1})])
+@pytest.mark.parametrize(
+    "make",
+    [
+        busy_kernel,
+        lambda: softmax_like()[0],
+        lambda: rar_kernel("thread")[0],
+        lambda: shared_reader(32),
+        lambda: global_reader(32),
+        lambda: uniform_reader(1, 1 / 4096)[0],
+        lambda: reuse_kernel({"block": 0.9, "grid": 0.1}),
+    ],
+)
 def test_findings_are_unique_and_well_formed(make):
     kernel = make()
     findings = find_findings(kernel)
@@ -106,11 +130,23 @@ def test_findings_are_unique_and_well_formed(make):
         assert f["pattern"] in PATTERNS
         assert f["severity"] in ("warning", "information", "hint")
         assert set(f["pcs"]) <= node_ids and set(f["origin_pcs"]) <= node_ids
-        assert set(f["waste"]) == {"bytes", "instructions", "wavefronts", "share", "basis"} and 0 <= f["waste"]["share"] <= 1
+        assert (
+            set(f["waste"]) == {"bytes", "instructions", "wavefronts", "share", "basis"}
+            and 0 <= f["waste"]["share"] <= 1
+        )
         assert f["waste"]["basis"] == ("wavefronts" if f["pattern"] == "bank-conflict" else "bytes")
-        assert f["fix"]["kind"] in ("register-promotion", "constant-promotion", "shared-demotion", "padding",
-                                    "l2-window", "barrier-removal", "shared-promotion", "coalescing",
-                                    "warp-shuffle", "none")
+        assert f["fix"]["kind"] in (
+            "register-promotion",
+            "constant-promotion",
+            "shared-demotion",
+            "padding",
+            "l2-window",
+            "barrier-removal",
+            "shared-promotion",
+            "coalescing",
+            "warp-shuffle",
+            "none",
+        )
         assert f["fix"]["explanation"] and f["message"]
         json.dumps(f, allow_nan=False)
 
@@ -133,28 +169,38 @@ def test_min_share_drops_small_traffic_findings_but_not_races():
 
 
 def test_defaults_are_the_papers_values():
-    assert DEFAULT_SETTINGS == {"delta": 0.8, "streaming": 0.95, "coalescing": 1.5, "bankConflict": 1.5,
-                                "constantCapacityBytes": 65536, "minShare": 0.01}
+    assert DEFAULT_SETTINGS == {
+        "delta": 0.8,
+        "streaming": 0.95,
+        "coalescing": 1.5,
+        "bankConflict": 1.5,
+        "constantCapacityBytes": 65536,
+        "minShare": 0.01,
+    }
 
 
 def test_report_spelling_of_settings_is_accepted():
     kernel = busy_kernel()
-    assert find_findings(kernel, {"bank_conflict": 1.5, "constant_capacity_bytes": 65536, "min_share": 0.01}) \
-        == find_findings(kernel)
+    assert find_findings(
+        kernel, {"bank_conflict": 1.5, "constant_capacity_bytes": 65536, "min_share": 0.01}
+    ) == find_findings(kernel)
 
 
-@pytest.mark.parametrize("settings, fragment", [
-    ({"delta": 1.5}, "threshold delta = 1.5 is invalid: expected a number in (0, 1]"),
-    ({"delta": 0}, "threshold delta = 0 is invalid"),
-    ({"streaming": -0.1}, "threshold streaming = -0.1 is invalid"),
-    ({"coalescing": 0.5}, "R_coal is 1 for perfect coalescing"),
-    ({"bankConflict": "high"}, "threshold bankConflict = 'high' is invalid"),
-    ({"constantCapacityBytes": 100.5}, "a whole number of bytes"),
-    ({"minShare": float("nan")}, "threshold minShare = nan is invalid"),
-    ({"delta": True}, "threshold delta = True is invalid"),
-    ({"detla": 0.8}, "unknown threshold 'detla'; known thresholds: delta, streaming"),
-    ([0.8], "pattern settings must be an object of thresholds, not list"),
-])
+@pytest.mark.parametrize(
+    "settings, fragment",
+    [
+        ({"delta": 1.5}, "threshold delta = 1.5 is invalid: expected a number in (0, 1]"),
+        ({"delta": 0}, "threshold delta = 0 is invalid"),
+        ({"streaming": -0.1}, "threshold streaming = -0.1 is invalid"),
+        ({"coalescing": 0.5}, "R_coal is 1 for perfect coalescing"),
+        ({"bankConflict": "high"}, "threshold bankConflict = 'high' is invalid"),
+        ({"constantCapacityBytes": 100.5}, "a whole number of bytes"),
+        ({"minShare": float("nan")}, "threshold minShare = nan is invalid"),
+        ({"delta": True}, "threshold delta = True is invalid"),
+        ({"detla": 0.8}, "unknown threshold 'detla'; known thresholds: delta, streaming"),
+        ([0.8], "pattern settings must be an object of thresholds, not list"),
+    ],
+)
 def test_bad_settings_raise_one_clear_sentence(settings, fragment):
     with pytest.raises(SettingsError) as error:
         find_findings(busy_kernel(), settings)

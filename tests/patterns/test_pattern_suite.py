@@ -21,8 +21,15 @@ import pytest
 
 from reuselens.analyzer.patterns import PATTERNS
 from tests.lineinfo.nvdisasm_ref import find_tool
-from tests.patterns.pattern_suite_checks import (NVCC_FLAGS, SOURCE, check_control, check_implant, find_kernel,
-                                                 kernel_name, marked_lines)
+from tests.patterns.pattern_suite_checks import (
+    NVCC_FLAGS,
+    SOURCE,
+    check_control,
+    check_implant,
+    find_kernel,
+    kernel_name,
+    marked_lines,
+)
 
 RUN = Path(__file__).resolve().parents[1] / "data" / "runs" / "pattern_suite"
 NVCC = shutil.which("nvcc") or ("/usr/local/bin/nvcc" if Path("/usr/local/bin/nvcc").exists() else None)
@@ -42,12 +49,15 @@ def recorded_report() -> dict[str, Any]:
 
 def report_or_fail() -> dict[str, Any]:
     if not (RUN / "run.json").is_file() or not (RUN / "traces").is_dir():
-        pytest.fail(f"the recorded pattern-suite run is missing: {RUN} needs run.json, modules/ and traces/ "
-                    f"(record build/gpu/pattern_suite on the H200 with write_traces=True)")
+        pytest.fail(
+            f"the recorded pattern-suite run is missing: {RUN} needs run.json, modules/ and traces/ "
+            f"(record build/gpu/pattern_suite on the H200 with write_traces=True)"
+        )
     return recorded_report()
 
 
 # ---- the source ------------------------------------------------------------------------------------------------
+
 
 def test_every_pattern_has_an_implant_a_control_and_a_marked_line():
     text = SOURCE.read_text()
@@ -55,8 +65,9 @@ def test_every_pattern_has_an_implant_a_control_and_a_marked_line():
     assert set(marks) <= set(PATTERNS), f"markers name unknown pattern ids: {sorted(set(marks) - set(PATTERNS))}"
     for pattern in PATTERNS:
         for prefix in ("implant", "control"):
-            assert re.search(rf"__global__ void {kernel_name(prefix, pattern)}\(", text), \
+            assert re.search(rf"__global__ void {kernel_name(prefix, pattern)}\(", text), (
                 f"{SOURCE.name} has no kernel {kernel_name(prefix, pattern)}"
+            )
         assert marks.get(pattern), f"no line is marked '// implant: {pattern}'"
         body = text.split(f"void {kernel_name('implant', pattern)}(", 1)[1].split("\n}\n", 1)[0]
         assert f"// implant: {pattern}" in body, f"the '{pattern}' marker is outside implant kernel"
@@ -64,21 +75,21 @@ def test_every_pattern_has_an_implant_a_control_and_a_marked_line():
 
 # SASS opcode counts per kernel that show the implant survived -O3 (and that the fix removed it).
 SASS_EXPECT: dict[str, dict[str, int]] = {
-    "implant_redundant_rar": {"LDG": 2},                # the reload after the may-alias store
+    "implant_redundant_rar": {"LDG": 2},  # the reload after the may-alias store
     "control_redundant_rar": {"LDG": 1},
-    "implant_redundant_raw": {"LDG": 2, "STG": 3},      # out[i] stored, then loaded back
+    "implant_redundant_raw": {"LDG": 2, "STG": 3},  # out[i] stored, then loaded back
     "control_redundant_raw": {"LDG": 1, "STG": 3},
-    "implant_redundant_waw": {"STG": 2},                # the dead zero store stays
+    "implant_redundant_waw": {"STG": 2},  # the dead zero store stays
     "control_redundant_waw": {"STG": 1},
-    "implant_abuse_smem": {"STS": 8, "LDS": 8},         # zero-fill + 4 read-modify-writes + 4 reads
+    "implant_abuse_smem": {"STS": 8, "LDS": 8},  # zero-fill + 4 read-modify-writes + 4 reads
     "control_abuse_smem": {"STS": 0, "LDS": 0},
     "implant_broadcasting": {"LDG": 2, "BAR": 1},
     "implant_atomic_contention": {"RED": 1},
-    "implant_constant_region": {"LDG": 9},              # x plus the 8 coefficients
+    "implant_constant_region": {"LDG": 9},  # x plus the 8 coefficients
     "control_constant_region": {"LDG": 1},
     "implant_hierarchical_reuse_block": {"LDG": 8},
     "control_hierarchical_reuse_block": {"LDG": 5, "LDS": 4},
-    "control_streaming_access": {"LDG": 1, "STG": 1},   # one load PC: the loop stays rolled
+    "control_streaming_access": {"LDG": 1, "STG": 1},  # one load PC: the loop stays rolled
     "implant_race_candidate": {"BAR": 2},
     "control_race_candidate": {"BAR": 3},
     "implant_removable_barrier": {"BAR": 1},
@@ -97,11 +108,16 @@ def test_implants_survive_nvcc_O3(tmp_path):
     if NVCC is None or cuobjdump is None:
         pytest.skip("needs nvcc and cuobjdump (PyPI nvidia-cuda-cuobjdump) to read the SASS")
     cubin = tmp_path / "pattern_suite.cubin"
-    done = subprocess.run([NVCC, *NVCC_FLAGS, "-Werror", "all-warnings", "-cubin", "-o", str(cubin), str(SOURCE)],
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [NVCC, *NVCC_FLAGS, "-Werror", "all-warnings", "-cubin", "-o", str(cubin), str(SOURCE)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, f"nvcc failed or warned:\n{done.stderr}"
-    sass = subprocess.run([cuobjdump, "-sass", str(cubin)], capture_output=True, text=True, timeout=120,
-                          check=True).stdout
+    sass = subprocess.run(
+        [cuobjdump, "-sass", str(cubin)], capture_output=True, text=True, timeout=120, check=True
+    ).stdout
     counts: dict[str, dict[str, int]] = {}
     for chunk in re.split(r"\n\s*Function : ", sass)[1:]:
         mangled = chunk.split("\n", 1)[0].strip()
@@ -121,6 +137,7 @@ def test_implants_survive_nvcc_O3(tmp_path):
 
 # ---- the recorded run --------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("pattern", IDS)
 def test_recorded_implant_is_found_on_its_marked_line(pattern):
     check_implant(report_or_fail(), pattern)
@@ -133,8 +150,11 @@ def test_recorded_control_does_not_trigger_it(pattern):
 
 # The redundant-access implants exist because a store (a load, for the dead store) through a pointer that may
 # alias sits between the two accesses (tests/gpu/pattern_suite.cu says which); the finding must name it.
-ALIAS_LINES = {"redundant-rar": "b[i] = 2.0f * x;", "redundant-raw": "aux[i] = x + 1.0f;",
-               "redundant-waw": "float v = in[i];"}
+ALIAS_LINES = {
+    "redundant-rar": "b[i] = 2.0f * x;",
+    "redundant-raw": "aux[i] = x + 1.0f;",
+    "redundant-waw": "float v = in[i];",
+}
 
 
 def line_in_kernel(kernel: str, text: str) -> int:

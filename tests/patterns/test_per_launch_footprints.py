@@ -3,8 +3,9 @@ per launch (docs/engine.md), so summed cold bytes grow with the number of launch
 
 from __future__ import annotations
 
-from reuselens.analyzer.patterns import find_findings
 from pattern_kernels import KernelBuilder
+
+from reuselens.analyzer.patterns import find_findings
 
 
 def index_table(launches: int, entries: int = 512) -> tuple[dict, int]:

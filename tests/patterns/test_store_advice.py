@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from reuselens.analyzer.patterns import find_findings
 from pattern_kernels import KernelBuilder
+
+from reuselens.analyzer.patterns import find_findings
 
 
 def patterns_of(findings):

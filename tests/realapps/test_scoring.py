@@ -38,35 +38,70 @@ def cli(ak):
 
 
 KEY = {
-    "format": "reuselens-answer-key", "version": 1,
+    "format": "reuselens-answer-key",
+    "version": 1,
     "equivalent_patterns": [{"patterns": ["hierarchical-reuse-block", "hierarchical-reuse-grid"], "why": "x"}],
-    "apps": {"app": {
-        "expected": [
-            {"id": "naive", "kernel": "naive(", "file": "t.cu", "line": 10, "pattern": "poor-coalescing",
-             "primary": True, "why": "x"},
-            {"id": "tile", "kernel": "tiled", "file": "t.cu", "line": 20, "pattern": "hierarchical-reuse-block",
-             "primary": True, "why": "x"},
-            {"id": "acc", "kernel": "naive(", "file": "t.cu", "line": 12, "statement_lines": [11, 12],
-             "pattern": "redundant-raw", "primary": False, "why": "x",
-             "alternatives": [{"pattern": "hierarchical-reuse-block", "scope": "thread"}]},
-            {"id": "helper", "kernel": "tiled", "file": "t.cu", "line": 25, "pattern": "bank-conflict",
-             "primary": False, "why": "x"},
-        ],
-        "controls": [
-            {"kernel": "good", "file": "t.cu", "lines": "all", "why": "x"},
-            {"kernel": "naive(", "file": "t.cu", "lines": [14], "why": "x"},
-            {"kernel": "tiled", "file": "t.cu", "lines": [20], "patterns": ["poor-coalescing"], "why": "x"},
-        ],
-        "acceptable": [
-            {"kernel": "naive(", "file": "t.cu", "lines": [16], "patterns": ["broadcasting"], "why": "x"},
-        ],
-    }},
+    "apps": {
+        "app": {
+            "expected": [
+                {
+                    "id": "naive",
+                    "kernel": "naive(",
+                    "file": "t.cu",
+                    "line": 10,
+                    "pattern": "poor-coalescing",
+                    "primary": True,
+                    "why": "x",
+                },
+                {
+                    "id": "tile",
+                    "kernel": "tiled",
+                    "file": "t.cu",
+                    "line": 20,
+                    "pattern": "hierarchical-reuse-block",
+                    "primary": True,
+                    "why": "x",
+                },
+                {
+                    "id": "acc",
+                    "kernel": "naive(",
+                    "file": "t.cu",
+                    "line": 12,
+                    "statement_lines": [11, 12],
+                    "pattern": "redundant-raw",
+                    "primary": False,
+                    "why": "x",
+                    "alternatives": [{"pattern": "hierarchical-reuse-block", "scope": "thread"}],
+                },
+                {
+                    "id": "helper",
+                    "kernel": "tiled",
+                    "file": "t.cu",
+                    "line": 25,
+                    "pattern": "bank-conflict",
+                    "primary": False,
+                    "why": "x",
+                },
+            ],
+            "controls": [
+                {"kernel": "good", "file": "t.cu", "lines": "all", "why": "x"},
+                {"kernel": "naive(", "file": "t.cu", "lines": [14], "why": "x"},
+                {"kernel": "tiled", "file": "t.cu", "lines": [20], "patterns": ["poor-coalescing"], "why": "x"},
+            ],
+            "acceptable": [
+                {"kernel": "naive(", "file": "t.cu", "lines": [16], "patterns": ["broadcasting"], "why": "x"},
+            ],
+        }
+    },
 }
 
 
 def node(node_id, file, line, inline=()):
-    source = None if file is None else {"file": file, "line": line,
-                                        "inline": [{"function": "f", "file": f, "line": n} for f, n in inline]}
+    source = (
+        None
+        if file is None
+        else {"file": file, "line": line, "inline": [{"function": "f", "file": f, "line": n} for f, n in inline]}
+    )
     return {"id": node_id, "source": source}
 
 
@@ -75,13 +110,23 @@ def finding(pattern, pcs, severity="warning", scope=None, **extra):
 
 
 def report(*kernels):
-    return {"format": "reuselens-report", "version": 1,
-            "kernels": [{"name": name, "nodes": nodes, "findings": findings} for name, nodes, findings in kernels]}
+    return {
+        "format": "reuselens-report",
+        "version": 1,
+        "kernels": [{"name": name, "nodes": nodes, "findings": findings} for name, nodes, findings in kernels],
+    }
 
 
-NODES = [node(0, None, None), node(1, "/build/t.cu", 10), node(2, "/build/t.cu", 11), node(3, "/build/t.cu", 14),
-         node(4, "/build/t.cu", 20), node(5, "/build/other.cu", 10), node(6, "/build/t.cu", 16),
-         node(7, "/inc/helper.h", 40, inline=[("/inc/helper.h", 40), ("/build/t.cu", 25)])]
+NODES = [
+    node(0, None, None),
+    node(1, "/build/t.cu", 10),
+    node(2, "/build/t.cu", 11),
+    node(3, "/build/t.cu", 14),
+    node(4, "/build/t.cu", 20),
+    node(5, "/build/other.cu", 10),
+    node(6, "/build/t.cu", 16),
+    node(7, "/inc/helper.h", 40, inline=[("/inc/helper.h", 40), ("/build/t.cu", 25)]),
+]
 
 
 def test_a_finding_of_the_right_pattern_on_the_right_line_is_found(ak):
@@ -90,12 +135,15 @@ def test_a_finding_of_the_right_pattern_on_the_right_line_is_found(ak):
     assert (s["warnings"], s["warnings_precise"], s["precision"], s["control_fp"]) == (1, 1, 1.0, 0)
 
 
-@pytest.mark.parametrize("kernel, pattern, pc", [
-    ("naive(float*)", "bank-conflict", 1),        # wrong pattern
-    ("naive(float*)", "poor-coalescing", 2),      # line 11, not 10
-    ("naive(float*)", "poor-coalescing", 5),      # line 10 of another file
-    ("naive2(float*)", "poor-coalescing", 1),     # another kernel ("naive(" is not in "naive2(")
-])
+@pytest.mark.parametrize(
+    "kernel, pattern, pc",
+    [
+        ("naive(float*)", "bank-conflict", 1),  # wrong pattern
+        ("naive(float*)", "poor-coalescing", 2),  # line 11, not 10
+        ("naive(float*)", "poor-coalescing", 5),  # line 10 of another file
+        ("naive2(float*)", "poor-coalescing", 1),  # another kernel ("naive(" is not in "naive2(")
+    ],
+)
 def test_pattern_line_file_and_kernel_must_all_agree(ak, kernel, pattern, pc):
     s = ak.score_app(KEY, "app", report((kernel, NODES, [finding(pattern, [pc])])))
     assert s["primary_found"] == 0
@@ -103,13 +151,22 @@ def test_pattern_line_file_and_kernel_must_all_agree(ak, kernel, pattern, pc):
 
 
 def test_equivalent_patterns_alternatives_and_statement_lines(ak):
-    s = ak.score_app(KEY, "app", report(
-        ("tiled(float*)", NODES, [finding("hierarchical-reuse-grid", [4])]),                  # declared equivalent
-        ("naive(float*)", NODES, [finding("hierarchical-reuse-block", [2], scope="thread")]),  # alternative, line 11
-    ))
+    s = ak.score_app(
+        KEY,
+        "app",
+        report(
+            ("tiled(float*)", NODES, [finding("hierarchical-reuse-grid", [4])]),  # declared equivalent
+            (
+                "naive(float*)",
+                NODES,
+                [finding("hierarchical-reuse-block", [2], scope="thread")],
+            ),  # alternative, line 11
+        ),
+    )
     assert s["found"] == 2 and s["missed_primary"] == ["naive"]
-    wrong_scope = ak.score_app(KEY, "app", report(
-        ("naive(float*)", NODES, [finding("hierarchical-reuse-block", [2], scope="block")])))
+    wrong_scope = ak.score_app(
+        KEY, "app", report(("naive(float*)", NODES, [finding("hierarchical-reuse-block", [2], scope="block")]))
+    )
     assert wrong_scope["found"] == 0
 
 
@@ -119,13 +176,17 @@ def test_a_finding_in_an_inlined_helper_sits_on_the_call_site_too(ak):
 
 
 def test_warnings_on_controls_count_as_false_positives_information_does_not(ak):
-    s = ak.score_app(KEY, "app", report(
-        ("good(float*)", NODES, [finding("redundant-rar", [5]), finding("streaming-access", [5], "information")]),
-        ("naive(float*)", NODES, [finding("bank-conflict", [3])]),
-        ("tiled(float*)", NODES, [finding("poor-coalescing", [4]), finding("hierarchical-reuse-block", [4])]),
-    ))
-    assert s["control_fp"] == 3            # whole kernel, listed line, listed line with a listed pattern
-    assert s["warnings"] == 4 and s["warnings_precise"] == 1   # only the expected hierarchical finding
+    s = ak.score_app(
+        KEY,
+        "app",
+        report(
+            ("good(float*)", NODES, [finding("redundant-rar", [5]), finding("streaming-access", [5], "information")]),
+            ("naive(float*)", NODES, [finding("bank-conflict", [3])]),
+            ("tiled(float*)", NODES, [finding("poor-coalescing", [4]), finding("hierarchical-reuse-block", [4])]),
+        ),
+    )
+    assert s["control_fp"] == 3  # whole kernel, listed line, listed line with a listed pattern
+    assert s["warnings"] == 4 and s["warnings_precise"] == 1  # only the expected hierarchical finding
 
 
 def test_acceptable_findings_count_as_precise_but_not_as_recall(ak):
@@ -134,29 +195,55 @@ def test_acceptable_findings_count_as_precise_but_not_as_recall(ak):
 
 
 def test_unplaced_findings_are_counted_and_never_match(ak):
-    s = ak.score_app(KEY, "app", report(("naive(float*)", NODES, [finding("poor-coalescing", [0]),
-                                                                   finding("poor-coalescing", [], "hint")])))
+    s = ak.score_app(
+        KEY,
+        "app",
+        report(("naive(float*)", NODES, [finding("poor-coalescing", [0]), finding("poor-coalescing", [], "hint")])),
+    )
     assert (s["unplaced"], s["unplaced_warnings"], s["found"], s["precision"]) == (2, 1, 0, 0.0)
 
 
 def test_a_barrier_finding_sits_on_its_barrier_line(ak):
     key = json.loads(json.dumps(KEY))
-    key["apps"]["app"]["expected"].append({"id": "sync", "kernel": "tiled", "file": "t.cu", "line": 30,
-                                           "pattern": "removable-barrier", "primary": False, "why": "x"})
+    key["apps"]["app"]["expected"].append(
+        {
+            "id": "sync",
+            "kernel": "tiled",
+            "file": "t.cu",
+            "line": 30,
+            "pattern": "removable-barrier",
+            "primary": False,
+            "why": "x",
+        }
+    )
     barrier = {"function": "f", "pc": 64, "kind": "block", "source": {"file": "/build/t.cu", "line": 30}}
-    s = ak.score_app(key, "app", report(("tiled(float*)", NODES,
-                                         [finding("removable-barrier", [], "information", barrier=barrier)])))
+    s = ak.score_app(
+        key, "app", report(("tiled(float*)", NODES, [finding("removable-barrier", [], "information", barrier=barrier)]))
+    )
     assert s["found"] == 1 and s["unplaced"] == 0
 
 
 def test_the_cli_finds_the_realapps_run_layout_and_always_exits_0(ak, cli, tmp_path, capsys):
     (tmp_path / "key.json").write_text(json.dumps(KEY))
-    for rnd, pcs in ((0, [2]), (1, [1])):   # the latest round is the one scored
+    for rnd, pcs in ((0, [2]), (1, [1])):  # the latest round is the one scored
         run = tmp_path / "out" / "runs" / f"r{rnd}" / "app-full"
         run.mkdir(parents=True)
-        (run / "report.json").write_text(json.dumps(report(("naive(float*)", NODES, [finding("poor-coalescing", pcs)]))))
-    assert cli.main(["--key", str(tmp_path / "key.json"), "--runs", str(tmp_path / "out"),
-                     "--json", str(tmp_path / "score.json")]) == 0
+        (run / "report.json").write_text(
+            json.dumps(report(("naive(float*)", NODES, [finding("poor-coalescing", pcs)])))
+        )
+    assert (
+        cli.main(
+            [
+                "--key",
+                str(tmp_path / "key.json"),
+                "--runs",
+                str(tmp_path / "out"),
+                "--json",
+                str(tmp_path / "score.json"),
+            ]
+        )
+        == 0
+    )
     scores = json.loads((tmp_path / "score.json").read_text())
     assert scores["format"] == "reuselens-answer-key-score"
     assert scores["overall"]["primary_found"] == 1 and scores["overall"]["apps_scored"] == 1
@@ -183,6 +270,7 @@ def test_check_key_rejects_unknown_patterns_and_controls_that_swallow_expected_i
 
 # ---- the real key ----------------------------------------------------------------------------------------------
 
+
 def test_the_answer_key_is_consistent(ak):
     key = ak.load_key(KEY_PATH)
     assert ak.check_key(key, PATTERNS) == []
@@ -194,8 +282,10 @@ def test_the_answer_key_is_consistent(ak):
 
 def test_the_answer_key_points_at_code_in_the_staged_sources(ak):
     if not SRC.is_dir():
-        pytest.skip(f"{SRC} is absent (third-party sources are staged by benchmarks/realapps_stage.py, never "
-                    "committed); the key's files and lines are checked where they are staged")
+        pytest.skip(
+            f"{SRC} is absent (third-party sources are staged by benchmarks/realapps_stage.py, never "
+            "committed); the key's files and lines are checked where they are staged"
+        )
     key = ak.load_key(KEY_PATH)
     assert ak.check_key_sources(key, json.loads(MANIFEST.read_text()), SRC) == []
 
@@ -205,11 +295,18 @@ def test_the_source_check_catches_a_line_without_code(ak, tmp_path):
     app_dir.mkdir(parents=True)
     (app_dir / "t.cu").write_text("// header\n\nx[i] = y[i];\n")
     manifest = {"apps": [{"name": "app", "source": "suite", "dir": "app"}]}
-    key = {"apps": {"app": {"expected": [
-        {"id": "a", "kernel": "k", "file": "t.cu", "line": 1, "pattern": "poor-coalescing"},
-        {"id": "b", "kernel": "k", "file": "t.cu", "line": 3, "pattern": "poor-coalescing"},
-        {"id": "c", "kernel": "k", "file": "t.cu", "line": 9, "pattern": "poor-coalescing"},
-        {"id": "d", "kernel": "k", "file": "missing.cu", "line": 1, "pattern": "poor-coalescing"}]}}}
+    key = {
+        "apps": {
+            "app": {
+                "expected": [
+                    {"id": "a", "kernel": "k", "file": "t.cu", "line": 1, "pattern": "poor-coalescing"},
+                    {"id": "b", "kernel": "k", "file": "t.cu", "line": 3, "pattern": "poor-coalescing"},
+                    {"id": "c", "kernel": "k", "file": "t.cu", "line": 9, "pattern": "poor-coalescing"},
+                    {"id": "d", "kernel": "k", "file": "missing.cu", "line": 1, "pattern": "poor-coalescing"},
+                ]
+            }
+        }
+    }
     problems = ak.check_key_sources(key, manifest, tmp_path / "src")
     assert len(problems) == 3
     assert "t.cu:1 holds no code" in problems[0] and "past the end" in problems[1] and "missing.cu" in problems[2]

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from vscode_tools import VSIX, npm, require_node
 
 

@@ -18,9 +18,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import fixture_run
+import pytest
 from vscode_tools import CHROMIUM, EXTENSION, SETUP_HINT, TOOLS, require_node
 
 HERE = Path(__file__).parent
@@ -62,21 +61,39 @@ def _workspace(root: Path) -> Path:
     return workspace
 
 
-def _drive(vsix: Path, workspace: Path, artifacts: Path, mode: str, env: dict[str, str] | None = None) -> dict[str, Any]:
+def _drive(
+    vsix: Path, workspace: Path, artifacts: Path, mode: str, env: dict[str, str] | None = None
+) -> dict[str, Any]:
     """Runs one browser session (test/e2e/run.mjs) and returns what it recorded."""
     if artifacts.exists():
         shutil.rmtree(artifacts)
     artifacts.mkdir(parents=True)
-    spec = {"codeServer": str(CODE_SERVER), "nodeBin": str(NODE24_BIN), "chromium": str(CHROMIUM),
-            "vsix": str(vsix), "workspace": str(workspace), "file": fixture_run.KERNEL_FILE,
-            "artifacts": str(artifacts), "loadLine": fixture_run.LOAD_LINE, "storeLine": fixture_run.STORE_LINE,
-            "hoverColumn": 20, "profileSeconds": 2, "mode": mode}
+    spec = {
+        "codeServer": str(CODE_SERVER),
+        "nodeBin": str(NODE24_BIN),
+        "chromium": str(CHROMIUM),
+        "vsix": str(vsix),
+        "workspace": str(workspace),
+        "file": fixture_run.KERNEL_FILE,
+        "artifacts": str(artifacts),
+        "loadLine": fixture_run.LOAD_LINE,
+        "storeLine": fixture_run.STORE_LINE,
+        "hoverColumn": 20,
+        "profileSeconds": 2,
+        "mode": mode,
+    }
     spec_path = artifacts / "spec.json"
     spec_path.write_text(json.dumps(spec), encoding="utf-8")
     node = shutil.which("node")
     assert node is not None
-    result = subprocess.run([node, str(EXTENSION / "test" / "e2e" / "run.mjs"), str(spec_path)], cwd=EXTENSION,
-                            capture_output=True, text=True, timeout=480, env=env)
+    result = subprocess.run(
+        [node, str(EXTENSION / "test" / "e2e" / "run.mjs"), str(spec_path)],
+        cwd=EXTENSION,
+        capture_output=True,
+        text=True,
+        timeout=480,
+        env=env,
+    )
     results_path = artifacts / "results.json"
     assert results_path.is_file(), f"the e2e driver wrote no results:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
     recorded = json.loads(results_path.read_text(encoding="utf-8"))
@@ -253,10 +270,14 @@ def test_restricted_mode_ignores_the_workspace_server_setting(restricted: dict[s
     lines = value(restricted, "lookup_log")
     assert "server lookup: reuselens.server.python: not set" in lines, lines
     assert not any("/nonexistent/python3" in line for line in lines), lines
-    assert any(line.startswith("server lookup: python3 on PATH: ") and line.endswith("-c 'import reuselens.lsp_server' -> ok")
-               for line in lines), lines
-    assert any(line.startswith("server command: ") and line.endswith("-m reuselens lsp (from python3 on PATH)")
-               for line in lines), lines
+    assert any(
+        line.startswith("server lookup: python3 on PATH: ") and line.endswith("-c 'import reuselens.lsp_server' -> ok")
+        for line in lines
+    ), lines
+    assert any(
+        line.startswith("server command: ") and line.endswith("-m reuselens lsp (from python3 on PATH)")
+        for line in lines
+    ), lines
 
 
 def test_restricted_mode_still_shows_results(restricted: dict[str, Any]) -> None:

@@ -12,12 +12,17 @@ import json
 import re
 from typing import Any
 
-
-from reuselens.analyzer.patterns.settings import THRESHOLDS
 from vscode_tools import EXTENSION, REPO
 
-TYPES = {"string[]": ("array", "string"), "string": ("string", None), "object": ("object", None),
-         "boolean": ("boolean", None), "number": ("number", None)}
+from reuselens.analyzer.patterns.settings import THRESHOLDS
+
+TYPES = {
+    "string[]": ("array", "string"),
+    "string": ("string", None),
+    "object": ("object", None),
+    "boolean": ("boolean", None),
+    "number": ("number", None),
+}
 
 
 def package_settings() -> dict[str, dict[str, Any]]:
@@ -28,8 +33,11 @@ def package_settings() -> dict[str, dict[str, Any]]:
 
 def documented_settings() -> dict[str, tuple[str, Any]]:
     """name -> (type, default) from the table rows of docs/settings.md."""
-    rows = re.findall(r"^\| `reuselens\.([^`]+)` \| ([^|]+?) \| `([^`]*)` \|", 
-                      (REPO / "docs" / "settings.md").read_text(encoding="utf-8"), re.MULTILINE)
+    rows = re.findall(
+        r"^\| `reuselens\.([^`]+)` \| ([^|]+?) \| `([^`]*)` \|",
+        (REPO / "docs" / "settings.md").read_text(encoding="utf-8"),
+        re.MULTILINE,
+    )
     assert rows, "docs/settings.md has no settings table"
     return {name: (kind.strip(), json.loads(default)) for name, kind, default in rows}
 
@@ -56,8 +64,9 @@ def test_package_json_defaults_match_the_server() -> None:
     assert not missing_in_package, f"the server reads settings package.json does not contribute: {missing_in_package}"
     assert not missing_in_server, f"package.json contributes settings the server does not know: {missing_in_server}"
     for name, default in contributed.items():
-        assert defaults[name] == default and type(defaults[name]) is type(default), \
+        assert defaults[name] == default and type(defaults[name]) is type(default), (
             f"reuselens.{name}: package.json default {default!r}, server default {defaults[name]!r}"
+        )
 
 
 def test_restricted_settings_are_the_ones_that_run_commands() -> None:
@@ -66,13 +75,23 @@ def test_restricted_settings_are_the_ones_that_run_commands() -> None:
     assert trust["supported"] == "limited"
     restricted = {name.removeprefix("reuselens.") for name in trust["restrictedConfigurations"]}
     assert restricted <= set(package_settings())
-    assert {"profile.command", "profile.cwd", "profile.env", "build.command", "profiler.command", "server.path",
-            "server.python", "allowWorkspaceCommands", "profileOnSave"} == restricted
+    assert {
+        "profile.command",
+        "profile.cwd",
+        "profile.env",
+        "build.command",
+        "profiler.command",
+        "server.path",
+        "server.python",
+        "allowWorkspaceCommands",
+        "profileOnSave",
+    } == restricted
 
 
 def _thresholds_of(settings: dict[str, Any]) -> dict[str, Any]:
-    return {name.removeprefix("thresholds."): value for name, value in settings.items()
-            if name.startswith("thresholds.")}
+    return {
+        name.removeprefix("thresholds."): value for name, value in settings.items() if name.startswith("thresholds.")
+    }
 
 
 def test_thresholds_of_package_json_and_docs_are_the_analyzers() -> None:
@@ -82,8 +101,9 @@ def test_thresholds_of_package_json_and_docs_are_the_analyzers() -> None:
     for where, defaults in (("package.json", contributed), ("docs/settings.md", documented)):
         assert sorted(defaults) == sorted(homes), f"{where} lists other thresholds than the analyzer"
         for key, default in homes.items():
-            assert defaults[key] == default and type(defaults[key]) is type(default), \
+            assert defaults[key] == default and type(defaults[key]) is type(default), (
                 f"{where}: reuselens.thresholds.{key} defaults to {defaults[key]!r}, the analyzer to {default!r}"
+            )
 
 
 def test_the_server_takes_its_threshold_defaults_from_the_analyzer() -> None:

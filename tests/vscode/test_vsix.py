@@ -12,8 +12,14 @@ from pathlib import Path
 def test_vsix_contents(vsix: Path) -> None:
     with zipfile.ZipFile(vsix) as archive:
         names = set(archive.namelist())
-        assert {"extension/package.json", "extension/dist/extension.js", "extension/dist/webview.js",
-                "extension/media/graph.css", "extension/LICENSE.txt", "extension.vsixmanifest"} <= names
+        assert {
+            "extension/package.json",
+            "extension/dist/extension.js",
+            "extension/dist/webview.js",
+            "extension/media/graph.css",
+            "extension/LICENSE.txt",
+            "extension.vsixmanifest",
+        } <= names
         assert not any(name.startswith("extension/node_modules/") for name in names), "dependencies must be bundled"
         assert not any(name.startswith("extension/src/") or name.endswith(".map") for name in names)
         package = json.loads(archive.read("extension/package.json"))

@@ -35,4 +35,3 @@ def npm(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     if npm_path is None:
         pytest.skip(f"npm is not installed ({SETUP_HINT})")
     return subprocess.run([npm_path, *args], cwd=EXTENSION, capture_output=True, text=True, timeout=timeout)
-

@@ -32,8 +32,9 @@ pytestmark = pytest.mark.gpu
 
 def build(source: str, out: Path) -> Path:
     binary = out / source[:-3]
-    subprocess.run([NVCC, "-O3", "-lineinfo", "-arch=sm_90", "-o", str(binary), str(HERE / source)], check=True,
-                   timeout=600)
+    subprocess.run(
+        [NVCC, "-O3", "-lineinfo", "-arch=sm_90", "-o", str(binary), str(HERE / source)], check=True, timeout=600
+    )
     return binary
 
 
@@ -48,9 +49,24 @@ def test_program_runs_and_checks_its_result(source, tmp_path):
 def test_profiling_the_before_program_finds_its_pattern(case, tmp_path):
     binary = build(case["before"], tmp_path)
     run_dir = tmp_path / "run"
-    done = subprocess.run([sys.executable, "-m", "reuselens", "profile", "--run-dir", str(run_dir),
-                           "--kernel-filter", case["kernel"], "--", str(binary)],
-                          capture_output=True, text=True, timeout=600, cwd=ROOT)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "reuselens",
+            "profile",
+            "--run-dir",
+            str(run_dir),
+            "--kernel-filter",
+            case["kernel"],
+            "--",
+            str(binary),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     report = json.loads((run_dir / "report.json").read_text())
     patterns = {f["pattern"] for k in report["kernels"] for f in k.get("findings", [])}
