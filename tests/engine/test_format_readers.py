@@ -12,14 +12,13 @@ import re
 from pathlib import Path
 
 import pytest
+from engine_records import records, write_trace
 
 from reuselens.analyzer import _engine, engine_result, report
 from reuselens.analyzer.errors import ReportError, RunDirectoryError, TraceError
 from reuselens.analyzer.replay import read_trace
 from reuselens.analyzer.rundir import open_run
 from reuselens.lsp_server import report_source
-
-from engine_records import records, write_trace
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE_DIRS = ("analyzer", "collector", "lsp_server", "reuselens")
@@ -56,22 +55,32 @@ def _run_dir(tmp_path: Path, text: str) -> Path:
     return tmp_path
 
 
-@pytest.mark.parametrize("text, message", [
-    ('{"format": "other", "version": 1}', "run.json: not a ReuseLens run manifest"),
-    ('{"format": "reuselens-run", "version": 2}',
-     "run.json: run format version 2 is not supported by this ReuseLens (reads 1)"),
-    ("{not json", "run.json: unreadable run manifest ({json})"),
-], ids=["wrong format", "wrong version", "not JSON"])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('{"format": "other", "version": 1}', "run.json: not a ReuseLens run manifest"),
+        (
+            '{"format": "reuselens-run", "version": 2}',
+            "run.json: run format version 2 is not supported by this ReuseLens (reads 1)",
+        ),
+        ("{not json", "run.json: unreadable run manifest ({json})"),
+    ],
+    ids=["wrong format", "wrong version", "not JSON"],
+)
 def test_run_reader(tmp_path, text, message):
     with pytest.raises(RunDirectoryError) as error:
         open_run(_run_dir(tmp_path, text))
     assert str(error.value) == _expected(tmp_path, message, text)
 
 
-@pytest.mark.parametrize("header, message", [
-    ({"magic": b"NOTATRC\0"}, "x.rltrace: not a ReuseLens trace (bad magic)"),
-    ({"version": 2}, "x.rltrace: trace format version 2, this build reads version 1; re-record it"),
-], ids=["wrong format", "wrong version"])
+@pytest.mark.parametrize(
+    "header, message",
+    [
+        ({"magic": b"NOTATRC\0"}, "x.rltrace: not a ReuseLens trace (bad magic)"),
+        ({"version": 2}, "x.rltrace: trace format version 2, this build reads version 1; re-record it"),
+    ],
+    ids=["wrong format", "wrong version"],
+)
 def test_trace_reader(tmp_path, header, message):
     """A trace is binary: its magic stands for `format`, and "not JSON" is "not a trace header"."""
     with pytest.raises(TraceError) as error:
@@ -85,13 +94,21 @@ def test_trace_reader_short_header(tmp_path):
     assert str(error.value) == f"{tmp_path}/x.rltrace: truncated trace header (7 of 64 bytes)"
 
 
-@pytest.mark.parametrize("text, message", [
-    ('{"format": "other", "version": 1, "kernels": []}',
-     "analysis.json: not a version-1 ReuseLens engine result; delete it to replay traces"),
-    ('{"format": "reuselens-engine", "version": 2, "kernels": []}',
-     "analysis.json: not a version-1 ReuseLens engine result; delete it to replay traces"),
-    ("[1,", "analysis.json: unreadable online analysis ({json}); delete it to replay traces"),
-], ids=["wrong format", "wrong version", "not JSON"])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (
+            '{"format": "other", "version": 1, "kernels": []}',
+            "analysis.json: not a version-1 ReuseLens engine result; delete it to replay traces",
+        ),
+        (
+            '{"format": "reuselens-engine", "version": 2, "kernels": []}',
+            "analysis.json: not a version-1 ReuseLens engine result; delete it to replay traces",
+        ),
+        ("[1,", "analysis.json: unreadable online analysis ({json}); delete it to replay traces"),
+    ],
+    ids=["wrong format", "wrong version", "not JSON"],
+)
 def test_analysis_reader(tmp_path, text, message):
     with pytest.raises(TraceError) as error:
         engine_result.load(_write(tmp_path / "analysis.json", text))
@@ -103,10 +120,14 @@ def test_engine_binding_writes_the_version_the_reader_reads():
 
 
 REPORT_ERRORS = [
-    ('{"format": "other", "version": 1, "kernels": []}',
-     "report.json: not a ReuseLens report (format is not 'reuselens-report')"),
-    ('{"format": "reuselens-report", "version": 2, "kernels": []}',
-     "report.json: report version 2, this build reads version 1"),
+    (
+        '{"format": "other", "version": 1, "kernels": []}',
+        "report.json: not a ReuseLens report (format is not 'reuselens-report')",
+    ),
+    (
+        '{"format": "reuselens-report", "version": 2, "kernels": []}',
+        "report.json: report version 2, this build reads version 1",
+    ),
     ("{", "report.json: not readable as JSON ({json})"),
 ]
 REPORT_IDS = ["wrong format", "wrong version", "not JSON"]

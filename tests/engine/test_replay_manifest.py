@@ -11,11 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from engine_records import mem, records, warp_addrs, write_trace
 
 from reuselens.analyzer.errors import RunDirectoryError
 from reuselens.analyzer.replay import replay_run
-
-from engine_records import mem, records, warp_addrs, write_trace
 
 HOSTILE = Path(__file__).resolve().parents[1] / "data" / "hostile"
 
@@ -24,12 +23,22 @@ def make_run(tmp_path: Path, edit) -> Path:
     (tmp_path / "traces").mkdir()
     write_trace(tmp_path / "traces" / "0.rltrace", records([mem(0, warp_addrs(1 << 20))]))
     manifest = {
-        "format": "reuselens-run", "version": 1, "status": "complete",
+        "format": "reuselens-run",
+        "version": 1,
+        "status": "complete",
         "functions": [{"id": 0, "module": "m", "name": "_Z1kv", "kernel": True}],
-        "launches": [{"id": 0, "function_id": 0, "grid": [1, 1, 1], "block": [32, 1, 1],
-                      "dynamic_shared_bytes": 0, "trace": "traces/0.rltrace", "status": "complete"}],
-        "allocations": [{"address": 1 << 20, "size": 4096, "allocated_before_launch": 0,
-                         "freed_after_launch": None}],
+        "launches": [
+            {
+                "id": 0,
+                "function_id": 0,
+                "grid": [1, 1, 1],
+                "block": [32, 1, 1],
+                "dynamic_shared_bytes": 0,
+                "trace": "traces/0.rltrace",
+                "status": "complete",
+            }
+        ],
+        "allocations": [{"address": 1 << 20, "size": 4096, "allocated_before_launch": 0, "freed_after_launch": None}],
     }
     edit(manifest)
     (tmp_path / "run.json").write_text(json.dumps(manifest))
@@ -45,8 +54,10 @@ def allocation(field, value):
 
 
 CASES = {
-    "block too large": (launch("block", [2048, 1, 1]),
-                        r"launches\[0\]\.block: 2048x1x1 threads per block, CUDA allows at most 1024"),
+    "block too large": (
+        launch("block", [2048, 1, 1]),
+        r"launches\[0\]\.block: 2048x1x1 threads per block, CUDA allows at most 1024",
+    ),
     "block product too large": (launch("block", [64, 32, 1]), r"launches\[0\]\.block: 64x32x1 threads"),
     "block of two": (launch("block", [32, 1]), r"launches\[0\]\.block: expected a list of 3 integers"),
     "block zero": (launch("block", [0, 1, 1]), r"launches\[0\]\.block\[0\]: 0 is out of range"),
@@ -58,8 +69,10 @@ CASES = {
     "trace a number": (launch("trace", 7), r"launches\[0\]\.trace: expected a path, found int 7"),
     "launch not an object": (lambda m: m.__setitem__("launches", [5]), r"launches\[0\]: expected an object"),
     "launches not a list": (lambda m: m.__setitem__("launches", {"id": 0}), r"launches: expected a list, found dict"),
-    "allocation past 2^64": (lambda m: m["allocations"][0].update(address=(1 << 64) - 16, size=32),
-                             r"allocations\[0\]\.size: 32 bytes at address 0xfffffffffffffff0 run past the end"),
+    "allocation past 2^64": (
+        lambda m: m["allocations"][0].update(address=(1 << 64) - 16, size=32),
+        r"allocations\[0\]\.size: 32 bytes at address 0xfffffffffffffff0 run past the end",
+    ),
     "allocation size negative": (allocation("size", -5), r"allocations\[0\]\.size: -5 is out of range"),
     "allocation address huge": (allocation("address", 1 << 64), r"allocations\[0\]\.address: 18446744073709551616"),
     "freed a string": (allocation("freed_after_launch", "later"), r"allocations\[0\]\.freed_after_launch: expected"),
@@ -84,8 +97,9 @@ def analyze_cli(tmp_path: Path, fixture: str) -> subprocess.CompletedProcess:
     run = tmp_path / fixture
     shutil.copytree(HOSTILE / fixture, run)
     try:  # seconds normally; the shared-size reproducer took over 40 s before its fix
-        return subprocess.run([sys.executable, "-m", "reuselens", "analyze", str(run)], capture_output=True,
-                              text=True, timeout=60)
+        return subprocess.run(
+            [sys.executable, "-m", "reuselens", "analyze", str(run)], capture_output=True, text=True, timeout=60
+        )
     except subprocess.TimeoutExpired:
         pytest.fail(f"reuselens analyze {fixture} still running after 60 s")
 
