@@ -30,8 +30,12 @@ def load(path: str | os.PathLike[str]) -> dict[str, Any]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise TraceError(f"{path}: unreadable online analysis ({error}); delete it to replay traces") from error
-    if not isinstance(data, dict) or data.get("format") != FORMAT \
-            or data.get("version") != VERSION or not isinstance(data.get("kernels"), list):
+    if (
+        not isinstance(data, dict)
+        or data.get("format") != FORMAT
+        or data.get("version") != VERSION
+        or not isinstance(data.get("kernels"), list)
+    ):
         raise TraceError(f"{path}: not a version-{VERSION} ReuseLens engine result; delete it to replay traces")
     return data
 

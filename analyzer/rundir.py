@@ -45,8 +45,9 @@ class RunDirectory:
     def source_prefix_map(self) -> dict[str, str]:
         """Build-tree prefix -> where those sources are now, recorded with the run (e.g. by `reuselens demo`)."""
         mapping = self.manifest.get(SOURCE_PREFIX_MAP) or {}
-        if not isinstance(mapping, dict) or not all(isinstance(k, str) and isinstance(v, str)
-                                                    for k, v in mapping.items()):
+        if not isinstance(mapping, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in mapping.items()
+        ):
             raise RunDirectoryError(f"{self.path / MANIFEST}: {SOURCE_PREFIX_MAP} must map path prefixes to paths")
         return dict(mapping)
 
@@ -80,7 +81,9 @@ def open_run(path: str | Path) -> RunDirectory:
         raise RunDirectoryError(f"{directory}: not a run directory (it is a file)")
     manifest_path = directory / MANIFEST
     if not manifest_path.is_file():
-        raise RunDirectoryError(f"{directory}: not a run directory (no {MANIFEST}; create one with 'reuselens profile')")
+        raise RunDirectoryError(
+            f"{directory}: not a run directory (no {MANIFEST}; create one with 'reuselens profile')"
+        )
     try:
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
