@@ -37,6 +37,7 @@ VERSION = 1  # the C++ side's RL_ENGINE_JSON_VERSION (tests/engine/test_format_r
 ONLINE_ANALYSIS = "analysis.json"
 
 
+COLD_NODE = 0
 LABELS = ("cold", "thread", "warp_same_inst", "warp_diff_inst", "block", "grid")
 MAX_BLOCK_THREADS = 1024  # CUDA's limit on threads per block, on every architecture
 
@@ -59,12 +60,14 @@ def _block_threads(kernel: dict[str, Any]) -> SchemaError | None:
 
 
 def kernel_rule(kernel: dict[str, Any]) -> SchemaError | None:
-    """Node ids are unique, every edge and barrier span joins two of them (node 0, Cold Miss, included), and the
-    block has at most the hardware's threads."""
+    """Node ids are unique, every node but Cold Miss has a pc, every edge and barrier span joins two nodes (node 0
+    included), and the block has at most the hardware's threads."""
     ids: set[int] = set()
     for index, node in enumerate(kernel.get("nodes") or []):
         if node["id"] in ids:
             return field_error(f"nodes[{index}].id", f"{node['id']} is the id of an earlier node too")
+        if node["id"] != COLD_NODE and node.get("pc") is None:
+            return field_error(f"nodes[{index}].pc", "missing: every node but 0 (Cold Miss) is an instruction")
         ids.add(node["id"])
     for index, edge in enumerate(kernel.get("edges") or []):
         for end in ("from", "to"):

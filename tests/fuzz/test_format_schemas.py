@@ -95,3 +95,14 @@ def test_report_kernel_without_an_id_is_refused(tmp_path):
     assert run_cli(["graph", str(path)]) == "rejected"
     with pytest.raises(ReportError, match=r"report.json: kernels\[1\]\.id is missing"):
         report.load(path)
+
+
+def test_report_instruction_node_without_a_pc_is_refused(tmp_path):
+    """The DOT and GraphML writers title a node by its pc: a memory node without one was a KeyError."""
+    doc = json.loads((REPO / "tests/lsp/fixtures/run1/report.json").read_text(encoding="utf-8"))
+    del doc["kernels"][0]["nodes"][1]["pc"]
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert run_cli(["graph", str(path), "--kernel", doc["kernels"][0]["id"], "--format", "dot"]) == "rejected"
+    with pytest.raises(ReportError, match=r"report.json: kernels\[0\]\.nodes\[1\]\.pc: missing"):
+        report.load(path)
