@@ -13,10 +13,183 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from reuselens.analyzer.engine_result import (
+    BARRIER_FIELDS,
+    COUNT,
+    DISTRIBUTION,
+    DISTRIBUTIONS,
+    EDGE_FIELDS,
+    FUNCTION_ID,
+    KERNEL_FIELDS,
+    NODE_FIELDS,
+    NODE_ID,
+    SPAN,
+    kernel_rule,
+)
 from reuselens.analyzer.errors import ReportError
+from reuselens.analyzer.schema import (
+    ANY,
+    Bool,
+    Enum,
+    Int,
+    List,
+    Map,
+    Maybe,
+    Num,
+    Obj,
+    SchemaError,
+    Str,
+    check,
+    decode,
+    field_error,
+)
 
 FORMAT = "reuselens-report"
 VERSION = 1
+
+LINE = Int(0, (1 << 31) - 1)
+NAME = Maybe(Str())
+SOURCE = Maybe(
+    Obj(
+        {
+            "file": Str(),
+            "line": LINE,
+            "column": LINE,
+            "inline": List(Obj({"function": NAME, "file": NAME, "line": Maybe(LINE)})),
+        },
+        required=("file", "line"),
+    )
+)
+NUMBER = Maybe(Num())
+REPORT_NODE = Obj(
+    {
+        **NODE_FIELDS,
+        **{name: Maybe(DISTRIBUTION) for name in DISTRIBUTIONS},
+        "function": NAME,
+        "source": SOURCE,
+        "sass": NAME,
+        "metrics": Maybe(
+            Obj(
+                {
+                    "W_out": Map(Num(0)),
+                    "W_total": Num(0),
+                    "R_coal": NUMBER,
+                    "R_conf": NUMBER,
+                    "subgraph": Maybe(Int(0, (1 << 31) - 1)),
+                }
+            )
+        ),
+    },
+    required=("id",),
+)
+REPORT_EDGE = Obj(
+    {
+        **EDGE_FIELDS,
+        "prior_kernel": Maybe(
+            Obj(
+                {
+                    "kernel_function_id": FUNCTION_ID,
+                    "function_id": FUNCTION_ID,
+                    "pc": COUNT,
+                    "bytes": COUNT,
+                    "kernel": NAME,
+                    "function": NAME,
+                }
+            )
+        ),
+    },
+    required=("from", "to", "label", "bytes"),
+)
+REPORT_BARRIER = Obj({**BARRIER_FIELDS, "function": NAME, "source": SOURCE, "spans": List(SPAN)})
+SUBGRAPH = Obj(
+    {
+        "nodes": List(NODE_ID),
+        "closed": Bool(),
+        "footprint_bytes": COUNT,
+        "bytes": COUNT,
+        "reuse_intensity": Maybe(Num(0)),
+        "bytes_by_label": Map(COUNT),
+        "reuse_ratio": Map(NUMBER),
+    }
+)
+FINDING = Obj(
+    {
+        "id": Str(1024),
+        "pattern": Str(128),
+        "severity": Enum("error", "warning", "information", "hint"),
+        "rank": Int(0, (1 << 31) - 1),
+        "pcs": List(NODE_ID),
+        "origin_pcs": List(NODE_ID),
+        "scope": Maybe(Str(64)),
+        "waste": Obj(
+            {"bytes": Num(0), "instructions": Num(0), "wavefronts": Num(0), "share": Num(0), "basis": Str(64)}
+        ),
+        "fix": Obj({"kind": Str(64), "explanation": Str()}),
+        "message": Str(),
+        "metrics": Map(ANY),
+        "barrier": Maybe(Obj({"function": NAME, "pc": Maybe(COUNT), "kind": Str(64), "source": SOURCE})),
+    }
+)
+
+
+def _report_kernel_rule(kernel: dict[str, Any]) -> SchemaError | None:
+    """The engine's rules, and findings and subgraphs name nodes of their kernel."""
+    problem = kernel_rule(kernel)
+    if problem:
+        return problem
+    ids = {node["id"] for node in kernel.get("nodes") or []}
+    for index, finding in enumerate(kernel.get("findings") or []):
+        for name in ("pcs", "origin_pcs"):
+            unknown = [pc for pc in finding.get(name) or [] if pc not in ids]
+            if unknown:
+                return field_error(f"findings[{index}].{name}", f"{unknown[0]} is not a node id of this kernel")
+    for index, subgraph in enumerate(kernel.get("subgraphs") or []):
+        unknown = [node for node in subgraph.get("nodes") or [] if node not in ids]
+        if unknown:
+            return field_error(f"subgraphs[{index}].nodes", f"{unknown[0]} is not a node id of this kernel")
+    return None
+
+
+# Written by this package from the engine's result; hand-made and older reports may leave out any field but the
+# kernel id the commands select kernels by and the ones the graph is built from (node ids, edge ends, labels and
+# weights).
+REPORT_SCHEMA = Obj(
+    {
+        "run": Obj(
+            {
+                "dir": NAME,
+                "cwd": NAME,
+                "status": NAME,
+                "partial_reason": NAME,
+                "command": Maybe(List(Str())),
+                "gpu": Maybe(Map(ANY)),
+                "exit_code": Maybe(Int(-(1 << 31), (1 << 31) - 1)),
+                "partial_launches": List(Obj({"launch": COUNT, "reason": Str()})),
+            }
+        ),
+        "settings": Map(ANY),
+        "notes": List(Str()),
+        "kernels": List(
+            Obj(
+                {
+                    **KERNEL_FIELDS,
+                    "mangled": NAME,
+                    "name": NAME,
+                    "module": NAME,
+                    "source": SOURCE,
+                    "nodes": List(REPORT_NODE),
+                    "edges": List(REPORT_EDGE),
+                    "barriers": List(REPORT_BARRIER),
+                    "subgraphs": List(SUBGRAPH),
+                    "findings": List(FINDING),
+                },
+                required=("id",),
+                rule=_report_kernel_rule,
+            )
+        ),
+    },
+    required=("kernels",),
+)
 
 
 def load(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -32,18 +205,22 @@ def load(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 def parse(raw: bytes, path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The report in ``raw`` (the bytes of ``path``) if it is one this build reads; ReportError naming ``path``
-    otherwise."""
+    """The report in ``raw`` (the bytes of ``path``) if it is one this build reads (format, version and the
+    fields, types and limits of :data:`REPORT_SCHEMA`); ReportError naming ``path`` and the field otherwise."""
     try:
-        data = json.loads(raw)
-    except ValueError as error:
-        raise _unreadable(path, error) from None
+        data = decode(raw)
+    except SchemaError as error:
+        raise ReportError(f"{path}: {error}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ReportError(f"{path}: not a ReuseLens report (format is not {FORMAT!r})")
     if data.get("version") != VERSION:
         raise ReportError(f"{path}: report version {data.get('version')!r}, this build reads version {VERSION}")
     if not isinstance(data.get("kernels"), list):
         raise ReportError(f"{path}: report has no kernel list")
+    try:
+        check(data, REPORT_SCHEMA)
+    except SchemaError as error:
+        raise ReportError(f"{path}: {error}") from None
     return data
 
 

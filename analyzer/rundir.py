@@ -11,13 +11,94 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from reuselens.analyzer.engine_result import COUNT, DIMS, FUNCTION_ID
 from reuselens.analyzer.errors import RunDirectoryError
+from reuselens.analyzer.schema import (
+    ANY,
+    U32,
+    Bool,
+    Int,
+    JsonError,
+    List,
+    Map,
+    Maybe,
+    Num,
+    Obj,
+    PathText,
+    SchemaError,
+    Str,
+    check,
+    decode,
+)
 
 RUN_FORMAT = "reuselens-run"
 RUN_VERSION = 1
 MANIFEST = "run.json"
 REPORT = "report.json"
 SOURCE_PREFIX_MAP = "source_prefix_map"
+
+TEXT = Maybe(Str())
+# Types and limits of every field a reader takes from run.json (docs/run-directory.md); which fields replay needs,
+# and how they relate (threads per block, allocation ends), analyzer.replay_manifest checks on top.
+RUN_SCHEMA = Obj(
+    {
+        "tool": Maybe(Map(ANY)),
+        "command": Maybe(List(Str())),
+        "cwd": Maybe(PathText()),
+        "start_time": TEXT,
+        "end_time": TEXT,
+        "gpu": Maybe(Map(ANY)),
+        "status": TEXT,
+        "partial_reason": TEXT,
+        "exit_code": Maybe(Int(-(1 << 31), (1 << 31) - 1)),
+        "kernel_filter": Maybe(Map(ANY)),
+        "modules": List(
+            Obj(
+                {"sha256": Str(128, nonempty=True), "path": Maybe(PathText(relative=True)), "arch": TEXT},
+                required=("sha256",),
+            )
+        ),
+        "functions": List(
+            Obj(
+                {"id": FUNCTION_ID, "module": Str(128), "name": Str(), "size": COUNT, "kernel": Bool()},
+                required=("id", "name"),
+            )
+        ),
+        "launches": List(
+            Obj(
+                {
+                    "id": COUNT,
+                    "function_id": FUNCTION_ID,
+                    "kernel": TEXT,
+                    "module": TEXT,
+                    "grid": DIMS,
+                    "block": DIMS,
+                    "cluster": Maybe(List(Int(0, U32 - 1), length=3)),
+                    "dynamic_shared_bytes": Maybe(Int(0, U32 - 1)),
+                    "stream": Maybe(COUNT),
+                    "instrumented": Bool(),
+                    "records": Maybe(COUNT),
+                    "trace": Maybe(PathText(relative=True)),
+                    "status": TEXT,
+                    "seconds": Maybe(Num(0)),
+                }
+            )
+        ),
+        "allocations": List(
+            Obj(
+                {
+                    "address": COUNT,
+                    "size": Maybe(COUNT),
+                    "kind": TEXT,
+                    "allocated_before_launch": Maybe(COUNT),
+                    "freed_after_launch": Maybe(COUNT),
+                }
+            )
+        ),
+        "errors": List(Str()),
+        SOURCE_PREFIX_MAP: Maybe(Map(PathText())),
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -85,9 +166,11 @@ def open_run(path: str | Path) -> RunDirectory:
             f"{directory}: not a run directory (no {MANIFEST}; create one with 'reuselens profile')"
         )
     try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise RunDirectoryError(f"{manifest_path}: unreadable run manifest ({error})") from error
+        manifest = decode(manifest_path.read_bytes())
+    except OSError as error:
+        raise RunDirectoryError(f"{manifest_path}: unreadable run manifest ({error.strerror})") from None
+    except JsonError as error:
+        raise RunDirectoryError(f"{manifest_path}: unreadable run manifest ({error.detail})") from None
     if not isinstance(manifest, dict) or manifest.get("format") != RUN_FORMAT:
         raise RunDirectoryError(f"{manifest_path}: not a ReuseLens run manifest")
     version = manifest.get("version")
@@ -95,6 +178,10 @@ def open_run(path: str | Path) -> RunDirectory:
         raise RunDirectoryError(
             f"{manifest_path}: run format version {version} is not supported by this ReuseLens (reads {RUN_VERSION})"
         )
+    try:
+        check(manifest, RUN_SCHEMA)
+    except SchemaError as error:
+        raise RunDirectoryError(f"{manifest_path}: {error}") from None
     return RunDirectory(directory.resolve(), manifest)
 
 

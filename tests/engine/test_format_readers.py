@@ -24,9 +24,9 @@ REPO = Path(__file__).resolve().parents[2]
 PACKAGE_DIRS = ("analyzer", "collector", "lsp_server", "reuselens")
 # Files allowed to call json.load/json.loads, and what each reads.
 JSON_READERS = {
-    "analyzer/rundir.py": "run.json",
-    "analyzer/report.py": "report.json",
-    "analyzer/engine_result.py": "analysis.json and the engine binding's result",
+    "analyzer/schema.py": "decode(): the text of run.json, report.json and analysis.json for their one readers "
+    "(rundir, report, engine_result), which check what it gives against their schemas",
+    "analyzer/engine_result.py": "the engine binding's result",
     "reuselens/cli/demo.py": "the packaged demo's build.json (where its sources were built; not a run format)",
     # The writer re-reading what its own tool library wrote, to finish the run: it checks nothing and reports
     # nothing to a user (the collector imports nothing of the analyzer; docs/architecture.md).

@@ -59,22 +59,43 @@ CASES = {
         r"launches\[0\]\.block: 2048x1x1 threads per block, CUDA allows at most 1024",
     ),
     "block product too large": (launch("block", [64, 32, 1]), r"launches\[0\]\.block: 64x32x1 threads"),
-    "block of two": (launch("block", [32, 1]), r"launches\[0\]\.block: expected a list of 3 integers"),
-    "block zero": (launch("block", [0, 1, 1]), r"launches\[0\]\.block\[0\]: 0 is out of range"),
-    "grid beyond u32": (launch("grid", [1, 1 << 32, 1]), r"launches\[0\]\.grid\[1\]: 4294967296 is out of range"),
-    "id a string": (launch("id", "zero"), r"launches\[0\]\.id: expected an integer, found str 'zero'"),
-    "id a float": (launch("id", 1.5), r"launches\[0\]\.id: expected an integer, found float 1\.5"),
+    "block of two": (launch("block", [32, 1]), r"launches\[0\]\.block: expected a list of 3, found a list of 2"),
+    "block zero": (
+        launch("block", [0, 1, 1]),
+        r"launches\[0\]\.block\[0\]: expected an integer 1 to 2\^32-1, found int 0",
+    ),
+    "grid beyond u32": (
+        launch("grid", [1, 1 << 32, 1]),
+        r"launches\[0\]\.grid\[1\]: expected an integer 1 to 2\^32-1, found int 4294967296",
+    ),
+    "id a string": (launch("id", "zero"), r"launches\[0\]\.id: expected an integer 0 to 2\^64-1, found str 'zero'"),
+    "id a float": (launch("id", 1.5), r"launches\[0\]\.id: expected an integer 0 to 2\^64-1, found float 1\.5"),
     "no function id": (lambda m: m["launches"][0].pop("function_id"), r"launches\[0\]\.function_id is missing"),
-    "negative shared": (launch("dynamic_shared_bytes", -1), r"launches\[0\]\.dynamic_shared_bytes: -1 is out"),
-    "trace a number": (launch("trace", 7), r"launches\[0\]\.trace: expected a path, found int 7"),
+    "negative shared": (
+        launch("dynamic_shared_bytes", -1),
+        r"launches\[0\]\.dynamic_shared_bytes: expected an integer 0 to 2\^32-1, found int -1",
+    ),
+    "trace a number": (
+        launch("trace", 7),
+        r"launches\[0\]\.trace: expected a non-empty string of at most 4096 characters, found int 7",
+    ),
     "launch not an object": (lambda m: m.__setitem__("launches", [5]), r"launches\[0\]: expected an object"),
-    "launches not a list": (lambda m: m.__setitem__("launches", {"id": 0}), r"launches: expected a list, found dict"),
+    "launches not a list": (
+        lambda m: m.__setitem__("launches", {"id": 0}),
+        r"launches: expected a list, found an object",
+    ),
     "allocation past 2^64": (
         lambda m: m["allocations"][0].update(address=(1 << 64) - 16, size=32),
         r"allocations\[0\]\.size: 32 bytes at address 0xfffffffffffffff0 run past the end",
     ),
-    "allocation size negative": (allocation("size", -5), r"allocations\[0\]\.size: -5 is out of range"),
-    "allocation address huge": (allocation("address", 1 << 64), r"allocations\[0\]\.address: 18446744073709551616"),
+    "allocation size negative": (
+        allocation("size", -5),
+        r"allocations\[0\]\.size: expected an integer 0 to 2\^64-1, found int -5",
+    ),
+    "allocation address huge": (
+        allocation("address", 1 << 64),
+        r"allocations\[0\]\.address: expected an integer 0 to 2\^64-1, found int 18446744073709551616",
+    ),
     "freed a string": (allocation("freed_after_launch", "later"), r"allocations\[0\]\.freed_after_launch: expected"),
     "function id missing": (lambda m: m["functions"][0].pop("id"), r"functions\[0\]\.id is missing"),
 }

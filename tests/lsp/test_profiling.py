@@ -417,7 +417,7 @@ def malformed_run(tmp_path: Path) -> Path:
         ("argv too long", "Cannot start the profile command: its arguments and environment are longer than the system"),
         ("missing cwd", "Cannot start the profile command: working directory"),
         ("run directory under a file", "Cannot create the run directory"),
-        ("malformed report", "malformed report (ValueError"),
+        ("malformed report", "kernels[0].nodes[1].source.line: expected an integer"),
     ],
 )
 async def test_run_time_failures_end_the_progress_with_their_cause(client, workspace, tmp_path, case, expected):

@@ -5,7 +5,7 @@
 //   hostile_driver TRACE BX BY BZ [ADDRESS SIZE]   replays one .rltrace file (a launch of BX*BY*BZ threads,
 //                                                  after add_allocation(ADDRESS, SIZE)), prints "ok" or
 //                                                  "error: <message>"
-//   hostile_driver --fuzz SEED                     random allocations, launch shapes and records with every field
+//   hostile_driver --fuzz SEED [ROUNDS]            random allocations, launch shapes and records with every field
 //                                                  drawn from its whole range; prints "ok N" (N calls refused)
 #include <cstdio>
 #include <cstdlib>
@@ -60,10 +60,10 @@ uint64_t edgy(std::mt19937_64& rng, uint64_t max) {
   }
 }
 
-int fuzz(unsigned seed) {
+int fuzz(unsigned seed, int rounds) {
   std::mt19937_64 rng(seed);
   unsigned refused = 0;
-  for (int round = 0; round < 16; ++round) {
+  for (int round = 0; round < rounds; ++round) {
     // Odd rounds also draw values outside each field's valid range (the batch is then refused in validation);
     // even rounds only valid ones, however extreme, so the records reach the shadow.
     const bool wild = round % 2 == 1;
@@ -103,15 +103,16 @@ int fuzz(unsigned seed) {
     attempt([&] { engine.end_launch(rng() % 2 == 0); });
     attempt([&] { return engine.to_json().size(); });
   }
-  std::printf("ok %u\n", refused);
+  std::printf("ok %u refused of %d rounds\n", refused, rounds);
   return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc == 3 && std::strcmp(argv[1], "--fuzz") == 0) return fuzz(unsigned(std::strtoul(argv[2], nullptr, 0)));
+  if ((argc == 3 || argc == 4) && std::strcmp(argv[1], "--fuzz") == 0)
+    return fuzz(unsigned(std::strtoul(argv[2], nullptr, 0)), argc == 4 ? std::atoi(argv[3]) : 16);
   if (argc == 5 || argc == 7) return replay(argc, argv);
-  std::fprintf(stderr, "usage: hostile_driver TRACE BX BY BZ [ADDRESS SIZE] | --fuzz SEED\n");
+  std::fprintf(stderr, "usage: hostile_driver TRACE BX BY BZ [ADDRESS SIZE] | --fuzz SEED [ROUNDS]\n");
   return 2;
 }
