@@ -53,10 +53,14 @@ int replay(int argc, char** argv) {
 // A value from the edges of a field's range as often as from its middle.
 uint64_t edgy(std::mt19937_64& rng, uint64_t max) {
   switch (rng() % 4) {
-    case 0: return rng() % 4;
-    case 1: return max - rng() % 4;
-    case 2: return max >> (rng() % 64);
-    default: return max == ~0ull ? rng() : rng() % (max + 1);
+    case 0:
+      return rng() % 4;
+    case 1:
+      return max - rng() % 4;
+    case 2:
+      return max >> (rng() % 64);
+    default:
+      return max == ~0ull ? rng() : rng() % (max + 1);
   }
 }
 
