@@ -12,6 +12,7 @@ Public API: :data:`RECORD_DTYPE`, :data:`HEADER_DTYPE`, :func:`read_trace`, :fun
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
@@ -22,7 +23,7 @@ from reuselens.analyzer import engine_result, replay_manifest
 from reuselens.analyzer.errors import TraceError
 from reuselens.analyzer.names import resolve_names
 from reuselens.analyzer.replay_manifest import Allocation
-from reuselens.analyzer.rundir import MANIFEST, open_run
+from reuselens.analyzer.rundir import MANIFEST, inside_run, open_run
 
 TRACE_MAGIC = b"RLTRACE\0"
 TRACE_VERSION = 1
@@ -103,7 +104,10 @@ def read_trace(path: str | os.PathLike[str]) -> Trace:
     """
     path = Path(path)
     try:
-        size = path.stat().st_size
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):  # a FIFO or a device would block the read or never end
+            raise TraceError(f"{path}: not a trace file (not a regular file)")
+        size = info.st_size
         with open(path, "rb") as f:
             raw = f.read(HEADER_BYTES)
     except OSError as exc:
@@ -206,7 +210,8 @@ def replay_run(
     for launch in launches:
         if not launch.trace:
             continue
-        trace = read_trace(run_dir / launch.trace)
+        # run.json is data: a trace path must stay inside the run directory (no /dev/zero, no ../../)
+        trace = read_trace(inside_run(run_dir, launch.trace, f"the trace of launch {launch.id}"))
         if trace.launch_id != launch.id or trace.kernel_function_id != launch.function_id:
             raise TraceError(
                 f"{trace.path}: belongs to launch {trace.launch_id} (function {trace.kernel_function_id}), "

@@ -5,6 +5,7 @@ naming run.json and the field, never a KeyError, a pybind11 conversion error or 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 from engine_records import mem, records, warp_addrs, write_trace
 
-from reuselens.analyzer.errors import RunDirectoryError
+from reuselens.analyzer.errors import RunDirectoryError, TraceError
 from reuselens.analyzer.replay import replay_run
 
 HOSTILE = Path(__file__).resolve().parents[1] / "data" / "hostile"
@@ -106,6 +107,28 @@ def test_malformed_field_is_one_error_naming_run_json_and_the_field(tmp_path, ca
     edit, message = CASES[case]
     run = make_run(tmp_path, edit)
     with pytest.raises(RunDirectoryError, match=r"run\.json: " + message):
+        replay_run(run, workers=1)
+
+
+@pytest.mark.parametrize("trace", ["/dev/zero", "../outside.rltrace", "traces/link.rltrace"])
+def test_a_trace_path_outside_the_run_directory_is_refused(tmp_path, trace):
+    # run.json is data: /dev/zero would be read forever, ../ or a link leaves the run directory
+    (tmp_path / "run").mkdir()
+    run = make_run(tmp_path / "run", launch("trace", trace))
+    (tmp_path / "outside.rltrace").write_bytes((run / "traces" / "0.rltrace").read_bytes())
+    (run / "traces" / "link.rltrace").symlink_to(tmp_path / "outside.rltrace")
+    # absolute and ../ paths fail the schema; a link that leaves the directory fails when it is resolved
+    outside = (
+        r"(launches\[0\]\.trace: expected a path inside the directory|the trace of launch 0 .* is outside the run)"
+    )
+    with pytest.raises(RunDirectoryError, match=r"run\.json: " + outside):
+        replay_run(run, workers=1)
+
+
+def test_a_trace_that_is_not_a_regular_file_is_refused_without_blocking(tmp_path):
+    run = make_run(tmp_path, launch("trace", "traces/fifo.rltrace"))
+    os.mkfifo(run / "traces" / "fifo.rltrace")
+    with pytest.raises(TraceError, match="not a regular file"):
         replay_run(run, workers=1)
 
 
