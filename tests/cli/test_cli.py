@@ -28,8 +28,9 @@ def test_report_table_lists_findings_most_wasteful_first(capsys, before_report):
     assert code == 0
     lines = out.strip().splitlines()
     assert lines[0].split()[:5] == ["#", "severity", "file:line", "kernel", "pattern"]
-    assert f"{FIXTURE_SOURCE}:7" in lines[1] and "redundant-rar" in lines[1] and "4.1 KB" in lines[1]
-    assert f"{FIXTURE_SOURCE}:8" in lines[2] and "small-read-only-broadcast" in lines[2]
+    # the file:line column fits long paths with a middle ellipsis, so only the end of the path is certain
+    assert f"{Path(FIXTURE_SOURCE).name}:7" in lines[1] and "redundant-rar" in lines[1] and "4.1 KB" in lines[1]
+    assert f"{Path(FIXTURE_SOURCE).name}:8" in lines[2] and "small-read-only-broadcast" in lines[2]
 
 
 def test_report_reads_a_run_directory(capsys, run_dir_with_report):

@@ -274,7 +274,11 @@ def test_module_paths_must_stay_inside_the_run_directory(tmp_path, module_path):
     (run / "run.json").write_text(json.dumps(manifest))
     with pytest.raises(RunDirectoryError) as info:
         SourceMapper.from_run(run)
-    assert str(info.value) == f"{run / 'run.json'}: modules[1].path {module_path!r} is outside the run directory"
+    if module_path == "modules/link.cubin":  # only resolving the link shows that it leaves the directory
+        expected = f"modules[1].path {module_path!r} is outside the run directory"
+    else:  # the reader's schema refuses absolute and `..` paths as written
+        expected = f"modules[1].path: expected a path inside the directory, found str {module_path!r}"
+    assert str(info.value) == f"{run / 'run.json'}: {expected}"
 
 
 def test_module_file_that_is_a_fifo_is_refused_not_waited_for(run_dir):
