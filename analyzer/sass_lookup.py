@@ -35,6 +35,7 @@ class RunSass:
         self._mapper: Any = None
         self._unavailable = False  # no run directory with CUBINs here (e.g. a report copied elsewhere)
         self._prepared: set[str] = set()
+        self._missing: list[str] = []  # why SASS could not be had (nvdisasm absent, a CUBIN unreadable)
         self._lock = threading.Lock()  # the server may warm the cache in a thread while a hover asks
 
     def text(self, kernel: dict[str, Any], node: dict[str, Any]) -> str | None:
@@ -52,6 +53,12 @@ class RunSass:
                 return mapper.sass(module, function, pc)
             except ReuseLensError:  # the module's CUBIN is missing or unreadable: no SASS, as before
                 return None
+
+    def why_missing(self) -> list[str]:
+        """The reasons SASS was not available for the modules asked for so far, one sentence each (the
+        analysis no longer puts them in the report, so the hover says them where the SASS would be)."""
+        with self._lock:
+            return list(self._missing)
 
     def prepare_all(self) -> None:
         """Disassemble every module now (a background warm-up, so that the first hover does not wait)."""
@@ -72,5 +79,8 @@ class RunSass:
                 return None
         if module not in self._prepared:
             self._prepared.add(module)
+            known = len(self._mapper.notes)
             self._mapper.prepare_sass({module: sorted(self._functions_of.get(module, ()))})
+            new = [n for n in self._mapper.notes[known:] if n not in self._missing]
+            self._missing.extend(new)
         return self._mapper

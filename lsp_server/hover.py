@@ -112,6 +112,8 @@ def markdown(results: RunResults, path: str, line: int) -> str | None:
         sass = [f"/*{pc:04x}*/ {text}" for pc, text in texts if text]
         if sass:
             parts.append("\n" + md.code_block("\n".join(sass), "sass"))
+        elif why := results.sass.why_missing():
+            parts.append("\n" + md.text(f"No SASS: {why[0]}"))
     findings = [f for f in results.findings_by_file.get(path, []) if f.line == line]
     if findings:
         parts.append(

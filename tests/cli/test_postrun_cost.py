@@ -91,3 +91,21 @@ def test_sass_lookup_keeps_the_text_of_older_reports_and_is_quiet_without_a_run(
     assert lookup.text(kernel, kernel["nodes"][0]) == "LDG.E R2, [R2] ;"
     assert lookup.text(kernel, kernel["nodes"][1]) is None
     lookup.prepare_all()
+
+
+def test_the_lookup_says_why_there_is_no_sass(tmp_path, monkeypatch):
+    # GIVEN a recorded run on a machine without nvdisasm
+    from reuselens.analyzer.lineinfo import sass
+    from reuselens.analyzer.pipeline import build_report
+
+    monkeypatch.setattr(sass, "find_nvdisasm", lambda: None)
+    run = tmp_path / "microbench"
+    shutil.copytree(RUNS / "microbench", run)
+    report = build_report(run)
+    kernel = report["kernels"][0]
+    node = next(n for n in kernel["nodes"] if n.get("pc") is not None)
+    # WHEN an instruction's SASS is asked for
+    lookup = RunSass(run, report["kernels"])
+    # THEN there is none, and the lookup says why (the hover shows it where the SASS would be)
+    assert lookup.text(kernel, node) is None
+    assert lookup.why_missing() == ["nvdisasm not found; install it (pip install nvidia-cuda-nvdisasm) to see SASS"]
