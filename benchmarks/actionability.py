@@ -21,13 +21,8 @@ measured, 1 when a case failed to build, run or measure, 2 on bad arguments.
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
-import os
-import re
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -35,30 +30,20 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES_FILE = ROOT / "tests" / "gpu" / "patterns" / "cases.json"
-METRICS = (
-    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-    "smsp__inst_executed_op_shared_ld.sum",
-    "smsp__inst_executed_op_shared_st.sum",
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from program_steps import (  # noqa: E402  (the shared steps live next to this script)
+    METRICS,
+    SHORT,
+    StepError,
+    ncu_measure,
+    nvcc_single_file,
+    parse_ncu_csv,  # noqa: F401  (part of this script's interface: tests parse with it)
+    predicted_by,
+    reuselens_profile,
+    run,
 )
-SHORT = {
-    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": "global ld requests",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": "global ld sectors",
-    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum": "global st requests",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum": "global st sectors",
-    "smsp__inst_executed_op_shared_ld.sum": "shared ld instructions",
-    "smsp__inst_executed_op_shared_st.sum": "shared st instructions",
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": "shared ld wavefronts",
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum": "shared st wavefronts",
-}
-
-
-class StepError(Exception):
-    """One step of one case failed; the message says which and why."""
+from program_steps import build as build_with  # noqa: E402
 
 
 def load_cases(path: Path, names: list[str] | None) -> list[dict[str, Any]]:
@@ -76,126 +61,19 @@ def load_cases(path: Path, names: list[str] | None) -> list[dict[str, Any]]:
     return cases
 
 
-def run(command: list[str], *, timeout: float, what: str, env: dict[str, str] | None = None) -> str:
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
-    except FileNotFoundError:
-        raise StepError(f"{what}: {command[0]} not found") from None
-    except subprocess.TimeoutExpired:
-        raise StepError(f"{what}: timed out after {timeout:.0f} s") from None
-    if done.returncode != 0:
-        tail = (done.stderr or done.stdout).strip().splitlines()[-5:]
-        raise StepError(f"{what}: exit status {done.returncode}: {' | '.join(tail)}")
-    return done.stdout
-
-
 def build(source: Path, binary: Path, args: argparse.Namespace) -> None:
-    binary.parent.mkdir(parents=True, exist_ok=True)
-    run(
-        [args.nvcc, "-O3", "-lineinfo", f"-arch={args.arch}", "-o", str(binary), str(source)],
-        timeout=300,
-        what=f"nvcc {source.name}",
-    )
-
-
-def parse_ncu_csv(text: str) -> dict[str, float]:
-    """Sum each metric over all profiled kernel launches, from `ncu --csv` (details page; the raw page's one
-    column per metric is read too)."""
-    lines = [line for line in text.splitlines() if line.startswith('"')]
-    rows = list(csv.reader(io.StringIO("\n".join(lines))))
-    if not rows:
-        raise StepError("ncu printed no CSV rows (no kernel matched, or profiling is not permitted)")
-    header, body = rows[0], rows[1:]
-    totals: dict[str, float] = {}
-    if "Metric Name" in header and "Metric Value" in header:
-        name_col, value_col = header.index("Metric Name"), header.index("Metric Value")
-        for row in body:
-            if len(row) > max(name_col, value_col):
-                value = _number(row[value_col])
-                if value is not None:
-                    totals[row[name_col]] = totals.get(row[name_col], 0.0) + value
-        return totals
-    for row in body:
-        for name, cell in zip(header, row):
-            if name in METRICS:
-                value = _number(cell)
-                if value is not None:  # the units row of the raw page has no numbers
-                    totals[name] = totals.get(name, 0.0) + value
-    return totals
-
-
-def _number(cell: str) -> float | None:
-    text = cell.replace(",", "").strip()
-    try:
-        return float(text)
-    except ValueError:
-        return None
+    build_with(nvcc_single_file(args.nvcc, args.arch, source, binary), what=f"nvcc {source.name}")
 
 
 def measure(binary: Path, kernel: str, out_dir: Path, args: argparse.Namespace) -> dict[str, float]:
-    # Same invocation as benchmarks/fidelity.py (verified on the H200): CSV of the details page into a log file,
-    # so the program's own output never mixes with it.
-    log = out_dir / f"{binary.name}.ncu.csv"
-    log.unlink(missing_ok=True)
-    command = [
-        args.ncu,
-        "--clock-control",
-        "none",
-        "--csv",
-        "--print-units",
-        "base",
-        "--metrics",
-        ",".join(METRICS),
-        "--kernel-name",
-        f"regex:{kernel}",
-        "--log-file",
-        str(log),
-        str(binary),
-    ]
-    run(command, timeout=args.timeout, what=f"ncu {binary.name}")
-    if not log.is_file():
-        raise StepError(f"ncu {binary.name}: no output in {log}")
-    totals = parse_ncu_csv(log.read_text())
-    missing = [m for m in METRICS if m not in totals]
-    if missing:
-        raise StepError(f"ncu {binary.name}: no value for {', '.join(missing)}")
-    return totals
+    return ncu_measure(args.ncu, [str(binary)], kernel, out_dir / f"{binary.name}.ncu.csv", timeout=args.timeout)
 
 
 def predict(binary: Path, case: dict[str, Any], out_dir: Path, args: argparse.Namespace) -> dict[str, Any]:
     """Profile the before program with ReuseLens; sum metrics.predicted of the case's expected findings."""
     run_dir = out_dir / "runs" / case["name"]
-    if run_dir.exists():
-        shutil.rmtree(run_dir)
-    env = dict(os.environ)  # the installed package; the checkout's reuselens/ would hide its libraries
-    run(
-        [
-            sys.executable,
-            "-m",
-            "reuselens",
-            "profile",
-            "--run-dir",
-            str(run_dir),
-            "--kernel-filter",
-            case["kernel"],
-            "--",
-            str(binary),
-        ],
-        timeout=args.timeout,
-        what="reuselens profile",
-        env=env,
-    )
-    report = json.loads((run_dir / "report.json").read_text())
-    predicted: dict[str, float] = {}
-    found = []
-    for kernel in report.get("kernels", []):
-        if not re.search(case["kernel"], f"{kernel.get('mangled', '')} {kernel.get('name', '')}"):
-            continue
-        for finding in kernel.get("findings", []):
-            if finding.get("pattern") in case["patterns"]:
-                found.append({"id": finding["id"], "pattern": finding["pattern"], "message": finding["message"]})
-                for metric, value in (finding.get("metrics", {}).get("predicted") or {}).items():
-                    predicted[metric] = predicted.get(metric, 0.0) + value
+    report = reuselens_profile([str(binary)], run_dir, timeout=args.timeout, kernel_filter=case["kernel"])
+    found, predicted = predicted_by(report, case["kernel"], lambda finding: finding.get("pattern") in case["patterns"])
     return {"findings": found, "predicted": predicted, "run_dir": str(run_dir)}
 
 
