@@ -28,10 +28,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
 CASES_FILE = ROOT / "tests" / "gpu" / "patterns" / "cases.json"
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(HERE))
+import realapp_actionability  # noqa: E402
 from program_steps import (  # noqa: E402  (the shared steps live next to this script)
     METRICS,
     SHORT,
@@ -73,7 +75,9 @@ def predict(binary: Path, case: dict[str, Any], out_dir: Path, args: argparse.Na
     """Profile the before program with ReuseLens; sum metrics.predicted of the case's expected findings."""
     run_dir = out_dir / "runs" / case["name"]
     report = reuselens_profile([str(binary)], run_dir, timeout=args.timeout, kernel_filter=case["kernel"])
-    found, predicted = predicted_by(report, case["kernel"], lambda finding: finding.get("pattern") in case["patterns"])
+    found, predicted = predicted_by(
+        report, case["kernel"], lambda finding, _kernel: finding.get("pattern") in case["patterns"]
+    )
     return {"findings": found, "predicted": predicted, "run_dir": str(run_dir)}
 
 
@@ -87,9 +91,14 @@ def run_case(case: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
         for side in ("before", "after"):
             binaries[side] = out_dir / f"{case['name']}_{side}"
             build(source_dir / case[side], binaries[side], args)
+            if args.dry_run:
+                continue
             result[f"{side}_output"] = run(
                 [str(binaries[side])], timeout=args.timeout, what=f"run {binaries[side].name}"
             ).strip()
+        if args.dry_run:
+            result["dry_run"] = "built both; nothing run"
+            return result
         for side in ("before", "after"):
             result[side] = measure(binaries[side], case["kernel"], out_dir, args)
         result["removed"] = {m: result["before"][m] - result["after"][m] for m in METRICS}
@@ -112,6 +121,8 @@ def format_case(result: dict[str, Any]) -> str:
     lines = [f"== {result['name']}  (expected: {', '.join(result['patterns'])})"]
     if "error" in result:
         return "\n".join(lines + [f"   FAILED: {result['error']}"])
+    if "dry_run" in result:
+        return "\n".join(lines + [f"   {result['dry_run']}"])
     for finding in result.get("findings", []):
         lines.append(f"   finding {finding['id']}: {finding['message']}")
     if result.get("predicted_error"):
@@ -137,23 +148,37 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--ncu", default=shutil.which("ncu") or "ncu", help="Nsight Compute CLI executable")
     parser.add_argument("--timeout", type=float, default=600, help="seconds per program run (default 600)")
     parser.add_argument("--no-profile", action="store_true", help="skip the ReuseLens prediction")
+    parser.add_argument(
+        "--suite",
+        choices=("patterns", "realapps"),
+        default="patterns",
+        help="the before/after pairs of tests/gpu/patterns (default) or the fixes of realapp_fixes.py",
+    )
+    parser.add_argument("--fixes", help="comma-separated real-application fixes (default: all; --suite realapps)")
+    parser.add_argument("--src", default=str(HERE / "realapps" / "src"), help="staged real-application sources")
+    parser.add_argument("--manifest", default=str(HERE / "realapps" / "manifest.json"))
+    parser.add_argument("--dry-run", action="store_true", help="build (and for real apps apply the fixes); run nothing")
     return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    cases = load_cases(CASES_FILE, args.cases.split(",") if args.cases else None)
     Path(args.out).mkdir(parents=True, exist_ok=True)
-    results = []
-    for case in cases:
-        started = time.time()
-        result = run_case(case, args)
-        result["seconds"] = round(time.time() - started, 1)
-        results.append(result)
-        print(format_case(result), flush=True)
+    if args.suite == "realapps":
+        results = realapp_actionability.run_suite(args)
+    else:
+        cases = load_cases(CASES_FILE, args.cases.split(",") if args.cases else None)
+        results = []
+        for case in cases:
+            started = time.time()
+            result = run_case(case, args)
+            result["seconds"] = round(time.time() - started, 1)
+            results.append(result)
+            print(format_case(result), flush=True)
     document = {
         "format": "reuselens-actionability",
         "version": 1,
+        "suite": args.suite,
         "arch": args.arch,
         "metrics": list(METRICS),
         "cases": results,
@@ -161,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     target = Path(args.out) / "actionability.json"
     target.write_text(json.dumps(document, indent=2) + "\n")
     print(f"written {target}")
-    return 1 if any("error" in r for r in results) else 0
+    return 1 if any("error" in r or r.get("output_same") is False for r in results) else 0
 
 
 if __name__ == "__main__":

@@ -221,7 +221,7 @@ def same_output(baseline: tuple[str, str], changed: str) -> tuple[bool, str]:
 
 
 def predicted_by(report: dict[str, Any], kernel_regex: str, accept) -> tuple[list[dict[str, Any]], dict[str, float]]:
-    """The findings of the kernels matching kernel_regex that `accept(finding)` takes, and the sum of their
+    """The findings of the kernels matching kernel_regex that `accept(finding, kernel)` takes, and the sum of their
     `metrics.predicted` counters over every launch configuration of those kernels (report-format.md)."""
     predicted: dict[str, float] = {}
     found = []
@@ -229,8 +229,22 @@ def predicted_by(report: dict[str, Any], kernel_regex: str, accept) -> tuple[lis
         if not re.search(kernel_regex, f"{kernel.get('mangled', '')} {kernel.get('name', '')}"):
             continue
         for finding in kernel.get("findings", []):
-            if accept(finding):
+            if accept(finding, kernel):
                 found.append({"id": finding["id"], "pattern": finding["pattern"], "message": finding["message"]})
                 for metric, value in (finding.get("metrics", {}).get("predicted") or {}).items():
                     predicted[metric] = predicted.get(metric, 0.0) + value
     return found, predicted
+
+
+def finding_lines(kernel: dict[str, Any], finding: dict[str, Any]) -> set[int]:
+    """Source lines of a finding's PCs, with every frame of their inline chains (a helper's call site too)."""
+    nodes = {node.get("id"): node for node in kernel.get("nodes", [])}
+    lines = set()
+    for node_id in finding.get("pcs", []):
+        source = (nodes.get(node_id) or {}).get("source") or {}
+        for frame in [source, *(source.get("inline") or [])]:
+            if isinstance(frame, dict) and frame.get("line"):
+                lines.add(int(frame["line"]))
+    if finding.get("line"):
+        lines.add(int(finding["line"]))
+    return lines

@@ -1,0 +1,167 @@
+"""Fixes applied to real-application kernels (benchmarks/realapps/manifest.json) for the actionability loop.
+
+Each fix names the app, the kernel, the findings it answers (pattern and line, as tests/realapps/answer_key.json
+lists them) and how the source changes: through the language server's own quick-fix edit where one exists for
+the finding's fix kind (reuselens.lsp_server.edits), else by a documented patch, a list of exact replacements
+inside one function (its signature and body). A patch whose text is not found the stated number of times is
+refused: the staged sources are not the ones the fix was written for.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from reuselens.lsp_server import edits
+
+
+class FixRefused(Exception):
+    """The source does not match the fix; the message says where."""
+
+
+@dataclass(frozen=True)
+class Replacement:
+    old: str
+    new: str
+    count: int = 1
+
+
+@dataclass(frozen=True)
+class Fix:
+    name: str
+    app: str
+    file: str  # relative to the app's source tree (manifest "source")
+    kernel: str  # a regex for ncu --kernel-name, reuselens --kernel-filter and the report's kernel names
+    patterns: tuple[str, ...]
+    lines: tuple[int, ...]  # the finding lines this fix answers (answer key)
+    why: str
+    scope: str | None = None  # only findings of this scope (a thread-scope accumulator, not block-scope reuse)
+    lsp_edit: str | None = None  # the server's quick fix for this finding's fix kind, tried first
+    function: str = ""  # the function the patch edits
+    patch: tuple[Replacement, ...] = field(default_factory=tuple)
+
+
+FIXES = (
+    Fix(
+        name="transpose_padding",
+        app="cs_transpose",
+        file="Samples/6_Performance/transpose/transpose.cu",
+        kernel="transposeCoalesced",
+        patterns=("bank-conflict",),
+        lines=(160,),
+        why="the column read tile[threadIdx.x][threadIdx.y + i] of a 32x32 float tile is a 32-way conflict; one "
+        "padding column puts the 32 elements of a column in 32 banks (what transposeNoBankConflicts does)",
+        lsp_edit="padding",
+        function="transposeCoalesced",
+        patch=(
+            Replacement("__shared__ float tile[TILE_DIM][TILE_DIM];", "__shared__ float tile[TILE_DIM][TILE_DIM + 1];"),
+        ),
+    ),
+    Fix(
+        name="transpose_copy_registers",
+        app="cs_transpose",
+        file="Samples/6_Performance/transpose/transpose.cu",
+        kernel="copySharedMem",
+        patterns=("abuse-smem",),
+        lines=(106, 114),
+        why="each thread reads back only the tile elements it stored itself: the shared tile becomes "
+        "TILE_DIM/BLOCK_ROWS registers per thread (the loops have a constant trip count, so they unroll)",
+        function="copySharedMem",
+        patch=(
+            Replacement("__shared__ float tile[TILE_DIM][TILE_DIM];", "float tile[TILE_DIM / BLOCK_ROWS];"),
+            Replacement("tile[threadIdx.y + i][threadIdx.x]", "tile[i / BLOCK_ROWS]", count=2),
+        ),
+    ),
+    Fix(
+        name="gemm_restrict",
+        app="pb_gemm",
+        file="CUDA/GEMM/gemm.cu",
+        kernel="gemm_kernel",
+        patterns=("redundant-raw", "redundant-rar", "redundant-waw", "hierarchical-reuse-block"),
+        scope="thread",
+        lines=(130, 134),
+        why="c[i*NJ + j] += ... in the k loop goes through global memory on every iteration because the store "
+        "may alias a and b; __restrict__ on the pointers lets the compiler keep the accumulator in a register",
+        function="gemm_kernel",
+        patch=(
+            Replacement(
+                "DATA_TYPE *a, DATA_TYPE *b, DATA_TYPE *c)",
+                "DATA_TYPE *__restrict__ a, DATA_TYPE *__restrict__ b, DATA_TYPE *__restrict__ c)",
+            ),
+        ),
+    ),
+)
+
+
+def function_span(text: str, name: str) -> tuple[int, int]:
+    """[start, end) of `name`'s definition: from its name before the parameter list to its closing brace."""
+    definitions = [m for m in re.finditer(rf"\b{re.escape(name)}\s*\(", text) if _is_definition(text, m.end())]
+    if len(definitions) != 1:
+        raise FixRefused(f"{len(definitions)} definitions of {name} found, expected 1")
+    start = definitions[0].start()
+    body = text.index("{", definitions[0].end())
+    depth = 0
+    for index in range(body, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[index], 0)
+        if depth == 0:
+            return start, index + 1
+    raise FixRefused(f"the body of {name} does not end")
+
+
+def _is_definition(text: str, after_paren: int) -> bool:
+    """The parameter list is followed by a body, not by ';' (a declaration) or an operator (a call)."""
+    depth = 1
+    index = after_paren
+    while index < len(text) and depth:
+        depth += {"(": 1, ")": -1}.get(text[index], 0)
+        index += 1
+    rest = text[index:].lstrip()
+    return rest.startswith("{")
+
+
+def apply_patch(text: str, fix: Fix) -> str:
+    start, end = function_span(text, fix.function)
+    region = text[start:end]
+    for replacement in fix.patch:
+        found = region.count(replacement.old)
+        if found != replacement.count:
+            raise FixRefused(
+                f"{fix.file}: {replacement.old!r} occurs {found} times in {fix.function}, expected {replacement.count}"
+            )
+        region = region.replace(replacement.old, replacement.new)
+    return text[:start] + region + text[end:]
+
+
+def _apply_edit(lines: list[str], edit: edits.Edit) -> list[str]:
+    out = list(lines)
+    if edit.end is None:
+        del out[edit.line - 1]
+    else:
+        text = out[edit.line - 1]
+        out[edit.line - 1] = text[: edit.start] + edit.text + text[edit.end :]
+    return out
+
+
+def apply_fix(text: str, fix: Fix) -> tuple[str, str]:
+    """(fixed text, how: "server quick fix: <title>" or "documented patch (server: <why it offered none>)")."""
+    refusal = None
+    if fix.lsp_edit:
+        lines = text.splitlines()
+        outcome = getattr(edits, fix.lsp_edit)(lines, fix.lines[0])
+        if isinstance(outcome, edits.Edit):
+            fixed = "\n".join(_apply_edit(lines, outcome)) + ("\n" if text.endswith("\n") else "")
+            return fixed, f"server quick fix: {outcome.title}"
+        refusal = outcome
+    fixed = apply_patch(text, fix)
+    return fixed, "documented patch" + (f" (server quick fix not offered: {refusal})" if refusal else "")
+
+
+def fix_tree(tree: Path, fix: Fix) -> str:
+    """Apply the fix to the copy of the app's source tree at `tree`; returns how."""
+    path = tree / fix.file
+    if not path.is_file():
+        raise FixRefused(f"{fix.file} is not in {tree}")
+    fixed, how = apply_fix(path.read_text(), fix)
+    path.write_text(fixed)
+    return how
