@@ -39,7 +39,9 @@ class _EngineStats(TypedDict):
 class Engine:
     """Topological Distance and PCDepGraph from warp records; calls follow engine.h's protocol, from one thread."""
 
-    def __init__(self, workers: int = 1, shadow_budget_bytes: int = 8589934592) -> None:
+    def __init__(
+        self, workers: int = 1, shadow_budget_bytes: int = 8589934592, split_configurations: bool = False
+    ) -> None:
         """An engine with `workers` analysis threads (0 = 1, at most 64) and a shadow memory budget in bytes."""
 
     def add_allocation(self, address: int, size: int) -> None:

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from reuselens.analyzer import configurations
 from reuselens.analyzer.reportview import short_kernel_name
 
 TRAFFIC_KEYS = ("instructions", "bytes", "sectors", "wavefronts")
 
 
-def _config(kernel: dict[str, Any]) -> tuple:
-    return (tuple(kernel.get("grid", [])), tuple(kernel.get("block", [])), kernel.get("dynamic_shared_bytes", 0))
+def _config(kernel: dict[str, Any]) -> str:
+    return configurations.identity(kernel)
 
 
 def _distribution_total(distribution: list[list[float]] | None) -> int:

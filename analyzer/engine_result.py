@@ -33,7 +33,10 @@ from reuselens.analyzer.schema import (
 )
 
 FORMAT = "reuselens-engine"
-VERSION = 1  # the C++ side's RL_ENGINE_JSON_VERSION (tests/engine/test_format_readers.py keeps them equal)
+VERSION = 2  # the C++ side's RL_ENGINE_JSON_VERSION (tests/engine/test_format_readers.py keeps them equal)
+# Version 1 had one entry per kernel and launch configuration, with no "configurations" list; it is still read
+# (each entry gets its one configuration, see with_configurations) so recorded runs stay usable.
+READABLE_VERSIONS = (1, 2)
 ONLINE_ANALYSIS = "analysis.json"
 
 
@@ -51,12 +54,29 @@ DISTRIBUTIONS = ("lanes", "addresses", "sectors", "sectors_ideal", "wavefronts",
 
 
 def _block_threads(kernel: dict[str, Any]) -> SchemaError | None:
-    if "block" not in kernel:
-        return None
-    x, y, z = kernel["block"]
-    if x * y * z > MAX_BLOCK_THREADS:
-        return field_error("block", f"{x}x{y}x{z} threads per block, CUDA allows at most {MAX_BLOCK_THREADS}")
+    places = [("block", kernel)] if "block" in kernel else []
+    places += [(f"configurations[{i}].block", c) for i, c in enumerate(kernel.get("configurations") or [])]
+    for name, holder in places:
+        x, y, z = holder["block"]
+        if x * y * z > MAX_BLOCK_THREADS:
+            return field_error(name, f"{x}x{y}x{z} threads per block, CUDA allows at most {MAX_BLOCK_THREADS}")
     return None
+
+
+def with_configurations(kernel: dict[str, Any]) -> dict[str, Any]:
+    """A version-1 kernel entry (one launch configuration, no "configurations" list) gets the list version 2
+    has; entries that have one, or lack the fields to build it, are returned as they are."""
+    if (
+        "configurations" in kernel
+        or not isinstance(kernel.get("grid"), list)
+        or not isinstance(kernel.get("block"), list)
+    ):
+        return kernel
+    configuration = {"grid": kernel["grid"], "block": kernel["block"]}
+    for name in ("dynamic_shared_bytes", "launches", "records"):
+        if name in kernel:
+            configuration[name] = kernel[name]
+    return {**kernel, "configurations": [configuration]}
 
 
 def kernel_rule(kernel: dict[str, Any]) -> SchemaError | None:
@@ -117,13 +137,22 @@ BARRIER_FIELDS: dict[str, Spec] = {
     **{name: COUNT for name in ("executions", "spanned_cross_thread_edges", "spanned_accesses", "spanned_bytes")},
     "spans": List(SPAN),
 }
+CONFIGURATION_FIELDS: dict[str, Spec] = {
+    "grid": DIMS,
+    "block": DIMS,
+    "dynamic_shared_bytes": Int(0, U32 - 1),
+    "launches": List(COUNT),
+    "records": COUNT,
+}
 KERNEL_FIELDS: dict[str, Spec] = {
     "id": Str(256),
     "kernel_function_id": FUNCTION_ID,
     "function_id": FUNCTION_ID,
+    # The entry's configuration when its launches share one (docs/report-format.md); "configurations" always.
     "grid": DIMS,
     "block": DIMS,
     "dynamic_shared_bytes": Int(0, U32 - 1),
+    "configurations": List(Obj(CONFIGURATION_FIELDS, required=("grid", "block"))),
     "launches": List(COUNT),
     "partial_launches": List(COUNT),
     "records": COUNT,
@@ -139,7 +168,7 @@ ENGINE_SCHEMA = Obj(
                     "edges": List(Obj(EDGE_FIELDS, required=EDGE_FIELDS)),
                     "barriers": List(Obj(BARRIER_FIELDS, required=BARRIER_FIELDS)),
                 },
-                required=("kernel_function_id", "grid", "block", "nodes", "edges", "barriers"),
+                required=("kernel_function_id", "configurations", "nodes", "edges", "barriers"),
                 rule=kernel_rule,
             )
         ),
@@ -151,7 +180,8 @@ ENGINE_SCHEMA = Obj(
 
 
 def load(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """RUN/analysis.json, checked: a JSON object of format reuselens-engine, version 1, whose kernels have the
+    """RUN/analysis.json, checked: a JSON object of format reuselens-engine, version 2 (or 1, upgraded by
+    :func:`with_configurations`), whose kernels have the
     fields, types and limits of :data:`ENGINE_SCHEMA` (docs/engine.md), node ids unique and edges between them.
 
     Raises TraceError naming the file otherwise; without the file the analyzer replays the traces instead,
@@ -166,10 +196,11 @@ def load(path: str | os.PathLike[str]) -> dict[str, Any]:
     if (
         not isinstance(data, dict)
         or data.get("format") != FORMAT
-        or data.get("version") != VERSION
+        or data.get("version") not in READABLE_VERSIONS
         or not isinstance(data.get("kernels"), list)
     ):
         raise TraceError(f"{path}: not a version-{VERSION} ReuseLens engine result; delete it to replay traces")
+    data["kernels"] = [with_configurations(k) if isinstance(k, dict) else k for k in data["kernels"]]
     try:
         check(data, ENGINE_SCHEMA)
     except SchemaError as error:

@@ -24,15 +24,31 @@ def _no_progress(stage: str, done: float = 0, total: float | None = None) -> Non
     return None
 
 
-def engine_aggregates(run: RunDirectory, workers: int | None, progress: Progress) -> dict[str, Any]:
-    """The engine's aggregates: online result if the collector wrote one, else a replay of the traces."""
+def engine_aggregates(
+    run: RunDirectory, workers: int | None, progress: Progress, split_configurations: bool = False
+) -> tuple[dict[str, Any], bool]:
+    """The engine's aggregates and whether they are the online result: the collector's own when it wrote one,
+    else a replay of the traces. Asked for one entry per launch configuration, an online result that merged
+    several configurations into one entry is replaced by a replay of the traces, or refused without them."""
     online = run.path / ONLINE_ANALYSIS
     if online.is_file():
-        return engine_result.load(online)
+        result = engine_result.load(online)
+        merged = [k for k in result["kernels"] if len(k.get("configurations") or ()) > 1]
+        if not (split_configurations and merged):
+            return result, True
+        if not _has_traces(run):
+            raise ReuseLensError(
+                f"{run.path}: the profile merged the launch configurations of {len(merged)} kernel(s) and kept "
+                f"no traces to split them; profile again with --per-configuration"
+            )
     from reuselens.analyzer.replay import replay_run
 
     progress("replay traces")
-    return replay_run(run.path, workers=workers)
+    return replay_run(run.path, workers=workers, split_configurations=split_configurations), False
+
+
+def _has_traces(run: RunDirectory) -> bool:
+    return any(isinstance(launch, dict) and launch.get("trace") for launch in run.manifest.get("launches") or [])
 
 
 def _attach_names(run: RunDirectory, result: dict[str, Any], from_online: bool) -> None:
@@ -150,20 +166,23 @@ def build_report(
     prefix_map: dict[str, str] | None = None,
     progress: Progress | None = None,
     write: bool = True,
+    split_configurations: bool = False,
 ) -> dict[str, Any]:
-    """Analyse a run directory and (by default) write RUN/report.json. Returns the report dict."""
+    """Analyse a run directory and (by default) write RUN/report.json. Returns the report dict. One kernel entry
+    per kernel, or per kernel and launch configuration with ``split_configurations``."""
     from reuselens.analyzer.graph import annotate_kernel
     from reuselens.analyzer.patterns import DEFAULT_SETTINGS, find_findings
+    from reuselens.analyzer.report import VERSION as REPORT_VERSION
     from reuselens.analyzer.report import save
 
     progress = progress or _no_progress
     run = open_run(run_dir)
     effective = {**DEFAULT_SETTINGS, **(settings or {})}
-    result = engine_aggregates(run, workers, progress)
+    result, from_online = engine_aggregates(run, workers, progress, split_configurations)
     kernels = result.get("kernels")
     if not isinstance(kernels, list):
         raise ReuseLensError(f"{run.path}: the engine produced no kernel list")
-    _attach_names(run, result, from_online=(run.path / ONLINE_ANALYSIS).is_file())
+    _attach_names(run, result, from_online=from_online)
     notes: list[str] = list(result.get("notes", []))
     for kernel in kernels:
         annotate_kernel(kernel)
@@ -174,7 +193,7 @@ def build_report(
     manifest = run.manifest
     report = {
         "format": "reuselens-report",
-        "version": 1,
+        "version": REPORT_VERSION,
         "tool": {"name": "reuselens", "version": __version__},
         "run": {
             "dir": str(run.path),

@@ -190,9 +190,13 @@ def _feed(engine: Any, records: np.ndarray, path: Path) -> None:
 
 
 def replay_run(
-    run_dir: str | os.PathLike[str], workers: int | None = None, shadow_budget_bytes: int = 8 << 30
+    run_dir: str | os.PathLike[str],
+    workers: int | None = None,
+    shadow_budget_bytes: int = 8 << 30,
+    split_configurations: bool = False,
 ) -> dict[str, Any]:
-    """Replay every trace of a run directory, in launch order, and return the engine's result.
+    """Replay every trace of a run directory, in launch order, and return the engine's result: one entry per
+    kernel, or per kernel and launch configuration with ``split_configurations``.
 
     The dict is the engine JSON (docs/engine.md) with names resolved: each kernel gains ``mangled`` and
     ``module``, each node and barrier ``function``, each prior-kernel origin ``kernel`` and ``function``.
@@ -203,7 +207,11 @@ def replay_run(
     manifest = run_dir / MANIFEST
     functions = replay_manifest.functions(manifest, run)
     launches = replay_manifest.launches(manifest, run)
-    engine = _engine_module().Engine(workers=workers or (os.cpu_count() or 1), shadow_budget_bytes=shadow_budget_bytes)
+    engine = _engine_module().Engine(
+        workers=workers or (os.cpu_count() or 1),
+        shadow_budget_bytes=shadow_budget_bytes,
+        split_configurations=split_configurations,
+    )
     allocations = _Allocations(engine, replay_manifest.allocations(manifest, run))
     partial: list[dict[str, Any]] = []
     notes: list[str] = []
@@ -240,13 +248,16 @@ def analyze_records(
     workers: int = 1,
     allocations: Iterable[tuple[int, int]] = (),
     shadow_budget_bytes: int = 8 << 30,
+    split_configurations: bool = False,
 ) -> dict[str, Any]:
     """Run the engine on in-memory record arrays (tests, benchmarks); no names are resolved.
 
     ``launches`` yields ``(launch, records)`` with launch keys ``id``, ``function_id``, ``grid``, ``block`` and
     optionally ``dynamic_shared_bytes`` and ``complete``.
     """
-    engine = _engine_module().Engine(workers=workers, shadow_budget_bytes=shadow_budget_bytes)
+    engine = _engine_module().Engine(
+        workers=workers, shadow_budget_bytes=shadow_budget_bytes, split_configurations=split_configurations
+    )
     for address, size in allocations:
         engine.add_allocation(address, size)
     for launch, records in launches:

@@ -1,4 +1,4 @@
-"""report.json (docs/report-format.md, version 1): load and save with format/version checks.
+"""report.json (docs/report-format.md, version 2): load and save with format/version checks.
 
 Public API: :data:`FORMAT`, :data:`VERSION`, :func:`load`, :func:`parse`, :func:`save`. Problems reach the user
 as one ReportError sentence naming the file. Only this module parses report.json: the language server reads the
@@ -25,6 +25,7 @@ from reuselens.analyzer.engine_result import (
     NODE_ID,
     SPAN,
     kernel_rule,
+    with_configurations,
 )
 from reuselens.analyzer.errors import ReportError
 from reuselens.analyzer.schema import (
@@ -45,7 +46,10 @@ from reuselens.analyzer.schema import (
 )
 
 FORMAT = "reuselens-report"
-VERSION = 1
+VERSION = 2
+# Version 1 reports (one kernel entry per launch configuration) are read too: each entry gets its one
+# configuration (engine_result.with_configurations).
+READABLE_VERSIONS = (1, 2)
 
 LINE = Int(0, (1 << 31) - 1)
 NAME = Maybe(Str())
@@ -213,10 +217,14 @@ def parse(raw: bytes, path: str | os.PathLike[str]) -> dict[str, Any]:
         raise ReportError(f"{path}: {error}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ReportError(f"{path}: not a ReuseLens report (format is not {FORMAT!r})")
-    if data.get("version") != VERSION:
-        raise ReportError(f"{path}: report version {data.get('version')!r}, this build reads version {VERSION}")
+    if data.get("version") not in READABLE_VERSIONS:
+        raise ReportError(
+            f"{path}: report version {data.get('version')!r}, this build reads versions "
+            f"{', '.join(map(str, READABLE_VERSIONS))}"
+        )
     if not isinstance(data.get("kernels"), list):
         raise ReportError(f"{path}: report has no kernel list")
+    data["kernels"] = [with_configurations(k) if isinstance(k, dict) else k for k in data["kernels"]]
     try:
         check(data, REPORT_SCHEMA)
     except SchemaError as error:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterator
 
+from reuselens.analyzer import configurations
+
 SEVERITY_ORDER = {"error": 0, "warning": 1, "information": 2, "hint": 3}
 
 
@@ -73,20 +75,14 @@ def ranked_findings(report: dict[str, Any]) -> list[tuple[dict[str, Any], dict[s
     return pairs
 
 
-def _launch_config(kernel: dict[str, Any]) -> str:
-    grid = "x".join(str(v) for v in kernel.get("grid", []))
-    block = "x".join(str(v) for v in kernel.get("block", []))
-    return f"<<<{grid}, {block}>>>"
-
-
 def kernel_label(kernel: dict[str, Any]) -> str:
     name = kernel.get("name") or kernel.get("mangled") or kernel.get("id", "?")
-    return f"{name} {_launch_config(kernel)}"
+    return f"{name} {configurations.summary(kernel)}"
 
 
 def kernel_title(kernel: dict[str, Any], width: int = 100) -> str:
     """Short name (at most `width` characters) and launch configuration, for lists on a terminal."""
-    return f"{fit(short_kernel_name(kernel), width)} {_launch_config(kernel)}"
+    return f"{fit(short_kernel_name(kernel), width)} {configurations.summary(kernel)}"
 
 
 def fit(text: str, width: int) -> str:

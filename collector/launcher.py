@@ -337,23 +337,25 @@ def profile(
     cancel: threading.Event | None = None,
     buffers: int | None = None,
     module_loading: str | None = None,
+    split_configurations: bool = False,
 ) -> RunSummary:
     """Run `argv` under the collector and return a summary; the run directory holds the results.
 
-    env: variables added to (overriding) this process's environment. kernel_filter: regex searched in the
-    mangled and the demangled kernel name. kernel_list: file of kernel names (mangled, demangled, or the
-    demangled name without parameters), one per line. launch_range: (first, end) over the launches that pass
-    the name filters, end exclusive or None. timeout: seconds before the whole process group is killed and the
-    run marked partial. cancel: set it to stop the run the same way. on_progress(stage, done, total) is
-    called about once a second. module_loading: "eager" sets CUDA_MODULE_LOADING=EAGER for the app and patches
-    every module when it loads, "lazy" sets CUDA_MODULE_LOADING=LAZY (None: REUSELENS_MODULE_LOADING from env /
-    this process's environment if set, else the app's own setting). Raises a CollectorError subclass (one
-    clear sentence) when profiling cannot start.
+        env: variables added to (overriding) this process's environment. kernel_filter: regex searched in the
+        mangled and the demangled kernel name. kernel_list: file of kernel names (mangled, demangled, or the
+        demangled name without parameters), one per line. launch_range: (first, end) over the launches that pass
+        the name filters, end exclusive or None. timeout: seconds before the whole process group is killed and the
+        run marked partial. cancel: set it to stop the run the same way. on_progress(stage, done, total) is
+        called about once a second. module_loading: "eager" sets CUDA_MODULE_LOADING=EAGER for the app and patches
+        every module when it loads, "lazy" sets CUDA_MODULE_LOADING=LAZY (None: REUSELENS_MODULE_LOADING from env /
+        this process's environment if set, else the app's own setting). split_configurations: the online analysis
+    keeps one result entry per kernel and launch configuration instead of one per kernel. Raises a CollectorError subclass (one
+        clear sentence) when profiling cannot start.
 
-    Launches are serialised by the Sanitizer (SANITIZER_DISABLE_PARALLEL_LAUNCHES=1) unless env sets that
-    variable: with parallel launches, an app that creates its own streams blocks forever in the first
-    patching (measured on the H200, docs/collector.md "Multi-stream applications"). Instrumented launches
-    run one at a time anyway, so only launches outside the kernel filter lose their overlap.
+        Launches are serialised by the Sanitizer (SANITIZER_DISABLE_PARALLEL_LAUNCHES=1) unless env sets that
+        variable: with parallel launches, an app that creates its own streams blocks forever in the first
+        patching (measured on the H200, docs/collector.md "Multi-stream applications"). Instrumented launches
+        run one at a time anyway, so only launches outside the kernel filter lose their overlap.
     """
     if not argv:
         raise AppNotFoundError("no command to profile")
@@ -421,8 +423,11 @@ def profile(
         "REUSELENS_LAUNCH_RANGE",
         "REUSELENS_BUFFER_BYTES",
         "REUSELENS_BUFFERS",
+        "REUSELENS_SPLIT_CONFIGURATIONS",
     ):
         full_env.pop(key, None)
+    if split_configurations:
+        full_env["REUSELENS_SPLIT_CONFIGURATIONS"] = "1"
     if kernel_filter:
         full_env["REUSELENS_KERNEL_REGEX"] = kernel_filter
     if names_file:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 
+from reuselens.analyzer import configurations
 from reuselens.lsp_server import markdown as md
 from reuselens.lsp_server.format import SCOPE_GROUPS, format_bytes, mean
 from reuselens.lsp_server.model import NodeRef, RunResults
@@ -83,6 +84,24 @@ def _inline_chain(node: dict, results: RunResults) -> str:
     return ("inline chain: " + " ← ".join(steps)) if steps else ""
 
 
+def _configuration_lines(kernel: dict) -> list[str]:
+    """The launch configurations a merged kernel entry adds up (largest first, at most five rows): the numbers
+    below are their sum. Nothing for an entry of one configuration; `--per-configuration` splits them."""
+    shapes = configurations.configurations(kernel)
+    if len(shapes) < 2:
+        return []
+    launches = sum(len(c.get("launches") or ()) for c in shapes)
+    lines = [
+        f"Sum over {len(shapes)} launch configurations ({launches} launches):\n",
+        "| grid | block | launches | records |",
+        "|---|---|---|---|",
+    ]
+    lines.extend(
+        f"| {grid} | {block} | {n} | {records:,} |" for grid, block, n, records in configurations.table(kernel, 5)
+    )
+    return [*lines, ""]
+
+
 def markdown(results: RunResults, path: str, line: int) -> str | None:
     """The hover text for snapshot line `line` of `path`, or None when no memory instruction maps there."""
     refs = results.nodes_by_line.get(path, {}).get(line)
@@ -100,6 +119,7 @@ def markdown(results: RunResults, path: str, line: int) -> str | None:
             + f"**ReuseLens** · {md.code(kernel.get('name') or kernel.get('mangled') or kernel.get('id'))} · "
             f"{md.text(os.path.basename(path))}:{line}\n"
         )
+        parts.extend(_configuration_lines(kernel))
         scopes = " | ".join(g for g, _ in SCOPE_GROUPS)
         parts.append(f"| PC | access | executions | bytes | {scopes} | reuse origins |")
         parts.append("|" + "---|" * (5 + len(SCOPE_GROUPS)))

@@ -52,6 +52,8 @@ def profiler_argv(settings: Settings, run_dir: str) -> list[str]:
         argv += ["--kernel-filter", settings.kernel_filter]
     if settings.launch_range:
         argv += ["--launch-range", settings.launch_range]
+    if settings.per_configuration:
+        argv.append("--per-configuration")
     for threshold in THRESHOLDS:
         if threshold.key in settings.thresholds:
             argv += [threshold.option, f"{settings.thresholds[threshold.key]:g}"]

@@ -39,6 +39,7 @@ DEFAULTS: dict[str, Any] = {
     "profiler.command": [],
     "docs.baseUrl": "",
     "diagnostics.showStreaming": False,
+    "perConfiguration": False,
     "server.path": "",
     "server.python": "",
 }
@@ -65,6 +66,7 @@ class Settings:
     profiler_command: list[str] = field(default_factory=list)
     docs_base_url: str = ""
     show_streaming: bool = False  # streaming-access findings in the Problems panel (lenses and hovers always)
+    per_configuration: bool = False  # one graph per launch configuration instead of one per kernel
 
 
 def flatten(raw: Any, prefix: str = "") -> dict[str, Any]:
@@ -181,5 +183,6 @@ def parse(
         profiler_command=list(v["profiler.command"]),
         docs_base_url=v["docs.baseUrl"],
         show_streaming=v["diagnostics.showStreaming"],
+        per_configuration=v["perConfiguration"],
     )
     return settings, problems

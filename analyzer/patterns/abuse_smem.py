@@ -35,7 +35,7 @@ def is_thread_private(view: KernelView, members: list[Node]) -> bool:
 def _draft(view: KernelView, members: list[Node]) -> Draft:
     traffic = sum(node.w_total() for node in members)
     footprint = sum(node.w_out.get(COLD, 0.0) for node in members)
-    per_block = footprint / (view.block_count() * view.launch_count())
+    per_block = footprint / view.block_instances()
     instructions = sum(node.executions for node in members)
     wavefronts = sum(node.wavefronts_total() for node in members)
     predicted: dict[str, int] = {}

@@ -8,6 +8,15 @@ region is a candidate for __constant__ promotion, most beneficial when RI(G') is
 The capacity bounds what one launch reads: a report entry merges every launch of the kernel with the same
 configuration, and each launch's first touches are cold again, so the summed cold bytes are divided by the
 number of launches (a 2 KB table read by 200 launches is 400 KB of cold traffic, and still fits).
+
+"Read-only" must hold across the run, not only inside the kernel: a __constant__ copy is made once, and no
+kernel can write it. A cold access whose data an earlier launch wrote (a RAW cold edge with a prior-kernel
+origin) shows the region produced on the device. Produced once before the kernel reads it, this is still a
+candidate (one device-to-device copy); rewritten between this kernel's launches (a blocked LU's pivot row,
+updated by the other kernel of each step) it is not. With L launches reading one table, a table produced once
+makes at most one launch's cold bytes follow a write (every later launch's first touch follows a read), about
+1/L of the cold bytes; a table rewritten before each launch makes all of them follow a write. More than half
+of them following a write, with two or more launches, is taken as rewritten during the run.
 """
 
 from __future__ import annotations
@@ -73,6 +82,28 @@ def _footprint(view: KernelView, members: list[Node]) -> float:
     return sum(node.w_out.get(COLD, 0.0) for node in members) / view.launch_count()
 
 
+def written_before_bytes(view: KernelView, members: list[Node]) -> tuple[float, float]:
+    """(cold bytes whose last prior access, by an earlier launch, wrote the data; all cold bytes)."""
+    written = cold = 0.0
+    for edge in view.subgraph_edges(members):
+        if edge.label != COLD:
+            continue
+        nbytes = float(edge.raw.get("bytes") or 0)
+        cold += nbytes
+        accesses = edge.raw.get("accesses") or 0
+        if edge.raw.get("prior_kernel") and accesses:
+            written += nbytes * (edge.raw.get("raw", 0) + edge.raw.get("waw", 0)) / accesses
+    return written, cold
+
+
+def rewritten_during_the_run(view: KernelView, members: list[Node]) -> bool:
+    """True when the region's data is written again between this kernel's launches (module docstring)."""
+    if view.launch_count() < 2:
+        return False
+    written, cold = written_before_bytes(view, members)
+    return cold > 0 and written > cold / 2
+
+
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     capacity = settings["constantCapacityBytes"]
     candidates = [
@@ -80,6 +111,7 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
         for members in view.closed_subgraphs()
         if all(node.space == "global" and is_broadcasting(node) for node in members)
         and 0 < _footprint(view, members) <= capacity
+        and not rewritten_during_the_run(view, members)
     ]
     drafts = []
     # Unrolled copies of one table access read disjoint entries, so one table can be several closed subgraphs

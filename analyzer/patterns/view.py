@@ -14,7 +14,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from reuselens.analyzer import graph
+from reuselens.analyzer import configurations, graph
 from reuselens.analyzer.errors import ReportError
 
 COLD = "cold"
@@ -206,24 +206,18 @@ class KernelView:
         return [edge for node in sorted(members, key=lambda n: n.key) for edge in self.out_edges.get(node.id, ())]
 
     def config_key(self) -> str:
-        """Kernel identity across runs: mangled name plus launch configuration."""
-        grid = "x".join(str(v) for v in self.raw.get("grid") or [])
-        block = "x".join(str(v) for v in self.raw.get("block") or [])
-        return (
-            f"{self.raw.get('mangled') or self.raw.get('name') or '?'}|{grid}|{block}|"
-            f"{self.raw.get('dynamic_shared_bytes') or 0}"
-        )
+        """Kernel identity across runs: mangled name plus launch configuration (configurations.identity)."""
+        return f"{self.raw.get('mangled') or self.raw.get('name') or '?'}|{configurations.identity(self.raw)}"
 
     def launch_count(self) -> int:
-        """Launches merged into this entry (same kernel and configuration). Cold edges count first touches per
-        launch (docs/engine.md), so a footprint summed over the entry is this many times one launch's."""
+        """Launches merged into this entry (the kernel's launches, of any configuration). Cold edges count first
+        touches per launch (docs/engine.md), so a footprint summed over the entry is this many times one
+        launch's (of a launch of average size, when grids differ)."""
         return max(len(self.raw.get("launches") or ()), 1)
 
-    def block_count(self) -> int:
-        count = 1
-        for value in self.raw.get("grid") or [1]:
-            count *= int(value)
-        return max(count, 1)
+    def block_instances(self) -> int:
+        """Thread blocks run over the merged launches, whatever their grids."""
+        return configurations.block_instances(self.raw)
 
 
 def reuse_ratios(members: Iterable[Node], labels: Iterable[str]) -> dict[str, float]:

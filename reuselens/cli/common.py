@@ -20,6 +20,12 @@ def add_analysis_options(parser: argparse.ArgumentParser) -> None:
         )
     group.add_argument("--workers", type=int, metavar="N", help="analysis worker threads (default: all cores)")
     group.add_argument(
+        "--per-configuration",
+        action="store_true",
+        help="one graph and set of findings per launch configuration (grid, block, dynamic shared memory) of each "
+        "kernel, instead of one per kernel",
+    )
+    group.add_argument(
         "--prefix-map",
         action="append",
         default=[],
@@ -59,6 +65,7 @@ def analyze(run_dir: Path, args: argparse.Namespace, *, progress: Any = None, wr
         prefix_map=prefix_map_from_args(args),
         progress=progress,
         write=write,
+        split_configurations=bool(getattr(args, "per_configuration", False)),
     )
 
 
@@ -75,12 +82,27 @@ def load_report_input(path_text: str, args: argparse.Namespace | None = None) ->
         if not report_path.is_file():
             return analyze(path, args)
         try:
-            return _with_threshold_options(read_report(report_path), report_path, args)
+            report = read_report(report_path)
+            if _needs_split(report, args):
+                return analyze(path, args, write=False)
+            return _with_threshold_options(report, report_path, args)
         except NotRederivable:
             return analyze(path, args, write=False)  # the run itself still has what the report lost
     if not path.exists():
         raise ReuseLensError(f"{path}: no such file or directory")
-    return _with_threshold_options(read_report(path), path, args)
+    report = read_report(path)
+    if _needs_split(report, args):
+        raise ReuseLensError(
+            f"{path}: this report merges launch configurations; --per-configuration needs the run directory"
+        )
+    return _with_threshold_options(report, path, args)
+
+
+def _needs_split(report: dict[str, Any], args: argparse.Namespace) -> bool:
+    """--per-configuration asked for, and the report has a kernel entry that merges several configurations."""
+    return bool(getattr(args, "per_configuration", False)) and any(
+        len(kernel.get("configurations") or ()) > 1 for kernel in report.get("kernels") or []
+    )
 
 
 def _with_threshold_options(report: dict[str, Any], path: Path, args: argparse.Namespace) -> dict[str, Any]:

@@ -81,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
             buffer_bytes=args.buffer_bytes,
             on_progress=progress,
             module_loading=args.module_loading,
+            split_configurations=args.per_configuration,
         )
     print(f"run written to {run_dir}", file=sys.stderr)
     if summary.status != "complete":

@@ -123,7 +123,7 @@ def test_online_analysis_is_used_instead_of_traces(capsys, microbench_run, tmp_p
 def test_corrupt_online_analysis_is_one_line(capsys, microbench_run):
     (microbench_run / "analysis.json").write_text('{"format": "something-else"}')
     code, _, err = run_cli(capsys, "analyze", microbench_run)
-    assert code == 2 and err.count("\n") == 1 and "analysis.json: not a version-1 ReuseLens engine result" in err
+    assert code == 2 and err.count("\n") == 1 and "analysis.json: not a version-2 ReuseLens engine result" in err
 
 
 def test_profile_passes_module_loading_to_the_launcher(capsys, tmp_path, monkeypatch):

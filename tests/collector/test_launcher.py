@@ -143,8 +143,10 @@ def test_environment_handed_to_the_app(no_gpu_needed, fake_app, tmp_path):
         launch_range=(2, 5),
         write_traces=True,
         buffer_bytes=8192,
+        split_configurations=True,
     )
     env = json.loads(dump.read_text())
+    assert env["REUSELENS_SPLIT_CONFIGURATIONS"] == "1"
     assert env["MY_VAR"] == "1"
     assert env["LD_PRELOAD"].split(":")[0] == str(no_gpu_needed)
     assert env["CUDA_INJECTION64_PATH"] == str(no_gpu_needed)

@@ -1,4 +1,5 @@
-"""Results depend on record order only, never on the number of workers; launches merge by configuration."""
+"""Results depend on record order only, never on the number of workers; a kernel's launches merge into one
+entry whatever their configurations, or one entry per configuration when split."""
 
 from __future__ import annotations
 
@@ -44,11 +45,11 @@ def random_trace(seed: int, n: int = 4000, blocks: int = 12, warps: int = 4) -> 
     return recs
 
 
-def analyse(recs, workers, configs=((12, 1, 1),)):
+def analyse(recs, workers, configs=((12, 1, 1),), split=False):
     launches = [
         ({"id": i, "function_id": 0, "grid": list(g), "block": [128, 1, 1]}, recs) for i, g in enumerate(configs)
     ]
-    return analyze_records(launches, workers=workers, allocations=[(A, 1 << 20)])
+    return analyze_records(launches, workers=workers, allocations=[(A, 1 << 20)], split_configurations=split)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -73,16 +74,83 @@ def test_lane_bytes_are_conserved():
     assert sum(n["executions"] for n in k["nodes"]) == len(mem)
 
 
-def test_same_configuration_merges_and_others_stay_apart():
+def test_split_configurations_keep_one_entry_per_configuration():
     recs = random_trace(7, n=500)
-    out = analyse(recs, 2, configs=((12, 1, 1), (12, 1, 1), (24, 1, 1)))
+    out = analyse(recs, 2, configs=((12, 1, 1), (12, 1, 1), (24, 1, 1)), split=True)
     assert [k["launches"] for k in out["kernels"]] == [[0, 1], [2]]
     assert [k["grid"] for k in out["kernels"]] == [[12, 1, 1], [24, 1, 1]]
+    assert [len(k["configurations"]) for k in out["kernels"]] == [1, 1]
     assert out["kernels"][0]["records"] == 1000
-    merged = {(e["from"], e["to"], e["label"]) for e in out["kernels"][0]["edges"]}
     # the second launch re-reads the first one's global data: cold with a prior-kernel origin
     assert any(e["prior_kernel"] for e in out["kernels"][0]["edges"])
-    assert merged
+
+
+def test_a_kernels_launches_merge_whatever_their_grids():
+    recs = random_trace(7, n=500)
+    out = analyse(recs, 2, configs=((12, 1, 1), (12, 1, 1), (24, 1, 1)))
+    (kernel,) = out["kernels"]
+    assert kernel["launches"] == [0, 1, 2] and kernel["records"] == 1500
+    assert "grid" not in kernel and "block" not in kernel  # several configurations: only the list says which
+    assert [(c["grid"], c["launches"], c["records"]) for c in kernel["configurations"]] == [
+        ([12, 1, 1], [0, 1], 1000),
+        ([24, 1, 1], [2], 500),
+    ]
+    one = analyse(recs, 1, configs=((12, 1, 1), (12, 1, 1)))["kernels"][0]
+    assert one["grid"] == [12, 1, 1] and len(one["configurations"]) == 1
+
+
+def _by_pc(kernel):
+    """Nodes, edges and barrier spans keyed by (function, pc) instead of the entry's dense node ids."""
+    pcs = {n["id"]: (n["function_id"], n["pc"]) for n in kernel["nodes"]}
+    nodes = {pcs[n["id"]]: n for n in kernel["nodes"]}
+    edges = {}
+    for e in kernel["edges"]:
+        origin = e["prior_kernel"] and (e["prior_kernel"]["function_id"], e["prior_kernel"]["pc"])
+        edges[(pcs[e["from"]], pcs[e["to"]], e["label"], origin)] = e
+    return nodes, edges
+
+
+def _sum_distributions(a, b):
+    total = dict(map(tuple, a))
+    for value, count in b:
+        total[value] = total.get(value, 0) + count
+    return sorted([v, c] for v, c in total.items())
+
+
+@pytest.mark.parametrize("seed", [7, 8])
+def test_merged_entry_is_the_sum_of_its_configurations(seed):
+    """The merged graph equals the split entries added up node by node and edge by edge: merging loses nothing
+    and invents nothing (engine semantics per launch are those of version 1)."""
+    recs = random_trace(seed, n=800)
+    configs = ((12, 1, 1), (24, 1, 1), (12, 1, 1), (6, 2, 1))
+    (merged,) = analyse(recs, 3, configs=configs)["kernels"]
+    split = analyse(recs, 3, configs=configs, split=True)["kernels"]
+    assert len(split) == 3
+    want_nodes, want_edges = {}, {}
+    for kernel in split:
+        nodes, edges = _by_pc(kernel)
+        for key, node in nodes.items():
+            have = want_nodes.setdefault(key, {**node, "executions": 0, "bytes": 0, **{d: [] for d in DISTS}})
+            have["executions"] += node["executions"]
+            have["bytes"] += node["bytes"]
+            for d in DISTS:
+                have[d] = _sum_distributions(have[d], node[d])
+        for key, edge in edges.items():
+            have = want_edges.setdefault(key, dict.fromkeys(EDGE_COUNTS, 0))
+            for name in EDGE_COUNTS:
+                have[name] += edge[name]
+    nodes, edges = _by_pc(merged)
+    assert set(nodes) == set(want_nodes)
+    for key, node in nodes.items():
+        for name in ("executions", "bytes", *DISTS):
+            assert node[name] == want_nodes[key][name], (key, name)
+    assert set(edges) == set(want_edges)
+    for key, edge in edges.items():
+        assert {name: edge[name] for name in EDGE_COUNTS} == want_edges[key], key
+
+
+DISTS = ("lanes", "addresses", "sectors", "sectors_ideal", "wavefronts", "wavefronts_ideal")
+EDGE_COUNTS = ("bytes", "accesses", "rar", "raw", "war", "waw", "synced", "synced_bytes")
 
 
 def test_shadow_budget_is_enforced():

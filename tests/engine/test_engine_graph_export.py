@@ -91,12 +91,12 @@ def test_annotate_kernel_fills_subgraphs_and_metrics():
 
 
 def test_report_round_trip_and_errors(tmp_path):
-    rep = {"format": "reuselens-report", "version": 1, "kernels": [annotate_kernel(two_objects())]}
+    rep = {"format": "reuselens-report", "version": 2, "kernels": [annotate_kernel(two_objects())]}
     p = report.save(rep, tmp_path / "report.json")
     assert report.load(p) == json.loads(json.dumps(rep))
-    (tmp_path / "v2.json").write_text(json.dumps(dict(rep, version=2)))
-    with pytest.raises(ReportError, match=r"v2\.json: report version 2, this build reads version 1"):
-        report.load(tmp_path / "v2.json")
+    (tmp_path / "v3.json").write_text(json.dumps(dict(rep, version=3)))
+    with pytest.raises(ReportError, match=r"v3\.json: report version 3, this build reads versions 1, 2"):
+        report.load(tmp_path / "v3.json")
     (tmp_path / "bad.json").write_text("{")
     with pytest.raises(ReportError, match="not readable as JSON"):
         report.load(tmp_path / "bad.json")

@@ -74,7 +74,7 @@ def test_replay_run_resolves_names_and_prior_kernel(tmp_path):
     assert {n["function"] for n in reader["nodes"][1:]} == {"_Z6readerPf"}
     (cold,) = [e for e in reader["edges"] if e["label"] == "cold"]
     assert cold["prior_kernel"]["kernel"] == "_Z6writerPf" and cold["prior_kernel"]["pc"] == 0x10
-    assert out["partial"] == [] and out["version"] == 1
+    assert out["partial"] == [] and out["version"] == 2
 
 
 def test_wrong_magic(tmp_path):

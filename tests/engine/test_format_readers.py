@@ -98,12 +98,12 @@ def test_trace_reader_short_header(tmp_path):
     "text, message",
     [
         (
-            '{"format": "other", "version": 1, "kernels": []}',
-            "analysis.json: not a version-1 ReuseLens engine result; delete it to replay traces",
+            '{"format": "other", "version": 2, "kernels": []}',
+            "analysis.json: not a version-2 ReuseLens engine result; delete it to replay traces",
         ),
         (
-            '{"format": "reuselens-engine", "version": 2, "kernels": []}',
-            "analysis.json: not a version-1 ReuseLens engine result; delete it to replay traces",
+            '{"format": "reuselens-engine", "version": 3, "kernels": []}',
+            "analysis.json: not a version-2 ReuseLens engine result; delete it to replay traces",
         ),
         ("[1,", "analysis.json: unreadable online analysis ({json}); delete it to replay traces"),
     ],
@@ -125,8 +125,8 @@ REPORT_ERRORS = [
         "report.json: not a ReuseLens report (format is not 'reuselens-report')",
     ),
     (
-        '{"format": "reuselens-report", "version": 2, "kernels": []}',
-        "report.json: report version 2, this build reads version 1",
+        '{"format": "reuselens-report", "version": 3, "kernels": []}',
+        "report.json: report version 3, this build reads versions 1, 2",
     ),
     ("{", "report.json: not readable as JSON ({json})"),
 ]

@@ -8,16 +8,27 @@
 #include <cstring>
 #include <vector>
 
-#define CHECK(x)                                                                        \
-  do {                                                                                  \
-    cudaError_t e = (x);                                                                \
-    if (e != cudaSuccess) {                                                             \
+#define CHECK(x)                                                                         \
+  do {                                                                                   \
+    cudaError_t e = (x);                                                                 \
+    if (e != cudaSuccess) {                                                              \
       fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e)); \
-      exit(1);                                                                          \
-    }                                                                                   \
+      exit(1);                                                                           \
+    }                                                                                    \
   } while (0)
 
 __global__ void tiny(float* p) { p[threadIdx.x] += 1.0f; }
+
+// One anti-diagonal of a dynamic-programming table per launch: the grid follows the diagonal's length, so
+// every launch has its own configuration (issue #14: one graph for the kernel, not one per grid size).
+__global__ void diagonal(float* table, const int* weights, int n, int d) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int row = i, col = d - i;
+  if (row >= n || col < 0 || col >= n) return;
+  float up = row > 0 ? table[(row - 1) * n + col] : 0.0f;
+  float left = col > 0 ? table[row * n + col - 1] : 0.0f;
+  table[row * n + col] = fmaxf(up, left) + weights[(row + col) & 63];
+}
 
 __global__ void vecadd(const float* a, const float* b, float* c, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -109,7 +120,23 @@ int main(int argc, char** argv) {
     CHECK(cudaEventRecord(e0));
     for (int s = 0; s < steps; ++s) {
       stencil<<<n / 256, 256>>>(a, b, n);
-      float* t = a; a = b; b = t;
+      float* t = a;
+      a = b;
+      b = t;
+    }
+    CHECK(cudaEventRecord(e1));
+  } else if (!strcmp(app, "grids")) {  // one kernel, a different grid per launch (a wavefront)
+    int blocks = argc > 2 ? atoi(argv[2]) : 40, n = blocks * 32;
+    float* table;
+    int* weights;
+    CHECK(cudaMalloc(&table, size_t(n) * n * 4));
+    CHECK(cudaMalloc(&weights, 64 * 4));
+    CHECK(cudaMemset(table, 0, size_t(n) * n * 4));
+    CHECK(cudaMemset(weights, 0, 64 * 4));
+    CHECK(cudaEventRecord(e0));
+    for (int d = 0; d < 2 * n - 1; d += 32) {  // every 32nd diagonal: grids of 1..blocks blocks and back
+      int len = d < n ? d + 1 : 2 * n - 1 - d;
+      diagonal<<<(len + 31) / 32, 32>>>(table, weights, n, d);
     }
     CHECK(cudaEventRecord(e1));
   } else if (!strcmp(app, "multistream")) {  // several user streams with cross-stream dependencies

@@ -192,6 +192,9 @@ def test_default_profiler_argv_carries_filters_thresholds_and_timeout():
     assert argv[-6:] == ["--timeout", "60", "--", "./app", "-n", "4"]
     override, _ = settings.parse({"profile": {"command": ["./app"]}, "profiler": {"command": ["fake", "-x"]}}, "/ws")
     assert profiling.profiler_argv(override, "D") == ["fake", "-x", "--run-dir", "D", "--", "./app"]
+    assert "--per-configuration" not in argv
+    split, _ = settings.parse({"profile": {"command": ["./app"]}, "perConfiguration": True}, "/ws")
+    assert "--per-configuration" in profiling.profiler_argv(split, "D")
 
 
 def test_default_profiler_argv_passes_every_threshold_the_way_the_cli_reads_it():

@@ -49,3 +49,35 @@ def test_a_thread_private_shared_buffer_is_sized_per_block_of_one_launch():
     finding = next(f for f in find_findings(k.build()) if f["pattern"] == "abuse-smem")
     # 2048 warp stores of 128 B over 4 launches of 64 blocks: 1 KB per block
     assert finding["metrics"]["footprint_bytes_per_block"] == 1024
+
+
+def produced_table(launches: int, written_share: float) -> dict:
+    """index_table's kernel where `written_share` of the cold bytes follow a write by an earlier launch of
+    another kernel (RAW cold edge with a prior-kernel origin), the rest a read."""
+    kernel, table = index_table(launches)
+    (cold,) = [e for e in kernel["edges"] if e["label"] == "cold" and e["from"] == table]
+    kernel["edges"].remove(cold)
+    origin = {"kernel": "_Z6writerPi", "kernel_function_id": 1, "function_id": 1, "pc": 0x40, "function": "w"}
+    written = round(cold["accesses"] * written_share)
+    for accesses, kind in ((written, "raw"), (cold["accesses"] - written, "rar")):
+        if accesses:
+            edge = {**cold, "bytes": accesses * 4, "accesses": accesses, "rar": 0, "raw": 0}
+            edge[kind] = accesses
+            edge["prior_kernel"] = {**origin, "bytes": accesses * 4}
+            kernel["edges"].append(edge)
+    return kernel
+
+
+def test_a_table_rewritten_between_launches_is_no_constant_region():
+    """A blocked LU's pivot row: the other kernel of each step writes it before every launch that reads it, so
+    one __constant__ copy cannot serve the run (issue #15)."""
+    patterns = [f["pattern"] for f in find_findings(produced_table(launches=33, written_share=1.0))]
+    assert "constant-region" not in patterns and "broadcasting" in patterns
+
+
+def test_a_table_produced_once_by_a_kernel_is_still_a_constant_region():
+    # produced once, read by 33 launches: only the first launch's first touches follow the write
+    findings = find_findings(produced_table(launches=33, written_share=1 / 33))
+    assert "constant-region" in [f["pattern"] for f in findings]
+    # and with one launch, data written before it is produced once by definition
+    assert "constant-region" in [f["pattern"] for f in find_findings(produced_table(launches=1, written_share=1.0))]

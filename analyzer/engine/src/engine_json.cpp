@@ -110,15 +110,33 @@ class KernelWriter {
     local_[0] = 0;
     for (size_t i = 0; i < ids_.size(); ++i) local_[ids_[i]] = uint32_t(i + 1);
   }
+  // The entry's launches and their configurations. "grid", "block" and "dynamic_shared_bytes" are the entry's
+  // configuration when all its launches share one; with several, only "configurations" says which.
   void put_launches(size_t index, const Group& g) {
     os_ << (index ? "," : "") << "{\"id\":\"k" << index << "\",\"kernel_function_id\":" << g.key.kernel
-        << ",\"function_id\":" << g.key.kernel << ",\"grid\":[" << g.key.grid[0] << ',' << g.key.grid[1] << ','
-        << g.key.grid[2] << "],\"block\":[" << g.key.block[0] << ',' << g.key.block[1] << ',' << g.key.block[2]
-        << "],\"dynamic_shared_bytes\":" << g.key.dyn << ",\"launches\":[";
+        << ",\"function_id\":" << g.key.kernel;
+    if (g.configurations.size() == 1) {
+      os_ << ',';
+      put_configuration(g.configurations[0].config);
+    }
+    os_ << ",\"configurations\":[";
+    for (size_t i = 0; i < g.configurations.size(); ++i) {
+      const ConfigurationLaunches& c = g.configurations[i];
+      os_ << (i ? ",{" : "{");
+      put_configuration(c.config);
+      os_ << ",\"launches\":[";
+      put_list(os_, c.launches);
+      os_ << "],\"records\":" << c.records << '}';
+    }
+    os_ << "],\"launches\":[";
     put_list(os_, g.launches);
     os_ << "],\"partial_launches\":[";
     put_list(os_, g.partial);
     os_ << "],\"records\":" << g.records;
+  }
+  void put_configuration(const Configuration& c) {
+    os_ << "\"grid\":[" << c.grid[0] << ',' << c.grid[1] << ',' << c.grid[2] << "],\"block\":[" << c.block[0] << ','
+        << c.block[1] << ',' << c.block[2] << "],\"dynamic_shared_bytes\":" << c.dyn;
   }
   void put_nodes(const Group& g) {
     os_ << ",\"nodes\":[{\"id\":0,\"function_id\":null,\"pc\":null,\"space\":null,"

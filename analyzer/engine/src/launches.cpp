@@ -1,5 +1,5 @@
 // Launch bookkeeping: the checks of a new launch, launch generations, and the merge of a finished launch into
-// the group of launches with the same kernel and configuration.
+// the kernel's entry (and the entry's list of configurations).
 #include "engine_impl.h"
 
 #include <algorithm>
@@ -37,13 +37,15 @@ void Engine::Impl::wrap_generations() {
 }
 void Engine::Impl::end_launch(bool complete) {
   if (!open) throw EngineError("end_launch() with no open launch");
+  Configuration shape{};
+  for (int d = 0; d < 3; ++d) {
+    shape.grid[d] = launch.grid[d];
+    shape.block[d] = launch.block[d];
+  }
+  shape.dyn = launch.dynamic_shared_bytes;
   GroupKey key{};
   key.kernel = launch.kernel_function_id;
-  for (int d = 0; d < 3; ++d) {
-    key.grid[d] = launch.grid[d];
-    key.block[d] = launch.block[d];
-  }
-  key.dyn = launch.dynamic_shared_bytes;
+  if (config.split_configurations) key.config = shape;
   auto it = group_index.find(key);
   if (it == group_index.end()) {
     it = group_index.emplace(key, groups.size()).first;
@@ -54,6 +56,14 @@ void Engine::Impl::end_launch(bool complete) {
   g.launches.push_back(launch.launch_id);
   if (!complete) g.partial.push_back(launch.launch_id);
   g.records += launch_records;
+  auto same = std::find_if(g.configurations.begin(), g.configurations.end(),
+                           [&](const ConfigurationLaunches& c) { return c.config == shape; });
+  if (same == g.configurations.end()) {
+    g.configurations.push_back({shape, {}, 0});
+    same = g.configurations.end() - 1;
+  }
+  same->launches.push_back(launch.launch_id);
+  same->records += launch_records;
   for (auto& w : workers) {
     g.acc.merge(w->acc);
     w->reset_launch();

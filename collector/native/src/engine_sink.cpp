@@ -83,6 +83,8 @@ std::unique_ptr<RecordSink> make_engine_sink() {
   config.workers = std::max(1u, std::min(8u, hw / 2));
   if (const char* w = getenv("REUSELENS_ENGINE_WORKERS")) config.workers = (unsigned)std::max(1, atoi(w));
   if (const char* b = getenv("REUSELENS_SHADOW_BUDGET_BYTES")) config.shadow_budget_bytes = strtoull(b, nullptr, 10);
+  // One result entry per launch configuration instead of per kernel (`reuselens profile --per-configuration`).
+  if (const char* s = getenv("REUSELENS_SPLIT_CONFIGURATIONS")) config.split_configurations = s[0] == '1';
   try {
     return std::make_unique<EngineSink>(config);
   } catch (const std::exception&) {

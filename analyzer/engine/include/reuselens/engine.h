@@ -32,7 +32,7 @@
 
 namespace reuselens {
 
-#define RL_ENGINE_JSON_VERSION 1
+#define RL_ENGINE_JSON_VERSION 2
 
 class EngineError : public std::runtime_error {
  public:
@@ -42,6 +42,9 @@ class EngineError : public std::runtime_error {
 struct EngineConfig {
   unsigned workers = 1;                       // analysis threads incl. the caller's; 0 = 1, at most 64
   uint64_t shadow_budget_bytes = 8ull << 30;  // committed shadow memory allowed before EngineError
+  // false: one result entry per kernel, whatever the grids of its launches; true: one per kernel and launch
+  // configuration (grid, block, dynamic shared memory), as results of version 1 had.
+  bool split_configurations = false;
 };
 
 struct LaunchInfo {
