@@ -45,13 +45,15 @@ def _location(barrier: dict[str, Any]) -> str:
 
 
 def _line(barrier: dict[str, Any]) -> tuple:
-    """Barrier copies (an unrolled loop's __syncthreads) share function, kind and source line; without line
-    info every barrier stands alone."""
+    """Barrier copies (an unrolled loop's __syncthreads) share function, kind, source line and inline chain (two
+    intrinsics inlined from one header line are different calls); without line info every barrier stands
+    alone."""
     source = barrier.get("source") or {}
     key = barrier_key(barrier)
     if not source.get("file") or not source.get("line"):
         return ("pc", key)
-    return (key[0], barrier.get("kind"), source["file"], source["line"])
+    chain = tuple((i.get("function"), i.get("file"), i.get("line")) for i in source.get("inline") or ())
+    return (key[0], barrier.get("kind"), source["file"], source["line"], chain)
 
 
 _USER_BARRIERS = ("__syncwarp", "__syncthreads", "__barrier_sync")
@@ -98,7 +100,16 @@ def _kept(index: BarrierIndex, orders: list[Order]) -> set[BarrierKey]:
         best = max(tally, key=lambda key: (tally[key], key))
         kept.add(best)
         pending = [order for order in pending if best not in order.between]
-    return kept
+    return _whole_lines(index, kept)
+
+
+def _whole_lines(index: BarrierIndex, kept: set[BarrierKey]) -> set[BarrierKey]:
+    """A developer deletes a source line, not one copy of it: when one copy of an unrolled loop's barrier stays
+    (the copy that hands over a buffer), every copy on that line stays. Keeping more never unorders a reuse."""
+    lines: dict[tuple, list[BarrierKey]] = defaultdict(list)
+    for key, barrier in index.by_key.items():
+        lines[_line(barrier)].append(key)
+    return kept | {key for keys in lines.values() if kept & set(keys) for key in keys}
 
 
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:

@@ -136,3 +136,21 @@ def test_the_barrier_that_publishes_a_blocks_writes_before_its_signal_stays():
     # one of the two back-to-back barriers can go, not both: the later one stays before the semaphore
     assert [f["barrier"]["pc"] for f in findings] == [0x180]
     assert findings[0]["metrics"]["relies_on_pcs"] == [0x190]
+
+
+def test_a_copy_of_an_unrolled_barrier_is_not_removable_while_another_copy_of_its_line_stays():
+    """An unrolled loop's __syncthreads is several barrier PCs on one line: the last copy may order nothing
+    while the others hand the buffer over. The developer can only delete the line, so none is reported
+    (the GPU safety test found such findings on the pattern suite's reductions: the line's kept copy stayed)."""
+    k = KernelBuilder()
+    store = k.node("shared", "write", executions=512, pc=0x100, line=10)
+    k.edge(store, 0, "cold")
+    load = k.node("shared", "read", executions=512, pc=0x200, line=12)
+    k.edge(load, store, "block")
+    k.barrier(0x180, line=11, spans=[(load, store)])  # the copy that hands the buffer over
+    k.barrier(0x280, spanned=0, line=11)  # the unrolled loop's last copy: nothing crosses it
+    kernel = k.build()
+    assert removable(kernel) == []
+    # the same two barriers on two lines: the second is removable
+    kernel["barriers"][1]["source"] = {**kernel["barriers"][1]["source"], "line": 13}
+    assert [f["barrier"]["pc"] for f in removable(kernel)] == [0x280]
