@@ -11,11 +11,18 @@ import re
 from dataclasses import dataclass
 
 IDENT = r"[A-Za-z_]\w*"
-_SHARED_2D = re.compile(rf"^(\s*__shared__\s+(?:[\w:]+\s+)*?[\w:]+\s+)({IDENT})\s*\[([^\]]+)\]\s*\[\s*(\d+)\s*\]\s*;")
+_SHARED_2D = re.compile(
+    rf"^(\s*__shared__\s+(?:[\w:]+\s+)*?[\w:]+\s+)({IDENT})\s*\[([^\]]+)\]\s*\[\s*([^\[\]]*?)\s*\]\s*;"
+)
 _DEVICE_CONST = re.compile(
     rf"^(\s*)(?:static\s+)?(__device__)(\s+)(?=.*\bconst\b)(?:[\w:]+\s+)*?({IDENT})\s*\[\s*(\d*)\s*\]\s*="
 )
-_SYNC_LINE = re.compile(r"^\s*__syncthreads\s*\(\s*\)\s*;\s*(//.*)?$")
+# A statement that is only a barrier call: __syncthreads(), __syncwarp(mask), __barrier_sync(id), and the
+# cooperative-groups forms cg::sync(g) / g.sync() (the cuda-samples write `cg::sync(cta)`).
+_SYNC_LINE = re.compile(
+    rf"^\s*(?:__syncthreads\s*\(\s*\)|__syncwarp\s*\([^;()]*\)|__barrier_sync\s*\([^;()]*\)|"
+    rf"(?:{IDENT}::)*sync\s*\(\s*{IDENT}\s*\)|{IDENT}\s*\.\s*sync\s*\(\s*\))\s*;\s*(//.*)?$"
+)
 _TYPE_BYTES = {
     "float": 4,
     "int": 4,
@@ -75,20 +82,31 @@ def _names_on(line_text: str) -> set[str]:
 
 def padding(lines: list[str], line: int) -> Edit | str:
     """`__shared__ T a[R][C]` -> `[R][C+1]`, for the one 2-D shared array used on `line`, when every use of
-    it in the file is a double subscript `a[i][j]` (then the padding changes addresses, never the code)."""
+    it in the file is a double subscript `a[i][j]` (then the padding changes addresses, never the code). C is
+    a number or a constant expression (a macro, a template or constexpr name): a __shared__ dimension must be
+    one, so `C + 1` compiles too; an expression other than one name is parenthesised first."""
     lines = code_only(lines)
     used = _names_on(lines[line - 1]) if 0 < line <= len(lines) else set()
-    candidates = [(i, m) for i, text in enumerate(lines) if (m := _SHARED_2D.match(text)) and m.group(2) in used]
-    if len(candidates) != 1:
+    declarations = [(i, m) for i, text in enumerate(lines) if (m := _SHARED_2D.match(text)) and m.group(2) in used]
+    # Each kernel of a file may declare its own `tile`: the one in scope is the last declaration above the line,
+    # and its uses run up to the next declaration of that name.
+    in_scope = {}
+    for i, m in declarations:
+        if i < line:
+            in_scope[m.group(2)] = (i, m)
+    if len(in_scope) != 1:
         return (
             "no single statically sized 2-D __shared__ array is used on this line; pad the array's inner "
             "dimension by one element (e.g. [32][32] -> [32][33]) or swizzle the index"
         )
-    decl_index, match = candidates[0]
-    name, columns = match.group(2), int(match.group(4))
+    ((decl_index, match),) = in_scope.values()
+    name, columns = match.group(2), match.group(4).strip()
+    if not columns:
+        return f"{name} has no inner size to pad (extern or unsized); pad its rows by hand"
+    scope_end = min((i for i, m in declarations if m.group(2) == name and i > decl_index), default=len(lines))
     double = re.compile(rf"\b{re.escape(name)}\s*\[[^\[\]]*\]\s*\[")
     for i, use in _words(lines, name):
-        if i == decl_index:
+        if i == decl_index or not decl_index < i < scope_end:
             continue
         if not double.match(lines[i], use.start()):
             return (
@@ -100,24 +118,31 @@ def padding(lines: list[str], line: int) -> Edit | str:
                 f"the address of an element of {name} is taken on line {i + 1}; pointer arithmetic across "
                 f"rows would change meaning with padded rows, so pad it by hand"
             )
+    if columns.isdigit():
+        padded = str(int(columns) + 1)
+    elif re.fullmatch(IDENT, columns):
+        padded = f"{columns} + 1"
+    else:
+        padded = f"({columns}) + 1"
     start, end = match.start(4), match.end(4)
     return Edit(
         decl_index + 1,
         start,
         end,
-        str(columns + 1),
-        f"Pad {name} to [{match.group(3).strip()}][{columns + 1}] against bank conflicts",
+        padded,
+        f"Pad {name} to [{match.group(3).strip()}][{padded}] against bank conflicts",
     )
 
 
 def barrier_removal(lines: list[str], line: int, all_removable: bool) -> Edit | str:
-    """Delete a line that is exactly `__syncthreads();` when every barrier compiled from it is spanned by no
+    """Delete a line that is only a barrier call (`__syncthreads();`, `__syncwarp();`, `cg::sync(cta);`, …) when
+    every barrier compiled from it is spanned by no
     cross-thread reuse edge, and the previous statement ends so that deleting it changes no control flow."""
     text = lines[line - 1] if 0 < line <= len(lines) else ""
     if not all_removable:
         return "another barrier instance on this line orders cross-thread reuse; keep it"
     if not _SYNC_LINE.match(text):
-        return "the barrier is not alone on its line; remove the __syncthreads() call by hand"
+        return "the barrier is not alone on its line; remove the barrier call by hand"
     previous = next((l.split("//")[0].rstrip() for l in reversed(lines[: line - 1]) if l.split("//")[0].strip()), "")
     if previous.endswith("\\") or text.rstrip().endswith("\\"):
         return "the barrier is inside a macro; edit the macro by hand"

@@ -143,9 +143,29 @@ def test_padding_refused_when_array_escapes_by_pointer():
     assert "used other than as t[i][j] on line 3" in edits.padding(lines, 4)
 
 
-def test_padding_refused_for_macro_sizes_and_extern_arrays():
-    assert isinstance(edits.padding(["__shared__ float t[N][N];", "x = t[1][2];"], 2), str)
+def test_padding_of_macro_and_expression_sizes_and_refusal_for_extern_arrays():
+    # cuda-samples transpose: __shared__ float tile[TILE_DIM][TILE_DIM]; the sample's own fix is TILE_DIM + 1
+    edit = edits.padding(["__shared__ float tile[TILE_DIM][TILE_DIM];", "x = tile[1][2];"], 2)
+    assert isinstance(edit, edits.Edit) and edit.text == "TILE_DIM + 1"
+    assert edits.padding(["__shared__ float t[N][2 * B];", "x = t[1][2];"], 2).text == "(2 * B) + 1"
     assert isinstance(edits.padding(["extern __shared__ float t[][32];", "x = t[1][2];"], 2), str)
+    assert isinstance(edits.padding(["__shared__ float t[4][];", "x = t[1][2];"], 2), str)
+
+
+def test_padding_picks_the_declaration_in_scope_when_kernels_reuse_a_name():
+    lines = [
+        "__global__ void a(float *o) {",
+        "  __shared__ float tile[32][32];",
+        "  float *p = &tile[0][0];",  # escapes, but only in kernel a
+        "}",
+        "__global__ void b(float *o) {",
+        "  __shared__ float tile[32][32];",
+        "  o[0] = tile[threadIdx.x][1];",
+        "}",
+    ]
+    edit = edits.padding(lines, 7)
+    assert isinstance(edit, edits.Edit) and (edit.line, edit.text) == (6, "33")
+    assert "address of an element of tile is taken on line 3" in edits.padding(lines[:4] + ["  x = tile[1][2];"], 5)
 
 
 def test_barrier_removal_refused_under_braceless_if_and_in_macros():
@@ -153,6 +173,20 @@ def test_barrier_removal_refused_under_braceless_if_and_in_macros():
     assert "not alone" in edits.barrier_removal(["  __syncthreads(); x = 1;"], 1, True)
     assert "macro" in edits.barrier_removal(["#define S \\", "  __syncthreads();"], 2, True)
     assert isinstance(edits.barrier_removal(["  x = 1;", "  __syncthreads(); // sync"], 2, True), edits.Edit)
+
+
+def test_barrier_removal_accepts_the_other_barrier_calls_a_line_can_hold():
+    for call in (
+        "cg::sync(cta);",
+        "cooperative_groups::sync(block);",
+        "cta.sync();",
+        "__syncwarp();",
+        "__syncwarp(0xffffffff);",
+        "__barrier_sync(0);",
+    ):
+        assert isinstance(edits.barrier_removal(["  x = 1;", f"  {call}"], 2, True), edits.Edit), call
+    for call in ("cg::sync(cta); y = 2;", "__syncthreads_count(p);", "grid.sync(); x++;"):
+        assert isinstance(edits.barrier_removal(["  x = 1;", f"  {call}"], 2, True), str), call
 
 
 def test_constant_promotion_refused_without_const_or_over_capacity():
