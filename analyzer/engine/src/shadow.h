@@ -226,7 +226,7 @@ class RegionShadow {
   // The advice covers one block, and each time the stream reaches the end of what was advised, as many blocks
   // again as the stream has run so far (doubling, at most kMaxAdviceBlocks): every madvise call stalls all
   // faulting threads of the process (it changes the mapping), so a long stream makes a handful of calls, not
-  // one per 2 MiB. Sparse patterns keep 4 KiB pages (and the budget's accounting); a dense stream may hold,
+  // one per 2 MiB. Sparse patterns keep 4 KiB pages (see note_scattered_touch); a dense stream may hold,
   // beyond the pages charged, up to the advised span ahead of it (no longer than the stream behind it).
   // Best effort: without THP the advice does nothing. REUSELENS_SHADOW_THP=0 turns it off (to measure what it
   // buys: benchmarks/engine.py).

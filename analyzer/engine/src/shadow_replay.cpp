@@ -212,8 +212,8 @@ void Engine::Impl::prefetch_lanes(const RlRecord& r, const Ctx& c, uint32_t mask
 
 void Engine::Impl::phase4(const RlRecord* recs, size_t n, unsigned w) {
   Worker& wk = *workers[w];
+  constexpr size_t kAhead = 2;
   if (W == 1) {
-    constexpr size_t kAhead = 2;
     size_t hint = 0;
     for (size_t i = 0; i < n; ++i) {
       if (i + kAhead < n) prefetch_lanes(recs[i + kAhead], ctx[i + kAhead], recs[i + kAhead].active_mask, hint);
@@ -221,7 +221,12 @@ void Engine::Impl::phase4(const RlRecord* recs, size_t n, unsigned w) {
       if (r.type == RL_REC_MEM && r.space == RL_SPACE_GLOBAL) replay_record(r, ctx[i], r.active_mask, 0, wk);
     }
   } else {
-    for_each_routed<true>(&Worker::by_chunk, n, w, recs, [&](const Item& it, Routed<Item>&, uint32_t) {
+    size_t hint = 0;
+    for_each_routed<true>(&Worker::by_chunk, n, w, recs, [&](const Item& it, Routed<Item>& list, uint32_t x) {
+      if (x + kAhead < list.items.size()) {  // the walk asked for that record's lines kAhead items ago
+        const Item& ahead = list.items[x + kAhead];
+        prefetch_lanes(recs[ahead.index], ctx[ahead.index], ahead.mask, hint);
+      }
       const RlRecord& r = recs[it.index];
       Ctx full = ctx[it.index];
       full.sync = (*workers[piece_map[it.index / kPiece].worker]).by_block[block_owner(r.block, W)].sync[it.slot];
