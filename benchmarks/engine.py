@@ -1,11 +1,18 @@
 """Engine throughput: records/s and lane-accesses/s for 1 worker and scaling over workers, plus peak RSS.
 
 Usage: python benchmarks/engine.py [--blocks 16384] [--workers 1,2,4,8,16] [--repeat 3] [--independent 1,4,8,16]
+                                  [--pattern mix|gather|strided] [--footprint-mb 256]
 
-The trace is generated, not recorded: a realistic mix per warp (coalesced global loads, a neighbour exchange,
-a shared-memory tile written, __syncthreads, read by another warp, a table shared by all blocks, 8-byte stores,
-a re-read), warps of 264 resident blocks interleaved instruction by instruction, as a drain thread sees them.
-Targets (issue 7): >= 50 M lane-accesses/s per worker; speed-up >= 0.85 N at N workers.
+The trace is generated, not recorded; warps of 264 resident blocks interleaved instruction by instruction, as a
+drain thread sees them. Every pattern has 8 instructions per warp, so --blocks N gives about 64 N records.
+  mix (default): a realistic mix per warp (coalesced global loads, a neighbour exchange, a shared-memory tile
+    written, __syncthreads, read by another warp, a table shared by all blocks, 8-byte stores, a re-read).
+  gather: a Monte-Carlo lookup kernel: 7 loads of 4 B per lane, each at a uniformly random index of a
+    --footprint-mb table (fixed seed), then a coalesced store of the result.
+  strided: a column walk (PolyBench mvt/gemm): lane gid reads A[gid * n + j] of a row-major n x n float matrix
+    of --footprint-mb, for j = 0, 1, ...: the 32 lanes of a warp touch 32 rows, 4 n bytes apart.
+Targets (issue 7): >= 50 M lane-accesses/s per worker; speed-up >= 0.85 N at N workers. Issue 14: the same
+per worker on gather and strided with a footprint of at least 256 MB.
 """
 
 from __future__ import annotations
@@ -43,7 +50,28 @@ def program(gid: np.ndarray, tid: np.ndarray) -> list[tuple[int, int, int, int, 
     ]
 
 
-def generate(blocks: int) -> np.ndarray:
+GATHER_LOOKUPS = 7
+
+
+def gather_program(footprint: int, rng: np.random.Generator):
+    """Monte-Carlo lookups: random 4-byte loads from a `footprint`-byte table at A, the result stored to B."""
+
+    def warp_program(gid: np.ndarray, tid: np.ndarray) -> list[tuple[int, int, int, int, np.ndarray]]:
+        loads = [
+            (0x10, 1, 1, 4, A + 4 * rng.integers(0, footprint // 4, size=gid.shape)) for _ in range(GATHER_LOOKUPS)
+        ]
+        return [*loads, (0x20, 1, 2, 4, B + 4 * gid)]
+
+    return warp_program
+
+
+def strided_rows(footprint: int) -> int:
+    """n of the n x n float matrix that fills `footprint` bytes, a multiple of 32 (whole warps of rows)."""
+    return max(32, int((footprint // 4) ** 0.5) // 32 * 32)
+
+
+def mix_records(blocks: int, program) -> np.ndarray:
+    """`program(gid, tid)` for every warp of `blocks` blocks of 8 warps, 264 blocks resident at a time."""
     lane = np.arange(32)
     out = []
     for wave in range(0, blocks, RESIDENT):
@@ -52,15 +80,47 @@ def generate(blocks: int) -> np.ndarray:
         tid = (np.arange(WARPS)[None, :, None] * 32 + lane[None, None, :]).repeat(len(b), 0)
         gid = b[:, None, None] * 32 * WARPS + tid
         for pc, code, access, size, addr in program(gid, tid):
-            r = np.zeros(len(b) * WARPS, dtype=RECORD_DTYPE)
-            r["type"], r["space"] = (2, 1) if code == 9 else (1, code)
-            r["access"], r["size"], r["pc"] = access, size, pc
-            r["warp"] = np.tile(np.arange(WARPS), len(b))
-            r["block"] = b.repeat(WARPS)
-            r["active_mask"] = 0xFFFFFFFF
-            r["addr"] = addr.reshape(-1, 32)
-            out.append(r)
+            out.append(records(b, code, access, size, pc, addr))
     return np.concatenate(out)
+
+
+def records(b: np.ndarray, code: int, access: int, size: int, pc: int, addr: np.ndarray) -> np.ndarray:
+    """One instruction issued by every warp of blocks `b`; `addr` holds (blocks, warps, 32) lane addresses."""
+    r = np.zeros(len(b) * WARPS, dtype=RECORD_DTYPE)
+    r["type"], r["space"] = (2, 1) if code == 9 else (1, code)
+    r["access"], r["size"], r["pc"] = access, size, pc
+    r["warp"] = np.tile(np.arange(WARPS), len(b))
+    r["block"] = b.repeat(WARPS)
+    r["active_mask"] = 0xFFFFFFFF
+    r["addr"] = addr.reshape(-1, 32)
+    return r
+
+
+def strided_records(blocks: int, footprint: int) -> np.ndarray:
+    """One thread per row of the n x n matrix (n / 256 blocks, all resident); the loop over columns j runs
+    as long as it takes to give about 64 * `blocks` records (at most n columns)."""
+    n = strided_rows(footprint)
+    b = np.arange((n + 32 * WARPS - 1) // (32 * WARPS))
+    tid = (np.arange(WARPS)[None, :, None] * 32 + np.arange(32)[None, None, :]).repeat(len(b), 0)
+    gid = b[:, None, None] * 32 * WARPS + tid
+    row = np.minimum(gid, n - 1)  # a partial last block repeats the last row rather than leave the matrix
+    columns = max(1, min(n, 64 * blocks // (len(b) * WARPS)))
+    return np.concatenate([records(b, 1, 1, 4, 0x10, A + 4 * (row * n + j)) for j in range(columns)])
+
+
+def generate(blocks: int, pattern: str = "mix", footprint_mb: int = 256) -> np.ndarray:
+    footprint = footprint_mb << 20
+    if footprint > 1 << 30:
+        raise SystemExit("--footprint-mb: at most 1024 (the benchmark's allocations are 1 GiB)")
+    if pattern == "gather":
+        return mix_records(blocks, gather_program(footprint, np.random.default_rng(14)))
+    if pattern == "strided":
+        return strided_records(blocks, footprint)
+    return mix_records(blocks, program)
+
+
+def grid_blocks(recs: np.ndarray) -> int:
+    return int(recs["block"].max()) + 1
 
 
 STEPS = ("ids", "new-pcs", "route", "blocks", "global")
@@ -72,7 +132,7 @@ def step_seconds(e) -> dict[str, object]:
 
 
 def measure(
-    recs: np.ndarray, blocks: int, workers: int, repeat: int, warm: bool = False
+    recs: np.ndarray, workers: int, repeat: int, warm: bool = False
 ) -> tuple[float, float, int, dict[str, object]]:
     """Best wall time, best process CPU time (all threads), peak shadow bytes over `repeat` runs, and the step
     split of the best run. Cold: the launch is the engine's first, so every shadow page is faulted in during
@@ -84,7 +144,7 @@ def measure(
         for base in (A, B, C):
             e.add_allocation(base, 1 << 30)
         for launch in range(2 if warm else 1):
-            e.begin_launch(launch, 0, [blocks, 1, 1], [32 * WARPS, 1, 1], 0)
+            e.begin_launch(launch, 0, [grid_blocks(recs), 1, 1], [32 * WARPS, 1, 1], 0)
             before = step_seconds(e)
             t0, c0 = time.perf_counter(), time.process_time()
             for s in range(0, len(recs), 1 << 16):
@@ -118,7 +178,7 @@ def step_lines(steps: dict[str, object], workers: int) -> list[str]:
     ]
 
 
-def independent(recs: np.ndarray, blocks: int, copies: int) -> float:
+def independent(recs: np.ndarray, copies: int) -> float:
     """Wall seconds for `copies` single-worker engines, each on its own thread with its own shadow and its own
     copy of `recs`, replaying at once (warm launch: each engine's first launch runs before the clock starts)."""
     engines, traces = [], [recs.copy() for _ in range(copies)]
@@ -133,7 +193,7 @@ def independent(recs: np.ndarray, blocks: int, copies: int) -> float:
         for launch in range(2):
             if launch == 1:
                 start.wait()
-            e.begin_launch(launch, 0, [blocks, 1, 1], [32 * WARPS, 1, 1], 0)
+            e.begin_launch(launch, 0, [grid_blocks(mine), 1, 1], [32 * WARPS, 1, 1], 0)
             for s in range(0, len(mine), 1 << 16):
                 e.consume(mine[s : s + (1 << 16)])
             e.end_launch()
@@ -159,11 +219,17 @@ def main() -> int:
         help="also run N single-worker engines side by side, each on 1/N of the blocks (e.g. 1,4,8,16): "
         "a split with no communication at all, the ceiling for N workers on this machine",
     )
+    ap.add_argument("--pattern", choices=("mix", "gather", "strided"), default="mix")
+    ap.add_argument("--footprint-mb", type=int, default=256, help="table / matrix size of gather and strided")
     args = ap.parse_args()
-    recs = generate(args.blocks)
+    if args.footprint_mb < 1:
+        ap.error("--footprint-mb: at least 1")
+    recs = generate(args.blocks, args.pattern, args.footprint_mb)
     lanes = int((recs["type"] == 1).sum()) * 32
     print(
-        f"trace: {len(recs):,} records, {lanes:,} lane-accesses, {recs.nbytes / 2**20:.0f} MiB; "
+        f"trace ({args.pattern}"
+        + (f", {args.footprint_mb} MB footprint" if args.pattern != "mix" else "")
+        + f"): {len(recs):,} records, {lanes:,} lane-accesses, {recs.nbytes / 2**20:.0f} MiB; "
         f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}"
     )
     for warm in (False, True):
@@ -174,7 +240,7 @@ def main() -> int:
         )
         base = None
         for w in [int(x) for x in args.workers.split(",")]:
-            t, cpu, shadow, steps = measure(recs, args.blocks, w, args.repeat, warm)
+            t, cpu, shadow, steps = measure(recs, w, args.repeat, warm)
             base = base or t
             print(
                 f"  workers {w:2d}: {len(recs) / t / 1e6:6.2f} M records/s  {lanes / t / 1e6:7.1f} M lane-accesses/s "
@@ -189,9 +255,9 @@ def main() -> int:
         )
         single = None  # lane-accesses/s of one engine alone (needs 1 in the list)
         for n in [int(x) for x in args.independent.split(",")]:
-            share = recs if n == 1 else generate(args.blocks // n)
+            share = recs if n == 1 else generate(args.blocks // n, args.pattern, args.footprint_mb)
             share_lanes = int((share["type"] == 1).sum()) * 32
-            rate = n * share_lanes / min(independent(share, args.blocks // n, n) for _ in range(2))
+            rate = n * share_lanes / min(independent(share, n) for _ in range(2))
             if n == 1:
                 single = rate
             print(

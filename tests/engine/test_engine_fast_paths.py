@@ -1,8 +1,8 @@
 """The engine's per-lane shortcuts (docs/engine.md, "Per-lane cost") against the sequential Python model:
-contiguous lanes (closed-form sectors), one-chunk records indexed straight into a region's shadow page,
+contiguous lanes (closed-form sectors), scattered lanes in distinct sectors (no sort), one-chunk records indexed straight into a region's shadow page,
 runs of equal outcomes folded before the edge buffer. The trace is built to sit on their edges: allocations
 whose base is not 1 KiB aligned (a chunk straddles two shadow pages of the region, or its end), contiguous,
-reversed, permuted and overlapping lanes, sizes 1 to 16 at unaligned addresses, partial masks, and records
+reversed, permuted, scattered (a gather, with and without two lanes in one sector) and overlapping lanes, sizes 1 to 16 at unaligned addresses, partial masks, and records
 that run off the end of an allocation into untracked memory."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def fast_path_trace(seed: int, n: int = 1200) -> np.ndarray:
     lanes = np.arange(32)
     size = recs["size"].astype(np.int64)[:, None]
     order = np.empty((n, 32), dtype=np.int64)
-    pattern = rng.integers(0, 5, n)
+    pattern = rng.integers(0, 7, n)
     for i in range(n):
         if pattern[i] == 0:
             order[i] = lanes[::-1]  # reversed: sorted only after the sort
@@ -41,6 +41,10 @@ def fast_path_trace(seed: int, n: int = 1200) -> np.ndarray:
             order[i] = rng.permutation(32)
         elif pattern[i] == 2:
             order[i] = lanes // 2  # pairs of lanes on one address (same issue)
+        elif pattern[i] >= 5:
+            order[i] = rng.choice(SIZE // 64, 32, replace=False)  # a gather: lanes far apart, out of order
+            if pattern[i] == 6:  # ... but one lane in the sector of (or on) another's footprint
+                order[i][rng.integers(1, 32)] = order[i][0] + rng.integers(0, 2)
         else:
             order[i] = lanes  # contiguous
     # start anywhere in (and a little beyond) the allocation, at any byte offset

@@ -97,6 +97,7 @@ struct Engine::Impl {
   template <unsigned kSpace>
   void replay_space(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk);
   void replay_record(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk);
+  void prefetch_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, size_t& hint);
   void phase4(const RlRecord* recs, size_t n, unsigned w);
 
   // Walks what phase 2 routed to owner `w`, in record order: piece k of the batch was routed by worker

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -86,6 +87,15 @@ class Budget {
     }
   }
   void give(uint64_t bytes) { used_.fetch_sub(bytes, std::memory_order_relaxed); }
+  // Memory the kernel holds for the shadow beyond the charged pages (a block made whole ahead of its touches):
+  // granted only while charged + held stays within the limit; never reported, never an error.
+  bool hold(uint64_t bytes) {
+    const uint64_t now = held_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
+    if (used() + now <= limit_) return true;
+    held_.fetch_sub(bytes, std::memory_order_relaxed);
+    return false;
+  }
+  void release(uint64_t bytes) { held_.fetch_sub(bytes, std::memory_order_relaxed); }
   uint64_t used() const { return used_.load(std::memory_order_relaxed); }
   uint64_t peak() const { return peak_.load(std::memory_order_relaxed); }
 
@@ -93,6 +103,7 @@ class Budget {
   uint64_t limit_;
   std::atomic<uint64_t> used_{0};
   std::atomic<uint64_t> peak_{0};
+  std::atomic<uint64_t> held_{0};
 };
 
 // Sparse shadow: page key -> 4 KiB page of entries. Used by one worker at a time (never shared).
@@ -174,11 +185,14 @@ class RegionShadow {
     shadow_ = reinterpret_cast<Entry*>(aligned);
     touched_ = std::vector<std::atomic<uint64_t>>((bytes_ / kPageBytes + 63) / 64);
     advised_.assign(bytes_ / kHugeBytes, false);
+    blocks_ = bytes_ / kHugeBytes;
+    dense_.reset(new std::atomic<uint8_t>[blocks_ + 1]());
   }
   RegionShadow(const RegionShadow&) = delete;
   ~RegionShadow() {
     if (shadow_) munmap(shadow_, bytes_);
     budget_->give(committed_.load());
+    budget_->release(held_.load());
   }
   uint64_t base() const { return base_; }
   uint64_t size() const { return size_; }
@@ -190,6 +204,8 @@ class RegionShadow {
     lo = first_ + p * kPageEntries;
     hi = std::min(lo + kPageEntries, first_ + count_);
   }
+  // Where granule's entry lives, without committing or charging its page (a prefetch target).
+  const Entry* slot(uint64_t granule) const { return shadow_ + (granule - first_); }
   Entry* entry(uint64_t granule) {
     uint64_t i = granule - first_;
     uint64_t page = i / kPageEntries;
@@ -200,6 +216,7 @@ class RegionShadow {
       budget_->take(kPageBytes);
       if (page % kPopulatePages == 0 && page > 0 && touched(page - 1)) populate_ahead(page);
       if (page % kHugePages == kHugePages / 2 && huge_pages_enabled()) advise_ahead(page / kHugePages);
+      if (huge_pages_enabled()) note_scattered_touch(page / kHugePages);
     }
     return shadow_ + i;
   }
@@ -209,7 +226,7 @@ class RegionShadow {
   // The advice covers one block, and each time the stream reaches the end of what was advised, as many blocks
   // again as the stream has run so far (doubling, at most kMaxAdviceBlocks): every madvise call stalls all
   // faulting threads of the process (it changes the mapping), so a long stream makes a handful of calls, not
-  // one per 2 MiB. Sparse patterns keep 4 KiB pages (and the budget's accounting); a dense stream may hold,
+  // one per 2 MiB. Sparse patterns keep 4 KiB pages (see note_scattered_touch); a dense stream may hold,
   // beyond the pages charged, up to the advised span ahead of it (no longer than the stream behind it).
   // Best effort: without THP the advice does nothing. REUSELENS_SHADOW_THP=0 turns it off (to measure what it
   // buys: benchmarks/engine.py).
@@ -242,6 +259,33 @@ class RegionShadow {
     (void)block;
 #endif
   }
+  // Scattered first touches (a gather, a column walk): once kScatteredPages pages of a 2 MiB block of shadow are
+  // touched, the rest of the block will most likely follow, one page fault each (about 4 us apiece in a VM, most
+  // of a cold gather's time) and one TLB entry each (a gather over 1 GiB of shadow missed the TLB on every lane).
+  // The block is collapsed into a huge page at once (MADV_COLLAPSE, Linux 6.1), or where the kernel cannot, its
+  // pages are populated in one call. Pages stay charged as they are touched, so reported figures do not change;
+  // what the kernel holds beyond them is taken from the budget's headroom (Budget::hold), never past the limit.
+  static constexpr uint64_t kScatteredPages = 32;
+  void note_scattered_touch(uint64_t block) {
+    if (block >= blocks_ || dense_[block].load(std::memory_order_relaxed)) return;
+    uint64_t count = 0;
+    for (uint64_t w = block * kHugePages / 64; w < (block + 1) * kHugePages / 64; ++w)
+      count += uint64_t(__builtin_popcountll(touched_[w].load(std::memory_order_relaxed)));
+    if (count < kScatteredPages || dense_[block].exchange(1)) return;
+    {
+      std::lock_guard<std::mutex> lock(advice_mu_);  // once per block
+      if (advised_[block]) return;                   // a stream's block: huge from its first fault already
+    }
+    const uint64_t extra = (kHugePages - std::min(count, kHugePages)) * kPageBytes;
+    if (!budget_->hold(extra)) return;
+    held_ += extra;
+    char* p = reinterpret_cast<char*>(shadow_) + block * kHugeBytes;
+    constexpr int kMadvCollapse = 25;  // MADV_COLLAPSE: in the kernel's headers, not in older glibc's
+    if (madvise(p, kHugeBytes, kMadvCollapse) == 0) return;
+#ifdef MADV_POPULATE_WRITE
+    madvise(p, kHugeBytes, MADV_POPULATE_WRITE);
+#endif
+  }
   // Streaming access (first touch of a group of kPopulatePages shadow pages while the page before the group is
   // in use): ask the kernel for the whole group in one call instead of one page fault each (page faults were a third of
   // the single-worker time on a streaming trace). Only pages that are actually touched are charged to the budget (as
@@ -263,16 +307,20 @@ class RegionShadow {
   void reset() {
     if (shadow_) madvise(shadow_, bytes_, MADV_DONTNEED);
     for (auto& w : touched_) w.store(0);
+    for (uint64_t b = 0; b < blocks_; ++b) dense_[b].store(0);
     budget_->give(committed_.exchange(0));
+    budget_->release(held_.exchange(0));
   }
 
  private:
-  uint64_t base_, size_, first_, count_ = 0, bytes_ = 0;
+  uint64_t base_, size_, first_, count_ = 0, bytes_ = 0, blocks_ = 0;
   Budget* budget_;
   Entry* shadow_ = nullptr;
   std::vector<std::atomic<uint64_t>> touched_;
   std::atomic<uint64_t> committed_{0};
   std::mutex advice_mu_;
+  std::atomic<uint64_t> held_{0};                  // bytes held from the budget's headroom (note_scattered_touch)
+  std::unique_ptr<std::atomic<uint8_t>[]> dense_;  // per 2 MiB block of shadow: collapsed or populated already
   std::vector<bool> advised_;  // per 2 MiB block of shadow: advised MADV_HUGEPAGE (advise_ahead, advice_mu_)
 };
 

@@ -198,15 +198,35 @@ void Engine::Impl::replay_record(const RlRecord& r, const Ctx& c, uint32_t mask,
   }
 }
 
+// Irregular records (lanes in several chunks: gathers, column walks) touch one shadow line per lane, spread over
+// the whole shadow: replayed one after another, every lane waits for its own cache (and TLB) miss. Asking for the
+// lines of a record ahead lets the misses overlap. Coalesced records (one chunk) need no help: their lanes share
+// a few consecutive lines. Only mapped region shadow is asked for; nothing is charged or committed here.
+void Engine::Impl::prefetch_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, size_t& hint) {
+  if (r.type != RL_REC_MEM || r.space != RL_SPACE_GLOBAL || (c.flags & kOneChunk)) return;
+  for (uint32_t m = mask; m; m &= m - 1) {
+    uint64_t g = r.addr[__builtin_ctz(m)] >> 2;
+    if (const RegionShadow* reg = find_region(g, hint)) __builtin_prefetch(reg->slot(g), 1);
+  }
+}
+
 void Engine::Impl::phase4(const RlRecord* recs, size_t n, unsigned w) {
   Worker& wk = *workers[w];
+  constexpr size_t kAhead = 2;
   if (W == 1) {
+    size_t hint = 0;
     for (size_t i = 0; i < n; ++i) {
+      if (i + kAhead < n) prefetch_lanes(recs[i + kAhead], ctx[i + kAhead], recs[i + kAhead].active_mask, hint);
       const RlRecord& r = recs[i];
       if (r.type == RL_REC_MEM && r.space == RL_SPACE_GLOBAL) replay_record(r, ctx[i], r.active_mask, 0, wk);
     }
   } else {
-    for_each_routed<true>(&Worker::by_chunk, n, w, recs, [&](const Item& it, Routed<Item>&, uint32_t) {
+    size_t hint = 0;
+    for_each_routed<true>(&Worker::by_chunk, n, w, recs, [&](const Item& it, Routed<Item>& list, uint32_t x) {
+      if (x + kAhead < list.items.size()) {  // the walk asked for that record's lines kAhead items ago
+        const Item& ahead = list.items[x + kAhead];
+        prefetch_lanes(recs[ahead.index], ctx[ahead.index], ahead.mask, hint);
+      }
       const RlRecord& r = recs[it.index];
       Ctx full = ctx[it.index];
       full.sync = (*workers[piece_map[it.index / kPiece].worker]).by_block[block_owner(r.block, W)].sync[it.slot];
