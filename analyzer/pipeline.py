@@ -171,7 +171,7 @@ def build_report(
     """Analyse a run directory and (by default) write RUN/report.json. Returns the report dict. One kernel entry
     per kernel, or per kernel and launch configuration with ``split_configurations``."""
     from reuselens.analyzer.graph import annotate_kernel
-    from reuselens.analyzer.patterns import DEFAULT_SETTINGS, find_findings
+    from reuselens.analyzer.patterns import DEFAULT_SETTINGS, find_report_findings
     from reuselens.analyzer.report import VERSION as REPORT_VERSION
     from reuselens.analyzer.report import save
 
@@ -188,8 +188,8 @@ def build_report(
         annotate_kernel(kernel)
     _attach_sources(run, kernels, prefix_map or {}, notes, progress)
     progress("find patterns")
-    for kernel in kernels:
-        kernel["findings"] = find_findings(kernel, effective)
+    for kernel, findings in zip(kernels, find_report_findings(kernels, effective)):
+        kernel["findings"] = findings
     manifest = run.manifest
     report = {
         "format": "reuselens-report",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from reuselens.analyzer.errors import ReportError, SettingsError
-from reuselens.analyzer.patterns import find_findings
+from reuselens.analyzer.patterns import find_report_findings
 from reuselens.analyzer.patterns.settings import BY_KEY, resolve_settings
 
 
@@ -42,7 +42,6 @@ def with_thresholds(report: dict[str, Any], requested: dict[str, float]) -> dict
     if not changed:
         return report
     settings = {**recorded_settings(report), **changed}
-    findings = []
     for kernel in report.get("kernels", []):
         if (
             not isinstance(kernel, dict)
@@ -55,7 +54,7 @@ def with_thresholds(report: dict[str, Any], requested: dict[str, float]) -> dict
                 "to re-derive its findings from; analyse the run directory again "
                 "(reuselens analyze RUN_DIR with the options)"
             )
-        findings.append(find_findings(kernel, settings))
+    findings = find_report_findings(report.get("kernels", []), settings)
     for kernel, kernel_findings in zip(report["kernels"], findings):
         kernel["findings"] = kernel_findings
     report["settings"] = settings

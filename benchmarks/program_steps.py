@@ -187,12 +187,17 @@ _TIMING = re.compile(
 )
 
 
+# An absolute path: the original and the variant run from different folders, and many apps print their
+# argv[0] ("/tmp/x/original/app Starting..."); a path is never a result.
+_PATH = re.compile(r"(?<![\w.])/(?:[\w.+-]+/)+[\w.+-]*")
+
+
 def comparable_output(text: str, volatile: set[int] = frozenset()) -> list[str]:
-    """The output's lines with the numbers masked on timing lines and on the lines (by index) that differed
-    between two runs of the unchanged program, so only results are compared."""
+    """The output's lines with absolute paths masked, and the numbers masked on timing lines and on the lines
+    (by index) that differed between two runs of the unchanged program, so only results are compared."""
     out = []
     for index, line in enumerate(text.splitlines()):
-        line = line.rstrip()
+        line = _PATH.sub("<path>", line.rstrip())
         if index in volatile or _TIMING.search(line):
             line = _NUMBER.sub("#", line)
         out.append(line)

@@ -2,6 +2,8 @@
 
 Public API:
     find_findings(kernel, settings=None) -> list of finding objects (docs/report-format.md `findings`)
+    find_report_findings(kernels, settings=None) -> the same for every kernel of a report, barrier lines that
+        one kernel keeps kept in all (what the pipeline uses)
     PATTERNS: pattern id -> short title (docs/patterns.md has one section per id, anchored by the id)
     DEFAULT_SETTINGS: the thresholds of docs/settings.md with the paper's values
 
@@ -34,7 +36,7 @@ from reuselens.analyzer.patterns.finding import Draft, finalize
 from reuselens.analyzer.patterns.settings import DEFAULT_SETTINGS, resolve_settings
 from reuselens.analyzer.patterns.view import KernelView
 
-__all__ = ["find_findings", "PATTERNS", "DEFAULT_SETTINGS"]
+__all__ = ["find_findings", "find_report_findings", "PATTERNS", "DEFAULT_SETTINGS"]
 
 
 class Rule(Protocol):
@@ -84,10 +86,23 @@ def _remove_overlaps(drafts: list[Draft]) -> list[Draft]:
     return kept
 
 
-def find_findings(kernel: dict[str, Any], settings: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """The findings of one report.json kernel, ranked; raises SettingsError / ReportError on bad input."""
+def find_report_findings(kernels: list[dict[str, Any]], settings: dict[str, Any] | None = None) -> list[list[dict]]:
+    """The findings of every kernel of a report, in order. Unlike find_findings kernel by kernel, a barrier line
+    that one kernel keeps is kept in all (template instantiations share their source lines)."""
+    from reuselens.analyzer.patterns.barriers import kept_lines
+
+    pinned = frozenset(line for kernel in kernels for line in kept_lines(KernelView(kernel)))
+    return [find_findings(kernel, settings, pinned_barrier_lines=pinned) for kernel in kernels]
+
+
+def find_findings(
+    kernel: dict[str, Any], settings: dict[str, Any] | None = None, *, pinned_barrier_lines: frozenset = frozenset()
+) -> list[dict[str, Any]]:
+    """The findings of one report.json kernel, ranked; raises SettingsError / ReportError on bad input.
+    `pinned_barrier_lines`: barrier source lines other kernels of the run keep (find_report_findings)."""
     resolved = resolve_settings(settings)
     view = KernelView(kernel)
+    view.pinned_barrier_lines = pinned_barrier_lines
     drafts: list[Draft] = []
     for rule in RULES:
         drafts.extend(rule.find(view, resolved))

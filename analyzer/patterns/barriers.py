@@ -9,8 +9,12 @@ it ordered. A hitting set of those is kept:
      reuse, or that may lie between a hidden hand-over whose place program order cannot tell;
   2. then, while some reuse is left unordered, the barrier that orders the most of it (ties: the later one in
      (function, pc) order, the one nearest the consumers), a greedy hitting set that is deterministic.
-Every other executed block or warp barrier is reported as removable; together they form one set that can go at
-once, and each finding names the rest of the set and the kept barriers it relies on. The finding has no memory
+A developer deletes source lines, not barrier instances: every copy of a line (an unrolled loop's barrier) stays
+when one copy stays, and so does a line that another kernel of the run keeps (`pinned_lines`: template
+instantiations share their source; reduce7<int, 32> may not need the __syncthreads that reduce7<int, 256> does,
+as the GPU safety test showed on the cuda-samples reduction). Every other executed block or warp barrier is
+reported as removable; together they form one set that can go at once, and each finding names the rest of the
+set and the kept barriers it relies on. The finding has no memory
 PC; it names the barrier in its `barrier` field.
 """
 
@@ -76,6 +80,22 @@ def _written_by_user(barrier: dict[str, Any]) -> bool:
     return not inlined or name.startswith(_USER_BARRIERS)
 
 
+def source_line(barrier: dict[str, Any]) -> tuple | None:
+    """The source line a barrier is written on, the same for every kernel compiled from it (template
+    instantiations included): file, line and the inline chain's file:line pairs; None without line info."""
+    source = barrier.get("source") or {}
+    if not source.get("file") or not source.get("line"):
+        return None
+    return (source["file"], source["line"], tuple((i.get("file"), i.get("line")) for i in source.get("inline") or ()))
+
+
+def kept_lines(view: KernelView) -> set[tuple]:
+    """The source lines of the barriers this kernel keeps, to pin them in the other kernels of the run."""
+    index = BarrierIndex(view.barriers)
+    kept = _kept(index, barrier_orders(view, index))
+    return {line for key in kept if (line := source_line(index.by_key[key])) is not None}
+
+
 def _kept(index: BarrierIndex, orders: list[Order]) -> set[BarrierKey]:
     """The barriers that stay: those that are not the developer's to remove, those the profile cannot judge,
     every barrier an order needs alone or may need where program order cannot tell, then a greedy hitting set
@@ -116,6 +136,8 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     index = BarrierIndex(view.barriers)
     orders = barrier_orders(view, index)
     kept = _kept(index, orders)
+    if view.pinned_barrier_lines:
+        kept |= {key for key, b in index.by_key.items() if source_line(b) in view.pinned_barrier_lines}
     removable = sorted(key for key in index.by_key if key not in kept)
     relies_on: dict[BarrierKey, set[BarrierKey]] = defaultdict(set)
     for order in orders:

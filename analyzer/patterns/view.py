@@ -138,6 +138,8 @@ class KernelView:
             if not isinstance(kernel.get(key), list):
                 raise ReportError(f"kernel {kernel.get('mangled', '?')}: '{key}' is missing or not a list")
         self.raw = kernel
+        # Barrier source lines another kernel of the run keeps (patterns.barriers, find_report_findings).
+        self.pinned_barrier_lines: frozenset[tuple] = frozenset()
         self.nodes: dict[int, Node] = {}
         for entry in kernel["nodes"]:
             node = Node(int(entry["id"]), entry)

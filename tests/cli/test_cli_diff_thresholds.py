@@ -148,7 +148,7 @@ def test_a_threshold_equal_to_the_recorded_one_keeps_the_saved_findings(capsys, 
     def must_not_rederive(*args, **kwargs):
         raise AssertionError("findings re-derived although no threshold changed")
 
-    monkeypatch.setattr("reuselens.analyzer.rederive.find_findings", must_not_rederive)
+    monkeypatch.setattr("reuselens.analyzer.rederive.find_report_findings", must_not_rederive)
     # the value it was made with: nothing to re-derive, the saved findings are printed
     assert _findings_json(capsys, run_dir / "report.json", "--delta", "0.8")
 

@@ -154,3 +154,28 @@ def test_a_copy_of_an_unrolled_barrier_is_not_removable_while_another_copy_of_it
     # the same two barriers on two lines: the second is removable
     kernel["barriers"][1]["source"] = {**kernel["barriers"][1]["source"], "line": 13}
     assert [f["barrier"]["pc"] for f in removable(kernel)] == [0x280]
+
+
+def test_a_line_another_instantiation_keeps_is_not_removable():
+    """cuda-samples reduce7<int, 32> (one warp per block) needs no __syncthreads at reduction_kernel.cu:496,
+    reduce7<int, 256> does; deleting the line for the first broke the second (racecheck: 100 hazards, on the
+    GPU). The report's kernels are judged together."""
+    from reuselens.analyzer.patterns import find_report_findings
+
+    k = KernelBuilder(mangled="_Z7reduce7ILj256EEvPi")
+    store = k.node("shared", "write", executions=512, pc=0x100, line=493)
+    k.edge(store, 0, "cold")
+    load = k.node("shared", "read", executions=512, pc=0x200, line=501)
+    k.edge(load, store, "block")
+    k.barrier(0x180, line=496, spans=[(load, store)])
+    wide = k.build()
+    k = KernelBuilder(mangled="_Z7reduce7ILj32EEvPi", block=(32, 1, 1))
+    store = k.node("shared", "write", executions=100, lanes=1, pc=0x100, line=493)
+    k.edge(store, 0, "cold")
+    load = k.node("shared", "read", executions=100, lanes=1, pc=0x200, line=501)
+    k.edge(load, store, "thread")
+    k.barrier(0x180, spanned=0, line=496)
+    narrow = k.build()
+    assert [f["pattern"] for f in find_findings(narrow) if f["pattern"] == "removable-barrier"]  # alone: removable
+    wide_findings, narrow_findings = find_report_findings([wide, narrow])
+    assert "removable-barrier" not in [f["pattern"] for f in wide_findings + narrow_findings]

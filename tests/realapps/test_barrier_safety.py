@@ -202,6 +202,14 @@ def test_timings_differ_results_do_not():
     assert not same and why == "line 5: expected 'sum = 4096', got 'sum = 4095'"
 
 
+def test_the_programs_own_path_is_no_result():
+    """cuda-samples print argv[0]; the variant runs from another folder (seen on the GPU with reduction)."""
+    original = "/tmp/bs/cs_reduction/original/cs_reduction Starting...\nresult = 42\n"
+    variant = "/tmp/bs/cs_reduction/removal0/cs_reduction Starting...\nresult = 42\n"
+    assert program_steps.same_output((original, original), variant) == (True, "")
+    assert not program_steps.same_output((original, original), variant.replace("42", "41"))[0]
+
+
 def _removal(hazards=(0, 0), errors=(0, 0), same=True):
     return {
         "racecheck": {
