@@ -38,14 +38,18 @@ class RunSass:
         self._missing: list[str] = []  # why SASS could not be had (nvdisasm absent, a CUBIN unreadable)
         self._lock = threading.Lock()  # the server may warm the cache in a thread while a hover asks
 
-    def text(self, kernel: dict[str, Any], node: dict[str, Any]) -> str | None:
-        """The instruction's SASS; None without nvdisasm, without the module's CUBIN, or outside the code."""
+    def text(self, kernel: dict[str, Any], node: dict[str, Any], wait: bool = True) -> str | None:
+        """The instruction's SASS; None without nvdisasm, without the module's CUBIN, or outside the code. With
+        wait=False, also None while another thread disassembles (a hover must not wait for nvdisasm; busy()
+        says so)."""
         if "sass" in node:
             return node["sass"]
         module, function, pc = kernel.get("module"), node.get("function"), node.get("pc")
         if not isinstance(module, str) or not isinstance(function, str) or not isinstance(pc, int):
             return None
-        with self._lock:
+        if not self._lock.acquire(blocking=wait):
+            return None
+        try:
             mapper = self._prepare(module)
             if mapper is None:
                 return None
@@ -53,6 +57,15 @@ class RunSass:
                 return mapper.sass(module, function, pc)
             except ReuseLensError:  # the module's CUBIN is missing or unreadable: no SASS, as before
                 return None
+        finally:
+            self._lock.release()
+
+    def busy(self) -> bool:
+        """Another thread holds the disassembler (the server's background warm-up)."""
+        if self._lock.acquire(blocking=False):
+            self._lock.release()
+            return False
+        return True
 
     def why_missing(self) -> list[str]:
         """The reasons SASS was not available for the modules asked for so far, one sentence each (the

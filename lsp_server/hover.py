@@ -12,6 +12,13 @@ from reuselens.lsp_server.format import SCOPE_GROUPS, format_bytes, mean
 from reuselens.lsp_server.model import NodeRef, RunResults
 from reuselens.lsp_server.paths import path_to_uri
 
+# A line can hold a hundred PCs (a comparator inlined into every unrolled step of several kernels: 123 on one
+# line of the cuda-samples sorting networks, an 80 KB hover). The hover shows each kernel's heaviest PCs and
+# sums the rest, names at most this many origins per PC, and details at most this many kernels.
+MAX_PC_ROWS = 6
+MAX_ORIGINS = 3
+MAX_KERNELS = 4
+
 
 def _pct(part: int, total: int) -> str:
     return f"{100 * part / total:.0f}%" if total and part else "–"
@@ -32,7 +39,17 @@ def _origin_links(ref: NodeRef, results: RunResults) -> str:
         if where:
             link = f"[{md.text(os.path.basename(where[0]))}:{where[1]}]({path_to_uri(where[0])}#L{where[1]})"
             weights[link] += int(edge.get("bytes", 0))
-    return ", ".join(sorted(weights, key=lambda k: -weights[k])) or "–"
+    ranked = sorted(weights, key=lambda k: -weights[k])
+    more = f" +{len(ranked) - MAX_ORIGINS} more" if len(ranked) > MAX_ORIGINS else ""
+    return ", ".join(ranked[:MAX_ORIGINS]) + more or "–"
+
+
+def _rest_row(rest: list[NodeRef], columns: int) -> str:
+    """One row summing the PCs left out of the table."""
+    executions = sum(int(r.node.get("executions", 0)) for r in rest)
+    nbytes = sum(int(r.node.get("bytes", 0)) for r in rest)
+    cells = [f"+{len(rest)} more PCs", "", str(executions), format_bytes(nbytes)] + [""] * (columns - 4)
+    return "| " + " | ".join(cells) + " |"
 
 
 def _scope_cells(ref: NodeRef, results: RunResults) -> list[str]:
@@ -111,8 +128,14 @@ def markdown(results: RunResults, path: str, line: int) -> str | None:
     by_kernel: dict[str, list[NodeRef]] = defaultdict(list)
     for ref in sorted(refs, key=lambda r: (r.kernel.get("id", ""), r.node.get("pc", 0))):
         by_kernel[ref.kernel.get("id", "")].append(ref)
-    for group in by_kernel.values():
+    groups = sorted(by_kernel.values(), key=lambda g: -sum(int(r.node.get("bytes", 0)) for r in g))
+    for group in groups[:MAX_KERNELS]:
         kernel = group[0].kernel
+        # heaviest PCs first; the table keeps PC order among them
+        shown = sorted(
+            sorted(group, key=lambda r: -int(r.node.get("bytes", 0)))[:MAX_PC_ROWS], key=lambda r: r.node.get("pc", 0)
+        )
+        rest = [r for r in group if r not in shown]
         # A blank line ends the previous kernel's table: without it Markdown reads this header as a table row.
         parts.append(
             ("\n" if parts else "")
@@ -123,17 +146,26 @@ def markdown(results: RunResults, path: str, line: int) -> str | None:
         scopes = " | ".join(g for g, _ in SCOPE_GROUPS)
         parts.append(f"| PC | access | executions | bytes | {scopes} | reuse origins |")
         parts.append("|" + "---|" * (5 + len(SCOPE_GROUPS)))
-        parts.extend(_reuse_row(ref, results) for ref in group)
+        parts.extend(_reuse_row(ref, results) for ref in shown)
+        if rest:
+            parts.append(_rest_row(rest, 5 + len(SCOPE_GROUPS)))
         parts.append("\n| PC | lanes | addresses | sectors | wavefronts |\n|---|---|---|---|---|")
-        parts.extend(_efficiency_row(ref.node) for ref in group)
-        chains = {_inline_chain(r.node, results) for r in group} - {""}
+        parts.extend(_efficiency_row(ref.node) for ref in shown)
+        chains = {_inline_chain(r.node, results) for r in shown} - {""}
         parts.extend(f"\n{chain}" for chain in sorted(chains))
-        texts = [(r.node.get("pc", 0), results.sass.text(r.kernel, r.node)) for r in group]
+        texts = [(r.node.get("pc", 0), results.sass.text(r.kernel, r.node, wait=False)) for r in shown]
         sass = [f"/*{pc:04x}*/ {text}" for pc, text in texts if text]
         if sass:
             parts.append("\n" + md.code_block("\n".join(sass), "sass"))
+        elif results.sass.busy():
+            parts.append("\n" + md.text("SASS: the run's modules are being disassembled; hover again in a moment."))
         elif why := results.sass.why_missing():
             parts.append("\n" + md.text(f"No SASS: {why[0]}"))
+    if len(groups) > MAX_KERNELS:
+        others = ", ".join(
+            md.code(g[0].kernel.get("name") or g[0].kernel.get("mangled") or "?") for g in groups[MAX_KERNELS:]
+        )
+        parts.append(f"\nAlso on this line: {others}.")
     findings = [f for f in results.findings_by_file.get(path, []) if f.line == line]
     if findings:
         parts.append(

@@ -281,6 +281,51 @@ def test_hover_shows_the_inline_chain_innermost_first():
     )
 
 
+def test_a_line_of_a_hundred_pcs_gets_a_bounded_hover():
+    """cuda-samples sortingNetworks: the inlined comparator puts 123 PCs of 3 kernels on one line (an 80 KB hover,
+    measured by benchmarks/lsp_realapps.py); the hover shows each kernel's heaviest PCs and sums the rest."""
+    from reuselens.lsp_server import hover
+    from reuselens.lsp_server.model import RunResults
+
+    kernels = []
+    for k in range(6):
+        nodes = [{"id": 0}]
+        edges = []
+        for i in range(1, 41):
+            nodes.append(
+                {
+                    "id": i,
+                    "space": "shared",
+                    "type": "read",
+                    "size": 4,
+                    "pc": 16 * i,
+                    "bytes": 1000 * i,
+                    "executions": i,
+                    "source": {"file": "/b/common.cuh", "line": 44},
+                }
+            )
+            edges += [{"from": i, "to": j, "label": "thread", "bytes": 10 + j} for j in range(41, 51)]
+        nodes += [
+            {
+                "id": j,
+                "space": "shared",
+                "type": "write",
+                "size": 4,
+                "pc": 16 * j,
+                "bytes": 4,
+                "executions": 1,
+                "source": {"file": "/b/common.cuh", "line": 100 + j},
+            }
+            for j in range(41, 51)
+        ]
+        kernels.append({"id": f"k{k}", "name": f"sort{k}(unsigned*)", "nodes": nodes, "edges": edges})
+    text = hover.markdown(RunResults({"kernels": kernels}, "/r/report.json", "d", {}), "/b/common.cuh", 44)
+    assert len(text.encode()) <= 20 * 1024
+    assert text.count("| +34 more PCs |") == hover.MAX_KERNELS
+    assert "`0x0280`" in text and "`0x0010`" not in text  # the heaviest PCs (40 is the heaviest), not the first
+    assert "Also on this line: `sort" in text and "+7 more" in text  # origins beyond three are counted
+
+
 def test_names_in_comments_and_strings_are_not_uses():
     lines = [
         "// the tile transpose: tile is read by column",
