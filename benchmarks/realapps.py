@@ -258,7 +258,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep-runs", action="store_true", help="keep every run directory (default: last round)")
     parser.add_argument("--manifest", default=str(MANIFEST))
     parser.add_argument("--check-only", action="store_true", help="check the staged sources and build; no GPU")
+    parser.add_argument(
+        "--modes",
+        default=",".join(MODES),
+        help="comma-separated subset of native,collect,full (default all; ratios need native)",
+    )
     args = parser.parse_args(argv)
+    modes = [m for m in MODES if m in args.modes.split(",")]
+    if not modes or set(args.modes.split(",")) - set(MODES):
+        raise SystemExit(f"realapps: --modes {args.modes!r}: expected a comma-separated subset of {','.join(MODES)}")
 
     manifest = load_manifest(Path(args.manifest))
     apps = manifest["apps"]
@@ -295,7 +303,7 @@ def main(argv: list[str] | None = None) -> int:
     for rnd in range(args.rounds):
         for app in runnable:
             argv = [str(built[app["name"]][0]), *app.get("args", [])]
-            for mode in MODES:
+            for mode in modes:
                 run_dir = out / "runs" / f"r{rnd}" / f"{app['name']}-{mode}"
                 if run_dir.exists():
                     shutil.rmtree(run_dir)
