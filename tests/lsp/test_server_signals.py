@@ -26,8 +26,9 @@ def alive(pid: int) -> bool:
         return False
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, "stdin closed"])
 def test_signal_to_the_server_stops_the_profiler_and_the_app(tmp_path, sig):
+    """Also when the editor goes away without a signal: its end of the server's stdin closes."""
     ws = tmp_path / "ws"
     ws.mkdir()
     settings = {
@@ -75,9 +76,14 @@ def test_signal_to_the_server_stops_the_profiler_and_the_app(tmp_path, sig):
             time.sleep(0.05)
         app_pid = int((tmp_path / "pid").read_text())
         # WHEN the server is told to stop while the app runs
-        server.send_signal(sig)
-        # THEN it ends with the signal's usual effect, and the app it started ended first
-        assert server.wait(timeout=30) == -sig
+        if sig == "stdin closed":
+            server.stdin.close()
+            assert server.wait(timeout=30) == 0
+        else:
+            server.send_signal(sig)
+            # THEN it ends with the signal's usual effect
+            assert server.wait(timeout=30) == -sig
+        # and the app it started ended first
         assert not alive(app_pid)
     finally:
         if server.poll() is None:
