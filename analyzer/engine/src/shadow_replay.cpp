@@ -130,9 +130,28 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
   BlockState* bs = global ? nullptr : &wk.block_state(r.block);
   const uint32_t warp_tid = uint32_t(r.warp) * 32;
   Run run;
+  // Runs of the record folded by outcome before they reach the EdgeBuffer: lanes often alternate between a few
+  // outcomes (a compare-exchange step of a sorting network: every other lane last saw its own thread, the others
+  // a neighbour), and one EdgeBuffer visit per distinct outcome costs less than one per run. Only sums, so the
+  // result does not depend on the folding.
+  constexpr unsigned kOutcomes = 8;
+  Run outcomes[kOutcomes];
+  unsigned n_outcomes = 0;
   auto flush = [&]() {
+    if (!run.accesses) return;
     if (kOneGranule) run.bytes = run.accesses * size;
-    flush_run(run, r, c, wk);
+    for (unsigned i = 0; i < n_outcomes; ++i) {
+      if (outcomes[i].code == run.code) {
+        outcomes[i].accesses += run.accesses;
+        outcomes[i].bytes += run.bytes;
+        return;
+      }
+    }
+    if (n_outcomes == kOutcomes) {
+      for (const Run& o : outcomes) flush_run(o, r, c, wk);
+      n_outcomes = 0;
+    }
+    outcomes[n_outcomes++] = run;
   };
   for (uint32_t m = mask; m; m &= m - 1) {
     unsigned lane = unsigned(__builtin_ctz(m));
@@ -164,6 +183,7 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
     }
   }
   flush();
+  for (unsigned i = 0; i < n_outcomes; ++i) flush_run(outcomes[i], r, c, wk);
 }
 
 template <unsigned kSpace>
