@@ -87,7 +87,7 @@ class WordWindow {
   }
   uint64_t words() const {
     uint64_t n = 0;
-    for (uint64_t b : bits_) n += popcount32(uint32_t(b)) + popcount32(uint32_t(b >> 32));
+    for (uint64_t b : bits_) n += b ? popcount64(b) : 0;
     return n;
   }
   // The largest number of words in one bank. The eight 32-bit slices of the window are added bank-wise into
