@@ -146,6 +146,27 @@ bool windowed_shared_figures(const RlRecord& r, unsigned per_group, SharedFigure
     const uint32_t lanes = r.active_mask >> g0 & group_lanes;
     if (!lanes) continue;
     group.clear();
+    if (r.size <= 4) {
+      // One word per lane unless a footprint crosses a word boundary (an unaligned access: the general loop);
+      // such a footprint cannot wrap around either.
+      uint64_t crossing = 0;
+      for (uint32_t m = lanes; m; m &= m - 1) {
+        const uint64_t a = r.addr[g0 + unsigned(__builtin_ctz(m))], w = (a >> 2) - base;
+        outside |= w;
+        crossing |= (a & 3) + last;
+        group.add(w);
+      }
+      if (crossing < 4) {
+        if (outside >= WordWindow::kWords) return false;
+        const uint64_t n = group.words();
+        f.pushed = popcount32(lanes);
+        f.wave = group.busiest_bank();
+        f.ideal = (n + 31) / 32;
+        f.distinct = n;
+        return true;  // one group: per_group is 32 up to 4 bytes
+      }
+      group.clear();
+    }
     for (uint32_t m = lanes; m; m &= m - 1) {
       const uint64_t a = r.addr[g0 + unsigned(__builtin_ctz(m))];
       const uint64_t w0 = (a >> 2) - base, w1 = ((a + last) >> 2) - base;
