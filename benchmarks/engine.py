@@ -1,7 +1,7 @@
 """Engine throughput: records/s and lane-accesses/s for 1 worker and scaling over workers, plus peak RSS.
 
 Usage: python benchmarks/engine.py [--blocks 16384] [--workers 1,2,4,8,16] [--repeat 3] [--independent 1,4,8,16]
-                                  [--pattern mix|gather|strided] [--footprint-mb 256]
+                                  [--pattern mix|gather|strided|shared] [--footprint-mb 256]
 
 The trace is generated, not recorded; warps of 264 resident blocks interleaved instruction by instruction, as a
 drain thread sees them. Every pattern has 8 instructions per warp, so --blocks N gives about 64 N records.
@@ -11,6 +11,10 @@ drain thread sees them. Every pattern has 8 instructions per warp, so --blocks N
     --footprint-mb table (fixed seed), then a coalesced store of the result.
   strided: a column walk (PolyBench mvt/gemm): lane gid reads A[gid * n + j] of a row-major n x n float matrix
     of --footprint-mb, for j = 0, 1, ...: the 32 lanes of a warp touch 32 rows, 4 n bytes apart.
+  shared: a bitonic sort of 512 keys in shared memory per block of 256 threads (cuda-samples sortingNetworks,
+    mergeSort): per compare-exchange step of stride j a barrier, loads of s[tid] and s[tid ^ j], stores of both,
+    by the threads whose bit j is clear (half of each warp for j < 32, every other warp beyond); 45 steps, and
+    --blocks scaled down so that the trace still holds about 64 * --blocks records.
 Targets (issue 7): >= 50 M lane-accesses/s per worker; speed-up >= 0.85 N at N workers. Issue 14: the same
 per worker on gather and strided with a footprint of at least 256 MB.
 """
@@ -108,6 +112,44 @@ def strided_records(blocks: int, footprint: int) -> np.ndarray:
     return np.concatenate([records(b, 1, 1, 4, 0x10, A + 4 * (row * n + j)) for j in range(columns)])
 
 
+SORTED_KEYS = 512  # per block: two keys per thread of a 256-thread block, as sortingNetworks' shared stage
+
+
+def bitonic_strides(keys: int = SORTED_KEYS) -> list[int]:
+    """The compare-exchange strides of a bitonic sorting network over `keys` keys, in execution order."""
+    strides, size = [], 2
+    while size <= keys:
+        stride = size // 2
+        while stride:
+            strides.append(stride)
+            stride //= 2
+        size *= 2
+    return strides
+
+
+def shared_records(blocks: int) -> np.ndarray:
+    """Bitonic compare-exchange steps in shared memory, warps of 264 resident blocks interleaved per instruction.
+    A warp whose threads are all idle in a step issues only the barrier (the GPU records no instruction for it)."""
+    strides = bitonic_strides()
+    per_warp = len(strides) * 5  # upper bound: barrier, two loads, two stores per step
+    blocks = max(1, 64 * blocks // (WARPS * per_warp))
+    lane = np.arange(32)
+    out = []
+    for wave in range(0, blocks, RESIDENT):
+        b = np.arange(wave, min(blocks, wave + RESIDENT))
+        tid = (np.arange(WARPS)[None, :, None] * 32 + lane[None, None, :]).repeat(len(b), 0)
+        for j in strides:
+            active = (tid & j) == 0
+            mask = (active.astype(np.uint64) << lane.astype(np.uint64)).sum(axis=2).reshape(-1).astype(np.uint32)
+            issuing = mask != 0
+            out.append(records(b, 9, 0, 0, 0x10, np.zeros_like(tid)))  # __syncthreads at the top of the step
+            for pc, access, key in ((0x20, 1, tid), (0x30, 1, tid ^ j), (0x40, 2, tid), (0x50, 2, tid ^ j)):
+                r = records(b, 2, access, 4, pc, 4 * key)
+                r["active_mask"] = mask
+                out.append(r[issuing])
+    return np.concatenate(out)
+
+
 def generate(blocks: int, pattern: str = "mix", footprint_mb: int = 256) -> np.ndarray:
     footprint = footprint_mb << 20
     if footprint > 1 << 30:
@@ -116,7 +158,15 @@ def generate(blocks: int, pattern: str = "mix", footprint_mb: int = 256) -> np.n
         return mix_records(blocks, gather_program(footprint, np.random.default_rng(14)))
     if pattern == "strided":
         return strided_records(blocks, footprint)
+    if pattern == "shared":
+        return shared_records(blocks)
     return mix_records(blocks, program)
+
+
+def lane_accesses(recs: np.ndarray) -> int:
+    """Active lanes of the memory records (lane-accesses)."""
+    masks = recs["active_mask"][recs["type"] == 1].astype("<u4")
+    return int(np.unpackbits(masks.view(np.uint8)).sum())
 
 
 def grid_blocks(recs: np.ndarray) -> int:
@@ -219,16 +269,16 @@ def main() -> int:
         help="also run N single-worker engines side by side, each on 1/N of the blocks (e.g. 1,4,8,16): "
         "a split with no communication at all, the ceiling for N workers on this machine",
     )
-    ap.add_argument("--pattern", choices=("mix", "gather", "strided"), default="mix")
+    ap.add_argument("--pattern", choices=("mix", "gather", "strided", "shared"), default="mix")
     ap.add_argument("--footprint-mb", type=int, default=256, help="table / matrix size of gather and strided")
     args = ap.parse_args()
     if args.footprint_mb < 1:
         ap.error("--footprint-mb: at least 1")
     recs = generate(args.blocks, args.pattern, args.footprint_mb)
-    lanes = int((recs["type"] == 1).sum()) * 32
+    lanes = lane_accesses(recs)
     print(
         f"trace ({args.pattern}"
-        + (f", {args.footprint_mb} MB footprint" if args.pattern != "mix" else "")
+        + (f", {args.footprint_mb} MB footprint" if args.pattern in ("gather", "strided") else "")
         + f"): {len(recs):,} records, {lanes:,} lane-accesses, {recs.nbytes / 2**20:.0f} MiB; "
         f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}"
     )
@@ -256,7 +306,7 @@ def main() -> int:
         single = None  # lane-accesses/s of one engine alone (needs 1 in the list)
         for n in [int(x) for x in args.independent.split(",")]:
             share = recs if n == 1 else generate(args.blocks // n, args.pattern, args.footprint_mb)
-            share_lanes = int((share["type"] == 1).sum()) * 32
+            share_lanes = lane_accesses(share)
             rate = n * share_lanes / min(independent(share, n) for _ in range(2))
             if n == 1:
                 single = rate

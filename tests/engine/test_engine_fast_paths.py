@@ -1,6 +1,7 @@
 """The engine's per-lane shortcuts (docs/engine.md, "Per-lane cost") against the sequential Python model:
 contiguous lanes (closed-form sectors), scattered lanes in distinct sectors (no sort), one-chunk records indexed straight into a region's shadow page,
-runs of equal outcomes folded before the edge buffer. The trace is built to sit on their edges: allocations
+runs of equal outcomes folded before the edge buffer, shared-memory words counted in a
+bit window instead of sorted, and a record's runs folded by outcome. The trace is built to sit on their edges: allocations
 whose base is not 1 KiB aligned (a chunk straddles two shadow pages of the region, or its end), contiguous,
 reversed, permuted, scattered (a gather, with and without two lanes in one sector) and overlapping lanes, sizes 1 to 16 at unaligned addresses, partial masks, and records
 that run off the end of an allocation into untracked memory."""
@@ -82,3 +83,70 @@ def test_fast_paths_match_reference_model(seed, workers):
     labels = {e["label"] for k in out["kernels"] for e in k["edges"]}
     assert {"cold", "grid", "warp_same_inst", "thread"} <= labels
     assert any(e["prior_kernel"] for e in out["kernels"][1]["edges"])
+
+
+def shared_window_trace(seed: int, n: int = 1500) -> np.ndarray:
+    """Shared records on the edges of the word window of the shared distributions (docs/engine.md, "Per-lane
+    cost"): lanes permuted inside a warp's words (tid ^ j, a sorting network's compare-exchange) under half and
+    random masks, reversed and strided lanes, 8- and 16-byte vectors at unaligned addresses, a lane below the
+    window's start or past its end, the columns of a padded tile (beyond any window: the general pass), words near
+    0 (the window starts below 0), and lanes whose prior accesses come from many PCs and threads (more distinct
+    outcomes per record than are folded at once)."""
+    rng = np.random.default_rng(seed)
+    recs = np.zeros(n, dtype=RECORD_DTYPE)
+    recs["type"] = MEM
+    recs["space"] = SHARED
+    recs["block"] = rng.integers(0, 4, n)
+    recs["warp"] = rng.integers(0, 8, n)
+    recs["pc"] = rng.integers(0, 16, n) * 16
+    recs["access"] = rng.choice([1, 2, 3], n, p=[0.5, 0.4, 0.1])
+    recs["size"] = rng.choice([1, 2, 4, 8, 16], n, p=[0.1, 0.1, 0.5, 0.2, 0.1])
+    lanes = np.arange(32)
+    for i in range(n):
+        size, tid = int(recs["size"][i]), int(recs["warp"][i]) * 32 + lanes
+        j = 1 << int(rng.integers(0, 9))
+        start = int(rng.integers(0, 64)) if rng.random() < 0.3 else int(rng.integers(0, 2000))
+        pattern = int(rng.integers(0, 8))
+        if pattern == 0:
+            words = start + (tid ^ j)
+        elif pattern == 1:
+            words = start + lanes[::-1]
+        elif pattern == 2:
+            words = start + lanes * int(rng.integers(2, 5))
+        elif pattern == 3:  # contiguous vectors
+            words = start + lanes * max(1, size // 4)
+        elif pattern in (4, 5):  # one lane below the window's start or past its end
+            words = start + 100 + lanes
+            words[rng.integers(1, 32)] += int(rng.integers(-80, -60)) if pattern == 4 else int(rng.integers(150, 260))
+        elif pattern == 6:
+            words = start + lanes * 33  # a column of a tile padded to 33 words per row
+        else:
+            words = rng.integers(0, 48, 32)  # few words, many prior accesses
+        offset = int(rng.integers(0, 4)) if rng.random() < 0.3 else 0
+        recs["addr"][i] = words * 4 + offset
+        mask = rng.random()
+        if mask < 0.4:
+            recs["active_mask"][i] = 0xFFFFFFFF
+        elif mask < 0.7:
+            recs["active_mask"][i] = int((((tid & j) == 0).astype(np.int64) << lanes).sum())
+        else:
+            recs["active_mask"][i] = int(rng.integers(1, 2**32))
+    bar = rng.random(n) < 0.05
+    recs["type"][bar] = BARRIER
+    recs["space"][bar] = rng.choice([1, 2], int(bar.sum()))
+    return recs
+
+
+@pytest.mark.parametrize("seed", [7, 8])
+@pytest.mark.parametrize("workers", [1, 3])
+def test_shared_window_and_outcome_folding_match_reference_model(seed, workers):
+    recs = shared_window_trace(seed)
+    launch = {"id": 0, "function_id": 0, "grid": [4, 1, 1], "block": [256, 1, 1]}
+    out = analyze_records([(launch, recs)], workers=workers)
+    ref = Reference()
+    ref.run_launch(0, 0, 256, recs)
+    kernel = out["kernels"][0]
+    assert engine_edges(kernel) == {k: dict(v) for k, v in ref.edges[0].items()}
+    assert engine_spans(kernel) == dict(ref.spans[0])
+    expected = {pc: {k: dict(v) for k, v in d.items()} for pc, d in distributions(recs).items()}
+    assert engine_distributions(kernel) == expected

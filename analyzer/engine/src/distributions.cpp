@@ -120,15 +120,79 @@ std::pair<uint64_t, uint64_t> Engine::Impl::global_distribution(const RlRecord& 
   return std::make_pair(a[0], a[n - 1]);
 }
 
+namespace {
+
 // Shared memory (section 3.2.2): distinct 32-bit words of the lane footprints; wavefronts = per lane group
 // the largest number of distinct words in one bank ((word) & 31), summed over groups. Lanes are grouped by
 // lane index: 32 lanes per group up to 4 bytes per lane, 128 / size lanes beyond (8 B: 16, 16 B: 8).
-// The ideal is ceil(distinct words / 32) per group, summed over the same groups. Footprints are handled as
-// word intervals (WordUnion), so the cost does not grow with the access size.
-void Engine::Impl::shared_distribution(const RlRecord& r, Ctx& c, NodeStats& s) {
-  const unsigned per_group = r.size <= 4 ? 32u : std::max(1u, 128u / r.size);
+// The ideal is ceil(distinct words / 32) per group, summed over the same groups. `pushed` counts every lane's
+// words (with repeats): equal to the distinct words, no two lanes share a granule.
+struct SharedFigures {
+  uint64_t distinct = 0, wave = 0, ideal = 0, pushed = 0;
+};
+
+// Footprints inside one WordWindow (the common case), placed so that it starts 64 words below the first lane's
+// multiple of 32: lanes permuted within a warp's words, reversed, strided by a few words, and contiguous 8- and
+// 16-byte vectors all fit. False when a footprint lies outside or wraps around past 2^64 - 1; the general pass
+// below then decides. (Offsets are taken modulo 2^64, a multiple of 32, so banks survive a base below 0.)
+bool windowed_shared_figures(const RlRecord& r, unsigned per_group, SharedFigures& f) {
+  if (!r.active_mask) return false;
+  const uint64_t last = uint64_t(r.size) - 1;
+  const uint64_t base = ((r.addr[__builtin_ctz(r.active_mask)] >> 2) & ~uint64_t(31)) - 64;
+  const uint32_t group_lanes = per_group >= 32 ? ~0u : (1u << per_group) - 1;
+  uint64_t outside = 0;  // an offset at or beyond kWords (or a wrapped footprint) sets a bit from kWords up
+  WordWindow group, all;
+  for (unsigned g0 = 0; g0 < 32; g0 += per_group) {
+    const uint32_t lanes = r.active_mask >> g0 & group_lanes;
+    if (!lanes) continue;
+    group.clear();
+    if (r.size <= 4) {
+      // One word per lane unless a footprint crosses a word boundary (an unaligned access: the general loop);
+      // such a footprint cannot wrap around either.
+      uint64_t crossing = 0;
+      for (uint32_t m = lanes; m; m &= m - 1) {
+        const uint64_t a = r.addr[g0 + unsigned(__builtin_ctz(m))], w = (a >> 2) - base;
+        outside |= w;
+        crossing |= (a & 3) + last;
+        group.add(w);
+      }
+      if (crossing < 4) {
+        if (outside >= WordWindow::kWords) return false;
+        const uint64_t n = group.words();
+        f.pushed = popcount32(lanes);
+        f.wave = group.busiest_bank();
+        f.ideal = (n + 31) / 32;
+        f.distinct = n;
+        return true;  // one group: per_group is 32 up to 4 bytes
+      }
+      group.clear();
+    }
+    for (uint32_t m = lanes; m; m &= m - 1) {
+      const uint64_t a = r.addr[g0 + unsigned(__builtin_ctz(m))];
+      const uint64_t w0 = (a >> 2) - base, w1 = ((a + last) >> 2) - base;
+      outside |= w0 | w1 | (a + last < a ? WordWindow::kWords : 0);  // w0 too: a footprint may start below base
+      group.add(w0);
+      for (uint64_t w = w0 + 1; w <= w1 && w < WordWindow::kWords; ++w) group.add(w);
+      f.pushed += w1 - w0 + 1;
+    }
+    if (outside >= WordWindow::kWords) return false;
+    const uint64_t n = group.words();
+    f.wave += group.busiest_bank();
+    f.ideal += (n + 31) / 32;
+    if (per_group >= 32) {
+      f.distinct = n;
+    } else {
+      all.include(group);
+    }
+  }
+  if (per_group < 32) f.distinct = all.words();
+  return true;
+}
+
+// Any footprints: word intervals (WordUnion), so the cost does not grow with the access size.
+SharedFigures general_shared_figures(const RlRecord& r, unsigned per_group) {
+  SharedFigures f;
   WordUnion group, all;
-  uint64_t wave = 0, ideal = 0, pushed = 0;
   for (unsigned g0 = 0; g0 < 32; g0 += per_group) {
     group.clear();
     for (unsigned lane = g0; lane < std::min(32u, g0 + per_group); ++lane) {
@@ -137,19 +201,28 @@ void Engine::Impl::shared_distribution(const RlRecord& r, Ctx& c, NodeStats& s) 
       if (w1 < w0) continue;  // a footprint past 2^64 - 1 wraps around: it has no words
       group.add(w0, w1);
       all.add(w0, w1);
-      pushed += w1 - w0 + 1;
+      f.pushed += w1 - w0 + 1;
     }
     if (group.empty()) continue;
     const uint64_t n = group.merge();
-    wave += group.busiest_bank();
-    ideal += (n + 31) / 32;
+    f.wave += group.busiest_bank();
+    f.ideal += (n + 31) / 32;
   }
-  const uint64_t distinct = all.merge();
+  f.distinct = all.merge();
+  return f;
+}
+
+}  // namespace
+
+void Engine::Impl::shared_distribution(const RlRecord& r, Ctx& c, NodeStats& s) {
+  const unsigned per_group = r.size <= 4 ? 32u : std::max(1u, 128u / r.size);
+  SharedFigures f;
+  if (!windowed_shared_figures(r, per_group, f)) f = general_shared_figures(r, per_group);
   // lanes' granules are a subset of their footprint words: distinct footprints mean no shared granule
-  if (distinct == pushed) c.flags |= kNoOverlap;
-  s.addresses.add(uint32_t(distinct));
-  s.wavefronts.add(uint32_t(wave));
-  s.wavefronts_ideal.add(uint32_t(ideal));
+  if (f.distinct == f.pushed) c.flags |= kNoOverlap;
+  s.addresses.add(uint32_t(f.distinct));
+  s.wavefronts.add(uint32_t(f.wave));
+  s.wavefronts_ideal.add(uint32_t(f.ideal));
 }
 
 void Engine::Impl::route_global(const RlRecord& r, uint32_t i, uint32_t slot, Worker& wk) {

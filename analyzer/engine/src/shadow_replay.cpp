@@ -44,9 +44,11 @@ Entry* Engine::Impl::global_entry(uint64_t granule, Worker& wk) {
 // prior-kernel origin; 0 otherwise), bit 56 the prior access wrote. code 0 = cold with no prior access (no
 // access kind counted). The barrier an edge credits is a function of the label within one record
 // (c.sync.bar_any / c.sync.bar_block), so it need not be part of the code.
+// No member initialisers: the outcome table of a record (replay_lanes) would be cleared for every record (a
+// `rep stos` of 192 bytes, a sizeable part of a shared record's fixed cost); only its filled slots are read.
 struct Engine::Impl::Run {
-  uint64_t code = 0;
-  uint64_t accesses = 0, bytes = 0;
+  uint64_t code;
+  uint64_t accesses, bytes;
 };
 
 // Turns a run into its edge key (section 3.2.1) and adds its counts to the worker's EdgeBuffer.
@@ -129,10 +131,29 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
   if (check_same) wk.same.begin(size_t(popcount32(mask)) * granules);
   BlockState* bs = global ? nullptr : &wk.block_state(r.block);
   const uint32_t warp_tid = uint32_t(r.warp) * 32;
-  Run run;
+  Run run{0, 0, 0};
+  // Runs of the record folded by outcome before they reach the EdgeBuffer: lanes often alternate between a few
+  // outcomes (a compare-exchange step of a sorting network: every other lane last saw its own thread, the others
+  // a neighbour), and one EdgeBuffer visit per distinct outcome costs less than one per run. Only sums, so the
+  // result does not depend on the folding.
+  constexpr unsigned kOutcomes = 8;
+  Run outcomes[kOutcomes];
+  unsigned n_outcomes = 0;
   auto flush = [&]() {
+    if (!run.accesses) return;
     if (kOneGranule) run.bytes = run.accesses * size;
-    flush_run(run, r, c, wk);
+    for (unsigned i = 0; i < n_outcomes; ++i) {
+      if (outcomes[i].code == run.code) {
+        outcomes[i].accesses += run.accesses;
+        outcomes[i].bytes += run.bytes;
+        return;
+      }
+    }
+    if (n_outcomes == kOutcomes) {
+      for (const Run& o : outcomes) flush_run(o, r, c, wk);
+      n_outcomes = 0;
+    }
+    outcomes[n_outcomes++] = run;
   };
   for (uint32_t m = mask; m; m &= m - 1) {
     unsigned lane = unsigned(__builtin_ctz(m));
@@ -164,6 +185,7 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
     }
   }
   flush();
+  for (unsigned i = 0; i < n_outcomes; ++i) flush_run(outcomes[i], r, c, wk);
 }
 
 template <unsigned kSpace>

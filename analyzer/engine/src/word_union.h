@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "batch.h"
+
 namespace reuselens {
 namespace detail {
 
@@ -62,6 +64,62 @@ class WordUnion {
   };
   Span spans_[kMaxSpans];
   unsigned n_ = 0;
+};
+
+// The common shared access: every footprint of the record lies within kWords words from a multiple of 32 (a tile
+// row, lanes permuted inside a warp's words as in a sorting network, 8- and 16-byte vectors). One bit per word,
+// so the distinct words and the busiest bank come without sorting the lanes' intervals (the sort and the two
+// merges were most of the distribution step on shared-memory kernels). Offsets are relative to that multiple of
+// 32, so bit k of the window is bank k % 32.
+class WordWindow {
+ public:
+  static constexpr uint64_t kWords = 256;
+
+  void clear() { bits_[0] = bits_[1] = bits_[2] = bits_[3] = 0; }
+  // One word, as an offset below kWords. Branch-free with constant indices, so the window stays in registers
+  // (a store and reload per lane through an indexed word made a dependency chain through memory).
+  void add(uint64_t offset) {
+    const uint64_t bit = 1ull << (offset & 63), quarter = offset >> 6;
+    for (unsigned i = 0; i < 4; ++i) bits_[i] |= quarter == i ? bit : 0;
+  }
+  void include(const WordWindow& o) {
+    for (unsigned i = 0; i < 4; ++i) bits_[i] |= o.bits_[i];
+  }
+  uint64_t words() const {
+    uint64_t n = 0;
+    for (uint64_t b : bits_) n += b ? popcount64(b) : 0;
+    return n;
+  }
+  // The largest number of words in one bank. The eight 32-bit slices of the window are added bank-wise into
+  // a 4-bit counter per bank held as four bit planes (c0 the lowest); the maximum is then read from the
+  // planes top down, keeping the banks that reach it.
+  uint64_t busiest_bank() const {
+    uint32_t c0 = 0, c1 = 0, c2 = 0, c3 = 0;
+    for (uint64_t b : bits_) {
+      if (!b) continue;
+      for (uint32_t x : {uint32_t(b), uint32_t(b >> 32)}) {
+        const uint32_t carry0 = c0 & x;
+        c0 ^= x;
+        const uint32_t carry1 = c1 & carry0;
+        c1 ^= carry0;
+        c3 |= c2 & carry1;
+        c2 ^= carry1;
+      }
+    }
+    uint32_t banks = ~0u;
+    uint64_t best = 0;
+    const uint32_t planes[4] = {c3, c2, c1, c0};
+    for (unsigned i = 0; i < 4; ++i) {
+      if (planes[i] & banks) {
+        banks &= planes[i];
+        best += 8u >> i;
+      }
+    }
+    return best;
+  }
+
+ private:
+  uint64_t bits_[4] = {0, 0, 0, 0};
 };
 
 }  // namespace detail
