@@ -229,6 +229,9 @@ std::string Engine::Impl::to_json() const {
   // Where consume() spent its time (engine.h EngineStats, in microseconds: JsonOut writes integers only), what a
   // slow online analysis is diagnosed from.
   for (int i = 0; i < 5; ++i) os << (i ? "," : "") << uint64_t(counters.phase_seconds[i] * 1e6);
+  // All workers' time per step: phase_cpu_us / workers against phase_us is how evenly a step spread.
+  os << "],\"phase_cpu_us\":[";
+  for (int i = 0; i < 5; ++i) os << (i ? "," : "") << uint64_t(counters.phase_cpu_seconds[i] * 1e6);
   os << "]}}";
   return std::move(os.s);
 }
