@@ -49,15 +49,10 @@ def _location(barrier: dict[str, Any]) -> str:
 
 
 def _line(barrier: dict[str, Any]) -> tuple:
-    """Barrier copies (an unrolled loop's __syncthreads) share function, kind, source line and inline chain (two
-    intrinsics inlined from one header line are different calls); without line info every barrier stands
-    alone."""
-    source = barrier.get("source") or {}
-    key = barrier_key(barrier)
-    if not source.get("file") or not source.get("line"):
-        return ("pc", key)
-    chain = tuple((i.get("function"), i.get("file"), i.get("line")) for i in source.get("inline") or ())
-    return (key[0], barrier.get("kind"), source["file"], source["line"], chain)
+    """One finding per kind and deletable line (source_line: copies of one barrier call together); without
+    line info every barrier stands alone."""
+    line = source_line(barrier)
+    return ("pc", barrier_key(barrier)) if line is None else (barrier.get("kind"), line)
 
 
 _USER_BARRIERS = ("__syncwarp", "__syncthreads", "__barrier_sync")
@@ -80,20 +75,42 @@ def _written_by_user(barrier: dict[str, Any]) -> bool:
     return not inlined or name.startswith(_USER_BARRIERS)
 
 
+# Paths of the CUDA toolkit's own headers (system, pip wheels, HPC SDK): a barrier whose innermost frame lies in
+# one (cg::sync -> cooperative_groups' sync) is deleted where the user's code calls it.
+_TOOLKIT_MARKERS = ("/cuda/", "/cuda-", "/targets/", "/nvidia/cu", "/nvhpc", "/cccl/", "cooperative_groups")
+
+
+def _toolkit_header(path: str) -> bool:
+    path = path.replace("\\", "/")
+    return "/include/" in path and any(marker in path for marker in _TOOLKIT_MARKERS)
+
+
 def source_line(barrier: dict[str, Any]) -> tuple | None:
-    """The source line a barrier is written on, the same for every kernel compiled from it (template
-    instantiations included): file, line and the inline chain's file:line pairs; None without line info."""
+    """The line a developer deletes to remove this barrier: its innermost frame outside the CUDA toolkit's
+    headers, as (file, line). The same for every copy of it: an unrolled loop's, every inlined call of a helper
+    that holds it (block_sum's __syncthreads inlined for two reductions), every template instantiation. None
+    without line info."""
     source = barrier.get("source") or {}
     if not source.get("file") or not source.get("line"):
         return None
-    return (source["file"], source["line"], tuple((i.get("file"), i.get("line")) for i in source.get("inline") or ()))
+    frames = [(source["file"], source["line"])]
+    frames += [(i.get("file"), i.get("line")) for i in source.get("inline") or () if i.get("file") and i.get("line")]
+    return next(((f, l) for f, l in frames if not _toolkit_header(str(f))), frames[-1])
+
+
+def _user_written(barrier: dict[str, Any]) -> bool:
+    return barrier.get("kind") in _NAMES and _written_by_user(barrier)
 
 
 def kept_lines(view: KernelView) -> set[tuple]:
-    """The source lines of the barriers this kernel keeps, to pin them in the other kernels of the run."""
+    """The source lines of the user-written barriers this kernel keeps, to pin them in the run's other kernels."""
     index = BarrierIndex(view.barriers)
     kept = _kept(index, barrier_orders(view, index))
-    return {line for key in kept if (line := source_line(index.by_key[key])) is not None}
+    return {
+        line
+        for key in kept
+        if _user_written(index.by_key[key]) and (line := source_line(index.by_key[key])) is not None
+    }
 
 
 def _kept(index: BarrierIndex, orders: list[Order]) -> set[BarrierKey]:
@@ -124,12 +141,11 @@ def _kept(index: BarrierIndex, orders: list[Order]) -> set[BarrierKey]:
 
 
 def _whole_lines(index: BarrierIndex, kept: set[BarrierKey]) -> set[BarrierKey]:
-    """A developer deletes a source line, not one copy of it: when one copy of an unrolled loop's barrier stays
-    (the copy that hands over a buffer), every copy on that line stays. Keeping more never unorders a reuse."""
-    lines: dict[tuple, list[BarrierKey]] = defaultdict(list)
-    for key, barrier in index.by_key.items():
-        lines[_line(barrier)].append(key)
-    return kept | {key for keys in lines.values() if kept & set(keys) for key in keys}
+    """A developer deletes a source line, not one copy of it: when one copy of a user-written barrier stays (the
+    copy that hands a buffer over), every copy compiled from its line stays (source_line). A barrier that an
+    intrinsic emitted (kept, not the developer's) pins nothing. Keeping more never unorders a reuse."""
+    pinned = {source_line(index.by_key[key]) for key in kept if _user_written(index.by_key[key])} - {None}
+    return kept | {key for key, barrier in index.by_key.items() if source_line(barrier) in pinned}
 
 
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:

@@ -179,3 +179,44 @@ def test_a_line_another_instantiation_keeps_is_not_removable():
     assert [f["pattern"] for f in find_findings(narrow) if f["pattern"] == "removable-barrier"]  # alone: removable
     wide_findings, narrow_findings = find_report_findings([wide, narrow])
     assert "removable-barrier" not in [f["pattern"] for f in wide_findings + narrow_findings]
+
+
+def test_a_helpers_barrier_inlined_twice_is_one_line():
+    """tests/gpu/patterns/reduction_reread.cu: block_sum() holds __syncthreads() at line 16 and is inlined for
+    the mean (call at line 28) and the variance (line 30). The second copy orders the reuse of the shared buffer,
+    the first orders nothing; both are line 16, so neither is removable (the GPU safety test refused the first)."""
+    k = KernelBuilder()
+    store = k.node("shared", "write", executions=512, pc=0x100, line=17)
+    k.edge(store, 0, "cold")
+    load = k.node("shared", "read", executions=512, pc=0x200, line=19)
+    k.edge(load, store, "block")
+    for pc, call_site, spans in ((0x80, 28, None), (0x180, 30, [(load, store)])):
+        if spans:
+            k.barrier(pc, line=16, spans=spans)
+        else:
+            k.barrier(pc, spanned=0, line=16)
+        k.kernel["barriers"][-1]["source"]["inline"] = [
+            {"function": "block_sum(float, float*)", "file": "/src/app.cu", "line": 16},
+            {"function": "normalize_rows", "file": "/src/app.cu", "line": call_site},
+        ]
+    assert removable(k.build()) == []
+
+
+def test_a_barrier_in_a_toolkit_header_belongs_to_its_call_site():
+    """cg::sync(cta) compiles to a barrier whose innermost frame is the cooperative-groups header: two calls on
+    two user lines are two lines, not one (cuda-samples transpose.cu:110 and :292)."""
+    from reuselens.analyzer.patterns.barriers import source_line
+
+    header = "/usr/local/cuda/targets/x86_64-linux/include/cooperative_groups/details/sync.h"
+    barriers = [
+        {
+            "kind": "block",
+            "source": {
+                "file": header,
+                "line": 98,
+                "inline": [{"file": header, "line": 98}, {"file": "/s/transpose.cu", "line": user}],
+            },
+        }
+        for user in (110, 292)
+    ]
+    assert [source_line(b) for b in barriers] == [("/s/transpose.cu", 110), ("/s/transpose.cu", 292)]
