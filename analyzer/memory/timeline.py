@@ -73,7 +73,7 @@ class Touch:
     object_id: int
     read: bool
     write: bool
-    bytes: int | None = None  # None: not measured, taken as the whole object (docs/memory.md)
+    bytes: int | None = None  # None: not measured; only a measured whole-object write can make another dead
 
 
 @dataclass(frozen=True)
