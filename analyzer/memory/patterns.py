@@ -6,7 +6,7 @@ ran there (memcpy, memset, kernel): the seed's definitions count operations that
 waited, and an allocation or free of another object between two touches is no time the object sat idle.
 
 Every finding carries the bytes, the operations it held them needlessly (count and index range) and the peak
-reduction its fix would give, recomputed on the whole curve (peak.py), so findings can be ranked by what
+reduction its fix would give, recomputed on the whole curve (peak.PeakModel), so findings can be ranked by what
 actually lowers the peak, as the seed ranks objects by their part in the largest peaks.
 
 Public API: :data:`SETTINGS`, :data:`PATTERNS`, :class:`Finding`, :func:`analyze`.
@@ -14,11 +14,13 @@ Public API: :data:`SETTINGS`, :data:`PATTERNS`, :class:`Finding`, :func:`analyze
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
+from heapq import heappop, heappush
 from typing import Any, Callable, Iterator, Mapping
 
 from reuselens.analyzer.errors import SettingsError
-from reuselens.analyzer.memory.peak import Residency, peak_with, usage
+from reuselens.analyzer.memory.peak import PeakModel, Residency
 from reuselens.analyzer.memory.timeline import Timeline
 
 # DrGPUM's object-level predicates have no threshold: one memcpy, memset or kernel in a gap makes a finding
@@ -43,11 +45,17 @@ class _Context:
 
     def __init__(self, timeline: Timeline, settings: Mapping[str, int]):
         self.timeline, self.min_idle = timeline, settings["min_idle_operations"]
-        self.curve = usage(timeline)
-        self.peak = max(self.curve, default=0)
+        self.model = PeakModel(timeline)
+        self.peak = self.model.peak
+        self.alloc_indices = [op.index for op in timeline.operations if op.kind == "alloc"]
 
     def reduction(self, changed: Mapping[int, Residency]) -> int:
-        return self.peak - peak_with(self.timeline, changed)
+        return self.peak - self.model.peak_with(changed)
+
+    def allocations_within(self, first: int, last: int) -> list[int]:
+        """Ids of the objects allocated at indices first..last."""
+        start, stop = bisect_left(self.alloc_indices, first), bisect_right(self.alloc_indices, last)
+        return [self.timeline.operations[i].object_id for i in self.alloc_indices[start:stop]]
 
     def idle(self, first: int, last: int) -> tuple[int, tuple[int, int] | None]:
         """(work operations, span) of the operations first..last; span None when the range is empty."""
@@ -134,11 +142,8 @@ def _idle_gaps(ctx: _Context, oid: int) -> Iterator[tuple[int, int, int]]:
         work, _ = ctx.idle(before + 1, after - 1)
         if work < ctx.min_idle:
             continue
-        at_peak = max(ctx.curve[before + 1 : after]) == ctx.peak
-        reusable = any(
-            tl.operations[i].kind == "alloc" and tl.objects[tl.operations[i].object_id].size <= size
-            for i in range(before + 1, after)
-        )
+        at_peak = ctx.model.max_over(before + 1, after) == ctx.peak
+        reusable = any(tl.objects[other].size <= size for other in ctx.allocations_within(before + 1, after - 1))
         if at_peak or reusable:
             yield work, before, after
 
@@ -203,18 +208,32 @@ def _redundant_allocations(ctx: _Context) -> Iterator[Finding]:
     already recycles such memory, and sharing the buffer would hold it across the gap between them."""
     tl = ctx.timeline
     used = {oid: ctx.touch_indices(oid) for oid in tl.objects if tl.touched_at[oid]}
-    donors: set[int] = set()
+    by_size: dict[int, list[int]] = {}
+    for oid in used:
+        by_size.setdefault(tl.objects[oid].size, []).append(oid)
+    for group in by_size.values():
+        yield from _lend_buffers(ctx, group, used)
+
+
+def _lend_buffers(ctx: _Context, group: list[int], used: dict[int, list[int]]) -> Iterator[Finding]:
+    """Greedy in first-use order: each object takes the buffer of one already done with (last use before its
+    first) that is still allocated when it is; of those, the one freed last, which is the likeliest to be. An
+    object lends or takes at most once, so every finding's saving is its own."""
+    tl = ctx.timeline
+    by_last_use = sorted(group, key=lambda oid: used[oid][-1])
+    finished: list[tuple[int, int]] = []  # max-heap on free index: (-free, id) of objects that may lend
     takers: set[int] = set()
-    for taker in sorted(used, key=lambda oid: used[oid][0]):
-        for donor in sorted(used, key=lambda oid: used[oid][-1]):
-            if donor in donors or donor in takers or donor == taker or taker in donors:
-                continue
-            same = tl.objects[donor].size == tl.objects[taker].size
-            if same and used[donor][-1] < used[taker][0] and tl.end_of(donor) > tl.allocated_at[taker]:
-                donors.add(donor)
-                takers.add(taker)
-                yield _redundant_finding(ctx, donor, taker, used)
-                break
+    next_done = 0
+    for taker in sorted(group, key=lambda oid: used[oid][0]):
+        while next_done < len(by_last_use) and used[by_last_use[next_done]][-1] < used[taker][0]:
+            done = by_last_use[next_done]
+            next_done += 1
+            if done not in takers:  # final: `done` was offered its own donor earlier, its first use being earlier
+                heappush(finished, (-tl.end_of(done), done))
+        if finished and -finished[0][0] > tl.allocated_at[taker]:
+            _, donor = heappop(finished)
+            takers.add(taker)
+            yield _redundant_finding(ctx, donor, taker, used)
 
 
 def _redundant_finding(ctx: _Context, donor: int, taker: int, used: dict[int, list[int]]) -> Finding:

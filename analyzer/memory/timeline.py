@@ -97,6 +97,7 @@ class Timeline:
     allocated_at: dict[int, int] = field(init=False)  # object id -> index of its alloc
     freed_at: dict[int, int] = field(init=False)  # object id -> index of its free; absent when never freed
     touched_at: dict[int, tuple[tuple[int, Touch], ...]] = field(init=False)  # id -> (index, touch), in order
+    work_before: tuple[int, ...] = field(init=False)  # [i]: work operations at indices < i, so gaps cost O(1)
 
     def __post_init__(self) -> None:
         allocated, freed, touched = {}, {}, {oid: [] for oid in self.objects}
@@ -110,6 +111,10 @@ class Timeline:
         object.__setattr__(self, "allocated_at", allocated)
         object.__setattr__(self, "freed_at", freed)
         object.__setattr__(self, "touched_at", {oid: tuple(marks) for oid, marks in touched.items()})
+        counts = [0]
+        for op in self.operations:
+            counts.append(counts[-1] + (op.kind in WORK_KINDS))
+        object.__setattr__(self, "work_before", tuple(counts))
 
     def end_of(self, object_id: int) -> int:
         """The index of the object's free, or len(operations) when it lives to the end of the program."""
@@ -117,7 +122,8 @@ class Timeline:
 
     def work_between(self, first: int, last: int) -> int:
         """How many memcpy/memset/kernel operations lie at indices first..last inclusive."""
-        return sum(1 for op in self.operations[max(first, 0) : last + 1] if op.kind in WORK_KINDS)
+        first, end = max(first, 0), min(last + 1, len(self.operations))
+        return self.work_before[end] - self.work_before[first] if first < end else 0
 
 
 FRAME = Obj({"function": Str(nonempty=True), "file": Maybe(Str()), "line": Maybe(Int(0))}, required=("function",))

@@ -9,7 +9,7 @@ import pytest
 from memory_programs import Program
 
 from reuselens.analyzer.memory.patterns import analyze
-from reuselens.analyzer.memory.peak import peak, peak_with
+from reuselens.analyzer.memory.peak import PeakModel, peak, peak_with, residency
 
 
 def random_program(seed: int) -> Program:
@@ -44,3 +44,22 @@ def test_findings_are_consistent_on_random_programs(seed):
             assert 0 <= first <= last < len(timeline.operations), finding
         if finding.pattern != "dead_write":
             assert finding.bytes == size and finding.operations >= 0
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_fast_peak_model_agrees_with_recomputing_the_curve(seed):
+    timeline = random_program(seed).timeline()
+    model, rng = PeakModel(timeline), random.Random(seed)
+    assert model.peak == peak(timeline).bytes
+    for oid in timeline.objects:
+        (first, end) = residency(timeline, oid)[0]
+        cut = rng.randint(first, end)
+        other = rng.choice(list(timeline.objects))
+        for changed in (
+            {oid: []},
+            {oid: [(first, cut)]},
+            {oid: [(first, cut), (cut + 2, end)]},
+            {oid: [(0, end)]},
+            {oid: [(first, cut)], other: [(0, len(timeline.operations))]} if other != oid else {},
+        ):
+            assert model.peak_with(changed) == peak_with(timeline, changed), changed
