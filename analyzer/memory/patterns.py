@@ -40,6 +40,10 @@ class Finding:
     other_object: int | None = None  # redundant allocation: the object whose buffer could be reused
 
 
+def _operations(count: int) -> str:
+    return f"{count} GPU operation{'' if count == 1 else 's'}"
+
+
 class _Context:
     """What every predicate needs: the timeline, the settings, the as-run curve and its peak."""
 
@@ -80,11 +84,10 @@ def _early_allocation(ctx: _Context, oid: int) -> Iterator[Finding]:
     if work >= ctx.min_idle:
         fix = (
             f"Move the cudaMalloc of {obj.label()} down to just before {ctx.op(first)}, its first use: "
-            f"{work} GPU operations run while it holds memory unused."
+            f"{_operations(work)} run while it holds memory unused."
         )
-        yield Finding(
-            "early_allocation", oid, obj.size, work, span, fix, ctx.reduction({oid: [(first, tl.end_of(oid))]})
-        )
+        allocated_at_first_use = {oid: [(first, tl.end_of(oid))]}
+        yield Finding("early_allocation", oid, obj.size, work, span, fix, ctx.reduction(allocated_at_first_use))
 
 
 def _late_deallocation(ctx: _Context, oid: int) -> Iterator[Finding]:
@@ -97,16 +100,9 @@ def _late_deallocation(ctx: _Context, oid: int) -> Iterator[Finding]:
     work, span = ctx.idle(last + 1, end - 1)
     if work >= ctx.min_idle:
         now = f"instead of at {ctx.op(end)}" if oid in tl.freed_at else "(it is never freed)"
-        fix = f"cudaFree {obj.label()} right after {ctx.op(last)}, its last use, {now}: {work} GPU operations run in between."
-        yield Finding(
-            "late_deallocation",
-            oid,
-            obj.size,
-            work,
-            span,
-            fix,
-            ctx.reduction({oid: [(tl.allocated_at[oid], last + 1)]}),
-        )
+        fix = f"cudaFree {obj.label()} right after {ctx.op(last)}, its last use, {now}: {_operations(work)} run in between."
+        freed_after_last_use = {oid: [(tl.allocated_at[oid], last + 1)]}
+        yield Finding("late_deallocation", oid, obj.size, work, span, fix, ctx.reduction(freed_after_last_use))
 
 
 def _unused_allocation(ctx: _Context, oid: int) -> Iterator[Finding]:
@@ -161,7 +157,7 @@ def _temporary_idle(ctx: _Context, oid: int) -> Iterator[Finding]:
         how = f"copy it to the host after {ctx.op(before)} and back before {ctx.op(after)} (or recompute it)"
     else:
         how = f"cudaFree it after {ctx.op(before)} and cudaMalloc it again before {ctx.op(after)}, which overwrites it"
-    fix = f"{obj.label()} sits idle for {work} GPU operations: {how}."
+    fix = f"{obj.label()} sits idle for {_operations(work)}: {how}."
     changed = {oid: [(tl.allocated_at[oid], before + 1), (after, tl.end_of(oid))]}
     yield Finding("temporary_idle", oid, obj.size, work, (before + 1, after - 1), fix, ctx.reduction(changed))
 

@@ -30,6 +30,7 @@ from reuselens.analyzer.schema import (
     Str,
     check,
     decode,
+    describe,
     field_error,
 )
 
@@ -219,6 +220,11 @@ def parse(raw: bytes | str, source: str = "memory timeline") -> Timeline:
     """A timeline from JSON text; TimelineError, one line beginning with `source`, for anything malformed."""
     try:
         document = decode(raw)
+        if isinstance(document, dict) and document.get("format") == FORMAT and document.get("version") != VERSION:
+            # a known format of another version: say which, rather than only that the field is wrong
+            raise SchemaError(
+                f"memory timeline version {describe(document.get('version'))}, this build reads {VERSION}"
+            )
         check(document, SCHEMA)
         problem = _lifetime_problem(document["objects"], document["operations"])
         if problem is not None:

@@ -52,7 +52,7 @@ def test_early_allocation_implant():
     findings = analyze(early_program(big_first=True).timeline())
     assert [summary(f) for f in findings] == [("early_allocation", 1, 1000, 2, (1, 4), 10)]
     assert "cudaMalloc of object 1 (1000 bytes, allocated at app.cu:10 (main))" in findings[0].fix
-    assert "op 5 (memcpy cudaMemcpy, stream 0)" in findings[0].fix
+    assert "op 5 (memcpy cudaMemcpy, stream 0), its first use: 2 GPU operations run while" in findings[0].fix
 
 
 def test_early_allocation_control():

@@ -43,7 +43,7 @@ CASES = {
         lambda d: d.update(format="reuselens-engine"),
         "format: expected one of 'reuselens-memory-timeline', found str 'reuselens-engine'",
     ),
-    "version": (lambda d: d.update(version=2), "version: expected one of 1, found int 2"),
+    "version": (lambda d: d.update(version=2), "memory timeline version int 2, this build reads 1"),
     "operations missing": (lambda d: drop(d, "operations"), "operations is missing"),
     "size zero": (
         lambda d: d["objects"][0].update(size=0),
