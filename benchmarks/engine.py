@@ -1,7 +1,7 @@
 """Engine throughput: records/s and lane-accesses/s for 1 worker and scaling over workers, plus peak RSS.
 
 Usage: python benchmarks/engine.py [--blocks 16384] [--workers 1,2,4,8,16] [--repeat 3] [--independent 1,4,8,16]
-                                  [--pattern mix|gather|strided|shared] [--footprint-mb 256]
+                                  [--pattern mix|gather|strided|shared|bitonic] [--footprint-mb 256]
 
 The trace is generated, not recorded; warps of 264 resident blocks interleaved instruction by instruction, as a
 drain thread sees them. Every pattern has 8 instructions per warp, so --blocks N gives about 64 N records.
@@ -15,6 +15,11 @@ drain thread sees them. Every pattern has 8 instructions per warp, so --blocks N
     mergeSort): per compare-exchange step of stride j a barrier, loads of s[tid] and s[tid ^ j], stores of both,
     by the threads whose bit j is clear (half of each warp for j < 32, every other warp beyond); 45 steps, and
     --blocks scaled down so that the trace still holds about 64 * --blocks records.
+  bitonic: cuda-samples' bitonicSortShared as it runs (bitonic_launch): 512 threads, keys and values in two
+    4 KiB shared arrays, random keys (only out-of-order pairs swap), 528 blocks resident with their records
+    shuffled as a drain delivers them, block exits; about 64 * --blocks records (--blocks 131072: one launch of
+    about 1100 blocks, as sortingNetworks' 1 M-key launches). Issue 14: the per-record cost of the block step
+    grows with the shadow of the resident blocks (32 KiB each) once they are interleaved.
 Targets (issue 7): >= 50 M lane-accesses/s per worker; speed-up >= 0.85 N at N workers. Issue 14: the same
 per worker on gather and strided with a footprint of at least 256 MB.
 """
@@ -150,6 +155,82 @@ def shared_records(blocks: int) -> np.ndarray:
     return np.concatenate(out)
 
 
+SORT_THREADS = 512  # bitonicSortShared: SHARED_SIZE_LIMIT / 2 threads, two keys each
+SORT_KEYS = 2 * SORT_THREADS
+SORT_WARPS = SORT_THREADS // 32
+SORT_RESIDENT = 528  # 132 SMs x 4 blocks of 512 threads
+BITONIC_RECORDS_PER_BLOCK = 7700  # about, with random keys (about 19 active lanes per record)
+
+
+def threads_per_block(pattern: str) -> int:
+    return SORT_THREADS if pattern == "bitonic" else 32 * WARPS
+
+
+def bitonic_launch(blocks: int, rng: np.random.Generator, interleave: bool = True) -> np.ndarray:
+    """One launch of cuda-samples' bitonicSortShared over `blocks` blocks of random keys: keys in s_key[1024] at
+    shared offset 0, values in s_val[1024] at 4096. Per compare-exchange step a barrier, loads of both keys by
+    every thread, then, by the threads whose pair is out of order only, loads of both values and stores of all
+    four (Comparator swaps under a branch), then the block's exit. Up to 528 blocks resident; their warps'
+    records are shuffled per instruction (`interleave`), as the drain of a GPU buffer delivers them."""
+    lane = np.arange(32)
+    tid = np.arange(SORT_THREADS).reshape(SORT_WARPS, 32)
+    out = []
+    for wave in range(0, blocks, SORT_RESIDENT):
+        b = np.arange(wave, min(blocks, wave + SORT_RESIDENT))
+        keys = rng.integers(0, 1 << 32, size=(len(b), SORT_KEYS), dtype=np.uint64)
+        slices = []
+
+        def issue(pc, code, access, addr, mask=None, b=b, slices=slices):
+            r = np.zeros(len(b) * SORT_WARPS, dtype=RECORD_DTYPE)
+            r["type"], r["space"] = {9: (2, 1), 3: (3, 0)}.get(code, (1, code))
+            r["access"], r["size"], r["pc"] = access, 0 if code in (3, 9) else 4, pc
+            r["warp"] = np.tile(np.arange(SORT_WARPS), len(b))
+            r["block"] = b.repeat(SORT_WARPS)
+            r["active_mask"] = 0xFFFFFFFF if mask is None else mask.reshape(-1)
+            r["addr"] = np.broadcast_to(addr, (len(b), SORT_WARPS, 32)).reshape(-1, 32)
+            slices.append(r if mask is None else r[r["active_mask"] != 0])
+
+        for pc, offset in ((0x10, 0), (0x20, 4096), (0x30, 4 * SORT_THREADS), (0x40, 4096 + 4 * SORT_THREADS)):
+            issue(pc, 2, 2, offset + 4 * tid)
+        for size, stride, final in [
+            (s, st, False)
+            for s in (2**k for k in range(1, 10))
+            for st in (2**k for k in reversed(range(s.bit_length() - 1)))
+        ] + [(SORT_KEYS, 2**k, True) for k in reversed(range(10))]:
+            issue(0x50, 9, 0, 0 * tid)
+            pos = 2 * tid - (tid & (stride - 1))
+            ka, kb = keys[:, pos.reshape(-1)], keys[:, (pos + stride).reshape(-1)]
+            ddd = np.zeros(SORT_THREADS, bool) if final else ((tid.reshape(-1) & (size // 2)) != 0)
+            swap = (ka > kb) == ddd[None, :]
+            keys[:, pos.reshape(-1)], keys[:, (pos + stride).reshape(-1)] = (
+                np.where(swap, kb, ka),
+                np.where(swap, ka, kb),
+            )
+            mask = (swap.reshape(len(b), SORT_WARPS, 32).astype(np.uint64) << lane.astype(np.uint64)).sum(axis=2)
+            mask = mask.astype(np.uint32)
+            issue(0x60, 2, 1, 4 * pos)
+            issue(0x70, 2, 1, 4 * (pos + stride))
+            for pc, (access, addr) in enumerate(
+                (
+                    (1, 4096 + 4 * pos),
+                    (1, 4096 + 4 * (pos + stride)),
+                    (2, 4 * pos),
+                    (2, 4 * (pos + stride)),
+                    (2, 4096 + 4 * pos),
+                    (2, 4096 + 4 * (pos + stride)),
+                )
+            ):
+                issue(0x80 + 0x10 * pc, 2, access, addr, mask)
+        issue(0xE0, 9, 0, 0 * tid)
+        for pc, offset in ((0xF0, 0), (0x100, 4096), (0x110, 4 * SORT_THREADS), (0x120, 4096 + 4 * SORT_THREADS)):
+            issue(pc, 2, 1, offset + 4 * tid)
+        issue(0x130, 3, 0, 0 * tid)
+        if interleave:
+            slices = [r[rng.permutation(len(r))] for r in slices]
+        out.extend(slices)
+    return np.concatenate(out)
+
+
 def generate(blocks: int, pattern: str = "mix", footprint_mb: int = 256) -> np.ndarray:
     footprint = footprint_mb << 20
     if footprint > 1 << 30:
@@ -160,6 +241,8 @@ def generate(blocks: int, pattern: str = "mix", footprint_mb: int = 256) -> np.n
         return strided_records(blocks, footprint)
     if pattern == "shared":
         return shared_records(blocks)
+    if pattern == "bitonic":
+        return bitonic_launch(max(1, 64 * blocks // BITONIC_RECORDS_PER_BLOCK), np.random.default_rng(14))
     return mix_records(blocks, program)
 
 
@@ -182,7 +265,7 @@ def step_seconds(e) -> dict[str, object]:
 
 
 def measure(
-    recs: np.ndarray, workers: int, repeat: int, warm: bool = False
+    recs: np.ndarray, workers: int, repeat: int, warm: bool = False, threads: int = 32 * WARPS
 ) -> tuple[float, float, int, dict[str, object]]:
     """Best wall time, best process CPU time (all threads), peak shadow bytes over `repeat` runs, and the step
     split of the best run. Cold: the launch is the engine's first, so every shadow page is faulted in during
@@ -194,7 +277,7 @@ def measure(
         for base in (A, B, C):
             e.add_allocation(base, 1 << 30)
         for launch in range(2 if warm else 1):
-            e.begin_launch(launch, 0, [grid_blocks(recs), 1, 1], [32 * WARPS, 1, 1], 0)
+            e.begin_launch(launch, 0, [grid_blocks(recs), 1, 1], [threads, 1, 1], 0)
             before = step_seconds(e)
             t0, c0 = time.perf_counter(), time.process_time()
             for s in range(0, len(recs), 1 << 16):
@@ -228,7 +311,7 @@ def step_lines(steps: dict[str, object], workers: int) -> list[str]:
     ]
 
 
-def independent(recs: np.ndarray, copies: int) -> float:
+def independent(recs: np.ndarray, copies: int, threads: int = 32 * WARPS) -> float:
     """Wall seconds for `copies` single-worker engines, each on its own thread with its own shadow and its own
     copy of `recs`, replaying at once (warm launch: each engine's first launch runs before the clock starts)."""
     engines, traces = [], [recs.copy() for _ in range(copies)]
@@ -243,7 +326,7 @@ def independent(recs: np.ndarray, copies: int) -> float:
         for launch in range(2):
             if launch == 1:
                 start.wait()
-            e.begin_launch(launch, 0, [grid_blocks(mine), 1, 1], [32 * WARPS, 1, 1], 0)
+            e.begin_launch(launch, 0, [grid_blocks(mine), 1, 1], [threads, 1, 1], 0)
             for s in range(0, len(mine), 1 << 16):
                 e.consume(mine[s : s + (1 << 16)])
             e.end_launch()
@@ -269,7 +352,7 @@ def main() -> int:
         help="also run N single-worker engines side by side, each on 1/N of the blocks (e.g. 1,4,8,16): "
         "a split with no communication at all, the ceiling for N workers on this machine",
     )
-    ap.add_argument("--pattern", choices=("mix", "gather", "strided", "shared"), default="mix")
+    ap.add_argument("--pattern", choices=("mix", "gather", "strided", "shared", "bitonic"), default="mix")
     ap.add_argument("--footprint-mb", type=int, default=256, help="table / matrix size of gather and strided")
     args = ap.parse_args()
     if args.footprint_mb < 1:
@@ -290,7 +373,7 @@ def main() -> int:
         )
         base = None
         for w in [int(x) for x in args.workers.split(",")]:
-            t, cpu, shadow, steps = measure(recs, w, args.repeat, warm)
+            t, cpu, shadow, steps = measure(recs, w, args.repeat, warm, threads_per_block(args.pattern))
             base = base or t
             print(
                 f"  workers {w:2d}: {len(recs) / t / 1e6:6.2f} M records/s  {lanes / t / 1e6:7.1f} M lane-accesses/s "
@@ -307,7 +390,7 @@ def main() -> int:
         for n in [int(x) for x in args.independent.split(",")]:
             share = recs if n == 1 else generate(args.blocks // n, args.pattern, args.footprint_mb)
             share_lanes = lane_accesses(share)
-            rate = n * share_lanes / min(independent(share, n) for _ in range(2))
+            rate = n * share_lanes / min(independent(share, n, threads_per_block(args.pattern)) for _ in range(2))
             if n == 1:
                 single = rate
             print(
