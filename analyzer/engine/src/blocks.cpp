@@ -54,36 +54,13 @@ void Engine::Impl::block_step(const RlRecord& r, const Ctx& c, Sync& out, unsign
     on_exit(r, wk);
   }
 }
-// The records of a batch come from hundreds of resident blocks in no particular order (the drain interleaves
-// them), and each block's shared shadow is 4 bytes per byte of its shared memory: a sorting network's 8 KiB per
-// block is 32 KiB of shadow, hundreds of blocks far more than the cache holds, so nearly every shared record
-// missed on its shadow lines and on its warp's counters, one after another. Asking for them a few records
-// ahead lets the misses overlap. Blocks and pages not made yet are skipped: nothing is made or charged here.
-void Engine::Impl::prefetch_block(const RlRecord& r, Worker& wk) {
-  BlockState* bs = wk.find_block(r.block);
-  if (!bs) return;
-  __builtin_prefetch(&bs->warps[r.warp], 1);
-  if (r.type != RL_REC_MEM || r.space != RL_SPACE_SHARED) return;
-  uint64_t line = ~0ull;
-  for (uint32_t m = r.active_mask; m; m &= m - 1) {
-    uint64_t g = r.addr[__builtin_ctz(m)] >> 2;
-    if (g >> 2 == line) continue;  // four entries per 64-byte line
-    line = g >> 2;
-    if (const Entry* e = bs->shared.peek(0, g)) __builtin_prefetch(e, 1);
-  }
-}
 // One worker owns everything: walk the batch itself instead of routed lists.
 void Engine::Impl::phase3(const RlRecord* recs, size_t n, unsigned w) {
   Worker& wk = *workers[w];
-  constexpr size_t kAhead = 3;  // for_each_routed asked for the record's header kAhead records before this
   if (W == 1) {
-    for (size_t i = 0; i < n; ++i) {
-      if (i + kAhead < n) prefetch_block(recs[i + kAhead], wk);
-      block_step(recs[i], ctx[i], ctx[i].sync, 0, wk);
-    }
+    for (size_t i = 0; i < n; ++i) block_step(recs[i], ctx[i], ctx[i].sync, 0, wk);
   } else {
     for_each_routed<false>(&Worker::by_block, n, w, recs, [&](uint32_t i, Routed<uint32_t>& list, uint32_t x) {
-      if (x + kAhead < list.items.size()) prefetch_block(recs[list.items[x + kAhead]], wk);
       block_step(recs[i], ctx[i], list.sync[x], w, wk);
     });
   }

@@ -82,7 +82,6 @@ struct Engine::Impl {
   uint32_t warp_lanes(uint32_t warp) const;
   void on_exit(const RlRecord& r, Worker& wk);
   void block_step(const RlRecord& r, const Ctx& c, Sync& out, unsigned w, Worker& wk);
-  static void prefetch_block(const RlRecord& r, Worker& wk);
   void phase3(const RlRecord* recs, size_t n, unsigned w);
 
   // ---- shadow replay, phases 3 and 4 (shadow_replay.cpp) -------------------------------------------------

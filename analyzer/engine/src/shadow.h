@@ -127,13 +127,6 @@ class PagedShadow {
     }
     return last_page_ + index % kPageEntries;
   }
-  // Entry of granule `index` if its page exists, else null; allocates and charges nothing (a prefetch target).
-  const Entry* peek(uint64_t space_key, uint64_t index) const {
-    uint64_t key = space_key | (index / kPageEntries);
-    if (key == last_key_ && last_page_) return last_page_ + index % kPageEntries;
-    auto it = pages_.find(key);
-    return it == pages_.end() ? nullptr : it->second + index % kPageEntries;
-  }
   void clear() {
     for (auto& kv : pages_) std::free(kv.second);
     if (budget_) budget_->give(pages_.size() * kPageBytes);

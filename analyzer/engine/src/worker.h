@@ -60,11 +60,6 @@ struct Worker {
     }
     return *last_state;
   }
-  BlockState* find_block(uint64_t block) {  // no state is made for a block not seen yet
-    if (block == last_block) return last_state;
-    auto it = blocks.find(block);
-    return it == blocks.end() ? nullptr : &it->second;
-  }
   void drop_block(uint64_t block) {
     blocks.erase(block);
     last_block = ~0ull;
