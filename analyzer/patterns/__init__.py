@@ -91,18 +91,20 @@ def find_report_findings(kernels: list[dict[str, Any]], settings: dict[str, Any]
     that one kernel keeps is kept in all (template instantiations share their source lines)."""
     from reuselens.analyzer.patterns.barriers import kept_lines
 
-    pinned = frozenset(line for kernel in kernels for line in kept_lines(KernelView(kernel)))
-    return [find_findings(kernel, settings, pinned_barrier_lines=pinned) for kernel in kernels]
-
-
-def find_findings(
-    kernel: dict[str, Any], settings: dict[str, Any] | None = None, *, pinned_barrier_lines: frozenset = frozenset()
-) -> list[dict[str, Any]]:
-    """The findings of one report.json kernel, ranked; raises SettingsError / ReportError on bad input.
-    `pinned_barrier_lines`: barrier source lines other kernels of the run keep (find_report_findings)."""
     resolved = resolve_settings(settings)
-    view = KernelView(kernel)
-    view.pinned_barrier_lines = pinned_barrier_lines
+    views = [KernelView(kernel) for kernel in kernels]
+    pinned = frozenset(line for view in views for line in kept_lines(view))
+    for view in views:
+        view.pinned_barrier_lines = pinned
+    return [_find(view, resolved) for view in views]
+
+
+def find_findings(kernel: dict[str, Any], settings: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The findings of one report.json kernel, ranked; raises SettingsError / ReportError on bad input."""
+    return _find(KernelView(kernel), resolve_settings(settings))
+
+
+def _find(view: KernelView, resolved: dict[str, Any]) -> list[dict[str, Any]]:
     drafts: list[Draft] = []
     for rule in RULES:
         drafts.extend(rule.find(view, resolved))

@@ -102,10 +102,19 @@ def _user_written(barrier: dict[str, Any]) -> bool:
     return barrier.get("kind") in _NAMES and _written_by_user(barrier)
 
 
+def _plan(view: KernelView) -> tuple[BarrierIndex, list[Order], set[BarrierKey]]:
+    """The kernel's barriers, the orders they keep and the ones that stay before other kernels pin lines;
+    computed once per view (the report pass and the rule both need it)."""
+    if "barriers" not in view.memo:
+        index = BarrierIndex(view.barriers)
+        orders = barrier_orders(view, index)
+        view.memo["barriers"] = (index, orders, _kept(index, orders))
+    return view.memo["barriers"]
+
+
 def kept_lines(view: KernelView) -> set[tuple]:
     """The source lines of the user-written barriers this kernel keeps, to pin them in the run's other kernels."""
-    index = BarrierIndex(view.barriers)
-    kept = _kept(index, barrier_orders(view, index))
+    index, _orders, kept = _plan(view)
     return {
         line
         for key in kept
@@ -149,11 +158,9 @@ def _whole_lines(index: BarrierIndex, kept: set[BarrierKey]) -> set[BarrierKey]:
 
 
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
-    index = BarrierIndex(view.barriers)
-    orders = barrier_orders(view, index)
-    kept = _kept(index, orders)
+    index, orders, kept = _plan(view)
     if view.pinned_barrier_lines:
-        kept |= {key for key, b in index.by_key.items() if source_line(b) in view.pinned_barrier_lines}
+        kept = kept | {key for key, b in index.by_key.items() if source_line(b) in view.pinned_barrier_lines}
     removable = sorted(key for key in index.by_key if key not in kept)
     relies_on: dict[BarrierKey, set[BarrierKey]] = defaultdict(set)
     for order in orders:

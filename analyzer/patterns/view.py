@@ -140,6 +140,9 @@ class KernelView:
         self.raw = kernel
         # Barrier source lines another kernel of the run keeps (patterns.barriers, find_report_findings).
         self.pinned_barrier_lines: frozenset[tuple] = frozenset()
+        # What a rule computed once for this kernel and needs again (the barrier rule's kept set: the report pass
+        # reads it to pin lines, then the rule itself).
+        self.memo: dict[str, Any] = {}
         self.nodes: dict[int, Node] = {}
         for entry in kernel["nodes"]:
             node = Node(int(entry["id"]), entry)
