@@ -17,6 +17,11 @@ def configurations(kernel: dict[str, Any]) -> list[dict[str, Any]]:
     return list(with_configurations(kernel).get("configurations") or [])
 
 
+def merges_several(kernel: dict[str, Any]) -> bool:
+    """The entry adds up launches of more than one configuration (only --per-configuration can split it)."""
+    return len(configurations(kernel)) > 1
+
+
 def _dims(values: Any) -> str:
     return "x".join(str(v) for v in values or [])
 

@@ -11,7 +11,7 @@ import logging
 from pathlib import Path
 from typing import Any, Callable
 
-from reuselens.analyzer import __version__, engine_result
+from reuselens.analyzer import __version__, configurations, engine_result
 from reuselens.analyzer.engine_result import ONLINE_ANALYSIS
 from reuselens.analyzer.errors import ReuseLensError
 from reuselens.analyzer.rundir import RunDirectory, open_run
@@ -33,7 +33,7 @@ def engine_aggregates(
     online = run.path / ONLINE_ANALYSIS
     if online.is_file():
         result = engine_result.load(online)
-        merged = [k for k in result["kernels"] if len(k.get("configurations") or ()) > 1]
+        merged = [k for k in result["kernels"] if configurations.merges_several(k)]
         if not (split_configurations and merged):
             return result, True
         if not _has_traces(run):

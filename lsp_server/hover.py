@@ -104,9 +104,9 @@ def _inline_chain(node: dict, results: RunResults) -> str:
 def _configuration_lines(kernel: dict) -> list[str]:
     """The launch configurations a merged kernel entry adds up (largest first, at most five rows): the numbers
     below are their sum. Nothing for an entry of one configuration; `--per-configuration` splits them."""
-    shapes = configurations.configurations(kernel)
-    if len(shapes) < 2:
+    if not configurations.merges_several(kernel):
         return []
+    shapes = configurations.configurations(kernel)
     launches = sum(len(c.get("launches") or ()) for c in shapes)
     lines = [
         f"Sum over {len(shapes)} launch configurations ({launches} launches):\n",
@@ -131,11 +131,10 @@ def markdown(results: RunResults, path: str, line: int) -> str | None:
     groups = sorted(by_kernel.values(), key=lambda g: -sum(int(r.node.get("bytes", 0)) for r in g))
     for group in groups[:MAX_KERNELS]:
         kernel = group[0].kernel
-        # heaviest PCs first; the table keeps PC order among them
-        shown = sorted(
-            sorted(group, key=lambda r: -int(r.node.get("bytes", 0)))[:MAX_PC_ROWS], key=lambda r: r.node.get("pc", 0)
-        )
-        rest = [r for r in group if r not in shown]
+        # the heaviest PCs, listed in PC order; the others summed in one row
+        heaviest = sorted(group, key=lambda r: -int(r.node.get("bytes", 0)))
+        shown = sorted(heaviest[:MAX_PC_ROWS], key=lambda r: r.node.get("pc", 0))
+        rest = heaviest[MAX_PC_ROWS:]
         # A blank line ends the previous kernel's table: without it Markdown reads this header as a table row.
         parts.append(
             ("\n" if parts else "")

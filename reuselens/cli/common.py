@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from reuselens.analyzer import configurations
 from reuselens.analyzer.errors import ReportError, ReuseLensError, SettingsError
 from reuselens.analyzer.patterns.settings import THRESHOLDS
 from reuselens.analyzer.rederive import NotRederivable, with_thresholds
@@ -101,7 +102,7 @@ def load_report_input(path_text: str, args: argparse.Namespace | None = None) ->
 def _needs_split(report: dict[str, Any], args: argparse.Namespace) -> bool:
     """--per-configuration asked for, and the report has a kernel entry that merges several configurations."""
     return bool(getattr(args, "per_configuration", False)) and any(
-        len(kernel.get("configurations") or ()) > 1 for kernel in report.get("kernels") or []
+        configurations.merges_several(kernel) for kernel in report.get("kernels") or []
     )
 
 
