@@ -178,21 +178,14 @@ pathlib.Path(sys.argv[2]).write_text(repr(time.time()))
 """
 
 
-async def main_async(args) -> dict:
-    rng = random.Random(7)
-    tmp = Path(tempfile.mkdtemp(prefix="reuselens-lsp-bench-"))
-    paths = write_sources(tmp, args.files)
-    report = make_report(paths, args.pcs, rng)
-    run = tmp / ".reuselens" / "run"
-    run.mkdir(parents=True)
-    (run / "report.json").write_text(json.dumps(report))
+def bench_client(published: dict[str, float], clock) -> LanguageClient:
+    """A client that notes in `published` when (by `clock`) each file's diagnostics arrived, answers
+    workspace/configuration from its own set_configuration, and ignores the server's other requests."""
     client = LanguageClient()
-    client.set_configuration({"allowWorkspaceCommands": True}, section="reuselens")
-    published: dict[str, float] = {}
 
     @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     def _publish(params):
-        published[params.uri] = time.time()
+        published[params.uri] = clock()
         client.diagnostics[params.uri] = params.diagnostics
 
     @client.feature(types.WORKSPACE_CONFIGURATION)
@@ -201,12 +194,27 @@ async def main_async(args) -> dict:
 
     for method in (
         types.WORKSPACE_CODE_LENS_REFRESH,
+        types.WORKSPACE_INLAY_HINT_REFRESH,
         types.WINDOW_WORK_DONE_PROGRESS_CREATE,
         types.PROGRESS,
         types.WINDOW_LOG_MESSAGE,
         types.WINDOW_SHOW_MESSAGE,
     ):
         client.feature(method)(lambda params: None)
+    return client
+
+
+async def main_async(args) -> dict:
+    rng = random.Random(7)
+    tmp = Path(tempfile.mkdtemp(prefix="reuselens-lsp-bench-"))
+    paths = write_sources(tmp, args.files)
+    report = make_report(paths, args.pcs, rng)
+    run = tmp / ".reuselens" / "run"
+    run.mkdir(parents=True)
+    (run / "report.json").write_text(json.dumps(report))
+    published: dict[str, float] = {}
+    client = bench_client(published, time.time)
+    client.set_configuration({"allowWorkspaceCommands": True}, section="reuselens")
     prefix = ["-m", "cProfile", "-o", args.profile_server] if args.profile_server else []
     await client.start_io(sys.executable, *prefix, "-m", "reuselens.lsp_server")
     await client.initialize_session(

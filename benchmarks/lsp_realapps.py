@@ -24,10 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from lsp_latency import pct, timed, wait_for
+from lsp_latency import bench_client, pct, timed, wait_for
 from lsprotocol import types
 from pytest_lsp import client_capabilities
-from pytest_lsp.client import LanguageClient
 
 from reuselens.lsp_server.model import RunResults
 
@@ -47,27 +46,9 @@ async def measure(report_path: Path) -> dict:
     shutil.copy(report_path, run / "report.json")
     workspace = Path(os.path.commonpath(list(lines))) if lines else scratch
     workspace = workspace if workspace.is_dir() else workspace.parent
-    client = LanguageClient()
     published: dict[str, float] = {}
-
-    @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    def _publish(params):
-        published[params.uri] = time.perf_counter()
-        client.diagnostics[params.uri] = params.diagnostics
-
-    @client.feature(types.WORKSPACE_CONFIGURATION)
-    def _configuration(params):
-        return [{"runDirectory": str(run)} if item.section == "reuselens" else {} for item in params.items]
-
-    for method in (
-        types.WORKSPACE_CODE_LENS_REFRESH,
-        types.WORKSPACE_INLAY_HINT_REFRESH,
-        types.WINDOW_WORK_DONE_PROGRESS_CREATE,
-        types.PROGRESS,
-        types.WINDOW_LOG_MESSAGE,
-        types.WINDOW_SHOW_MESSAGE,
-    ):
-        client.feature(method)(lambda params: None)
+    client = bench_client(published, time.perf_counter)
+    client.set_configuration({"runDirectory": str(run)}, section="reuselens")
     await client.start_io(sys.executable, "-m", "reuselens.lsp_server")
     start = time.perf_counter()
     await client.initialize_session(
