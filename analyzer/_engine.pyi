@@ -69,5 +69,8 @@ class Engine:
     def to_json(self) -> str:
         """The engine result as JSON text (docs/report-format.md, "engine part"); no launch may be open."""
 
+    def object_touches_json(self) -> str:
+        """Which allocations each finished launch read and wrote, as JSON text (docs/memory.md, "Object touches")."""
+
     def stats(self) -> _EngineStats:
         """Records, lane accesses, shadow bytes now and at peak, and consume()'s time per step."""

@@ -38,6 +38,8 @@ VERSION = 2  # the C++ side's RL_ENGINE_JSON_VERSION (tests/engine/test_format_r
 # (each entry gets its one configuration, see with_configurations) so recorded runs stay usable.
 READABLE_VERSIONS = (1, 2)
 ONLINE_ANALYSIS = "analysis.json"
+# Which allocations each analysed launch read and wrote (docs/memory.md, "Object touches"); written next to it.
+OBJECT_TOUCHES = "object_touches.json"
 
 
 COLD_NODE = 0

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from reuselens.analyzer import __version__, configurations, engine_result
-from reuselens.analyzer.engine_result import ONLINE_ANALYSIS
+from reuselens.analyzer.engine_result import OBJECT_TOUCHES, ONLINE_ANALYSIS
 from reuselens.analyzer.errors import ReuseLensError
 from reuselens.analyzer.rundir import RunDirectory, open_run
 
@@ -44,7 +44,14 @@ def engine_aggregates(
     from reuselens.analyzer.replay import replay_run
 
     progress("replay traces")
-    return replay_run(run.path, workers=workers, split_configurations=split_configurations), False
+    touches = run.path / OBJECT_TOUCHES
+    result = replay_run(
+        run.path,
+        workers=workers,
+        split_configurations=split_configurations,
+        object_touches_to=None if touches.exists() else touches,
+    )
+    return result, False
 
 
 def _has_traces(run: RunDirectory) -> bool:

@@ -194,9 +194,11 @@ def replay_run(
     workers: int | None = None,
     shadow_budget_bytes: int = 8 << 30,
     split_configurations: bool = False,
+    object_touches_to: Path | None = None,
 ) -> dict[str, Any]:
     """Replay every trace of a run directory, in launch order, and return the engine's result: one entry per
-    kernel, or per kernel and launch configuration with ``split_configurations``.
+    kernel, or per kernel and launch configuration with ``split_configurations``. With ``object_touches_to``, the
+    engine's object touches (which allocations each launch read and wrote) are written there too.
 
     The dict is the engine JSON (docs/engine.md) with names resolved: each kernel gains ``mangled`` and
     ``module``, each node and barrier ``function``, each prior-kernel origin ``kernel`` and ``function``.
@@ -238,9 +240,20 @@ def replay_run(
             partial.append({"launch": launch.id, "reason": reason})
     result = engine_result.from_engine(engine)
     resolve_names(result, functions, notes)
+    if object_touches_to is not None:
+        try:
+            _write_atomic(object_touches_to, engine.object_touches_json())
+        except OSError as error:  # a read-only run directory: the reuse analysis does not need the file
+            notes.append(f"object touches not written: {error.strerror or error}: {object_touches_to}")
     result["partial"] = partial
     result["notes"] = notes
     return result
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f"{path.name}.tmp.{os.getpid()}")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
 
 
 def analyze_records(

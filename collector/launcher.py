@@ -56,6 +56,7 @@ _RUN_ENTRIES = {
     "collector.log",
     "report.json",
     "analysis.json",
+    "object_touches.json",
     ".collector.pid",
     "app.stdout",
     "app.stderr",

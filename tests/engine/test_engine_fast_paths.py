@@ -3,7 +3,7 @@ contiguous lanes (closed-form sectors), scattered lanes in distinct sectors (no 
 runs of equal outcomes folded before the edge buffer, shared-memory words counted in a
 bit window instead of sorted, and a record's runs folded by outcome. The trace is built to sit on their edges: allocations
 whose base is not 1 KiB aligned (a chunk straddles two shadow pages of the region, or its end), contiguous,
-reversed, permuted, scattered (a gather, with and without two lanes in one sector) and overlapping lanes, sizes 1 to 16 at unaligned addresses, partial masks, and records
+reversed, permuted, scattered (a gather, with and without two lanes in one sector), overlapping and broadcast lanes (all on one granule), sizes 1 to 16 at unaligned addresses, partial masks, and records
 that run off the end of an allocation into untracked memory."""
 
 from __future__ import annotations
@@ -34,15 +34,19 @@ def fast_path_trace(seed: int, n: int = 1200) -> np.ndarray:
     lanes = np.arange(32)
     size = recs["size"].astype(np.int64)[:, None]
     order = np.empty((n, 32), dtype=np.int64)
-    pattern = rng.integers(0, 7, n)
+    pattern = rng.integers(0, 9, n)
     for i in range(n):
-        if pattern[i] == 0:
+        if pattern[i] == 7:
+            order[i] = 0  # a broadcast: every lane on one address
+        elif pattern[i] == 8:
+            order[i] = lanes % 2  # two addresses, one granule when the size is 1 or 2 and the start allows it
+        elif pattern[i] == 0:
             order[i] = lanes[::-1]  # reversed: sorted only after the sort
         elif pattern[i] == 1:
             order[i] = rng.permutation(32)
         elif pattern[i] == 2:
             order[i] = lanes // 2  # pairs of lanes on one address (same issue)
-        elif pattern[i] >= 5:
+        elif pattern[i] in (5, 6):
             order[i] = rng.choice(SIZE // 64, 32, replace=False)  # a gather: lanes far apart, out of order
             if pattern[i] == 6:  # ... but one lane in the sector of (or on) another's footprint
                 order[i][rng.integers(1, 32)] = order[i][0] + rng.integers(0, 2)

@@ -33,16 +33,50 @@ void Engine::Impl::add_allocation(uint64_t address, uint64_t size) {
     throw EngineError("allocation at 0x" + hex(address) + " overlaps an allocation that was not freed");
   }
   regions.emplace(it, new RegionShadow(address, size, &budget));
-  for (auto& w : workers) w->region_hint = 0;
+  forget_cached_regions();
 }
 void Engine::Impl::free_allocation(uint64_t address) {
   for (auto it = regions.begin(); it != regions.end(); ++it) {
     if ((*it)->base() == address) {
+      note_object_touches(**it);  // a launch still open keeps what it did to the allocation
       regions.erase(it);
-      for (auto& w : workers) w->region_hint = 0;
+      forget_cached_regions();
       return;
     }
   }
   throw EngineError("free of unknown allocation 0x" + hex(address));
+}
+void Engine::Impl::note_object_touches(RegionShadow& region) {
+  if (uint8_t bits = region.take_access()) open_touches.emplace_back(region.base(), bits);
+}
+// At the end of a launch: what it did to each allocation, by address.
+void Engine::Impl::close_object_touches() {
+  for (auto& r : regions) note_object_touches(*r);
+  std::sort(open_touches.begin(), open_touches.end());
+  object_touches.push_back(LaunchTouches{launch.launch_id, std::move(open_touches)});
+  open_touches.clear();
+}
+// docs/memory.md, "Object touches": one entry per analysed launch, in launch order.
+std::string Engine::Impl::object_touches_json() const {
+  std::string o = "{\"format\":\"reuselens-object-touches\",\"version\":1,\"launches\":[";
+  for (size_t i = 0; i < object_touches.size(); ++i) {
+    const LaunchTouches& t = object_touches[i];
+    o += i ? ",{\"launch\":" : "{\"launch\":";
+    o += std::to_string(t.launch_id) + ",\"touches\":[";
+    for (size_t k = 0; k < t.objects.size(); ++k) {
+      const auto& [address, bits] = t.objects[k];
+      o += k ? ",{\"address\":" : "{\"address\":";
+      o += std::to_string(address);
+      o += (bits & RL_ACCESS_READ) ? ",\"read\":true" : ",\"read\":false";
+      o += (bits & RL_ACCESS_WRITE) ? ",\"write\":true}" : ",\"write\":false}";
+    }
+    o += "]}";
+  }
+  return o + "]}";
+}
+// The workers' cached region page points into a region's shadow mapping: once the region is gone it must not be
+// used again (a later allocation at the same address has a mapping of its own, or none yet).
+void Engine::Impl::forget_cached_regions() {
+  for (auto& w : workers) w->forget_regions();
 }
 }  // namespace reuselens

@@ -105,6 +105,7 @@ PYBIND11_MODULE(_engine, m) {
       .def("consume", &consume, py::arg("records"))
       .def("end_launch", &Engine::end_launch, py::arg("complete") = true, py::call_guard<py::gil_scoped_release>())
       .def("to_json", &Engine::to_json)
+      .def("object_touches_json", &Engine::object_touches_json)
       .def("stats", [](const Engine& e) {
         auto s = e.stats();
         py::dict d;

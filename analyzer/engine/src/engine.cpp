@@ -74,6 +74,10 @@ std::string Engine::to_json() const {
   if (impl_->open) throw EngineError("to_json() while a launch is open (end_launch first)");
   return impl_->to_json();
 }
+std::string Engine::object_touches_json() const {
+  impl_->check_usable();
+  return impl_->object_touches_json();
+}
 EngineStats Engine::stats() const {
   EngineStats s = impl_->counters;
   s.shadow_bytes = impl_->budget.used();

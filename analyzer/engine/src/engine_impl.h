@@ -82,6 +82,7 @@ struct Engine::Impl {
   uint32_t warp_lanes(uint32_t warp) const;
   void on_exit(const RlRecord& r, Worker& wk);
   void block_step(const RlRecord& r, const Ctx& c, Sync& out, unsigned w, Worker& wk);
+  void prefetch_block(const RlRecord& r, Worker& wk);
   void phase3(const RlRecord* recs, size_t n, unsigned w);
 
   // ---- shadow replay, phases 3 and 4 (shadow_replay.cpp) -------------------------------------------------
@@ -91,6 +92,8 @@ struct Engine::Impl {
   void flush_run(const Run& run, const RlRecord& r, const Ctx& c, Worker& wk);
   uint64_t touch(Entry* e, uint64_t w0, uint64_t w1, bool global, const RlRecord& r, const Ctx& c, uint32_t tid,
                  bool same_issue) const;
+  uint64_t touch_shared(uint64_t* e, uint64_t now, const RlRecord& r, const Ctx& c, uint32_t tid,
+                        bool same_issue) const;
   template <unsigned kSpace, bool kOneGranule, bool kDirect>
   void replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk, Entry* page,
                     uint64_t page_lo);
@@ -156,6 +159,18 @@ struct Engine::Impl {
   void end_launch(bool complete);
   void add_allocation(uint64_t address, uint64_t size);
   void free_allocation(uint64_t address);
+  void forget_cached_regions();
+
+  // ---- which allocations each launch read and wrote (allocations.cpp): the object touches ----------------
+  struct LaunchTouches {
+    uint64_t launch_id;
+    std::vector<std::pair<uint64_t, uint8_t>> objects;  // allocation base, RL_ACCESS_READ | RL_ACCESS_WRITE bits
+  };
+  std::vector<LaunchTouches> object_touches;
+  std::vector<std::pair<uint64_t, uint8_t>> open_touches;  // the open launch's, of allocations freed meanwhile
+  void note_object_touches(RegionShadow& region);
+  void close_object_touches();
+  std::string object_touches_json() const;
 
   // ---- the result (engine_json.cpp) and the public API's guard (engine.cpp) ------------------------------
   std::string to_json() const;

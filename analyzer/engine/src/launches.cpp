@@ -68,6 +68,7 @@ void Engine::Impl::end_launch(bool complete) {
     g.acc.merge(w->acc);
     w->reset_launch();
   }
+  close_object_touches();
   open = false;
 }
 }  // namespace reuselens

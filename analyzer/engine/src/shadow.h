@@ -194,6 +194,14 @@ class RegionShadow {
     budget_->give(committed_.load());
     budget_->release(held_.load());
   }
+  // Which kinds of access (RL_ACCESS_READ / RL_ACCESS_WRITE bits) the open launch made to the allocation: the
+  // object-level memory analysis (docs/memory.md) needs which objects each kernel read and wrote. Written by any
+  // worker; the load first keeps the line shared once the bits are set.
+  void mark_access(uint8_t access) {
+    const uint8_t bits = access & (RL_ACCESS_READ | RL_ACCESS_WRITE);
+    if ((access_.load(std::memory_order_relaxed) & bits) != bits) access_.fetch_or(bits, std::memory_order_relaxed);
+  }
+  uint8_t take_access() { return access_.exchange(0, std::memory_order_relaxed); }
   uint64_t base() const { return base_; }
   uint64_t size() const { return size_; }
   bool contains_granule(uint64_t g) const { return g - first_ < count_; }
@@ -321,6 +329,7 @@ class RegionShadow {
   std::mutex advice_mu_;
   std::atomic<uint64_t> held_{0};                  // bytes held from the budget's headroom (note_scattered_touch)
   std::unique_ptr<std::atomic<uint8_t>[]> dense_;  // per 2 MiB block of shadow: collapsed or populated already
+  std::atomic<uint8_t> access_{0};  // mark_access
   std::vector<bool> advised_;  // per 2 MiB block of shadow: advised MADV_HUGEPAGE (advise_ahead, advice_mu_)
 };
 

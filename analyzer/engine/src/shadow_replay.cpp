@@ -14,6 +14,14 @@ namespace {
 constexpr uint64_t kLocalThreadShift = 48;
 constexpr uint64_t kCodeSynced = 1ull << 31, kCodePriorWrote = 1ull << 56;  // Run::code bits
 
+// True when every lane in `mask` addresses the granule of the first one.
+inline bool one_granule(const RlRecord& r, uint32_t mask) {
+  const uint64_t g = r.addr[__builtin_ctz(mask)] >> 2;
+  uint64_t differ = 0;
+  for (uint32_t m = mask; m; m &= m - 1) differ |= (r.addr[__builtin_ctz(m)] >> 2) ^ g;
+  return differ == 0;
+}
+
 }  // namespace
 
 RegionShadow* Engine::Impl::find_region(uint64_t granule, size_t& hint) {
@@ -28,12 +36,17 @@ RegionShadow* Engine::Impl::find_region(uint64_t granule, size_t& hint) {
   return it->get();
 }
 Entry* Engine::Impl::global_entry(uint64_t granule, Worker& wk) {
-  if (granule - wk.page_lo < wk.page_hi - wk.page_lo) return wk.page + (granule - wk.page_lo);
+  if (granule - wk.page_lo < wk.page_hi - wk.page_lo) {
+    wk.entry_region = wk.page_region;
+    return wk.page + (granule - wk.page_lo);
+  }
   RegionShadow* reg = find_region(granule, wk.region_hint);
+  wk.entry_region = reg;
   if (!reg) return wk.fallback.entry(0, granule);
   Entry* e = reg->entry(granule);
   reg->page_span(granule, wk.page_lo, wk.page_hi);
   wk.page = e - (granule - wk.page_lo);
+  wk.page_region = reg;
   return e;
 }
 
@@ -114,6 +127,28 @@ inline uint64_t Engine::Impl::touch(Entry* e, uint64_t w0, uint64_t w1, bool glo
   return 0;
 }
 
+// The same classification for a shared-memory entry (shared_shadow.h): every entry of a block's array belongs to
+// the open launch and to that block, so the generation and block tests of touch() are always true there.
+inline uint64_t Engine::Impl::touch_shared(uint64_t* e, uint64_t now, const RlRecord& r, const Ctx& c, uint32_t tid,
+                                           bool same_issue) const {
+  const uint64_t old = *e;
+  *e = now;
+  if (!old) return 0;
+  uint64_t label;
+  if (same_issue) {
+    label = kWarpSame;
+  } else if (s_tid(old) == tid) {
+    label = kThread;
+  } else if (s_tid(old) / 32 == r.warp) {
+    uint32_t d = (c.sync.wsync - s_wsync(old)) & kWsyncMask;
+    label = kWarpDiff | (d != 0 && d <= kWsyncMask / 2 ? 8 : 0);  // 8 << 28 = kCodeSynced
+  } else {
+    uint32_t d = (c.sync.bsync - s_bsync(old)) & kBsyncMask;
+    label = kBlock | (d != 0 && d <= kBsyncMask / 2 ? 8 : 0);
+  }
+  return s_node(old) | label << 28 | uint64_t(s_write(old)) << 56;
+}
+
 // All lane-granules of one record (or of the lanes `mask` routed to this worker), specialised per space, for
 // one-granule accesses (size <= 4, the common case: a run's bytes are accesses * size) and for global records
 // whose granules all lie in one shadow page of a region (kDirect: `page` + (g - `page_lo`), no lookup).
@@ -126,9 +161,37 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
   const uint64_t granules = kOneGranule ? 1 : (size + 3) / 4;
   const uint64_t w0 = pack_w0(gen, c.id, c.sync.wsync);
   const uint64_t w1_base = pack_w1(r.block, 0, write, c.sync.bsync);
+  const uint64_t shared_base = pack_shared(c.id, 0, write, c.sync.wsync, c.sync.bsync);
   const bool check_same = kSpace != RL_SPACE_LOCAL && !(c.flags & kNoOverlap);
   const bool filter = global && !kDirect && W > 1 && !(c.flags & kOneChunk);  // lanes may span other owners
+  if constexpr (kOneGranule && kSpace != RL_SPACE_LOCAL) {
+    // All lanes on one granule (a broadcast read of a scalar, a tile row read by a whole warp): the lanes after
+    // the first find the entry the previous lane of this very issue wrote, so their outcome is known without
+    // touching the entry 31 times. Same counts and same final entry as the lane loop below.
+    if (check_same && (mask & (mask - 1)) && !filter && one_granule(r, mask)) {
+      const unsigned first = unsigned(__builtin_ctz(mask)), last = 31u - unsigned(__builtin_clz(mask));
+      const uint64_t g = r.addr[first] >> 2;
+      const uint32_t tid0 = uint32_t(r.warp) * 32 + first, tid1 = uint32_t(r.warp) * 32 + last;
+      Run lead{0, 1, size};
+      if constexpr (kSpace == RL_SPACE_SHARED) {
+        uint64_t* e = wk.block_state(r.block).shared.entry(g, wk.shared_words);
+        lead.code = touch_shared(e, shared_base | uint64_t(tid0) << 28, r, c, tid0, false);
+        *e = shared_base | uint64_t(tid1) << 28;
+      } else {
+        Entry* e = kDirect ? page + (g - page_lo) : global_entry(g, wk);
+        if (RegionShadow* reg = kDirect ? wk.page_region : wk.entry_region) reg->mark_access(r.access);
+        lead.code = touch(e, w0, w1_base | uint64_t(tid0) << 40, true, r, c, tid0, false);
+        e->w1 = w1_base | uint64_t(tid1) << 40;
+      }
+      const uint64_t followers = uint64_t(popcount32(mask)) - 1;
+      const Run same{uint64_t(c.id) | uint64_t(kWarpSame) << 28 | uint64_t(write) << 56, followers, followers * size};
+      flush_run(lead, r, c, wk);
+      flush_run(same, r, c, wk);
+      return;
+    }
+  }
   if (check_same) wk.same.begin(size_t(popcount32(mask)) * granules);
+  if constexpr (kDirect) wk.page_region->mark_access(r.access);  // every lane lies in that region's page
   BlockState* bs = global ? nullptr : &wk.block_state(r.block);
   const uint32_t warp_tid = uint32_t(r.warp) * 32;
   Run run{0, 0, 0};
@@ -162,19 +225,26 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
     uint64_t g0 = r.addr[lane] >> 2;
     for (uint64_t k = 0; k < granules; ++k) {
       uint64_t g = g0 + k;
-      Entry* e;
-      if (kDirect) {
-        e = page + (g - page_lo);
-      } else if (global) {
-        if (filter && owner_of(chunk_of(g), W) != w) continue;
-        e = global_entry(g, wk);
-      } else if (kSpace == RL_SPACE_SHARED) {
-        e = bs->shared.entry(0, g);
+      bool same;
+      uint64_t code;
+      if constexpr (kSpace == RL_SPACE_SHARED) {
+        uint64_t* e = bs->shared.entry(g, wk.shared_words);
+        same = check_same && wk.same.seen(g);
+        code = touch_shared(e, shared_base | uint64_t(tid) << 28, r, c, tid, same);
       } else {
-        e = bs->local.entry(uint64_t(tid) << kLocalThreadShift, g);
+        Entry* e;
+        if (kDirect) {
+          e = page + (g - page_lo);
+        } else if (global) {
+          if (filter && owner_of(chunk_of(g), W) != w) continue;
+          e = global_entry(g, wk);
+          if (wk.entry_region) wk.entry_region->mark_access(r.access);
+        } else {
+          e = bs->local.entry(uint64_t(tid) << kLocalThreadShift, g);
+        }
+        same = check_same && wk.same.seen(g);
+        code = touch(e, w0, w1, global, r, c, tid, same);
       }
-      bool same = check_same && wk.same.seen(g);
-      uint64_t code = touch(e, w0, w1, global, r, c, tid, same);
       if (code != run.code) {
         flush();
         run.code = code;

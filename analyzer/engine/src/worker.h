@@ -12,6 +12,7 @@
 #include "edge_buffer.h"
 #include "same_issue.h"
 #include "shadow.h"
+#include "shared_shadow.h"
 #include "stats.h"
 
 namespace reuselens {
@@ -25,7 +26,8 @@ struct WarpState {
 // Everything the engine keeps about one running block; only the worker owning the block touches it.
 struct BlockState {
   explicit BlockState(Budget* b) : shared(b), local(b) {}
-  PagedShadow shared, local;
+  SharedShadow shared;
+  PagedShadow local;
   WarpState warps[32];
   uint32_t exited[32] = {0};  // per warp: lanes that executed EXIT so far
   uint32_t warps_done = 0;
@@ -60,6 +62,11 @@ struct Worker {
     }
     return *last_state;
   }
+  const BlockState* find_block(uint64_t block) const {  // makes no state for a block not seen yet
+    if (block == last_block) return last_state;
+    auto it = blocks.find(block);
+    return it == blocks.end() ? nullptr : &it->second;
+  }
   void drop_block(uint64_t block) {
     blocks.erase(block);
     last_block = ~0ull;
@@ -67,8 +74,17 @@ struct Worker {
   }
   std::vector<uint64_t> scratch;
   size_t region_hint = 0;
+  uint64_t shared_words = 0;  // words of shared window the open launch's blocks needed so far (SharedShadow)
   uint64_t page_lo = 0, page_hi = 0;  // cached shadow page of a region: granules [page_lo, page_hi)
   Entry* page = nullptr;
+  RegionShadow* page_region = nullptr;   // the region of `page`
+  RegionShadow* entry_region = nullptr;  // the region of the last global_entry() (null: outside allocations)
+  void forget_regions() {
+    region_hint = 0;
+    page_lo = page_hi = 0;
+    page = nullptr;
+    page_region = entry_region = nullptr;
+  }
   NodeStats* stats_for(uint32_t node) {
     if (node != last_node) {
       last_stats = &acc.nodes[node];
@@ -79,6 +95,7 @@ struct Worker {
   void reset_launch() {
     acc.clear();
     blocks.clear();
+    shared_words = 0;
     last_block = ~0ull;
     last_state = nullptr;
     last_node = 0;

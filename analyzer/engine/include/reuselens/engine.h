@@ -94,6 +94,8 @@ class Engine {
 
   // The engine part of report.json, version RL_ENGINE_JSON_VERSION (docs/report-format.md).
   std::string to_json() const;
+  // Which allocations each finished launch read and wrote (format reuselens-object-touches, docs/memory.md).
+  std::string object_touches_json() const;
   EngineStats stats() const;
 
  private:
