@@ -140,13 +140,13 @@ def malformed(tmp_path, change):
         (
             lambda m: m["memory_operations"].append({"kind": "memset", "dst": 1, "bytes": -1, "stream": 0}),
             "memory_operations[3].bytes",
-        ),  # fmt: skip
+        ),
         (
             lambda m: m["memory_operations"].append(
                 {"kind": "memcpy", "src": 1, "dst": 2, "bytes": 1, "stream": 0, "direction": "sideways"}
             ),
             "memory_operations[3].direction",
-        ),  # fmt: skip
+        ),
         (
             lambda m: m["allocations"][0].update(call_path=[{"module": "/bin/app"}]),
             "allocations[0].call_path[0].offset",
