@@ -89,10 +89,12 @@ class _Module:
         found = self.lines.find(address)
         if found is None and not self.all_decoded:  # no aranges, or they miss this unit: decode the rest once
             self.all_decoded = True
+            rest: list[tuple[int, int, str | None, int]] = []
             for cu in self.dwarf.iter_CUs():
                 if cu.cu_offset not in self.decoded_units:
                     self.decoded_units.add(cu.cu_offset)
-                    self.lines.add(_unit_ranges(self.dwarf, cu))
+                    rest += _unit_ranges(self.dwarf, cu)
+            self.lines.add(rest)  # one sort for all units, not one per unit
             found = self.lines.find(address)
         return found
 

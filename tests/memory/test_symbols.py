@@ -115,3 +115,17 @@ def test_a_run_places_each_allocation_on_its_site_line_past_the_cuda_runtime_fra
     assert [(frame.function, frame.line) for frame in path] == [("make_buffer", SITE_LINE), ("main", CALL_LINE)]
     assert [f.pattern for f in analysis.findings] == ["unused_allocation"]
     assert f"app.c:{SITE_LINE}" in analysis.findings[0].fix
+
+
+def test_a_binary_without_debug_aranges_is_still_symbolised_from_its_line_table(tmp_path):
+    # clang emits no .debug_aranges by default: the symbolizer then decodes every unit's line program.
+    objcopy = shutil.which("objcopy")
+    if objcopy is None:
+        pytest.skip("no objcopy on PATH to remove .debug_aranges")
+    binary = build(tmp_path, "app", "-g")
+    subprocess.run([objcopy, "--remove-section=.debug_aranges", str(binary)], check=True, capture_output=True)
+    with binary.open("rb") as stream:
+        assert not ELFFile(stream).has_section(".debug_aranges")
+    with Symbolizer() as symbolizer:
+        frame = symbolizer.frame(str(binary), first_address_of_line(binary, SITE_LINE) + 1)
+    assert (frame.function, frame.line) == ("make_buffer", SITE_LINE)
