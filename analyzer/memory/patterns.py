@@ -173,6 +173,9 @@ def _dead_writes(ctx: _Context, oid: int) -> list[tuple[int, int, int]]:
     pending: tuple[int, int] | None = None  # (index, bytes) of a write nothing has read yet
     dead = []
     for index in sorted(by_op):
+        if ctx.timeline.operations[index].touches_unknown:
+            pending = None  # it may have read the object, and whether it wrote it at all is a guess
+            continue
         touches = by_op[index]
         writes = [t for t in touches if t.write]
         if any(t.read for t in touches):

@@ -38,6 +38,7 @@ FORMAT = "reuselens-memory-timeline"
 VERSION = 1
 LIFETIME_KINDS = ("alloc", "free")
 WORK_KINDS = ("memcpy", "memset", "kernel")  # the operations that touch an object's contents
+NO_DEBUG_INFO = "no debug info; build with -g"
 
 
 class TimelineError(ReuseLensError):
@@ -52,7 +53,7 @@ class Frame:
 
     def where(self) -> str:
         if self.file is None:
-            return f"{self.function} (no debug info)"
+            return f"{self.function} ({NO_DEBUG_INFO})"
         return f"{self.file}:{self.line} ({self.function})" if self.line else f"{self.file} ({self.function})"
 
 
@@ -85,6 +86,9 @@ class Operation:
     object_id: int | None = None  # the object an alloc or free creates or releases
     touches: tuple[Touch, ...] = ()
     name: str | None = None  # a kernel's or API call's name, for sentences
+    # The touches were not recorded (kernel not instrumented): `touches` then marks every live object read and
+    # written, so no gap, unused object or dead write is ever claimed across this operation.
+    touches_unknown: bool = False
 
     def label(self) -> str:
         what = f"{self.kind} {self.name}" if self.name else self.kind
@@ -154,6 +158,7 @@ OPERATION = Obj(
         "object": Int(),
         "touches": List(TOUCH),
         "name": Str(),
+        "touches_unknown": Bool(),
     },
     required=("kind", "stream"),
     rule=_operation_rule,
@@ -210,6 +215,7 @@ def _build(document: dict[str, Any]) -> Timeline:
             op.get("object"),
             tuple(Touch(t["object"], t["read"], t["write"], t.get("bytes")) for t in op.get("touches", [])),
             op.get("name"),
+            op.get("touches_unknown", False),
         )
         for index, op in enumerate(document["operations"])
     )

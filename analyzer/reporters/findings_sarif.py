@@ -3,11 +3,10 @@ per finding, located at its source lines, with its reuse origins as related loca
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from reuselens.analyzer import __version__
+from reuselens.analyzer.reporters.sarif import physical_location, rule, sarif_log
 from reuselens.analyzer.reportview import Place, finding_places, places, ranked_findings, short_kernel_name
 
 DOCS_URL = "https://github.com/reuselens/reuselens/blob/main/docs/patterns.md"
@@ -19,32 +18,9 @@ def to_sarif(report: dict[str, Any], source_root: Path | None = None) -> str:
     results = []
     for kernel, finding in ranked_findings(report):
         pattern = finding.get("pattern", "unknown")
-        rules.setdefault(pattern, _rule(pattern))
+        rules.setdefault(pattern, rule(pattern, DOCS_URL))
         results.append(_result(kernel, finding, pattern, source_root))
-    run: dict[str, Any] = {
-        "tool": {
-            "driver": {
-                "name": "ReuseLens",
-                "version": __version__,
-                "informationUri": DOCS_URL,
-                "rules": list(rules.values()),
-            }
-        },
-        "results": results,
-    }
-    if source_root is not None:
-        run["originalUriBaseIds"] = {"SRCROOT": {"uri": source_root.resolve().as_uri() + "/"}}
-    sarif = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0", "runs": [run]}
-    return json.dumps(sarif, indent=2)
-
-
-def _rule(pattern: str) -> dict[str, Any]:
-    return {
-        "id": pattern,
-        "name": pattern,
-        "shortDescription": {"text": pattern.replace("-", " ")},
-        "helpUri": f"{DOCS_URL}#{pattern}",
-    }
+    return sarif_log(list(rules.values()), results, DOCS_URL, source_root)
 
 
 def _result(kernel: dict[str, Any], finding: dict[str, Any], pattern: str, source_root: Path | None) -> dict[str, Any]:
@@ -71,19 +47,4 @@ def _result(kernel: dict[str, Any], finding: dict[str, Any], pattern: str, sourc
 
 
 def _physical(place: Place, source_root: Path | None) -> dict[str, Any]:
-    return {
-        "physicalLocation": {
-            "artifactLocation": _artifact_uri(place.file or "", source_root),
-            "region": {"startLine": max(1, int(place.line or 1))},
-        }
-    }
-
-
-def _artifact_uri(file: str, base: Path | None) -> dict[str, str]:
-    path = Path(file)
-    if base is not None:
-        try:
-            return {"uri": path.resolve().relative_to(base.resolve()).as_posix(), "uriBaseId": "SRCROOT"}
-        except ValueError:
-            pass
-    return {"uri": path.as_uri() if path.is_absolute() else path.as_posix()}
+    return physical_location(place.file or "", place.line, source_root)

@@ -16,7 +16,7 @@ from reuselens.analyzer import __version__
 from reuselens.analyzer.errors import ReuseLensError
 from reuselens.collector.errors import CollectorError
 
-SUBCOMMANDS = ("profile", "analyze", "report", "graph", "diff", "lines", "demo", "lsp")
+SUBCOMMANDS = ("profile", "analyze", "report", "graph", "diff", "lines", "memory", "demo", "lsp")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -25,7 +25,7 @@ def test_a_good_document_is_read_with_lifetimes_and_touches():
 
 
 def test_a_frame_without_debug_info_says_so():
-    assert Frame("_Z4initPf", None, None).where() == "_Z4initPf (no debug info)"
+    assert Frame("_Z4initPf", None, None).where() == "_Z4initPf (no debug info; build with -g)"
 
 
 def broken(change):

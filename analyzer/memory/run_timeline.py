@@ -1,0 +1,260 @@
+"""A run directory's memory timeline: run.json's allocations and `memory_operations`, with the objects each kernel
+touched from `object_touches.json`, turned into a :class:`Timeline` (docs/run-directory.md, docs/memory.md).
+
+The collector writes operations in host issue order, already a topological order across streams, and names the
+bytes a copy or memset touched by address: an address belongs to the allocation live at that moment that holds
+it (a host address belongs to none). A kernel whose launch has no entry in object_touches.json (not
+instrumented, filtered out, file missing) has unknown touches: it is drawn as reading and writing every live
+object, so the analysis never claims a gap, an unused object or a dead write across it.
+
+The document is built in the timeline format and read with :func:`timeline.parse`, so every check of that
+format applies here too; problems of run.json itself are reported first, with run.json's own field names.
+
+Public API: :class:`MemoryRunError`, :class:`RunMemory`, :data:`RUNTIME_LIBRARIES`, :func:`load_run_memory`.
+"""
+
+from __future__ import annotations
+
+import json
+from bisect import bisect_right, insort
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from reuselens.analyzer.errors import ReuseLensError
+from reuselens.analyzer.lineinfo.demangle import demangle
+from reuselens.analyzer.memory import object_touches
+from reuselens.analyzer.memory.object_touches import ObjectTouch
+from reuselens.analyzer.memory.symbols import Symbolizer
+from reuselens.analyzer.memory.timeline import FORMAT, VERSION, Timeline, TimelineError, parse
+from reuselens.analyzer.reportview import short_kernel_name
+from reuselens.analyzer.rundir import MANIFEST, RunDirectory, open_run
+from reuselens.analyzer.schema import U64, Enum, Int, List, Maybe, Obj, PathText, SchemaError, Str, check, field_error
+
+# Frames in these libraries are the CUDA stack and ReuseLens itself, never the line a user would change.
+RUNTIME_LIBRARIES = ("libcuda", "libsanitizer", "libreuselens", "libnvidia", "libcupti", "libnvrtc")
+DIRECTIONS = ("htod", "dtoh", "dtod", "htoh", "unknown")
+KINDS = ("alloc", "free", "memcpy", "memset", "kernel")
+# Fields each kind must carry besides `kind` (docs/run-directory.md).
+NEEDS = {
+    "alloc": ("allocation",),
+    "free": ("allocation",),
+    "memcpy": ("src", "dst", "bytes", "direction", "stream"),
+    "memset": ("dst", "bytes", "stream"),
+    "kernel": ("launch", "stream"),
+}
+
+
+class MemoryRunError(ReuseLensError):
+    """A run directory's memory records are absent (an older collector) or malformed."""
+
+
+def _needs(op: dict[str, Any]) -> SchemaError | None:
+    for name in NEEDS[op["kind"]]:
+        if name not in op:
+            return field_error(name, f"missing: a {op['kind']} operation has {', '.join(NEEDS[op['kind']])}")
+    return None
+
+
+RAW_FRAME = Obj({"module": PathText(), "offset": Int()}, required=("module", "offset"))
+ALLOCATION = Obj(
+    {"address": Int(), "size": Int(0, U64 - 1), "call_path": Maybe(List(RAW_FRAME)), "api": Maybe(Str())},
+    required=("address", "size"),
+)
+OPERATION = Obj(
+    {
+        "kind": Enum(*KINDS),
+        "allocation": Int(),
+        "stream": Maybe(Int()),
+        "src": Int(),
+        "dst": Int(),
+        "bytes": Int(),
+        "direction": Enum(*DIRECTIONS),
+        "launch": Int(),
+    },
+    required=("kind",),
+    rule=_needs,
+)
+SCHEMA = Obj({"allocations": List(ALLOCATION), "memory_operations": List(OPERATION)}, required=("allocations",))
+
+
+@dataclass(frozen=True)
+class RunMemory:
+    run: RunDirectory
+    timeline: Timeline
+    unknown_touch_kernels: int  # kernel operations whose touches were not recorded
+    stray_touches: int  # recorded kernel touches of an address no live allocation holds (left out)
+
+
+def load_run_memory(path: str | Path) -> RunMemory:
+    """The run's memory timeline; MemoryRunError (one line naming the file and field) when the run has no memory
+    operations or they are malformed."""
+    run = open_run(path)
+    manifest_path = run.path / MANIFEST
+    if "memory_operations" not in run.manifest:
+        raise MemoryRunError(
+            f"{run.path}: this run has no memory operations (run.json lacks memory_operations); re-profile it with "
+            "a newer ReuseLens collector to analyse its memory"
+        )
+    try:
+        check(run.manifest, SCHEMA)
+    except SchemaError as error:
+        raise MemoryRunError(f"{manifest_path}: {error}") from None
+    touches = object_touches.load(run.path, MemoryRunError)
+    builder = _Builder(run, touches)
+    try:
+        for index, op in enumerate(run.manifest["memory_operations"]):
+            builder.add(index, op)
+    except SchemaError as error:
+        raise MemoryRunError(f"{manifest_path}: {error}") from None
+    with Symbolizer() as symbolizer:
+        document = builder.document(symbolizer)
+    try:
+        timeline = parse(json.dumps(document), f"{run.path}: memory timeline")
+    except TimelineError as error:  # run.json passed the checks above, so this is a builder bug shown plainly
+        raise MemoryRunError(str(error)) from None
+    unknown = sum(op.touches_unknown for op in timeline.operations)
+    return RunMemory(run, timeline, unknown, builder.stray_touches)
+
+
+class _LiveObjects:
+    """The allocations live at the current operation, found by any address inside them."""
+
+    def __init__(self, allocations: list[dict[str, Any]]):
+        self.allocations = allocations
+        self.starts: list[tuple[int, int]] = []  # (address, allocation index), sorted
+        self.largest = 0
+
+    def add(self, index: int) -> None:
+        insort(self.starts, (self.allocations[index]["address"], index))
+        self.largest = max(self.largest, self.allocations[index]["size"])
+
+    def remove(self, index: int) -> None:
+        self.starts.remove((self.allocations[index]["address"], index))
+
+    def holding(self, address: int) -> int | None:
+        """The live allocation that holds `address`: the innermost where pools nest allocations in segments."""
+        at = bisect_right(self.starts, (address, 1 << 64)) - 1
+        while at >= 0 and self.starts[at][0] > address - self.largest:  # no allocation further back can reach it
+            start, index = self.starts[at]
+            if address < start + self.allocations[index]["size"]:
+                return index
+            at -= 1
+        return None
+
+    def ids(self) -> list[int]:
+        return sorted(index for _, index in self.starts)
+
+
+class _Builder:
+    """Walks memory_operations once, checking lifetimes and resolving addresses with run.json's own field names."""
+
+    def __init__(self, run: RunDirectory, touches: dict[int, list[ObjectTouch]] | None):
+        self.allocations: list[dict[str, Any]] = run.manifest["allocations"]
+        self.kernels = {launch["id"]: launch.get("kernel") for launch in run.manifest.get("launches", [])}
+        self.touches = touches or {}
+        self.live = _LiveObjects(self.allocations)
+        self.state: dict[int, str] = {}  # allocation index -> "live" | "freed"
+        self.operations: list[dict[str, Any]] = []
+        self.stray_touches = 0
+
+    def add(self, index: int, op: dict[str, Any]) -> None:
+        where = f"memory_operations[{index}]"
+        kind = op["kind"]
+        if kind in ("alloc", "free"):
+            self._lifetime(where, op)
+        elif kind == "kernel":
+            self._kernel(where, op)
+        else:
+            self._transfer(op)
+
+    def _lifetime(self, where: str, op: dict[str, Any]) -> None:
+        index, kind = op["allocation"], op["kind"]
+        if index >= len(self.allocations):
+            raise SchemaError(f"{index} is not an index of allocations (it has {len(self.allocations)})", where)
+        had = self.state.get(index)
+        if (kind == "alloc" and had is not None) or (kind == "free" and had != "live"):
+            what = {None: "never allocated", "live": "already allocated", "freed": "already freed"}[had]
+            raise SchemaError(f"{kind} of allocation {index}, which is {what}", f"{where}.allocation")
+        self.state[index] = "live" if kind == "alloc" else "freed"
+        if self.allocations[index]["size"] == 0:
+            return  # a zero-byte allocation holds no memory and nothing can touch it
+        if kind == "alloc":
+            self.live.add(index)
+        else:
+            self.live.remove(index)
+        entry = {"kind": kind, "stream": op.get("stream") or 0, "object": index}
+        api = self.allocations[index].get("api")
+        if kind == "alloc" and api:
+            entry["name"] = api
+        self.operations.append(entry)
+
+    def _transfer(self, op: dict[str, Any]) -> None:
+        """A memcpy reads its source object and writes its destination object; a memset writes its destination.
+        Bytes past the end of the object are not its bytes, so a touch's size stops at the object's end."""
+        ends = [("src", True, False), ("dst", False, True)] if op["kind"] == "memcpy" else [("dst", False, True)]
+        marks = []
+        for field, read, write in ends:
+            target = self.live.holding(op[field]) if op["bytes"] else None
+            if target is not None:
+                allocation = self.allocations[target]
+                within = allocation["address"] + allocation["size"] - op[field]
+                marks.append({"object": target, "read": read, "write": write, "bytes": min(op["bytes"], within)})
+        name = op.get("direction") if op["kind"] == "memcpy" else None
+        entry = {"kind": op["kind"], "stream": op["stream"] or 0, "touches": marks}
+        if name:
+            entry["name"] = name
+        self.operations.append(entry)
+
+    def _kernel(self, where: str, op: dict[str, Any]) -> None:
+        launch = op["launch"]
+        if launch not in self.kernels:
+            raise SchemaError(f"{launch} is not the id of a launch in launches", f"{where}.launch")
+        entry: dict[str, Any] = {"kind": "kernel", "stream": op["stream"] or 0}
+        mangled = self.kernels[launch]
+        if mangled:
+            entry["name"] = short_kernel_name({"name": demangle(mangled)})
+        if launch in self.touches:
+            entry["touches"] = self._recorded(self.touches[launch])
+        else:
+            entry["touches"] = [{"object": oid, "read": True, "write": True} for oid in self.live.ids()]
+            entry["touches_unknown"] = True
+        self.operations.append(entry)
+
+    def _recorded(self, touches: list[ObjectTouch]) -> list[dict[str, Any]]:
+        modes: dict[int, tuple[bool, bool]] = {}
+        for touch in touches:
+            target = self.live.holding(touch.address)
+            if target is None:
+                self.stray_touches += 1
+                continue
+            read, write = modes.get(target, (False, False))
+            modes[target] = (read or touch.read, write or touch.write)
+        return [
+            {"object": oid, "read": read, "write": write}
+            for oid, (read, write) in sorted(modes.items())
+            if read or write
+        ]
+
+    def document(self, symbolizer: Symbolizer) -> dict[str, Any]:
+        objects = []
+        for index in sorted(self.state):
+            allocation = self.allocations[index]
+            if allocation["size"]:
+                frames = _site_frames(allocation.get("call_path") or [], symbolizer)
+                objects.append(
+                    {"id": index, "address": allocation["address"], "size": allocation["size"], "call_path": frames}
+                )
+        return {"format": FORMAT, "version": VERSION, "objects": objects, "operations": self.operations}
+
+
+def _site_frames(raw: list[dict[str, Any]], symbolizer: Symbolizer) -> list[dict[str, Any]]:
+    """The call path without the CUDA stack's and ReuseLens's own frames, so its first frame is the program's
+    allocation site; each frame symbolised."""
+    frames = []
+    for item in raw:
+        if Path(item["module"]).name.startswith(RUNTIME_LIBRARIES):
+            continue
+        frame = symbolizer.frame(item["module"], item["offset"])
+        frames.append({"function": frame.function, "file": frame.file, "line": frame.line})
+    return frames

@@ -1,0 +1,200 @@
+"""Host call-path frames to function, file and line, from the host binaries' ELF symbols and DWARF line tables.
+
+The collector records a frame as (module path, offset): the return address minus the module's load bias, which is
+an ELF virtual address of that module for PIE executables, non-PIE executables and shared libraries alike. A return
+address points after the call, so the call's own line is the one at `offset - 1`.
+
+A real application allocates from hundreds of places in a few modules, some of them huge (libtorch's DWARF runs to
+gigabytes), so each module is opened once, and its line table is decoded one compilation unit at a time, only for
+the units `.debug_aranges` says hold a looked-up address (all units when the table is absent).
+
+Public API: :class:`Symbolizer` (one per analysis; caches per module).
+"""
+
+from __future__ import annotations
+
+import os
+from bisect import bisect_right
+from pathlib import Path
+from typing import Any
+
+from elftools.elf.elffile import ELFFile
+
+from reuselens.analyzer.lineinfo.demangle import demangle
+from reuselens.analyzer.memory.timeline import Frame
+
+
+class _LineRanges:
+    """[start, end) address ranges of the decoded units' line rows, sorted by start, each with its file and line.
+    Sequences of functions the linker discarded start at address 0 in a linked binary; real code starts above
+    them, so the range with the greatest start at or below an address is the one that holds it."""
+
+    def __init__(self) -> None:
+        self.ranges: list[tuple[int, int, str | None, int]] = []
+        self.starts: list[int] = []
+
+    def add(self, ranges: list[tuple[int, int, str | None, int]]) -> None:
+        self.ranges = sorted(self.ranges + ranges, key=lambda r: (r[0], r[1]))
+        self.starts = [r[0] for r in self.ranges]
+
+    def find(self, address: int) -> tuple[str | None, int] | None:
+        at = bisect_right(self.starts, address) - 1
+        if at < 0 or address >= self.ranges[at][1]:
+            return None
+        return self.ranges[at][2], self.ranges[at][3]
+
+
+class _Module:
+    """One host ELF: its function symbols, and its DWARF line rows decoded per compilation unit on demand."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.stream = open(path, "rb")  # noqa: SIM115 - kept open while the analysis decodes units lazily
+        self.elf = ELFFile(self.stream)
+        self.function_starts, self.functions = self._function_symbols()
+        self.dwarf = self.elf.get_dwarf_info() if self.elf.has_section(".debug_line") else None
+        self.aranges = self.dwarf.get_aranges() if self.dwarf is not None else None
+        self.decoded_units: set[int] = set()
+        self.all_decoded = False
+        self.lines = _LineRanges()
+
+    def _function_symbols(self) -> tuple[list[int], list[tuple[int, str]]]:
+        symbols: dict[int, tuple[int, str]] = {}
+        for name in (".dynsym", ".symtab"):  # the full table wins where both name an address
+            table = self.elf.get_section_by_name(name)
+            if table is None or not hasattr(table, "iter_symbols"):
+                continue
+            for symbol in table.iter_symbols():
+                if symbol["st_info"]["type"] in ("STT_FUNC", "STT_GNU_IFUNC") and symbol["st_value"] and symbol.name:
+                    symbols[symbol["st_value"]] = (symbol["st_size"], symbol.name)
+        starts = sorted(symbols)
+        return starts, [symbols[s] for s in starts]
+
+    def function_at(self, address: int) -> str | None:
+        at = bisect_right(self.function_starts, address) - 1
+        if at < 0:
+            return None
+        size, name = self.functions[at]
+        if size and address >= self.function_starts[at] + size:
+            return None
+        return demangle(name)
+
+    def line_at(self, address: int) -> tuple[str | None, int] | None:
+        if self.dwarf is None:
+            return None
+        unit = self.aranges.cu_offset_at_addr(address) if self.aranges is not None else None
+        if unit is not None and unit not in self.decoded_units:
+            self.decoded_units.add(unit)
+            self.lines.add(_unit_ranges(self.dwarf, self.dwarf.get_CU_at(unit)))
+        found = self.lines.find(address)
+        if found is None and not self.all_decoded:  # no aranges, or they miss this unit: decode the rest once
+            self.all_decoded = True
+            rest: list[tuple[int, int, str | None, int]] = []
+            for cu in self.dwarf.iter_CUs():
+                if cu.cu_offset not in self.decoded_units:
+                    self.decoded_units.add(cu.cu_offset)
+                    rest += _unit_ranges(self.dwarf, cu)
+            self.lines.add(rest)  # one sort for all units, not one per unit
+            found = self.lines.find(address)
+        return found
+
+
+def _unit_ranges(dwarf: Any, cu: Any) -> list[tuple[int, int, str | None, int]]:
+    """(start, end, file, line) of each row of the unit's line program up to the next row of its sequence."""
+    program = dwarf.line_program_for_CU(cu)
+    if program is None:
+        return []
+    names = _file_names(program, cu)
+    ranges: list[tuple[int, int, str | None, int]] = []
+    previous = None
+    for entry in program.get_entries():
+        state = entry.state
+        if state is None:
+            continue
+        if previous is not None and state.address > previous.address:
+            ranges.append((previous.address, state.address, names.get(previous.file), previous.line))
+        previous = None if state.end_sequence else state
+    return ranges
+
+
+def _file_names(program: Any, cu: Any) -> dict[int, str]:
+    """File register value -> path. DWARF 5 numbers files and directories from 0 (entry 0 is the unit itself);
+    DWARF 2-4 number files from 1 and directory 0 is the unit's compilation directory."""
+    header = program.header
+    version = header["version"]
+    top = cu.get_top_DIE()
+    comp_dir_attr = top.attributes.get("DW_AT_comp_dir")
+    comp_dir = _text(comp_dir_attr.value) if comp_dir_attr is not None else ""
+    directories = [_text(d) for d in header["include_directory"]]
+    names = {}
+    for index, entry in enumerate(header["file_entry"]):
+        number = index if version >= 5 else index + 1
+        if version >= 5:
+            directory = directories[entry.dir_index] if entry.dir_index < len(directories) else ""
+        else:
+            directory = comp_dir if entry.dir_index == 0 else _entry(directories, entry.dir_index - 1)
+        path = os.path.join(comp_dir, directory, _text(entry.name))
+        names[number] = os.path.normpath(path)
+    return names
+
+
+def _entry(items: list[str], index: int) -> str:
+    return items[index] if 0 <= index < len(items) else ""
+
+
+def _text(value: Any) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+class Symbolizer:
+    """Frames of one run; each module is read at most once, and a module that cannot be read is tried once."""
+
+    def __init__(self) -> None:
+        self._modules: dict[str, _Module | None] = {}
+        self._frames: dict[tuple[str, int], Frame] = {}
+
+    def frame(self, module: str, offset: int) -> Frame:
+        """The function, file and line of the call whose return address is `offset` in `module`. A module
+        without DWARF gives file and line None (sentences then say "no debug info"); a module that is missing or
+        not a readable ELF gives the function `<basename>+0x<offset>`."""
+        key = (module, offset)
+        if key not in self._frames:
+            self._frames[key] = self._symbolize(module, offset)
+        return self._frames[key]
+
+    def close(self) -> None:
+        for loaded in self._modules.values():
+            if loaded is not None:
+                loaded.stream.close()
+        self._modules.clear()
+
+    def _symbolize(self, module: str, offset: int) -> Frame:
+        fallback = Frame(f"{Path(module).name}+{offset:#x}", None, None)
+        loaded = self._load(module)
+        if loaded is None:
+            return fallback
+        call = max(offset - 1, 0)
+        try:
+            function = loaded.function_at(call)
+            place = loaded.line_at(call)
+        except Exception:  # noqa: BLE001 - corrupt DWARF makes pyelftools raise many types; keep the frame
+            place = None
+            function = None
+        if place is None:
+            return Frame(function or fallback.function, None, None)
+        file, line = place
+        return Frame(function or fallback.function, file, line or None)
+
+    def _load(self, module: str) -> _Module | None:
+        if module not in self._modules:
+            try:
+                self._modules[module] = _Module(module)
+            except Exception:  # noqa: BLE001 - missing, unreadable or not ELF: pyelftools has no single error type
+                self._modules[module] = None
+        return self._modules[module]
+
+    def __enter__(self) -> Symbolizer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,60 @@
+"""`reuselens memory RUN_DIR`: where a run's device memory went, object by object (DrGPUM's patterns, issue #18):
+the peak and what is live at it, then each finding with the peak it would save, as a table, JSON or SARIF, and
+optionally the timeline drawn as a self-contained HTML page."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from reuselens.analyzer.memory.analysis import analyze_run
+from reuselens.analyzer.memory.patterns import SETTINGS
+from reuselens.analyzer.reporters.memory_html import render_memory_html
+from reuselens.analyzer.reporters.memory_json import memory_document, to_json
+from reuselens.analyzer.reporters.memory_sarif import to_sarif
+from reuselens.analyzer.reporters.memory_table import to_table
+from reuselens.cli.common import positive_int, write_output
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "memory",
+        help="device memory waste per allocation (table, json, sarif, html timeline)",
+        description="Find where a run's device memory is held needlessly (allocated early, freed late, idle, "
+        "unused, leaked, written and never read, or a second buffer where one would do), each with the peak "
+        "reduction its fix gives.",
+    )
+    parser.add_argument("input", metavar="RUN_DIR")
+    parser.add_argument("--format", choices=("table", "json", "sarif"), default="table")
+    parser.add_argument("--top", type=positive_int, metavar="N", help="only the N findings that save the most")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    parser.add_argument("--html", metavar="PATH", help="also write the memory timeline as a self-contained page")
+    parser.add_argument("--source-root", metavar="DIR", help="SARIF: make file URIs relative to DIR")
+    parser.add_argument(
+        "--min-idle-operations",
+        type=positive_int,
+        default=SETTINGS["min_idle_operations"],
+        metavar="N",
+        help="report a gap only when at least N GPU operations run in it (default: %(default)s, DrGPUM's exact "
+        "predicates)",
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    analysis = analyze_run(args.input, {"min_idle_operations": args.min_idle_operations})
+    document = memory_document(analysis, args.top)
+    if args.format == "json":
+        text = to_json(document)
+    elif args.format == "sarif":
+        text = to_sarif(document, Path(args.source_root) if args.source_root else None)
+    else:
+        text = to_table(document)
+    if args.html:
+        write_output(args.html, render_memory_html(analysis))
+    if args.output:
+        write_output(args.output, text)
+    else:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0

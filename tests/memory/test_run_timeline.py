@@ -1,0 +1,175 @@
+"""A run directory's memory records (run.json's allocations and memory_operations, object_touches.json) become
+the memory timeline the patterns read: each operation kind, touches by address, unknown touches, and a clear
+one-line error for a run without memory operations or with a malformed field."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from run_dirs import RunWriter
+
+from reuselens.analyzer.errors import ReuseLensError
+from reuselens.analyzer.memory.analysis import analyze_run
+from reuselens.analyzer.memory.run_timeline import MemoryRunError, load_run_memory
+
+HOST = 0x5600_0000_0000  # a host buffer: inside no device allocation
+
+
+def kinds_and_touches(timeline):
+    return [
+        (op.kind, op.name, [(t.object_id, t.read, t.write, t.bytes) for t in op.touches]) for op in timeline.operations
+    ]
+
+
+def test_every_operation_kind_touches_the_objects_its_addresses_fall_in(tmp_path):
+    run = RunWriter()
+    a, b = run.alloc(4096), run.alloc(256, api="cuMemAlloc_v2")
+    run.memcpy(HOST, run.address(a), 4096, "htod")
+    run.memset(run.address(b) + 64, 1000)  # starts inside b: only b's remaining 192 bytes are b's
+    run.memcpy(run.address(a), run.address(a) + 2048, 2048, "dtod")  # within one object: a read and a write
+    run.kernel("_Z6smoothPKfPf", [(a, "r"), (b, "rw")])
+    run.memcpy(run.address(b), HOST, 256, "dtoh")
+    run.free(a).free(b)
+    memory = load_run_memory(run.write(tmp_path / "run"))
+    assert kinds_and_touches(memory.timeline) == [
+        ("alloc", "cudaMalloc", []),
+        ("alloc", "cuMemAlloc_v2", []),
+        ("memcpy", "htod", [(0, False, True, 4096)]),
+        ("memset", None, [(1, False, True, 192)]),
+        ("memcpy", "dtod", [(0, True, False, 2048), (0, False, True, 2048)]),
+        ("kernel", "smooth", [(0, True, False, None), (1, True, True, None)]),
+        ("memcpy", "dtoh", [(1, True, False, 256)]),
+        ("free", None, []),
+        ("free", None, []),
+    ]
+    assert memory.unknown_touch_kernels == 0
+
+
+def test_a_kernel_without_recorded_touches_touches_every_live_object_and_hides_no_waste(tmp_path):
+    # x is written, then an uninstrumented kernel, then x is overwritten whole: without the kernel's touches
+    # nobody can say it did not read x, so no dead write, no idle gap and no unused object may be claimed.
+    run = RunWriter()
+    x, idle = run.alloc(1024), run.alloc(1024)
+    run.memset(run.address(x), 1024)
+    run.kernel("_Z6opaquev", None)
+    run.memset(run.address(x), 1024)
+    run.kernel("_Z3usePf", [(x, "r")])
+    run.free(x).free(idle)
+    path = run.write(tmp_path / "run")
+    analysis = analyze_run(path)
+    opaque = analysis.timeline.operations[3]
+    assert opaque.touches_unknown and {t.object_id for t in opaque.touches} == {x, idle}
+    assert analysis.memory.unknown_touch_kernels == 1
+    patterns = {(f.pattern, f.object_id) for f in analysis.findings}
+    assert ("dead_write", x) not in patterns and ("unused_allocation", idle) not in patterns
+    # Control: the same program with the kernel's touches recorded (it touched nothing) shows both.
+    run.touches.append({"launch": 0, "touches": []})
+    control = {(f.pattern, f.object_id) for f in analyze_run(run.write(tmp_path / "control")).findings}
+    assert {("dead_write", x), ("unused_allocation", idle)} <= control
+
+
+def test_a_missing_object_touches_file_leaves_every_kernel_unknown(tmp_path):
+    run = RunWriter()
+    a = run.alloc(64)
+    run.kernel("_Z1kPf", [(a, "w")]).kernel("_Z1kPf", [(a, "r")]).free(a)
+    memory = load_run_memory(run.write(tmp_path / "run", touches=False))
+    assert memory.unknown_touch_kernels == 2
+
+
+def test_kernel_touches_outside_every_live_allocation_are_left_out_and_counted(tmp_path):
+    run = RunWriter()
+    a = run.alloc(64)
+    run.kernel("_Z1kPf", [(a, "w")])
+    run.touches[0]["touches"].append({"address": HOST, "read": True, "write": False})
+    run.free(a)
+    memory = load_run_memory(run.write(tmp_path / "run"))
+    assert memory.stray_touches == 1
+    assert [t.object_id for t in memory.timeline.operations[1].touches] == [a]
+
+
+def test_a_never_touched_allocation_is_unused_and_removing_it_lowers_the_peak_by_its_size(tmp_path):
+    run = RunWriter()
+    data = run.alloc(1 << 20)
+    scratch = run.alloc(1 << 16)  # allocated, never used, freed at the end
+    run.memcpy(HOST, run.address(data), 1 << 20, "htod")
+    run.kernel("_Z4stepPf", [(data, "rw")])
+    run.memcpy(run.address(data), HOST, 1 << 20, "dtoh")
+    run.free(data).free(scratch)
+    findings = analyze_run(run.write(tmp_path / "run")).findings
+    assert [(f.pattern, f.object_id, f.bytes, f.peak_reduction) for f in findings] == [
+        ("unused_allocation", scratch, 1 << 16, 1 << 16)
+    ]
+
+
+def test_a_run_from_an_older_collector_says_it_has_no_memory_operations(tmp_path):
+    run = RunWriter()
+    run.alloc(64)
+    manifest = run.manifest()
+    del manifest["memory_operations"]
+    with pytest.raises(MemoryRunError) as error:
+        load_run_memory(run.write(tmp_path / "old", manifest))
+    message = str(error.value)
+    assert "\n" not in message and "no memory operations" in message and "re-profile" in message
+
+
+def malformed(tmp_path, change):
+    run = RunWriter()
+    a = run.alloc(64)
+    run.kernel("_Z1kPf", [(a, "w")]).free(a)
+    manifest = run.manifest()
+    change(manifest)
+    with pytest.raises(ReuseLensError) as error:
+        load_run_memory(run.write(tmp_path / "bad", manifest))
+    assert "\n" not in str(error.value)
+    return str(error.value)
+
+
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        (lambda m: m["memory_operations"][0].update(allocation=5), "memory_operations[0]"),
+        (lambda m: m["memory_operations"][0].update(kind="malloc"), "memory_operations[0].kind"),
+        (lambda m: m["memory_operations"][1].pop("launch"), "memory_operations[1].launch"),
+        (lambda m: m["memory_operations"][1].update(launch=9), "memory_operations[1].launch"),
+        (lambda m: m["memory_operations"].append({"kind": "free", "allocation": 0}), "memory_operations[3].allocation"),
+        (
+            lambda m: m["memory_operations"].insert(0, {"kind": "free", "allocation": 0}),
+            "memory_operations[0].allocation",
+        ),
+        (
+            lambda m: m["memory_operations"].append({"kind": "memset", "dst": 1, "bytes": -1, "stream": 0}),
+            "memory_operations[3].bytes",
+        ),
+        (
+            lambda m: m["memory_operations"].append(
+                {"kind": "memcpy", "src": 1, "dst": 2, "bytes": 1, "stream": 0, "direction": "sideways"}
+            ),
+            "memory_operations[3].direction",
+        ),
+        (
+            lambda m: m["allocations"][0].update(call_path=[{"module": "/bin/app"}]),
+            "allocations[0].call_path[0].offset",
+        ),
+        (lambda m: m["allocations"][0].update(api=7), "allocations[0].api"),
+        (lambda m: m.update(memory_operations={}), "memory_operations"),
+    ],
+)
+def test_a_malformed_field_is_one_line_naming_it(tmp_path, change, field):
+    message = malformed(tmp_path, change)
+    assert f"run.json: {field}" in message
+
+
+def test_a_malformed_object_touches_file_is_one_line_naming_the_file_and_field(tmp_path):
+    run = RunWriter()
+    a = run.alloc(64)
+    run.kernel("_Z1kPf", [(a, "w")]).free(a)
+    path = run.write(tmp_path / "run")
+    document = json.loads((path / "object_touches.json").read_text())
+    document["launches"][0]["touches"][0]["write"] = "yes"
+    (path / "object_touches.json").write_text(json.dumps(document))
+    with pytest.raises(MemoryRunError, match=r"object_touches\.json: launches\[0\]\.touches\[0\]\.write: expected"):
+        load_run_memory(path)
+    (path / "object_touches.json").write_text('{"format": "reuselens-object-touches", "version": 2, "launches": []}')
+    with pytest.raises(MemoryRunError, match="version int 2, this build reads 1"):
+        load_run_memory(path)

@@ -1,0 +1,131 @@
+"""Allocation call paths symbolised from host binaries built here with the system C compiler: DWARF 5 and 4, PIE
+and non-PIE, with and without -g, and a missing module; offsets are return addresses minus the load bias, as
+the collector records them, worked out from each binary's own line table rather than hard-coded."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from elftools.elf.elffile import ELFFile
+from run_dirs import RunWriter
+
+from reuselens.analyzer.memory.analysis import analyze_run
+from reuselens.analyzer.memory.symbols import Symbolizer
+
+SOURCE = """#include <stdlib.h>
+
+void *make_buffer(size_t n)
+{
+    void *p = malloc(n); /* allocation site */
+    return p;
+}
+
+int main(void)
+{
+    free(make_buffer(64));
+    return 0;
+}
+"""
+SITE_LINE = SOURCE.splitlines().index("    void *p = malloc(n); /* allocation site */") + 1
+NEXT_LINE = SITE_LINE + 1
+CALL_LINE = SOURCE.splitlines().index("    free(make_buffer(64));") + 1
+COMPILER = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+
+
+def build(tmp_path: Path, name: str, *flags: str) -> Path:
+    if COMPILER is None:
+        pytest.skip("no C compiler (cc, gcc or clang) on PATH to build the host binary")
+    source = tmp_path / "app.c"
+    source.write_text(SOURCE)
+    binary = tmp_path / name
+    subprocess.run([COMPILER, "-O0", *flags, "-o", str(binary), str(source)], check=True, capture_output=True)
+    return binary
+
+
+def first_address_of_line(binary: Path, line: int) -> int:
+    """The lowest address the binary's line table gives `line` of app.c."""
+    with binary.open("rb") as stream:
+        dwarf = ELFFile(stream).get_dwarf_info()
+        found = [
+            entry.state.address
+            for cu in dwarf.iter_CUs()
+            for entry in dwarf.line_program_for_CU(cu).get_entries()
+            if entry.state is not None and entry.state.line == line and not entry.state.end_sequence
+        ]
+    assert found, f"line {line} not in the line table of {binary}"
+    return min(found)
+
+
+def function_address(binary: Path, name: str) -> int:
+    with binary.open("rb") as stream:
+        return next(
+            s["st_value"] for s in ELFFile(stream).get_section_by_name(".symtab").iter_symbols() if s.name == name
+        )
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [("-g", "-fPIE", "-pie"), ("-gdwarf-4", "-fno-pie", "-no-pie"), ("-gdwarf-5", "-fno-pie", "-no-pie")],
+    ids=["pie", "non-pie-dwarf4", "non-pie-dwarf5"],
+)
+def test_a_return_address_in_a_debug_build_gives_the_calls_function_file_and_line(tmp_path, flags):
+    binary = build(tmp_path, "app", *flags)
+    # A return address one byte into the site's line: offset - 1 is the line's first instruction.
+    offset = first_address_of_line(binary, SITE_LINE) + 1
+    with Symbolizer() as symbolizer:
+        frame = symbolizer.frame(str(binary), offset)
+        # The address where the next line starts, as a return address, still belongs to the call before it.
+        boundary = symbolizer.frame(str(binary), first_address_of_line(binary, NEXT_LINE))
+    assert (frame.function, Path(frame.file).name, frame.line) == ("make_buffer", "app.c", SITE_LINE)
+    assert Path(frame.file) == (tmp_path / "app.c").resolve()
+    assert boundary.line == SITE_LINE
+
+
+def test_a_build_without_g_gives_the_function_and_says_there_is_no_debug_info(tmp_path):
+    binary = build(tmp_path, "app", "-g0")
+    offset = function_address(binary, "make_buffer") + 5
+    with Symbolizer() as symbolizer:
+        frame = symbolizer.frame(str(binary), offset)
+    assert (frame.function, frame.file, frame.line) == ("make_buffer", None, None)
+    assert frame.where() == "make_buffer (no debug info; build with -g)"
+
+
+def test_a_missing_or_unreadable_module_gives_its_name_and_offset(tmp_path):
+    text = tmp_path / "notes.txt"
+    text.write_text("not an ELF file")
+    with Symbolizer() as symbolizer:
+        assert symbolizer.frame(str(tmp_path / "gone.so"), 0x1234).function == "gone.so+0x1234"
+        assert symbolizer.frame(str(text), 0x10).function == "notes.txt+0x10"
+
+
+def test_a_run_places_each_allocation_on_its_site_line_past_the_cuda_runtime_frames(tmp_path):
+    binary = build(tmp_path, "app", "-g")
+    site = first_address_of_line(binary, SITE_LINE) + 1
+    run = RunWriter()
+    runtime = [{"module": "/usr/local/cuda/lib64/libcudart.so.13", "offset": 0x5000}]
+    collector = [{"module": "/opt/reuselens/libreuselens_collector.so", "offset": 0x900}]
+    caller = {"module": str(binary), "offset": first_address_of_line(binary, CALL_LINE) + 1}
+    buffer = run.alloc(4096, [*collector, *runtime, {"module": str(binary), "offset": site}, caller])
+    run.free(buffer)
+    analysis = analyze_run(run.write(tmp_path / "run"))
+    path = analysis.timeline.objects[buffer].call_path
+    assert [(frame.function, frame.line) for frame in path] == [("make_buffer", SITE_LINE), ("main", CALL_LINE)]
+    assert [f.pattern for f in analysis.findings] == ["unused_allocation"]
+    assert f"app.c:{SITE_LINE}" in analysis.findings[0].fix
+
+
+def test_a_binary_without_debug_aranges_is_still_symbolised_from_its_line_table(tmp_path):
+    # clang emits no .debug_aranges by default: the symbolizer then decodes every unit's line program.
+    objcopy = shutil.which("objcopy")
+    if objcopy is None:
+        pytest.skip("no objcopy on PATH to remove .debug_aranges")
+    binary = build(tmp_path, "app", "-g")
+    subprocess.run([objcopy, "--remove-section=.debug_aranges", str(binary)], check=True, capture_output=True)
+    with binary.open("rb") as stream:
+        assert not ELFFile(stream).has_section(".debug_aranges")
+    with Symbolizer() as symbolizer:
+        frame = symbolizer.frame(str(binary), first_address_of_line(binary, SITE_LINE) + 1)
+    assert (frame.function, frame.line) == ("make_buffer", SITE_LINE)
