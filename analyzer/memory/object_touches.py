@@ -11,10 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
+from reuselens.analyzer.engine_result import OBJECT_TOUCHES
 from reuselens.analyzer.errors import ReuseLensError
 from reuselens.analyzer.schema import Bool, Enum, Int, JsonError, List, Obj, SchemaError, check, decode, describe
 
-FILE = "object_touches.json"
+FILE = OBJECT_TOUCHES  # written by the engine: the collector online, replay otherwise
 FORMAT = "reuselens-object-touches"
 VERSION = 1
 

@@ -8,13 +8,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from reuselens.analyzer.memory.analysis import analyze_run
-from reuselens.analyzer.memory.patterns import SETTINGS
-from reuselens.analyzer.reporters.memory_html import render_memory_html
-from reuselens.analyzer.reporters.memory_json import memory_document, to_json
-from reuselens.analyzer.reporters.memory_sarif import to_sarif
-from reuselens.analyzer.reporters.memory_table import to_table
 from reuselens.cli.common import positive_int, write_output
+
+# The analysis modules load when the command runs: every `reuselens` start registers this parser, and the
+# symboliser pulls in pyelftools and the demangler (tests/cli/test_postrun_cost.py).
+DEFAULT_MIN_IDLE_OPERATIONS = 1  # analyzer.memory.patterns.SETTINGS["min_idle_operations"]
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -34,7 +32,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--min-idle-operations",
         type=positive_int,
-        default=SETTINGS["min_idle_operations"],
+        default=DEFAULT_MIN_IDLE_OPERATIONS,
         metavar="N",
         help="report a gap only when at least N GPU operations run in it (default: %(default)s, DrGPUM's exact "
         "predicates)",
@@ -43,6 +41,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from reuselens.analyzer.memory.analysis import analyze_run
+    from reuselens.analyzer.reporters.memory_html import render_memory_html
+    from reuselens.analyzer.reporters.memory_json import memory_document, to_json
+    from reuselens.analyzer.reporters.memory_sarif import to_sarif
+    from reuselens.analyzer.reporters.memory_table import to_table
+
     analysis = analyze_run(args.input, {"min_idle_operations": args.min_idle_operations})
     document = memory_document(analysis, args.top)
     if args.format == "json":

@@ -129,3 +129,11 @@ def test_a_run_without_memory_operations_is_one_line_on_stderr_and_exit_2(tmp_pa
 def test_a_path_that_is_not_a_run_is_one_line(tmp_path, capsys):
     code, _, err = run_cli(capsys, tmp_path / "nowhere")
     assert code == 2 and err.count("\n") == 1 and "no such directory" in err
+
+
+def test_the_cli_default_gap_is_the_analysis_default():
+    # the CLI names the default without importing the analysis (start-up cost); both must stay one number
+    from reuselens.analyzer.memory.patterns import SETTINGS
+    from reuselens.cli.memory import DEFAULT_MIN_IDLE_OPERATIONS
+
+    assert DEFAULT_MIN_IDLE_OPERATIONS == SETTINGS["min_idle_operations"]

@@ -13,6 +13,8 @@
 namespace rlc {
 namespace {
 
+constexpr char kObjectTouchesFile[] = "object_touches.json";  // docs/memory.md, "Object touches"
+
 class EngineSink : public RecordSink {
  public:
   explicit EngineSink(const reuselens::EngineConfig& config) : engine_(config) {}
@@ -45,12 +47,16 @@ class EngineSink : public RecordSink {
       *err = "online analysis stopped: " + first_error_ + "; replay the traces with `reuselens analyze`";
       return false;
     }
-    std::string text;
-    if (!guard([&] { text = engine_.to_json(); })) {
+    std::string text, touches;
+    if (!guard([&] {
+          text = engine_.to_json();
+          touches = engine_.object_touches_json();
+        })) {
       *err = first_error_;
       return false;
     }
-    return write_file_atomic(run_dir + "/analysis.json", text, err);
+    return write_file_atomic(run_dir + "/analysis.json", text, err) &&
+           write_file_atomic(run_dir + "/" + kObjectTouchesFile, touches, err);
   }
 
  private:

@@ -20,6 +20,7 @@ void Tool::on_launch_begin(const Sanitizer_LaunchData* ld) {
   std::unique_lock<std::recursive_mutex> g(mu_);
   if (!claim()) return;
   uint64_t id = run_.launch_count++;
+  add_memory_operation({MemoryOperation::kKernel, 0, reinterpret_cast<uint64_t>(ld->stream), id});
   auto mit = modules_.find(ld->module);
   ModuleEntry* me = mit != modules_.end() ? &mit->second : nullptr;
   std::string mangled = ld->functionName ? ld->functionName : "";

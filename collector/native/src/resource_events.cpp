@@ -24,6 +24,14 @@ void Tool::callback(Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, 
     on_launch_api_call(domain, cbid, static_cast<const Sanitizer_CallbackData*>(data));
     return;
   }
+  if (domain == SANITIZER_CB_DOMAIN_MEMCPY && cbid == SANITIZER_CBID_MEMCPY_STARTING) {
+    on_memcpy(static_cast<const Sanitizer_MemcpyData*>(data));
+    return;
+  }
+  if (domain == SANITIZER_CB_DOMAIN_MEMSET && cbid == SANITIZER_CBID_MEMSET_STARTING) {
+    on_memset(static_cast<const Sanitizer_MemsetData*>(data));
+    return;
+  }
   if (domain == SANITIZER_CB_DOMAIN_LAUNCH) {
     auto* ld = static_cast<const Sanitizer_LaunchData*>(data);
     if (cbid == SANITIZER_CBID_LAUNCH_BEGIN)
@@ -159,8 +167,10 @@ void Tool::on_memory_alloc(Sanitizer_CallbackId cbid, const Sanitizer_ResourceMe
   AllocEntry a{m->address,        m->size, cbid == SANITIZER_CBID_RESOURCE_MEMORY_ALLOC_ASYNC ? "async" : "device",
                run_.launch_count, false,   0};
   if (m->flags & SANITIZER_MEMORY_FLAG_MANAGED) a.kind = "managed";
+  if (run_.allocs.size() < kMaxAllocationEntries) a.call_path = host_call_path(kMaxCallPathFrames);
   live_allocs_[m->address] = run_.allocs.size();
-  run_.allocs.push_back(a);
+  add_memory_operation({MemoryOperation::kAlloc, 0, reinterpret_cast<uint64_t>(m->stream), run_.allocs.size()});
+  run_.allocs.push_back(std::move(a));
   for (auto& s : sinks_) s->add_allocation(m->address, m->size);
 }
 
@@ -171,8 +181,38 @@ void Tool::on_memory_free(const Sanitizer_ResourceMemoryData* m) {
   if (it == live_allocs_.end()) return;
   run_.allocs[it->second].freed = true;
   run_.allocs[it->second].freed_after_launch = run_.launch_count;
+  add_memory_operation({MemoryOperation::kFree, 0, reinterpret_cast<uint64_t>(m->stream), it->second});
   live_allocs_.erase(it);
   for (auto& s : sinks_) s->free_allocation(m->address);
+}
+
+// Copies and sets over device memory, for the memory analysis: which objects they read and write, and when.
+void Tool::on_memcpy(const Sanitizer_MemcpyData* m) {
+  std::lock_guard<std::recursive_mutex> g(mu_);
+  if (!enabled_ || in_tool_alloc_) return;
+  MemoryOperation op{MemoryOperation::kMemcpy, uint8_t(m->direction), reinterpret_cast<uint64_t>(m->apiStream)};
+  op.src = m->srcAddress;
+  op.dst = m->dstAddress;
+  op.bytes = m->size ? m->size : m->width * std::max<uint64_t>(1, m->height) * std::max<uint64_t>(1, m->depth);
+  add_memory_operation(op);
+}
+void Tool::on_memset(const Sanitizer_MemsetData* m) {
+  std::lock_guard<std::recursive_mutex> g(mu_);
+  if (!enabled_ || in_tool_alloc_) return;
+  MemoryOperation op{MemoryOperation::kMemset, 0, reinterpret_cast<uint64_t>(m->stream)};
+  op.dst = m->address;
+  // A 2-D set writes `height` rows of `width` elements, `pitch` bytes apart: its bytes span up to the last row's end.
+  const uint64_t row = m->width * std::max<uint32_t>(1, m->elementSize), rows = std::max<uint64_t>(1, m->height);
+  op.bytes = rows > 1 ? m->pitch * (rows - 1) + row : row;
+  add_memory_operation(op);
+}
+void Tool::add_memory_operation(const MemoryOperation& op) {
+  if (run_.memory_ops.size() < kMaxMemoryOperations) {
+    run_.memory_ops.push_back(op);
+  } else if (!run_.memory_ops_truncated) {
+    run_.memory_ops_truncated = true;
+    diag_.log("memory operations: more than %zu, the rest are not listed in run.json", kMaxMemoryOperations);
+  }
 }
 
 bool Tool::patch_module(CUmodule mod, ModuleEntry& me) {

@@ -102,9 +102,12 @@ std::string launch_json(const LaunchEntry& l) {
 }
 
 std::string alloc_json(const AllocEntry& al) {
+  std::string path;
+  for (const HostFrame& f : al.call_path) path += (path.empty() ? "" : ", ") + host_frame_json(f);
   return "{\"address\": " + std::to_string(al.address) + ", \"size\": " + std::to_string(al.size) + ", \"kind\": \"" +
          al.kind + "\", \"allocated_before_launch\": " + std::to_string(al.allocated_before_launch) +
-         ", \"freed_after_launch\": " + json_u64_or_null(al.freed, al.freed_after_launch) + "}";
+         ", \"freed_after_launch\": " + json_u64_or_null(al.freed, al.freed_after_launch) + ", \"call_path\": [" +
+         path + "]}";
 }
 
 std::string errors_member(const std::vector<std::string>& errors) {
@@ -130,7 +133,9 @@ std::string run_json_text(const Config& config, const RunState& run, const Diagn
   o += array_member("modules", run.module_list, all, module_json);
   o += array_member("functions", run.functions, all, function_json);
   o += array_member("launches", run.launches, all, launch_json);
-  o += array_member("allocations", run.allocs, 100000, alloc_json);
+  o += array_member("allocations", run.allocs, kMaxAllocationEntries, alloc_json);
+  o += array_member("memory_operations", run.memory_ops, all, memory_operation_json);
+  o += std::string("  \"memory_operations_truncated\": ") + (run.memory_ops_truncated ? "true" : "false") + ",\n";
   o += errors_member(diag.errors);
   o += "}\n";
   return o;

@@ -12,11 +12,15 @@
 #include <vector>
 
 #include "device_state.h"
+#include "memory_operations.h"
 #include "reuselens/trace_format.h"
 
 namespace rlc {
 
 constexpr size_t kMaxLaunchEntries = 100000;  // run.json lists at most this many launches
+constexpr size_t kMaxAllocationEntries = 100000;  // ... allocations
+constexpr size_t kMaxMemoryOperations = 1000000;  // ... memory operations (then memory_operations_truncated)
+constexpr unsigned kMaxCallPathFrames = 24;       // frames of an allocation's host call path
 
 struct FunctionEntry {
   uint32_t id;
@@ -78,6 +82,7 @@ struct AllocEntry {
   uint64_t allocated_before_launch;
   bool freed = false;
   uint64_t freed_after_launch = 0;
+  std::vector<HostFrame> call_path;  // the host call that made it, innermost frame first
 };
 
 // The run as run.json describes it (besides the configuration and the diagnostics).
@@ -87,6 +92,8 @@ struct RunState {
   std::vector<FunctionEntry> functions;
   std::vector<LaunchEntry> launches;
   std::vector<AllocEntry> allocs;
+  std::vector<MemoryOperation> memory_ops;  // at most kMaxMemoryOperations, in host issue order
+  bool memory_ops_truncated = false;
   uint64_t launch_count = 0;  // every launch seen
   uint64_t instrumented = 0;
   uint64_t records_total = 0;

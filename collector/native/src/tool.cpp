@@ -52,7 +52,8 @@ const char* Tool::subscribe(SanitizerResult* r) {
       [](void*, Sanitizer_CallbackDomain d, Sanitizer_CallbackId c, const void* data) { tool().callback(d, c, data); },
       nullptr);
   const char* failed = *r != SANITIZER_SUCCESS ? "sanitizerSubscribe" : nullptr;
-  for (auto d : {SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CB_DOMAIN_LAUNCH}) {
+  for (auto d : {SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CB_DOMAIN_LAUNCH, SANITIZER_CB_DOMAIN_MEMCPY,
+                 SANITIZER_CB_DOMAIN_MEMSET}) {
     if (failed) break;
     *r = sanitizerEnableDomain(1, sub_, d);
     if (*r != SANITIZER_SUCCESS) failed = "sanitizerEnableDomain";

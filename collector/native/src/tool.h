@@ -51,6 +51,9 @@ class Tool {
   void on_module_unload_starting(const Sanitizer_ResourceModuleData* md);
   void on_memory_alloc(Sanitizer_CallbackId cbid, const Sanitizer_ResourceMemoryData* m);
   void on_memory_free(const Sanitizer_ResourceMemoryData* m);
+  void on_memcpy(const Sanitizer_MemcpyData* m);
+  void on_memset(const Sanitizer_MemsetData* m);
+  void add_memory_operation(const MemoryOperation& op);
   void save_module(const std::string& sha, const Sanitizer_ResourceModuleData* md, uint32_t sm);
   void register_functions(const std::string& sha, const std::vector<CubinFunction>& functions, ModuleEntry& me);
   bool patch_module(CUmodule mod, ModuleEntry& me);
