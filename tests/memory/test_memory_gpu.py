@@ -1,0 +1,30 @@
+"""The memory analysis on a real GPU run: tests/gpu/memory_waste.cu built with host debug info, profiled, and
+every implanted pattern found on its allocation's source line (skipped with the reason where there is no GPU)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import memory_waste_expect as expect
+import pytest
+
+import reuselens.collector.launcher as launcher
+from reuselens.analyzer.memory.analysis import analyze_run
+
+pytestmark = pytest.mark.gpu
+
+
+def test_implanted_patterns_are_found_on_their_allocation_lines(tmp_path):
+    app = tmp_path / "memory_waste"
+    subprocess.run(
+        ["nvcc", "-g", "-O0", "-lineinfo", "-arch=sm_90", "-o", str(app), str(expect.SOURCE)], check=True, timeout=300
+    )
+    run = tmp_path / "run"
+    summary = launcher.profile([str(app)], run_dir=run, timeout=300)
+    assert summary.status == "complete", summary.partial_reason
+    manifest = json.loads((run / "run.json").read_text())
+    kinds = [op["kind"] for op in manifest["memory_operations"]]
+    # 7 allocs, 3 copies, 1 set, 13 launches, 6 frees: the collector's own copies and buffers are not listed
+    assert {k: kinds.count(k) for k in set(kinds)} == {"alloc": 7, "memcpy": 3, "memset": 1, "kernel": 13, "free": 6}
+    expect.check(analyze_run(run), symbolised=True)
