@@ -99,8 +99,12 @@ def _late_deallocation(ctx: _Context, oid: int) -> Iterator[Finding]:
     end = tl.end_of(oid)
     work, span = ctx.idle(last + 1, end - 1)
     if work >= ctx.min_idle:
-        now = f"instead of at {ctx.op(end)}" if oid in tl.freed_at else "(it is never freed)"
-        fix = f"cudaFree {obj.label()} right after {ctx.op(last)}, its last use, {now}: {_operations(work)} run in between."
+        now = (
+            f", its last use, instead of at {ctx.op(end)}"
+            if oid in tl.freed_at
+            else ", its last use (it is never freed)"
+        )
+        fix = f"cudaFree {obj.label()} right after {ctx.op(last)}{now}: {_operations(work)} run in between."
         freed_after_last_use = {oid: [(tl.allocated_at[oid], last + 1)]}
         yield Finding("late_deallocation", oid, obj.size, work, span, fix, ctx.reduction(freed_after_last_use))
 

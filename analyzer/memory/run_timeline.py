@@ -33,6 +33,9 @@ from reuselens.analyzer.schema import U64, Enum, Int, List, Maybe, Obj, PathText
 
 # Frames in these libraries are the CUDA stack and ReuseLens itself, never the line a user would change.
 RUNTIME_LIBRARIES = ("libcuda", "libsanitizer", "libreuselens", "libnvidia", "libcupti", "libnvrtc")
+# nvcc links the CUDA runtime statically by default: its frames then sit in the application's own module, without
+# debug info, under these names (the API entry points and the runtime's hash-named internals).
+STATIC_RUNTIME_FUNCTIONS = ("libcudart_static_", "cudart::", "__cuda", "cuda", "cuMem")
 DIRECTIONS = ("htod", "dtoh", "dtod", "htoh", "unknown")
 KINDS = ("alloc", "free", "memcpy", "memset", "kernel")
 # Fields each kind must carry besides `kind` (docs/run-directory.md).
@@ -249,12 +252,15 @@ class _Builder:
 
 
 def _site_frames(raw: list[dict[str, Any]], symbolizer: Symbolizer) -> list[dict[str, Any]]:
-    """The call path without the CUDA stack's and ReuseLens's own frames, so its first frame is the program's
-    allocation site; each frame symbolised."""
+    """The call path without the CUDA stack's and ReuseLens's own frames (the runtime's libraries, or the runtime
+    linked into the program, whose frames have no debug info), so its first frame is the program's allocation
+    site; each frame symbolised."""
     frames = []
     for item in raw:
         if Path(item["module"]).name.startswith(RUNTIME_LIBRARIES):
             continue
         frame = symbolizer.frame(item["module"], item["offset"])
+        if frame.file is None and frame.function.startswith(STATIC_RUNTIME_FUNCTIONS):
+            continue
         frames.append({"function": frame.function, "file": frame.file, "line": frame.line})
     return frames

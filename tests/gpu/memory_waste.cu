@@ -51,10 +51,11 @@ int main() {
   accumulate<<<kN / 256, 256>>>(output, dead);
   CHECK(cudaMalloc(&idle, kBytes));  // site:idle (temporary idle between its two uses)
   fill<<<kN / 256, 256>>>(idle, 3.0f);
-  for (int i = 0; i < 4; ++i) launch_scale(input, output, 1.0f);
-  accumulate<<<kN / 256, 256>>>(output, idle);
+  // idle's gap: four kernels, and an allocation of its size that could have used its space
   CHECK(cudaMalloc(&leaked, kBytes));  // site:leaked (memory leak: never freed)
   fill<<<kN / 256, 256>>>(leaked, 4.0f);
+  for (int i = 0; i < 4; ++i) launch_scale(input, output, 1.0f);
+  accumulate<<<kN / 256, 256>>>(output, idle);
   accumulate<<<kN / 256, 256>>>(output, leaked);
   CHECK(cudaMemcpy(host.data(), output, kBytes, cudaMemcpyDeviceToHost));
   CHECK(cudaDeviceSynchronize());

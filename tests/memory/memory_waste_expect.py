@@ -32,7 +32,7 @@ def site_lines() -> dict[str, int]:
 
 
 def check(analysis: MemoryAnalysis, symbolised: bool) -> None:
-    objects = {obj.id: obj for obj in analysis.timeline.objects}
+    objects = analysis.timeline.objects
     assert sorted(objects) == list(range(len(ORDER))), objects
     assert all(obj.size == BYTES for obj in objects.values())
     by_object: dict[str, set[str]] = {name: set() for name in ORDER}

@@ -129,3 +129,42 @@ def test_a_binary_without_debug_aranges_is_still_symbolised_from_its_line_table(
     with Symbolizer() as symbolizer:
         frame = symbolizer.frame(str(binary), first_address_of_line(binary, SITE_LINE) + 1)
     assert (frame.function, frame.line) == ("make_buffer", SITE_LINE)
+
+
+STATIC_RUNTIME = """#include <stdlib.h>
+void *libcudart_static_0123abcd(size_t n) { return malloc(n); }
+int cudaMalloc(void **p, size_t n) { *p = libcudart_static_0123abcd(n); return 0; }
+"""
+STATIC_MAIN = """#include <stddef.h>
+int cudaMalloc(void **p, size_t n);
+int main(void)
+{
+    void *p;
+    cudaMalloc(&p, 64); /* allocation site */
+    return 0;
+}
+"""
+
+
+def test_the_cuda_runtime_linked_into_the_program_is_no_allocation_site(tmp_path):
+    # nvcc links cudart statically: its frames lie in the program's own module, without debug info
+    if COMPILER is None:
+        pytest.skip("no C compiler (cc, gcc or clang) on PATH to build the host binary")
+    (tmp_path / "runtime.c").write_text(STATIC_RUNTIME)
+    (tmp_path / "app.c").write_text(STATIC_MAIN)
+    subprocess.run([COMPILER, "-O0", "-c", "-o", str(tmp_path / "runtime.o"), str(tmp_path / "runtime.c")], check=True)
+    binary = tmp_path / "app"
+    main = [str(tmp_path / "app.c"), str(tmp_path / "runtime.o")]
+    subprocess.run([COMPILER, "-O0", "-g", "-o", str(binary), *main], check=True, capture_output=True)
+    site_line = STATIC_MAIN.splitlines().index("    cudaMalloc(&p, 64); /* allocation site */") + 1
+    frames = [
+        {"module": str(binary), "offset": function_address(binary, "libcudart_static_0123abcd") + 8},
+        {"module": str(binary), "offset": function_address(binary, "cudaMalloc") + 8},
+        {"module": str(binary), "offset": first_address_of_line(binary, site_line) + 1},
+    ]
+    run = RunWriter()
+    buffer = run.alloc(4096, frames)
+    run.free(buffer)
+    analysis = analyze_run(run.write(tmp_path / "run"))
+    path = analysis.timeline.objects[buffer].call_path
+    assert [(frame.function, frame.line) for frame in path] == [("main", site_line)]
