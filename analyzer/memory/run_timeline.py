@@ -30,6 +30,7 @@ from reuselens.analyzer.memory.timeline import FORMAT, VERSION, Timeline, Timeli
 from reuselens.analyzer.reportview import short_kernel_name
 from reuselens.analyzer.rundir import MANIFEST, RunDirectory, open_run
 from reuselens.analyzer.schema import U64, Enum, Int, List, Maybe, Obj, PathText, SchemaError, Str, check, field_error
+from reuselens.analyzer.toolkit_paths import is_toolkit_header
 
 # Frames in these libraries are the CUDA stack and ReuseLens itself, never the line a user would change.
 RUNTIME_LIBRARIES = ("libcuda", "libsanitizer", "libreuselens", "libnvidia", "libcupti", "libnvrtc")
@@ -261,6 +262,8 @@ def _site_frames(raw: list[dict[str, Any]], symbolizer: Symbolizer) -> list[dict
             continue
         frame = symbolizer.frame(item["module"], item["offset"])
         if frame.file is None and frame.function.startswith(STATIC_RUNTIME_FUNCTIONS):
+            continue
+        if frame.file is not None and is_toolkit_header(frame.file):  # cuda_runtime.h's cudaMalloc<T> wrapper
             continue
         frames.append({"function": frame.function, "file": frame.file, "line": frame.line})
     return frames

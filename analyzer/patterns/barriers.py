@@ -27,6 +27,7 @@ from reuselens.analyzer.patterns.barrier_orders import BarrierIndex, BarrierKey,
 from reuselens.analyzer.patterns.finding import TIER_PERFORMANCE, Draft
 from reuselens.analyzer.patterns.text import count
 from reuselens.analyzer.patterns.view import KernelView
+from reuselens.analyzer.toolkit_paths import is_toolkit_header
 
 PATTERNS = {"removable-barrier": "Barrier that orders no cross-thread reuse"}
 
@@ -75,16 +76,6 @@ def _written_by_user(barrier: dict[str, Any]) -> bool:
     return not inlined or name.startswith(_USER_BARRIERS)
 
 
-# Paths of the CUDA toolkit's own headers (system, pip wheels, HPC SDK): a barrier whose innermost frame lies in
-# one (cg::sync -> cooperative_groups' sync) is deleted where the user's code calls it.
-_TOOLKIT_MARKERS = ("/cuda/", "/cuda-", "/targets/", "/nvidia/cu", "/nvhpc", "/cccl/", "cooperative_groups")
-
-
-def _toolkit_header(path: str) -> bool:
-    path = path.replace("\\", "/")
-    return "/include/" in path and any(marker in path for marker in _TOOLKIT_MARKERS)
-
-
 def source_line(barrier: dict[str, Any]) -> tuple | None:
     """The line a developer deletes to remove this barrier: its innermost frame outside the CUDA toolkit's
     headers, as (file, line). The same for every copy of it: an unrolled loop's, every inlined call of a helper
@@ -95,7 +86,7 @@ def source_line(barrier: dict[str, Any]) -> tuple | None:
         return None
     frames = [(source["file"], source["line"])]
     frames += [(i.get("file"), i.get("line")) for i in source.get("inline") or () if i.get("file") and i.get("line")]
-    return next(((f, l) for f, l in frames if not _toolkit_header(str(f))), frames[-1])
+    return next(((f, l) for f, l in frames if not is_toolkit_header(str(f))), frames[-1])
 
 
 def _user_written(barrier: dict[str, Any]) -> bool:
