@@ -67,9 +67,7 @@ def markdown(surface: MemorySurface, path: str, line: int) -> str | None:
     entry = surface.at(path, line)
     if entry is None:
         return None
-    objects = sorted(
-        entry.objects, key=lambda o: (-max((f.finding.peak_reduction for f in o.findings), default=0), -o.size)
-    )
+    objects = entry.ranked_objects
     total = sum(o.size for o in objects)
     count = f"{len(objects)} allocations, {format_bytes(total)} in all" if len(objects) > 1 else format_bytes(total)
     head = f"**ReuseLens memory** · {md.text(os.path.basename(path))}:{line} · {count}"

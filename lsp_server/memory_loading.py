@@ -158,7 +158,7 @@ def _summary(outcome: Outcome) -> str:
     surface = outcome.surface
     if surface is None:
         return "this run has no memory records (recorded by an older collector, or no run.json beside report.json)"
-    placed = sum(len(entry.findings()) for lines in surface.lines.values() for entry in lines.values())
+    placed = sum(len(entry.findings) for lines in surface.lines.values() for entry in lines.values())
     text = f"{placed} finding(s) on {sum(len(lines) for lines in surface.lines.values())} allocation line(s)"
     if surface.unplaced_findings:
         # no call path, or host code without debug info: `reuselens memory` still lists them

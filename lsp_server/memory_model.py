@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:  # the analysis itself loads in the background thread that runs it (memory_loading.py)
@@ -62,7 +63,16 @@ class AllocationLine:
     line: int
     objects: list[ObjectFacts] = field(default_factory=list)
 
+    @cached_property  # the hover's order, asked on every hover; the objects are all added before
+    def ranked_objects(self) -> list[ObjectFacts]:
+        """The objects whose fix saves the most first, then the largest."""
+        return sorted(
+            self.objects, key=lambda o: (-max((f.finding.peak_reduction for f in o.findings), default=0), -o.size)
+        )
+
+    @cached_property  # asked on every lens and diagnostics request; the objects are all added before
     def findings(self) -> list[tuple[ObjectFacts, FindingFacts]]:
+        """(object, finding) of every object on the line, the largest peak reduction first."""
         pairs = [(obj, facts) for obj in self.objects for facts in obj.findings]
         return sorted(pairs, key=lambda pair: (-pair[1].finding.peak_reduction, -pair[1].finding.bytes))
 
@@ -114,7 +124,9 @@ def _remedy(timeline: Timeline, finding: Finding, site_of: Callable[[int], str])
     return "removed"  # unused, or leaked and never used
 
 
-def _object_facts(analysis: MemoryAnalysis, oid: int, findings: list[Finding], site_of) -> ObjectFacts:
+def _object_facts(
+    analysis: MemoryAnalysis, oid: int, findings: list[Finding], site_of, at_peak: set[int]
+) -> ObjectFacts:
     timeline = analysis.timeline
     alloc, end = timeline.allocated_at[oid], timeline.end_of(oid)
     marks = [index for index, _ in timeline.touched_at[oid]]
@@ -134,7 +146,7 @@ def _object_facts(analysis: MemoryAnalysis, oid: int, findings: list[Finding], s
         last_touch=touch_label(touched[-1]) if touched else None,
         live_operations=live,
         idle_operations=max(live - len(touched), 0),
-        live_at_peak=oid in analysis.peak.live,
+        live_at_peak=oid in at_peak,
         findings=tuple(FindingFacts(f, _remedy(timeline, f, site_of)) for f in findings),
     )
 
@@ -161,6 +173,7 @@ def index(analysis: MemoryAnalysis, digest: str, map_site: SiteMapper) -> Memory
         obj = timeline.objects[oid]
         return _site_text(site(obj), oid, obj.address)
 
+    at_peak = set(analysis.peak.live)
     lines: dict[str, dict[int, AllocationLine]] = {}
     unplaced = 0
     for oid in timeline.objects:
@@ -168,10 +181,10 @@ def index(analysis: MemoryAnalysis, digest: str, map_site: SiteMapper) -> Memory
         if place is None:
             unplaced += len(by_object.get(oid, ()))
             continue
-        if not by_object.get(oid) and oid not in analysis.peak.live:
+        if not by_object.get(oid) and oid not in at_peak:
             continue  # nothing to say about it on its line
         entry = lines.setdefault(place[0], {}).setdefault(place[1], AllocationLine(*place))
-        entry.objects.append(_object_facts(analysis, oid, by_object.get(oid, []), site_of))
+        entry.objects.append(_object_facts(analysis, oid, by_object.get(oid, []), site_of, at_peak))
     top = analysis.peak
     live = tuple((oid, LiveObject(timeline.objects[oid].size, site_of(oid), places[oid])) for oid in top.live)
     operation = timeline.operations[top.index].label() if top.index is not None else None

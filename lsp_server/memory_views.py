@@ -76,7 +76,7 @@ def diagnostics(
         if line is None:
             continue  # the allocation line changed since the run
         by_pattern: dict[str, list[FindingFacts]] = {}
-        for _, facts in entry.findings():  # largest peak reduction first, so [0] is each pattern's strongest
+        for _, facts in entry.findings:  # largest peak reduction first, so [0] is each pattern's strongest
             by_pattern.setdefault(facts.finding.pattern, []).append(facts)
         for pattern, group in by_pattern.items():
             top = group[0].finding
@@ -117,7 +117,7 @@ def lens_title(entry: AllocationLine) -> str:
         parts.append("live at peak" if len(objects) == 1 else f"{at_peak} live at peak")
     if idle := _idle(objects):
         parts.append(idle)
-    findings = entry.findings()
+    findings = entry.findings
     if findings:
         parts.append(peak_effect(findings[0][1]))
     title = " · ".join(parts)
