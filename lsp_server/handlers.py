@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 from lsprotocol import types
 
-from reuselens.lsp_server import actions, diagnostics, graph, hover, lenses
+from reuselens.lsp_server import actions, diagnostics, graph, hover, lenses, memory_hover, memory_views
 from reuselens.lsp_server import settings as settings_mod
 from reuselens.lsp_server.paths import uri_to_path
 from reuselens.lsp_server.server import ReuseLensServer
@@ -116,11 +116,15 @@ def code_lens(ls: ReuseLensServer, params: types.CodeLensParams) -> list[types.C
         return []
     path = uri_to_path(params.text_document.uri)
     _, _, line_map, _ = ls.view(path)
-    return lenses.unresolved(results, path, params.text_document.uri, line_map)
+    found = lenses.unresolved(results, path, params.text_document.uri, line_map)
+    memory = ls.memory.surface()
+    return found + (memory_views.lenses(memory, path, line_map) if memory is not None else [])
 
 
 @feature(types.CODE_LENS_RESOLVE)
 def code_lens_resolve(ls: ReuseLensServer, lens: types.CodeLens) -> types.CodeLens:
+    if lens.command is not None:
+        return lens  # a memory lens comes titled
     uri = (lens.data or {}).get("uri", "")
     return lenses.resolve(ls.state.results, uri_to_path(uri), lens)
 
@@ -133,15 +137,13 @@ def inlay_hint(ls: ReuseLensServer, params: types.InlayHintParams) -> list[types
     path = uri_to_path(params.text_document.uri)
     _, lines, line_map, _ = ls.view(path)
     encode = ls.encoder(lines)
-    return lenses.inlay_hints(
-        results,
-        path,
-        line_map,
-        lines,
-        params.range.start.line,
-        params.range.end.line,
-        lambda line0: encode(line0, len(lines[line0])),
-    )
+    first, last = params.range.start.line, params.range.end.line
+    end_of = lambda line0: encode(line0, len(lines[line0]))  # noqa: E731 - the same for both kinds of hint
+    hints = lenses.inlay_hints(results, path, line_map, lines, first, last, end_of)
+    memory = ls.memory.surface()
+    if memory is not None:
+        hints += memory_views.inlay_hints(memory, path, line_map, lines, first, last, end_of)
+    return hints
 
 
 @feature(types.TEXT_DOCUMENT_HOVER)
@@ -153,7 +155,12 @@ def on_hover(ls: ReuseLensServer, params: types.HoverParams) -> types.Hover | No
     _, lines, line_map, _ = ls.view(path)
     line = params.position.line + 1
     snapshot_line = line_map.to_snapshot(line) if line_map else line
-    text = hover.markdown(results, path, snapshot_line) if snapshot_line else None
+    memory = ls.memory.surface()
+    texts = [
+        hover.markdown(results, path, snapshot_line) if snapshot_line else None,
+        memory_hover.markdown(memory, path, snapshot_line) if snapshot_line and memory is not None else None,
+    ]
+    text = "\n\n---\n\n".join(t for t in texts if t) or None
     if text is None:
         return None
     return types.Hover(

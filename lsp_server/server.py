@@ -18,8 +18,9 @@ from pygls.lsp.server import LanguageServer
 
 from reuselens.analyzer import __version__
 from reuselens.analyzer.errors import ReportError
-from reuselens.lsp_server import diagnostics
+from reuselens.lsp_server import diagnostics, memory_views
 from reuselens.lsp_server import settings as settings_mod
+from reuselens.lsp_server.memory_loading import MemoryController
 from reuselens.lsp_server.paths import path_to_uri
 from reuselens.lsp_server.profile_controller import ProfileController
 from reuselens.lsp_server.protocol import ReuseLensProtocol
@@ -41,6 +42,7 @@ class ReuseLensServer(LanguageServer):
         self.state = State()
         self.watcher: RunWatcher | None = None
         self.profiler = ProfileController(self)
+        self.memory = MemoryController(self)  # the memory findings of each loaded run, analysed in the background
         self.doc_uris: dict[str, str] = {}  # path -> uri of the open document, as the client spelled it
         self.init_settings: Any = None  # initializationOptions.settings, if the client sent them
         self.generation = 0  # bumped by every edit, settings change and build result
@@ -134,6 +136,9 @@ class ReuseLensServer(LanguageServer):
                 self.state.root,
                 show_streaming=s.show_streaming,
             )
+            memory = self.memory.surface()
+            if memory is not None:
+                found += memory_views.diagnostics(memory, path, lines, line_map, s.memory_warning_peak_share)
             for d in found:
                 d.range = self.encode_range(lines, d.range)
             out.extend(found)
@@ -157,6 +162,10 @@ class ReuseLensServer(LanguageServer):
                     paths.add(path)
                 elif self.state.results.findings_by_file.get(path):
                     missing.append(path)
+        memory = self.memory.surface()
+        for path in memory.files() if memory is not None else ():
+            if path in self.state.tracker.snapshots or self.document(path) is not None:
+                paths.add(path)  # allocation lines in host code (files outside the workspace are never read)
         stale = set(self.state.published)
         for path in sorted(paths):
             self.publish(path)
@@ -167,6 +176,7 @@ class ReuseLensServer(LanguageServer):
         self._announce_missing(missing)
         self._announce_unplaced()
         self._warm_sass()
+        self.memory.ensure()
         if self.capability("workspace", "code_lens", "refresh_support"):
             self.workspace_code_lens_refresh(None)
         if self.capability("workspace", "inlay_hint", "refresh_support"):

@@ -40,6 +40,8 @@ DEFAULTS: dict[str, Any] = {
     "docs.baseUrl": "",
     "diagnostics.showStreaming": False,
     "perConfiguration": False,
+    "memory.enabled": True,
+    "memory.warningPeakShare": 0.05,
     "server.path": "",
     "server.python": "",
 }
@@ -67,6 +69,8 @@ class Settings:
     docs_base_url: str = ""
     show_streaming: bool = False  # streaming-access findings in the Problems panel (lenses and hovers always)
     per_configuration: bool = False  # one graph per launch configuration instead of one per kernel
+    memory_enabled: bool = True  # the memory findings on allocation lines (memory_loading.py)
+    memory_warning_peak_share: float = 0.05  # a memory finding saving this share of the peak is a Warning
 
 
 def flatten(raw: Any, prefix: str = "") -> dict[str, Any]:
@@ -121,6 +125,8 @@ def _check(name: str, value: Any, check_kernel_filter: KernelFilterCheck | None 
             return "must be positive"
         if name.startswith("thresholds.") and value < 0:
             return "must not be negative"
+        if name == "memory.warningPeakShare" and not 0 <= value <= 1:
+            return "must be a share of the peak between 0 and 1"
         return None
     if not isinstance(value, str):
         return "must be a string"
@@ -184,5 +190,7 @@ def parse(
         docs_base_url=v["docs.baseUrl"],
         show_streaming=v["diagnostics.showStreaming"],
         per_configuration=v["perConfiguration"],
+        memory_enabled=v["memory.enabled"],
+        memory_warning_peak_share=float(v["memory.warningPeakShare"]),
     )
     return settings, problems

@@ -1,5 +1,5 @@
-"""What the server knows between messages: settings, the loaded run (and the previous one, for compare),
-line snapshots, build diagnostics, and which URIs currently carry published diagnostics."""
+"""What the server knows between messages: settings, the loaded run (and the previous one, for compare), its
+memory analysis, line snapshots, build diagnostics, and which URIs currently carry published diagnostics."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from lsprotocol import types
 
 from reuselens.analyzer.errors import ReportError
+from reuselens.lsp_server.memory_model import MemorySurface
 from reuselens.lsp_server.model import RunResults
 from reuselens.lsp_server.report_source import load
 from reuselens.lsp_server.settings import Settings
@@ -22,6 +23,7 @@ class State:
     settings: Settings = field(default_factory=Settings)
     results: RunResults | None = None
     previous: RunResults | None = None
+    memory: MemorySurface | None = None  # the loaded run's memory analysis, once ready (memory_loading.py)
     tracker: Tracker = field(default_factory=Tracker)
     build_diagnostics: dict[str, list[types.Diagnostic]] = field(default_factory=dict)
     published: set[str] = field(default_factory=set)
@@ -62,6 +64,7 @@ class State:
                     continue
             snapshots[path] = split_lines(text)
         self.previous, self.results = self.results, results
+        self.memory = None  # the new run's is analysed in the background
         self.tracker.reset(snapshots, stamps)
         for path, text in open_texts.items():
             self.tracker.opened(path, text)

@@ -96,6 +96,14 @@ class Tracker:
     def reset(self, snapshots: dict[str, list[str]], stamps: dict[str, tuple[int, int] | None] | None = None) -> None:
         self.snapshots, self.stamps, self.positions, self._maps = snapshots, stamps or {}, {}, {}
 
+    def add(self, snapshots: dict[str, list[str]], stamps: dict[str, tuple[int, int] | None]) -> None:
+        """Track more files of the loaded run (the memory analysis names its allocation files later)."""
+        for path, lines in snapshots.items():
+            self.snapshots[path] = lines
+            self.stamps[path] = stamps.get(path)
+            self.positions.pop(path, None)
+            self._maps.pop(path, None)
+
     def changed(self, path: str, changes, current_text: str) -> None:
         """Follow didChange content changes (applied in order) for an open document."""
         snapshot = self.snapshots.get(path)

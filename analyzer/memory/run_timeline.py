@@ -10,7 +10,7 @@ object, so the analysis never claims a gap, an unused object or a dead write acr
 The document is built in the timeline format and read with :func:`timeline.parse`, so every check of that
 format applies here too; problems of run.json itself are reported first, with run.json's own field names.
 
-Public API: :class:`MemoryRunError`, :class:`RunMemory`, :data:`RUNTIME_LIBRARIES`, :func:`load_run_memory`.
+Public API: :class:`MemoryRunError`, :class:`NoMemoryOperations`, :class:`RunMemory`, :data:`RUNTIME_LIBRARIES`, :func:`load_run_memory`.
 """
 
 from __future__ import annotations
@@ -51,6 +51,11 @@ NEEDS = {
 
 class MemoryRunError(ReuseLensError):
     """A run directory's memory records are absent (an older collector) or malformed."""
+
+
+class NoMemoryOperations(MemoryRunError):
+    """The run was recorded by a collector older than the memory analysis: nothing is wrong with it, there is
+    just nothing to analyse (the editor then shows no memory surface and no error)."""
 
 
 def _needs(op: dict[str, Any]) -> SchemaError | None:
@@ -96,7 +101,7 @@ def load_run_memory(path: str | Path) -> RunMemory:
     run = open_run(path)
     manifest_path = run.path / MANIFEST
     if "memory_operations" not in run.manifest:
-        raise MemoryRunError(
+        raise NoMemoryOperations(
             f"{run.path}: this run has no memory operations (run.json lacks memory_operations); re-profile it with "
             "a newer ReuseLens collector to analyse its memory"
         )

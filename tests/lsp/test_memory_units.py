@@ -1,0 +1,60 @@
+"""The memory surface's builders without a server: a line that allocates in a loop (one diagnostic per pattern,
+a hover within its cap, a one-line lens) and the checks of the reuselens.memory settings."""
+
+from __future__ import annotations
+
+import json
+
+from reuselens.analyzer.memory.analysis import MemoryAnalysis
+from reuselens.analyzer.memory.patterns import analyze
+from reuselens.analyzer.memory.peak import peak
+from reuselens.analyzer.memory.run_timeline import RunMemory
+from reuselens.analyzer.memory.timeline import FORMAT, VERSION, parse
+from reuselens.lsp_server import memory_hover, memory_model, memory_views, settings
+
+
+def loop_allocation_surface(count: int) -> memory_model.MemorySurface:
+    """`count` buffers allocated on one line in a loop, each used once and never freed, by a kernel whose
+    demangled name is long (templates): what a hover must survive without growing to megabytes."""
+    kernel = "void detail::reduce_kernel<cub::DeviceReducePolicy<float, int, cub::Sum>::Policy600>(float*)"
+    frame = {"function": "allocate_workspace(std::vector<float*>&)", "file": "/ws/train.cu", "line": 40}
+    objects = [{"id": i, "address": (i + 1) << 24, "size": (i + 1) << 16, "call_path": [frame]} for i in range(count)]
+    operations = []
+    for i in range(count):
+        operations.append({"kind": "alloc", "stream": 0, "object": i, "name": "cudaMalloc"})
+        operations.append(
+            {"kind": "kernel", "stream": 0, "name": kernel, "touches": [{"object": i, "read": True, "write": True}]}
+        )
+        operations.append({"kind": "memset", "stream": 0, "touches": []})
+    timeline = parse(json.dumps({"format": FORMAT, "version": VERSION, "objects": objects, "operations": operations}))
+    analysis = MemoryAnalysis(RunMemory(None, timeline, 0, 0), peak(timeline), analyze(timeline))
+    return memory_model.index(analysis, "0" * 64, lambda f: (f.file, f.line) if f.file and f.line else None)
+
+
+def test_a_loop_allocation_gets_one_diagnostic_per_pattern_and_a_capped_hover():
+    surface = loop_allocation_surface(200)
+    found = memory_views.diagnostics(surface, "/ws/train.cu", ["x"] * 50, None, 0.05)
+    # one per pattern on the line, the strongest of each, with the count of the others
+    assert sorted(d.code for d in found) == ["late_deallocation", "memory_leak"]
+    leak = next(d for d in found if d.code == "memory_leak")
+    assert leak.message.endswith("(and 199 more objects allocated on this line)")
+    # freeing object 198 after its use lowers the peak by its size; object 199, larger, is last used at the peak
+    assert leak.data["object"] == 198
+    text = memory_hover.markdown(surface, "/ws/train.cu", 40)
+    assert len(text) <= memory_hover.MAX_CHARS
+    assert text.startswith("**ReuseLens memory** · train.cu:40 · 200 allocations, 1.3 GB in all")
+    # the strongest objects in detail while they fit; the rest counted; the peak always said
+    assert text.count("**object ") == 2 and "\n\n+198 more objects allocated on this line.\n" in text
+    assert text.endswith("\n\nPeak device memory 1.3 GB at op 597 (alloc cudaMalloc, stream 0).")
+    title = memory_views.lens_title(surface.at("/ws/train.cu", 40))
+    assert len(title) <= memory_views.MAX_LENS_CHARS and "\n" not in title
+    assert title.startswith("200 allocations, 1.3 GB · 200 live at peak · idle ")
+
+
+def test_reuselens_memory_settings_are_checked():
+    parsed, problems = settings.parse({"memory": {"enabled": "yes", "warningPeakShare": 5}}, "/ws")
+    assert (parsed.memory_enabled, parsed.memory_warning_peak_share) == (True, 0.05)
+    assert problems == [
+        "Setting reuselens.memory.enabled must be true or false; using the default True.",
+        "Setting reuselens.memory.warningPeakShare must be a share of the peak between 0 and 1; using the default 0.05.",
+    ]
