@@ -1,4 +1,4 @@
-"""The memory analysis of a recorded H200 run of tests/gpu/memory_waste.cu (tests/data/runs/memory_waste: run.json
+"""The memory analysis of a recorded H200 run of tests/gpu/memory_waste.cu (tests/data/memory_runs/memory_waste: run.json
 with its memory operations and call paths, object_touches.json from the online engine), replayed without a GPU.
 The program's binary is not kept, so the sites are not symbolised here; the GPU test checks those."""
 
@@ -12,7 +12,7 @@ import memory_waste_expect as expect
 from reuselens.analyzer.memory.analysis import analyze_run
 from reuselens.analyzer.memory.run_timeline import RUNTIME_LIBRARIES
 
-RUN = Path(__file__).resolve().parents[1] / "data" / "runs" / "memory_waste"
+RUN = Path(__file__).resolve().parents[1] / "data" / "memory_runs" / "memory_waste"
 
 
 def test_each_implanted_pattern_is_found_on_the_recorded_run(tmp_path):
