@@ -112,7 +112,7 @@ __device__ __forceinline__ void emit(void* userdata, uint64_t pc, uint64_t addr,
   // The lanes' writes reach the leader through the warp barrier, and the leader's release fence orders all of
   // them (fences are cumulative) before its commit; the committer that completes the buffer acquires through the
   // same counter before it raises host_ready. One release per record instead of a sequentially consistent
-  // fence in every lane: fence.sc.sys per record held the GPU at about 5 M records/s (issue 14).
+  // fence in every lane (issue 14: sortingNetworks' launches 43.2 -> 36.0 s on the H200).
   __syncwarp(mask);
   if (lane == leader) {
     release_fence_system();
