@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Callable
 
+from reuselens.analyzer.units import format_bytes
+
 if TYPE_CHECKING:  # the analysis itself loads in the background thread that runs it (memory_loading.py)
     from reuselens.analyzer.memory.analysis import MemoryAnalysis
     from reuselens.analyzer.memory.patterns import Finding
@@ -121,6 +123,14 @@ def _remedy(timeline: Timeline, finding: Finding, site_of: Callable[[int], str])
         return f"it reuses the buffer allocated at {site_of(finding.other_object)}"
     if pattern == "dead_write" and span:
         return f"the write by {short_operation(timeline, span[0])} is never read"
+    if pattern == "overallocation":
+        size = timeline.objects[finding.object_id].size
+        return f"sized to the {format_bytes(size - finding.bytes)} the kernels touch"
+    if pattern == "structured_access":
+        size = timeline.objects[finding.object_id].size
+        return f"allocated one part ({format_bytes(size - finding.bytes)}) at a time"
+    if pattern == "non_uniform_access":
+        return f"its hot {format_bytes(finding.bytes)} are staged in shared memory or L2"
     return "removed"  # unused, or leaked and never used
 
 

@@ -32,6 +32,9 @@ _WHAT = {
     "memory_leak": "never freed",
     "dead_write": "written, then overwritten before any read",
     "redundant_allocation": "could live in a buffer already allocated",
+    "overallocation": "allocated but never touched by any kernel",
+    "structured_access": "more than any one kernel uses at a time",
+    "non_uniform_access": "take most of the object's accesses",
 }
 
 
@@ -48,6 +51,8 @@ def peak_effect(facts: FindingFacts) -> str:
     finding = facts.finding
     if finding.pattern == "dead_write":  # the object's lifetime stays: the fix saves GPU work, not memory
         return f"no memory saved: {facts.remedy}"
+    if finding.pattern == "non_uniform_access":  # a placement opportunity: faster accesses, same memory
+        return f"faster if {facts.remedy}"
     if finding.peak_reduction <= 0:
         return f"peak unchanged if {facts.remedy}"  # the peak is reached where this object is not resident
     return f"peak -{format_bytes(finding.peak_reduction)} if {facts.remedy}"

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from reuselens.analyzer.memory.patterns import Finding, analyze
+from reuselens.analyzer.memory import intra
+from reuselens.analyzer.memory.patterns import PATTERNS, Finding, analyze
 from reuselens.analyzer.memory.peak import Peak, peak
 from reuselens.analyzer.memory.run_timeline import RunMemory, load_run_memory
 from reuselens.analyzer.memory.timeline import DataObject, Frame, Timeline
@@ -29,7 +30,10 @@ class MemoryAnalysis:
 
 def analyze_run(path: str | Path, settings: Mapping[str, Any] | None = None) -> MemoryAnalysis:
     memory = load_run_memory(path)
-    return MemoryAnalysis(memory, peak(memory.timeline), analyze(memory.timeline, settings))
+    findings = analyze(memory.timeline, settings) + intra.analyze_intra(memory)
+    order = PATTERNS + intra.PATTERNS
+    findings.sort(key=lambda f: (-f.peak_reduction, -f.bytes, order.index(f.pattern), f.object_id))
+    return MemoryAnalysis(memory, peak(memory.timeline), findings)
 
 
 def site(obj: DataObject) -> Frame | None:

@@ -3,7 +3,12 @@
 The engine knows them exactly from its shadow memory; the collector writes one entry per launch it instrumented.
 A launch absent from the file has unknown touches, and the timeline builder treats it conservatively.
 
-Public API: :data:`FILE`, :data:`FORMAT`, :data:`VERSION`, :class:`ObjectTouch`, :func:`load`.
+Since session 7 the engine also writes, per touch, which of the object's slices the launch touched (`slices`),
+and per object (`objects`, in allocation order) its exact touched bytes and per-slice accesses: the input of the
+intra-object patterns (intra.py). Files without them still read; those patterns then have nothing to say.
+
+Public API: :data:`FILE`, :data:`FORMAT`, :data:`VERSION`, :class:`ObjectTouch`, :class:`ObjectProfile`,
+:class:`RecordedTouches`, :func:`load`.
 """
 
 from __future__ import annotations
@@ -19,10 +24,28 @@ FILE = OBJECT_TOUCHES  # written by the engine: the collector online, replay oth
 FORMAT = "reuselens-object-touches"
 VERSION = 1
 
-TOUCH = Obj({"address": Int(), "read": Bool(), "write": Bool()}, required=("address", "read", "write"))
+TOUCH = Obj(
+    {"address": Int(), "read": Bool(), "write": Bool(), "slices": Int(0, (1 << 64) - 1)},
+    required=("address", "read", "write"),
+)
 LAUNCH = Obj({"launch": Int(), "touches": List(TOUCH)}, required=("launch", "touches"))
+OBJECT = Obj(
+    {
+        "address": Int(),
+        "size": Int(1),
+        "slice_bytes": Int(1),
+        "touched_bytes": Int(0),
+        "slice_accesses": List(Int(0)),
+    },
+    required=("address", "size", "slice_bytes", "touched_bytes", "slice_accesses"),
+    rule=lambda o: (
+        "slice_accesses: one count per slice of the object, at most 64"
+        if len(o["slice_accesses"]) != min(64, -(-o["size"] // o["slice_bytes"]))
+        else ("touched_bytes: more than the object's size" if o["touched_bytes"] > o["size"] else None)
+    ),
+)
 SCHEMA = Obj(
-    {"format": Enum(FORMAT), "version": Enum(VERSION), "launches": List(LAUNCH)},
+    {"format": Enum(FORMAT), "version": Enum(VERSION), "launches": List(LAUNCH), "objects": List(OBJECT)},
     required=("format", "version", "launches"),
 )
 
@@ -31,11 +54,28 @@ class ObjectTouch(NamedTuple):
     address: int  # the base address of the allocation touched
     read: bool
     write: bool
+    slices: int | None = None  # bit k: the launch touched slice k of the object; None when not recorded
 
 
-def load(run_dir: Path, error: type[ReuseLensError]) -> dict[int, list[ObjectTouch]] | None:
-    """Launch id -> its kernel's touches, or None when the run has no such file (every launch is then unknown).
-    A launch listed twice has its touches joined. Malformed content raises `error`, one line naming the field."""
+class ObjectProfile(NamedTuple):
+    """One allocation's whole life as the engine saw it: slice k covers bytes [k, k + 1) * slice_bytes (the last
+    one also the rest, when the object has more than 64 slices' worth)."""
+
+    address: int
+    size: int
+    slice_bytes: int
+    touched_bytes: int  # bytes of the object any kernel access touched (4-byte words, exact)
+    slice_accesses: tuple[int, ...]  # lane-granule accesses per slice
+
+
+class RecordedTouches(NamedTuple):
+    launches: dict[int, list[ObjectTouch]]  # launch id -> its kernel's touches
+    objects: list[ObjectProfile]  # in allocation order; empty in files written before profiles existed
+
+
+def load(run_dir: Path, error: type[ReuseLensError]) -> RecordedTouches | None:
+    """The recorded touches, or None when the run has no such file (every launch is then unknown). A launch
+    listed twice has its touches joined. Malformed content raises `error`, one line naming the field."""
     path = run_dir / FILE
     if not path.is_file():
         return None
@@ -51,5 +91,9 @@ def load(run_dir: Path, error: type[ReuseLensError]) -> dict[int, list[ObjectTou
     touches: dict[int, list[ObjectTouch]] = {}
     for launch in document["launches"]:
         marks = touches.setdefault(launch["launch"], [])
-        marks.extend(ObjectTouch(t["address"], t["read"], t["write"]) for t in launch["touches"])
-    return touches
+        marks.extend(ObjectTouch(t["address"], t["read"], t["write"], t.get("slices")) for t in launch["touches"])
+    objects = [
+        ObjectProfile(o["address"], o["size"], o["slice_bytes"], o["touched_bytes"], tuple(o["slice_accesses"]))
+        for o in document.get("objects", [])
+    ]
+    return RecordedTouches(touches, objects)

@@ -18,13 +18,14 @@ from __future__ import annotations
 import json
 from bisect import bisect_right, insort
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from pathlib import Path
 from typing import Any
 
 from reuselens.analyzer.errors import ReuseLensError
 from reuselens.analyzer.lineinfo.demangle import demangle
 from reuselens.analyzer.memory import object_touches
-from reuselens.analyzer.memory.object_touches import ObjectTouch
+from reuselens.analyzer.memory.object_touches import ObjectProfile, ObjectTouch, RecordedTouches
 from reuselens.analyzer.memory.symbols import Symbolizer
 from reuselens.analyzer.memory.timeline import FORMAT, VERSION, Timeline, TimelineError, parse
 from reuselens.analyzer.reportview import short_kernel_name
@@ -93,6 +94,10 @@ class RunMemory:
     timeline: Timeline
     unknown_touch_kernels: int  # kernel operations whose touches were not recorded
     stray_touches: int  # recorded kernel touches of an address no live allocation holds (left out)
+    # For the intra-object patterns (intra.py): each object's profile, and per kernel operation (timeline index)
+    # the slices of each object it touched; both empty for runs recorded before the engine wrote them.
+    profiles: dict[int, ObjectProfile] = dataclass_field(default_factory=dict)
+    kernel_slices: dict[int, dict[int, int]] = dataclass_field(default_factory=dict)
 
 
 def load_run_memory(path: str | Path) -> RunMemory:
@@ -123,7 +128,24 @@ def load_run_memory(path: str | Path) -> RunMemory:
     except TimelineError as error:  # run.json passed the checks above, so this is a builder bug shown plainly
         raise MemoryRunError(str(error)) from None
     unknown = sum(op.touches_unknown for op in timeline.operations)
-    return RunMemory(run, timeline, unknown, builder.stray_touches)
+    profiles = _match_profiles(builder.allocations, touches.objects if touches else [])
+    return RunMemory(run, timeline, unknown, builder.stray_touches, profiles, builder.kernel_slices)
+
+
+def _match_profiles(allocations: list[dict[str, Any]], objects: list[ObjectProfile]) -> dict[int, ObjectProfile]:
+    """Allocation index -> the engine's profile of it. Both lists follow the order the collector saw the
+    allocations in (the engine skips those of 0 bytes, and run.json lists at most 100,000), so each profile
+    pairs with the next allocation of its address and size."""
+    matched: dict[int, ObjectProfile] = {}
+    at = 0
+    for profile in objects:
+        for index in range(at, len(allocations)):
+            allocation = allocations[index]
+            if (allocation["address"], allocation["size"]) == (profile.address, profile.size):
+                matched[index] = profile
+                at = index + 1
+                break
+    return matched
 
 
 class _LiveObjects:
@@ -158,10 +180,11 @@ class _LiveObjects:
 class _Builder:
     """Walks memory_operations once, checking lifetimes and resolving addresses with run.json's own field names."""
 
-    def __init__(self, run: RunDirectory, touches: dict[int, list[ObjectTouch]] | None):
+    def __init__(self, run: RunDirectory, touches: RecordedTouches | None):
         self.allocations: list[dict[str, Any]] = run.manifest["allocations"]
         self.kernels = {launch["id"]: launch.get("kernel") for launch in run.manifest.get("launches", [])}
-        self.touches = touches or {}
+        self.touches = touches.launches if touches else {}
+        self.kernel_slices: dict[int, dict[int, int]] = {}  # timeline operation index -> object -> slices
         self.live = _LiveObjects(self.allocations)
         self.state: dict[int, str] = {}  # allocation index -> "live" | "freed"
         self.operations: list[dict[str, Any]] = []
@@ -224,13 +247,13 @@ class _Builder:
         if mangled:
             entry["name"] = short_kernel_name({"name": demangle(mangled)})
         if launch in self.touches:
-            entry["touches"] = self._recorded(self.touches[launch])
+            entry["touches"] = self._recorded(self.touches[launch], len(self.operations))
         else:
             entry["touches"] = [{"object": oid, "read": True, "write": True} for oid in self.live.ids()]
             entry["touches_unknown"] = True
         self.operations.append(entry)
 
-    def _recorded(self, touches: list[ObjectTouch]) -> list[dict[str, Any]]:
+    def _recorded(self, touches: list[ObjectTouch], operation: int) -> list[dict[str, Any]]:
         modes: dict[int, tuple[bool, bool]] = {}
         for touch in touches:
             target = self.live.holding(touch.address)
@@ -239,6 +262,9 @@ class _Builder:
                 continue
             read, write = modes.get(target, (False, False))
             modes[target] = (read or touch.read, write or touch.write)
+            if touch.slices is not None and self.allocations[target]["address"] == touch.address:
+                slices = self.kernel_slices.setdefault(operation, {})
+                slices[target] = slices.get(target, 0) | touch.slices
         return [
             {"object": oid, "read": read, "write": write}
             for oid, (read, write) in sorted(modes.items())

@@ -53,7 +53,44 @@ def test_each_launch_lists_the_allocations_it_read_and_wrote(workers):
 
 def test_an_allocation_freed_during_a_launch_keeps_its_touches():
     doc = run_launches(1, [[mem(0, warp_addrs(B), access=WRITE)]], frees_after={0: [B]})
-    assert doc["launches"][0]["touches"] == [{"address": B, "read": False, "write": True}]
+    assert doc["launches"][0]["touches"] == [{"address": B, "read": False, "write": True, "slices": 1}]
+
+
+@pytest.mark.parametrize("workers", [1, 3])
+def test_per_object_slices_accesses_and_touched_bytes(workers):
+    # GIVEN a 64 KiB object (64 slices of 1 KiB) whose launches each touch another quarter, some elements often
+    size, quarter = 64 << 10, 16 << 10
+    launches = []
+    for q in range(4):
+        base = A + q * quarter
+        recs = [mem(0, warp_addrs(base + k * 128)) for k in range(quarter // 128)]  # the whole quarter, once
+        if q == 3:
+            recs += [mem(16, warp_addrs(base))] * 20  # its first 128 bytes read 20 more times: a hot slice
+        launches.append(recs)
+    doc = run_launches(workers, launches, allocs=[(A, size), (B, 8192)])
+    # THEN each launch's touch names the 16 slices of its quarter
+    masks = [e["touches"][0]["slices"] for e in doc["launches"]]
+    assert masks == [0xFFFF << (16 * q) for q in range(4)]
+    # AND the objects, in allocation order, with exact touched bytes and per-slice lane-granule accesses
+    obj, untouched = doc["objects"]
+    assert (obj["address"], obj["size"], obj["slice_bytes"], obj["touched_bytes"]) == (A, size, 1024, size)
+    assert obj["slice_accesses"] == [256] * 48 + [256 + 20 * 32] + [256] * 15
+    assert (untouched["address"], untouched["touched_bytes"], untouched["slice_bytes"]) == (B, 0, 1024)
+    assert untouched["slice_accesses"] == [0] * 8
+
+
+def test_touched_bytes_count_each_4_byte_word_once_and_stop_at_the_object():
+    # 10 bytes allocated, 3 lanes on words 0 and 2, one 1-byte access on word 0 again: 8 bytes touched
+    doc = run_launches(1, [[mem(0, {0: A, 1: A + 8, 2: A + 8}), mem(4, {0: A + 1}, size=1)]], allocs=[(A, 10)])
+    (obj,) = doc["objects"]
+    assert obj["touched_bytes"] == 8 and obj["slice_accesses"] == [4]
+
+
+def test_a_freed_object_keeps_its_summary_and_a_reused_address_gets_its_own():
+    doc = run_launches(1, [[mem(0, warp_addrs(A))], [mem(0, {0: A})]], frees_after={0: [A]}, allocs=[(A, 4096)])
+    # the engine knew one allocation at A, freed during launch 0; the touches of launch 1 hit no known object
+    assert [(o["address"], o["touched_bytes"]) for o in doc["objects"]] == [(A, 128)]
+    assert doc["launches"][1]["touches"] == []
 
 
 def test_a_new_allocation_at_a_freed_address_gets_a_shadow_of_its_own():
@@ -89,3 +126,50 @@ def test_a_new_allocation_at_a_freed_address_gets_a_shadow_of_its_own():
     second = next(k for k in result["kernels"] if k["kernel_function_id"] == 1)
     (edge,) = [e for e in second["edges"] if e["accesses"]]
     assert edge["label"] == "cold" and edge.get("prior_kernel") is None, edge
+
+
+@pytest.mark.parametrize("fixture", ["microbench", "pattern_suite"])
+def test_profiles_of_recorded_gpu_runs_agree_with_their_traces(tmp_path, fixture):
+    # GIVEN a run recorded on the H200 (traces + allocations, some addresses reused), replayed through the engine
+    from pathlib import Path
+
+    from reuselens.analyzer.replay import read_trace
+    from reuselens.analyzer.rundir import open_run
+
+    run_dir = Path(__file__).resolve().parents[1] / "data" / "runs" / fixture
+    touches_path = tmp_path / "object_touches.json"
+    replay.replay_run(run_dir, workers=2, object_touches_to=touches_path)
+    objects = json.loads(touches_path.read_text())["objects"]
+    manifest = open_run(run_dir).manifest
+    allocations = [a for a in manifest["allocations"] if a["size"]]
+    # the engine's objects are the run's allocations, in allocation order
+    assert [(o["address"], o["size"]) for o in objects] == [(a["address"], a["size"]) for a in allocations]
+    expected = [np.zeros(len(o["slice_accesses"]), dtype=np.int64) for o in objects]
+    touched: list[set[int]] = [set() for _ in objects]
+    for launch in manifest["launches"]:
+        if not launch.get("trace"):
+            continue
+        live = [
+            i
+            for i, a in enumerate(allocations)
+            if a["allocated_before_launch"] <= launch["id"]
+            and (a["freed_after_launch"] is None or launch["id"] < a["freed_after_launch"])
+        ]
+        recs = read_trace(run_dir / launch["trace"]).records
+        glob = recs[(recs["type"] == 1) & (recs["space"] == 1)]
+        lanes = (glob["active_mask"][:, None] >> np.arange(32, dtype=np.uint32)) & 1
+        for row, lane in zip(*np.nonzero(lanes)):
+            address = int(glob["addr"][row, lane])
+            for k in range((int(glob["size"][row]) + 3) // 4):
+                g = (address >> 2) + k
+                for i in live:  # THEN every lane-granule inside an object counts in its slice
+                    o = objects[i]
+                    first = o["address"] >> 2
+                    if first <= g <= (o["address"] + o["size"] - 1) >> 2:
+                        slot = min(len(o["slice_accesses"]) - 1, ((g - first) << 2) // o["slice_bytes"])
+                        expected[i][slot] += 1
+                        touched[i].add(g)
+    assert any(sum(o["slice_accesses"]) for o in objects)
+    for i, o in enumerate(objects):
+        assert o["slice_accesses"] == expected[i].tolist(), (i, hex(o["address"]))
+        assert o["touched_bytes"] == min(o["size"], 4 * len(touched[i])), (i, hex(o["address"]))

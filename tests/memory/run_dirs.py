@@ -19,6 +19,7 @@ class RunWriter:
         self.launches: list[dict[str, Any]] = []
         self.operations: list[dict[str, Any]] = []
         self.touches: list[dict[str, Any]] = []
+        self.profiles: list[dict[str, Any]] = []
 
     def address(self, index: int) -> int:
         return self.allocations[index]["address"]
@@ -48,8 +49,11 @@ class RunWriter:
         self.operations.append({"kind": "memset", "dst": dst, "bytes": size, "stream": stream})
         return self
 
-    def kernel(self, name: str, touches: list[tuple[int, str]] | None, stream: int = 0) -> RunWriter:
-        """`touches`: (allocation index, "r" | "w" | "rw"); None: the launch was not instrumented."""
+    def kernel(
+        self, name: str, touches: list[tuple[int, str]] | None, stream: int = 0, slices: dict[int, int] | None = None
+    ) -> RunWriter:
+        """`touches`: (allocation index, "r" | "w" | "rw"); None: the launch was not instrumented. `slices`:
+        allocation index -> which of its slices the launch touched (object_touches.json's `slices`)."""
         launch = len(self.launches)
         self.launches.append(
             {"id": launch, "kernel": name, "stream": stream, "instrumented": touches is not None, "status": "complete"}
@@ -57,7 +61,24 @@ class RunWriter:
         self.operations.append({"kind": "kernel", "launch": launch, "stream": stream})
         if touches is not None:
             marks = [{"address": self.address(i), "read": "r" in m, "write": "w" in m} for i, m in touches]
+            for (i, _), mark in zip(touches, marks):
+                if slices and i in slices:
+                    mark["slices"] = slices[i]
             self.touches.append({"launch": launch, "touches": marks})
+        return self
+
+    def profile(self, index: int, touched_bytes: int, slice_accesses: list[int], slice_bytes: int) -> RunWriter:
+        """The engine's profile of allocation `index` (object_touches.json's `objects`, in allocation order)."""
+        allocation = self.allocations[index]
+        self.profiles.append(
+            {
+                "address": allocation["address"],
+                "size": allocation["size"],
+                "slice_bytes": slice_bytes,
+                "touched_bytes": touched_bytes,
+                "slice_accesses": slice_accesses,
+            }
+        )
         return self
 
     def manifest(self) -> dict[str, Any]:
@@ -75,5 +96,7 @@ class RunWriter:
         (path / "run.json").write_text(json.dumps(manifest or self.manifest()), encoding="utf-8")
         if touches:
             document = {"format": "reuselens-object-touches", "version": 1, "launches": self.touches}
+            if self.profiles:
+                document["objects"] = self.profiles
             (path / "object_touches.json").write_text(json.dumps(document), encoding="utf-8")
         return path

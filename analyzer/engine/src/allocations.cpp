@@ -32,13 +32,17 @@ void Engine::Impl::add_allocation(uint64_t address, uint64_t size) {
   if (overlaps_prev || overlaps_next) {
     throw EngineError("allocation at 0x" + hex(address) + " overlaps an allocation that was not freed");
   }
-  regions.emplace(it, new RegionShadow(address, size, &budget));
+  region_order.insert(region_order.begin() + (it - regions.begin()), allocations_seen++);
+  regions.emplace(it, new RegionShadow(address, size, &budget, W));
   forget_cached_regions();
 }
 void Engine::Impl::free_allocation(uint64_t address) {
   for (auto it = regions.begin(); it != regions.end(); ++it) {
     if ((*it)->base() == address) {
       note_object_touches(**it);  // a launch still open keeps what it did to the allocation
+      const size_t i = size_t(it - regions.begin());
+      freed_objects.push_back(summarize(**it, region_order[i]));
+      region_order.erase(region_order.begin() + i);
       regions.erase(it);
       forget_cached_regions();
       return;
@@ -47,7 +51,15 @@ void Engine::Impl::free_allocation(uint64_t address) {
   throw EngineError("free of unknown allocation 0x" + hex(address));
 }
 void Engine::Impl::note_object_touches(RegionShadow& region) {
-  if (uint8_t bits = region.take_access()) open_touches.emplace_back(region.base(), bits);
+  const uint64_t slices = region.take_launch_slices();
+  if (uint8_t bits = region.take_access()) open_touches.push_back(ObjectTouch{region.base(), bits, slices});
+}
+Engine::Impl::ObjectSummary Engine::Impl::summarize(const RegionShadow& region, uint64_t order) {
+  ObjectSummary s{order, region.base(), region.size(), region.slice_bytes(), region.touched_bytes(), {}};
+  const uint64_t slices =
+      std::min<uint64_t>(RegionShadow::kSlices, (region.size() + s.slice_bytes - 1) / s.slice_bytes);
+  for (unsigned k = 0; k < slices; ++k) s.slice_accesses.push_back(region.slice_accesses(k));
+  return s;
 }
 // At the end of a launch: what it did to each allocation, by address.
 void Engine::Impl::close_object_touches() {
@@ -56,7 +68,8 @@ void Engine::Impl::close_object_touches() {
   object_touches.push_back(LaunchTouches{launch.launch_id, std::move(open_touches)});
   open_touches.clear();
 }
-// docs/memory.md, "Object touches": one entry per analysed launch, in launch order.
+// docs/memory.md, "Object touches": one entry per analysed launch, in launch order, then one per allocation the
+// engine knew, in allocation order (freed or still live).
 std::string Engine::Impl::object_touches_json() const {
   std::string o = "{\"format\":\"reuselens-object-touches\",\"version\":1,\"launches\":[";
   for (size_t i = 0; i < object_touches.size(); ++i) {
@@ -64,12 +77,27 @@ std::string Engine::Impl::object_touches_json() const {
     o += i ? ",{\"launch\":" : "{\"launch\":";
     o += std::to_string(t.launch_id) + ",\"touches\":[";
     for (size_t k = 0; k < t.objects.size(); ++k) {
-      const auto& [address, bits] = t.objects[k];
+      const ObjectTouch& touch = t.objects[k];
       o += k ? ",{\"address\":" : "{\"address\":";
-      o += std::to_string(address);
-      o += (bits & RL_ACCESS_READ) ? ",\"read\":true" : ",\"read\":false";
-      o += (bits & RL_ACCESS_WRITE) ? ",\"write\":true}" : ",\"write\":false}";
+      o += std::to_string(touch.address);
+      o += (touch.access & RL_ACCESS_READ) ? ",\"read\":true" : ",\"read\":false";
+      o += (touch.access & RL_ACCESS_WRITE) ? ",\"write\":true" : ",\"write\":false";
+      o += ",\"slices\":" + std::to_string(touch.slices) + "}";
     }
+    o += "]}";
+  }
+  std::vector<ObjectSummary> objects = freed_objects;
+  for (size_t i = 0; i < regions.size(); ++i) objects.push_back(summarize(*regions[i], region_order[i]));
+  std::sort(objects.begin(), objects.end(),
+            [](const ObjectSummary& a, const ObjectSummary& b) { return a.order < b.order; });
+  o += "],\"objects\":[";
+  for (size_t i = 0; i < objects.size(); ++i) {
+    const ObjectSummary& s = objects[i];
+    o += i ? ",{\"address\":" : "{\"address\":";
+    o += std::to_string(s.address) + ",\"size\":" + std::to_string(s.size) +
+         ",\"slice_bytes\":" + std::to_string(s.slice_bytes) + ",\"touched_bytes\":" + std::to_string(s.touched_bytes) +
+         ",\"slice_accesses\":[";
+    for (size_t k = 0; k < s.slice_accesses.size(); ++k) o += (k ? "," : "") + std::to_string(s.slice_accesses[k]);
     o += "]}";
   }
   return o + "]}";

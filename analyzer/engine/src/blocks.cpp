@@ -67,7 +67,8 @@ void Engine::Impl::prefetch_block(const RlRecord& r, Worker& wk) {
   if (!r.active_mask) return;
   // The first and last active lanes' lines, and those between them when the lanes span a few lines only (a
   // warp's consecutive words); a scattered record is asked for at its ends alone, which costs less than its misses.
-  const uint64_t first = r.addr[__builtin_ctz(r.active_mask)] >> 2, last = r.addr[31 - __builtin_clz(r.active_mask)] >> 2;
+  const uint64_t first = r.addr[__builtin_ctz(r.active_mask)] >> 2,
+                 last = r.addr[31 - __builtin_clz(r.active_mask)] >> 2;
   const uint64_t lo = std::min(first, last) >> 3, hi = std::max(first, last) >> 3;
   if (hi - lo < 8) {
     for (uint64_t line = lo; line <= hi; ++line) {

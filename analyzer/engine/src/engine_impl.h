@@ -162,12 +162,27 @@ struct Engine::Impl {
   void forget_cached_regions();
 
   // ---- which allocations each launch read and wrote (allocations.cpp): the object touches ----------------
+  struct ObjectTouch {
+    uint64_t address;
+    uint8_t access;   // RL_ACCESS_READ | RL_ACCESS_WRITE bits
+    uint64_t slices;  // which of the object's slices (RegionShadow::kSlices) the launch touched
+    bool operator<(const ObjectTouch& o) const { return address < o.address; }
+  };
   struct LaunchTouches {
     uint64_t launch_id;
-    std::vector<std::pair<uint64_t, uint8_t>> objects;  // allocation base, RL_ACCESS_READ | RL_ACCESS_WRITE bits
+    std::vector<ObjectTouch> objects;
+  };
+  // What an object's whole life amounted to, taken at its free (or when the touches are written).
+  struct ObjectSummary {
+    uint64_t order, address, size, slice_bytes, touched_bytes;
+    std::vector<uint64_t> slice_accesses;
   };
   std::vector<LaunchTouches> object_touches;
-  std::vector<std::pair<uint64_t, uint8_t>> open_touches;  // the open launch's, of allocations freed meanwhile
+  std::vector<ObjectTouch> open_touches;  // the open launch's, of allocations freed meanwhile
+  std::vector<ObjectSummary> freed_objects;
+  uint64_t allocations_seen = 0;
+  std::vector<uint64_t> region_order;  // parallel to `regions`: each region's place in allocation order
+  static ObjectSummary summarize(const RegionShadow& region, uint64_t order);
   void note_object_touches(RegionShadow& region);
   void close_object_touches();
   std::string object_touches_json() const;

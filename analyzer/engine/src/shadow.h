@@ -165,8 +165,10 @@ class RegionShadow {
   // today, and far below the size at which the shadow's byte count would overflow.
   static constexpr uint64_t kMaxDirectBytes = 1ull << 40;
 
-  RegionShadow(uint64_t base, uint64_t size, Budget* budget)
-      : base_(base), size_(size), first_(base >> 2), budget_(budget) {
+  RegionShadow(uint64_t base, uint64_t size, Budget* budget, unsigned workers = 1)
+      : base_(base), size_(size), first_(base >> 2), budget_(budget), workers_(workers) {
+    while (slice_shift_ < 63 && (uint64_t(kSlices) << slice_shift_) < size) ++slice_shift_;
+    slice_accesses_.reset(new uint64_t[size_t(workers_) * kSlices]());
     if (size == 0 || size > kMaxDirectBytes) return;
     count_ = ((base + (size - 1)) >> 2) - first_ + 1;  // base + size - 1 cannot wrap (caller's guarantee)
     bytes_ = (count_ * sizeof(Entry) + kPageBytes - 1) / kPageBytes * kPageBytes;
@@ -202,6 +204,40 @@ class RegionShadow {
     if ((access_.load(std::memory_order_relaxed) & bits) != bits) access_.fetch_or(bits, std::memory_order_relaxed);
   }
   uint8_t take_access() { return access_.exchange(0, std::memory_order_relaxed); }
+
+  // Intra-object figures (docs/memory.md, "Intra-object patterns"): the object cut into at most kSlices slices
+  // of a power-of-two size (at least one shadow page's data, 1 KiB, so a page lies in one slice); per slice the
+  // lane-granule accesses so far (one row per worker: no sharing), and which slices the open launch touched.
+  static constexpr unsigned kSlices = 64;
+  uint64_t slice_bytes() const { return 1ull << slice_shift_; }
+  unsigned slice_of(uint64_t granule) const {
+    return unsigned(std::min<uint64_t>(kSlices - 1, ((granule - first_) << 2) >> slice_shift_));
+  }
+  void count_accesses(uint64_t granule, unsigned worker, uint64_t accesses) {
+    const unsigned slice = slice_of(granule);
+    slice_accesses_[size_t(worker) * kSlices + slice] += accesses;
+    const uint64_t bit = 1ull << slice;
+    if (!(launch_slices_.load(std::memory_order_relaxed) & bit))
+      launch_slices_.fetch_or(bit, std::memory_order_relaxed);
+  }
+  uint64_t take_launch_slices() { return launch_slices_.exchange(0, std::memory_order_relaxed); }
+  uint64_t slice_accesses(unsigned slice) const {
+    uint64_t n = 0;
+    for (unsigned w = 0; w < workers_; ++w) n += slice_accesses_[size_t(w) * kSlices + slice];
+    return n;
+  }
+  // Bytes of the object some access touched (entries not empty), by a walk of the touched shadow pages only.
+  // Forgotten at a generation wrap-around (reset), like everything else in the shadow.
+  uint64_t touched_bytes() const {
+    uint64_t granules = 0;
+    for (uint64_t p = 0; p < bytes_ / kPageBytes; ++p) {
+      if (!touched(p)) continue;
+      const Entry* page = shadow_ + p * kPageEntries;
+      const uint64_t n = std::min<uint64_t>(kPageEntries, count_ - p * kPageEntries);
+      for (uint64_t i = 0; i < n; ++i) granules += page[i].w0 != 0;
+    }
+    return std::min(size_, granules * 4);
+  }
   uint64_t base() const { return base_; }
   uint64_t size() const { return size_; }
   bool contains_granule(uint64_t g) const { return g - first_ < count_; }
@@ -329,7 +365,11 @@ class RegionShadow {
   std::mutex advice_mu_;
   std::atomic<uint64_t> held_{0};                  // bytes held from the budget's headroom (note_scattered_touch)
   std::unique_ptr<std::atomic<uint8_t>[]> dense_;  // per 2 MiB block of shadow: collapsed or populated already
-  std::atomic<uint8_t> access_{0};  // mark_access
+  std::atomic<uint8_t> access_{0};                 // mark_access
+  unsigned workers_;
+  unsigned slice_shift_ = 10;  // 1 KiB: one shadow page's data
+  std::unique_ptr<uint64_t[]> slice_accesses_;
+  std::atomic<uint64_t> launch_slices_{0};
   std::vector<bool> advised_;  // per 2 MiB block of shadow: advised MADV_HUGEPAGE (advise_ahead, advice_mu_)
 };
 

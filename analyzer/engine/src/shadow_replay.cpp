@@ -179,7 +179,10 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
         *e = shared_base | uint64_t(tid1) << 28;
       } else {
         Entry* e = kDirect ? page + (g - page_lo) : global_entry(g, wk);
-        if (RegionShadow* reg = kDirect ? wk.page_region : wk.entry_region) reg->mark_access(r.access);
+        if (RegionShadow* reg = kDirect ? wk.page_region : wk.entry_region) {
+          reg->mark_access(r.access);
+          reg->count_accesses(g, w, uint64_t(popcount32(mask)));
+        }
         lead.code = touch(e, w0, w1_base | uint64_t(tid0) << 40, true, r, c, tid0, false);
         e->w1 = w1_base | uint64_t(tid1) << 40;
       }
@@ -191,7 +194,10 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
     }
   }
   if (check_same) wk.same.begin(size_t(popcount32(mask)) * granules);
-  if constexpr (kDirect) wk.page_region->mark_access(r.access);  // every lane lies in that region's page
+  if constexpr (kDirect) {  // every lane lies in that region's page, and so in one of its slices
+    wk.page_region->mark_access(r.access);
+    wk.page_region->count_accesses(page_lo, w, uint64_t(popcount32(mask)) * granules);
+  }
   BlockState* bs = global ? nullptr : &wk.block_state(r.block);
   const uint32_t warp_tid = uint32_t(r.warp) * 32;
   Run run{0, 0, 0};
@@ -238,7 +244,10 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
         } else if (global) {
           if (filter && owner_of(chunk_of(g), W) != w) continue;
           e = global_entry(g, wk);
-          if (wk.entry_region) wk.entry_region->mark_access(r.access);
+          if (wk.entry_region) {
+            wk.entry_region->mark_access(r.access);
+            wk.entry_region->count_accesses(g, w, 1);
+          }
         } else {
           e = bs->local.entry(uint64_t(tid) << kLocalThreadShift, g);
         }

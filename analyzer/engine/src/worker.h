@@ -74,7 +74,7 @@ struct Worker {
   }
   std::vector<uint64_t> scratch;
   size_t region_hint = 0;
-  uint64_t shared_words = 0;  // words of shared window the open launch's blocks needed so far (SharedShadow)
+  uint64_t shared_words = 0;          // words of shared window the open launch's blocks needed so far (SharedShadow)
   uint64_t page_lo = 0, page_hi = 0;  // cached shadow page of a region: granules [page_lo, page_hi)
   Entry* page = nullptr;
   RegionShadow* page_region = nullptr;   // the region of `page`

@@ -17,7 +17,7 @@
 
 namespace rlc {
 
-constexpr size_t kMaxLaunchEntries = 100000;  // run.json lists at most this many launches
+constexpr size_t kMaxLaunchEntries = 100000;      // run.json lists at most this many launches
 constexpr size_t kMaxAllocationEntries = 100000;  // ... allocations
 constexpr size_t kMaxMemoryOperations = 1000000;  // ... memory operations (then memory_operations_truncated)
 constexpr unsigned kMaxCallPathFrames = 24;       // frames of an allocation's host call path
