@@ -17,6 +17,7 @@ from lsprotocol import types
 MEMORY_TESTS = Path(__file__).parents[1] / "memory"
 if str(MEMORY_TESTS) not in sys.path:
     sys.path.insert(0, str(MEMORY_TESTS))
+from host_binaries import first_address_of_line  # noqa: E402 - tests/memory's helpers
 from run_dirs import RunWriter  # noqa: E402 - tests/memory's run-directory writer
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
@@ -65,18 +66,7 @@ def build_host(tmp_path: Path) -> Path:
 def return_address_on(binary: Path, line: int) -> int:
     """A return address inside `line` of host.c, as the collector records it (the symboliser looks at the
     address before it, tests/memory/test_symbols.py)."""
-    from elftools.elf.elffile import ELFFile
-
-    with binary.open("rb") as stream:
-        dwarf = ELFFile(stream).get_dwarf_info()
-        found = [
-            entry.state.address
-            for cu in dwarf.iter_CUs()
-            for entry in dwarf.line_program_for_CU(cu).get_entries()
-            if entry.state is not None and entry.state.line == line and not entry.state.end_sequence
-        ]
-    assert found, f"line {line} not in the line table of {binary}"
-    return min(found) + 1
+    return first_address_of_line(binary, line) + 1
 
 
 def write_memory_run(run: Path, binary: Path) -> None:

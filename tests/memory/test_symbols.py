@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from elftools.elf.elffile import ELFFile
+from host_binaries import first_address_of_line, function_address
 from run_dirs import RunWriter
 
 from reuselens.analyzer.memory.analysis import analyze_run
@@ -43,27 +44,6 @@ def build(tmp_path: Path, name: str, *flags: str) -> Path:
     binary = tmp_path / name
     subprocess.run([COMPILER, "-O0", *flags, "-o", str(binary), str(source)], check=True, capture_output=True)
     return binary
-
-
-def first_address_of_line(binary: Path, line: int) -> int:
-    """The lowest address the binary's line table gives `line` of app.c."""
-    with binary.open("rb") as stream:
-        dwarf = ELFFile(stream).get_dwarf_info()
-        found = [
-            entry.state.address
-            for cu in dwarf.iter_CUs()
-            for entry in dwarf.line_program_for_CU(cu).get_entries()
-            if entry.state is not None and entry.state.line == line and not entry.state.end_sequence
-        ]
-    assert found, f"line {line} not in the line table of {binary}"
-    return min(found)
-
-
-def function_address(binary: Path, name: str) -> int:
-    with binary.open("rb") as stream:
-        return next(
-            s["st_value"] for s in ELFFile(stream).get_section_by_name(".symtab").iter_symbols() if s.name == name
-        )
 
 
 @pytest.mark.parametrize(
