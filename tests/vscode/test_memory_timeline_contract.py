@@ -92,6 +92,9 @@ def test_the_policy_lets_exactly_the_real_pages_style_and_script_run(tmp_path: P
     # GIVEN the page's own blocks, as an XML parser reads them
     root = ElementTree.fromstring(page.split("\n", 1)[1])
     style, code = root.find(f"{XHTML}head/{XHTML}style").text, root.find(f"{XHTML}body/{XHTML}script").text
+    # a webview takes the editor's theme (dark text on a dark editor otherwise): the page sets both colours
+    body_rule = re.search(r"^body \{([^}]*)\}", style, re.MULTILINE).group(1)
+    assert "color:" in body_rule and "background:" in body_rule
     # THEN the secured page is the page plus one policy element, first in <head>, allowing those blocks only
     head = ElementTree.fromstring(secured.split("\n", 1)[1]).find(f"{XHTML}head")
     meta = head[0]
