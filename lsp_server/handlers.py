@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 from lsprotocol import types
 
-from reuselens.lsp_server import actions, diagnostics, graph, hover, lenses, memory_hover, memory_views
+from reuselens.lsp_server import actions, diagnostics, graph, hover, lenses, memory_hover, memory_page, memory_views
 from reuselens.lsp_server import settings as settings_mod
 from reuselens.lsp_server.paths import uri_to_path
 from reuselens.lsp_server.server import ReuseLensServer
@@ -301,6 +301,12 @@ def show_graph(ls: ReuseLensServer, *args: Any) -> dict[str, Any]:
         snapshot_line = line_map.to_snapshot(line + 1) if line_map else line + 1
     kernel = graph.kernel_at(results, path, snapshot_line)
     return graph.pc_dep_graph(results, kernel) if kernel else {"error": "the run has no kernels"}
+
+
+@command(memory_page.COMMAND)
+async def memory_timeline(ls: ReuseLensServer, *args: Any) -> dict[str, Any]:
+    """No arguments (a memory lens click sends none): the loaded run's memory timeline page, or why there is none."""
+    return await memory_page.timeline_page(ls)
 
 
 @command("reuselens.compare")

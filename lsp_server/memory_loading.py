@@ -27,15 +27,23 @@ from reuselens.lsp_server.source_files import SourceFiles
 from reuselens.lsp_server.tracking import disk_stamp, split_lines
 
 if TYPE_CHECKING:
+    from reuselens.analyzer.memory.analysis import MemoryAnalysis
     from reuselens.analyzer.memory.timeline import Frame
 
 log = logging.getLogger("reuselens.lsp")
+
+# Sent (params {run, status: "ready" | "none" | "failed"}) whenever the analysis of the loaded run ends, so that
+# a client showing the memory timeline (reuselens.memoryTimeline) can ask for the new run's page.
+ANALYSED_NOTIFICATION = "reuselens/memoryAnalysisDone"
+NO_MEMORY_RECORDS = "this run has no memory records (recorded by an older collector, or no run.json beside report.json)"
 
 
 @dataclass
 class Outcome:
     surface: MemorySurface | None = None
     error: str | None = None
+    analysis: MemoryAnalysis | None = None  # kept for the timeline page (memory_page.py), drawn only when asked
+    page: str | None = None  # that page once drawn
     # Text of the allocation files not yet tracked, as they were when the run loaded (open documents) or as
     # read from disk in the background; with the disk files' stamps (tracking.Tracker).
     snapshots: dict[str, list[str]] = field(default_factory=dict)
@@ -70,7 +78,7 @@ def analyze(results: RunResults, tracked: set[str], open_texts: dict[str, str], 
     except ReuseLensError as error:
         return Outcome(error=str(error))
     surface = index(analysis, results.digest, site_mapper(results))
-    outcome = Outcome(surface)
+    outcome = Outcome(surface, analysis=analysis)
     for path in sorted(surface.files() - tracked):
         text = open_texts.get(path)
         if text is None:
@@ -89,6 +97,9 @@ class MemoryController:
         self.server = server
         self.started_for: RunResults | None = None
         self.told_for: str | None = None  # digest of the run whose failure was told
+        self.finished: tuple[RunResults, Outcome] | None = None  # the last analysis that arrived for the loaded run
+        # The analysis running in the background and what its outcome will be set on, for a request that waits.
+        self.running: tuple[RunResults, asyncio.Future[Outcome]] | None = None
 
     def surface(self) -> MemorySurface | None:
         """The memory surface to show now: enabled, and of the run on screen."""
@@ -120,16 +131,33 @@ class MemoryController:
             self._arrived(results, work())
             return
 
+        arrival: asyncio.Future[Outcome] = loop.create_future()
+        self.running = (results, arrival)
+
         def run() -> None:
             outcome = work()
-            loop.call_soon_threadsafe(self._arrived, results, outcome)
+            loop.call_soon_threadsafe(self._arrived, results, outcome, arrival)
 
         threading.Thread(target=run, name="reuselens-memory", daemon=True).start()
 
-    def _arrived(self, results: RunResults, outcome: Outcome) -> None:
+    async def outcome_of(self, results: RunResults) -> Outcome:
+        """The analysis outcome of `results` (the loaded run, with reuselens.memory.enabled), waiting for it
+        while it runs in the background; the event loop stays free meanwhile."""
+        self.ensure()
+        if self.finished is not None and self.finished[0] is results:
+            return self.finished[1]
+        if self.running is not None and self.running[0] is results:
+            return await asyncio.shield(self.running[1])  # a cancelled request must not cancel other waiters
+        return Outcome(error="the memory analysis of this run did not start")  # ensure() starts it: not expected
+
+    def _arrived(self, results: RunResults, outcome: Outcome, arrival: asyncio.Future | None = None) -> None:
         server, state = self.server, self.server.state
+        if arrival is not None and not arrival.done():
+            arrival.set_result(outcome)  # waiters check themselves whether their run is still the loaded one
         if state.results is not results:
             return  # a newer run replaced it meanwhile
+        self.finished = (results, outcome)
+        server.notify_client(ANALYSED_NOTIFICATION, {"run": results.digest[:16], "status": _status(outcome)})
         server.log_text(types.MessageType.Log, f"ReuseLens: memory analysis: {_summary(outcome)}")
         if outcome.error is not None:
             log.error("memory analysis: %s", outcome.error)
@@ -151,13 +179,19 @@ class MemoryController:
         server.publish_all()
 
 
+def _status(outcome: Outcome) -> str:
+    if outcome.error is not None:
+        return "failed"
+    return "none" if outcome.surface is None else "ready"
+
+
 def _summary(outcome: Outcome) -> str:
     """One line for the client's log (the Output panel): what the analysis found, or why there is nothing."""
     if outcome.error is not None:
         return f"failed: {outcome.error}"
     surface = outcome.surface
     if surface is None:
-        return "this run has no memory records (recorded by an older collector, or no run.json beside report.json)"
+        return NO_MEMORY_RECORDS
     placed = sum(len(entry.findings) for lines in surface.lines.values() for entry in lines.values())
     text = f"{placed} finding(s) on {sum(len(lines) for lines in surface.lines.values())} allocation line(s)"
     if surface.unplaced_findings:

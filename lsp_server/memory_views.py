@@ -18,6 +18,7 @@ from lsprotocol import types
 from reuselens.lsp_server.diagnostics import line_range
 from reuselens.lsp_server.format import format_bytes
 from reuselens.lsp_server.memory_model import AllocationLine, FindingFacts, MemorySurface, ObjectFacts
+from reuselens.lsp_server.memory_page import COMMAND as TIMELINE_COMMAND
 from reuselens.lsp_server.tracking import LineMap
 
 SOURCE = "reuselens-memory"
@@ -130,15 +131,15 @@ def lens_title(entry: AllocationLine) -> str:
 
 
 def lenses(surface: MemorySurface, path: str, line_map: LineMap | None) -> list[types.CodeLens]:
-    """Titled at once (the text is prepared; nothing to defer to codeLens/resolve); a click does nothing more,
-    the hover on the line has the details."""
+    """Titled at once (the text is prepared; nothing to defer to codeLens/resolve); a click asks for the run's
+    memory timeline page (memory_page.py), which a client with a webview shows; the hover has the line's details."""
     out = []
     for line, entry in sorted(surface.lines.get(path, {}).items()):
         current = line_map.to_current(line) if line_map else line
         if current is None:
             continue
         rng = types.Range(types.Position(current - 1, 0), types.Position(current - 1, 0))
-        out.append(types.CodeLens(range=rng, command=types.Command(title=lens_title(entry), command="")))
+        out.append(types.CodeLens(range=rng, command=types.Command(title=lens_title(entry), command=TIMELINE_COMMAND)))
     return out
 
 

@@ -60,6 +60,10 @@ class ReuseLensServer(LanguageServer):
     def log_text(self, kind: types.MessageType, text: str) -> None:
         self.window_log_message(types.LogMessageParams(type=kind, message=text))
 
+    def notify_client(self, method: str, params: Any) -> None:
+        """A ReuseLens notification (docs/lsp.md); clients that do not know it ignore it."""
+        self.protocol.notify(method, params)
+
     def capability(self, *names: str) -> Any:
         node: Any = self.client_capabilities
         for name in names:

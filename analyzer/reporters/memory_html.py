@@ -24,7 +24,7 @@ from reuselens.analyzer.units import format_bytes
 LEFT, PLOT_W, CURVE_H, ROW_H, GAP = 300, 900, 120, 16, 28
 TOUCH_COLORS = {(True, False): "#4c78a8", (False, True): "#f58518", (True, True): "#b279a2"}
 STYLE = """
-body { font: 13px sans-serif; margin: 16px; color: #222; }
+body { font: 13px sans-serif; margin: 16px; color: #222; background: #fff; }
 svg text { font: 11px sans-serif; }
 .bar { fill: #d9d9d9; }
 .bar.peak { fill: #9ecae1; }

@@ -58,6 +58,12 @@ async def client(lsp_client: LanguageClient, request, workspace: Path):
     def _refresh_hints(params):
         lsp_client.hint_refreshes += 1
 
+    lsp_client.memory_analyses = []  # params of each reuselens/memoryAnalysisDone
+
+    @lsp_client.feature("reuselens/memoryAnalysisDone")
+    def _memory_analysed(params):
+        lsp_client.memory_analyses.append(params if isinstance(params, dict) else params._asdict())
+
     @lsp_client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
     def _ask(params: types.ShowMessageRequestParams):
         lsp_client.shown_requests.append(params)

@@ -252,3 +252,83 @@ async def test_the_warning_share_of_the_peak_is_a_setting(memory_workspace, clie
     await wait_until(lambda: len(memory_diagnostics(client, host)) == 2)
     # the unused 4 MiB would lower the 12 MiB peak by a third: below half, so Information
     assert {d.severity for d in memory_diagnostics(client, host)} == {types.DiagnosticSeverity.Information}
+
+
+# ----- the memory timeline page (reuselens.memoryTimeline) ------------------------------------------------------
+TIMELINE = "reuselens.memoryTimeline"
+
+
+async def timeline(client) -> dict:
+    answer = await client.workspace_execute_command_async(types.ExecuteCommandParams(command=TIMELINE))
+    assert isinstance(answer, dict), answer
+    return answer
+
+
+async def test_the_memory_timeline_is_the_page_reuselens_memory_writes_for_the_loaded_run(memory_workspace, client):
+    from reuselens.analyzer.memory.analysis import analyze_run
+    from reuselens.analyzer.reporters.memory_html import render_memory_html
+
+    run = memory_workspace / ".reuselens" / "run"
+    await wait_until(lambda: lines_of(client, (memory_workspace / "stencil.cu").as_uri()) == STENCIL_REUSE_LINES)
+    # WHEN the page is asked for once the run is loaded (its memory analysis may still run: the request waits)
+    page = await timeline(client)
+    assert "error" not in page, page["error"]
+    # THEN it is the CLI's page of this run, byte for byte: every object a bar, the peak and what is live there
+    assert set(page) == {"run", "html"}
+    assert page["html"] == render_memory_html(analyze_run(str(run)))
+    html = page["html"]
+    assert html.count('<rect class="bar') == 3
+    for site, size in (("unused", "4.2 MB"), ("early", "16.4 KB"), ("input", "8.4 MB")):
+        assert f">host.c:{SITES[site]}, {size}</text>" in html
+    assert "Peak device memory 12.6 MB at op 2 (alloc cudaMalloc, stream 0)." in html
+    # and each memory lens opens it
+    host = open_doc(client, memory_workspace / "host.c")
+    lenses = await client.text_document_code_lens_async(types.CodeLensParams(types.TextDocumentIdentifier(host)))
+    assert {lens.command.command for lens in lenses} == {TIMELINE}
+    assert not lenses[0].command.arguments
+    await wait_until(lambda: client.memory_analyses, timeout=5)
+    assert client.memory_analyses == [{"run": page["run"], "status": "ready"}]
+
+    # WHEN the next run (a new report) loads: a notification says its analysis ended, and the page is the new run's
+    report = json.loads((run / "report.json").read_text())
+    report["notes"] = ["re-profiled"]
+    (run / "next.json").write_text(json.dumps(report))
+    (run / "next.json").replace(run / "report.json")
+    await wait_until(lambda: len(client.memory_analyses) == 2)
+    again = await timeline(client)
+    assert client.memory_analyses[1] == {"run": again["run"], "status": "ready"}
+    assert again["run"] != page["run"] and again["html"] == html  # same memory records, another report
+
+
+async def test_an_old_run_has_no_memory_timeline_and_says_why(client, workspace):
+    # GIVEN fixtures/run1 as it is: its run.json predates memory_operations
+    await wait_until(lambda: lines_of(client, (workspace / "stencil.cu").as_uri()) == STENCIL_REUSE_LINES)
+    assert await timeline(client) == {
+        "error": "this run has no memory records (recorded by an older collector, or no run.json beside report.json)"
+    }
+    await wait_until(lambda: [a["status"] for a in client.memory_analyses] == ["none"])
+
+
+async def test_a_failed_memory_analysis_has_no_timeline_and_says_why(memory_workspace, client):
+    run = memory_workspace / ".reuselens" / "run"
+    (run / "object_touches.json").write_text('{"format": "reuselens-object-touches", "version": 1, "launches": [')
+    await wait_until(lambda: lines_of(client, (memory_workspace / "stencil.cu").as_uri()) == STENCIL_REUSE_LINES)
+    answer = await timeline(client)
+    assert set(answer) == {"error"}
+    assert answer["error"].startswith("the memory analysis of this run failed: ")
+    assert "object_touches.json" in answer["error"]
+    await wait_until(lambda: [a["status"] for a in client.memory_analyses] == ["failed"])
+
+
+@pytest.mark.lsp_settings({"memory": {"enabled": False}})
+async def test_no_memory_timeline_while_reuselens_memory_enabled_is_off(memory_workspace, client):
+    await wait_until(lambda: lines_of(client, (memory_workspace / "stencil.cu").as_uri()) == STENCIL_REUSE_LINES)
+    assert await timeline(client) == {"error": "the memory analysis is off (reuselens.memory.enabled is false)"}
+    assert client.memory_analyses == []  # and asking did not start it
+    # WHEN turned on, the same request gets the page
+    client.set_configuration(
+        {"pathPrefixMap": {"/build/app": str(memory_workspace)}, "memory": {"enabled": True}}, section="reuselens"
+    )
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={}))
+    await wait_until(lambda: client.memory_analyses)
+    assert "<svg" in (await timeline(client))["html"]

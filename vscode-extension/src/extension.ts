@@ -1,5 +1,5 @@
 // ReuseLens for VS Code: starts the ReuseLens language server for CUDA files and adds the commands, the status
-// bar item and the reuse graph view. Everything else lives in src/common (no vscode import, unit-tested) and
+// bar item, the reuse graph view and the memory timeline. Everything else lives in src/common (no vscode import, unit-tested) and
 // src/vscode (the VS Code side).
 import * as vscode from "vscode";
 
@@ -7,6 +7,7 @@ import { RESTART_SETTINGS, SECTION } from "./common/constants";
 import { PackageJson, serverInfo } from "./common/settings";
 import { Commands } from "./vscode/commands";
 import { GraphPanel } from "./vscode/graphPanel";
+import { MemoryTimelinePanel } from "./vscode/memoryPanel";
 import { onPythonInterpreterChanged } from "./vscode/python";
 import { ServerManager } from "./vscode/server";
 import { StatusBar } from "./vscode/statusBar";
@@ -17,6 +18,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const log = vscode.window.createOutputChannel("ReuseLens", { log: true });
   const status = new StatusBar();
   const graph = new GraphPanel(context.extensionUri, log);
+  const memory = new MemoryTimelinePanel();
   let commands: Commands | undefined;
   const redraw = (change: () => void) => {
     change();
@@ -34,10 +36,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
     },
     commandResult: (command, args, result) => commands?.showCommandResult(command, args, result),
+    memoryAnalysisDone: () => void commands?.refreshMemoryTimeline(),
   });
-  commands = new Commands(manager, graph, status, log);
+  commands = new Commands(manager, graph, memory, status, log);
   commands.register(context);
-  context.subscriptions.push(log, status, graph, manager);
+  context.subscriptions.push(log, status, graph, memory, manager);
 
   context.subscriptions.push(vscode.workspace.onDidChangeConfiguration((event) => {
     if (RESTART_SETTINGS.some((name) => event.affectsConfiguration(`${SECTION}.${name}`))) {

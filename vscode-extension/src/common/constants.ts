@@ -14,6 +14,13 @@ export const SERVER_COMMANDS = {
   nextHotSpot: "reuselens.nextHotSpot",
   compare: "reuselens.compare",
   cancel: "reuselens.cancel",
+  memoryTimeline: "reuselens.memoryTimeline",
+} as const;
+
+/** Notifications the language server sends besides LSP's own (docs/lsp.md). */
+export const SERVER_NOTIFICATIONS = {
+  /** The memory analysis of the loaded run ended: `{run, status: "ready" | "none" | "failed"}`. */
+  memoryAnalysisDone: "reuselens/memoryAnalysisDone",
 } as const;
 
 /** Commands the extension contributes (package.json `contributes.commands`). They must differ from the
@@ -22,6 +29,7 @@ export const CLIENT_COMMANDS = {
   profileNow: "reuselens.profileNow",
   restartServer: "reuselens.restartServer",
   showReuseGraph: "reuselens.showReuseGraph",
+  showMemoryTimeline: "reuselens.showMemoryTimeline",
   goToNextHotSpot: "reuselens.goToNextHotSpot",
   compareWithPrevious: "reuselens.compareWithPrevious",
   cancelProfiling: "reuselens.cancelProfiling",

@@ -6,6 +6,7 @@ import { compareMarkdown } from "../common/compare";
 import { CLIENT_COMMANDS, SECTION, SERVER_COMMANDS } from "../common/constants";
 import { COMPARE_SCHEME, CompareDocument } from "./compareDocument";
 import { GraphPanel, openSource } from "./graphPanel";
+import { MemoryTimelinePanel } from "./memoryPanel";
 import { primaryFolder, ServerManager } from "./server";
 import { StatusBar } from "./statusBar";
 
@@ -23,10 +24,13 @@ export class Commands {
   /** Arguments of the last showGraph, so the open graph can follow a new run. */
   private graphArgs: unknown[] = [];
   private refreshing = false;
+  /** Apart from `refreshing`: the server may hold a memory refresh until the run's analysis ends. */
+  private refreshingMemory = false;
   private readonly comparison = new CompareDocument();
 
   constructor(private readonly server: ServerManager, private readonly graph: GraphPanel,
-              private readonly status: StatusBar, private readonly log: vscode.LogOutputChannel) {}
+              private readonly memory: MemoryTimelinePanel, private readonly status: StatusBar,
+              private readonly log: vscode.LogOutputChannel) {}
 
   register(context: vscode.ExtensionContext): void {
     context.subscriptions.push(this.comparison,
@@ -42,6 +46,7 @@ export class Commands {
     register(CLIENT_COMMANDS.profileNow, () => this.profileNow());
     register(CLIENT_COMMANDS.restartServer, () => this.server.restart("restart command"));
     register(CLIENT_COMMANDS.showReuseGraph, () => this.server.execute(SERVER_COMMANDS.showGraph, editorContext()));
+    register(CLIENT_COMMANDS.showMemoryTimeline, () => this.showMemoryTimeline());
     register(CLIENT_COMMANDS.goToNextHotSpot,
              () => this.server.execute(SERVER_COMMANDS.nextHotSpot, editorContext()));
     register(CLIENT_COMMANDS.compareWithPrevious, () => this.server.execute(SERVER_COMMANDS.compare, []));
@@ -58,6 +63,8 @@ export class Commands {
         "pathPrefixMap") ?? {};
       this.graphArgs = args;
       this.graph.show(result, { pathPrefixMap: prefixMap, workspaceFolder: folder?.uri.fsPath }, !this.refreshing);
+    } else if (command === SERVER_COMMANDS.memoryTimeline) {
+      this.memory.show(result, !this.refreshingMemory);
     } else if (command === SERVER_COMMANDS.nextHotSpot) {
       void this.revealHotSpot(result);
     } else if (command === SERVER_COMMANDS.compare) {
@@ -78,6 +85,28 @@ export class Commands {
     } finally {
       this.refreshing = false;
     }
+  }
+
+  /** After the memory analysis of a new run ends, shows that run's timeline in an open panel (not in front). */
+  async refreshMemoryTimeline(): Promise<void> {
+    if (!this.memory.isOpen() || !this.server.isRunning()) {
+      return;
+    }
+    this.refreshingMemory = true;
+    try {
+      await this.server.execute(SERVER_COMMANDS.memoryTimeline, []);
+    } catch (error) {
+      this.log.warn(`memory timeline refresh: ${(error as Error).message}`);
+    } finally {
+      this.refreshingMemory = false;
+    }
+  }
+
+  /** The server waits for the run's memory analysis when it is still running: say so meanwhile. */
+  private async showMemoryTimeline(): Promise<void> {
+    await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Window, title: "ReuseLens: memory timeline" },
+      () => this.server.execute(SERVER_COMMANDS.memoryTimeline, []));
   }
 
   private async profileNow(): Promise<void> {
@@ -128,6 +157,7 @@ export class Commands {
     const entries: Array<vscode.QuickPickItem & { command: string }> = [
       { label: "$(play) Profile now", command: CLIENT_COMMANDS.profileNow },
       { label: "$(type-hierarchy) Show reuse graph", command: CLIENT_COMMANDS.showReuseGraph },
+      { label: "$(graph-line) Show memory timeline", command: CLIENT_COMMANDS.showMemoryTimeline },
       { label: "$(arrow-down) Next hot spot", command: CLIENT_COMMANDS.goToNextHotSpot },
       { label: "$(diff) Compare with previous run", command: CLIENT_COMMANDS.compareWithPrevious },
       { label: "$(debug-restart) Restart server", command: CLIENT_COMMANDS.restartServer },

@@ -10,7 +10,7 @@ import {
   WorkDoneProgressCancelNotification,
 } from "vscode-languageclient/node";
 
-import { CLIENT_ID, CLIENT_NAME, SECTION } from "../common/constants";
+import { CLIENT_ID, CLIENT_NAME, SECTION, SERVER_NOTIFICATIONS } from "../common/constants";
 import { failureMessage, findServer, runProbe, ServerCommand } from "../common/serverLookup";
 import { expandPath, readClientSettings, ServerInfo } from "../common/settings";
 import { ProgressValue } from "../common/status";
@@ -24,6 +24,8 @@ export interface ServerEvents {
   progress(token: string, value: ProgressValue): void;
   /** A server command ran (from our commands or from a code lens); the result is to be shown. */
   commandResult(command: string, args: unknown[], result: unknown): void;
+  /** The memory analysis of a newly loaded run ended (reuselens/memoryAnalysisDone). */
+  memoryAnalysisDone(): void;
 }
 
 /** The first workspace folder, which is where the server runs and what ${workspaceFolder} means. */
@@ -119,6 +121,7 @@ export class ServerManager implements vscode.Disposable {
       options: { cwd: cwd ?? path.dirname(server.command), env: { ...process.env } },
     };
     const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, this.clientOptions());
+    client.onNotification(SERVER_NOTIFICATIONS.memoryAnalysisDone, () => this.events.memoryAnalysisDone());
     client.onDidChangeState((event) => {
       if (event.newState === State.Stopped && this.client === client) {
         this.events.stopped();
