@@ -12,6 +12,7 @@ Public API: :data:`FORMAT`, :data:`VERSION`, :class:`TimelineError`, :class:`Fra
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,10 @@ VERSION = 1
 LIFETIME_KINDS = ("alloc", "free")
 WORK_KINDS = ("memcpy", "memset", "kernel")  # the operations that touch an object's contents
 NO_DEBUG_INFO = "no debug info; build with -g"
+# The symboliser names a frame `<module>+0x<offset>` when it found no symbol: the module is not on this machine
+# (a run analysed elsewhere), or it has neither symbols nor debug info. "build with -g" would then mislead.
+UNSYMBOLISED = re.compile(r"[^\s]+\+0x[0-9a-f]+")
+NOT_SYMBOLISED = "not symbolised: the module is not on this machine, or has no symbols"
 
 
 class TimelineError(ReuseLensError):
@@ -53,7 +58,8 @@ class Frame:
 
     def where(self) -> str:
         if self.file is None:
-            return f"{self.function} ({NO_DEBUG_INFO})"
+            why = NOT_SYMBOLISED if UNSYMBOLISED.fullmatch(self.function) else NO_DEBUG_INFO
+            return f"{self.function} ({why})"
         return f"{self.file}:{self.line} ({self.function})" if self.line else f"{self.file} ({self.function})"
 
 

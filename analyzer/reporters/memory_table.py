@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from reuselens.analyzer.memory.timeline import Frame
 from reuselens.analyzer.reportview import fit
 from reuselens.analyzer.units import format_bytes
 
@@ -48,8 +49,8 @@ def site_label(obj: dict[str, Any]) -> str:
     frame = obj["call_path"][0] if obj["call_path"] else None
     if frame is None:
         return f"object {obj['id']} at {obj['address']:#x}"
-    if frame["file"] is None:
-        return f"{frame['function']} (no debug info; build with -g)"
+    if frame["file"] is None:  # the sentence Frame.where() gives, from the JSON document's frame
+        return Frame(frame["function"], None, None).where()
     name = Path(frame["file"]).name
     return f"{name}:{frame['line']}" if frame["line"] else name
 

@@ -79,6 +79,10 @@ def test_a_missing_or_unreadable_module_gives_its_name_and_offset(tmp_path):
     with Symbolizer() as symbolizer:
         assert symbolizer.frame(str(tmp_path / "gone.so"), 0x1234).function == "gone.so+0x1234"
         assert symbolizer.frame(str(text), 0x10).function == "notes.txt+0x10"
+        # and sentences say why there is no line, without asking for -g (a run analysed on another machine)
+        assert symbolizer.frame(str(tmp_path / "gone.so"), 0x1234).where() == (
+            "gone.so+0x1234 (not symbolised: the module is not on this machine, or has no symbols)"
+        )
 
 
 def test_a_run_places_each_allocation_on_its_site_line_past_the_cuda_runtime_frames(tmp_path):
