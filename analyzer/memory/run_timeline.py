@@ -34,6 +34,7 @@ from reuselens.analyzer.schema import U64, Enum, Int, List, Maybe, Obj, PathText
 from reuselens.analyzer.toolkit_paths import is_toolkit_header
 
 # Frames in these libraries are the CUDA stack and ReuseLens itself, never the line a user would change.
+COLLECTOR_ALLOCATION_CAP = 100_000  # run.json lists at most this many allocations (collector run_state.h)
 RUNTIME_LIBRARIES = ("libcuda", "libsanitizer", "libreuselens", "libnvidia", "libcupti", "libnvrtc")
 # nvcc links the CUDA runtime statically by default: its frames then sit in the application's own module, without
 # debug info, under these names (the API entry points and the runtime's hash-named internals).
@@ -114,6 +115,13 @@ def load_run_memory(path: str | Path) -> RunMemory:
         check(run.manifest, SCHEMA)
     except SchemaError as error:
         raise MemoryRunError(f"{manifest_path}: {error}") from None
+    if run.manifest.get("memory_operations_truncated") is True:
+        # Objects alive where the list stops would look leaked and idle: no finding could be trusted.
+        raise MemoryRunError(
+            f"{manifest_path}: the collector listed only the first {len(run.manifest['memory_operations']):,} memory "
+            "operations of this run (memory_operations_truncated); the memory analysis needs all of them: profile a "
+            "shorter run"
+        )
     touches = object_touches.load(run.path, MemoryRunError)
     builder = _Builder(run, touches)
     try:
@@ -203,6 +211,12 @@ class _Builder:
     def _lifetime(self, where: str, op: dict[str, Any]) -> None:
         index, kind = op["allocation"], op["kind"]
         if index >= len(self.allocations):
+            if len(self.allocations) >= COLLECTOR_ALLOCATION_CAP:
+                raise SchemaError(
+                    f"allocation {index} is past the {COLLECTOR_ALLOCATION_CAP:,} that run.json lists (the collector's "
+                    "cap); the memory analysis needs every allocation: profile a shorter run",
+                    where,
+                )
             raise SchemaError(f"{index} is not an index of allocations (it has {len(self.allocations)})", where)
         had = self.state.get(index)
         if (kind == "alloc" and had is not None) or (kind == "free" and had != "live"):

@@ -10,6 +10,7 @@ import pytest
 from run_dirs import RunWriter
 
 from reuselens.analyzer.errors import ReuseLensError
+from reuselens.analyzer.memory import run_timeline
 from reuselens.analyzer.memory.analysis import analyze_run
 from reuselens.analyzer.memory.run_timeline import MemoryRunError, load_run_memory
 
@@ -173,3 +174,24 @@ def test_a_malformed_object_touches_file_is_one_line_naming_the_file_and_field(t
     (path / "object_touches.json").write_text('{"format": "reuselens-object-touches", "version": 2, "launches": []}')
     with pytest.raises(MemoryRunError, match="version int 2, this build reads 1"):
         load_run_memory(path)
+
+
+def test_a_run_whose_operations_the_collector_cut_short_is_refused_with_the_reason(tmp_path):
+    run = RunWriter()
+    buffer = run.alloc(4096)
+    run.kernel("k", [(buffer, "rw")])
+    manifest = run.manifest()
+    manifest["memory_operations_truncated"] = True
+    with pytest.raises(MemoryRunError, match=r"listed only the first 2 memory operations.*profile a shorter run"):
+        load_run_memory(run.write(tmp_path / "run", manifest))
+
+
+def test_an_allocation_past_the_collectors_cap_is_named_as_such(tmp_path, monkeypatch):
+    monkeypatch.setattr(run_timeline, "COLLECTOR_ALLOCATION_CAP", 2)
+    run = RunWriter()
+    run.alloc(64)
+    run.alloc(64)
+    manifest = run.manifest()
+    manifest["memory_operations"].append({"kind": "alloc", "allocation": 2, "stream": None})
+    with pytest.raises(MemoryRunError, match=r"allocation 2 is past the 2 that run.json lists"):
+        load_run_memory(run.write(tmp_path / "run", manifest))
