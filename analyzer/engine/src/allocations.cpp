@@ -41,7 +41,7 @@ void Engine::Impl::free_allocation(uint64_t address) {
     if ((*it)->base() == address) {
       note_object_touches(**it);  // a launch still open keeps what it did to the allocation
       const size_t i = size_t(it - regions.begin());
-      freed_objects.push_back(summarize(**it, region_order[i]));
+      if (region_order[i] < kMaxProfiledObjects) freed_objects.push_back(summarize(**it, region_order[i]));
       region_order.erase(region_order.begin() + i);
       regions.erase(it);
       forget_cached_regions();
@@ -87,7 +87,9 @@ std::string Engine::Impl::object_touches_json() const {
     o += "]}";
   }
   std::vector<ObjectSummary> objects = freed_objects;
-  for (size_t i = 0; i < regions.size(); ++i) objects.push_back(summarize(*regions[i], region_order[i]));
+  for (size_t i = 0; i < regions.size(); ++i) {
+    if (region_order[i] < kMaxProfiledObjects) objects.push_back(summarize(*regions[i], region_order[i]));
+  }
   std::sort(objects.begin(), objects.end(),
             [](const ObjectSummary& a, const ObjectSummary& b) { return a.order < b.order; });
   o += "],\"objects\":[";

@@ -168,7 +168,7 @@ class RegionShadow {
   RegionShadow(uint64_t base, uint64_t size, Budget* budget, unsigned workers = 1)
       : base_(base), size_(size), first_(base >> 2), budget_(budget), workers_(workers) {
     while (slice_shift_ < 63 && (uint64_t(kSlices) << slice_shift_) < size) ++slice_shift_;
-    slice_accesses_.reset(new uint64_t[size_t(workers_) * kSlices]());
+    slice_accesses_.reset(new uint64_t[size_t(workers_) * kRowWords]());
     if (size == 0 || size > kMaxDirectBytes) return;
     count_ = ((base + (size - 1)) >> 2) - first_ + 1;  // base + size - 1 cannot wrap (caller's guarantee)
     bytes_ = (count_ * sizeof(Entry) + kPageBytes - 1) / kPageBytes * kPageBytes;
@@ -209,13 +209,16 @@ class RegionShadow {
   // of a power-of-two size (at least one shadow page's data, 1 KiB, so a page lies in one slice); per slice the
   // lane-granule accesses so far (one row per worker: no sharing), and which slices the open launch touched.
   static constexpr unsigned kSlices = 64;
+  // A worker's row: the slices' access counts, then its count of first touches, padded to whole cache lines so
+  // that workers never write the same line.
+  static constexpr unsigned kRowWords = 72;
   uint64_t slice_bytes() const { return 1ull << slice_shift_; }
   unsigned slice_of(uint64_t granule) const {
     return unsigned(std::min<uint64_t>(kSlices - 1, ((granule - first_) << 2) >> slice_shift_));
   }
   void count_accesses(uint64_t granule, unsigned worker, uint64_t accesses) {
     const unsigned slice = slice_of(granule);
-    slice_accesses_[size_t(worker) * kSlices + slice] += accesses;
+    slice_accesses_[size_t(worker) * kRowWords + slice] += accesses;
     const uint64_t bit = 1ull << slice;
     if (!(launch_slices_.load(std::memory_order_relaxed) & bit))
       launch_slices_.fetch_or(bit, std::memory_order_relaxed);
@@ -223,19 +226,16 @@ class RegionShadow {
   uint64_t take_launch_slices() { return launch_slices_.exchange(0, std::memory_order_relaxed); }
   uint64_t slice_accesses(unsigned slice) const {
     uint64_t n = 0;
-    for (unsigned w = 0; w < workers_; ++w) n += slice_accesses_[size_t(w) * kSlices + slice];
+    for (unsigned w = 0; w < workers_; ++w) n += slice_accesses_[size_t(w) * kRowWords + slice];
     return n;
   }
-  // Bytes of the object some access touched (entries not empty), by a walk of the touched shadow pages only.
-  // Forgotten at a generation wrap-around (reset), like everything else in the shadow.
+  // A granule's first access since the shadow was mapped (or reset): its entry was empty.
+  void count_first_touch(unsigned worker) { ++slice_accesses_[size_t(worker) * kRowWords + kSlices]; }
+  // Bytes of the object some access touched: its granules' first touches, counted as they happen (a walk of the
+  // shadow at each free cost tens of milliseconds per large tensor). Forgotten at a generation wrap-around (reset).
   uint64_t touched_bytes() const {
     uint64_t granules = 0;
-    for (uint64_t p = 0; p < bytes_ / kPageBytes; ++p) {
-      if (!touched(p)) continue;
-      const Entry* page = shadow_ + p * kPageEntries;
-      const uint64_t n = std::min<uint64_t>(kPageEntries, count_ - p * kPageEntries);
-      for (uint64_t i = 0; i < n; ++i) granules += page[i].w0 != 0;
-    }
+    for (unsigned w = 0; w < workers_; ++w) granules += slice_accesses_[size_t(w) * kRowWords + kSlices];
     return std::min(size_, granules * 4);
   }
   uint64_t base() const { return base_; }
@@ -352,6 +352,7 @@ class RegionShadow {
     if (shadow_) madvise(shadow_, bytes_, MADV_DONTNEED);
     for (auto& w : touched_) w.store(0);
     for (uint64_t b = 0; b < blocks_; ++b) dense_[b].store(0);
+    for (unsigned w = 0; w < workers_; ++w) slice_accesses_[size_t(w) * kRowWords + kSlices] = 0;
     budget_->give(committed_.exchange(0));
     budget_->release(held_.exchange(0));
   }

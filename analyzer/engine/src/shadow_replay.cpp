@@ -185,6 +185,9 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
         }
         lead.code = touch(e, w0, w1_base | uint64_t(tid0) << 40, true, r, c, tid0, false);
         e->w1 = w1_base | uint64_t(tid1) << 40;
+        if (RegionShadow* reg = kDirect ? wk.page_region : wk.entry_region; reg && lead.code == 0) {
+          reg->count_first_touch(w);
+        }
       }
       const uint64_t followers = uint64_t(popcount32(mask)) - 1;
       const Run same{uint64_t(c.id) | uint64_t(kWarpSame) << 28 | uint64_t(write) << 56, followers, followers * size};
@@ -253,6 +256,11 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
         }
         same = check_same && wk.same.seen(g);
         code = touch(e, w0, w1, global, r, c, tid, same);
+        if constexpr (global) {  // global code 0: the entry was empty, the granule's first touch
+          if (RegionShadow* reg = kDirect ? wk.page_region : wk.entry_region; reg && code == 0) {
+            reg->count_first_touch(w);
+          }
+        }
       }
       if (code != run.code) {
         flush();
