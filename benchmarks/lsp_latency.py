@@ -26,6 +26,8 @@ from lsprotocol import types
 from pytest_lsp import client_capabilities
 from pytest_lsp.client import LanguageClient
 
+from reuselens.lsp_server.memory_loading import ANALYSED_NOTIFICATION
+
 LINES_PER_FILE = 400
 LABELS = ["cold", "thread", "warp_same_inst", "warp_diff_inst", "block", "grid"]
 FIXES = [
@@ -199,6 +201,7 @@ def bench_client(published: dict[str, float], clock) -> LanguageClient:
         types.PROGRESS,
         types.WINDOW_LOG_MESSAGE,
         types.WINDOW_SHOW_MESSAGE,
+        ANALYSED_NOTIFICATION,  # the memory analysis of the run finished (lsp_server/memory_loading.py)
     ):
         client.feature(method)(lambda params: None)
     return client
