@@ -202,6 +202,7 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
     wk.page_region->count_accesses(page_lo, w, uint64_t(popcount32(mask)) * granules);
   }
   BlockState* bs = global ? nullptr : &wk.block_state(r.block);
+  RegionShadow* lane_region = nullptr;  // global, not kDirect: the region of the last lane (see the lane loop)
   const uint32_t warp_tid = uint32_t(r.warp) * 32;
   Run run{0, 0, 0};
   // Runs of the record folded by outcome before they reach the EdgeBuffer: lanes often alternate between a few
@@ -246,7 +247,15 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
           e = page + (g - page_lo);
         } else if (global) {
           if (filter && owner_of(chunk_of(g), W) != w) continue;
-          e = global_entry(g, wk);
+          // Lanes of a strided or gathered record land on a new shadow page each but mostly in one allocation:
+          // the region of the lane before is tried first, without the page cache and the region search.
+          if (lane_region != nullptr && lane_region->contains_granule(g)) {
+            e = lane_region->entry(g);
+            wk.entry_region = lane_region;
+          } else {
+            e = global_entry(g, wk);
+            lane_region = wk.entry_region;
+          }
           if (wk.entry_region) {
             wk.entry_region->mark_access(r.access);
             wk.entry_region->count_accesses(g, w, 1);
