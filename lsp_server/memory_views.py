@@ -44,7 +44,7 @@ def _operations(count: int) -> str:
 
 
 def pattern_title(pattern: str) -> str:
-    return pattern.replace("_", " ")
+    return "non-uniform access" if pattern == "non_uniform_access" else pattern.replace("_", " ")
 
 
 def peak_effect(facts: FindingFacts) -> str:

@@ -58,3 +58,34 @@ def test_reuselens_memory_settings_are_checked():
         "Setting reuselens.memory.enabled must be true or false; using the default True.",
         "Setting reuselens.memory.warningPeakShare must be a share of the peak between 0 and 1; using the default 0.05.",
     ]
+
+
+def test_the_intra_object_findings_read_as_sentences_with_what_the_fix_changes():
+    # GIVEN one 4 MiB buffer of which the kernels touched 256 KiB spread over 16 of its 64 slices, mostly the first
+    # two (engine profile)
+    from reuselens.analyzer.memory.intra import analyze_intra
+    from reuselens.analyzer.memory.object_touches import ObjectProfile
+
+    frame = {"function": "main", "file": "/ws/app.cu", "line": 12}
+    objects = [{"id": 0, "address": 1 << 24, "size": 4 << 20, "call_path": [frame]}]
+    operations = [
+        {"kind": "alloc", "stream": 0, "object": 0, "name": "cudaMalloc"},
+        {"kind": "kernel", "stream": 0, "name": "k", "touches": [{"object": 0, "read": True, "write": False}]},
+        {"kind": "free", "stream": 0, "object": 0},
+    ]
+    timeline = parse(json.dumps({"format": FORMAT, "version": VERSION, "objects": objects, "operations": operations}))
+    profile = ObjectProfile(1 << 24, 4 << 20, 64 << 10, 256 << 10, (1000, 1000) + (10,) * 14 + (0,) * 48)
+    memory = RunMemory(None, timeline, 0, 0, {0: profile}, {1: {0: 0xF}})
+    analysis = MemoryAnalysis(memory, peak(timeline), analyze(timeline) + analyze_intra(memory))
+    surface = memory_model.index(analysis, "0" * 64, lambda f: (f.file, f.line))
+    # WHEN the editor shows them
+    messages = {d.code: d.message for d in memory_views.diagnostics(surface, "/ws/app.cu", ["x"] * 20, None, 0.05)}
+    # THEN each says what the bytes suffer and what its fix changes
+    assert messages["overallocation"] == (
+        "overallocation: 3.9 MB allocated but never touched by any kernel; peak -3.9 MB if sized to the 262.1 KB "
+        "the kernels touch"
+    )
+    assert messages["non_uniform_access"] == (
+        "non-uniform access: 131.1 KB take most of the object's accesses; faster if its hot 131.1 KB are staged in "
+        "shared memory or L2"
+    )
