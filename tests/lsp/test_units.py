@@ -107,6 +107,16 @@ def test_tracker_drops_edited_lines_and_checks_text(tmp_path):
     assert [line_map.to_current(i) for i in (1, 2, 3, 4)] == [1, None, 2, 4]
 
 
+def test_alignment_of_an_unchanged_file_is_the_identity_and_of_an_edited_one_the_diff():
+    from reuselens.lsp_server.tracking import _align
+
+    lines = [f"line {i}" for i in range(1, 1201)]
+    assert _align(lines, list(lines)) == {k: k for k in range(1, 1201)}  # opened as profiled: no diff run
+    edited = lines[:10] + ["// new"] + lines[10:]
+    aligned = _align(lines, edited)
+    assert aligned[10] == 10 and aligned[11] == 12 and aligned[1200] == 1201
+
+
 def test_closed_file_changed_on_disk_is_realigned(tmp_path):
     from reuselens.lsp_server.source_files import SourceFiles
     from reuselens.lsp_server.tracking import Tracker, disk_stamp
