@@ -6,6 +6,7 @@ Shared by the CLI's report/diff/graph commands; a finding's lines are always der
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Iterator
 
@@ -98,7 +99,13 @@ def short_kernel_name(kernel: dict[str, Any]) -> str:
     """The kernel's demangled name without its parameter list and without a `void ` return type: the
     parameter list is the parenthesised group that closes the name, found from the end, because parentheses
     also occur inside it (`(anonymous namespace)::`, `operator()`, lambdas in template arguments)."""
-    name = kernel.get("name") or kernel.get("mangled") or str(kernel.get("id", "?"))
+    return _short_name(kernel.get("name") or kernel.get("mangled") or str(kernel.get("id", "?")))
+
+
+@functools.lru_cache(maxsize=4096)
+def _short_name(name: str) -> str:
+    """short_kernel_name of one demangled name; cached: every diagnostic, lens and hover of a kernel asks again,
+    and a template's name is hundreds of characters walked one by one."""
     head = name
     if name.endswith(")"):
         depth = 0
