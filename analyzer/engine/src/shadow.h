@@ -216,6 +216,12 @@ class RegionShadow {
   unsigned slice_of(uint64_t granule) const {
     return unsigned(std::min<uint64_t>(kSlices - 1, ((granule - first_) << 2) >> slice_shift_));
   }
+  // What the object-level analysis learns from `accesses` lane-granule accesses of kind `access` at `granule`
+  // (all in one slice): which kinds the launch made (mark_access) and the slice's counts.
+  void note_accesses(uint8_t access, uint64_t granule, unsigned worker, uint64_t accesses) {
+    mark_access(access);
+    count_accesses(granule, worker, accesses);
+  }
   void count_accesses(uint64_t granule, unsigned worker, uint64_t accesses) {
     const unsigned slice = slice_of(granule);
     slice_accesses_[size_t(worker) * kRowWords + slice] += accesses;

@@ -14,6 +14,20 @@ namespace {
 constexpr uint64_t kLocalThreadShift = 48;
 constexpr uint64_t kCodeSynced = 1ull << 31, kCodePriorWrote = 1ull << 56;  // Run::code bits
 
+// Label (section 3.1) of an access against a prior access of the same block by another issue: same thread, same
+// warp (synced when a warp barrier of that warp ran between them) or the block (synced by a block barrier).
+// Both shadows share it: global entries after their grid test, shared entries (one block's) directly.
+inline uint64_t label_in_block(uint32_t old_tid, uint32_t old_wsync, uint32_t old_bsync, const RlRecord& r,
+                               const Ctx& c, uint32_t tid) {
+  if (old_tid == tid) return kThread;
+  if (old_tid / 32 == r.warp) {
+    const uint32_t d = (c.sync.wsync - old_wsync) & kWsyncMask;
+    return kWarpDiff | (d != 0 && d <= kWsyncMask / 2 ? 8 : 0);  // 8 << 28 = kCodeSynced
+  }
+  const uint32_t d = (c.sync.bsync - old_bsync) & kBsyncMask;
+  return kBlock | (d != 0 && d <= kBsyncMask / 2 ? 8 : 0);
+}
+
 // True when every lane in `mask` addresses the granule of the first one.
 inline bool one_granule(const RlRecord& r, uint32_t mask) {
   const uint64_t g = r.addr[__builtin_ctz(mask)] >> 2;
@@ -107,20 +121,10 @@ inline uint64_t Engine::Impl::touch(Entry* e, uint64_t w0, uint64_t w1, bool glo
   uint32_t og = e_gen(old);
   uint64_t prior_wrote = (old.w1 >> 50 & 1) << 56;
   if (og == gen) {
-    uint64_t label;
-    if (same_issue) {
-      label = kWarpSame;
-    } else if (e_block(old) != r.block) {
-      label = kGrid;
-    } else if (e_tid(old) == tid) {
-      label = kThread;
-    } else if (e_tid(old) / 32 == r.warp) {
-      uint32_t d = (c.sync.wsync - e_wsync(old)) & kWsyncMask;
-      label = kWarpDiff | (d != 0 && d <= kWsyncMask / 2 ? 8 : 0);  // 8 << 28 = kCodeSynced
-    } else {
-      uint32_t d = (c.sync.bsync - e_bsync(old)) & kBsyncMask;
-      label = kBlock | (d != 0 && d <= kBsyncMask / 2 ? 8 : 0);
-    }
+    const uint64_t label = same_issue ? kWarpSame
+                           : e_block(old) != r.block
+                               ? kGrid
+                               : label_in_block(e_tid(old), e_wsync(old), e_bsync(old), r, c, tid);
     return e_node(old) | label << 28 | prior_wrote;
   }
   if (og != 0 && global) return e_node(old) | uint64_t(og) << 32 | prior_wrote;
@@ -134,18 +138,7 @@ inline uint64_t Engine::Impl::touch_shared(uint64_t* e, uint64_t now, const RlRe
   const uint64_t old = *e;
   *e = now;
   if (!old) return 0;
-  uint64_t label;
-  if (same_issue) {
-    label = kWarpSame;
-  } else if (s_tid(old) == tid) {
-    label = kThread;
-  } else if (s_tid(old) / 32 == r.warp) {
-    uint32_t d = (c.sync.wsync - s_wsync(old)) & kWsyncMask;
-    label = kWarpDiff | (d != 0 && d <= kWsyncMask / 2 ? 8 : 0);  // 8 << 28 = kCodeSynced
-  } else {
-    uint32_t d = (c.sync.bsync - s_bsync(old)) & kBsyncMask;
-    label = kBlock | (d != 0 && d <= kBsyncMask / 2 ? 8 : 0);
-  }
+  const uint64_t label = same_issue ? kWarpSame : label_in_block(s_tid(old), s_wsync(old), s_bsync(old), r, c, tid);
   return s_node(old) | label << 28 | uint64_t(s_write(old)) << 56;
 }
 
@@ -180,8 +173,7 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
       } else {
         Entry* e = kDirect ? page + (g - page_lo) : global_entry(g, wk);
         if (RegionShadow* reg = kDirect ? wk.page_region : wk.entry_region) {
-          reg->mark_access(r.access);
-          reg->count_accesses(g, w, uint64_t(popcount32(mask)));
+          reg->note_accesses(r.access, g, w, uint64_t(popcount32(mask)));
         }
         lead.code = touch(e, w0, w1_base | uint64_t(tid0) << 40, true, r, c, tid0, false);
         e->w1 = w1_base | uint64_t(tid1) << 40;
@@ -198,8 +190,7 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
   }
   if (check_same) wk.same.begin(size_t(popcount32(mask)) * granules);
   if constexpr (kDirect) {  // every lane lies in that region's page, and so in one of its slices
-    wk.page_region->mark_access(r.access);
-    wk.page_region->count_accesses(page_lo, w, uint64_t(popcount32(mask)) * granules);
+    wk.page_region->note_accesses(r.access, page_lo, w, uint64_t(popcount32(mask)) * granules);
   }
   BlockState* bs = global ? nullptr : &wk.block_state(r.block);
   RegionShadow* lane_region = nullptr;  // global, not kDirect: the region of the last lane (see the lane loop)
@@ -256,10 +247,7 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
             e = global_entry(g, wk);
             lane_region = wk.entry_region;
           }
-          if (wk.entry_region) {
-            wk.entry_region->mark_access(r.access);
-            wk.entry_region->count_accesses(g, w, 1);
-          }
+          if (wk.entry_region) wk.entry_region->note_accesses(r.access, g, w, 1);
         } else {
           e = bs->local.entry(uint64_t(tid) << kLocalThreadShift, g);
         }
