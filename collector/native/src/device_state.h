@@ -7,7 +7,10 @@
 //    buffer b = g % nbuf, slot t % capacity.
 //  * Buffer b may hold generation g once the host has drained generation g - nbuf: the host publishes
 //    host_allowed[b] (pinned memory, initially b) and the writer spins (with __nanosleep) until
-//    host_allowed[b] >= g. The GPU waits, nothing is dropped.
+//    host_allowed[b] >= g. The GPU waits, nothing is dropped. While writers wait, one of them at a time
+//    (poller[b]) reads host_allowed[b] over the bus and copies it to allowed_cache[b] (device memory), which
+//    the others watch: thousands of waiting warps reading host memory would crowd out the record writes
+//    that complete the generation the host waits for.
 //  * After writing, every lane fences at system scope; the leader then adds 1 to committed[b] (device
 //    memory, monotonic). The writer that completes generation g sets host_ready[b] = g + 1.
 //  * The host drain thread consumes generation g when host_ready[b] == g + 1, then sets
@@ -29,6 +32,9 @@ struct RlDeviceState {
   unsigned long long head;  // tickets handed out
   unsigned long long committed[RL_MAX_BUFFERS];
   unsigned long long allowed_cache[RL_MAX_BUFFERS];
-  uint32_t smem_size;  // largest SET_SHARED_MEMORY_SIZE seen (bytes per block)
+  uint32_t poller[RL_MAX_BUFFERS];  // 1 while a waiting writer reads host_allowed[b]
+  uint32_t smem_size;               // largest SET_SHARED_MEMORY_SIZE seen (bytes per block)
   uint32_t pad;
+  unsigned long long waits;  // tickets that had to wait for the host to hand their buffer back
+  unsigned long long polls;  // reads of host_allowed made while waiting
 };

@@ -14,6 +14,7 @@ struct Tool::KernelEnd {
   SanitizerResult copy = SANITIZER_SUCCESS;  // the device state's copy back
   bool faulted = false;
   uint64_t total = 0, committed = 0;  // records reserved / committed, when not faulted
+  uint64_t waits = 0, polls = 0;      // tickets that waited for the host; its flag's reads meanwhile
 };
 
 void Tool::on_launch_begin(const Sanitizer_LaunchData* ld) {
@@ -209,6 +210,8 @@ Tool::KernelEnd Tool::await_kernel(DrainJob* job, std::unique_lock<std::recursiv
     if (!end.faulted) {
       end.total = cs->h_stage->head;
       for (uint32_t b = 0; b < cs->nbuf; ++b) end.committed += cs->h_stage->committed[b];
+      end.waits = cs->h_stage->waits;
+      end.polls = cs->h_stage->polls;
     }
   }
   drainer_.finish(job, end.faulted, end.total);
@@ -238,10 +241,12 @@ void Tool::record_outcome(DrainJob* job, const std::string& kernel, const Kernel
   le.flushes = job->flushes;
   le.status = faulted ? "faulted" : (complete ? "complete" : "incomplete");
   le.seconds = now_s() - le.seconds;
-  // Where the drain thread's time went: a GPU that waits for full buffers waits for this.
-  diag_.log("launch %llu: %llu records in %llu flushes, %.3f s; drain thread: resolving PCs %.3f s, sinks %.3f s",
-            (unsigned long long)le.id, (unsigned long long)job->drained, (unsigned long long)job->flushes, le.seconds,
-            job->resolve_s, job->sinks_s);
+  // Where the drain thread's time went, and how often the GPU waited for a buffer the host had not handed back.
+  diag_.log(
+      "launch %llu: %llu records in %llu flushes, %.3f s; drain thread: resolving PCs %.3f s, sinks %.3f s; "
+      "GPU: %llu tickets waited for a buffer, %llu polls of the host",
+      (unsigned long long)le.id, (unsigned long long)job->drained, (unsigned long long)job->flushes, le.seconds,
+      job->resolve_s, job->sinks_s, (unsigned long long)end.waits, (unsigned long long)end.polls);
   if (faulted && !diag_.fault) {
     diag_.fault = true;
     diag_.fault_reason = "kernel fault in " + demangle(kernel);

@@ -34,16 +34,19 @@ __device__ __forceinline__ unsigned long long take_ticket(RlDeviceState* s) {
   const uint32_t b = (uint32_t)(gen % s->nbuf);
   volatile unsigned long long* cache = &s->allowed_cache[b];
   if (*cache < gen) {
-    volatile uint64_t* host = s->host_allowed + b;
-    unsigned ns = 256;
-    while (true) {
-      unsigned long long a = *host;
-      if (a >= gen) {
+    atomicAdd(&s->waits, 1ull);
+    unsigned ns = 128;
+    while (*cache < gen) {
+      // One waiting writer at a time asks the host (device_state.h); the others watch its device-memory copy.
+      if (atomicCAS(&s->poller[b], 0u, 1u) == 0u) {
+        const unsigned long long a = *(volatile uint64_t*)(s->host_allowed + b);
         atomicMax(&s->allowed_cache[b], a);
-        break;
+        atomicAdd(&s->polls, 1ull);
+        atomicExch(&s->poller[b], 0u);
+        if (a >= gen) break;
       }
       __nanosleep(ns);
-      if (ns < 16384) ns *= 2;
+      if (ns < 4096) ns *= 2;
     }
   }
   return t;
