@@ -45,6 +45,7 @@ from reuselens.collector.manifest import (
     write_json_atomic,
 )
 
+_GPU_CHECK_WAIT_S = 30.0  # how long a run that has ended waits for the GPU check's verdict
 TOOL_LIBRARY = "libreuselens_collector.so"
 PATCH_FATBIN = "reuselens_patch.fatbin"
 TOOL_VERSION = "0.1.0"
@@ -170,15 +171,17 @@ def check_library_loads(library: Path, env: Mapping[str, str]) -> None:
     )
 
 
-def check_gpu() -> str:
-    """Raise NoGpuError unless the NVIDIA driver loads and sees at least one GPU; returns the first's name."""
+def _load_driver() -> ctypes.CDLL:
     try:
-        cuda = ctypes.CDLL("libcuda.so.1")
+        return ctypes.CDLL("libcuda.so.1")
     except OSError:
         raise NoGpuError(
             "no NVIDIA driver found (libcuda.so.1 cannot be loaded); profiling needs an "
             "NVIDIA GPU with its driver installed"
         ) from None
+
+
+def _first_gpu(cuda: ctypes.CDLL) -> str:
     result = cuda.cuInit(0)
     if result != 0:
         raise NoGpuError(f"the NVIDIA driver cannot initialise a GPU (cuInit error {result}); check nvidia-smi")
@@ -190,6 +193,42 @@ def check_gpu() -> str:
     if cuda.cuDeviceGet(ctypes.byref(device), 0) == 0 and cuda.cuDeviceGetName(name, 256, device) == 0:
         return name.value.decode(errors="replace")
     return ""
+
+
+def check_gpu() -> str:
+    """Raise NoGpuError unless the NVIDIA driver loads and sees at least one GPU; returns the first's name."""
+    return _first_gpu(_load_driver())
+
+
+class GpuCheck:
+    """The GPU check of a profile run, its slow part on a thread: cuInit took ~0.18 s on the H200 host, paid
+    before every run while the app's own start could overlap it (issue 14). `probe` raises NoGpuError."""
+
+    def __init__(self, probe: Callable[[], object] | None = None) -> None:
+        self._failure: NoGpuError | None = None
+        self._thread: threading.Thread | None = None
+        if probe is not None:
+            self._thread = threading.Thread(target=self._run, args=(probe,), name="reuselens-gpu-check", daemon=True)
+            self._thread.start()
+
+    def _run(self, probe: Callable[[], object]) -> None:
+        try:
+            probe()
+        except NoGpuError as failure:
+            self._failure = failure
+
+    def failure(self, wait: float = 0.0) -> NoGpuError | None:
+        """The check's NoGpuError once it has failed (waiting up to `wait` seconds for it to finish), else None."""
+        if self._thread is not None and wait > 0:
+            self._thread.join(wait)
+        return self._failure
+
+
+def start_gpu_check() -> GpuCheck:
+    """A missing driver raises NoGpuError at once, before anything starts; the driver's initialisation and the
+    device count are checked on a thread while the app starts (GpuCheck.failure)."""
+    cuda = _load_driver()
+    return GpuCheck(lambda: _first_gpu(cuda))
 
 
 def resolve_program(argv0: str, cwd: Path, path_env: str | None) -> str:
@@ -393,7 +432,7 @@ def profile(
     if buffer_bytes is not None and buffer_bytes < MIN_BUFFER_BYTES:
         raise InvalidFilterError(f"buffer size {buffer_bytes} bytes is below the minimum of {MIN_BUFFER_BYTES}")
     library = find_tool_library(env=full_env)
-    check_gpu()
+    gpu_check = start_gpu_check()
 
     run_path = Path(run_dir).expanduser().resolve()
     start_time = utc_now()
@@ -464,6 +503,11 @@ def profile(
         while True:
             if exit_watch.exited(0.1):
                 break
+            no_gpu = gpu_check.failure()
+            if no_gpu is not None:
+                stop_reason = str(no_gpu)
+                _kill_group(proc)
+                break
             if stop_signals.received is not None:
                 stop_reason = f"stopped by {signal_name(stop_signals.received)}"
                 _kill_group(proc, first=stop_signals.received)  # the app gets the signal the launcher got
@@ -498,8 +542,14 @@ def profile(
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+    # An app that exits before the check ends (a failing cuInit returns quickly) still gets its verdict.
+    no_gpu = gpu_check.failure(wait=_GPU_CHECK_WAIT_S)
+    if no_gpu is not None and stop_reason is None:
+        stop_reason = str(no_gpu)
     summary = _finish(run_path, base, proc.returncode, stop_reason, time.monotonic() - started)
     stop_signals.redeliver()
+    if no_gpu is not None:
+        raise no_gpu
     return summary
 
 
