@@ -41,6 +41,11 @@ def engine_aggregates(
                 f"{run.path}: the profile merged the launch configurations of {len(merged)} kernel(s) and kept "
                 f"no traces to split them; profile again with --per-configuration"
             )
+    if (run.manifest.get("collector") or {}).get("collection") == "objects":
+        raise ReuseLensError(
+            f"{run.path}: an object-level profile (which allocations each kernel touched, no access trace) has no "
+            f"reuse to analyse; `reuselens memory {run.path}` reads it, a profile without --object-level has both"
+        )
     from reuselens.analyzer.replay import replay_run
 
     progress("replay traces")

@@ -4,7 +4,8 @@
 The apps, their pinned commits, build flags and arguments are in benchmarks/realapps/manifest.json; their
 sources are staged (not committed) by benchmarks/realapps_stage.py into benchmarks/realapps/src/. Every app
 builds with `nvcc -lineinfo -O3 -arch=sm_90`. Each round runs, per app in turn: the app alone, `reuselens
-profile --no-analyze` (collect) and `reuselens profile` (collect + analysis), so drift of the shared host
+profile --no-analyze` (collect), `reuselens profile` (collect + analysis) and `reuselens profile --object-level`
+(objects: the memory analysis without an access trace), so drift of the shared host
 spreads over all apps and modes. Printed per app: median wall times, launches and records (run.json),
 findings (report.json), the sizes of report.json and analysis.json, and the collect/full ratios to native,
 then the median and the worst ratio over the apps. A failing app is reported as a failure row.
@@ -30,7 +31,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 MANIFEST = HERE / "realapps" / "manifest.json"
-MODES = ("native", "collect", "full")
+# objects: `reuselens profile --object-level` (the memory analysis without an access trace, issue 18), its
+# memory table included.
+MODES = ("native", "collect", "full", "objects")
+RATIO_MODES = ("collect", "full", "objects")
 
 
 def load_manifest(path: Path) -> dict:
@@ -119,6 +123,7 @@ def run_step(mode: str, argv: list[str], reuselens: list[str], run_dir: Path, ti
             *reuselens,
             "profile",
             *(["--no-analyze"] if mode == "collect" else []),
+            *(["--object-level"] if mode == "objects" else []),
             "--timeout",
             str(timeout),
             "--run-dir",
@@ -185,7 +190,7 @@ def summarise(name: str, steps: dict[str, list[dict]]) -> dict:
     for mode in MODES:
         walls = [s["wall_s"] for s in steps[mode] if "error" not in s]
         row[f"{mode}_s"] = statistics.median(walls) if walls else None
-    for mode in ("collect", "full"):
+    for mode in RATIO_MODES:
         if row[f"{mode}_s"] and row["native_s"]:
             row[f"{mode}_ratio"] = row[f"{mode}_s"] / row["native_s"]
     last_full = next((s for s in reversed(steps["full"]) if "launches" in s), None)
@@ -209,14 +214,15 @@ def fmt(value, spec: str, missing: str = "-") -> str:
 
 def print_table(rows: list[dict]) -> dict:
     print(
-        f"\n{'app':<19}{'native s':>9}{'collect s':>10}{'full s':>9}{'coll x':>8}{'full x':>8}"
+        f"\n{'app':<19}{'native s':>9}{'collect s':>10}{'full s':>9}{'coll x':>8}{'full x':>8}{'objs x':>8}"
         f"{'launches':>9}{'records':>13}{'findings':>9}{'report KiB':>11}{'analysis KiB':>13}"
     )
     for r in rows:
         line = (
             f"{r['app']:<19}{fmt(r.get('native_s'), '9.3f', '        -')}{fmt(r.get('collect_s'), '10.3f', '         -')}"
             f"{fmt(r.get('full_s'), '9.3f', '        -')}{fmt(r.get('collect_ratio'), '8.2f', '       -')}"
-            f"{fmt(r.get('full_ratio'), '8.2f', '       -')}{fmt(r.get('launches'), '9d', '        -')}"
+            f"{fmt(r.get('full_ratio'), '8.2f', '       -')}{fmt(r.get('objects_ratio'), '8.2f', '       -')}"
+            f"{fmt(r.get('launches'), '9d', '        -')}"
             f"{fmt(r.get('records'), '13,d', '            -')}{fmt(r.get('findings'), '9d', '        -')}"
             f"{fmt((r.get('report_json_bytes') or 0) / 1024 if r.get('report_json_bytes') else None, '11.1f', '          -')}"
             f"{fmt((r.get('analysis_json_bytes') or 0) / 1024 if r.get('analysis_json_bytes') else None, '13.1f', '            -')}"
@@ -227,7 +233,7 @@ def print_table(rows: list[dict]) -> dict:
             + (f"  partial: {r['partial_reason']}" if r.get("status") == "partial" else "")
         )
     summary: dict = {"apps": len(rows), "failed": [r["app"] for r in rows if "failed" in r]}
-    for mode in ("collect", "full"):
+    for mode in RATIO_MODES:
         ratios = [(r[f"{mode}_ratio"], r["app"]) for r in rows if r.get(f"{mode}_ratio") is not None]
         if ratios:
             worst = max(ratios)
@@ -261,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--modes",
         default=",".join(MODES),
-        help="comma-separated subset of native,collect,full (default all; ratios need native)",
+        help="comma-separated subset of native,collect,full,objects (default all; ratios need native)",
     )
     args = parser.parse_args(argv)
     modes = [m for m in MODES if m in args.modes.split(",")]

@@ -48,6 +48,7 @@ from reuselens.collector.manifest import (
 _GPU_CHECK_WAIT_S = 30.0  # how long a run that has ended waits for the GPU check's verdict
 TOOL_LIBRARY = "libreuselens_collector.so"
 PATCH_FATBIN = "reuselens_patch.fatbin"
+OBJECTS_PATCH_FATBIN = "reuselens_objects_patch.fatbin"  # object-level mode's patch, built beside the other
 TOOL_VERSION = "0.1.0"
 # Files a previous run leaves; a run directory holding only these may be reused.
 _RUN_ENTRIES = {
@@ -378,6 +379,7 @@ def profile(
     buffers: int | None = None,
     module_loading: str | None = None,
     split_configurations: bool = False,
+    object_level: bool = False,
 ) -> RunSummary:
     """Run `argv` under the collector and return a summary; the run directory holds the results.
 
@@ -389,7 +391,9 @@ def profile(
         called about once a second. module_loading: "eager" sets CUDA_MODULE_LOADING=EAGER for the app and patches
         every module when it loads, "lazy" sets CUDA_MODULE_LOADING=LAZY (None: REUSELENS_MODULE_LOADING from env /
         this process's environment if set, else the app's own setting). split_configurations: the online analysis
-    keeps one result entry per kernel and launch configuration instead of one per kernel. Raises a CollectorError subclass (one
+    keeps one result entry per kernel and launch configuration instead of one per kernel. object_level: record
+    only which allocations each kernel read and wrote (object_touches.json, for `reuselens memory`), without the
+    access trace the reuse analysis needs (docs/memory.md, "Object-level mode"). Raises a CollectorError subclass (one
         clear sentence) when profiling cannot start.
 
         Launches are serialised by the Sanitizer (SANITIZER_DISABLE_PARALLEL_LAUNCHES=1) unless env sets that
@@ -432,6 +436,15 @@ def profile(
     if buffer_bytes is not None and buffer_bytes < MIN_BUFFER_BYTES:
         raise InvalidFilterError(f"buffer size {buffer_bytes} bytes is below the minimum of {MIN_BUFFER_BYTES}")
     library = find_tool_library(env=full_env)
+    if (
+        object_level
+        and not full_env.get("REUSELENS_PATCH")
+        and not (Path(library).parent / OBJECTS_PATCH_FATBIN).is_file()
+    ):
+        raise ToolLibraryMissingError(
+            f"{Path(library).parent / OBJECTS_PATCH_FATBIN} is missing: the object-level mode needs the object "
+            f"patch, built with the collector when nvcc is available; reinstall reuselens"
+        )
     gpu_check = start_gpu_check()
 
     run_path = Path(run_dir).expanduser().resolve()
@@ -464,8 +477,11 @@ def profile(
         "REUSELENS_BUFFER_BYTES",
         "REUSELENS_BUFFERS",
         "REUSELENS_SPLIT_CONFIGURATIONS",
+        "REUSELENS_OBJECT_LEVEL",
     ):
         full_env.pop(key, None)
+    if object_level:
+        full_env["REUSELENS_OBJECT_LEVEL"] = "1"
     if split_configurations:
         full_env["REUSELENS_SPLIT_CONFIGURATIONS"] = "1"
     if kernel_filter:

@@ -24,6 +24,8 @@ def memory_document(analysis: MemoryAnalysis, top: int | None = None) -> dict[st
         "format": FORMAT,
         "version": VERSION,
         "run": str(analysis.memory.run.path),
+        # "objects": an object-level profile (which allocations each kernel touched, not how much of each)
+        "collection": (analysis.memory.run.manifest.get("collector") or {}).get("collection") or "trace",
         "operations": len(timeline.operations),
         "kernel_operations": kernels,
         "unknown_touch_kernels": analysis.memory.unknown_touch_kernels,

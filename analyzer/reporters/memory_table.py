@@ -76,6 +76,11 @@ def _visibility_lines(document: dict[str, Any]) -> list[str]:
             f"{unknown} of {kernels} kernel operations have unknown touches (not instrumented): they count as "
             "reading and writing every live object, so no finding spans them"
         )
+    if document.get("collection") == "objects":
+        lines.append(
+            "object-level profile: which objects each kernel touched, not how much of each; the intra-object "
+            "patterns (overallocation, non-uniform access, structured access) need a profile without --object-level"
+        )
     if document["stray_touches"]:
         lines.append(f"{document['stray_touches']} recorded kernel touches hit no live allocation and were left out")
     return lines

@@ -37,6 +37,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="the app's CUDA_MODULE_LOADING; eager also patches every module as it loads "
         "(a fallback for apps that block at their first launch, docs/collector.md)",
     )
+    parser.add_argument(
+        "--object-level",
+        action="store_true",
+        help="memory analysis only: record which allocations each kernel reads and writes, not every access "
+        "(far faster; no reuse analysis), then print `reuselens memory`'s table",
+    )
     parser.add_argument("--no-analyze", action="store_true", help="only record the run")
     parser.add_argument("--top", type=positive_int, default=10, metavar="N", help="findings to print (default 10)")
     add_analysis_options(parser)
@@ -68,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         raise SettingsError("no command to profile: reuselens profile [options] -- ./app args")
     launch_range = parse_launch_range(args.launch_range)
     run_dir = Path(args.run_dir or time.strftime("reuselens-run-%Y%m%d-%H%M%S"))
-    preload = None if args.no_analyze else _import_analysis_while_the_app_runs()
+    preload = None if args.no_analyze or args.object_level else _import_analysis_while_the_app_runs()
     with stage_progress() as progress:
         summary = profile(
             command,
@@ -82,14 +88,17 @@ def run(args: argparse.Namespace) -> int:
             on_progress=progress,
             module_loading=args.module_loading,
             split_configurations=args.per_configuration,
+            object_level=args.object_level,
         )
     print(f"run written to {run_dir}", file=sys.stderr)
     if summary.status != "complete":
         print(f"warning: partial run: {summary.partial_reason or 'reason unknown'}", file=sys.stderr)
-    if args.no_analyze:
+    if args.no_analyze or args.object_level:
         failure = app_failure(summary.exit_code)
         if failure:
             print(f"warning: {failure}", file=sys.stderr)
+        if args.object_level and not args.no_analyze:
+            print_memory_table(run_dir, args.top)
     else:
         if preload is not None:
             preload.join()
@@ -97,6 +106,15 @@ def run(args: argparse.Namespace) -> int:
             report = analyze(run_dir, args, progress=progress)
         print_summary(report, sys.stdout, top=args.top)
     return app_exit_status(summary.exit_code)
+
+
+def print_memory_table(run_dir: Path, top: int) -> None:
+    """What `reuselens memory RUN --top N` prints, for an object-level profile."""
+    from reuselens.analyzer.memory.analysis import analyze_run
+    from reuselens.analyzer.reporters.memory_json import memory_document
+    from reuselens.analyzer.reporters.memory_table import to_table
+
+    print(to_table(memory_document(analyze_run(run_dir), top)), end="")
 
 
 def _import_analysis_while_the_app_runs() -> threading.Thread:

@@ -204,6 +204,29 @@ def test_environment_handed_to_the_app(no_gpu_needed, fake_app, tmp_path):
     assert "collector did not start" in summary.partial_reason
 
 
+def test_object_level_mode_is_handed_to_the_collector(no_gpu_needed, fake_app, tmp_path, monkeypatch):
+    """--object-level: the collector gets REUSELENS_OBJECT_LEVEL=1 (and a value inherited from the caller's
+    environment never turns it on by itself)."""
+    dump = tmp_path / "env.json"
+    app = fake_app(f"""
+        import json, os
+        json.dump(dict(os.environ), open({str(dump)!r}, "w"))
+    """)
+    (no_gpu_needed.parent / launcher.OBJECTS_PATCH_FATBIN).write_bytes(b"")
+    monkeypatch.setenv("REUSELENS_OBJECT_LEVEL", "1")
+    launcher.profile([str(app)], run_dir=tmp_path / "traced")
+    assert "REUSELENS_OBJECT_LEVEL" not in json.loads(dump.read_text())
+    launcher.profile([str(app)], run_dir=tmp_path / "objects", object_level=True)
+    assert json.loads(dump.read_text())["REUSELENS_OBJECT_LEVEL"] == "1"
+
+
+def test_object_level_mode_needs_its_patch(no_gpu_needed, fake_app, tmp_path):
+    app = fake_app("print('hi')\n")
+    with pytest.raises(ToolLibraryMissingError, match="object patch"):
+        launcher.profile([str(app)], run_dir=tmp_path / "run", object_level=True)
+    assert not (tmp_path / "run").exists()
+
+
 def test_run_json_of_a_crashed_app(no_gpu_needed, fake_app, tmp_path):
     app = fake_app("""
         import os, signal

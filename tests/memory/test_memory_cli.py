@@ -137,3 +137,32 @@ def test_the_cli_default_gap_is_the_analysis_default():
     from reuselens.cli.memory import DEFAULT_MIN_IDLE_OPERATIONS
 
     assert DEFAULT_MIN_IDLE_OPERATIONS == SETTINGS["min_idle_operations"]
+
+
+def _object_level(run: RunWriter) -> dict:
+    manifest = run.manifest()
+    manifest.setdefault("collector", {})["collection"] = "objects"
+    return manifest
+
+
+def test_an_object_level_run_says_the_intra_object_patterns_need_a_traced_one(tmp_path, capsys):
+    run = RunWriter()
+    data = run.alloc(1 << 20)
+    run.kernel("_Z5firstPf", [(data, "w")])
+    path = run.write(tmp_path / "objects", _object_level(run))
+    code, out, _ = run_cli(capsys, path)
+    assert code == 0 and "object-level profile" in out and "without --object-level" in out
+    code, out, _ = run_cli(capsys, path, "--format", "json")
+    assert json.loads(out)["collection"] == "objects"
+    code, out, _ = run_cli(capsys, run.write(tmp_path / "traced"), "--format", "json")
+    assert json.loads(out)["collection"] == "trace"
+
+
+def test_the_reuse_analysis_of_an_object_level_run_is_refused_in_one_line(tmp_path, capsys):
+    run = RunWriter()
+    run.kernel("_Z5firstPf", None)
+    path = run.write(tmp_path / "objects", _object_level(run))
+    code = main(["analyze", str(path)])
+    err = capsys.readouterr().err
+    assert code != 0 and err.count("\n") == 1
+    assert "object-level profile" in err and "reuselens memory" in err

@@ -28,3 +28,48 @@ def test_implanted_patterns_are_found_on_their_allocation_lines(tmp_path):
     # 7 allocs, 3 copies, 1 set, 13 launches, 6 frees: the collector's own copies and buffers are not listed
     assert {k: kinds.count(k) for k in set(kinds)} == {"alloc": 7, "memcpy": 3, "memset": 1, "kernel": 13, "free": 6}
     expect.check(analyze_run(run), symbolised=True)
+
+
+def touches_by_allocation(run) -> dict[int, set[tuple[int, bool, bool, int]]]:
+    """Per launch, its touches named by allocation index (addresses may differ between two runs of one program):
+    the allocation with that base live during the launch (docs/run-directory.md)."""
+    manifest = json.loads((run / "run.json").read_text())
+    allocations = manifest["allocations"]
+    touches = json.loads((run / "object_touches.json").read_text())
+    named: dict[int, set[tuple[int, bool, bool, int]]] = {}
+    for launch in touches["launches"]:
+        i = launch["launch"]
+        live = {
+            a["address"]: n
+            for n, a in enumerate(allocations)
+            if a["allocated_before_launch"] <= i and (a["freed_after_launch"] is None or i < a["freed_after_launch"])
+        }
+        named[i] = {(live[t["address"]], t["read"], t["write"], t["slices"]) for t in launch["touches"]}
+    return named
+
+
+def test_object_level_mode_records_what_a_traced_run_records(tmp_path):
+    """The object patch's marks against the engine's shadow, launch by launch: the same objects, access kinds
+    and slices; and the same object-level findings from both runs."""
+    app = tmp_path / "memory_waste"
+    subprocess.run(
+        ["nvcc", "-g", "-O0", "-lineinfo", "-arch=sm_90", "-o", str(app), str(expect.SOURCE)], check=True, timeout=300
+    )
+    traced, objects = tmp_path / "traced", tmp_path / "objects"
+    assert launcher.profile([str(app)], run_dir=traced, timeout=300).status == "complete"
+    summary = launcher.profile([str(app)], run_dir=objects, timeout=300, object_level=True)
+    assert summary.status == "complete", summary.partial_reason
+    manifest = json.loads((objects / "run.json").read_text())
+    assert manifest["collector"]["collection"] == "objects" and summary.records == 0
+    assert not (objects / "analysis.json").exists()
+    expected, recorded = touches_by_allocation(traced), touches_by_allocation(objects)
+    assert len(recorded) == 13 and recorded == expected
+
+    def object_findings(run):
+        return sorted(
+            (f.pattern, f.object_id, f.bytes, f.peak_reduction)
+            for f in analyze_run(run).findings
+            if f.pattern not in ("overallocation", "non_uniform_access", "structured_access")
+        )
+
+    assert object_findings(objects) == object_findings(traced) != []

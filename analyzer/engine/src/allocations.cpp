@@ -71,38 +71,13 @@ void Engine::Impl::close_object_touches() {
 // docs/memory.md, "Object touches": one entry per analysed launch, in launch order, then one per allocation the
 // engine knew, in allocation order (freed or still live).
 std::string Engine::Impl::object_touches_json() const {
-  std::string o = "{\"format\":\"reuselens-object-touches\",\"version\":1,\"launches\":[";
-  for (size_t i = 0; i < object_touches.size(); ++i) {
-    const LaunchTouches& t = object_touches[i];
-    o += i ? ",{\"launch\":" : "{\"launch\":";
-    o += std::to_string(t.launch_id) + ",\"touches\":[";
-    for (size_t k = 0; k < t.objects.size(); ++k) {
-      const ObjectTouch& touch = t.objects[k];
-      o += k ? ",{\"address\":" : "{\"address\":";
-      o += std::to_string(touch.address);
-      o += (touch.access & RL_ACCESS_READ) ? ",\"read\":true" : ",\"read\":false";
-      o += (touch.access & RL_ACCESS_WRITE) ? ",\"write\":true" : ",\"write\":false";
-      o += ",\"slices\":" + std::to_string(touch.slices) + "}";
-    }
-    o += "]}";
-  }
   std::vector<ObjectSummary> objects = freed_objects;
   for (size_t i = 0; i < regions.size(); ++i) {
     if (region_order[i] < kMaxProfiledObjects) objects.push_back(summarize(*regions[i], region_order[i]));
   }
   std::sort(objects.begin(), objects.end(),
             [](const ObjectSummary& a, const ObjectSummary& b) { return a.order < b.order; });
-  o += "],\"objects\":[";
-  for (size_t i = 0; i < objects.size(); ++i) {
-    const ObjectSummary& s = objects[i];
-    o += i ? ",{\"address\":" : "{\"address\":";
-    o += std::to_string(s.address) + ",\"size\":" + std::to_string(s.size) +
-         ",\"slice_bytes\":" + std::to_string(s.slice_bytes) + ",\"touched_bytes\":" + std::to_string(s.touched_bytes) +
-         ",\"slice_accesses\":[";
-    for (size_t k = 0; k < s.slice_accesses.size(); ++k) o += (k ? "," : "") + std::to_string(s.slice_accesses[k]);
-    o += "]}";
-  }
-  return o + "]}";
+  return reuselens::object_touches_json(object_touches, objects);
 }
 // The workers' cached region page points into a region's shadow mapping: once the region is gone it must not be
 // used again (a later allocation at the same address has a mapping of its own, or none yet).

@@ -19,6 +19,7 @@
 #include "kernel_group.h"
 #include "pool.h"
 #include "reuselens/engine.h"
+#include "reuselens/object_touches.h"
 #include "shadow.h"
 #include "stats.h"
 #include "worker.h"
@@ -162,21 +163,9 @@ struct Engine::Impl {
   void forget_cached_regions();
 
   // ---- which allocations each launch read and wrote (allocations.cpp): the object touches ----------------
-  struct ObjectTouch {
-    uint64_t address;
-    uint8_t access;   // RL_ACCESS_READ | RL_ACCESS_WRITE bits
-    uint64_t slices;  // which of the object's slices (RegionShadow::kSlices) the launch touched
-    bool operator<(const ObjectTouch& o) const { return address < o.address; }
-  };
-  struct LaunchTouches {
-    uint64_t launch_id;
-    std::vector<ObjectTouch> objects;
-  };
-  // What an object's whole life amounted to, taken at its free (or when the touches are written).
-  struct ObjectSummary {
-    uint64_t order, address, size, slice_bytes, touched_bytes;
-    std::vector<uint64_t> slice_accesses;
-  };
+  using ObjectTouch = reuselens::ObjectTouch;  // reuselens/object_touches.h, shared with the collector
+  using LaunchTouches = reuselens::LaunchTouches;
+  using ObjectSummary = reuselens::ObjectSummary;
   std::vector<LaunchTouches> object_touches;
   std::vector<ObjectTouch> open_touches;  // the open launch's, of allocations freed meanwhile
   // The first allocations only, as many as run.json lists (the collector's cap): the memory analysis refuses a

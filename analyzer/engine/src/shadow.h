@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "reuselens/engine.h"
+#include "reuselens/object_touches.h"
 
 namespace reuselens {
 namespace detail {
@@ -167,7 +168,6 @@ class RegionShadow {
 
   RegionShadow(uint64_t base, uint64_t size, Budget* budget, unsigned workers = 1)
       : base_(base), size_(size), first_(base >> 2), budget_(budget), workers_(workers) {
-    while (slice_shift_ < 63 && (uint64_t(kSlices) << slice_shift_) < size) ++slice_shift_;
     slice_accesses_.reset(new uint64_t[size_t(workers_) * kRowWords]());
     if (size == 0 || size > kMaxDirectBytes) return;
     count_ = ((base + (size - 1)) >> 2) - first_ + 1;  // base + size - 1 cannot wrap (caller's guarantee)
@@ -208,14 +208,12 @@ class RegionShadow {
   // Intra-object figures (docs/memory.md, "Intra-object patterns"): the object cut into at most kSlices slices
   // of a power-of-two size (at least one shadow page's data, 1 KiB, so a page lies in one slice); per slice the
   // lane-granule accesses so far (one row per worker: no sharing), and which slices the open launch touched.
-  static constexpr unsigned kSlices = 64;
+  static constexpr unsigned kSlices = kObjectSlices;  // reuselens/object_touches.h, shared with the device patch
   // A worker's row: the slices' access counts, then its count of first touches, padded to whole cache lines so
   // that workers never write the same line.
   static constexpr unsigned kRowWords = 72;
   uint64_t slice_bytes() const { return 1ull << slice_shift_; }
-  unsigned slice_of(uint64_t granule) const {
-    return unsigned(std::min<uint64_t>(kSlices - 1, ((granule - first_) << 2) >> slice_shift_));
-  }
+  unsigned slice_of(uint64_t granule) const { return object_slice_of(first_, granule, slice_shift_); }
   // What the object-level analysis learns from `accesses` lane-granule accesses of kind `access` at `granule`
   // (all in one slice): which kinds the launch made (mark_access) and the slice's counts.
   void note_accesses(uint8_t access, uint64_t granule, unsigned worker, uint64_t accesses) {
@@ -374,7 +372,7 @@ class RegionShadow {
   std::unique_ptr<std::atomic<uint8_t>[]> dense_;  // per 2 MiB block of shadow: collapsed or populated already
   std::atomic<uint8_t> access_{0};                 // mark_access
   unsigned workers_;
-  unsigned slice_shift_ = 10;  // 1 KiB: one shadow page's data
+  unsigned slice_shift_ = object_slice_shift(size_);
   std::unique_ptr<uint64_t[]> slice_accesses_;
   std::atomic<uint64_t> launch_slices_{0};
   std::vector<bool> advised_;  // per 2 MiB block of shadow: advised MADV_HUGEPAGE (advise_ahead, advice_mu_)

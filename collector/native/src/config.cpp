@@ -14,12 +14,14 @@ namespace rlc {
 
 namespace {
 
-// The device patch next to this library, unless REUSELENS_PATCH names one.
-std::string default_patch_path() {
+// The device patch next to this library, unless REUSELENS_PATCH names one: the trace patch (patch.cu), or in
+// object-level mode the object patch (object_patch.cu).
+std::string default_patch_path(bool object_level) {
   Dl_info info;
   if (dladdr(reinterpret_cast<void*>(&default_patch_path), &info) && info.dli_fname) {
     std::string self(info.dli_fname);
-    return self.substr(0, self.rfind('/') + 1) + "reuselens_patch.fatbin";
+    return self.substr(0, self.rfind('/') + 1) +
+           (object_level ? "reuselens_objects_patch.fatbin" : "reuselens_patch.fatbin");
   }
   return "";
 }
@@ -52,8 +54,9 @@ Config read_config() {
   // Default: patch a module at the first instrumented launch of one of its kernels (the configuration all
   // recorded results were measured with). REUSELENS_EAGER_PATCH=1 patches at MODULE_LOADED instead.
   c.lazy_patch = getenv_str("REUSELENS_EAGER_PATCH") != "1";
+  c.object_level = getenv_str("REUSELENS_OBJECT_LEVEL") == "1";
   c.patch_path = getenv_str("REUSELENS_PATCH");
-  if (c.patch_path.empty()) c.patch_path = default_patch_path();
+  if (c.patch_path.empty()) c.patch_path = default_patch_path(c.object_level);
   parse_launch_range(getenv_str("REUSELENS_LAUNCH_RANGE"), &c);
   std::string bb = getenv_str("REUSELENS_BUFFER_BYTES");
   std::string nb = getenv_str("REUSELENS_BUFFERS");

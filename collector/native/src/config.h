@@ -21,6 +21,7 @@ struct Config {
   bool write_traces = false;
   bool debug = false;
   bool lazy_patch = true;
+  bool object_level = false;  // REUSELENS_OBJECT_LEVEL=1: object marks, no access trace (object_launches.cpp)
   uint64_t buffer_bytes = kDefaultBufferBytes;
   uint32_t nbuf = 2;
 

@@ -7,17 +7,37 @@
 namespace rlc {
 
 bool allocate_context_buffers(CUcontext ctx, ContextState& cs, Diagnostics& diag) {
-  return diag.check(sanitizerAlloc(ctx, reinterpret_cast<void**>(&cs.d_state), sizeof(RlDeviceState)),
-                    "sanitizerAlloc(state)", true) &&
-         diag.check(sanitizerAlloc(ctx, reinterpret_cast<void**>(&cs.d_disabled), sizeof(RlDeviceState)),
-                    "sanitizerAlloc(disabled state)", true) &&
-         diag.check(sanitizerAllocHost(ctx, reinterpret_cast<void**>(&cs.h_stage), sizeof(RlDeviceState)),
-                    "sanitizerAllocHost(staging)", true) &&
-         diag.check(sanitizerAllocHost(ctx, reinterpret_cast<void**>(&cs.buffers),
+  // The disabled state is zeroed memory at least as large as either mode's state: both start with `enabled`.
+  static_assert(sizeof(RlDeviceState) >= sizeof(RlObjectState), "the disabled state serves both modes");
+  bool ok = diag.check(sanitizerAlloc(ctx, reinterpret_cast<void**>(&cs.d_state), sizeof(RlDeviceState)),
+                       "sanitizerAlloc(state)", true) &&
+            diag.check(sanitizerAlloc(ctx, reinterpret_cast<void**>(&cs.d_disabled), sizeof(RlDeviceState)),
+                       "sanitizerAlloc(disabled state)", true) &&
+            diag.check(sanitizerAllocHost(ctx, reinterpret_cast<void**>(&cs.h_stage), sizeof(RlDeviceState)),
+                       "sanitizerAllocHost(staging)", true) &&
+            diag.check(sanitizerAllocHost(ctx, reinterpret_cast<void**>(&cs.host_allowed), 2 * RL_MAX_BUFFERS * 8),
+                       "sanitizerAllocHost(flags)", true);
+  if (ok && cs.capacity > 0)
+    ok = diag.check(sanitizerAllocHost(ctx, reinterpret_cast<void**>(&cs.buffers),
                                        cs.capacity * cs.nbuf * sizeof(reuselens::RlRecord)),
-                    "sanitizerAllocHost(record buffers)", true) &&
-         diag.check(sanitizerAllocHost(ctx, reinterpret_cast<void**>(&cs.host_allowed), 2 * RL_MAX_BUFFERS * 8),
-                    "sanitizerAllocHost(flags)", true);
+                    "sanitizerAllocHost(record buffers)", true);
+  return ok;
+}
+
+bool allocate_object_buffers(CUcontext ctx, ContextState& cs, Diagnostics& diag) {
+  const size_t table = kObjectTableCapacity * sizeof(RlObjectEntry),
+               marks = kObjectTableCapacity * sizeof(RlObjectMark);
+  return diag.check(sanitizerAlloc(ctx, reinterpret_cast<void**>(&cs.d_object_state), sizeof(RlObjectState)),
+                    "sanitizerAlloc(object state)", true) &&
+         diag.check(sanitizerAllocHost(ctx, reinterpret_cast<void**>(&cs.h_object_state), sizeof(RlObjectState)),
+                    "sanitizerAllocHost(object state)", true) &&
+         diag.check(sanitizerAlloc(ctx, reinterpret_cast<void**>(&cs.d_objects), table), "sanitizerAlloc(objects)",
+                    true) &&
+         diag.check(sanitizerAllocHost(ctx, reinterpret_cast<void**>(&cs.h_objects), table),
+                    "sanitizerAllocHost(objects)", true) &&
+         diag.check(sanitizerAlloc(ctx, reinterpret_cast<void**>(&cs.d_marks), marks), "sanitizerAlloc(marks)", true) &&
+         diag.check(sanitizerAllocHost(ctx, reinterpret_cast<void**>(&cs.h_marks), marks), "sanitizerAllocHost(marks)",
+                    true);
 }
 
 bool clear_context_state(ContextState& cs, Diagnostics& diag) {

@@ -38,3 +38,28 @@ struct RlDeviceState {
   unsigned long long waits;  // tickets that had to wait for the host to hand their buffer back
   unsigned long long polls;  // reads of host_allowed made while waiting
 };
+
+// Object-level mode (docs/memory.md, "Object-level mode"): no records; the object patch (object_patch.cu)
+// looks each global access up in a table of the live allocations and marks, per allocation, the kinds of access
+// and the slices (reuselens/object_touches.h) the launch touched. The host reads the marks back after the
+// kernel. Like RlDeviceState, the state starts with `enabled`, so one zeroed block serves as the disabled state
+// of both modes.
+struct RlObjectEntry {
+  uint64_t first_granule;  // the allocation's first and last 4-byte granule (address / 4), as the engine's shadow
+  uint64_t last_granule;
+  uint32_t slice_shift;  // object_slice_shift(size)
+  uint32_t pad;
+};
+
+struct RlObjectMark {
+  unsigned int access;  // RL_ACCESS_READ | RL_ACCESS_WRITE bits
+  unsigned int pad;
+  unsigned long long slices;  // bit k: slice k touched
+};
+
+struct RlObjectState {
+  uint32_t enabled;
+  uint32_t count;                // entries in `objects`, sorted by address, disjoint
+  const RlObjectEntry* objects;  // device memory
+  RlObjectMark* marks;           // device memory, one per entry, zeroed before each launch
+};

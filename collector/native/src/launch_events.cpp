@@ -27,7 +27,8 @@ void Tool::on_launch_begin(const Sanitizer_LaunchData* ld) {
   std::string mangled = ld->functionName ? ld->functionName : "";
   ContextState* cs = ready_context(ld->context);
   bool select = should_instrument(ld, id, mangled, me, cs);
-  if (select) wait_for_previous_launch(id, g);
+  if (select && cfg_.object_level) finish_object_launch();  // its LAUNCH_END was not seen
+  if (select && !cfg_.object_level) wait_for_previous_launch(id, g);
   uint32_t fid = me != nullptr ? launched_function_id(ld, mangled, *me) : UINT32_MAX;
   if (run_.launches.size() < kMaxLaunchEntries || select) record_launch(ld, id, fid, mangled, me, select);
   if (me == nullptr || !me->patched) {
@@ -40,7 +41,10 @@ void Tool::on_launch_begin(const Sanitizer_LaunchData* ld) {
     maybe_write_run_json();
     return;
   }
-  start_instrumented_launch(ld, id, fid, mangled, cs);
+  if (cfg_.object_level)
+    start_object_launch(ld, id, cs);
+  else
+    start_instrumented_launch(ld, id, fid, mangled, cs);
 }
 
 ContextState* Tool::ready_context(CUcontext ctx) {
@@ -175,6 +179,12 @@ LaunchMeta Tool::launch_meta(uint64_t id, uint32_t fid, const std::string& mangl
 void Tool::on_launch_end(const Sanitizer_LaunchData* ld) {
   std::unique_lock<std::recursive_mutex> g(mu_);
   if (!enabled_) return;
+  if (cfg_.object_level) {
+    const ObjectLaunch& ol = object_launch_;
+    if (ol.active && (ol.launch == ld->hLaunch || (ol.function == ld->function && ol.stream == ld->stream)))
+      finish_object_launch();
+    return;
+  }
   DrainJob* job = drainer_.current();
   if (job == nullptr || job->finalizing) return;
   // Only the END of the instrumented launch in flight (same launch handle, or same function and stream).

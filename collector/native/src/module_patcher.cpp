@@ -27,10 +27,19 @@ const PatchPoint kPatchPoints[] = {
     {SANITIZER_INSTRUCTION_BULK_COPY_SHARED_TO_GLOBAL, "rl_bulk_s2g", false},
 };
 
+// Object-level mode (object_patch.cu): the global accesses only, which is all an allocation can see.
+const PatchPoint kObjectPatchPoints[] = {
+    {SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, "rl_obj_global", true},
+    {SANITIZER_INSTRUCTION_MEMCPY_ASYNC, "rl_obj_memcpy_async", true},
+    {SANITIZER_INSTRUCTION_BULK_COPY_GLOBAL_TO_SHARED, "rl_obj_bulk_g2s", false},
+    {SANITIZER_INSTRUCTION_BULK_COPY_SHARED_TO_GLOBAL, "rl_obj_bulk_s2g", false},
+};
+
 // False if a required instruction kind could not be patched.
-bool patch_instruction_points(CUmodule mod, Diagnostics& diag) {
+template <size_t N>
+bool patch_instruction_points(CUmodule mod, const PatchPoint (&points)[N], Diagnostics& diag) {
   bool ok = true;
-  for (const PatchPoint& p : kPatchPoints) {
+  for (const PatchPoint& p : points) {
     SanitizerResult r = sanitizerPatchInstructions(p.id, mod, p.cb);
     if (r != SANITIZER_SUCCESS) {
       std::string what = std::string("sanitizerPatchInstructions(") + p.cb + ")";
@@ -46,7 +55,7 @@ bool patch_instruction_points(CUmodule mod, Diagnostics& diag) {
 }  // namespace
 
 bool patch_module_instructions(CUmodule mod, ModuleEntry& me, ContextState& cs, const std::string& patch_path,
-                               Diagnostics& diag) {
+                               bool object_level, Diagnostics& diag) {
   if (!cs.patches_loaded) {
     if (!diag.check(sanitizerAddPatchesFromFile(patch_path.c_str(), me.ctx), "sanitizerAddPatchesFromFile", true)) {
       me.patch_failed = true;
@@ -54,7 +63,8 @@ bool patch_module_instructions(CUmodule mod, ModuleEntry& me, ContextState& cs, 
     }
     cs.patches_loaded = true;
   }
-  bool ok = patch_instruction_points(mod, diag);
+  bool ok = object_level ? patch_instruction_points(mod, kObjectPatchPoints, diag)
+                         : patch_instruction_points(mod, kPatchPoints, diag);
   if (ok) ok = diag.check(sanitizerPatchModule(mod), "sanitizerPatchModule", true);
   me.patched = ok;
   me.patch_failed = !ok;

@@ -11,10 +11,10 @@
 
 namespace rlc {
 
-// Loads the patch fatbin into the context once, patches every instruction kind the patch handles and the
-// module; sets me.patched or me.patch_failed.
+// Loads the patch fatbin into the context once, patches every instruction kind the patch handles (the object
+// patch's kinds in object-level mode) and the module; sets me.patched or me.patch_failed.
 bool patch_module_instructions(CUmodule mod, ModuleEntry& me, ContextState& cs, const std::string& patch_path,
-                               Diagnostics& diag);
+                               bool object_level, Diagnostics& diag);
 // Absolute addresses of the module's sections, from the functions the API can place; true if any is new.
 bool resolve_section_bases(CUmodule mod, ModuleEntry& me, const std::vector<FunctionEntry>& functions);
 

@@ -80,14 +80,18 @@ void Tool::on_context_created(const Sanitizer_ResourceContextData* cd) {
   // Buffers are made here, not inside a launch callback (creating resources lazily in LAUNCH_END can
   // deadlock the driver: compute-sanitizer-samples#16).
   cs.nbuf = cfg_.nbuf;
-  cs.capacity = cfg_.buffer_records();
+  cs.capacity = cfg_.object_level ? 0 : cfg_.buffer_records();
   in_tool_alloc_ = true;
-  bool ok = allocate_context_buffers(ctx, cs, diag_);
+  bool ok = allocate_context_buffers(ctx, cs, diag_) && (!cfg_.object_level || allocate_object_buffers(ctx, cs, diag_));
   in_tool_alloc_ = false;
   if (!ok) return;
   cs.ready = clear_context_state(cs, diag_);
-  diag_.log("context %p: device %d (%s %s), %u buffers of %llu records", (void*)ctx, (int)dev, run_.gpu_name.c_str(),
-            run_.gpu_arch.c_str(), cs.nbuf, (unsigned long long)cs.capacity);
+  if (cfg_.object_level)
+    diag_.log("context %p: device %d (%s %s), object-level: a table of %u allocations", (void*)ctx, (int)dev,
+              run_.gpu_name.c_str(), run_.gpu_arch.c_str(), kObjectTableCapacity);
+  else
+    diag_.log("context %p: device %d (%s %s), %u buffers of %llu records", (void*)ctx, (int)dev, run_.gpu_name.c_str(),
+              run_.gpu_arch.c_str(), cs.nbuf, (unsigned long long)cs.capacity);
   write_run_json(false);
 }
 
@@ -169,6 +173,7 @@ void Tool::on_memory_alloc(Sanitizer_CallbackId cbid, const Sanitizer_ResourceMe
   if (m->flags & SANITIZER_MEMORY_FLAG_MANAGED) a.kind = "managed";
   if (run_.allocs.size() < kMaxAllocationEntries) a.call_path = host_call_path(kMaxCallPathFrames);
   live_allocs_[m->address] = run_.allocs.size();
+  ++objects_version_;
   add_memory_operation({MemoryOperation::kAlloc, 0, reinterpret_cast<uint64_t>(m->stream), run_.allocs.size()});
   run_.allocs.push_back(std::move(a));
   for (auto& s : sinks_) s->add_allocation(m->address, m->size);
@@ -183,6 +188,7 @@ void Tool::on_memory_free(const Sanitizer_ResourceMemoryData* m) {
   run_.allocs[it->second].freed_after_launch = run_.launch_count;
   add_memory_operation({MemoryOperation::kFree, 0, reinterpret_cast<uint64_t>(m->stream), it->second});
   live_allocs_.erase(it);
+  ++objects_version_;
   for (auto& s : sinks_) s->free_allocation(m->address);
 }
 
@@ -218,7 +224,7 @@ void Tool::add_memory_operation(const MemoryOperation& op) {
 bool Tool::patch_module(CUmodule mod, ModuleEntry& me) {
   if (me.patched) return true;
   if (me.patch_failed) return false;
-  return patch_module_instructions(mod, me, contexts_[me.ctx], cfg_.patch_path, diag_);
+  return patch_module_instructions(mod, me, contexts_[me.ctx], cfg_.patch_path, cfg_.object_level, diag_);
 }
 
 // Absolute addresses of the module's functions (module_patcher.cpp), then the drain thread's PC ranges.

@@ -54,9 +54,21 @@ struct ContextState {
   reuselens::RlRecord* buffers = nullptr;  // pinned host
   uint64_t* host_allowed = nullptr;        // pinned host
   uint64_t* host_ready = nullptr;          // pinned host
-  uint64_t capacity = 0;
+  uint64_t capacity = 0;                   // records per buffer; 0 in object-level mode (no record buffers)
   uint32_t nbuf = 2;
+  // Object-level mode (object_launches.cpp): the live allocations' table and their marks, in device memory,
+  // with pinned staging; `object_bases` are the table's allocations, in table order, as of `objects_version`.
+  RlObjectState* d_object_state = nullptr;
+  RlObjectState* h_object_state = nullptr;
+  RlObjectEntry* d_objects = nullptr;
+  RlObjectEntry* h_objects = nullptr;
+  RlObjectMark* d_marks = nullptr;
+  RlObjectMark* h_marks = nullptr;
+  std::vector<uint64_t> object_bases;
+  uint64_t objects_version = UINT64_MAX;
 };
+
+constexpr uint32_t kObjectTableCapacity = 131072;  // live allocations an object-level launch can attribute
 
 struct LaunchEntry {
   uint64_t id;

@@ -130,6 +130,10 @@ void Tool::log_start() {
 
 // Trace files when asked for, and the online analysis engine when the build has it.
 void Tool::open_sinks() {
+  if (cfg_.object_level) {  // no records: the launches' touches are written at exit (object_launches.cpp)
+    diag_.log("object-level mode: allocations' touches per launch, no access trace");
+    return;
+  }
   if (cfg_.write_traces) sinks_.push_back(std::make_unique<TraceFileSink>(cfg_.run_dir));
   auto e = make_engine_sink();
   if (!e) return;
@@ -172,9 +176,14 @@ void Tool::at_exit() {
     diag_.log("exit: finishing the instrumented launch still open");
     finish_job(open_job, g);
   }
+  if (object_launch_.active) {
+    diag_.log("exit: finishing the object-level launch still open");
+    finish_object_launch();
+  }
   exited_ = true;
   drainer_.stop();
   finish_sinks();
+  if (cfg_.object_level) write_object_touches();
   diag_.log("exit: %llu launches, %llu instrumented, %llu records", (unsigned long long)run_.launch_count,
             (unsigned long long)run_.instrumented, (unsigned long long)run_.records_total);
   write_run_json(true);

@@ -19,6 +19,7 @@
 #include "diagnostics.h"
 #include "drain.h"
 #include "kernel_filter.h"
+#include "reuselens/object_touches.h"
 #include "run_state.h"
 #include "sinks.h"
 
@@ -79,6 +80,12 @@ class Tool {
   void record_outcome(DrainJob* job, const std::string& kernel, const KernelEnd& end);
   void end_launch_in_sinks(bool complete);
 
+  // object_launches.cpp: object-level mode, one launch at a time (docs/memory.md, "Object-level mode")
+  void start_object_launch(const Sanitizer_LaunchData* ld, uint64_t id, ContextState* cs);
+  bool upload_object_table(ContextState& cs, Sanitizer_StreamHandle stream);
+  void finish_object_launch();
+  void write_object_touches();
+
   // The run's diagnostics (collector.log through diag_.log).
   void error(const std::string& msg) { diag_.error(msg); }
   bool check(SanitizerResult r, const char* what, bool fatal_to_run = false) {
@@ -104,6 +111,22 @@ class Tool {
   std::vector<std::unique_ptr<RecordSink>> sinks_;
   Drainer drainer_;
   bool exited_ = false;
+
+  // Object-level mode: the launch in flight, every finished launch's touches, and a count of allocation events
+  // (the object table is uploaded again when it changed).
+  struct ObjectLaunch {
+    bool active = false;
+    size_t entry = 0;  // index in RunState::launches
+    ContextState* cs = nullptr;
+    Sanitizer_LaunchHandle launch = nullptr;
+    CUfunction function = nullptr;
+    CUstream stream = nullptr;
+    Sanitizer_StreamHandle hstream = nullptr;
+  };
+  ObjectLaunch object_launch_;
+  std::vector<reuselens::LaunchTouches> object_touches_;
+  uint64_t objects_version_ = 0;
+  bool object_table_overflow_logged_ = false;
 };
 
 Tool& tool();  // never destroyed: callbacks may arrive during process teardown

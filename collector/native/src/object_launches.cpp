@@ -1,0 +1,119 @@
+// Object-level mode (REUSELENS_OBJECT_LEVEL=1; docs/memory.md, "Object-level mode"): the memory analysis
+// without an access trace. Before each selected launch the table of live allocations goes to the device (again
+// only when an allocation came or went) and the marks are zeroed; the object patch (object_patch.cu) marks what
+// the kernel touched; after the kernel the marks come back and become the launch's entry in object_touches.json,
+// the same entry a traced run's engine writes. Launches run one at a time, as instrumented ones do.
+#include <algorithm>
+#include <cstring>
+
+#include "json.h"
+#include "support.h"
+#include "tool.h"
+
+namespace rlc {
+
+void Tool::start_object_launch(const Sanitizer_LaunchData* ld, uint64_t id, ContextState* cs) {
+  LaunchEntry& le = run_.launches.back();
+  const bool table = upload_object_table(*cs, ld->hStream);
+  RlObjectState* st = cs->h_object_state;
+  memset(st, 0, sizeof *st);
+  st->enabled = 1;
+  st->count = (uint32_t)cs->object_bases.size();
+  st->objects = cs->d_objects;
+  st->marks = cs->d_marks;
+  bool ok = table &&
+            check(sanitizerMemset(cs->d_marks, 0, std::max<size_t>(1, st->count) * sizeof(RlObjectMark), ld->hStream),
+                  "sanitizerMemset(object marks)") &&
+            check(sanitizerMemcpyHostToDeviceAsync(cs->d_object_state, st, sizeof *st, ld->hStream),
+                  "sanitizerMemcpyHostToDeviceAsync(object state)") &&
+            check(sanitizerSetLaunchCallbackData(ld->hLaunch, ld->function, ld->hStream, cs->d_object_state),
+                  "sanitizerSetLaunchCallbackData");
+  if (!ok) {  // the launch runs unobserved: no entry in object_touches.json, so its touches read as unknown
+    le.instrumented = false;
+    le.status = "incomplete";
+    sanitizerSetLaunchCallbackData(ld->hLaunch, ld->function, ld->hStream, cs->d_disabled);
+    maybe_write_run_json();
+    return;
+  }
+  ++run_.instrumented;
+  object_launch_ = ObjectLaunch{true, run_.launches.size() - 1, cs, ld->hLaunch, ld->function, ld->stream, ld->hStream};
+  if (cfg_.debug) diag_.log("launch %llu: object-level, %u allocations", (unsigned long long)id, st->count);
+  le.seconds = now_s();
+  maybe_write_run_json();
+}
+
+// The live allocations by address, when they changed since the context's last upload. False (logged once) when
+// they do not fit the table.
+bool Tool::upload_object_table(ContextState& cs, Sanitizer_StreamHandle stream) {
+  if (cs.objects_version == objects_version_) return true;
+  std::vector<std::pair<uint64_t, uint64_t>> live;  // address, size
+  live.reserve(live_allocs_.size());
+  for (const auto& [address, index] : live_allocs_) live.emplace_back(address, run_.allocs[index].size);
+  if (live.size() > kObjectTableCapacity) {
+    if (!object_table_overflow_logged_)
+      error("object-level mode: " + std::to_string(live.size()) + " live allocations, more than the table's " +
+            std::to_string(kObjectTableCapacity) + "; launches meanwhile have unknown touches");
+    object_table_overflow_logged_ = true;
+    cs.objects_version = UINT64_MAX;
+    return false;
+  }
+  std::sort(live.begin(), live.end());
+  cs.object_bases.clear();
+  for (size_t i = 0; i < live.size(); ++i) {
+    const auto& [address, size] = live[i];
+    // Granules as the engine's shadow counts them (shadow.h, RegionShadow): first = base / 4, last = (end - 1) / 4.
+    cs.h_objects[i] = RlObjectEntry{address >> 2, (address + (size - 1)) >> 2, reuselens::object_slice_shift(size), 0};
+    cs.object_bases.push_back(address);
+  }
+  if (!live.empty() &&
+      !check(sanitizerMemcpyHostToDeviceAsync(cs.d_objects, cs.h_objects, live.size() * sizeof(RlObjectEntry), stream),
+             "sanitizerMemcpyHostToDeviceAsync(object table)")) {
+    cs.objects_version = UINT64_MAX;
+    cs.object_bases.clear();
+    return false;
+  }
+  cs.objects_version = objects_version_;
+  return true;
+}
+
+// Waits for the launch's kernel (holding the tool lock: launches are serialised anyway) and reads its marks.
+void Tool::finish_object_launch() {
+  ObjectLaunch ol = object_launch_;
+  if (!ol.active) return;
+  object_launch_.active = false;
+  ContextState* cs = ol.cs;
+  LaunchEntry& le = run_.launches[ol.entry];
+  const size_t count = cs->object_bases.size();
+  SanitizerResult sync = sanitizerStreamSynchronize(ol.hstream);
+  bool faulted = !check(sync, ("kernel " + demangle(le.kernel) + " (sanitizerStreamSynchronize)").c_str());
+  if (!faulted && count > 0)
+    faulted = !check(sanitizerMemcpyDeviceToHost(cs->h_marks, cs->d_marks, count * sizeof(RlObjectMark), ol.hstream),
+                     "sanitizerMemcpyDeviceToHost(object marks)");
+  if (!faulted) {
+    reuselens::LaunchTouches touches{le.id, {}};
+    for (size_t i = 0; i < count; ++i) {
+      const RlObjectMark& m = cs->h_marks[i];
+      if (m.access) touches.objects.push_back({cs->object_bases[i], uint8_t(m.access), m.slices});
+    }
+    object_touches_.push_back(std::move(touches));
+  }
+  le.status = faulted ? "faulted" : "complete";
+  le.seconds = now_s() - le.seconds;
+  if (faulted && !diag_.fault) {
+    diag_.fault = true;
+    diag_.fault_reason = "kernel fault in " + demangle(le.kernel);
+  }
+  if (faulted)
+    write_run_json(false);
+  else
+    maybe_write_run_json();
+}
+
+void Tool::write_object_touches() {
+  std::string err;
+  if (!write_file_atomic(cfg_.run_dir + "/object_touches.json", reuselens::object_touches_json(object_touches_, {}),
+                         &err))
+    error(err);
+}
+
+}  // namespace rlc
