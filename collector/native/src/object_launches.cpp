@@ -76,19 +76,27 @@ bool Tool::upload_object_table(ContextState& cs, Sanitizer_StreamHandle stream) 
   return true;
 }
 
-// Waits for the launch's kernel (holding the tool lock: launches are serialised anyway) and reads its marks.
-void Tool::finish_object_launch() {
+// Waits for the launch's kernel and reads its marks. Called and returns with the tool lock held; releases it
+// meanwhile (another thread's API call may hold a driver lock the synchronisation needs), while the next
+// selected launch waits for object_finishing_ to clear.
+void Tool::finish_object_launch(std::unique_lock<std::recursive_mutex>& g) {
   ObjectLaunch ol = object_launch_;
   if (!ol.active) return;
   object_launch_.active = false;
+  object_finishing_ = true;
   ContextState* cs = ol.cs;
-  LaunchEntry& le = run_.launches[ol.entry];
   const size_t count = cs->object_bases.size();
-  SanitizerResult sync = sanitizerStreamSynchronize(ol.hstream);
+  g.unlock();
+  const SanitizerResult sync = sanitizerStreamSynchronize(ol.hstream);
+  SanitizerResult copy = SANITIZER_SUCCESS;
+  if (sync == SANITIZER_SUCCESS && count > 0)
+    copy = sanitizerMemcpyDeviceToHost(cs->h_marks, cs->d_marks, count * sizeof(RlObjectMark), ol.hstream);
+  g.lock();
+  object_finishing_ = false;
+  launch_cv_.notify_all();
+  LaunchEntry& le = run_.launches[ol.entry];
   bool faulted = !check(sync, ("kernel " + demangle(le.kernel) + " (sanitizerStreamSynchronize)").c_str());
-  if (!faulted && count > 0)
-    faulted = !check(sanitizerMemcpyDeviceToHost(cs->h_marks, cs->d_marks, count * sizeof(RlObjectMark), ol.hstream),
-                     "sanitizerMemcpyDeviceToHost(object marks)");
+  if (!faulted) faulted = !check(copy, "sanitizerMemcpyDeviceToHost(object marks)");
   if (!faulted) {
     reuselens::LaunchTouches touches{le.id, {}};
     for (size_t i = 0; i < count; ++i) {

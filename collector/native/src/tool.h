@@ -83,7 +83,7 @@ class Tool {
   // object_launches.cpp: object-level mode, one launch at a time (docs/memory.md, "Object-level mode")
   void start_object_launch(const Sanitizer_LaunchData* ld, uint64_t id, ContextState* cs);
   bool upload_object_table(ContextState& cs, Sanitizer_StreamHandle stream);
-  void finish_object_launch();
+  void finish_object_launch(std::unique_lock<std::recursive_mutex>& g);
   void write_object_touches();
 
   // The run's diagnostics (collector.log through diag_.log).
@@ -127,6 +127,7 @@ class Tool {
   std::vector<reuselens::LaunchTouches> object_touches_;
   uint64_t objects_version_ = 0;
   bool object_table_overflow_logged_ = false;
+  bool object_finishing_ = false;  // a thread waits for a kernel and its marks, without the tool lock
 };
 
 Tool& tool();  // never destroyed: callbacks may arrive during process teardown
