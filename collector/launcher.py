@@ -45,7 +45,6 @@ from reuselens.collector.manifest import (
     write_json_atomic,
 )
 
-_GPU_CHECK_WAIT_S = 30.0  # how long a run that has ended waits for the GPU check's verdict
 TOOL_LIBRARY = "libreuselens_collector.so"
 PATCH_FATBIN = "reuselens_patch.fatbin"
 OBJECTS_PATCH_FATBIN = "reuselens_objects_patch.fatbin"  # object-level mode's patch, built beside the other
@@ -172,17 +171,15 @@ def check_library_loads(library: Path, env: Mapping[str, str]) -> None:
     )
 
 
-def _load_driver() -> ctypes.CDLL:
+def check_gpu() -> str:
+    """Raise NoGpuError unless the NVIDIA driver loads and sees at least one GPU; returns the first's name."""
     try:
-        return ctypes.CDLL("libcuda.so.1")
+        cuda = ctypes.CDLL("libcuda.so.1")
     except OSError:
         raise NoGpuError(
             "no NVIDIA driver found (libcuda.so.1 cannot be loaded); profiling needs an "
             "NVIDIA GPU with its driver installed"
         ) from None
-
-
-def _first_gpu(cuda: ctypes.CDLL) -> str:
     result = cuda.cuInit(0)
     if result != 0:
         raise NoGpuError(f"the NVIDIA driver cannot initialise a GPU (cuInit error {result}); check nvidia-smi")
@@ -194,42 +191,6 @@ def _first_gpu(cuda: ctypes.CDLL) -> str:
     if cuda.cuDeviceGet(ctypes.byref(device), 0) == 0 and cuda.cuDeviceGetName(name, 256, device) == 0:
         return name.value.decode(errors="replace")
     return ""
-
-
-def check_gpu() -> str:
-    """Raise NoGpuError unless the NVIDIA driver loads and sees at least one GPU; returns the first's name."""
-    return _first_gpu(_load_driver())
-
-
-class GpuCheck:
-    """The GPU check of a profile run, its slow part on a thread: cuInit took ~0.18 s on the H200 host, paid
-    before every run while the app's own start could overlap it (issue 14). `probe` raises NoGpuError."""
-
-    def __init__(self, probe: Callable[[], object] | None = None) -> None:
-        self._failure: NoGpuError | None = None
-        self._thread: threading.Thread | None = None
-        if probe is not None:
-            self._thread = threading.Thread(target=self._run, args=(probe,), name="reuselens-gpu-check", daemon=True)
-            self._thread.start()
-
-    def _run(self, probe: Callable[[], object]) -> None:
-        try:
-            probe()
-        except NoGpuError as failure:
-            self._failure = failure
-
-    def failure(self, wait: float = 0.0) -> NoGpuError | None:
-        """The check's NoGpuError once it has failed (waiting up to `wait` seconds for it to finish), else None."""
-        if self._thread is not None and wait > 0:
-            self._thread.join(wait)
-        return self._failure
-
-
-def start_gpu_check() -> GpuCheck:
-    """A missing driver raises NoGpuError at once, before anything starts; the driver's initialisation and the
-    device count are checked on a thread while the app starts (GpuCheck.failure)."""
-    cuda = _load_driver()
-    return GpuCheck(lambda: _first_gpu(cuda))
 
 
 def resolve_program(argv0: str, cwd: Path, path_env: str | None) -> str:
@@ -445,7 +406,7 @@ def profile(
             f"{Path(library).parent / OBJECTS_PATCH_FATBIN} is missing: the object-level mode needs the object "
             f"patch, built with the collector when nvcc is available; reinstall reuselens"
         )
-    gpu_check = start_gpu_check()
+    check_gpu()
 
     run_path = Path(run_dir).expanduser().resolve()
     start_time = utc_now()
@@ -519,11 +480,6 @@ def profile(
         while True:
             if exit_watch.exited(0.1):
                 break
-            no_gpu = gpu_check.failure()
-            if no_gpu is not None:
-                stop_reason = str(no_gpu)
-                _kill_group(proc)
-                break
             if stop_signals.received is not None:
                 stop_reason = f"stopped by {signal_name(stop_signals.received)}"
                 _kill_group(proc, first=stop_signals.received)  # the app gets the signal the launcher got
@@ -558,14 +514,8 @@ def profile(
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
-    # An app that exits before the check ends (a failing cuInit returns quickly) still gets its verdict.
-    no_gpu = gpu_check.failure(wait=_GPU_CHECK_WAIT_S)
-    if no_gpu is not None and stop_reason is None:
-        stop_reason = str(no_gpu)
     summary = _finish(run_path, base, proc.returncode, stop_reason, time.monotonic() - started)
     stop_signals.redeliver()
-    if no_gpu is not None:
-        raise no_gpu
     return summary
 
 

@@ -84,7 +84,7 @@ def fake_collector(monkeypatch, tmp_path):
     fake_lib.parent.mkdir()
     fake_lib.write_bytes(b"")
     (fake_lib.parent / launcher.PATCH_FATBIN).write_bytes(b"")
-    monkeypatch.setattr(launcher, "start_gpu_check", launcher.GpuCheck)
+    monkeypatch.setattr(launcher, "check_gpu", lambda: "")
     monkeypatch.setattr(launcher, "find_tool_library", lambda *a, **k: fake_lib)
 
 

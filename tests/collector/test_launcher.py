@@ -87,9 +87,6 @@ class _FakeDriver:
         ref._obj.value = self.count
         return 0
 
-    def cuDeviceGet(self, ref, ordinal):
-        return 100  # no name: check_gpu then returns ""
-
 
 def test_driver_without_gpu(monkeypatch):
     monkeypatch.setattr(launcher.ctypes, "CDLL", lambda name: _FakeDriver(init_result=100))
@@ -98,44 +95,6 @@ def test_driver_without_gpu(monkeypatch):
     monkeypatch.setattr(launcher.ctypes, "CDLL", lambda name: _FakeDriver(count=0))
     with pytest.raises(NoGpuError, match="sees no GPU"):
         launcher.check_gpu()
-
-
-_START_GPU_CHECK = launcher.start_gpu_check  # the real one: the no_gpu_needed fixture replaces it
-
-
-def test_gpu_check_failing_while_the_app_runs_stops_it(no_gpu_needed, monkeypatch, fake_app, tmp_path):
-    """The driver is initialised on a thread while the app starts; a failure there stops the app at once, leaves
-    the run partial with the reason, and raises the same one-line error as a check made before the start."""
-    monkeypatch.setattr(launcher, "start_gpu_check", _START_GPU_CHECK)
-    monkeypatch.setattr(launcher.ctypes, "CDLL", lambda name: _FakeDriver(init_result=100))
-    app = fake_app("import time\ntime.sleep(60)\n")
-    started = time.monotonic()
-    with pytest.raises(NoGpuError, match="cuInit error 100"):
-        launcher.profile([str(app)], run_dir=tmp_path / "run")
-    assert time.monotonic() - started < 20
-    manifest = json.loads((tmp_path / "run" / run_manifest.MANIFEST).read_text())
-    assert manifest["status"] == "partial"
-    assert "cuInit error 100" in manifest["partial_reason"]
-
-
-def test_gpu_check_failing_after_the_app_exits_still_refuses(no_gpu_needed, monkeypatch, fake_app, tmp_path):
-    def slow_refusal():
-        time.sleep(0.5)
-        raise NoGpuError("the NVIDIA driver sees no GPU; profiling needs one")
-
-    monkeypatch.setattr(launcher, "start_gpu_check", lambda: launcher.GpuCheck(slow_refusal))
-    app = fake_app("print('hi')\n")
-    with pytest.raises(NoGpuError, match="sees no GPU"):
-        launcher.profile([str(app)], run_dir=tmp_path / "run")
-    manifest = json.loads((tmp_path / "run" / run_manifest.MANIFEST).read_text())
-    assert manifest["status"] == "partial" and "sees no GPU" in manifest["partial_reason"]
-
-
-def test_gpu_check_passing_lets_the_run_finish(no_gpu_needed, monkeypatch, fake_app, tmp_path):
-    monkeypatch.setattr(launcher, "start_gpu_check", _START_GPU_CHECK)
-    monkeypatch.setattr(launcher.ctypes, "CDLL", lambda name: _FakeDriver())
-    summary = launcher.profile([str(fake_app("print('hi')\n"))], run_dir=tmp_path / "run")
-    assert summary.exit_code == 0
 
 
 def test_profile_without_gpu_raises(tmp_path, fake_app):
@@ -471,7 +430,7 @@ LAUNCHER_WITHOUT_GPU = textwrap.dedent("""
     from pathlib import Path
     import reuselens.collector.launcher as launcher
     fake = Path(sys.argv[1])
-    launcher.start_gpu_check = launcher.GpuCheck
+    launcher.check_gpu = lambda: ""
     launcher.find_tool_library = lambda *a, **k: fake
     from reuselens.cli.main import main
     sys.exit(main(sys.argv[2:]))
