@@ -100,3 +100,22 @@ class RunWriter:
                 document["objects"] = self.profiles
             (path / "object_touches.json").write_text(json.dumps(document), encoding="utf-8")
         return path
+
+
+def touches_by_allocation(run: Path) -> dict[int, set[tuple[int, bool, bool, int | None]]]:
+    """Per launch of a recorded run, its touches named by allocation index (addresses may differ between two runs
+    of one program): the allocation with that base live during the launch (docs/run-directory.md); slices None in
+    files written before the engine recorded them."""
+    manifest = json.loads((run / "run.json").read_text())
+    allocations = manifest["allocations"]
+    touches = json.loads((run / "object_touches.json").read_text())
+    named: dict[int, set[tuple[int, bool, bool, int | None]]] = {}
+    for launch in touches["launches"]:
+        i = launch["launch"]
+        live = {
+            a["address"]: n
+            for n, a in enumerate(allocations)
+            if a["allocated_before_launch"] <= i and (a["freed_after_launch"] is None or i < a["freed_after_launch"])
+        }
+        named[i] = {(live[t["address"]], t["read"], t["write"], t.get("slices")) for t in launch["touches"]}
+    return named

@@ -8,11 +8,13 @@ import json
 from pathlib import Path
 
 import memory_waste_expect as expect
+from run_dirs import touches_by_allocation
 
 from reuselens.analyzer.memory.analysis import analyze_run
 from reuselens.analyzer.memory.run_timeline import RUNTIME_LIBRARIES
 
 RUN = Path(__file__).resolve().parents[1] / "data" / "memory_runs" / "memory_waste"
+OBJECT_LEVEL_RUN = RUN.with_name("memory_waste_objects")  # the same program, `profile --object-level`
 
 
 def test_each_implanted_pattern_is_found_on_the_recorded_run(tmp_path):
@@ -30,3 +32,32 @@ def test_the_recorded_operations_are_the_programs(tmp_path):
         assert "libreuselens_collector.so" not in modules and not any(m.startswith("libsanitizer") for m in modules)
         first = next(m for m in modules if not m.startswith(RUNTIME_LIBRARIES))
         assert first == "memory_waste", modules
+
+
+def test_the_object_level_run_recorded_what_the_traced_run_recorded():
+    """Two H200 runs of the program: the object patch's marks (no trace) against the engine's shadow (every access
+    traced), launch by launch: the same objects and access kinds. (The traced fixture predates the slices; the GPU
+    test, tests/memory/test_memory_gpu.py, compares them too, on two fresh runs.)"""
+    manifest = json.loads((OBJECT_LEVEL_RUN / "run.json").read_text())
+    assert manifest["collector"]["collection"] == "objects" and manifest["collector"]["records"] == 0
+
+    def kinds(run):
+        return {launch: {t[:3] for t in touches} for launch, touches in touches_by_allocation(run).items()}
+
+    recorded = kinds(OBJECT_LEVEL_RUN)
+    assert len(recorded) == 13 and recorded == kinds(RUN)
+    assert all(t[3] for touches in touches_by_allocation(OBJECT_LEVEL_RUN).values() for t in touches)
+
+
+def test_the_object_level_run_gives_the_traced_runs_object_level_findings():
+    intra = ("overallocation", "non_uniform_access", "structured_access")
+
+    def findings(run):
+        return sorted(
+            (f.pattern, f.object_id, f.bytes, f.peak_reduction)
+            for f in analyze_run(run).findings
+            if f.pattern not in intra
+        )
+
+    assert findings(OBJECT_LEVEL_RUN) == findings(RUN) != []
+    assert not [f for f in analyze_run(OBJECT_LEVEL_RUN).findings if f.pattern in intra]

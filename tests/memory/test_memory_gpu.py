@@ -8,6 +8,7 @@ import subprocess
 
 import memory_waste_expect as expect
 import pytest
+from run_dirs import touches_by_allocation
 
 import reuselens.collector.launcher as launcher
 from reuselens.analyzer.memory.analysis import analyze_run
@@ -28,24 +29,6 @@ def test_implanted_patterns_are_found_on_their_allocation_lines(tmp_path):
     # 7 allocs, 3 copies, 1 set, 13 launches, 6 frees: the collector's own copies and buffers are not listed
     assert {k: kinds.count(k) for k in set(kinds)} == {"alloc": 7, "memcpy": 3, "memset": 1, "kernel": 13, "free": 6}
     expect.check(analyze_run(run), symbolised=True)
-
-
-def touches_by_allocation(run) -> dict[int, set[tuple[int, bool, bool, int]]]:
-    """Per launch, its touches named by allocation index (addresses may differ between two runs of one program):
-    the allocation with that base live during the launch (docs/run-directory.md)."""
-    manifest = json.loads((run / "run.json").read_text())
-    allocations = manifest["allocations"]
-    touches = json.loads((run / "object_touches.json").read_text())
-    named: dict[int, set[tuple[int, bool, bool, int]]] = {}
-    for launch in touches["launches"]:
-        i = launch["launch"]
-        live = {
-            a["address"]: n
-            for n, a in enumerate(allocations)
-            if a["allocated_before_launch"] <= i and (a["freed_after_launch"] is None or i < a["freed_after_launch"])
-        }
-        named[i] = {(live[t["address"]], t["read"], t["write"], t["slices"]) for t in launch["touches"]}
-    return named
 
 
 def test_object_level_mode_records_what_a_traced_run_records(tmp_path):
