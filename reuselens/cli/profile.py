@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         raise SettingsError("no command to profile: reuselens profile [options] -- ./app args")
     launch_range = parse_launch_range(args.launch_range)
     run_dir = Path(args.run_dir or time.strftime("reuselens-run-%Y%m%d-%H%M%S"))
-    preload = None if args.no_analyze or args.object_level else _import_analysis_while_the_app_runs()
+    preload = None if args.no_analyze else _import_analysis_while_the_app_runs(args.object_level)
     with stage_progress() as progress:
         summary = profile(
             command,
@@ -98,6 +98,8 @@ def run(args: argparse.Namespace) -> int:
         if failure:
             print(f"warning: {failure}", file=sys.stderr)
         if args.object_level and not args.no_analyze:
+            if preload is not None:
+                preload.join()
             print_memory_table(run_dir, args.top)
     else:
         if preload is not None:
@@ -117,14 +119,23 @@ def print_memory_table(run_dir: Path, top: int) -> None:
     print(to_table(memory_document(analyze_run(run_dir), top)), end="")
 
 
-def _import_analysis_while_the_app_runs() -> threading.Thread:
-    """The launcher waits on the application with the interpreter lock released; the analysis modules load
-    meanwhile instead of after the app's exit (docs/engine.md "Post-run cost")."""
-    from reuselens.analyzer.pipeline import import_analysis_modules
+def _import_analysis_while_the_app_runs(memory: bool = False) -> threading.Thread:
+    """The launcher waits on the application with the interpreter lock released; the analysis modules (the
+    memory analysis's, for an object-level profile) load meanwhile instead of after the app's exit (docs/engine.md
+    "Post-run cost")."""
+    if memory:
+        import_analysis_modules = _import_memory_analysis_modules
+    else:
+        from reuselens.analyzer.pipeline import import_analysis_modules
 
     thread = threading.Thread(target=import_analysis_modules, name="reuselens-preload", daemon=True)
     thread.start()
     return thread
+
+
+def _import_memory_analysis_modules() -> None:
+    from reuselens.analyzer.memory import analysis, symbols  # noqa: F401  (pyelftools, the demangler)
+    from reuselens.analyzer.reporters import memory_json, memory_table  # noqa: F401
 
 
 def app_exit_status(exit_code: int | None) -> int:

@@ -152,3 +152,27 @@ def test_the_cuda_runtime_linked_into_the_program_is_no_allocation_site(tmp_path
     analysis = analyze_run(run.write(tmp_path / "run"))
     path = analysis.timeline.objects[buffer].call_path
     assert [(frame.function, frame.line) for frame in path] == [("main", site_line)]
+
+
+@pytest.mark.parametrize("which", ["built", "interpreter"])
+def test_the_fast_symbol_table_reader_agrees_with_pyelftools(tmp_path, which):
+    """symbols._functions_of reads 64-bit tables in one pass over their bytes; every function pyelftools lists,
+    with its size and name, and nothing else, in the static and the dynamic table."""
+    import sys
+
+    from reuselens.analyzer.memory.symbols import _functions_of
+
+    binary = build(tmp_path, "app", "-g") if which == "built" else Path(sys.executable).resolve()
+    with binary.open("rb") as stream:
+        elf = ELFFile(stream)
+        tables = [t for t in (elf.get_section_by_name(n) for n in (".dynsym", ".symtab")) if t is not None]
+        assert tables
+        for table in tables:
+            expected = {
+                s["st_value"]: (s["st_size"], s.name)
+                for s in table.iter_symbols()
+                if s["st_info"]["type"] in ("STT_FUNC", "STT_GNU_IFUNC") and s["st_value"] and s.name
+            }
+            assert _functions_of(elf, table) == expected
+            if which == "built" and table.name == ".symtab":
+                assert "make_buffer" in {name for _, name in expected.values()}
