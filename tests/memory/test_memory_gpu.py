@@ -56,3 +56,18 @@ def test_object_level_mode_records_what_a_traced_run_records(tmp_path):
         )
 
     assert object_findings(objects) == object_findings(traced) != []
+
+
+def test_implanted_intra_object_patterns_are_found_on_their_allocation_lines(tmp_path):
+    import intra_waste_expect
+
+    app = tmp_path / "intra_waste"
+    subprocess.run(
+        ["nvcc", "-g", "-O0", "-lineinfo", "-arch=sm_90", "-o", str(app), str(intra_waste_expect.SOURCE)],
+        check=True,
+        timeout=300,
+    )
+    run = tmp_path / "run"
+    summary = launcher.profile([str(app)], run_dir=run, timeout=300)
+    assert summary.status == "complete", summary.partial_reason
+    intra_waste_expect.check(analyze_run(run), symbolised=True)
