@@ -10,6 +10,7 @@ and the largest hover's Markdown size (hovers timed a second after the diagnosti
 once, apart). Targets: hover <= 20 KB and p99 <= 10 ms, diagnostics <= 1 s.
 
 Usage: python benchmarks/lsp_realapps.py --runs DIR   (DIR/<app>/report.json, e.g. /tmp/ra/runs/r1/*-full)
+RL_PROFILE_SERVER=FILE runs the server under cProfile, its main thread's profile written to FILE.
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ async def measure(report_path: Path) -> dict:
     published: dict[str, float] = {}
     client = bench_client(published, time.perf_counter)
     client.set_configuration({"runDirectory": str(run)}, section="reuselens")
-    await client.start_io(sys.executable, "-m", "reuselens.lsp_server")
+    prefix = ["-m", "cProfile", "-o", os.environ["RL_PROFILE_SERVER"]] if os.environ.get("RL_PROFILE_SERVER") else []
+    await client.start_io(sys.executable, *prefix, "-m", "reuselens.lsp_server")
     start = time.perf_counter()
     await client.initialize_session(
         types.InitializeParams(

@@ -46,8 +46,8 @@ class State:
     def load_run(self, report_path: str, open_texts: dict[str, str]) -> bool:
         """Load report_path; False (nothing changed) when its bytes equal the loaded report's. Raises
         ReportError for a missing or invalid report."""
-        report, digest = load(report_path)
-        if self.results is not None and self.results.digest == digest:
+        report, digest = load(report_path, self.results.digest if self.results is not None else None)
+        if report is None:  # the same bytes as the loaded report
             return False
         try:
             results = RunResults(report, report_path, digest, self.settings.path_prefix_map)

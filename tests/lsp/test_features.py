@@ -303,3 +303,29 @@ async def test_findings_without_source_lines_are_announced_not_guessed(client, w
             "2 finding(s) have no source line: module 9c1f9c1f9c1f: no line info" in m.message for m in client.messages
         )
     )
+
+
+async def test_a_file_opened_as_profiled_keeps_its_diagnostics_without_a_resend(client, workspace):
+    # GIVEN the diagnostics published for a file the editor has not opened
+    uri = (workspace / "stencil.cu").as_uri()
+    await wait_until(lambda: lines_of(client, uri) == [15, 24, 24, 26])
+    published = client.diagnostics[uri]
+    # WHEN the editor opens it unchanged (a hover after the open: the server has handled the open by then)
+    open_doc(client, workspace / "stencil.cu")
+    hover = await client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(23, 10))
+    )
+    # THEN nothing is sent again (the client holds the same list), and the document's lines still answer
+    assert hover is not None and client.diagnostics[uri] is published
+    # and an edit publishes at once, for the edited version
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(types.Position(0, 0), types.Position(0, 0)), text="// a\n"
+                )
+            ],
+        )
+    )
+    await wait_until(lambda: lines_of(client, uri) == [16, 25, 25, 27])

@@ -428,3 +428,20 @@ def test_hover_shows_report_names_as_literal_text():
     assert "\n````sass\n" in text and text.count("````") == 2
     table_rows = [l for l in text.splitlines() if l.startswith("| `0x")]
     assert len({l.replace("\\|", "").count("|") for l in table_rows[:2]}) == 1
+
+
+def test_an_unchanged_report_is_not_parsed_again(tmp_path):
+    from reuselens.analyzer.errors import ReportError
+    from reuselens.lsp_server.report_source import load
+
+    source = Path(__file__).resolve().parent / "fixtures" / "run1" / "report.json"
+    report, digest = load(source)
+    assert report is not None
+    assert load(source, digest) == (None, digest)  # the same bytes: nothing parsed
+    changed = tmp_path / "report.json"
+    changed.write_bytes(source.read_bytes() + b"\n")
+    report2, digest2 = load(changed, digest)
+    assert report2 is not None and digest2 != digest
+    changed.write_bytes(b"{}")  # a different, invalid report is still checked
+    with pytest.raises(ReportError):
+        load(changed, digest)
