@@ -482,6 +482,11 @@ LAUNCHER_WITHOUT_GPU = textwrap.dedent("""
 """)
 
 
+def _default_stop_signals() -> None:
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
 def test_stop_signal_to_the_launcher_stops_the_app_and_finishes_run_json(no_gpu_needed, fake_app, tmp_path, sig):
     # `reuselens profile` in its own process, as a user or a supervisor runs it; the app writes its pid, then sleeps
@@ -507,6 +512,9 @@ def test_stop_signal_to_the_launcher_stops_the_app_and_finishes_run_json(no_gpu_
         ],
         stderr=subprocess.PIPE,
         text=True,
+        # A test run started under nohup or with `&` ignores SIGHUP or SIGINT, and ignored signals are inherited:
+        # the launcher and the app start from the defaults, as in a terminal.
+        preexec_fn=_default_stop_signals,
     )
     deadline = time.monotonic() + 30
     while not (pid_file.exists() and pid_file.read_text()):
