@@ -3,10 +3,11 @@ and the controls' absence of the pattern they were built to avoid (docs/memory.m
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
-from reuselens.analyzer.memory.analysis import MemoryAnalysis, site
+from implant_sites import check_sites
+
+from reuselens.analyzer.memory.analysis import MemoryAnalysis
 
 SOURCE = Path(__file__).resolve().parents[1] / "gpu" / "intra_waste.cu"
 # allocation order in the program = object ids (allocation indices in run.json)
@@ -14,15 +15,6 @@ ORDER = ("sink", "oversized", "sized", "hot_table", "flat_table", "parts", "shar
 INTRA = ("overallocation", "non_uniform_access", "structured_access")
 IMPLANTED = {"oversized": "overallocation", "hot_table": "non_uniform_access", "parts": "structured_access"}
 BYTES = 4 << 20
-
-
-def site_lines() -> dict[str, int]:
-    """Marker name -> line of its allocation in intra_waste.cu."""
-    lines = {}
-    for number, text in enumerate(SOURCE.read_text().splitlines(), start=1):
-        if match := re.search(r"// site:(\w+)", text):
-            lines[match.group(1)] = number
-    return lines
 
 
 def check(analysis: MemoryAnalysis, symbolised: bool) -> None:
@@ -42,8 +34,4 @@ def check(analysis: MemoryAnalysis, symbolised: bool) -> None:
     parts = next(f for f in analysis.findings if f.pattern == "structured_access")
     assert parts.bytes == BYTES - BYTES // 4 and parts.operations == 4
     if symbolised:
-        lines = site_lines()
-        for index, name in enumerate(ORDER):
-            frame = site(objects[index])
-            assert frame is not None and frame.file and Path(frame.file).name == SOURCE.name, (name, frame)
-            assert frame.line == lines[name], (name, frame, lines[name])
+        check_sites(analysis, SOURCE, ORDER)

@@ -3,10 +3,11 @@ absence of the patterns they were built to avoid. Shared by the GPU test and the
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
-from reuselens.analyzer.memory.analysis import MemoryAnalysis, site
+from implant_sites import check_sites
+
+from reuselens.analyzer.memory.analysis import MemoryAnalysis
 
 SOURCE = Path(__file__).resolve().parents[1] / "gpu" / "memory_waste.cu"
 # allocation order in the program = object ids (allocation indices in run.json)
@@ -20,15 +21,6 @@ IMPLANTED = {
 }
 NEVER_ON_CONTROLS = {"unused_allocation", "memory_leak", "dead_write"}
 BYTES = 4 << 20
-
-
-def site_lines() -> dict[str, int]:
-    """Marker name -> line of its allocation in memory_waste.cu."""
-    lines = {}
-    for number, text in enumerate(SOURCE.read_text().splitlines(), start=1):
-        if match := re.search(r"// site:(\w+)", text):
-            lines[match.group(1)] = number
-    return lines
 
 
 def check(analysis: MemoryAnalysis, symbolised: bool) -> None:
@@ -47,8 +39,4 @@ def check(analysis: MemoryAnalysis, symbolised: bool) -> None:
     unused = next(f for f in analysis.findings if f.pattern == "unused_allocation")
     assert unused.peak_reduction == BYTES  # every array is live at the peak; the unused one need not be
     if symbolised:
-        lines = site_lines()
-        for index, name in enumerate(ORDER):
-            frame = site(objects[index])
-            assert frame is not None and frame.file and Path(frame.file).name == SOURCE.name, (name, frame)
-            assert frame.line == lines[name], (name, frame, lines[name])
+        check_sites(analysis, SOURCE, ORDER)
