@@ -7,6 +7,7 @@
 #include <sanitizer_patching.h>
 
 #include "device_state.h"
+#include "patch_lanes.cuh"
 #include "reuselens/trace_format.h"
 
 #ifndef RL_COMPONENTS
@@ -14,12 +15,6 @@
 #endif
 
 namespace {
-
-__device__ __forceinline__ uint32_t lane_id() {
-  uint32_t r;
-  asm volatile("mov.u32 %0, %%laneid;" : "=r"(r));
-  return r;
-}
 
 __device__ __forceinline__ void pieces(void* userdata, uint64_t pc, uint64_t addr) {
   RlDeviceState* s = static_cast<RlDeviceState*>(userdata);

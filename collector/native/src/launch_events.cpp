@@ -27,10 +27,7 @@ void Tool::on_launch_begin(const Sanitizer_LaunchData* ld) {
   std::string mangled = ld->functionName ? ld->functionName : "";
   ContextState* cs = ready_context(ld->context);
   bool select = should_instrument(ld, id, mangled, me, cs);
-  if (select && cfg_.object_level) {  // one at a time: the marks and the table are per context
-    while (object_finishing_) launch_cv_.wait(g);
-    finish_object_launch(g);  // its LAUNCH_END was not seen
-  }
+  if (select && cfg_.object_level) finish_object_launch(g);  // one at a time; its LAUNCH_END was not seen
   if (select && !cfg_.object_level) wait_for_previous_launch(id, g);
   uint32_t fid = me != nullptr ? launched_function_id(ld, mangled, *me) : UINT32_MAX;
   if (run_.launches.size() < kMaxLaunchEntries || select) record_launch(ld, id, fid, mangled, me, select);

@@ -76,10 +76,11 @@ bool Tool::upload_object_table(ContextState& cs, Sanitizer_StreamHandle stream) 
   return true;
 }
 
-// Waits for the launch's kernel and reads its marks. Called and returns with the tool lock held; releases it
-// meanwhile (another thread's API call may hold a driver lock the synchronisation needs), while the next
-// selected launch waits for object_finishing_ to clear.
+// Finishes the launch in flight, if any, once no other thread is finishing one: waits for its kernel and reads its
+// marks. Called and returns with the tool lock held; releases it meanwhile (another thread's API call may hold a
+// driver lock the synchronisation needs), while other callers wait for object_finishing_ to clear.
 void Tool::finish_object_launch(std::unique_lock<std::recursive_mutex>& g) {
+  while (object_finishing_) launch_cv_.wait(g);
   ObjectLaunch ol = object_launch_;
   if (!ol.active) return;
   object_launch_.active = false;

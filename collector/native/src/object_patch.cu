@@ -6,16 +6,11 @@
 #include <sanitizer_patching.h>
 
 #include "device_state.h"
+#include "patch_lanes.cuh"
 #include "reuselens/object_touches.h"
 #include "reuselens/trace_format.h"
 
 namespace {
-
-__device__ __forceinline__ uint32_t lane_id() {
-  uint32_t r;
-  asm volatile("mov.u32 %0, %%laneid;" : "=r"(r));
-  return r;
-}
 
 __device__ __forceinline__ bool holds(const RlObjectEntry& e, uint64_t granule) {
   return granule >= e.first_granule && granule <= e.last_granule;

@@ -6,17 +6,12 @@
 #include <sanitizer_patching.h>
 
 #include "device_state.h"
+#include "patch_lanes.cuh"
 #include "reuselens/trace_format.h"
 
 using reuselens::RlRecord;
 
 namespace {
-
-__device__ __forceinline__ uint32_t lane_id() {
-  uint32_t r;
-  asm volatile("mov.u32 %0, %%laneid;" : "=r"(r));
-  return r;
-}
 
 __device__ __forceinline__ uint64_t flat_block() {
   return (uint64_t)blockIdx.x + (uint64_t)blockIdx.y * gridDim.x + (uint64_t)blockIdx.z * gridDim.x * gridDim.y;

@@ -176,11 +176,8 @@ void Tool::at_exit() {
     diag_.log("exit: finishing the instrumented launch still open");
     finish_job(open_job, g);
   }
-  while (object_finishing_) launch_cv_.wait(g);
-  if (object_launch_.active) {
-    diag_.log("exit: finishing the object-level launch still open");
-    finish_object_launch(g);
-  }
+  if (object_launch_.active) diag_.log("exit: finishing the object-level launch still open");
+  finish_object_launch(g);
   exited_ = true;
   drainer_.stop();
   finish_sinks();
