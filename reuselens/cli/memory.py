@@ -41,24 +41,47 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    write_report(
+        args.input,
+        fmt=args.format,
+        top=args.top,
+        min_idle_operations=args.min_idle_operations,
+        html=args.html,
+        output=args.output,
+        source_root=args.source_root,
+    )
+    return 0
+
+
+def write_report(
+    run_dir: str | Path,
+    *,
+    fmt: str = "table",
+    top: int | None = None,
+    min_idle_operations: int = DEFAULT_MIN_IDLE_OPERATIONS,
+    html: str | None = None,
+    output: str | None = None,
+    source_root: str | None = None,
+) -> None:
+    """The run's memory report in `fmt` to `output` (standard output when None), and the timeline page to `html`:
+    `reuselens memory`, and what `reuselens profile --object-level` prints after the run."""
     from reuselens.analyzer.memory.analysis import analyze_run
     from reuselens.analyzer.reporters.memory_html import render_memory_html
     from reuselens.analyzer.reporters.memory_json import memory_document, to_json
     from reuselens.analyzer.reporters.memory_sarif import to_sarif
     from reuselens.analyzer.reporters.memory_table import to_table
 
-    analysis = analyze_run(args.input, {"min_idle_operations": args.min_idle_operations})
-    document = memory_document(analysis, args.top)
-    if args.format == "json":
+    analysis = analyze_run(run_dir, {"min_idle_operations": min_idle_operations})
+    document = memory_document(analysis, top)
+    if fmt == "json":
         text = to_json(document)
-    elif args.format == "sarif":
-        text = to_sarif(document, Path(args.source_root) if args.source_root else None)
+    elif fmt == "sarif":
+        text = to_sarif(document, Path(source_root) if source_root else None)
     else:
         text = to_table(document)
-    if args.html:
-        write_output(args.html, render_memory_html(analysis))
-    if args.output:
-        write_output(args.output, text)
+    if html:
+        write_output(html, render_memory_html(analysis))
+    if output:
+        write_output(output, text)
     else:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
-    return 0

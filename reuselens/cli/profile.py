@@ -10,6 +10,7 @@ from pathlib import Path
 
 from reuselens.analyzer.errors import SettingsError
 from reuselens.cli.common import add_analysis_options, analyze, positive_int
+from reuselens.cli.memory import write_report as write_memory_report
 from reuselens.cli.progress import stage_progress
 from reuselens.cli.summary import app_failure, print_summary
 
@@ -98,9 +99,8 @@ def run(args: argparse.Namespace) -> int:
         if failure:
             print(f"warning: {failure}", file=sys.stderr)
         if args.object_level and not args.no_analyze:
-            if preload is not None:
-                preload.join()
-            print_memory_table(run_dir, args.top)
+            preload.join()
+            write_memory_report(run_dir, top=args.top)
     else:
         if preload is not None:
             preload.join()
@@ -108,15 +108,6 @@ def run(args: argparse.Namespace) -> int:
             report = analyze(run_dir, args, progress=progress)
         print_summary(report, sys.stdout, top=args.top)
     return app_exit_status(summary.exit_code)
-
-
-def print_memory_table(run_dir: Path, top: int) -> None:
-    """What `reuselens memory RUN --top N` prints, for an object-level profile."""
-    from reuselens.analyzer.memory.analysis import analyze_run
-    from reuselens.analyzer.reporters.memory_json import memory_document
-    from reuselens.analyzer.reporters.memory_table import to_table
-
-    print(to_table(memory_document(analyze_run(run_dir), top)), end="")
 
 
 def _import_analysis_while_the_app_runs(memory: bool = False) -> threading.Thread:
