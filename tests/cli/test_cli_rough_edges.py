@@ -85,6 +85,7 @@ def fake_collector(monkeypatch, tmp_path):
     fake_lib.write_bytes(b"")
     (fake_lib.parent / launcher.PATCH_FATBIN).write_bytes(b"")
     monkeypatch.setattr(launcher, "check_gpu", lambda: "")
+    monkeypatch.setattr(launcher, "require_driver", lambda: None)
     monkeypatch.setattr(launcher, "find_tool_library", lambda *a, **k: fake_lib)
 
 

@@ -20,6 +20,7 @@ def no_gpu_needed(monkeypatch, tmp_path):
     fake_lib.write_bytes(b"")
     (fake_lib.parent / launcher.PATCH_FATBIN).write_bytes(b"")
     monkeypatch.setattr(launcher, "check_gpu", lambda: "")
+    monkeypatch.setattr(launcher, "require_driver", lambda: None)
     monkeypatch.setattr(launcher, "find_tool_library", lambda *a, **k: fake_lib)
     return fake_lib
 

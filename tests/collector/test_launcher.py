@@ -79,13 +79,18 @@ def test_no_driver(monkeypatch):
 class _FakeDriver:
     def __init__(self, init_result=0, count=1):
         self.init_result, self.count = init_result, count
+        self.inits = 0
 
     def cuInit(self, flags):
+        self.inits += 1
         return self.init_result
 
     def cuDeviceGetCount(self, ref):
         ref._obj.value = self.count
         return 0
+
+    def cuDeviceGet(self, ref, ordinal):
+        return 100  # no name: check_gpu then returns ""
 
 
 def test_driver_without_gpu(monkeypatch):
@@ -95,6 +100,45 @@ def test_driver_without_gpu(monkeypatch):
     monkeypatch.setattr(launcher.ctypes, "CDLL", lambda name: _FakeDriver(count=0))
     with pytest.raises(NoGpuError, match="sees no GPU"):
         launcher.check_gpu()
+
+
+def _with_driver(monkeypatch, driver: _FakeDriver) -> _FakeDriver:
+    """The real driver checks of the launcher, over a stand-in libcuda (the no_gpu_needed fixture bypasses them)."""
+    monkeypatch.setattr(launcher, "require_driver", _REQUIRE_DRIVER)
+    monkeypatch.setattr(launcher, "check_gpu", _CHECK_GPU)
+    monkeypatch.setattr(launcher.ctypes, "CDLL", lambda name: driver)
+    return driver
+
+
+_REQUIRE_DRIVER, _CHECK_GPU = launcher.require_driver, launcher.check_gpu  # before any fixture replaces them
+
+
+def test_a_run_initialises_no_gpu_in_the_launcher(no_gpu_needed, monkeypatch, fake_app, tmp_path):
+    """The app initialises its own GPU; the launcher only loads the driver library (cuInit cost ~0.18 s a run)."""
+    driver = _with_driver(monkeypatch, _FakeDriver())
+    summary = launcher.profile([str(fake_app("print('hi')\n"))], run_dir=tmp_path / "run")
+    assert summary.exit_code == 0 and driver.inits == 0
+
+
+def test_an_app_failing_for_want_of_a_gpu_gets_the_drivers_reason(no_gpu_needed, monkeypatch, fake_app, tmp_path):
+    _with_driver(monkeypatch, _FakeDriver(init_result=100))
+    app = fake_app("import sys\nsys.exit('CUDA error: no CUDA-capable device is detected')\n")
+    with pytest.raises(NoGpuError, match="cuInit error 100"):
+        launcher.profile([str(app)], run_dir=tmp_path / "run")
+    manifest = json.loads((tmp_path / "run" / run_manifest.MANIFEST).read_text())
+    assert manifest["status"] == "partial" and "cuInit error 100" in manifest["partial_reason"]
+
+
+def test_an_app_failing_with_a_working_gpu_is_its_own_failure(no_gpu_needed, monkeypatch, fake_app, tmp_path):
+    driver = _with_driver(monkeypatch, _FakeDriver())
+    summary = launcher.profile([str(fake_app("import sys\nsys.exit(3)\n"))], run_dir=tmp_path / "run")
+    assert summary.exit_code == 3 and driver.inits == 1  # checked once, after the failure
+
+
+def test_an_app_that_succeeds_without_cuda_needs_no_gpu_check(no_gpu_needed, monkeypatch, fake_app, tmp_path):
+    driver = _with_driver(monkeypatch, _FakeDriver(init_result=100))
+    summary = launcher.profile([str(fake_app("print('no cuda here')\n"))], run_dir=tmp_path / "run")
+    assert summary.exit_code == 0 and driver.inits == 0
 
 
 def test_profile_without_gpu_raises(tmp_path, fake_app):
@@ -431,6 +475,7 @@ LAUNCHER_WITHOUT_GPU = textwrap.dedent("""
     import reuselens.collector.launcher as launcher
     fake = Path(sys.argv[1])
     launcher.check_gpu = lambda: ""
+    launcher.require_driver = lambda: None
     launcher.find_tool_library = lambda *a, **k: fake
     from reuselens.cli.main import main
     sys.exit(main(sys.argv[2:]))

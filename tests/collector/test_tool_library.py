@@ -99,6 +99,7 @@ def _stand_in_library(tmp_path: Path) -> tuple[Path, Path]:
 def test_profile_refuses_a_library_that_cannot_load_in_one_line(tmp_path, monkeypatch, fake_app):
     lib, dep_dir = _stand_in_library(tmp_path)
     monkeypatch.setattr(launcher, "check_gpu", lambda: "")
+    monkeypatch.setattr(launcher, "require_driver", lambda: None)
     monkeypatch.delenv("LD_LIBRARY_PATH", raising=False)
     marker = tmp_path / "app-ran"
     app = fake_app(f"open({str(marker)!r}, 'w').close()\n")
