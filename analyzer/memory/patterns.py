@@ -9,13 +9,13 @@ Every finding carries the bytes, the operations it held them needlessly (count a
 reduction its fix would give, recomputed on the whole curve (peak.PeakModel), so findings can be ranked by what
 actually lowers the peak, as the seed ranks objects by their part in the largest peaks.
 
-Public API: :data:`SETTINGS`, :data:`PATTERNS`, :class:`Finding`, :func:`analyze`.
+Public API: :data:`SETTINGS`, :data:`PATTERNS`, :class:`Finding`, :func:`analyze`, :func:`peak_reduction_together`.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from heapq import heappop, heappush
 from typing import Any, Callable, Iterator, Mapping
 
@@ -38,6 +38,9 @@ class Finding:
     fix: str
     peak_reduction: int  # bytes off the program's peak once fixed
     other_object: int | None = None  # redundant allocation: the object whose buffer could be reused
+    # The residencies the fix gives (object id -> ranges; peak.Residency), from which peak_reduction was computed;
+    # None where the reduction is not a lifetime change. Several fixes applied together: merge their changes.
+    change: Mapping[int, Residency] | None = field(default=None, compare=False, repr=False)
 
 
 def _operations(count: int) -> str:
@@ -55,6 +58,20 @@ class _Context:
 
     def reduction(self, changed: Mapping[int, Residency]) -> int:
         return self.peak - self.model.peak_with(changed)
+
+    def finding(
+        self,
+        pattern: str,
+        oid: int,
+        size: int,
+        work: int,
+        span: tuple[int, int] | None,
+        fix: str,
+        changed: Mapping[int, Residency],
+        other_object: int | None = None,
+    ) -> Finding:
+        """A finding whose fix changes residencies: its peak reduction is computed from the change it carries."""
+        return Finding(pattern, oid, size, work, span, fix, self.reduction(changed), other_object, changed)
 
     def allocations_within(self, first: int, last: int) -> list[int]:
         """Ids of the objects allocated at indices first..last."""
@@ -87,7 +104,7 @@ def _early_allocation(ctx: _Context, oid: int) -> Iterator[Finding]:
             f"{_operations(work)} run while it holds memory unused."
         )
         allocated_at_first_use = {oid: [(first, tl.end_of(oid))]}
-        yield Finding("early_allocation", oid, obj.size, work, span, fix, ctx.reduction(allocated_at_first_use))
+        yield ctx.finding("early_allocation", oid, obj.size, work, span, fix, allocated_at_first_use)
 
 
 def _late_deallocation(ctx: _Context, oid: int) -> Iterator[Finding]:
@@ -106,7 +123,7 @@ def _late_deallocation(ctx: _Context, oid: int) -> Iterator[Finding]:
         )
         fix = f"cudaFree {obj.label()} right after {ctx.op(last)}{now}: {_operations(work)} run in between."
         freed_after_last_use = {oid: [(tl.allocated_at[oid], last + 1)]}
-        yield Finding("late_deallocation", oid, obj.size, work, span, fix, ctx.reduction(freed_after_last_use))
+        yield ctx.finding("late_deallocation", oid, obj.size, work, span, fix, freed_after_last_use)
 
 
 def _unused_allocation(ctx: _Context, oid: int) -> Iterator[Finding]:
@@ -116,7 +133,7 @@ def _unused_allocation(ctx: _Context, oid: int) -> Iterator[Finding]:
         return
     work, span = ctx.idle(tl.allocated_at[oid] + 1, tl.end_of(oid) - 1)
     fix = f"Remove the cudaMalloc of {obj.label()}: no memcpy, memset or kernel ever touches it."
-    yield Finding("unused_allocation", oid, obj.size, work, span, fix, ctx.reduction({oid: []}))
+    yield ctx.finding("unused_allocation", oid, obj.size, work, span, fix, {oid: []})
 
 
 def _memory_leak(ctx: _Context, oid: int) -> Iterator[Finding]:
@@ -130,7 +147,7 @@ def _memory_leak(ctx: _Context, oid: int) -> Iterator[Finding]:
     after = f"after {ctx.op(last)}, its last use" if marks else "(nothing uses it)"
     fix = f"{obj.label()} is never freed: add a cudaFree {after}."
     fixed = [(tl.allocated_at[oid], last + 1)] if marks else []
-    yield Finding("memory_leak", oid, obj.size, work, span, fix, ctx.reduction({oid: fixed}))
+    yield ctx.finding("memory_leak", oid, obj.size, work, span, fix, {oid: fixed})
 
 
 def _idle_gaps(ctx: _Context, oid: int) -> Iterator[tuple[int, int, int]]:
@@ -163,7 +180,7 @@ def _temporary_idle(ctx: _Context, oid: int) -> Iterator[Finding]:
         how = f"cudaFree it after {ctx.op(before)} and cudaMalloc it again before {ctx.op(after)}, which overwrites it"
     fix = f"{obj.label()} sits idle for {_operations(work)}: {how}."
     changed = {oid: [(tl.allocated_at[oid], before + 1), (after, tl.end_of(oid))]}
-    yield Finding("temporary_idle", oid, obj.size, work, (before + 1, after - 1), fix, ctx.reduction(changed))
+    yield ctx.finding("temporary_idle", oid, obj.size, work, (before + 1, after - 1), fix, changed)
 
 
 def _dead_writes(ctx: _Context, oid: int) -> list[tuple[int, int, int]]:
@@ -251,7 +268,7 @@ def _redundant_finding(ctx: _Context, donor: int, taker: int, used: dict[int, li
     )
     changed = {taker: [], donor: [(tl.allocated_at[donor], max(tl.end_of(donor), tl.end_of(taker)))]}
     size = tl.objects[taker].size
-    return Finding("redundant_allocation", taker, size, work, span, fix, ctx.reduction(changed), donor)
+    return ctx.finding("redundant_allocation", taker, size, work, span, fix, changed, other_object=donor)
 
 
 PER_OBJECT: dict[str, Callable[[_Context, int], Iterator[Finding]]] = {
@@ -283,3 +300,31 @@ def analyze(timeline: Timeline, settings: Mapping[str, Any] | None = None) -> li
     findings += _redundant_allocations(ctx)
     findings.sort(key=lambda f: (-f.peak_reduction, -f.bytes, PATTERNS.index(f.pattern), f.object_id))
     return findings
+
+
+def peak_reduction_together(timeline: Timeline, findings: list[Finding]) -> int:
+    """Bytes off the peak once all of `findings` are fixed together (one fix per object, as a user applies them):
+    their residency changes merged, an object removed by one stays removed, an object whose buffer several others
+    reuse keeps the union of its extended ranges. Findings whose reduction is not a lifetime change are refused."""
+    merged: dict[int, list[tuple[int, int]]] = {}
+    removed: set[int] = set()
+    for finding in findings:
+        if finding.change is None:
+            raise ValueError(f"a {finding.pattern} finding's peak reduction is not a lifetime change")
+        for oid, ranges in finding.change.items():
+            if not ranges:
+                removed.add(oid)
+            merged.setdefault(oid, []).extend(ranges)
+    changed = {oid: ([] if oid in removed else _union(ranges)) for oid, ranges in merged.items()}
+    model = PeakModel(timeline)
+    return model.peak - model.peak_with(changed)
+
+
+def _union(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for first, end in sorted(ranges):
+        if out and first <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((first, end))
+    return out

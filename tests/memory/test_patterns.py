@@ -9,7 +9,7 @@ import pytest
 from memory_programs import Program
 
 from reuselens.analyzer.errors import SettingsError
-from reuselens.analyzer.memory.patterns import PATTERNS, analyze
+from reuselens.analyzer.memory.patterns import PATTERNS, analyze, peak_reduction_together
 
 
 def summary(finding):
@@ -282,3 +282,45 @@ def test_bad_settings_are_one_line_errors(settings, message):
 def test_every_pattern_has_a_test_here():
     source = open(__file__, encoding="utf-8").read()
     assert all(f"def test_{name}_implant" in source or f"def test_{name}_across" in source for name in PATTERNS)
+
+
+# --- several fixes applied together -----------------------------------------------------------------------
+
+
+def two_unused_and_a_pair():
+    # 1 and 2 (300 B each) are never touched; 3 is done before 4 (both 100 B) is first used:
+    # curve 300, 600, 700, 800, 800, 800, 800, 800, 500, 200, 100, 0
+    return (
+        Program()
+        .alloc(1, 300)
+        .alloc(2, 300)
+        .alloc(3, 100)
+        .alloc(4, 100)
+        .memset((3, "w", 100))
+        .kernel((3, "r"))
+        .memset((4, "w", 100))
+        .kernel((4, "r"))
+        .free(1)
+        .free(2)
+        .free(3)
+        .free(4)
+    )
+
+
+def test_fixes_applied_together_are_computed_on_one_curve():
+    timeline = two_unused_and_a_pair().timeline()
+    findings = analyze(timeline)
+    unused = [f for f in findings if f.pattern == "unused_allocation"]
+    (redundant,) = [f for f in findings if f.pattern == "redundant_allocation"]
+    assert [f.peak_reduction for f in unused] == [300, 300] and redundant.peak_reduction == 100
+    # 800 -> 100: both removed and 4 in 3's buffer; each finding alone leaves the other objects' bytes in place
+    assert peak_reduction_together(timeline, [*unused, redundant]) == 700
+    assert peak_reduction_together(timeline, unused) == 600
+    assert peak_reduction_together(timeline, [redundant]) == redundant.peak_reduction
+
+
+def test_a_reduction_that_is_not_a_lifetime_change_cannot_be_combined():
+    timeline = dead_write_program().timeline()
+    (dead,) = analyze(timeline)
+    with pytest.raises(ValueError, match="dead_write finding's peak reduction is not a lifetime change"):
+        peak_reduction_together(timeline, [dead])
