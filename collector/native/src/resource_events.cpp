@@ -43,6 +43,28 @@ void Tool::callback(Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, 
 
 void Tool::log_callback(Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void* data) {
   const bool api = domain == SANITIZER_CB_DOMAIN_RUNTIME_API || domain == SANITIZER_CB_DOMAIN_DRIVER_API;
+  if (domain == SANITIZER_CB_DOMAIN_RESOURCE) {
+    switch (cbid) {
+      case SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_ALLOC:
+      case SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_FREE:
+      case SANITIZER_CBID_RESOURCE_MEMORY_ALLOC_ASYNC:
+      case SANITIZER_CBID_RESOURCE_MEMORY_FREE_ASYNC: {
+        auto* m = static_cast<const Sanitizer_ResourceMemoryData*>(data);
+        diag_.log("callback resource cbid %d: address 0x%llx, %llu bytes, flags 0x%x, visibility %d", (int)cbid,
+                  (unsigned long long)m->address, (unsigned long long)m->size, m->flags, (int)m->visibility);
+        return;
+      }
+      case SANITIZER_CBID_RESOURCE_VIRTUAL_RESERVE:
+      case SANITIZER_CBID_RESOURCE_VIRTUAL_RELEASE: {
+        auto* v = static_cast<const Sanitizer_ResourceVirtualRange*>(data);
+        diag_.log("callback resource cbid %d: virtual range 0x%llx, %llu bytes", (int)cbid,
+                  (unsigned long long)v->address, (unsigned long long)v->size);
+        return;
+      }
+      default:
+        break;
+    }
+  }
   diag_.log(
       "callback domain %d cbid %d%s", (int)domain, (int)cbid,
       api ? (static_cast<const Sanitizer_CallbackData*>(data)->callbackSite == SANITIZER_API_ENTER ? " enter" : " exit")
