@@ -86,7 +86,10 @@ std::unique_ptr<RecordSink> make_engine_sink() {
   if (off && off[0] == '0') return nullptr;
   reuselens::EngineConfig config;
   unsigned hw = std::thread::hardware_concurrency();
-  config.workers = std::max(1u, std::min(8u, hw / 2));
+  // Three quarters of the cores: the rest go to the drain thread, the copy threads (config.cpp) and the app.
+  // On the 16-core H200 host, 12 workers beat 8 and 15 (benchmarks/results/h200-2026-12-02-s9, call 2:
+  // mergeSort 12.0 / 8.1 / 10.0 s, gemm 9.7 / 7.5 / 8.3 s, `profile --no-analyze`).
+  config.workers = std::clamp(hw * 3 / 4, 1u, 16u);
   if (const char* w = getenv("REUSELENS_ENGINE_WORKERS")) config.workers = (unsigned)std::max(1, atoi(w));
   if (const char* b = getenv("REUSELENS_SHADOW_BUDGET_BYTES")) config.shadow_budget_bytes = strtoull(b, nullptr, 10);
   // One result entry per launch configuration instead of per kernel (`reuselens profile --per-configuration`).

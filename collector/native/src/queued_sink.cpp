@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -85,7 +86,14 @@ class QueuedSink : public RecordSink {
     take_errors();
   }
   bool finish(const std::string& run_dir, std::string* err) override {
+    using Clock = std::chrono::steady_clock;
+    const auto seconds_since = [](Clock::time_point t) {
+      return std::to_string(std::chrono::duration<double>(Clock::now() - t).count());
+    };
+    const auto t0 = Clock::now();
     stop();
+    const auto t1 = Clock::now();
+    finish_note = "queue emptied in " + seconds_since(t0) + " s";
     take_errors();
     if (!error.empty()) {  // the wrapped sink's last errors: the caller of finish() reads only *err
       *err = error;
@@ -94,7 +102,9 @@ class QueuedSink : public RecordSink {
       if (!inner_->finish(run_dir, &more)) *err += "; " + more;
       return false;
     }
-    return inner_->finish(run_dir, err);
+    const bool ok = inner_->finish(run_dir, err);
+    finish_note += ", then " + std::string(inner_->name()) + " results in " + seconds_since(t1) + " s";
+    return ok;
   }
 
  private:

@@ -37,6 +37,8 @@ class RecordSink {
   virtual bool finish(const std::string& /*run_dir*/, std::string* /*error*/) { return true; }
   // Non-empty after an I/O or analysis failure.
   std::string error;
+  // Where finish() spent its time, for collector.log (empty: nothing to say).
+  std::string finish_note;
 };
 
 // traces/<launch_id>.rltrace (docs/trace-format.md).

@@ -164,7 +164,10 @@ void Tool::write_run_json(bool final_write) {
 void Tool::finish_sinks() {
   for (auto& s : sinks_) {
     std::string err;
+    const double t0 = now_s();
     if (!s->finish(cfg_.run_dir, &err)) error(std::string(s->name()) + ": " + err);
+    diag_.log("exit: %s finished in %.3f s%s%s", s->name(), now_s() - t0, s->finish_note.empty() ? "" : ": ",
+              s->finish_note.c_str());
   }
 }
 
