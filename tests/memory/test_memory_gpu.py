@@ -74,33 +74,16 @@ def test_implanted_intra_object_patterns_are_found_on_their_allocation_lines(tmp
 
 
 def test_virtual_memory_mappings_are_objects_from_their_access_grant_to_their_unmap(tmp_path):
-    """tests/gpu/vmm_map.cu: two cuMemMap'd ranges of one reservation next to a cudaMalloc. The Sanitizer reports
-    each mapping as a device allocation when cuMemSetAccess makes it accessible, and its free at cuMemUnmap
-    (seen on the H200, session 9): so the untouched mapping is an unused allocation and the used one is clean."""
-    source = expect.SOURCE.parent / "vmm_map.cu"
+    """tests/gpu/vmm_map.cu: two cuMemMap'd ranges of one reservation next to a cudaMalloc (vmm_map_expect.py)."""
+    import vmm_map_expect
+
     app = tmp_path / "vmm_map"
     subprocess.run(
-        ["nvcc", "-g", "-O0", "-lineinfo", "-arch=sm_90", "-o", str(app), str(source), "-lcuda"],
+        ["nvcc", "-g", "-O0", "-lineinfo", "-arch=sm_90", "-o", str(app), str(vmm_map_expect.SOURCE), "-lcuda"],
         check=True,
         timeout=300,
     )
     run = tmp_path / "run"
     summary = launcher.profile([str(app)], run_dir=run, timeout=300, object_level=True)
     assert summary.status == "complete", summary.partial_reason
-    analysis = analyze_run(run)
-    objects = sorted(analysis.timeline.objects.values(), key=lambda o: o.address)
-    lines = {
-        marker: number
-        for number, text in enumerate(source.read_text().splitlines(), 1)
-        for marker in ("site:plain", "cuMemSetAccess(base")
-        if marker in text
-    }
-    plain = [o for o in objects if o.call_path and o.call_path[0].line == lines["site:plain"]]
-    mapped = [o for o in objects if o.call_path and o.call_path[0].line == lines["cuMemSetAccess(base"]]
-    assert len(plain) == 1 and plain[0].size == 1 << 20
-    assert len(mapped) == 2 and mapped[0].size == mapped[1].size >= 2 << 20
-    used, untouched = mapped  # the kernel fills the first mapping of the reservation
-    assert untouched.address == used.address + used.size
-    unused = [f.object_id for f in analysis.findings if f.pattern == "unused_allocation"]
-    assert unused == [untouched.id]
-    assert analysis.peak.bytes == plain[0].size + 2 * used.size
+    vmm_map_expect.check(analyze_run(run), symbolised=True)
