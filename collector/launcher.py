@@ -134,13 +134,83 @@ def _first_library(candidates: list[Path]) -> Path:
 
 # Loads the library in a child process: the dynamic loader's own answer, without running the library (or the
 # Sanitizer) in the launcher. The library stays passive without REUSELENS_RUN_DIR and says so on stderr.
-_LOAD_PROBE = "import ctypes, sys\ntry:\n ctypes.CDLL(sys.argv[1])\nexcept OSError as e:\n print(e); sys.exit(3)"
+_LOAD_PROBE = (
+    "import ctypes, sys\n"
+    "try:\n ctypes.CDLL(sys.argv[1])\nexcept OSError as e:\n print(e); sys.exit(3)\n"
+    "for line in open('/proc/self/maps'):\n"
+    " fields = line.split(None, 5)\n"
+    " if len(fields) == 6 and fields[5].startswith('/') and '.so' in fields[5]: print(fields[5].strip())\n"
+)
 _LOADABLE: set[tuple[Any, ...]] = set()
+_LOADABLE_CACHE = "loadable-libraries.json"
+
+
+def _loadable_cache_file() -> Path | None:
+    """$XDG_CACHE_HOME/reuselens (default ~/.cache/reuselens); None without a home directory."""
+    base = os.environ.get("XDG_CACHE_HOME")
+    if not base:
+        home = os.path.expanduser("~")
+        if home == "~":
+            return None
+        base = os.path.join(home, ".cache")
+    return Path(base) / "reuselens" / _LOADABLE_CACHE
+
+
+def _file_stamps(paths: Sequence[str]) -> list[list[Any]] | None:
+    stamps = []
+    for path in paths:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        stamps.append([path, st.st_mtime_ns, st.st_size])
+    return stamps
+
+
+def _probe_cached(key: str) -> bool:
+    """True when an earlier probe of the same library under the same LD_LIBRARY_PATH loaded it and none of the
+    files the loader mapped then (the library and every dependency) has changed or gone since."""
+    cache = _loadable_cache_file()
+    try:
+        entry = json.loads(cache.read_text()).get(key) if cache else None
+    except (OSError, ValueError, AttributeError):
+        return False
+    if not isinstance(entry, list) or not entry:
+        return False
+    try:
+        return _file_stamps([str(item[0]) for item in entry]) == entry
+    except (TypeError, IndexError):
+        return False
+
+
+def _remember_probe(key: str, mapped: list[str]) -> None:
+    """Best effort: a cache that cannot be written only means the next launcher probes again."""
+    cache = _loadable_cache_file()
+    stamps = _file_stamps(mapped)
+    if cache is None or not stamps:
+        return
+    try:
+        entries = json.loads(cache.read_text()) if cache.is_file() else {}
+    except (OSError, ValueError):
+        entries = {}  # unreadable: start it again
+    if not isinstance(entries, dict):
+        entries = {}
+    entries[key] = stamps
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        temp = cache.with_name(f"{cache.name}.{os.getpid()}.tmp")
+        temp.write_text(json.dumps(entries))
+        os.replace(temp, cache)
+    except (OSError, ValueError):
+        pass
 
 
 def check_library_loads(library: Path, env: Mapping[str, str]) -> None:
     """Raise ToolLibraryUnloadableError unless the dynamic loader can load `library` with every dependency
-    (libsanitizer-public.so above all) in `env`; otherwise every profiled app would exit with status 127."""
+    (libsanitizer-public.so above all) in `env`; otherwise every profiled app would exit with status 127.
+
+    The answer is a child interpreter's dlopen (20-50 ms). A success is remembered in the user's cache
+    (~/.cache/reuselens) with every file the loader mapped: while none of them changes, later launchers skip it."""
     probe_env = {
         k: v
         for k, v in env.items()
@@ -149,6 +219,10 @@ def check_library_loads(library: Path, env: Mapping[str, str]) -> None:
     stat = library.stat()
     key = (str(library), stat.st_mtime_ns, stat.st_size, probe_env.get("LD_LIBRARY_PATH"))
     if key in _LOADABLE:  # a server profiles again and again with the same library
+        return
+    cache_key = json.dumps([str(library), probe_env.get("LD_LIBRARY_PATH")])
+    if _probe_cached(cache_key):
+        _LOADABLE.add(key)
         return
     try:
         probe = subprocess.run(
@@ -162,6 +236,9 @@ def check_library_loads(library: Path, env: Mapping[str, str]) -> None:
         raise ToolLibraryUnloadableError(f"cannot check that the collector library {library} loads ({error})") from None
     if probe.returncode == 0:
         _LOADABLE.add(key)
+        mapped = sorted(set(probe.stdout.split()))
+        if str(library.resolve()) in mapped or str(library) in mapped:
+            _remember_probe(cache_key, mapped)
         return
     reason = (probe.stdout.strip() or probe.stderr.strip() or f"exit status {probe.returncode}").splitlines()[-1]
     raise ToolLibraryUnloadableError(
@@ -346,6 +423,7 @@ def profile(
     module_loading: str | None = None,
     split_configurations: bool = False,
     object_level: bool = False,
+    on_start: Callable[[], None] | None = None,
 ) -> RunSummary:
     """Run `argv` under the collector and return a summary; the run directory holds the results.
 
@@ -359,8 +437,9 @@ def profile(
         this process's environment if set, else the app's own setting). split_configurations: the online analysis
     keeps one result entry per kernel and launch configuration instead of one per kernel. object_level: record
     only which allocations each kernel read and wrote (object_touches.json, for `reuselens memory`), without the
-    access trace the reuse analysis needs (docs/memory.md, "Object-level mode"). Raises a CollectorError subclass (one
-        clear sentence) when profiling cannot start.
+    access trace the reuse analysis needs (docs/memory.md, "Object-level mode"). on_start() is called once the app
+    has started (the CLI loads the analysis meanwhile). Raises a CollectorError subclass (one clear sentence) when
+    profiling cannot start.
 
         Launches are serialised by the Sanitizer (SANITIZER_DISABLE_PARALLEL_LAUNCHES=1) unless env sets that
         variable: with parallel launches, an app that creates its own streams blocks forever in the first
@@ -478,6 +557,8 @@ def profile(
         write_json_atomic(run_path / MANIFEST, base)
         raise ProfileFailedError(f"{argv[0]}: cannot start ({error.strerror})") from None
 
+    if on_start is not None:
+        on_start()
     stop_reason: str | None = None
     last_progress = 0.0
     exit_watch: _ExitWatch | None = None

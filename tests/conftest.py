@@ -5,9 +5,17 @@ which `pytest -ra` prints. One check for the whole session, instead of a skipif 
 from __future__ import annotations
 
 import functools
+import os
 import shutil
+import tempfile
 
 import pytest
+
+
+def pytest_configure(config):
+    # The launcher remembers loadable tool libraries in the user's cache (collector/launcher.py); the tests, and
+    # the CLIs they start, keep theirs in a folder of their own.
+    os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="reuselens-test-cache-")
 
 
 @functools.cache

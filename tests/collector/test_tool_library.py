@@ -131,3 +131,52 @@ def test_cli_says_one_line_when_the_library_cannot_load(tmp_path):
     assert done.returncode != 0
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "cannot be loaded (libreuselens_missing_dep.so" in lines[0], done.stderr
+
+
+@pytest.mark.skipif(COMPILER is None, reason=NO_COMPILER)
+def test_a_library_that_loaded_is_not_probed_again_until_a_file_the_loader_mapped_changes(tmp_path, monkeypatch):
+    lib, dep_dir = _stand_in_library(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    env = {"LD_LIBRARY_PATH": str(dep_dir)}
+    probes = []
+    real_run = subprocess.run
+
+    def counting_run(command, **kwargs):
+        probes.append(command)
+        return real_run(command, **kwargs)
+
+    monkeypatch.setattr(launcher.subprocess, "run", counting_run)
+
+    def check() -> None:
+        launcher._LOADABLE.clear()  # a new launcher process: only the cache on disk remembers
+        launcher.check_library_loads(lib, env)
+
+    check()
+    assert len(probes) == 1 and (tmp_path / "cache" / "reuselens" / launcher._LOADABLE_CACHE).is_file()
+    check()
+    assert len(probes) == 1  # remembered
+    dependency = dep_dir / "libreuselens_missing_dep.so"
+    stamp = dependency.stat()
+    os.utime(dependency, ns=(stamp.st_atime_ns, stamp.st_mtime_ns + 1_000_000_000))
+    check()
+    assert len(probes) == 2  # a mapped file changed: probed again, and remembered again
+    check()
+    assert len(probes) == 2
+    dependency.unlink()
+    with pytest.raises(errors.ToolLibraryUnloadableError, match="libreuselens_missing_dep.so"):
+        check()
+    assert len(probes) == 3
+    with pytest.raises(errors.ToolLibraryUnloadableError):  # another LD_LIBRARY_PATH is another entry
+        launcher.check_library_loads(lib, {})
+    assert len(probes) == 4
+
+
+def test_an_unreadable_cache_only_means_probing_again(tmp_path, monkeypatch):
+    lib = _installed_library()
+    cache = tmp_path / "cache" / "reuselens" / launcher._LOADABLE_CACHE
+    cache.parent.mkdir(parents=True)
+    cache.write_text("not json")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    launcher._LOADABLE.clear()
+    launcher.check_library_loads(lib, dict(os.environ))
+    assert str(lib.resolve()) in cache.read_text()  # rewritten with this library's entry
