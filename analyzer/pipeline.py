@@ -165,9 +165,10 @@ def import_analysis_modules() -> None:
     exit and the summary holds the analysis alone."""
     import networkx  # noqa: F401  (analyzer/graph.py imports it where it builds a graph)
 
-    from reuselens.analyzer import graph, names, patterns, report  # noqa: F401
+    from reuselens.analyzer import graph, names, report  # noqa: F401
     from reuselens.analyzer.errors import MappingError  # noqa: F401
     from reuselens.analyzer.lineinfo import SourceMapper, demangle  # noqa: F401
+    from reuselens.analyzer.patterns import registry  # noqa: F401  (the rules; the package itself loads them lazily)
 
 
 def build_report(

@@ -6,11 +6,11 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from reuselens.analyzer import configurations
 from reuselens.analyzer.errors import ReportError, ReuseLensError, SettingsError
 from reuselens.analyzer.patterns.settings import THRESHOLDS
-from reuselens.analyzer.rederive import NotRederivable, with_thresholds
-from reuselens.analyzer.rundir import is_run_directory
+
+# The analysis modules are imported where they are used: `reuselens profile` parses these options before the app
+# starts and loads the analysis while it runs (profile.py), so what the parser needs is kept light.
 
 
 def add_analysis_options(parser: argparse.ArgumentParser) -> None:
@@ -74,6 +74,9 @@ def load_report_input(path_text: str, args: argparse.Namespace | None = None) ->
     """A run directory (analysed now if it has no report.json yet) or a report.json file, with its findings under
     the threshold options of `args`: a saved report made with other thresholds has its findings re-derived (in
     memory; the file is left as it is)."""
+    from reuselens.analyzer.rederive import NotRederivable
+    from reuselens.analyzer.rundir import is_run_directory
+
     args = args or argparse.Namespace()
     path = Path(path_text).expanduser()
     if path.is_dir():
@@ -101,12 +104,16 @@ def load_report_input(path_text: str, args: argparse.Namespace | None = None) ->
 
 def _needs_split(report: dict[str, Any], args: argparse.Namespace) -> bool:
     """--per-configuration asked for, and the report has a kernel entry that merges several configurations."""
+    from reuselens.analyzer import configurations
+
     return bool(getattr(args, "per_configuration", False)) and any(
         configurations.merges_several(kernel) for kernel in report.get("kernels") or []
     )
 
 
 def _with_threshold_options(report: dict[str, Any], path: Path, args: argparse.Namespace) -> dict[str, Any]:
+    from reuselens.analyzer.rederive import with_thresholds
+
     requested = settings_from_args(args)
     if not requested:
         return report

@@ -19,7 +19,10 @@ from reuselens.collector.errors import CollectorError
 SUBCOMMANDS = ("profile", "analyze", "report", "graph", "diff", "lines", "memory", "demo", "lsp")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser, or with `only` the one subcommand that will run: each subcommand module is imported to
+    register its parser, and a profile should not wait for the other eight (their imports are most of the
+    launcher's start-up before the app starts)."""
     parser = argparse.ArgumentParser(
         prog="reuselens",
         description="Memory-reuse structure (Topological Distance, PCDepGraph) of CUDA kernels, per source line.",
@@ -27,13 +30,24 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"reuselens {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log details and show tracebacks")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in SUBCOMMANDS:
+    for name in (only,) if only else SUBCOMMANDS:
         importlib.import_module(f"reuselens.cli.{name}").add_parser(subparsers)
     return parser
 
 
+def chosen_subcommand(argv: list[str]) -> str | None:
+    """The subcommand named by `argv` when its first word that is not a global option names one, else None (then
+    the whole parser answers: help, a mistyped command)."""
+    for word in argv:
+        if word in ("-v", "--verbose"):
+            continue
+        return word if word in SUBCOMMANDS else None
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(chosen_subcommand(argv))
     args = parser.parse_args(argv)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.WARNING,

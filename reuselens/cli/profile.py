@@ -10,9 +10,7 @@ from pathlib import Path
 
 from reuselens.analyzer.errors import SettingsError
 from reuselens.cli.common import add_analysis_options, analyze, positive_int
-from reuselens.cli.memory import write_report as write_memory_report
 from reuselens.cli.progress import stage_progress
-from reuselens.cli.summary import app_failure, print_summary
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -90,43 +88,62 @@ def run(args: argparse.Namespace) -> int:
             module_loading=args.module_loading,
             split_configurations=args.per_configuration,
             object_level=args.object_level,
+            on_start=preload.start if preload is not None else None,
         )
     print(f"run written to {run_dir}", file=sys.stderr)
     if summary.status != "complete":
         print(f"warning: partial run: {summary.partial_reason or 'reason unknown'}", file=sys.stderr)
     if args.no_analyze or args.object_level:
+        from reuselens.cli.summary import app_failure
+
         failure = app_failure(summary.exit_code)
         if failure:
             print(f"warning: {failure}", file=sys.stderr)
         if args.object_level and not args.no_analyze:
-            preload.join()
+            _finish_preload(preload)
+            from reuselens.cli.memory import write_report as write_memory_report
+
             write_memory_report(run_dir, top=args.top)
     else:
-        if preload is not None:
-            preload.join()
+        _finish_preload(preload)
         with stage_progress() as progress:
             report = analyze(run_dir, args, progress=progress)
+        from reuselens.cli.summary import print_summary
+
         print_summary(report, sys.stdout, top=args.top)
     return app_exit_status(summary.exit_code)
 
 
 def _import_analysis_while_the_app_runs(memory: bool = False) -> threading.Thread:
-    """The launcher waits on the application with the interpreter lock released; the analysis modules (the
-    memory analysis's, for an object-level profile) load meanwhile instead of after the app's exit (docs/engine.md
-    "Post-run cost")."""
-    if memory:
-        import_analysis_modules = _import_memory_analysis_modules
-    else:
-        from reuselens.analyzer.pipeline import import_analysis_modules
+    """A thread that loads the analysis modules (the memory analysis's, for an object-level profile), started
+    once the application has started: the launcher then waits on it with the interpreter lock released, so they
+    load meanwhile instead of after the app's exit (docs/engine.md "Post-run cost"), and not before its start,
+    where they would hold the lock the launcher needs."""
+    target = _import_memory_analysis_modules if memory else _import_reuse_analysis_modules
+    return threading.Thread(target=target, name="reuselens-preload", daemon=True)
 
-    thread = threading.Thread(target=import_analysis_modules, name="reuselens-preload", daemon=True)
-    thread.start()
-    return thread
+
+def _import_reuse_analysis_modules() -> None:
+    from reuselens.analyzer.pipeline import import_analysis_modules
+
+    import_analysis_modules()
+    from reuselens.cli import summary  # noqa: F401  (the findings table)
 
 
 def _import_memory_analysis_modules() -> None:
     from reuselens.analyzer.memory import analysis, symbols  # noqa: F401  (pyelftools, the demangler)
     from reuselens.analyzer.reporters import memory_json, memory_table  # noqa: F401
+    from reuselens.cli import memory  # noqa: F401
+
+
+def _finish_preload(preload: threading.Thread | None) -> None:
+    """Wait for the preload, or do it here when the app never started (the thread was never started)."""
+    if preload is None:
+        return
+    if preload.ident is None:
+        preload.run()
+    else:
+        preload.join()
 
 
 def app_exit_status(exit_code: int | None) -> int:

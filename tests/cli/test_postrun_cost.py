@@ -36,6 +36,19 @@ def test_cli_start_up_imports_no_heavy_module():
     assert loaded == []
 
 
+def test_profile_start_up_loads_only_its_own_parser_and_no_analysis():
+    # WHEN `reuselens profile ...` builds its parser (only the subcommand that runs is registered)
+    loaded = _python(
+        "import sys; from reuselens.cli.main import build_parser, chosen_subcommand; "
+        "build_parser(chosen_subcommand(['-v', 'profile', '--', 'app'])).parse_args(['profile', '--', 'app']); "
+        "print(*sorted(m for m in sys.modules if m.startswith(('reuselens.analyzer.patterns.registry', "
+        "'reuselens.analyzer.pipeline', 'reuselens.analyzer.rederive', 'reuselens.analyzer.reporters', "
+        "'reuselens.cli.analyze', 'reuselens.cli.memory', 'reuselens.cli.summary', 'reuselens.lsp_server'))))"
+    )
+    # THEN the analysis, its reporters and the other subcommands are left for the preload while the app runs
+    assert loaded == []
+
+
 def test_analysis_of_an_online_run_needs_no_numpy_and_preloading_leaves_nothing_to_import(tmp_path):
     # GIVEN a run whose engine ran online (analysis.json is there), as `reuselens profile` leaves it
     run = tmp_path / "pattern_suite"

@@ -1,0 +1,96 @@
+"""The pattern rules in the order they run, the removal of overlapping findings, and the entry points
+(reexported by the package: reuselens.analyzer.patterns.find_findings and the rest)."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from reuselens.analyzer.patterns import (
+    abuse_smem,
+    bank_conflict,
+    barriers,
+    coalescing,
+    constant_region,
+    hierarchical,
+    races,
+    redundant,
+    streaming,
+    warp_sharing,
+)
+from reuselens.analyzer.patterns.finding import Draft, finalize
+from reuselens.analyzer.patterns.settings import DEFAULT_SETTINGS, resolve_settings
+
+__all__ = ["find_findings", "find_report_findings", "PATTERNS", "DEFAULT_SETTINGS", "RULES", "Rule"]
+from reuselens.analyzer.patterns.view import KernelView
+
+
+class Rule(Protocol):
+    """A pattern module: its ids and titles, and the rule over one kernel."""
+
+    PATTERNS: dict[str, str]
+
+    def find(self, view: KernelView, settings: dict[str, float]) -> list[Draft]: ...
+
+
+RULES: tuple[Any, ...] = (
+    redundant,
+    abuse_smem,
+    bank_conflict,
+    coalescing,
+    warp_sharing,
+    constant_region,
+    hierarchical,
+    streaming,
+    races,
+    barriers,
+)
+
+PATTERNS: dict[str, str] = {pid: title for rule in RULES for pid, title in rule.PATTERNS.items()}
+
+
+def _node_ids(drafts: list[Draft], *patterns: str) -> set[int]:
+    return {node.id for d in drafts if d.pattern in patterns for node in d.nodes}
+
+
+def _remove_overlaps(drafts: list[Draft]) -> list[Draft]:
+    private = _node_ids(drafts, "abuse-smem")
+    constant = _node_ids(drafts, "constant-region")
+    registers = _node_ids(drafts, "redundant-rar", "redundant-raw")
+    kept = []
+    for draft in drafts:
+        ids = {node.id for node in draft.nodes}
+        if draft.pattern in ("redundant-rar", "redundant-raw", "redundant-waw", "bank-conflict") and ids & private:
+            continue
+        if draft.pattern in ("broadcasting", "hierarchical-reuse-block", "hierarchical-reuse-grid") and ids & constant:
+            continue
+        if draft.pattern == "hierarchical-reuse-block" and draft.scope == "thread":
+            draft = hierarchical.without(draft, registers)
+            if draft is None:
+                continue
+        kept.append(draft)
+    return kept
+
+
+def find_report_findings(kernels: list[dict[str, Any]], settings: dict[str, Any] | None = None) -> list[list[dict]]:
+    """The findings of every kernel of a report, in order. Unlike find_findings kernel by kernel, a barrier line
+    that one kernel keeps is kept in all (template instantiations share their source lines)."""
+    from reuselens.analyzer.patterns.barriers import kept_lines
+
+    resolved = resolve_settings(settings)
+    views = [KernelView(kernel) for kernel in kernels]
+    pinned = frozenset(line for view in views for line in kept_lines(view))
+    for view in views:
+        view.pinned_barrier_lines = pinned
+    return [_find(view, resolved) for view in views]
+
+
+def find_findings(kernel: dict[str, Any], settings: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The findings of one report.json kernel, ranked; raises SettingsError / ReportError on bad input."""
+    return _find(KernelView(kernel), resolve_settings(settings))
+
+
+def _find(view: KernelView, resolved: dict[str, Any]) -> list[dict[str, Any]]:
+    drafts: list[Draft] = []
+    for rule in RULES:
+        drafts.extend(rule.find(view, resolved))
+    return finalize(view, _remove_overlaps(drafts), resolved["minShare"])
