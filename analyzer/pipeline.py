@@ -41,11 +41,8 @@ def engine_aggregates(
                 f"{run.path}: the profile merged the launch configurations of {len(merged)} kernel(s) and kept "
                 f"no traces to split them; profile again with --per-configuration"
             )
-    if (run.manifest.get("collector") or {}).get("collection") == "objects":
-        raise ReuseLensError(
-            f"{run.path}: an object-level profile (which allocations each kernel touched, no access trace) has no "
-            f"reuse to analyse; `reuselens memory {run.path}` reads it, a profile without --object-level has both"
-        )
+    if is_object_level(run):  # build_report answers these with an empty report; only a direct call gets here
+        raise ReuseLensError(f"{run.path}: an object-level profile has no access trace to replay")
     from reuselens.analyzer.replay import replay_run
 
     progress("replay traces")
@@ -183,14 +180,20 @@ def build_report(
 ) -> dict[str, Any]:
     """Analyse a run directory and (by default) write RUN/report.json. Returns the report dict. One kernel entry
     per kernel, or per kernel and launch configuration with ``split_configurations``."""
-    from reuselens.analyzer.graph import annotate_kernel
-    from reuselens.analyzer.patterns import DEFAULT_SETTINGS, find_report_findings
-    from reuselens.analyzer.report import VERSION as REPORT_VERSION
+    from reuselens.analyzer.patterns.settings import DEFAULT_SETTINGS
     from reuselens.analyzer.report import save
 
     progress = progress or _no_progress
     run = open_run(run_dir)
     effective = {**DEFAULT_SETTINGS, **(settings or {})}
+    if is_object_level(run):
+        report = _report_document(run, effective, [OBJECT_LEVEL_NOTE.format(run=run.path)], [], [])
+        if write:
+            save(report, run.report_path)
+        return report
+    from reuselens.analyzer.graph import annotate_kernel
+    from reuselens.analyzer.patterns import find_report_findings
+
     result, from_online = engine_aggregates(run, workers, progress, split_configurations)
     kernels = result.get("kernels")
     if not isinstance(kernels, list):
@@ -203,8 +206,35 @@ def build_report(
     progress("find patterns")
     for kernel, findings in zip(kernels, find_report_findings(kernels, effective)):
         kernel["findings"] = findings
+    report = _report_document(run, effective, notes, kernels, result.get("partial", []))
+    if write:
+        save(report, run.report_path)
+    return report
+
+
+# The note of a report whose run recorded no access trace (`profile --object-level`, docs/memory.md).
+OBJECT_LEVEL_NOTE = (
+    "object-level profile: the collector recorded which allocations each kernel touched, not every access, so "
+    "there is no reuse analysis; the memory findings are on the allocation lines (`reuselens memory {run}`), and "
+    "a profile without --object-level has both"
+)
+
+
+def is_object_level(run: RunDirectory) -> bool:
+    return (run.manifest.get("collector") or {}).get("collection") == "objects"
+
+
+def _report_document(
+    run: RunDirectory,
+    effective: dict[str, Any],
+    notes: list[str],
+    kernels: list[dict[str, Any]],
+    partial_launches: list[Any],
+) -> dict[str, Any]:
+    from reuselens.analyzer.report import VERSION as REPORT_VERSION
+
     manifest = run.manifest
-    report = {
+    return {
         "format": "reuselens-report",
         "version": REPORT_VERSION,
         "tool": {"name": "reuselens", "version": __version__},
@@ -215,12 +245,9 @@ def build_report(
             "command": manifest.get("command"),
             "gpu": manifest.get("gpu", {}),
             "exit_code": manifest.get("exit_code"),
-            "partial_launches": result.get("partial", []),
+            "partial_launches": partial_launches,
         },
         "settings": effective,
         "notes": notes,
         "kernels": kernels,
     }
-    if write:
-        save(report, run.report_path)
-    return report

@@ -54,6 +54,8 @@ def profiler_argv(settings: Settings, run_dir: str) -> list[str]:
         argv += ["--launch-range", settings.launch_range]
     if settings.per_configuration:
         argv.append("--per-configuration")
+    if settings.memory_object_level:
+        argv.append("--object-level")
     for threshold in THRESHOLDS:
         if threshold.key in settings.thresholds:
             argv += [threshold.option, f"{settings.thresholds[threshold.key]:g}"]

@@ -42,6 +42,7 @@ DEFAULTS: dict[str, Any] = {
     "perConfiguration": False,
     "memory.enabled": True,
     "memory.warningPeakShare": 0.05,
+    "memory.objectLevel": False,
     "server.path": "",
     "server.python": "",
 }
@@ -71,6 +72,7 @@ class Settings:
     per_configuration: bool = False  # one graph per launch configuration instead of one per kernel
     memory_enabled: bool = True  # the memory findings on allocation lines (memory_loading.py)
     memory_warning_peak_share: float = 0.05  # a memory finding saving this share of the peak is a Warning
+    memory_object_level: bool = False  # profile with --object-level: memory findings only, no reuse findings
 
 
 def flatten(raw: Any, prefix: str = "") -> dict[str, Any]:
@@ -192,5 +194,6 @@ def parse(
         per_configuration=v["perConfiguration"],
         memory_enabled=v["memory.enabled"],
         memory_warning_peak_share=float(v["memory.warningPeakShare"]),
+        memory_object_level=v["memory.objectLevel"],
     )
     return settings, problems

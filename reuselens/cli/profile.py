@@ -101,8 +101,10 @@ def run(args: argparse.Namespace) -> int:
             print(f"warning: {failure}", file=sys.stderr)
         if args.object_level and not args.no_analyze:
             _finish_preload(preload)
+            from reuselens.analyzer.pipeline import build_report
             from reuselens.cli.memory import write_report as write_memory_report
 
+            build_report(run_dir)  # no kernels, a note: what an editor loads the run through
             write_memory_report(run_dir, top=args.top)
     else:
         _finish_preload(preload)

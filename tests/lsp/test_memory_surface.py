@@ -100,6 +100,22 @@ def memory_workspace(workspace: Path, tmp_path: Path) -> Path:
     return workspace
 
 
+@pytest.fixture
+def object_level_workspace(workspace: Path, tmp_path: Path) -> Path:
+    """The same run recorded by `reuselens profile --object-level`: run.json says so, and the report.json that
+    profile writes has no kernel and a note (what reuselens.memory.objectLevel makes the server profile)."""
+    from reuselens.analyzer.pipeline import build_report
+
+    (workspace / "host.c").write_text(HOST_SOURCE)
+    run = workspace / ".reuselens" / "run"
+    write_memory_run(run, build_host(tmp_path))
+    manifest = json.loads((run / "run.json").read_text())
+    manifest.setdefault("collector", {})["collection"] = "objects"
+    (run / "run.json").write_text(json.dumps(manifest))
+    build_report(run)
+    return workspace
+
+
 def memory_diagnostics(client, uri: str) -> list[types.Diagnostic]:
     return [d for d in client.diagnostics.get(uri, []) if d.source == MEMORY]
 
@@ -332,3 +348,14 @@ async def test_no_memory_timeline_while_reuselens_memory_enabled_is_off(memory_w
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={}))
     await wait_until(lambda: client.memory_analyses)
     assert "<svg" in (await timeline(client))["html"]
+
+
+async def test_an_object_level_run_shows_its_memory_findings_and_no_reuse_finding(object_level_workspace, client):
+    ws = object_level_workspace
+    host = (ws / "host.c").as_uri()
+    await wait_until(lambda: len(memory_diagnostics(client, host)) == 2)
+    assert sorted(d.range.start.line + 1 for d in memory_diagnostics(client, host)) == sorted(
+        [SITES["unused"], SITES["early"]]
+    )
+    assert [m for m in analysed(client)] == [f"{ANALYSED} 2 finding(s) on 3 allocation line(s)"]
+    assert lines_of(client, (ws / "stencil.cu").as_uri()) == []  # the report has no kernel: no reuse finding

@@ -239,6 +239,9 @@ def test_default_profiler_argv_carries_filters_thresholds_and_timeout():
     assert "--per-configuration" not in argv
     split, _ = settings.parse({"profile": {"command": ["./app"]}, "perConfiguration": True}, "/ws")
     assert "--per-configuration" in profiling.profiler_argv(split, "D")
+    assert "--object-level" not in argv
+    objects, _ = settings.parse({"profile": {"command": ["./app"]}, "memory": {"objectLevel": True}}, "/ws")
+    assert "--object-level" in profiling.profiler_argv(objects, "D")
 
 
 def test_default_profiler_argv_passes_every_threshold_the_way_the_cli_reads_it():

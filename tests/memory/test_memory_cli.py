@@ -158,11 +158,16 @@ def test_an_object_level_run_says_the_intra_object_patterns_need_a_traced_one(tm
     assert json.loads(out)["collection"] == "trace"
 
 
-def test_the_reuse_analysis_of_an_object_level_run_is_refused_in_one_line(tmp_path, capsys):
+def test_the_reuse_report_of_an_object_level_run_is_empty_and_says_why(tmp_path, capsys):
+    # an editor loads a run through its report.json: an object-level run gets one with no kernel and a note
     run = RunWriter()
     run.kernel("_Z5firstPf", None)
     path = run.write(tmp_path / "objects", _object_level(run))
     code = main(["analyze", str(path)])
-    err = capsys.readouterr().err
-    assert code != 0 and err.count("\n") == 1
-    assert "object-level profile" in err and "reuselens memory" in err
+    out, err = capsys.readouterr()
+    assert code == 0 and err == ""
+    report = json.loads((path / "report.json").read_text())
+    assert report["kernels"] == [] and report["format"] == "reuselens-report"
+    (note,) = report["notes"]
+    assert note.startswith("object-level profile") and f"reuselens memory {path}" in note
+    assert "object-level profile" in out
