@@ -187,3 +187,18 @@ def test_dot_labels_carry_file_and_line(capsys, before_report):
     assert code == 0
     node_lines = [line for line in out.splitlines() if "[label=" in line and "->" not in line]
     assert any(line.endswith('\\nscale.cu:7"];') for line in node_lines), node_lines
+
+
+def test_profile_object_level_prints_the_memory_table_and_writes_a_report_without_kernels(
+    capsys, fake_collector, tmp_path
+):
+    # GIVEN an app whose collector writes what an object-level run of tests/gpu/memory_waste.cu wrote on the H200
+    recorded = Path(__file__).resolve().parents[1] / "data" / "memory_runs" / "memory_waste_objects"
+    (launcher.find_tool_library().parent / launcher.OBJECTS_PATCH_FATBIN).write_bytes(b"")
+    app = _app(tmp_path, f'cp "{recorded}/run.json" "{recorded}/object_touches.json" "$REUSELENS_RUN_DIR"/')
+    code, out, _ = run_cli(capsys, "profile", "--object-level", "--run-dir", tmp_path / "run", "--", app)
+    # THEN the memory table is printed, and report.json (what an editor loads the run through) has no kernel
+    assert code == 0
+    assert "peak device memory" in out and "unused_allocation" in out
+    report = json.loads((tmp_path / "run" / "report.json").read_text())
+    assert report["kernels"] == [] and report["notes"][0].startswith("object-level profile")
