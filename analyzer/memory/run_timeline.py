@@ -19,6 +19,7 @@ import json
 from bisect import bisect_right, insort
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -129,7 +130,7 @@ def load_run_memory(path: str | Path) -> RunMemory:
             builder.add(index, op)
     except SchemaError as error:
         raise MemoryRunError(f"{manifest_path}: {error}") from None
-    with Symbolizer() as symbolizer:
+    with Symbolizer(_start_seconds(run.manifest.get("start_time"))) as symbolizer:
         document = builder.document(symbolizer)
     try:
         timeline = parse(json.dumps(document), f"{run.path}: memory timeline")
@@ -312,3 +313,14 @@ def _site_frames(raw: list[dict[str, Any]], symbolizer: Symbolizer) -> list[dict
             continue
         frames.append({"function": frame.function, "file": frame.file, "line": frame.line})
     return frames
+
+
+def _start_seconds(start_time: Any) -> float | None:
+    """run.json's start_time (ISO 8601, UTC, `Z`) in seconds since the epoch; None when absent or unreadable."""
+    if not isinstance(start_time, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(start_time.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment.timestamp() if moment.tzinfo is not None else None

@@ -169,11 +169,17 @@ def _text(value: Any) -> str:
 
 
 class Symbolizer:
-    """Frames of one run; each module is read at most once, and a module that cannot be read is tried once."""
+    """Frames of one run; each module is read at most once, and a module that cannot be read is tried once.
 
-    def __init__(self) -> None:
+    `run_started` (seconds since the epoch): a module modified after it is not read. It is not the binary the run
+    executed (rebuilt since, or another program at the same path), and its lines would be wrong ones: its frames
+    stay unsymbolised, named by offset, and `changed` lists it."""
+
+    def __init__(self, run_started: float | None = None) -> None:
         self._modules: dict[str, _Module | None] = {}
         self._frames: dict[tuple[str, int], Frame] = {}
+        self._run_started = run_started
+        self.changed: set[str] = set()
 
     def frame(self, module: str, offset: int) -> Frame:
         """The function, file and line of the call whose return address is `offset` in `module`. A module
@@ -208,12 +214,24 @@ class Symbolizer:
         return Frame(function or fallback.function, file, line or None)
 
     def _load(self, module: str) -> _Module | None:
+        if module not in self._modules and self._changed_since_the_run(module):
+            self.changed.add(module)
+            self._modules[module] = None
         if module not in self._modules:
             try:
                 self._modules[module] = _Module(module)
             except Exception:  # noqa: BLE001 - missing, unreadable or not ELF: pyelftools has no single error type
                 self._modules[module] = None
         return self._modules[module]
+
+    def _changed_since_the_run(self, module: str) -> bool:
+        if self._run_started is None:
+            return False
+        try:
+            # run.json's start time has whole seconds; a binary built in the second the run started is the one
+            return os.stat(module).st_mtime > self._run_started + 1.0
+        except OSError:
+            return False
 
     def __enter__(self) -> Symbolizer:
         return self

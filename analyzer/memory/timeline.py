@@ -41,9 +41,10 @@ LIFETIME_KINDS = ("alloc", "free")
 WORK_KINDS = ("memcpy", "memset", "kernel")  # the operations that touch an object's contents
 NO_DEBUG_INFO = "no debug info; build with -g"
 # The symboliser names a frame `<module>+0x<offset>` when it found no symbol: the module is not on this machine
-# (a run analysed elsewhere), or it has neither symbols nor debug info. "build with -g" would then mislead.
+# (a run analysed elsewhere), it has neither symbols nor debug info, or it changed after the run (rebuilt: its
+# lines would be another build's). "build with -g" would then mislead.
 UNSYMBOLISED = re.compile(r"[^\s]+\+0x[0-9a-f]+")
-NOT_SYMBOLISED = "not symbolised: the module is not on this machine, or has no symbols"
+NOT_SYMBOLISED = "not symbolised: the module is not on this machine, has no symbols, or changed after the run"
 
 
 class TimelineError(ReuseLensError):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -81,7 +82,7 @@ def test_a_missing_or_unreadable_module_gives_its_name_and_offset(tmp_path):
         assert symbolizer.frame(str(text), 0x10).function == "notes.txt+0x10"
         # and sentences say why there is no line, without asking for -g (a run analysed on another machine)
         assert symbolizer.frame(str(tmp_path / "gone.so"), 0x1234).where() == (
-            "gone.so+0x1234 (not symbolised: the module is not on this machine, or has no symbols)"
+            "gone.so+0x1234 (not symbolised: the module is not on this machine, has no symbols, or changed after the run)"
         )
 
 
@@ -99,6 +100,25 @@ def test_a_run_places_each_allocation_on_its_site_line_past_the_cuda_runtime_fra
     assert [(frame.function, frame.line) for frame in path] == [("make_buffer", SITE_LINE), ("main", CALL_LINE)]
     assert [f.pattern for f in analysis.findings] == ["unused_allocation"]
     assert f"app.c:{SITE_LINE}" in analysis.findings[0].fix
+
+
+@pytest.mark.parametrize("built", ["before the run", "after the run"])
+def test_a_binary_rebuilt_after_the_run_is_not_read_for_its_lines(tmp_path, built):
+    # A rebuilt program (or another one at the same path) would put the run's allocations on its own lines.
+    binary = build(tmp_path, "app", "-g")
+    run = RunWriter()
+    buffer = run.alloc(4096, [{"module": str(binary), "offset": first_address_of_line(binary, SITE_LINE) + 1}])
+    run.free(buffer)
+    manifest = run.manifest()
+    started = binary.stat().st_mtime + (5 if built == "before the run" else -3600)
+    manifest["start_time"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started))
+    (frame,) = analyze_run(run.write(tmp_path / "run", manifest)).timeline.objects[buffer].call_path
+    if built == "before the run":
+        assert (frame.function, frame.line) == ("make_buffer", SITE_LINE)
+    else:
+        assert (frame.file, frame.line) == (None, None) and frame.function.startswith("app+0x")
+        assert frame.where().endswith("(not symbolised: the module is not on this machine, has no symbols, or "
+                                      "changed after the run)")  # fmt: skip
 
 
 def test_a_binary_without_debug_aranges_is_still_symbolised_from_its_line_table(tmp_path):
