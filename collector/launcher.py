@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+from reuselens.collector import library_cache
 from reuselens.collector.errors import (
     AppNotFoundError,
     InvalidFilterError,
@@ -142,67 +143,6 @@ _LOAD_PROBE = (
     " if len(fields) == 6 and fields[5].startswith('/') and '.so' in fields[5]: print(fields[5].strip())\n"
 )
 _LOADABLE: set[tuple[Any, ...]] = set()
-_LOADABLE_CACHE = "loadable-libraries.json"
-
-
-def _loadable_cache_file() -> Path | None:
-    """$XDG_CACHE_HOME/reuselens (default ~/.cache/reuselens); None without a home directory."""
-    base = os.environ.get("XDG_CACHE_HOME")
-    if not base:
-        home = os.path.expanduser("~")
-        if home == "~":
-            return None
-        base = os.path.join(home, ".cache")
-    return Path(base) / "reuselens" / _LOADABLE_CACHE
-
-
-def _file_stamps(paths: Sequence[str]) -> list[list[Any]] | None:
-    stamps = []
-    for path in paths:
-        try:
-            st = os.stat(path)
-        except OSError:
-            return None
-        stamps.append([path, st.st_mtime_ns, st.st_size])
-    return stamps
-
-
-def _probe_cached(key: str) -> bool:
-    """True when an earlier probe of the same library under the same LD_LIBRARY_PATH loaded it and none of the
-    files the loader mapped then (the library and every dependency) has changed or gone since."""
-    cache = _loadable_cache_file()
-    try:
-        entry = json.loads(cache.read_text()).get(key) if cache else None
-    except (OSError, ValueError, AttributeError):
-        return False
-    if not isinstance(entry, list) or not entry:
-        return False
-    try:
-        return _file_stamps([str(item[0]) for item in entry]) == entry
-    except (TypeError, IndexError):
-        return False
-
-
-def _remember_probe(key: str, mapped: list[str]) -> None:
-    """Best effort: a cache that cannot be written only means the next launcher probes again."""
-    cache = _loadable_cache_file()
-    stamps = _file_stamps(mapped)
-    if cache is None or not stamps:
-        return
-    try:
-        entries = json.loads(cache.read_text()) if cache.is_file() else {}
-    except (OSError, ValueError):
-        entries = {}  # unreadable: start it again
-    if not isinstance(entries, dict):
-        entries = {}
-    entries[key] = stamps
-    try:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        temp = cache.with_name(f"{cache.name}.{os.getpid()}.tmp")
-        temp.write_text(json.dumps(entries))
-        os.replace(temp, cache)
-    except (OSError, ValueError):
-        pass
 
 
 def check_library_loads(library: Path, env: Mapping[str, str]) -> None:
@@ -221,7 +161,7 @@ def check_library_loads(library: Path, env: Mapping[str, str]) -> None:
     if key in _LOADABLE:  # a server profiles again and again with the same library
         return
     cache_key = json.dumps([str(library), probe_env.get("LD_LIBRARY_PATH")])
-    if _probe_cached(cache_key):
+    if library_cache.loads(cache_key):
         _LOADABLE.add(key)
         return
     try:
@@ -238,7 +178,7 @@ def check_library_loads(library: Path, env: Mapping[str, str]) -> None:
         _LOADABLE.add(key)
         mapped = sorted(set(probe.stdout.split()))
         if str(library.resolve()) in mapped or str(library) in mapped:
-            _remember_probe(cache_key, mapped)
+            library_cache.remember(cache_key, mapped)
         return
     reason = (probe.stdout.strip() or probe.stderr.strip() or f"exit status {probe.returncode}").splitlines()[-1]
     raise ToolLibraryUnloadableError(

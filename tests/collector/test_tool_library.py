@@ -15,7 +15,7 @@ from elftools.elf.dynamic import DynamicSection
 from elftools.elf.elffile import ELFFile
 
 import reuselens.collector.launcher as launcher
-from reuselens.collector import errors
+from reuselens.collector import errors, library_cache
 from tests.native_build import COMPILER, NO_COMPILER, REPO
 
 SANITIZER_LIBRARY = "libsanitizer-public.so"
@@ -152,7 +152,7 @@ def test_a_library_that_loaded_is_not_probed_again_until_a_file_the_loader_mappe
         launcher.check_library_loads(lib, env)
 
     check()
-    assert len(probes) == 1 and (tmp_path / "cache" / "reuselens" / launcher._LOADABLE_CACHE).is_file()
+    assert len(probes) == 1 and (tmp_path / "cache" / "reuselens" / library_cache.FILE_NAME).is_file()
     check()
     assert len(probes) == 1  # remembered
     dependency = dep_dir / "libreuselens_missing_dep.so"
@@ -173,7 +173,7 @@ def test_a_library_that_loaded_is_not_probed_again_until_a_file_the_loader_mappe
 
 def test_an_unreadable_cache_only_means_probing_again(tmp_path, monkeypatch):
     lib = _installed_library()
-    cache = tmp_path / "cache" / "reuselens" / launcher._LOADABLE_CACHE
+    cache = tmp_path / "cache" / "reuselens" / library_cache.FILE_NAME
     cache.parent.mkdir(parents=True)
     cache.write_text("not json")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))

@@ -31,6 +31,8 @@ JSON_READERS = {
     # The writer re-reading what its own tool library wrote, to finish the run: it checks nothing and reports
     # nothing to a user (the collector imports nothing of the analyzer; docs/architecture.md).
     "collector/manifest.py": "run.json, read back by its writer",
+    "collector/library_cache.py": "the launcher's cache of tool libraries that loaded (~/.cache/reuselens), not a "
+    "run format: whatever it cannot read only means probing the library again",
 }
 JSON_CALL = re.compile(r"\bjson\s*\.\s*loads?\s*\(|\bfrom\s+json\s+import\b")
 
