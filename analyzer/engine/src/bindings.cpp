@@ -89,15 +89,17 @@ PYBIND11_MODULE(_engine, m) {
   m.def("header_layout", &header_layout, "field -> (offset, size) of RlTraceHeader, from the C++ header");
 
   py::class_<Engine>(m, "Engine")
-      .def(py::init([](unsigned workers, uint64_t budget, bool split_configurations) {
+      .def(py::init([](unsigned workers, uint64_t budget, bool split_configurations, uint64_t inline_batch) {
              EngineConfig c;
              c.workers = workers;
              c.shadow_budget_bytes = budget;
              c.split_configurations = split_configurations;
+             c.inline_batch_records = inline_batch;
              return new Engine(c);
            }),
            py::arg("workers") = 1, py::arg("shadow_budget_bytes") = uint64_t(8) << 30,
-           py::arg("split_configurations") = false)
+           py::arg("split_configurations") = false,
+           py::arg("inline_batch_records") = EngineConfig().inline_batch_records)
       .def("add_allocation", &Engine::add_allocation, py::arg("address"), py::arg("size"))
       .def("free_allocation", &Engine::free_allocation, py::arg("address"))
       .def("begin_launch", &begin_launch, py::arg("launch_id"), py::arg("kernel_function_id"), py::arg("grid"),

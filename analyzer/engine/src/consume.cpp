@@ -42,6 +42,9 @@ void Engine::Impl::consume(const RlRecord* recs, size_t n) {
   const auto start = std::chrono::steady_clock::now();
   while (n > 0) {
     size_t b = std::min(n, batch);
+    // The short launches of real applications (hundreds of them, a few hundred to a few thousand records each)
+    // paid more for waking and waiting for the workers, four times a batch, than for their records.
+    inline_batch = b < config.inline_batch_records;
     ctx.resize(b);
     // Phases 1 and 2 in one run: a piece whose PCs are all known (the steady state) goes on to phase 2 at
     // once; the others wait for the serial insertion of their new PCs and run phase 2 in a second run.

@@ -86,6 +86,13 @@ class WorkerPool {
     if (error_) std::rethrow_exception(error_);
   }
 
+  // Every worker's share on the caller's thread, in order. For a batch too small to repay the hand-over: waking
+  // the workers (asleep after a GPU wait) and spinning for them costs more than its work. Same results as run():
+  // a step never depends on which thread runs a share, or on the order the shares run in.
+  void run_inline(const std::function<void(unsigned)>& job) {
+    for (unsigned w = 0; w < n_; ++w) job(w);
+  }
+
  private:
   void loop(unsigned w) {
     uint64_t seen = 0;

@@ -51,8 +51,15 @@ std::vector<RlRecord> make_trace(size_t n) {
   return recs;
 }
 
-std::string kernels(unsigned workers, const std::vector<RlRecord>& recs) {
-  Engine e({workers, 1ull << 30});
+// chunk: records per consume() call; inline_batch: EngineConfig::inline_batch_records (0: every batch goes to
+// the workers, a large value: every batch runs inline on this thread).
+std::string kernels(unsigned workers, const std::vector<RlRecord>& recs, size_t chunk = 7001,
+                    uint64_t inline_batch = 2048) {
+  EngineConfig config;
+  config.workers = workers;
+  config.shadow_budget_bytes = 1ull << 30;
+  config.inline_batch_records = inline_batch;
+  Engine e(config);
   e.add_allocation(kAlloc, 1 << 20);
   for (uint64_t launch = 0; launch < 2; ++launch) {
     LaunchInfo l;
@@ -60,7 +67,7 @@ std::string kernels(unsigned workers, const std::vector<RlRecord>& recs) {
     l.grid[0] = 40;
     l.block[0] = 128;
     e.begin_launch(l);
-    for (size_t s = 0; s < recs.size(); s += 7001) e.consume(recs.data() + s, std::min<size_t>(7001, recs.size() - s));
+    for (size_t s = 0; s < recs.size(); s += chunk) e.consume(recs.data() + s, std::min(chunk, recs.size() - s));
     e.end_launch(true);
   }
   std::string json = e.to_json();
@@ -76,6 +83,14 @@ int main() {
     if (kernels(workers, recs) != one) {
       std::printf("%u workers report other kernels than 1 worker\n", workers);
       return 1;
+    }
+    // short batches (a short launch's records): inline on the consuming thread, and handed to the workers
+    for (uint64_t inline_batch : {uint64_t(0), uint64_t(1) << 40}) {
+      if (kernels(workers, recs, 500, inline_batch) != one) {
+        std::printf("%u workers, batches of 500 %s, report other kernels than 1 worker\n", workers,
+                    inline_batch ? "inline" : "on the workers");
+        return 1;
+      }
     }
   }
   std::printf("same\n");

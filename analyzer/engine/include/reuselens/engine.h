@@ -45,6 +45,9 @@ struct EngineConfig {
   // false: one result entry per kernel, whatever the grids of its launches; true: one per kernel and launch
   // configuration (grid, block, dynamic shared memory), as results of version 1 had.
   bool split_configurations = false;
+  // A batch of fewer records runs all workers' shares on the consuming thread instead of handing them to the
+  // workers (batch.h): the same results, without the hand-over a short launch cannot repay. 0: never.
+  uint64_t inline_batch_records = 2048;
 };
 
 struct LaunchInfo {
