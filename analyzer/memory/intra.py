@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from reuselens.analyzer.memory.object_touches import ObjectProfile
+from reuselens.analyzer.memory.object_touches import ObjectProfile, slices_bytes
 from reuselens.analyzer.memory.patterns import Finding
 from reuselens.analyzer.memory.peak import residency, usage
 from reuselens.analyzer.memory.run_timeline import RunMemory
@@ -84,10 +84,15 @@ def _overallocation(
     if touched > size * options["max_touched_share"] or waste < options["min_waste_bytes"]:
         return
     share = touched / size
-    fix = (
-        f"{_label(timeline, oid)}: kernels touched only {format_bytes(touched)} of it ({share:.1%}); size the "
-        f"allocation to what the input needs instead of a fixed maximum."
-    )
+    if profile.touched_slices is None:
+        seen = f"kernels touched only {format_bytes(touched)} of it ({share:.1%})"
+    else:  # an object-level run: the slices the kernels touched bound what they touched
+        slices = bin(profile.touched_slices).count("1")
+        seen = (
+            f"kernels touched {slices} of its {len(profile.slice_accesses)} slices, at most {format_bytes(touched)} "
+            f"({share:.1%}; a profile without --object-level counts the bytes)"
+        )
+    fix = f"{_label(timeline, oid)}: {seen}; size the allocation to what the input needs instead of a fixed maximum."
     yield Finding("overallocation", oid, waste, 0, None, fix, _peak_with_size(timeline, curve, oid, touched))
 
 
@@ -98,14 +103,7 @@ def _hot_slices(profile: ObjectProfile) -> list[int]:
 
 
 def _slice_bytes(profile: ObjectProfile, slices: list[int]) -> int:
-    """Bytes of the object the slices cover (the last slice also holds the rest of a large object)."""
-    last = len(profile.slice_accesses) - 1
-    total = 0
-    for k in slices:
-        start = k * profile.slice_bytes
-        end = profile.size if k == last else min(profile.size, start + profile.slice_bytes)
-        total += max(0, end - start)
-    return total
+    return slices_bytes(profile.size, profile.slice_bytes, slices)
 
 
 def _ranges(profile: ObjectProfile, slices: list[int]) -> str:

@@ -66,6 +66,22 @@ class ObjectProfile(NamedTuple):
     slice_bytes: int
     touched_bytes: int  # bytes of the object any kernel access touched (4-byte words, exact)
     slice_accesses: tuple[int, ...]  # lane-granule accesses per slice
+    # An object-level run's profile, made from the slices its kernels touched (run_timeline.py): their mask.
+    # touched_bytes is then the bytes of those slices, at least what was touched, and there are no access counts.
+    # None: the engine's profile, touched_bytes exact.
+    touched_slices: int | None = None
+
+
+def slices_bytes(size: int, slice_bytes: int, slices: list[int]) -> int:
+    """Bytes of an object of `size` bytes that the slices cover (the last of 64 also holds the rest of a large
+    object)."""
+    last = min(64, -(-size // slice_bytes)) - 1
+    total = 0
+    for k in slices:
+        start = k * slice_bytes
+        end = size if k == last else min(size, start + slice_bytes)
+        total += max(0, end - start)
+    return total
 
 
 class RecordedTouches(NamedTuple):

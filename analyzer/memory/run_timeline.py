@@ -26,7 +26,7 @@ from typing import Any
 from reuselens.analyzer.errors import ReuseLensError
 from reuselens.analyzer.lineinfo.demangle import demangle
 from reuselens.analyzer.memory import object_touches
-from reuselens.analyzer.memory.object_touches import ObjectProfile, ObjectTouch, RecordedTouches
+from reuselens.analyzer.memory.object_touches import ObjectProfile, ObjectTouch, RecordedTouches, slices_bytes
 from reuselens.analyzer.memory.symbols import Symbolizer
 from reuselens.analyzer.memory.timeline import FORMAT, VERSION, Timeline, TimelineError, parse
 from reuselens.analyzer.reportview import short_kernel_name
@@ -138,6 +138,8 @@ def load_run_memory(path: str | Path) -> RunMemory:
         raise MemoryRunError(str(error)) from None
     unknown = sum(op.touches_unknown for op in timeline.operations)
     profiles = _match_profiles(builder.allocations, touches.objects if touches else [])
+    if not profiles and (run.manifest.get("collector") or {}).get("collection") == "objects":
+        profiles = _slice_profiles(builder.allocations, builder.kernel_slices)
     return RunMemory(run, timeline, unknown, builder.stray_touches, profiles, builder.kernel_slices)
 
 
@@ -155,6 +157,29 @@ def _match_profiles(allocations: list[dict[str, Any]], objects: list[ObjectProfi
                 at = index + 1
                 break
     return matched
+
+
+def _slice_profiles(
+    allocations: list[dict[str, Any]], kernel_slices: dict[int, dict[int, int]]
+) -> dict[int, ObjectProfile]:
+    """An object-level run's profiles (it records no access counts): per object any kernel touched, the slices
+    its kernels touched, by the collector's slice rule (reuselens/object_touches.h, through the engine module).
+    touched_bytes is what those slices cover: at least what the kernels touched."""
+    from reuselens.analyzer._engine import object_slice_bytes
+
+    touched: dict[int, int] = {}
+    for per_object in kernel_slices.values():
+        for oid, mask in per_object.items():
+            touched[oid] = touched.get(oid, 0) | mask
+    profiles = {}
+    for oid, mask in sorted(touched.items()):
+        allocation = allocations[oid]
+        size = allocation["size"]
+        slice_bytes = object_slice_bytes(size)
+        covered = slices_bytes(size, slice_bytes, [k for k in range(64) if mask >> k & 1])
+        count = min(64, -(-size // slice_bytes))
+        profiles[oid] = ObjectProfile(allocation["address"], size, slice_bytes, covered, (0,) * count, mask)
+    return profiles
 
 
 class _LiveObjects:

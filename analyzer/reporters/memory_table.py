@@ -78,8 +78,9 @@ def _visibility_lines(document: dict[str, Any]) -> list[str]:
         )
     if document.get("collection") == "objects":
         lines.append(
-            "object-level profile: which objects each kernel touched, not how much of each; the intra-object "
-            "patterns (overallocation, non-uniform access, structured access) need a profile without --object-level"
+            "object-level profile: which objects and which of their 64 slices each kernel touched, not how much; "
+            "overallocation and structured access come from those slices, non-uniform access needs a profile "
+            "without --object-level"
         )
     if document["stray_touches"]:
         lines.append(f"{document['stray_touches']} recorded kernel touches hit no live allocation and were left out")

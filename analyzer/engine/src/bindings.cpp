@@ -8,6 +8,7 @@
 #include <cstddef>
 
 #include "reuselens/engine.h"
+#include "reuselens/object_touches.h"
 
 namespace py = pybind11;
 using reuselens::Engine;
@@ -87,6 +88,10 @@ PYBIND11_MODULE(_engine, m) {
   m.attr("JSON_VERSION") = RL_ENGINE_JSON_VERSION;
   m.def("record_layout", &record_layout, "field -> (offset, size) of RlRecord, from the C++ header");
   m.def("header_layout", &header_layout, "field -> (offset, size) of RlTraceHeader, from the C++ header");
+  m.def(
+      "object_slice_bytes", [](uint64_t size) { return uint64_t(1) << reuselens::object_slice_shift(size); },
+      py::arg("size"),
+      "bytes per slice of an object of `size` bytes, by the one slice rule (reuselens/object_touches.h)");
 
   py::class_<Engine>(m, "Engine")
       .def(py::init([](unsigned workers, uint64_t budget, bool split_configurations, uint64_t inline_batch) {
