@@ -24,6 +24,9 @@ def record_layout() -> dict[str, tuple[int, int]]:
 def header_layout() -> dict[str, tuple[int, int]]:
     """Field name -> (offset, size) in bytes of RlTraceHeader, from the C++ header."""
 
+def object_slice_bytes(size: int) -> int:
+    """Bytes per slice of an object of `size` bytes, by the one slice rule (reuselens/object_touches.h)."""
+
 class EngineError(RuntimeError):
     """A one-line engine error: budget exceeded, protocol misuse, a malformed record or launch."""
 
@@ -40,9 +43,13 @@ class Engine:
     """Topological Distance and PCDepGraph from warp records; calls follow engine.h's protocol, from one thread."""
 
     def __init__(
-        self, workers: int = 1, shadow_budget_bytes: int = 8589934592, split_configurations: bool = False
+        self,
+        workers: int = 1,
+        shadow_budget_bytes: int = 8589934592,
+        split_configurations: bool = False,
+        inline_batch_records: int = 2048,
     ) -> None:
-        """An engine with `workers` analysis threads (0 = 1, at most 64) and a shadow memory budget in bytes."""
+        """An engine with `workers` threads (0 = 1, at most 64), a shadow budget in bytes, small batches inline."""
 
     def add_allocation(self, address: int, size: int) -> None:
         """Declares a device allocation (cudaMalloc seen); overlapping or wrapping ranges raise EngineError."""
