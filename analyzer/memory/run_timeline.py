@@ -108,6 +108,9 @@ def load_run_memory(path: str | Path) -> RunMemory:
     run = open_run(path)
     manifest_path = run.path / MANIFEST
     if "memory_operations" not in run.manifest:
+        if run.manifest.get("collector") is None:  # the launcher finished a run its collector never wrote
+            why = run.manifest.get("partial_reason") or "the collector did not start in the application"
+            raise NoMemoryOperations(f"{run.path}: the collector recorded nothing in this run ({why})")
         raise NoMemoryOperations(
             f"{run.path}: this run has no memory operations (run.json lacks memory_operations); re-profile it with "
             "a newer ReuseLens collector to analyse its memory"

@@ -121,6 +121,7 @@ def test_a_run_without_memory_operations_is_one_line_on_stderr_and_exit_2(tmp_pa
     run.alloc(64)
     manifest = run.manifest()
     del manifest["memory_operations"]
+    manifest["collector"] = {"finished": True}  # an older collector wrote the run, without memory operations
     code, out, err = run_cli(capsys, run.write(tmp_path / "old", manifest))
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and "no memory operations" in err and "re-profile" in err
@@ -171,3 +172,16 @@ def test_the_reuse_report_of_an_object_level_run_is_empty_and_says_why(tmp_path,
     (note,) = report["notes"]
     assert note.startswith("object-level profile") and f"reuselens memory {path}" in note
     assert "object-level profile" in out
+
+
+def test_a_run_the_collector_never_wrote_says_so_rather_than_blame_an_old_collector(tmp_path, capsys):
+    # the launcher's run.json of an app the collector never started in (it used no CUDA, or the library did not load)
+    run = tmp_path / "run"
+    run.mkdir()
+    manifest = {k: v for k, v in RunWriter().manifest().items() if k not in ("collector", "memory_operations")}
+    manifest.update(status="partial", partial_reason="the collector did not start in the application")
+    (run / "run.json").write_text(json.dumps(manifest))
+    code, _, err = run_cli(capsys, run)
+    assert code != 0 and err.count("\n") == 1
+    assert "the collector recorded nothing in this run (the collector did not start in the application)" in err
+    assert "newer ReuseLens collector" not in err
