@@ -1,5 +1,5 @@
 """`python -m reuselens`: the `reuselens` command."""
 
-from reuselens.cli.main import main
+from reuselens.cli.main import entry
 
-raise SystemExit(main())
+entry()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 
 from reuselens.analyzer import __version__
@@ -67,5 +68,19 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
+def entry() -> None:
+    """The console script and `python -m reuselens`: main(), then the process ends without the interpreter's
+    teardown. Freeing every module the analysis loaded (networkx, pyelftools, the patterns) took 0.03-0.08 s of
+    each run on the development machine, after everything was written (files are closed where they are written)
+    and printed (flushed here)."""
+    code = main()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (BrokenPipeError, OSError, ValueError):  # a reader that went away, or a closed stream
+            pass
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

@@ -122,3 +122,24 @@ def test_the_lookup_says_why_there_is_no_sass(tmp_path, monkeypatch):
     # THEN there is none, and the lookup says why (the hover shows it where the SASS would be)
     assert lookup.text(kernel, node) is None
     assert lookup.why_missing() == ["nvdisasm not found; install it (pip install nvidia-cuda-nvdisasm) to see SASS"]
+
+
+def test_the_command_ends_without_teardown_and_loses_no_output(tmp_path):
+    # WHEN `python -m reuselens` writes a long document to a pipe and ends with os._exit (no interpreter teardown)
+    run = tmp_path / "microbench"
+    shutil.copytree(RUNS / "microbench", run)
+    done = subprocess.run(
+        [sys.executable, "-m", "reuselens", "report", str(run), "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    # THEN every byte of it arrived, and the exit status is the command's
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    assert document["format"] == "reuselens-findings" and len(document["findings"]) > 10
+    # and a failing command still says why in one line and exits 2
+    failed = subprocess.run(
+        [sys.executable, "-m", "reuselens", "report", str(tmp_path / "nowhere")], capture_output=True, text=True
+    )
+    assert failed.returncode == 2 and failed.stderr.count("\n") == 1
