@@ -85,6 +85,7 @@ class RunSummary:
     records: int = 0
     wall_seconds: float = 0.0
     errors: list[str] = field(default_factory=list)
+    collection: str | None = None  # run.json collector.collection ("trace" | "objects"); None: no collector ran
 
 
 # ---------------------------------------------------------------------------------------------- lookup
@@ -585,4 +586,5 @@ def _finish(
         records=int(collector.get("records", 0) or 0),
         wall_seconds=wall,
         errors=list(data.get("errors", [])),
+        collection=collector.get("collection"),
     )

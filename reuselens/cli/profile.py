@@ -101,12 +101,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"warning: {failure}", file=sys.stderr)
         if args.object_level and not args.no_analyze:
             _finish_preload(preload)
-            from reuselens.analyzer.pipeline import build_report, is_object_level
-            from reuselens.analyzer.rundir import open_run
+            from reuselens.analyzer.pipeline import build_report
             from reuselens.cli.memory import write_report as write_memory_report
 
             write_memory_report(run_dir, top=args.top)
-            if is_object_level(open_run(run_dir)):  # not when the collector never started in the app
+            if summary.collection == "objects":  # not when the collector never started in the app
                 build_report(run_dir)  # no kernels, a note: what an editor loads the run through
     else:
         _finish_preload(preload)
