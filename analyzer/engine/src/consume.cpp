@@ -42,20 +42,17 @@ void Engine::Impl::consume(const RlRecord* recs, size_t n) {
   const auto start = std::chrono::steady_clock::now();
   while (n > 0) {
     size_t b = std::min(n, batch);
-    // The short launches of real applications (hundreds of them, a few hundred to a few thousand records each)
-    // paid more for waking and waiting for the workers, four times a batch, than for their records.
-    inline_batch = b < config.inline_batch_records;
     ctx.resize(b);
     // Phases 1 and 2 in one run: a piece whose PCs are all known (the steady state) goes on to phase 2 at
     // once; the others wait for the serial insertion of their new PCs and run phase 2 in a second run.
     next_piece.store(0);
     piece_map.resize(pieces_of(b));
-    run_timed([&](unsigned w, Worker& wk) { phases12(recs, b, w, wk); });
+    run_timed(b, [&](unsigned w, Worker& wk) { phases12(recs, b, w, wk); });
     auto t0 = std::chrono::steady_clock::now();
     bool late = finish_phase1(recs);
     workers[0]->busy[1] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (late) {
-      run_timed([&](unsigned w, Worker& wk) {
+      run_timed(b, [&](unsigned w, Worker& wk) {
         if (wk.deferred.empty()) return;
         timed(wk, 2, [&] {
           for (uint32_t piece : wk.deferred) phase2_piece(recs, b, piece, w, wk);
@@ -63,8 +60,8 @@ void Engine::Impl::consume(const RlRecord* recs, size_t n) {
         finish_routing(wk);
       });
     }
-    run_timed([&](unsigned w, Worker& wk) { timed(wk, 3, [&] { phase3(recs, b, w); }); });
-    run_timed([&](unsigned w, Worker& wk) { timed(wk, 4, [&] { phase4(recs, b, w); }); });
+    run_timed(b, [&](unsigned w, Worker& wk) { timed(wk, 3, [&] { phase3(recs, b, w); }); });
+    run_timed(b, [&](unsigned w, Worker& wk) { timed(wk, 4, [&] { phase4(recs, b, w); }); });
     for (int step = 0; step < 5; ++step) {
       double most = 0;
       for (auto& w : workers) {

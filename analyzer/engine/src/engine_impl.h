@@ -142,16 +142,15 @@ struct Engine::Impl {
   // ---- the batch driver (consume.cpp) --------------------------------------------------------------------
   void phases12(const RlRecord* recs, size_t n, unsigned w, Worker& wk);
   void consume(const RlRecord* recs, size_t n);
-  // One run of the pool, parallel or (a small batch, `inline_batch`) on this thread; each worker adds the seconds
-  // `job` took to its busy[step].
+  // One run of the pool over a batch of `records`: parallel, or on this thread below
+  // config.inline_batch_records; each worker adds the seconds `job` took to its busy[step].
   template <class Job>
-  void run_timed(Job&& job) {
-    if (inline_batch)
+  void run_timed(size_t records, Job&& job) {
+    if (records < config.inline_batch_records)
       pool.run_inline([&](unsigned w) { job(w, *workers[w]); });
     else
       pool.run([&](unsigned w) { job(w, *workers[w]); });
   }
-  bool inline_batch = false;
   template <class Job>
   static void timed(Worker& wk, int step, Job&& job) {
     auto t0 = std::chrono::steady_clock::now();
