@@ -16,6 +16,7 @@ two builds is the saving).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import shutil
@@ -94,20 +95,24 @@ MEMORY_FIXES = (
 )
 
 
+@functools.cache
+def _nvml_gpu0() -> tuple[Any, Any]:
+    """NVML, initialised once for all the measurements, and GPU 0's handle."""
+    import pynvml  # nvidia-ml-py, on the GPU machine's image
+
+    pynvml.nvmlInit()
+    return pynvml, pynvml.nvmlDeviceGetHandleByIndex(0)
+
+
 class PeakSampler:
     """NVML's used device memory of GPU 0, sampled on a thread; peak() is the largest sample minus the baseline
     taken before start()."""
 
     def __init__(self) -> None:
-        import pynvml  # nvidia-ml-py, on the GPU machine's image
-
-        self._nvml = pynvml
-        pynvml.nvmlInit()
-        self._handle = pynvml.nvmlDeviceGetHandleByIndex(0)
+        self._nvml, self._handle = _nvml_gpu0()
         self._stop = threading.Event()
-        self._top = 0
+        self._top = self.baseline = 0
         self.samples = 0
-        self.baseline = self._used()
 
     def _used(self) -> int:
         return int(self._nvml.nvmlDeviceGetMemoryInfo(self._handle).used)

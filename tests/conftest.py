@@ -13,9 +13,14 @@ import pytest
 
 
 def pytest_configure(config):
-    # The launcher remembers loadable tool libraries in the user's cache (collector/launcher.py); the tests, and
-    # the CLIs they start, keep theirs in a folder of their own.
-    os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="reuselens-test-cache-")
+    # The launcher remembers loadable tool libraries in the user's cache (collector/library_cache.py); the tests,
+    # and the CLIs they start, keep theirs in a folder of their own, removed at the end.
+    config._reuselens_cache = tempfile.mkdtemp(prefix="reuselens-test-cache-")
+    os.environ["XDG_CACHE_HOME"] = config._reuselens_cache
+
+
+def pytest_unconfigure(config):
+    shutil.rmtree(getattr(config, "_reuselens_cache", ""), ignore_errors=True)
 
 
 @functools.cache
