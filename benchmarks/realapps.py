@@ -4,9 +4,9 @@
 The apps, their pinned commits, build flags and arguments are in benchmarks/realapps/manifest.json; their
 sources are staged (not committed) by benchmarks/realapps_stage.py into benchmarks/realapps/src/. Every app
 builds with `nvcc -lineinfo -O3 -arch=sm_90`. Each round runs, per app in turn: the app alone, `reuselens
-profile --no-analyze` (collect), `reuselens profile` (collect + analysis) and `reuselens profile --object-level`
-(objects: the memory analysis without an access trace), so drift of the shared host
-spreads over all apps and modes. Printed per app: median wall times, launches and records (run.json),
+profile --no-analyze` (collect), `reuselens profile` (collect + analysis), `reuselens profile --object-level`
+(objects: the memory analysis without an access trace) and `reuselens profile --intra-object` (intra: the same
+with element maps), so drift of the shared host spreads over all apps and modes. Printed per app: median wall times, launches and records (run.json),
 findings (report.json), the sizes of report.json and analysis.json, and the collect/full ratios to native,
 then the median and the worst ratio over the apps. A failing app is reported as a failure row.
 
@@ -26,15 +26,16 @@ import shutil
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 MANIFEST = HERE / "realapps" / "manifest.json"
 # objects: `reuselens profile --object-level` (the memory analysis without an access trace, issue 18), its
-# memory table included.
-MODES = ("native", "collect", "full", "objects")
-RATIO_MODES = ("collect", "full", "objects")
+# memory table included; intra: `reuselens profile --intra-object` (the same with element maps on the GPU).
+MODES = ("native", "collect", "full", "objects", "intra")
+RATIO_MODES = ("collect", "full", "objects", "intra")
 
 
 def load_manifest(path: Path) -> dict:
@@ -114,6 +115,30 @@ def reuselens_command(given: str | None) -> list[str]:
     return [sys.executable, "-m", "reuselens"]
 
 
+def timed_run(cmd: list[str], out, cwd: Path, timeout: float, env: dict | None = None) -> tuple[int, float] | None:
+    """(exit status, wall seconds) of one command, or None when it outlived `timeout` and was killed.
+
+    Not subprocess.run(timeout=...): its wait polls with sleeps of up to 50 ms, which rounds every wall time up
+    to the next 50 ms step (a tenth of a 0.4 s app). A timer kills the process instead, and the wait blocks.
+    """
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=cwd, env=env)
+    expired = threading.Event()
+
+    def kill() -> None:
+        expired.set()
+        proc.kill()
+
+    timer = threading.Timer(timeout, kill)
+    timer.start()
+    try:
+        rc = proc.wait()
+    finally:
+        timer.cancel()
+    wall = time.perf_counter() - t0
+    return None if expired.is_set() else (rc, wall)
+
+
 def run_step(mode: str, argv: list[str], reuselens: list[str], run_dir: Path, timeout: float) -> dict:
     """One timed run; the app's own output goes to a log next to the run directory."""
     if mode == "native":
@@ -124,6 +149,7 @@ def run_step(mode: str, argv: list[str], reuselens: list[str], run_dir: Path, ti
             "profile",
             *(["--no-analyze"] if mode == "collect" else []),
             *(["--object-level"] if mode == "objects" else []),
+            *(["--intra-object"] if mode == "intra" else []),
             "--timeout",
             str(timeout),
             "--run-dir",
@@ -134,20 +160,11 @@ def run_step(mode: str, argv: list[str], reuselens: list[str], run_dir: Path, ti
     log = run_dir.parent / f"{run_dir.name}.log"
     run_dir.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "w") as out:
-        t0 = time.perf_counter()
-        try:
-            # The profiler gets the app's timeout and then its analysis time on top.
-            done = subprocess.run(
-                cmd,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                cwd=run_dir.parent,
-                timeout=timeout if mode == "native" else 2 * timeout + 60,
-            )
-            rc = done.returncode
-        except subprocess.TimeoutExpired:
-            return {"error": f"{mode}: no exit within the step timeout", "log": str(log)}
-        wall = time.perf_counter() - t0
+        # The profiler gets the app's timeout and then its analysis time on top.
+        done = timed_run(cmd, out, run_dir.parent, timeout if mode == "native" else 2 * timeout + 60)
+    if done is None:
+        return {"error": f"{mode}: no exit within the step timeout", "log": str(log)}
+    rc, wall = done
     step = {"wall_s": wall, "rc": rc, "log": str(log)}
     if rc != 0:
         tail = log.read_text(errors="replace").strip().splitlines()[-1:] or ["(no output)"]
@@ -214,7 +231,7 @@ def fmt(value, spec: str, missing: str = "-") -> str:
 
 def print_table(rows: list[dict]) -> dict:
     print(
-        f"\n{'app':<19}{'native s':>9}{'collect s':>10}{'full s':>9}{'coll x':>8}{'full x':>8}{'objs x':>8}"
+        f"\n{'app':<19}{'native s':>9}{'collect s':>10}{'full s':>9}{'coll x':>8}{'full x':>8}{'objs x':>8}{'intra x':>8}"
         f"{'launches':>9}{'records':>13}{'findings':>9}{'report KiB':>11}{'analysis KiB':>13}"
     )
     for r in rows:
@@ -222,7 +239,7 @@ def print_table(rows: list[dict]) -> dict:
             f"{r['app']:<19}{fmt(r.get('native_s'), '9.3f', '        -')}{fmt(r.get('collect_s'), '10.3f', '         -')}"
             f"{fmt(r.get('full_s'), '9.3f', '        -')}{fmt(r.get('collect_ratio'), '8.2f', '       -')}"
             f"{fmt(r.get('full_ratio'), '8.2f', '       -')}{fmt(r.get('objects_ratio'), '8.2f', '       -')}"
-            f"{fmt(r.get('launches'), '9d', '        -')}"
+            f"{fmt(r.get('intra_ratio'), '8.2f', '       -')}{fmt(r.get('launches'), '9d', '        -')}"
             f"{fmt(r.get('records'), '13,d', '            -')}{fmt(r.get('findings'), '9d', '        -')}"
             f"{fmt((r.get('report_json_bytes') or 0) / 1024 if r.get('report_json_bytes') else None, '11.1f', '          -')}"
             f"{fmt((r.get('analysis_json_bytes') or 0) / 1024 if r.get('analysis_json_bytes') else None, '13.1f', '            -')}"
@@ -267,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--modes",
         default=",".join(MODES),
-        help="comma-separated subset of native,collect,full,objects (default all; ratios need native)",
+        help="comma-separated subset of native,collect,full,objects,intra (default all; ratios need native)",
     )
     args = parser.parse_args(argv)
     modes = [m for m in MODES if m in args.modes.split(",")]

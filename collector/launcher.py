@@ -364,6 +364,7 @@ def profile(
     module_loading: str | None = None,
     split_configurations: bool = False,
     object_level: bool = False,
+    element_maps: bool = False,
     on_start: Callable[[], None] | None = None,
 ) -> RunSummary:
     """Run `argv` under the collector and return a summary; the run directory holds the results.
@@ -378,7 +379,8 @@ def profile(
         this process's environment if set, else the app's own setting). split_configurations: the online analysis
     keeps one result entry per kernel and launch configuration instead of one per kernel. object_level: record
     only which allocations each kernel read and wrote (object_touches.json, for `reuselens memory`), without the
-    access trace the reuse analysis needs (docs/memory.md, "Object-level mode"). on_start() is called once the app
+    access trace the reuse analysis needs (docs/memory.md, "Object-level mode"); element_maps (with object_level):
+    also count each object's touched bytes and accesses per slice on the GPU ("Element maps"). on_start() is called once the app
     has started (the CLI loads the analysis meanwhile). Raises a CollectorError subclass (one clear sentence) when
     profiling cannot start.
 
@@ -467,10 +469,13 @@ def profile(
         "REUSELENS_BUFFERS",
         "REUSELENS_SPLIT_CONFIGURATIONS",
         "REUSELENS_OBJECT_LEVEL",
+        "REUSELENS_OBJECT_ELEMENTS",
     ):
         full_env.pop(key, None)
     if object_level:
         full_env["REUSELENS_OBJECT_LEVEL"] = "1"
+        if element_maps:
+            full_env["REUSELENS_OBJECT_ELEMENTS"] = "1"
     if split_configurations:
         full_env["REUSELENS_SPLIT_CONFIGURATIONS"] = "1"
     if kernel_filter:

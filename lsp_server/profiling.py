@@ -54,7 +54,9 @@ def profiler_argv(settings: Settings, run_dir: str) -> list[str]:
         argv += ["--launch-range", settings.launch_range]
     if settings.per_configuration:
         argv.append("--per-configuration")
-    if settings.memory_object_level:
+    if settings.memory_intra_object:
+        argv.append("--intra-object")
+    elif settings.memory_object_level:
         argv.append("--object-level")
     for threshold in THRESHOLDS:
         if threshold.key in settings.thresholds:

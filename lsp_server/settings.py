@@ -43,6 +43,7 @@ DEFAULTS: dict[str, Any] = {
     "memory.enabled": True,
     "memory.warningPeakShare": 0.05,
     "memory.objectLevel": False,
+    "memory.intraObject": False,
     "server.path": "",
     "server.python": "",
 }
@@ -73,6 +74,7 @@ class Settings:
     memory_enabled: bool = True  # the memory findings on allocation lines (memory_loading.py)
     memory_warning_peak_share: float = 0.05  # a memory finding saving this share of the peak is a Warning
     memory_object_level: bool = False  # profile with --object-level: memory findings only, no reuse findings
+    memory_intra_object: bool = False  # profile with --intra-object: --object-level plus element maps
 
 
 def flatten(raw: Any, prefix: str = "") -> dict[str, Any]:
@@ -195,5 +197,6 @@ def parse(
         memory_enabled=v["memory.enabled"],
         memory_warning_peak_share=float(v["memory.warningPeakShare"]),
         memory_object_level=v["memory.objectLevel"],
+        memory_intra_object=v["memory.intraObject"],
     )
     return settings, problems

@@ -84,13 +84,18 @@ def _overallocation(
     if touched > size * options["max_touched_share"] or waste < options["min_waste_bytes"]:
         return
     share = touched / size
-    if profile.touched_slices is None:
+    if profile.touched_slices is None and profile.touched_unit == 4:
         seen = f"kernels touched only {format_bytes(touched)} of it ({share:.1%})"
+    elif profile.touched_slices is None:  # a coarse element map: whole units of touched_unit bytes
+        seen = (
+            f"kernels touched at most {format_bytes(touched)} of it ({share:.1%}; counted in units of "
+            f"{format_bytes(profile.touched_unit)}, the element map that fitted in free device memory)"
+        )
     else:  # an object-level run: the slices the kernels touched bound what they touched
         slices = bin(profile.touched_slices).count("1")
         seen = (
             f"kernels touched {slices} of its {len(profile.slice_accesses)} slices, at most {format_bytes(touched)} "
-            f"({share:.1%}; a profile without --object-level counts the bytes)"
+            f"({share:.1%}; a profile with --intra-object, or without --object-level, counts the bytes)"
         )
     fix = f"{_label(timeline, oid)}: {seen}; size the allocation to what the input needs instead of a fixed maximum."
     yield Finding("overallocation", oid, waste, 0, None, fix, _peak_with_size(timeline, curve, oid, touched))

@@ -6,6 +6,8 @@ A launch absent from the file has unknown touches, and the timeline builder trea
 Since session 7 the engine also writes, per touch, which of the object's slices the launch touched (`slices`),
 and per object (`objects`, in allocation order) its exact touched bytes and per-slice accesses: the input of the
 intra-object patterns (intra.py). Files without them still read; those patterns then have nothing to say.
+Version 2 adds `touched_unit_bytes` to an object (absent: 4, exact): an object-level run's element map coarser
+than one bit per 4-byte granule, whose touched bytes are then whole units, at least what was touched.
 
 Public API: :data:`FILE`, :data:`FORMAT`, :data:`VERSION`, :class:`ObjectTouch`, :class:`ObjectProfile`,
 :class:`RecordedTouches`, :func:`load`.
@@ -22,7 +24,8 @@ from reuselens.analyzer.schema import Bool, Enum, Int, JsonError, List, Obj, Sch
 
 FILE = OBJECT_TOUCHES  # written by the engine: the collector online, replay otherwise
 FORMAT = "reuselens-object-touches"
-VERSION = 1
+VERSION = 2
+READABLE_VERSIONS = (1, 2)
 
 TOUCH = Obj(
     {"address": Int(), "read": Bool(), "write": Bool(), "slices": Int(0, (1 << 64) - 1)},
@@ -36,6 +39,7 @@ OBJECT = Obj(
         "slice_bytes": Int(1),
         "touched_bytes": Int(0),
         "slice_accesses": List(Int(0)),
+        "touched_unit_bytes": Int(4),
     },
     required=("address", "size", "slice_bytes", "touched_bytes", "slice_accesses"),
     rule=lambda o: (
@@ -45,7 +49,7 @@ OBJECT = Obj(
     ),
 )
 SCHEMA = Obj(
-    {"format": Enum(FORMAT), "version": Enum(VERSION), "launches": List(LAUNCH), "objects": List(OBJECT)},
+    {"format": Enum(FORMAT), "version": Enum(*READABLE_VERSIONS), "launches": List(LAUNCH), "objects": List(OBJECT)},
     required=("format", "version", "launches"),
 )
 
@@ -64,12 +68,14 @@ class ObjectProfile(NamedTuple):
     address: int
     size: int
     slice_bytes: int
-    touched_bytes: int  # bytes of the object any kernel access touched (4-byte words, exact)
+    touched_bytes: int  # bytes of the object any kernel access touched (4-byte words, exact; see touched_unit)
     slice_accesses: tuple[int, ...]  # lane-granule accesses per slice
     # An object-level run's profile, made from the slices its kernels touched (run_timeline.py): their mask.
     # touched_bytes is then the bytes of those slices, at least what was touched, and there are no access counts.
-    # None: the engine's profile, touched_bytes exact.
+    # None: a profile the engine or an element map counted.
     touched_slices: int | None = None
+    # What touched_bytes counts in: 4, exact; more for a coarse element map (whole units, at least what was touched)
+    touched_unit: int = 4
 
 
 def slices_bytes(size: int, slice_bytes: int, slices: list[int]) -> int:
@@ -97,8 +103,15 @@ def load(run_dir: Path, error: type[ReuseLensError]) -> RecordedTouches | None:
         return None
     try:
         document = decode(path.read_bytes())
-        if isinstance(document, dict) and document.get("format") == FORMAT and document.get("version") != VERSION:
-            raise SchemaError(f"object touches version {describe(document.get('version'))}, this build reads {VERSION}")
+        if (
+            isinstance(document, dict)
+            and document.get("format") == FORMAT
+            and document.get("version") not in READABLE_VERSIONS
+        ):
+            raise SchemaError(
+                f"object touches version {describe(document.get('version'))}, this build reads "
+                f"{' and '.join(map(str, READABLE_VERSIONS))}"
+            )
         check(document, SCHEMA)
     except OSError as problem:
         raise error(f"{path}: unreadable ({problem.strerror})") from None
@@ -109,7 +122,14 @@ def load(run_dir: Path, error: type[ReuseLensError]) -> RecordedTouches | None:
         marks = touches.setdefault(launch["launch"], [])
         marks.extend(ObjectTouch(t["address"], t["read"], t["write"], t.get("slices")) for t in launch["touches"])
     objects = [
-        ObjectProfile(o["address"], o["size"], o["slice_bytes"], o["touched_bytes"], tuple(o["slice_accesses"]))
+        ObjectProfile(
+            o["address"],
+            o["size"],
+            o["slice_bytes"],
+            o["touched_bytes"],
+            tuple(o["slice_accesses"]),
+            touched_unit=o.get("touched_unit_bytes", 4),
+        )
         for o in document.get("objects", [])
     ]
     return RecordedTouches(touches, objects)

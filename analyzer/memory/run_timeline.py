@@ -141,8 +141,10 @@ def load_run_memory(path: str | Path) -> RunMemory:
         raise MemoryRunError(str(error)) from None
     unknown = sum(op.touches_unknown for op in timeline.operations)
     profiles = _match_profiles(builder.allocations, touches.objects if touches else [])
-    if not profiles and (run.manifest.get("collector") or {}).get("collection") == "objects":
-        profiles = _slice_profiles(builder.allocations, builder.kernel_slices)
+    if (run.manifest.get("collector") or {}).get("collection") == "objects":
+        # Objects without an element map (none asked for, or none fitted): what their slices show.
+        sliced = _slice_profiles(builder.allocations, builder.kernel_slices)
+        profiles = {**sliced, **profiles}
     return RunMemory(run, timeline, unknown, builder.stray_touches, profiles, builder.kernel_slices)
 
 

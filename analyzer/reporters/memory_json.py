@@ -26,6 +26,8 @@ def memory_document(analysis: MemoryAnalysis, top: int | None = None) -> dict[st
         "run": str(analysis.memory.run.path),
         # "objects": an object-level profile (which allocations each kernel touched, not how much of each)
         "collection": (analysis.memory.run.manifest.get("collector") or {}).get("collection") or "trace",
+        # an object-level profile with element maps (--intra-object): per object, the touched bytes and accesses
+        "element_maps": bool((analysis.memory.run.manifest.get("collector") or {}).get("element_maps")),
         "operations": len(timeline.operations),
         "kernel_operations": kernels,
         "unknown_touch_kernels": analysis.memory.unknown_touch_kernels,

@@ -76,11 +76,16 @@ def _visibility_lines(document: dict[str, Any]) -> list[str]:
             f"{unknown} of {kernels} kernel operations have unknown touches (not instrumented): they count as "
             "reading and writing every live object, so no finding spans them"
         )
-    if document.get("collection") == "objects":
+    if document.get("collection") == "objects" and document.get("element_maps"):
+        lines.append(
+            "object-level profile with element maps: each object's touched bytes and accesses per slice were counted "
+            "on the GPU, without an access trace; no reuse analysis"
+        )
+    elif document.get("collection") == "objects":
         lines.append(
             "object-level profile: which objects and which of their 64 slices each kernel touched, not how much; "
             "overallocation and structured access come from those slices, non-uniform access needs a profile "
-            "without --object-level"
+            "with --intra-object (or without --object-level)"
         )
     if document["stray_touches"]:
         lines.append(f"{document['stray_touches']} recorded kernel touches hit no live allocation and were left out")

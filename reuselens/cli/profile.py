@@ -42,6 +42,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="memory analysis only: record which allocations each kernel reads and writes, not every access "
         "(far faster; no reuse analysis), then print `reuselens memory`'s table",
     )
+    parser.add_argument(
+        "--intra-object",
+        action="store_true",
+        help="--object-level, and count each object's touched bytes and accesses per slice on the GPU (element "
+        "maps): the intra-object memory patterns exactly, still without an access trace",
+    )
     parser.add_argument("--no-analyze", action="store_true", help="only record the run")
     parser.add_argument("--top", type=positive_int, default=10, metavar="N", help="findings to print (default 10)")
     add_analysis_options(parser)
@@ -73,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
         raise SettingsError("no command to profile: reuselens profile [options] -- ./app args")
     launch_range = parse_launch_range(args.launch_range)
     run_dir = Path(args.run_dir or time.strftime("reuselens-run-%Y%m%d-%H%M%S"))
+    if args.intra_object:
+        args.object_level = True
     preload = None if args.no_analyze else _import_analysis_while_the_app_runs(args.object_level)
     with stage_progress() as progress:
         summary = profile(
@@ -88,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
             module_loading=args.module_loading,
             split_configurations=args.per_configuration,
             object_level=args.object_level,
+            element_maps=args.intra_object,
             on_start=preload.start if preload is not None else None,
         )
     print(f"run written to {run_dir}", file=sys.stderr)

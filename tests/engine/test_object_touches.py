@@ -41,7 +41,7 @@ def test_each_launch_lists_the_allocations_it_read_and_wrote(workers):
             [mem(0, {0: A, 1: B + 4, 2: C + 8}, access=READ)],  # a gather over three objects
         ],
     )
-    assert doc["format"] == "reuselens-object-touches" and doc["version"] == 1
+    assert doc["format"] == "reuselens-object-touches" and doc["version"] == 2
     touches = {e["launch"]: [(t["address"], t["read"], t["write"]) for t in e["touches"]] for e in doc["launches"]}
     assert touches == {
         0: [(A, True, False), (B, False, True)],

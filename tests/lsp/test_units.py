@@ -242,6 +242,9 @@ def test_default_profiler_argv_carries_filters_thresholds_and_timeout():
     assert "--object-level" not in argv
     objects, _ = settings.parse({"profile": {"command": ["./app"]}, "memory": {"objectLevel": True}}, "/ws")
     assert "--object-level" in profiling.profiler_argv(objects, "D")
+    assert "--intra-object" not in argv
+    intra, _ = settings.parse({"profile": {"command": ["./app"]}, "memory": {"intraObject": True}}, "/ws")
+    assert "--intra-object" in profiling.profiler_argv(intra, "D")
 
 
 def test_default_profiler_argv_passes_every_threshold_the_way_the_cli_reads_it():

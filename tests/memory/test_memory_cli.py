@@ -153,10 +153,24 @@ def test_an_object_level_run_says_the_intra_object_patterns_need_a_traced_one(tm
     path = run.write(tmp_path / "objects", _object_level(run))
     code, out, _ = run_cli(capsys, path)
     assert code == 0 and "object-level profile" in out and "without --object-level" in out
+    assert "with --intra-object" in out
     code, out, _ = run_cli(capsys, path, "--format", "json")
-    assert json.loads(out)["collection"] == "objects"
+    assert (json.loads(out)["collection"], json.loads(out)["element_maps"]) == ("objects", False)
     code, out, _ = run_cli(capsys, run.write(tmp_path / "traced"), "--format", "json")
     assert json.loads(out)["collection"] == "trace"
+
+
+def test_an_element_map_run_says_its_objects_were_counted_on_the_gpu(tmp_path, capsys):
+    run = RunWriter()
+    data = run.alloc(1 << 20)
+    run.kernel("_Z5firstPf", [(data, "w")])
+    manifest = _object_level(run)
+    manifest["collector"]["element_maps"] = True
+    path = run.write(tmp_path / "elements", manifest)
+    code, out, _ = run_cli(capsys, path)
+    assert code == 0 and "with element maps" in out and "without --object-level" not in out
+    code, out, _ = run_cli(capsys, path, "--format", "json")
+    assert json.loads(out)["element_maps"] is True
 
 
 def test_the_reuse_report_of_an_object_level_run_is_empty_and_says_why(tmp_path, capsys):

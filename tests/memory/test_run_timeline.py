@@ -172,8 +172,8 @@ def test_a_malformed_object_touches_file_is_one_line_naming_the_file_and_field(t
     (path / "object_touches.json").write_text(json.dumps(document))
     with pytest.raises(MemoryRunError, match=r"object_touches\.json: launches\[0\]\.touches\[0\]\.write: expected"):
         load_run_memory(path)
-    (path / "object_touches.json").write_text('{"format": "reuselens-object-touches", "version": 2, "launches": []}')
-    with pytest.raises(MemoryRunError, match="version int 2, this build reads 1"):
+    (path / "object_touches.json").write_text('{"format": "reuselens-object-touches", "version": 3, "launches": []}')
+    with pytest.raises(MemoryRunError, match="version int 3, this build reads 1 and 2"):
         load_run_memory(path)
 
 

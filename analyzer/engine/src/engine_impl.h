@@ -172,9 +172,9 @@ struct Engine::Impl {
   using ObjectSummary = reuselens::ObjectSummary;
   std::vector<LaunchTouches> object_touches;
   std::vector<ObjectTouch> open_touches;  // the open launch's, of allocations freed meanwhile
-  // The first allocations only, as many as run.json lists (the collector's cap): the memory analysis refuses a
-  // run past it, and a profile per allocation of a long run would grow without bound.
-  static constexpr uint64_t kMaxProfiledObjects = 100000;
+  // Profiles of the first kMaxProfiledObjects allocations only (object_touches.h), as many as run.json lists (the
+  // collector's cap): the memory analysis refuses a run past it, and a profile per allocation of a long run would
+  // grow without bound.
   std::vector<ObjectSummary> freed_objects;
   uint64_t allocations_seen = 0;
   std::vector<uint64_t> region_order;  // parallel to `regions`: each region's place in allocation order

@@ -55,6 +55,9 @@ Config read_config() {
   // recorded results were measured with). REUSELENS_EAGER_PATCH=1 patches at MODULE_LOADED instead.
   c.lazy_patch = getenv_str("REUSELENS_EAGER_PATCH") != "1";
   c.object_level = getenv_str("REUSELENS_OBJECT_LEVEL") == "1";
+  c.object_elements = c.object_level && getenv_str("REUSELENS_OBJECT_ELEMENTS") == "1";
+  const std::string cap = getenv_str("REUSELENS_ELEMENT_MAP_BYTES");
+  if (!cap.empty()) c.element_map_cap = strtoull(cap.c_str(), nullptr, 10);
   c.patch_path = getenv_str("REUSELENS_PATCH");
   if (c.patch_path.empty()) c.patch_path = default_patch_path(c.object_level);
   parse_launch_range(getenv_str("REUSELENS_LAUNCH_RANGE"), &c);

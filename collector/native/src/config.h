@@ -22,6 +22,11 @@ struct Config {
   bool debug = false;
   bool lazy_patch = true;
   bool object_level = false;  // REUSELENS_OBJECT_LEVEL=1: object marks, no access trace (object_launches.cpp)
+  // REUSELENS_OBJECT_ELEMENTS=1 (with object_level): each object's element map too (element_maps.cpp)
+  bool object_elements = false;
+  // REUSELENS_ELEMENT_MAP_BYTES: at most this much device memory for the maps made at one table upload, besides
+  // the share of the free memory (a test of the coarse maps; default: no cap)
+  uint64_t element_map_cap = UINT64_MAX;
   uint64_t buffer_bytes = kDefaultBufferBytes;
   uint32_t nbuf = 2;
 

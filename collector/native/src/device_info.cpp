@@ -23,6 +23,19 @@ void query_device(CUdevice dev, std::string* name_out, std::string* arch_out) {
     *arch_out = "sm_" + std::to_string(major * 10 + minor);
 }
 
+bool device_memory_info(uint64_t* free_bytes, uint64_t* total_bytes) {
+  using InfoFn = CUresult (*)(size_t*, size_t*);
+  static const InfoFn get_info = [] {
+    void* h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    return h ? reinterpret_cast<InfoFn>(dlsym(h, "cuMemGetInfo_v2")) : nullptr;
+  }();
+  size_t free_now = 0, total = 0;
+  if (get_info == nullptr || get_info(&free_now, &total) != CUDA_SUCCESS) return false;
+  *free_bytes = free_now;
+  *total_bytes = total;
+  return true;
+}
+
 std::string nvidia_driver_version() {
   std::ifstream v("/proc/driver/nvidia/version");
   std::string line;

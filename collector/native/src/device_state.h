@@ -44,11 +44,18 @@ struct RlDeviceState {
 // and the slices (reuselens/object_touches.h) the launch touched. The host reads the marks back after the
 // kernel. Like RlDeviceState, the state starts with `enabled`, so one zeroed block serves as the disabled state
 // of both modes.
+//
+// With element maps (REUSELENS_OBJECT_ELEMENTS=1, docs/memory.md "Element maps"), an entry also points at its
+// object's map in device memory, kept for the object's whole life: 64 counters of lane-granule accesses, one per
+// slice, as the engine's shadow counts them (shadow.h, RegionShadow::count_accesses), then a bitmap of touched
+// granules, one bit per 2^map_shift granules (0: exact, each 4-byte granule; more where the exact map would take
+// more than its share of the free device memory).
 struct RlObjectEntry {
   uint64_t first_granule;  // the allocation's first and last 4-byte granule (address / 4), as the engine's shadow
   uint64_t last_granule;
-  uint32_t slice_shift;  // object_slice_shift(size)
-  uint32_t pad;
+  uint32_t slice_shift;     // object_slice_shift(size)
+  uint32_t map_shift;       // granules per bit of the touched bitmap, log2
+  unsigned long long* map;  // device memory: kObjectSlices counters, then the bitmap (uint32_t words); null: none
 };
 
 struct RlObjectMark {

@@ -5,6 +5,7 @@
 // the same entry a traced run's engine writes. Launches run one at a time, as instrumented ones do.
 #include <algorithm>
 #include <cstring>
+#include <tuple>
 
 #include "json.h"
 #include "support.h"
@@ -14,7 +15,7 @@ namespace rlc {
 
 void Tool::start_object_launch(const Sanitizer_LaunchData* ld, uint64_t id, ContextState* cs) {
   LaunchEntry& le = run_.launches.back();
-  const bool table = upload_object_table(*cs, ld->hStream);
+  const bool table = upload_object_table(ld->context, *cs, ld->hStream);
   RlObjectState* st = cs->h_object_state;
   memset(st, 0, sizeof *st);
   st->enabled = 1;
@@ -44,11 +45,11 @@ void Tool::start_object_launch(const Sanitizer_LaunchData* ld, uint64_t id, Cont
 
 // The live allocations by address, when they changed since the context's last upload. False (logged once) when
 // they do not fit the table.
-bool Tool::upload_object_table(ContextState& cs, Sanitizer_StreamHandle stream) {
+bool Tool::upload_object_table(CUcontext ctx, ContextState& cs, Sanitizer_StreamHandle stream) {
   if (cs.objects_version == objects_version_) return true;
-  std::vector<std::pair<uint64_t, uint64_t>> live;  // address, size
+  std::vector<std::tuple<uint64_t, uint64_t, size_t>> live;  // address, size, allocation index
   live.reserve(live_allocs_.size());
-  for (const auto& [address, index] : live_allocs_) live.emplace_back(address, run_.allocs[index].size);
+  for (const auto& [address, index] : live_allocs_) live.emplace_back(address, run_.allocs[index].size, index);
   if (live.size() > kObjectTableCapacity) {
     if (!object_table_overflow_logged_)
       error("object-level mode: " + std::to_string(live.size()) + " live allocations, more than the table's " +
@@ -59,10 +60,15 @@ bool Tool::upload_object_table(ContextState& cs, Sanitizer_StreamHandle stream) 
   }
   std::sort(live.begin(), live.end());
   cs.object_bases.clear();
+  uint64_t map_budget = cfg_.object_elements ? element_map_budget() : 0;
   for (size_t i = 0; i < live.size(); ++i) {
-    const auto& [address, size] = live[i];
+    const auto& [address, size, index] = live[i];
+    uint32_t map_shift = 0;
+    unsigned long long* map =
+        cfg_.object_elements ? element_map(ctx, address, size, index, stream, &map_budget, &map_shift) : nullptr;
     // Granules as the engine's shadow counts them (shadow.h, RegionShadow): first = base / 4, last = (end - 1) / 4.
-    cs.h_objects[i] = RlObjectEntry{address >> 2, (address + (size - 1)) >> 2, reuselens::object_slice_shift(size), 0};
+    cs.h_objects[i] =
+        RlObjectEntry{address >> 2, (address + (size - 1)) >> 2, reuselens::object_slice_shift(size), map_shift, map};
     cs.object_bases.push_back(address);
   }
   if (!live.empty() &&
@@ -120,8 +126,8 @@ void Tool::finish_object_launch(std::unique_lock<std::recursive_mutex>& g) {
 
 void Tool::write_object_touches() {
   std::string err;
-  if (!write_file_atomic(cfg_.run_dir + "/object_touches.json", reuselens::object_touches_json(object_touches_, {}),
-                         &err))
+  if (!write_file_atomic(cfg_.run_dir + "/object_touches.json",
+                         reuselens::object_touches_json(object_touches_, object_summaries_), &err))
     error(err);
 }
 

@@ -2,7 +2,9 @@
 // access trace. Every global access (loads, stores, atomics, the global half of cp.async and of bulk copies) is
 // looked up in the table of live allocations; the allocation's mark gets the access kind and the slice of each
 // granule the access covers, exactly what the engine's shadow would note for the same access in a traced run
-// (shadow_replay.cpp: mark_access + count_accesses). Built like patch.cu, into reuselens_objects_patch.fatbin.
+// (shadow_replay.cpp: mark_access + count_accesses). With element maps, the object's map also gets the
+// access's lane-granules per slice and its touched granules (count_accesses, count_first_touch). Built like
+// patch.cu, into reuselens_objects_patch.fatbin.
 #include <sanitizer_patching.h>
 
 #include "device_state.h"
@@ -49,6 +51,57 @@ __device__ __forceinline__ void mark_tail(const RlObjectState* s, int i, unsigne
   if (j != i || tail != slice) mark(s, j, access, tail);
 }
 
+// Element maps (device_state.h): the touched bits of granules [ga, gb] of entry `e`. The load first: once a
+// granule is known, its later accesses cost a read, not an atomic.
+__device__ __forceinline__ void set_touched(const RlObjectEntry& e, uint64_t ga, uint64_t gb) {
+  uint32_t* bits = reinterpret_cast<uint32_t*>(e.map + reuselens::kObjectSlices);
+  const uint64_t b0 = (ga - e.first_granule) >> e.map_shift, b1 = (gb - e.first_granule) >> e.map_shift;
+  for (uint64_t b = b0; b <= b1; ++b) {
+    uint32_t* word = bits + (b >> 5);
+    const uint32_t bit = 1u << (b & 31);
+    if (!(*word & bit)) atomicOr(word, bit);
+  }
+}
+
+// One lane-granule counted on its own: a granule of an access that leaves its first granule's object or slice
+// (unaligned, or across a boundary), or a block of a bulk copy.
+__device__ __forceinline__ void note_granule(const RlObjectState* s, int hint, uint64_t g) {
+  const int j = find_object(s, g, hint);
+  if (j < 0 || s->objects[j].map == nullptr) return;
+  const RlObjectEntry& e = s->objects[j];
+  atomicAdd(&e.map[reuselens::object_slice_of(e.first_granule, g, e.slice_shift)], 1ull);
+  set_touched(e, g, g);
+}
+
+// The element maps' share of one warp-level access, from every lane of `mask` (`key`: the lane's object and
+// slice, `peers`: the lanes of the same key). A group of lanes whose granules all lie in their first granule's
+// object and slice adds them in one atomic, as the engine adds a record's lane-granules to each slice; a lane's
+// granules past that slice or object are counted one by one. (Sanitizer patches may not use redux, so no
+// __reduce_add_sync: every lane of such a group counts alike, (size + 3) / 4 granules, the same in a warp.)
+__device__ __forceinline__ void note_elements(const RlObjectState* s, int i, unsigned slice, uint64_t g0, uint64_t g1,
+                                              uint32_t mask, unsigned long long key, uint32_t peers, uint32_t lane) {
+  const RlObjectEntry* e = i >= 0 && s->objects[i].map != nullptr ? &s->objects[i] : nullptr;
+  uint64_t last = g1;
+  if (e != nullptr) {
+    if (last > e->last_granule) last = e->last_granule;
+    if (slice < reuselens::kObjectSlices - 1) {  // the last slice also holds the rest of the object
+      const uint64_t slice_last = e->first_granule + ((uint64_t(slice + 1) << e->slice_shift) >> 2) - 1;
+      if (last > slice_last) last = slice_last;
+    }
+  }
+  const bool whole = e != nullptr && last == g1;
+  // g1 - g0 depends on the access size only: the same for the whole warp, so every lane of `mask` matches here.
+  const uint32_t group = g1 == g0 ? peers : __match_any_sync(mask, whole ? key : ~0ull);
+  if (e != nullptr) {
+    if (!whole)
+      atomicAdd(&e->map[slice], (unsigned long long)(last - g0 + 1));
+    else if (lane == (uint32_t)(__ffs(group) - 1))
+      atomicAdd(&e->map[slice], (unsigned long long)__popc(group) * (g1 - g0 + 1));
+    set_touched(*e, g0, last);
+  }
+  for (uint64_t g = (e != nullptr ? last : g0) + 1; g <= g1; ++g) note_granule(s, i, g);
+}
+
 // One warp-level global access: each lane's address; the lanes that land on the same slice of the same object
 // agree (__match_any_sync) and one of them marks it.
 __device__ __forceinline__ void note_warp_access(void* ud, uint64_t addr, uint32_t size, uint32_t flags) {
@@ -70,6 +123,7 @@ __device__ __forceinline__ void note_warp_access(void* ud, uint64_t addr, uint32
   const uint32_t peers = __match_any_sync(mask, key);
   if (i >= 0 && lane == (uint32_t)(__ffs(peers) - 1)) mark(s, i, access, slice);
   if (g1 != g0) mark_tail(s, i, slice, g1, access);
+  note_elements(s, i, slice, g0, g1, mask, key, peers, lane);
 }
 
 // One thread's access (bulk copies: one thread issues all the blocks).
@@ -83,6 +137,7 @@ __device__ __forceinline__ void note_thread_access(const RlObjectState* s, uint6
     mark(s, i, access, slice);
   }
   if (g1 != g0) mark_tail(s, i, slice, g1, access);
+  for (uint64_t g = g0; g <= g1; ++g) note_granule(s, i, g);
 }
 
 // cp.async.bulk: `blocks` 16-byte blocks from `gaddr`, issued by one thread (every active lane sees the same

@@ -206,6 +206,7 @@ void Tool::on_memory_free(const Sanitizer_ResourceMemoryData* m) {
   if (!enabled_) return;
   auto it = live_allocs_.find(m->address);
   if (it == live_allocs_.end()) return;
+  if (cfg_.object_elements) collect_element_map(m->address, it->second, m->hStream);
   run_.allocs[it->second].freed = true;
   run_.allocs[it->second].freed_after_launch = run_.launch_count;
   add_memory_operation({MemoryOperation::kFree, 0, reinterpret_cast<uint64_t>(m->stream), it->second});

@@ -46,6 +46,7 @@ std::string collector_member(const Config& c, const RunState& run, bool final_wr
          ", \"buffer_records\": " + std::to_string(c.buffer_records()) + ", \"patch\": " + json_str(c.patch_path) +
          ", \"traces\": " + (c.write_traces ? "true" : "false") +
          ", \"collection\": " + (c.object_level ? "\"objects\"" : "\"trace\"") +
+         ", \"element_maps\": " + (c.object_elements ? "true" : "false") +
          ", \"online_analysis\": " + (run.engine ? "true" : "false") +
          ", \"launches_seen\": " + std::to_string(run.launch_count) +
          ", \"launches_instrumented\": " + std::to_string(run.instrumented) +

@@ -181,6 +181,7 @@ void Tool::at_exit() {
   }
   if (object_launch_.active) diag_.log("exit: finishing the object-level launch still open");
   finish_object_launch(g);
+  if (cfg_.object_elements) collect_all_element_maps();
   exited_ = true;
   drainer_.stop();
   finish_sinks();

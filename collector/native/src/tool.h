@@ -82,9 +82,15 @@ class Tool {
 
   // object_launches.cpp: object-level mode, one launch at a time (docs/memory.md, "Object-level mode")
   void start_object_launch(const Sanitizer_LaunchData* ld, uint64_t id, ContextState* cs);
-  bool upload_object_table(ContextState& cs, Sanitizer_StreamHandle stream);
+  bool upload_object_table(CUcontext ctx, ContextState& cs, Sanitizer_StreamHandle stream);
   void finish_object_launch(std::unique_lock<std::recursive_mutex>& g);
   void write_object_touches();
+  // element_maps.cpp: per-object maps on the GPU (docs/memory.md, "Element maps")
+  unsigned long long* element_map(CUcontext ctx, uint64_t address, uint64_t size, size_t alloc_index,
+                                  Sanitizer_StreamHandle stream, uint64_t* budget, uint32_t* shift);
+  uint64_t element_map_budget();
+  void collect_element_map(uint64_t address, size_t alloc_index, Sanitizer_StreamHandle stream);
+  void collect_all_element_maps();
 
   // The run's diagnostics (collector.log through diag_.log).
   void error(const std::string& msg) { diag_.error(msg); }
@@ -128,6 +134,18 @@ class Tool {
   uint64_t objects_version_ = 0;
   bool object_table_overflow_logged_ = false;
   bool object_finishing_ = false;  // a thread waits for a kernel and its marks, without the tool lock
+  // Element maps by object address (null device pointer: the object got none), and the summaries of those read
+  // back so far.
+  struct ElementMap {
+    CUcontext ctx = nullptr;
+    unsigned long long* device = nullptr;
+    uint64_t bytes = 0;
+    uint32_t shift = 0;  // log2 granules per bit
+    size_t alloc_index = 0;
+  };
+  std::unordered_map<uint64_t, ElementMap> element_maps_;
+  std::vector<reuselens::ObjectSummary> object_summaries_;
+  bool element_map_budget_logged_ = false;
 };
 
 Tool& tool();  // never destroyed: callbacks may arrive during process teardown

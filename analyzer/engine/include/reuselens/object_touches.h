@@ -50,16 +50,20 @@ struct LaunchTouches {
   uint64_t launch_id;
   std::vector<ObjectTouch> objects;  // by address
 };
-// What an object's whole life amounted to (traced runs only: the engine counts every access).
+// What an object's whole life amounted to: the engine's count of every traced access, or the collector's element
+// map of it (element_maps.cpp). Kept for the first kMaxProfiledObjects allocations (run.json's cap).
 struct ObjectSummary {
-  uint64_t order, address, size, slice_bytes, touched_bytes;
+  uint64_t order = 0, address = 0, size = 0, slice_bytes = 0, touched_bytes = 0;
   std::vector<uint64_t> slice_accesses;
+  // touched_bytes counts whole units of this size (4: exact, each granule; more: a coarse element map's bound)
+  uint64_t touched_unit_bytes = 4;
 };
+constexpr uint64_t kMaxProfiledObjects = 100000;
 
 // object_touches.json: one entry per launch, in launch order, then the objects' summaries in allocation order.
 inline std::string object_touches_json(const std::vector<LaunchTouches>& launches,
                                        const std::vector<ObjectSummary>& objects) {
-  std::string o = "{\"format\":\"reuselens-object-touches\",\"version\":1,\"launches\":[";
+  std::string o = "{\"format\":\"reuselens-object-touches\",\"version\":2,\"launches\":[";
   for (size_t i = 0; i < launches.size(); ++i) {
     const LaunchTouches& t = launches[i];
     o += i ? ",{\"launch\":" : "{\"launch\":";
@@ -82,7 +86,9 @@ inline std::string object_touches_json(const std::vector<LaunchTouches>& launche
          ",\"slice_bytes\":" + std::to_string(s.slice_bytes) + ",\"touched_bytes\":" + std::to_string(s.touched_bytes) +
          ",\"slice_accesses\":[";
     for (size_t k = 0; k < s.slice_accesses.size(); ++k) o += (k ? "," : "") + std::to_string(s.slice_accesses[k]);
-    o += "]}";
+    o += "]";
+    if (s.touched_unit_bytes != 4) o += ",\"touched_unit_bytes\":" + std::to_string(s.touched_unit_bytes);
+    o += "}";
   }
   return o + "]}";
 }
