@@ -17,7 +17,7 @@ import pytest
 
 import reuselens.collector.launcher as launcher
 import reuselens.collector.manifest as run_manifest
-from reuselens.analyzer.rundir import open_run
+from reuselens.analyzer.rundir import RunDirectoryError, open_run
 from reuselens.collector.errors import (
     AppNotFoundError,
     CollectorError,
@@ -577,3 +577,40 @@ def test_run_directory_write_failure_is_one_line(no_gpu_needed, fake_app, tmp_pa
     assert result.stderr.strip().splitlines()[-1] == (
         f"reuselens: error: {tmp_path / 'run'}: cannot write the run directory (File too large)"
     )
+
+
+def test_run_json_is_written_one_member_and_one_list_item_per_line_and_reads_back_equal(tmp_path):
+    data = {"format": "reuselens-run", "launches": [{"id": 0, "grid": [1, 1, 1]}, {"id": 1}], "errors": [], "n": 2}
+    path = tmp_path / "run.json"
+    run_manifest.write_json_atomic(path, data)
+    text = path.read_text()
+    assert json.loads(text) == data
+    assert text.splitlines() == [
+        "{",
+        ' "format": "reuselens-run",',
+        ' "launches": [',
+        '  {"id": 0, "grid": [1, 1, 1]},',
+        '  {"id": 1}',
+        " ],",
+        ' "errors": [],',
+        ' "n": 2',
+        "}",
+    ]
+
+
+def test_a_run_opened_again_unchanged_is_not_read_twice_and_a_changed_one_is(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    manifest = json.loads(
+        (Path(__file__).resolve().parents[1] / "data" / "memory_runs" / "intra_waste" / "run.json").read_text()
+    )
+    (run / "run.json").write_text(json.dumps(manifest))
+    first = open_run(run)
+    assert open_run(run) is first
+    manifest["exit_code"] = 1 - (manifest.get("exit_code") or 0)  # the same size, in place: only the bytes differ
+    (run / "run.json").write_text(json.dumps(manifest))
+    second = open_run(run)
+    assert second is not first and second.manifest["exit_code"] == manifest["exit_code"]
+    (run / "run.json").write_text("{")
+    with pytest.raises(RunDirectoryError, match="run.json: unreadable run manifest"):
+        open_run(run)

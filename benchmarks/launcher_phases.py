@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""Where `reuselens profile --object-level` spends the time the app does not: the launcher's phases, timed.
+
+Each round runs the app alone, then `reuselens profile --object-level` in a child interpreter that timestamps its
+phases on the system-wide monotonic clock, so the parent can also place the interpreter's start-up (from its
+spawn to the child's first line). Printed per phase: the median over the rounds, in milliseconds.
+
+* interpreter: spawn to the first line of the CLI (Python start-up, site, the console script's import);
+* cli imports: the CLI and the launcher modules;
+* library check: find_tool_library (the installed collector, its cached load check);
+* driver check: require_driver (loading libcuda in the launcher);
+* run directory: preparing it and the first run.json;
+* spawn: starting the app (Popen);
+* app: the app's run under the collector, Popen to its exit seen;
+* finish: run.json finalised (_finish);
+* preload wait: waiting for the thread that imports the analysis while the app runs;
+* memory report: the memory analysis and its table (`reuselens memory`'s, after the app);
+* report: report.json (no kernels, one note);
+* exit: the rest until the process is gone (flush, os._exit).
+
+    python3 benchmarks/launcher_phases.py [--rounds 5] [--intra-object] -- ./app args
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+PHASES = (
+    "interpreter",
+    "cli imports",
+    "library check",
+    "driver check",
+    "run directory",
+    "spawn",
+    "app",
+    "finish",
+    "preload wait",
+    "memory report",
+    "report",
+    "exit",
+)
+
+
+def child(argv: list[str]) -> None:
+    """Runs `reuselens` with argv, its phases stamped; writes {phase: [start, end]} to the file named first."""
+    out, argv = argv[0], argv[1:]
+    stamps: dict[str, list[float]] = {"cli imports": [time.monotonic(), 0.0]}
+    import reuselens.cli.main as cli_main
+    import reuselens.cli.profile as profile_cli
+    import reuselens.collector.launcher as launcher
+
+    stamps["cli imports"][1] = time.monotonic()
+
+    def stamp(name: str, owner, attribute: str) -> None:
+        real = getattr(owner, attribute)
+
+        def timed(*args, **kwargs):
+            start = time.monotonic()
+            try:
+                return real(*args, **kwargs)
+            finally:
+                stamps[name] = [start, time.monotonic()]
+
+        setattr(owner, attribute, timed)
+
+    stamp("library check", launcher, "find_tool_library")
+    stamp("driver check", launcher, "require_driver")
+    stamp("run directory", launcher, "_prepare_run_dir")
+    stamp("finish", launcher, "_finish")
+    real_finish_preload = profile_cli._finish_preload
+
+    def finish_preload(preload):  # the analysis modules the preload thread imports, then their functions stamped
+        real_finish_preload(preload)
+        import reuselens.cli.memory as memory_cli
+        from reuselens.analyzer import pipeline
+
+        stamp("memory report", memory_cli, "write_report")
+        stamp("report", pipeline, "build_report")
+
+    profile_cli._finish_preload = finish_preload
+    stamp("preload wait", profile_cli, "_finish_preload")
+    real_popen = launcher.subprocess.Popen
+
+    class StampedPopen(real_popen):  # the app's spawn (the launcher's first child), and when its exit is seen
+        def __init__(self, *args, **kwargs):
+            start = time.monotonic()
+            super().__init__(*args, **kwargs)
+            if "spawn" not in stamps:
+                stamps["spawn"] = [start, time.monotonic()]
+                stamps["app"] = [time.monotonic(), 0.0]
+
+    launcher.subprocess.Popen = StampedPopen
+    real_exited = launcher._ExitWatch.exited
+
+    def exited(self, timeout):
+        done = real_exited(self, timeout)
+        if done:
+            stamps["app"][1] = time.monotonic()
+        return done
+
+    launcher._ExitWatch.exited = exited
+    code = cli_main.main(argv)
+    stamps["exit"] = [time.monotonic(), 0.0]
+    Path(out).write_text(json.dumps(stamps))
+    sys.stdout.flush()
+    os._exit(code)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--intra-object", action="store_true", help="profile with --intra-object")
+    parser.add_argument("command", nargs=argparse.REMAINDER)
+    args = parser.parse_args()
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not command:
+        parser.error("no command: launcher_phases.py -- ./app args")
+    mode = "--intra-object" if args.intra_object else "--object-level"
+    spent: dict[str, list[float]] = {p: [] for p in PHASES}
+    native, total = [], []
+    with tempfile.TemporaryDirectory() as work:
+        for _ in range(args.rounds):
+            t0 = time.monotonic()
+            subprocess.run(command, stdout=subprocess.DEVNULL, check=True)
+            native.append(time.monotonic() - t0)
+            stamps_file = Path(work) / "stamps.json"
+            argv = ["profile", mode, "--run-dir", str(Path(work) / "run"), "--", *command]
+            t0 = time.monotonic()
+            subprocess.run([sys.executable, __file__, "--child", str(stamps_file), *argv], stdout=subprocess.DEVNULL)
+            end = time.monotonic()
+            total.append(end - t0)
+            stamps = json.loads(stamps_file.read_text())
+            stamps["interpreter"] = [t0, stamps["cli imports"][0]]
+            stamps["exit"][1] = end
+            for phase in PHASES:
+                if phase in stamps:
+                    spent[phase].append(stamps[phase][1] - stamps[phase][0])
+    print(f"{' '.join(command)}: native {statistics.median(native) * 1e3:.0f} ms, {mode} {statistics.median(total) * 1e3:.0f} ms")
+    accounted = 0.0
+    for phase in PHASES:
+        if spent[phase]:
+            ms = statistics.median(spent[phase]) * 1e3
+            accounted += ms
+            print(f"  {phase:<14} {ms:8.1f} ms")
+    print(f"  {'(other)':<14} {statistics.median(total) * 1e3 - accounted:8.1f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--child"]:
+        child(sys.argv[2:])
+    else:
+        sys.exit(main())
