@@ -4,7 +4,8 @@ measured.
 For each fix of MEMORY_FIXES: build the app of benchmarks/realapps/manifest.json as realapps.py does, plus `-g`
 (the allocation lines come from the host DWARF), and a copy of its sources with the fix applied; run the original
 twice and the fixed build once and require the same output and exit status; profile the original with
-`reuselens profile --object-level` and take the findings the fix answers (pattern and allocation line), their
+`reuselens profile --intra-object` (the object-level patterns, and the intra-object ones from the element maps)
+and take the findings the fix answers (pattern and allocation line), their
 peak reductions alone and together (patterns.peak_reduction_together); then measure the peak device memory of
 each build natively, `--runs` times interleaved: NVML's used memory of the GPU sampled on a thread while the app
 runs, minus what was in use just before it started (the app's CUDA context is in both, so the difference of the
@@ -76,6 +77,35 @@ MEMORY_FIXES = (
             ),
             R("    checkCudaErrors(cudaFree(d_BufVal));\n", ""),
             R("    checkCudaErrors(cudaFree(d_BufKey));\n", ""),
+        ),
+    ),
+    MemoryFix(
+        name="bfs_uiuc_frontier_queues_sized_to_the_input",
+        app="shoc_bfs_uiuc",
+        file="src/cuda/level1/bfs/BFS.cu",
+        patterns=("overallocation",),
+        sites=(407, 408),
+        why="the two frontier queues hold one entry per vertex, but no level of this graph reaches half the vertices "
+        "(the kernels touched 47.6% of each queue): the queues are sized to half the vertex count, and the initial "
+        "frontier copy to that size. Enough for this input only: a general fix grows the queues when a level "
+        "outgrows them",
+        function="RunTest2",
+        patch=(
+            R(
+                "    CUDA_SAFE_CALL(cudaMalloc(&d_frontier,sizeof(frontier_type)*numVerts));\n"
+                "    CUDA_SAFE_CALL(cudaMalloc(&d_frontier2,sizeof(frontier_type)*numVerts));\n",
+                "    const unsigned int frontier_capacity = numVerts / 2;\n"
+                "    CUDA_SAFE_CALL(cudaMalloc(&d_frontier,sizeof(frontier_type)*frontier_capacity));\n"
+                "    CUDA_SAFE_CALL(cudaMalloc(&d_frontier2,sizeof(frontier_type)*frontier_capacity));\n",
+            ),
+            R(
+                "sizeof(frontier_type)*numVerts , cudaMemcpyHostToDevice",
+                "sizeof(frontier_type)*frontier_capacity , cudaMemcpyHostToDevice",
+            ),
+            R(
+                "sizeof(frontier_type)*numVerts, cudaMemcpyHostToDevice",
+                "sizeof(frontier_type)*frontier_capacity, cudaMemcpyHostToDevice",
+            ),
         ),
     ),
     MemoryFix(
@@ -220,15 +250,15 @@ def profile_objects(command: list[str], env: dict[str, str], run_dir: Path, args
         shutil.rmtree(run_dir)
     reuselens = realapps.reuselens_command(args.reuselens)
     profile = run_to_end(
-        [*reuselens, "profile", "--object-level", "--no-analyze", "--run-dir", str(run_dir), "--", *command],
+        [*reuselens, "profile", "--intra-object", "--no-analyze", "--run-dir", str(run_dir), "--", *command],
         timeout=4 * args.timeout,
-        what="reuselens profile --object-level",
+        what="reuselens profile --intra-object",
         cwd=run_dir.parent,
         env=env,
     )
     if profile.status != 0:
         tail = (profile.stderr or profile.stdout).strip().splitlines()[-1:]
-        raise StepError(f"reuselens profile --object-level: exit {profile.status}: {tail}")
+        raise StepError(f"reuselens profile --intra-object: exit {profile.status}: {tail}")
     return run_dir
 
 

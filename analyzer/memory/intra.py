@@ -98,7 +98,8 @@ def _overallocation(
             f"({share:.1%}; a profile with --intra-object, or without --object-level, counts the bytes)"
         )
     fix = f"{_label(timeline, oid)}: {seen}; size the allocation to what the input needs instead of a fixed maximum."
-    yield Finding("overallocation", oid, waste, 0, None, fix, _peak_with_size(timeline, curve, oid, touched))
+    reduction = _peak_with_size(timeline, curve, oid, touched)
+    yield Finding("overallocation", oid, waste, 0, None, fix, reduction, resize={oid: touched})
 
 
 def _hot_slices(profile: ObjectProfile) -> list[int]:
@@ -175,4 +176,6 @@ def _structured_access(memory: RunMemory, curve: list[int], oid: int, profile: O
         f"parts used in turn, instead of the whole object."
     )
     reduction = _peak_with_size(timeline, curve, oid, largest)
-    yield Finding("structured_access", oid, profile.size - largest, len(parts), None, fix, reduction)
+    yield Finding(
+        "structured_access", oid, profile.size - largest, len(parts), None, fix, reduction, resize={oid: largest}
+    )

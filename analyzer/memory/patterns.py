@@ -41,6 +41,9 @@ class Finding:
     # The residencies the fix gives (object id -> ranges; peak.Residency), from which peak_reduction was computed;
     # None where the reduction is not a lifetime change. Several fixes applied together: merge their changes.
     change: Mapping[int, Residency] | None = field(default=None, compare=False, repr=False)
+    # The sizes the fix gives (object id -> bytes held instead of its size; the intra-object patterns), from which
+    # peak_reduction was computed; None where the fix does not resize.
+    resize: Mapping[int, int] | None = field(default=None, compare=False, repr=False)
 
 
 def _operations(count: int) -> str:
@@ -305,19 +308,23 @@ def analyze(timeline: Timeline, settings: Mapping[str, Any] | None = None) -> li
 def peak_reduction_together(timeline: Timeline, findings: list[Finding]) -> int:
     """Bytes off the peak once all of `findings` are fixed together (one fix per object, as a user applies them):
     their residency changes merged, an object removed by one stays removed, an object whose buffer several others
-    reuse keeps the union of its extended ranges. Findings whose reduction is not a lifetime change are refused."""
+    reuse keeps the union of its extended ranges, a resized object holds the smallest size given. Findings whose
+    reduction is neither a lifetime change nor a resize are refused."""
     merged: dict[int, list[tuple[int, int]]] = {}
     removed: set[int] = set()
+    sizes: dict[int, int] = {}
     for finding in findings:
-        if finding.change is None:
-            raise ValueError(f"a {finding.pattern} finding's peak reduction is not a lifetime change")
-        for oid, ranges in finding.change.items():
+        if finding.change is None and finding.resize is None:
+            raise ValueError(f"a {finding.pattern} finding's peak reduction is not a lifetime change or a resize")
+        for oid, ranges in (finding.change or {}).items():
             if not ranges:
                 removed.add(oid)
             merged.setdefault(oid, []).extend(ranges)
+        for oid, size in (finding.resize or {}).items():
+            sizes[oid] = min(size, sizes.get(oid, size))
     changed = {oid: ([] if oid in removed else _union(ranges)) for oid, ranges in merged.items()}
     model = PeakModel(timeline)
-    return model.peak - model.peak_with(changed)
+    return model.peak - model.peak_with(changed, sizes)
 
 
 def _union(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:

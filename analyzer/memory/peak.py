@@ -94,18 +94,22 @@ class PeakModel:
         row = self._levels[level]
         return max(row[first], row[end - (1 << level)])
 
-    def peak_with(self, changed: Mapping[int, Residency]) -> int:
-        """Same answer as :func:`peak_with`, in time proportional to the number of changed ranges."""
+    def peak_with(self, changed: Mapping[int, Residency], sizes: Mapping[int, int] | None = None) -> int:
+        """Same answer as :func:`peak_with`, in time proportional to the number of changed ranges. `sizes`: objects
+        that hold this many bytes instead of their own (over their new residency, or their own where unchanged)."""
         count = len(self.curve)
         shift: dict[int, int] = {}
-        for oid, ranges in changed.items():
+        sizes = sizes or {}
+        for oid in {*changed, *sizes}:
             size = self.timeline.objects[oid].size
-            for sign, spans in ((-1, residency(self.timeline, oid)), (1, ranges)):
+            as_run = residency(self.timeline, oid)
+            new_ranges = changed.get(oid, as_run)
+            for sign, spans, held in ((-1, as_run, size), (1, new_ranges, sizes.get(oid, size))):
                 for first, end in spans:
                     first, end = max(first, 0), min(end, count)
                     if first < end:
-                        shift[first] = shift.get(first, 0) + sign * size
-                        shift[end] = shift.get(end, 0) - sign * size
+                        shift[first] = shift.get(first, 0) + sign * held
+                        shift[end] = shift.get(end, 0) - sign * held
         bounds = sorted({0, count, *(i for i in shift if i < count)})
         best, running = 0, 0
         for first, end in zip(bounds, bounds[1:]):

@@ -322,5 +322,5 @@ def test_fixes_applied_together_are_computed_on_one_curve():
 def test_a_reduction_that_is_not_a_lifetime_change_cannot_be_combined():
     timeline = dead_write_program().timeline()
     (dead,) = analyze(timeline)
-    with pytest.raises(ValueError, match="dead_write finding's peak reduction is not a lifetime change"):
+    with pytest.raises(ValueError, match="dead_write finding.s peak reduction is not a lifetime change or a resize"):
         peak_reduction_together(timeline, [dead])

@@ -110,3 +110,20 @@ def test_an_object_without_an_element_map_falls_back_on_its_slices(tmp_path):
     profiles = analysis.memory.profiles
     assert profiles[parts].touched_slices == (1 << 64) - 1 and profiles[0].touched_slices is None
     assert ("structured_access", parts) in {(f.pattern, f.object_id) for f in analysis.findings}
+
+
+def test_resizing_findings_combine_like_the_peak_with_every_object_at_its_new_size():
+    # GIVEN the element-map run's overallocation and structured-access findings (each a resize of its object)
+    from reuselens.analyzer.memory.patterns import peak_reduction_together
+    from reuselens.analyzer.memory.peak import PeakModel
+
+    analysis = analyze_run(RUNS / "intra_waste_elements")
+    resizing = [f for f in analysis.findings if f.pattern in ("overallocation", "structured_access")]
+    assert len(resizing) == 2 and all(f.resize for f in resizing)
+    # THEN each alone reduces the peak by its own figure, and together by the peak with both objects resized
+    for finding in resizing:
+        assert peak_reduction_together(analysis.timeline, [finding]) == finding.peak_reduction > 0
+    model = PeakModel(analysis.timeline)
+    sizes = {oid: size for f in resizing for oid, size in f.resize.items()}
+    assert peak_reduction_together(analysis.timeline, resizing) == model.peak - model.peak_with({}, sizes)
+    assert peak_reduction_together(analysis.timeline, resizing) >= max(f.peak_reduction for f in resizing)
