@@ -143,7 +143,9 @@ def main() -> int:
             for phase in PHASES:
                 if phase in stamps:
                     spent[phase].append(stamps[phase][1] - stamps[phase][0])
-    print(f"{' '.join(command)}: native {statistics.median(native) * 1e3:.0f} ms, {mode} {statistics.median(total) * 1e3:.0f} ms")
+    print(
+        f"{' '.join(command)}: native {statistics.median(native) * 1e3:.0f} ms, {mode} {statistics.median(total) * 1e3:.0f} ms"
+    )
     accounted = 0.0
     for phase in PHASES:
         if spent[phase]:
