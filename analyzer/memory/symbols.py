@@ -17,12 +17,13 @@ import os
 import struct
 from bisect import bisect_right
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from elftools.elf.elffile import ELFFile
 
 from reuselens.analyzer.lineinfo.demangle import demangle
 from reuselens.analyzer.memory.timeline import Frame
+from reuselens.analyzer.toolkit_paths import is_toolkit_header
 
 
 class _LineRanges:
@@ -58,6 +59,7 @@ class _Module:
         self.decoded_units: set[int] = set()
         self.all_decoded = False
         self.lines = _LineRanges()
+        self.inlined: dict[int, list[_Inlined]] = {}  # unit offset -> its inlined calls, decoded on demand
 
     def _function_symbols(self) -> tuple[list[int], list[tuple[int, str]]]:
         symbols: dict[int, tuple[int, str]] = {}
@@ -96,6 +98,104 @@ class _Module:
             self.lines.add(rest)  # one sort for all units, not one per unit
             found = self.lines.find(address)
         return found
+
+    def inline_calls(self, address: int) -> list[tuple[str | None, int, str | None]]:
+        """The calls that inlined the code at `address`, innermost first: (file, line) of each call and the name
+        of the function it was inlined into (None for the outermost: the symbol's function). At -O2 and above a
+        call through an inline wrapper (cuda_runtime.h's cudaMalloc<T>) leaves no frame of its own: the line
+        table puts its code on the wrapper's line, and only these calls name the program's line."""
+        if self.dwarf is None:
+            return []
+        unit = self.aranges.cu_offset_at_addr(address) if self.aranges is not None else None
+        units = [unit] if unit is not None else [cu.cu_offset for cu in self.dwarf.iter_CUs()]
+        holding: list[_Inlined] = []
+        for offset in units:
+            if offset not in self.inlined:
+                self.inlined[offset] = _inlined_calls(self.dwarf, self.dwarf.get_CU_at(offset))
+            holding += [call for call in self.inlined[offset] if any(lo <= address < hi for lo, hi in call.ranges)]
+        holding.sort(key=lambda call: -call.depth)
+        return [
+            (call.file, call.line, holding[k + 1].name if k + 1 < len(holding) else None)
+            for k, call in enumerate(holding)
+        ]
+
+
+class _Inlined(NamedTuple):
+    ranges: list[tuple[int, int]]
+    depth: int  # DIE nesting: deeper is inlined into shallower
+    file: str | None  # where the call is
+    line: int
+    name: str | None  # the inlined function
+
+
+def _inlined_calls(dwarf: Any, cu: Any) -> list[_Inlined]:
+    """Every DW_TAG_inlined_subroutine of the unit with an address range and a call line."""
+    program = dwarf.line_program_for_CU(cu)
+    names = _file_names(program, cu) if program is not None else {}
+    top = cu.get_top_DIE()
+    base_attr = top.attributes.get("DW_AT_low_pc")
+    unit_base = base_attr.value if base_attr is not None else 0
+    calls: list[_Inlined] = []
+    depth_of: dict[int, int] = {top.offset: 0}
+    for die in cu.iter_DIEs():
+        parent = die.get_parent()
+        depth = depth_of.get(parent.offset, 0) + 1 if parent is not None else 0
+        if die.has_children:
+            depth_of[die.offset] = depth
+        if die.tag != "DW_TAG_inlined_subroutine":
+            continue
+        attrs = die.attributes
+        if "DW_AT_call_line" not in attrs:
+            continue
+        ranges = _die_ranges(dwarf, cu, die, unit_base)
+        if not ranges:
+            continue
+        call_file = attrs.get("DW_AT_call_file")
+        calls.append(
+            _Inlined(
+                ranges,
+                depth,
+                names.get(call_file.value) if call_file is not None else None,
+                attrs["DW_AT_call_line"].value,
+                _origin_name(die),
+            )
+        )
+    return calls
+
+
+def _die_ranges(dwarf: Any, cu: Any, die: Any, unit_base: int) -> list[tuple[int, int]]:
+    attrs = die.attributes
+    if "DW_AT_low_pc" in attrs and "DW_AT_high_pc" in attrs:
+        low, high = attrs["DW_AT_low_pc"].value, attrs["DW_AT_high_pc"]
+        return [(low, high.value if high.form == "DW_FORM_addr" else low + high.value)]
+    if "DW_AT_ranges" not in attrs:
+        return []
+    try:
+        entries = dwarf.range_lists().get_range_list_at_offset(attrs["DW_AT_ranges"].value, cu=cu)
+    except Exception:  # noqa: BLE001 - a range list pyelftools cannot read: the call is not placed
+        return []
+    base, ranges = unit_base, []
+    for entry in entries:
+        if hasattr(entry, "base_address"):
+            base = entry.base_address
+        elif entry.is_absolute:
+            ranges.append((entry.begin_offset, entry.end_offset))
+        else:
+            ranges.append((base + entry.begin_offset, base + entry.end_offset))
+    return ranges
+
+
+def _origin_name(die: Any) -> str | None:
+    """The inlined function's name (demangled linkage name where there is one)."""
+    try:
+        origin = die.get_DIE_from_attribute("DW_AT_abstract_origin")
+    except Exception:  # noqa: BLE001 - no or unreadable origin
+        return None
+    for key in ("DW_AT_linkage_name", "DW_AT_MIPS_linkage_name"):
+        if key in origin.attributes:
+            return demangle(_text(origin.attributes[key].value))
+    name = origin.attributes.get("DW_AT_name")
+    return _text(name.value) if name is not None else None
 
 
 _FUNCTION_TYPES = (2, 10)  # STT_FUNC, STT_GNU_IFUNC
@@ -211,6 +311,14 @@ class Symbolizer:
         if place is None:
             return Frame(function or fallback.function, None, None)
         file, line = place
+        if file is not None and is_toolkit_header(file):  # an inlined wrapper: the program's call that inlined it
+            try:
+                calls = loaded.inline_calls(call)
+            except Exception:  # noqa: BLE001 - corrupt DWARF: keep the header's line (the frame is then skipped)
+                calls = []
+            for call_file, call_line, inlined_into in calls:
+                if call_file is not None and not is_toolkit_header(call_file):
+                    return Frame(inlined_into or function or fallback.function, call_file, call_line or None)
         return Frame(function or fallback.function, file, line or None)
 
     def _load(self, module: str) -> _Module | None:

@@ -196,3 +196,21 @@ def test_the_fast_symbol_table_reader_agrees_with_pyelftools(tmp_path, which):
             assert _functions_of(elf, table) == expected
             if which == "built" and table.name == ".symtab":
                 assert "make_buffer" in {name for _, name in expected.values()}
+
+
+INLINE = Path(__file__).resolve().parents[1] / "data" / "host_inline"  # README.md there: how it was built
+
+
+@pytest.mark.parametrize(
+    "offset, function, line",
+    [(0x10BD, "make_buffers", 10), (0x10CA, "make_buffers", 11), (0x10E2, "main", 18)],
+    ids=["inlined-float", "inlined-int", "direct-void"],
+)
+def test_an_allocation_through_the_inlined_cudaMalloc_template_is_placed_on_the_programs_call(offset, function, line):
+    """At -O3 cuda_runtime.h's cudaMalloc<T> leaves no frame: the line table puts the call on the header's line and
+    only DWARF's inlined-call records name the program's line (and the function it was inlined into)."""
+    source = (INLINE / "alloc_inline.cu").read_text().splitlines()
+    assert "cudaMalloc(" in source[line - 1]
+    with Symbolizer() as symbolizer:
+        frame = symbolizer.frame(str(INLINE / "alloc_inline"), offset)
+    assert (frame.function, Path(frame.file).name, frame.line) == (function, "alloc_inline.cu", line)
