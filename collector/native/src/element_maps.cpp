@@ -7,8 +7,9 @@
 //
 // A map never takes more than a share of the device memory free at that launch (kElementMapShare): where the
 // exact map (one bit per 4-byte granule, 1/32 of the object) does not fit, one bit covers 2^k granules, and the
-// object's touched bytes become an upper bound at that resolution (`touched_unit_bytes`); where not even 64 bits
-// fit, the object has no map and its figures come from the slices its launches touched.
+// object's touched bytes become an upper bound at that resolution (`touched_unit_bytes`); where not even the
+// smallest map fits (its 512 bytes of counters and one word of bits), the object has no map and its figures come
+// from the slices its launches touched.
 #include <algorithm>
 
 #include "device_info.h"
@@ -31,7 +32,8 @@ uint64_t map_bytes(uint64_t granules, uint32_t shift) {
 }  // namespace
 
 // The map of a live object, made (and zeroed on `stream`, before the launch) when it has none. `budget` is what
-// maps made during this table upload may still take; it shrinks by what this one takes.
+// maps made during this table upload may still take (kBudgetUnknown until a map is to be made: then asked of the
+// driver, once per upload); it shrinks by what this one takes.
 unsigned long long* Tool::element_map(CUcontext ctx, uint64_t address, uint64_t size, size_t alloc_index,
                                       Sanitizer_StreamHandle stream, uint64_t* budget, uint32_t* shift) {
   auto it = element_maps_.find(address);
@@ -40,6 +42,7 @@ unsigned long long* Tool::element_map(CUcontext ctx, uint64_t address, uint64_t 
     return it->second.device;
   }
   ElementMap m{ctx, nullptr, 0, 0, alloc_index};
+  if (*budget == kBudgetUnknown) *budget = element_map_budget();
   const uint64_t granules = granules_of(address, size);
   while (m.shift < kMaxMapShift && map_bytes(granules, m.shift) > *budget) ++m.shift;
   m.bytes = map_bytes(granules, m.shift);
@@ -82,7 +85,7 @@ uint64_t Tool::element_map_budget() {
     element_map_budget_logged_ = true;
     return 0;
   }
-  return std::min(free_bytes / kElementMapShare, cfg_.element_map_cap);
+  return std::min({free_bytes / kElementMapShare, cfg_.element_map_cap, kBudgetUnknown - 1});
 }
 
 // Reads an object's map back into its summary and frees it. `stream`: where the copy waits for the kernels

@@ -60,7 +60,7 @@ bool Tool::upload_object_table(CUcontext ctx, ContextState& cs, Sanitizer_Stream
   }
   std::sort(live.begin(), live.end());
   cs.object_bases.clear();
-  uint64_t map_budget = cfg_.object_elements ? element_map_budget() : 0;
+  uint64_t map_budget = kBudgetUnknown;  // asked of the driver only when an object needs a new map
   for (size_t i = 0; i < live.size(); ++i) {
     const auto& [address, size, index] = live[i];
     uint32_t map_shift = 0;

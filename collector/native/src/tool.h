@@ -146,6 +146,7 @@ class Tool {
   std::unordered_map<uint64_t, ElementMap> element_maps_;
   std::vector<reuselens::ObjectSummary> object_summaries_;
   bool element_map_budget_logged_ = false;
+  static constexpr uint64_t kBudgetUnknown = UINT64_MAX;  // element_map(): the budget not asked for yet
 };
 
 Tool& tool();  // never destroyed: callbacks may arrive during process teardown
