@@ -5,7 +5,8 @@ Each round runs, per app in turn (so drift of the shared host spreads over the s
 
 * native: the app alone;
 * attached: the collector injected by hand (no launcher) in object-level mode, selecting no kernel: the
-  Compute Sanitizer's attach, the resource and launch callbacks, run.json;
+  Compute Sanitizer's attach, the resource and launch callbacks, run.json (with the environment the launcher gives
+  the app: SANITIZER_DISABLE_PARALLEL_LAUNCHES=1 unless set; session 10's call 2 ran without it);
 * injected: the same, every kernel instrumented (the object patch, the table upload, the marks);
 * launcher: `reuselens profile --object-level --no-analyze` (adds the Python launcher: interpreter, checks, the
   run header, waiting);
@@ -60,6 +61,9 @@ def step_command(
             REUSELENS_RUN_DIR=str(run_dir),
             REUSELENS_OBJECT_LEVEL="1",
         )
+        # What the launcher sets besides (collector/launcher.py), unless the caller's environment says otherwise:
+        # the launcher's own share is then only the launcher.
+        env.setdefault("SANITIZER_DISABLE_PARALLEL_LAUNCHES", "1")
         if step == "attached":
             env["REUSELENS_KERNEL_REGEX"] = NO_KERNEL
         return argv, env
