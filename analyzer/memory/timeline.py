@@ -233,6 +233,15 @@ def parse(raw: bytes | str, source: str = "memory timeline") -> Timeline:
     """A timeline from JSON text; TimelineError, one line beginning with `source`, for anything malformed."""
     try:
         document = decode(raw)
+    except JsonError as error:
+        raise TimelineError(f"{source}: {error}") from None
+    return from_document(document, source)
+
+
+def from_document(document: Any, source: str = "memory timeline") -> Timeline:
+    """A timeline from a decoded document (what a builder in this process made: no JSON text in between), with
+    every check parse() makes; TimelineError, one line beginning with `source`, for anything malformed."""
+    try:
         if isinstance(document, dict) and document.get("format") == FORMAT and document.get("version") != VERSION:
             # a known format of another version: say which, rather than only that the field is wrong
             raise SchemaError(
@@ -242,8 +251,6 @@ def parse(raw: bytes | str, source: str = "memory timeline") -> Timeline:
         problem = _lifetime_problem(document["objects"], document["operations"])
         if problem is not None:
             raise problem
-    except JsonError as error:
-        raise TimelineError(f"{source}: {error}") from None
     except SchemaError as error:
         raise TimelineError(f"{source}: {error}") from None
     return _build(document)
