@@ -21,6 +21,7 @@ namespace {
 
 constexpr uint64_t kElementMapShare = 8;  // a map may take 1/8 of the free device memory
 constexpr uint32_t kMaxMapShift = 40;
+constexpr uint64_t kElementMapLogLines = 8;  // per kind (coarse, none) in collector.log
 
 uint64_t granules_of(uint64_t address, uint64_t size) { return ((address + (size - 1)) >> 2) - (address >> 2) + 1; }
 
@@ -59,17 +60,16 @@ unsigned long long* Tool::element_map(CUcontext ctx, uint64_t address, uint64_t 
       sanitizerFree(ctx, p);
     }
   }
-  if (m.device == nullptr) {
-    if (!element_map_budget_logged_)
-      diag_.log(
-          "element maps: no map for the %llu-byte allocation at 0x%llx (%llu bytes left for maps at this "
-          "launch); its figures come from the slices its launches touched",
-          (unsigned long long)size, (unsigned long long)address, (unsigned long long)*budget);
-    element_map_budget_logged_ = true;
-  } else if (m.shift > 0) {
+  // The first few of each kind are logged; collect_all_element_maps counts them all at exit.
+  if (m.device == nullptr && element_maps_missing_++ < kElementMapLogLines) {
+    diag_.log(
+        "element maps: no map for the %llu-byte allocation at 0x%llx (%llu bytes left for maps at this "
+        "launch); its figures come from the slices its launches touched",
+        (unsigned long long)size, (unsigned long long)address, (unsigned long long)*budget);
+  } else if (m.device != nullptr && m.shift > 0 && element_maps_coarse_++ < kElementMapLogLines) {
     diag_.log(
         "element maps: the %llu-byte allocation at 0x%llx gets one bit per %llu bytes (the exact map would "
-        "take more than 1/%llu of the free device memory)",
+        "take more than the maps' share of the free device memory, 1/%llu, or REUSELENS_ELEMENT_MAP_BYTES)",
         (unsigned long long)size, (unsigned long long)address, 4ull << m.shift, (unsigned long long)kElementMapShare);
   }
   element_maps_[address] = m;
@@ -132,6 +132,9 @@ void Tool::collect_element_map(uint64_t address, size_t alloc_index, Sanitizer_S
 
 void Tool::collect_all_element_maps() {
   for (const auto& [address, index] : live_allocs_) collect_element_map(address, index, nullptr);
+  if (element_maps_coarse_ + element_maps_missing_ > 0)
+    diag_.log("exit: element maps: %llu objects with a coarse map, %llu without a map",
+              (unsigned long long)element_maps_coarse_, (unsigned long long)element_maps_missing_);
   element_maps_.clear();  // maps of objects whose free was not seen (none expected)
   std::sort(object_summaries_.begin(), object_summaries_.end(),
             [](const reuselens::ObjectSummary& x, const reuselens::ObjectSummary& y) { return x.order < y.order; });

@@ -145,8 +145,9 @@ class Tool {
   };
   std::unordered_map<uint64_t, ElementMap> element_maps_;
   std::vector<reuselens::ObjectSummary> object_summaries_;
-  bool element_map_budget_logged_ = false;
-  static constexpr uint64_t kBudgetUnknown = UINT64_MAX;  // element_map(): the budget not asked for yet
+  bool element_map_budget_logged_ = false;                       // cuMemGetInfo's failure, said once
+  uint64_t element_maps_coarse_ = 0, element_maps_missing_ = 0;  // objects given a coarse map, or none
+  static constexpr uint64_t kBudgetUnknown = UINT64_MAX;         // element_map(): the budget not asked for yet
 };
 
 Tool& tool();  // never destroyed: callbacks may arrive during process teardown
