@@ -1,5 +1,6 @@
-"""Hover on an allocation line: per object its size, alloc and free, first and last touch, how idle it was,
-each finding with its fix, and the three largest other objects live at the run's peak.
+"""Hover on an allocation line: per object its size, alloc and free, first and last touch, how much of it the
+kernels touched (and how concentrated their accesses were, where the run counted them), how idle it was, each
+finding with its fix, and the three largest other objects live at the run's peak.
 
 Everything comes prepared (memory_model.py), so the hover only formats. A line that allocates in a loop can
 hold thousands of objects: the hover details the largest few and caps its Markdown at MAX_CHARS.
@@ -31,6 +32,8 @@ def _object_lines(obj: ObjectFacts) -> list[str]:
         lines.append("- never touched by a memcpy, memset or kernel")
     else:
         lines.append(f"- first touch {md.text(obj.first_touch)}; last touch {md.text(obj.last_touch)}")
+    if obj.element_use is not None:
+        lines.append(f"- {md.text(obj.element_use)}")
     if obj.idle_share is not None:
         lines.append(
             f"- idle {round(100 * obj.idle_share)}% of its life: {obj.idle_operations} of the "

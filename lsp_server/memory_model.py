@@ -44,6 +44,7 @@ class ObjectFacts:
     idle_operations: int  # of those, the ones that did not touch it
     live_at_peak: bool
     findings: tuple[FindingFacts, ...]  # the largest peak reduction first
+    element_use: str | None = None  # how kernels used its elements (intra.element_use); None: no profile of it
 
     @property
     def idle_share(self) -> float | None:
@@ -137,6 +138,8 @@ def _remedy(timeline: Timeline, finding: Finding, site_of: Callable[[int], str])
 def _object_facts(
     analysis: MemoryAnalysis, oid: int, findings: list[Finding], site_of, at_peak: set[int]
 ) -> ObjectFacts:
+    from reuselens.analyzer.memory.intra import element_use  # loaded on first use, as index()'s import
+
     timeline = analysis.timeline
     alloc, end = timeline.allocated_at[oid], timeline.end_of(oid)
     marks = [index for index, _ in timeline.touched_at[oid]]
@@ -158,6 +161,7 @@ def _object_facts(
         idle_operations=max(live - len(touched), 0),
         live_at_peak=oid in at_peak,
         findings=tuple(FindingFacts(f, _remedy(timeline, f, site_of)) for f in findings),
+        element_use=element_use(profile) if (profile := analysis.memory.profiles.get(oid)) else None,
     )
 
 

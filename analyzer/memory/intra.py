@@ -8,7 +8,7 @@ patterns").
 - structured_access: every kernel that touches the object touches a part no other kernel touches; the whole
   object never needed to exist at once, one part at a time would do.
 
-Public API: :data:`SETTINGS`, :data:`PATTERNS`, :func:`analyze_intra`.
+Public API: :data:`SETTINGS`, :data:`PATTERNS`, :func:`analyze_intra`, :func:`element_use`.
 """
 
 from __future__ import annotations
@@ -46,6 +46,29 @@ def analyze_intra(memory: RunMemory, settings: Mapping[str, Any] | None = None) 
         findings.extend(_non_uniform_access(memory, oid, profile, options))
         findings.extend(_structured_access(memory, curve, oid, profile))
     return findings
+
+
+def element_use(profile: ObjectProfile) -> str:
+    """How the kernels used the object's elements, in one clause (an allocation's hover says it whether or not a
+    pattern fired): what they touched and, where the run counted accesses, the hottest eighth of its touched
+    slices' share of them."""
+    size, touched = profile.size, profile.touched_bytes
+    if touched == 0:
+        return "no kernel touched its elements"
+    if profile.touched_slices is not None:  # an object-level run without element maps: slices only
+        slices = bin(profile.touched_slices).count("1")
+        return (
+            f"kernels touched {slices} of its {len(profile.slice_accesses)} slices, at most {format_bytes(touched)} "
+            f"({touched / size:.1%})"
+        )
+    bound = "at most " if profile.touched_unit > 4 else ""
+    text = f"kernels touched {bound}{format_bytes(touched)} of it ({touched / size:.1%})"
+    total = sum(profile.slice_accesses)
+    if sum(1 for count in profile.slice_accesses if count) >= 2:
+        hot = _hot_slices(profile)
+        share = sum(profile.slice_accesses[k] for k in hot) / total
+        text += f"; {_ranges(profile, hot)} took {share:.0%} of its {total:,} word accesses"
+    return text
 
 
 def _peak_with_size(timeline: Timeline, curve: list[int], oid: int, size: int) -> int:

@@ -89,3 +89,27 @@ def test_the_intra_object_findings_read_as_sentences_with_what_the_fix_changes()
         "non-uniform access: 131.1 KB take most of the object's accesses; faster if its hot 131.1 KB are staged in "
         "shared memory or L2"
     )
+
+
+def test_an_allocation_hover_says_how_the_kernels_used_its_elements():
+    # GIVEN the recorded element-map run of the intra-object implants, its allocations placed on their lines
+    from pathlib import Path
+
+    from reuselens.analyzer.memory.analysis import analyze_run
+    from reuselens.analyzer.memory.intra import element_use
+
+    run = Path(__file__).resolve().parents[1] / "data" / "memory_runs" / "intra_waste_elements"
+    analysis = analyze_run(run)
+    lines = {oid: ("/ws/intra_waste.cu", 40 + oid) for oid in analysis.timeline.objects}
+    by_frame = {id(obj.call_path[0]): lines[oid] for oid, obj in analysis.timeline.objects.items()}
+    surface = memory_model.index(analysis, "0" * 64, lambda frame: by_frame.get(id(frame)))
+    # WHEN the oversized buffer's line (object 1) and the hot table's (object 3) are hovered
+    oversized = memory_hover.markdown(surface, "/ws/intra_waste.cu", 41)
+    hot = memory_hover.markdown(surface, "/ws/intra_waste.cu", 43)
+    # THEN each says what the kernels touched and where the accesses went, as the element maps counted them
+    # (the oversized buffer's four touched slices are read alike: the hottest eighth, one slice, takes a quarter)
+    assert (
+        "- kernels touched 262.1 KB of it (6.2%); bytes 0-65,536 took 25% of its 1,114,112 word accesses" in oversized
+    )
+    assert "- kernels touched 4.2 MB of it (100.0%); bytes 0-524,288 took 82% of its 10,485,760 word accesses" in hot
+    assert element_use(analysis.memory.profiles[3]) in hot
