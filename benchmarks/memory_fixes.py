@@ -212,6 +212,23 @@ def _site_text(frame) -> str:
     return f"{Path(frame.file).name}:{frame.line}" if frame.file else frame.function
 
 
+def apply_fix(text: str, fix: MemoryFix) -> str:
+    """The source `text` with the fix's patch applied (realapp_fixes.apply_patch: each replacement must occur
+    exactly as often as it says, inside the fix's function)."""
+    as_fix = realapp_fixes.Fix(
+        name=fix.name,
+        app=fix.app,
+        file=fix.file,
+        kernel="",
+        patterns=fix.patterns,
+        lines=fix.sites,
+        why=fix.why,
+        function=fix.function,
+        patch=fix.patch,
+    )
+    return realapp_fixes.apply_patch(text, as_fix)
+
+
 def prepare(fix: MemoryFix, manifest: dict[str, Any], args: argparse.Namespace, out: Path):
     """(command before, command after, environment before, environment after)."""
     base = {**os.environ, **dict(fix.base_env)}
@@ -227,18 +244,7 @@ def prepare(fix: MemoryFix, manifest: dict[str, Any], args: argparse.Namespace, 
         shutil.rmtree(tree)
     shutil.copytree(src / app["source"], tree, ignore=shutil.ignore_patterns("STAGED.json"))
     path = tree / fix.file
-    as_fix = realapp_fixes.Fix(
-        name=fix.name,
-        app=fix.app,
-        file=fix.file,
-        kernel="",
-        patterns=fix.patterns,
-        lines=fix.sites,
-        why=fix.why,
-        function=fix.function,
-        patch=fix.patch,
-    )
-    path.write_text(realapp_fixes.apply_patch(path.read_text(), as_fix))
+    path.write_text(apply_fix(path.read_text(), fix))
     fixed = out / "fixed" / f"{fix.app}_fixed"
     build(realapps.build_command(manifest, app, tree.parent, fixed), what=f"nvcc {fix.app} (fixed)", cwd=fixed.parent)
     argv = [str(a) for a in app.get("args", [])]

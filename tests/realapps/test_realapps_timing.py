@@ -43,7 +43,6 @@ def test_the_exit_status_comes_back_and_a_command_past_its_timeout_is_killed(tmp
 
 
 memory_fixes = importlib.import_module("memory_fixes")
-realapp_fixes = importlib.import_module("realapp_fixes")
 
 
 @pytest.mark.parametrize("fix", [f for f in memory_fixes.MEMORY_FIXES if f.file], ids=lambda f: f.name)
@@ -56,16 +55,5 @@ def test_each_memory_fix_applies_to_the_staged_source_and_names_its_allocation_l
     text = path.read_text()
     lines = text.splitlines()
     assert all("cudaMalloc" in lines[site - 1] for site in fix.sites), "the sites are the allocation lines"
-    as_fix = realapp_fixes.Fix(
-        name=fix.name,
-        app=fix.app,
-        file=fix.file,
-        kernel="",
-        patterns=fix.patterns,
-        lines=fix.sites,
-        why=fix.why,
-        function=fix.function,
-        patch=fix.patch,
-    )
-    fixed = realapp_fixes.apply_patch(text, as_fix)
+    fixed = memory_fixes.apply_fix(text, fix)
     assert fixed != text and all(r.new in fixed for r in fix.patch)
