@@ -52,23 +52,27 @@ def element_use(profile: ObjectProfile) -> str:
     """How the kernels used the object's elements, in one clause (an allocation's hover says it whether or not a
     pattern fired): what they touched and, where the run counted accesses, the hottest eighth of its touched
     slices' share of them."""
-    size, touched = profile.size, profile.touched_bytes
-    if touched == 0:
+    if profile.touched_bytes == 0:
         return "no kernel touched its elements"
-    if profile.touched_slices is not None:  # an object-level run without element maps: slices only
-        slices = bin(profile.touched_slices).count("1")
-        return (
-            f"kernels touched {slices} of its {len(profile.slice_accesses)} slices, at most {format_bytes(touched)} "
-            f"({touched / size:.1%})"
-        )
-    bound = "at most " if profile.touched_unit > 4 else ""
-    text = f"kernels touched {bound}{format_bytes(touched)} of it ({touched / size:.1%})"
+    text = f"{_touched_clause(profile)} ({profile.touched_bytes / profile.size:.1%})"
     total = sum(profile.slice_accesses)
-    if sum(1 for count in profile.slice_accesses if count) >= 2:
+    if profile.touched_slices is None and sum(1 for count in profile.slice_accesses if count) >= 2:
         hot = _hot_slices(profile)
         share = sum(profile.slice_accesses[k] for k in hot) / total
         text += f"; {_ranges(profile, hot)} took {share:.0%} of its {total:,} word accesses"
     return text
+
+
+def _touched_clause(profile: ObjectProfile, only: bool = False) -> str:
+    """What the kernels touched, as far as the profile knows: the slices' bound (an object-level run without
+    element maps), a coarse element map's bound, or the exact bytes."""
+    touched = format_bytes(profile.touched_bytes)
+    if profile.touched_slices is not None:
+        slices = bin(profile.touched_slices).count("1")
+        return f"kernels touched {slices} of its {len(profile.slice_accesses)} slices, at most {touched}"
+    if profile.touched_unit > 4:
+        return f"kernels touched at most {touched} of it"
+    return f"kernels touched {'only ' if only else ''}{touched} of it"
 
 
 def _peak_with_size(timeline: Timeline, curve: list[int], oid: int, size: int) -> int:
@@ -106,20 +110,13 @@ def _overallocation(
     waste = size - touched
     if touched > size * options["max_touched_share"] or waste < options["min_waste_bytes"]:
         return
-    share = touched / size
-    if profile.touched_slices is None and profile.touched_unit == 4:
-        seen = f"kernels touched only {format_bytes(touched)} of it ({share:.1%})"
-    elif profile.touched_slices is None:  # a coarse element map: whole units of touched_unit bytes
-        seen = (
-            f"kernels touched at most {format_bytes(touched)} of it ({share:.1%}; counted in units of "
-            f"{format_bytes(profile.touched_unit)}, the element map that fitted in free device memory)"
-        )
-    else:  # an object-level run: the slices the kernels touched bound what they touched
-        slices = bin(profile.touched_slices).count("1")
-        seen = (
-            f"kernels touched {slices} of its {len(profile.slice_accesses)} slices, at most {format_bytes(touched)} "
-            f"({share:.1%}; a profile with --intra-object, or without --object-level, counts the bytes)"
-        )
+    if profile.touched_slices is not None:
+        why = "; a profile with --intra-object, or without --object-level, counts the bytes"
+    elif profile.touched_unit > 4:
+        why = f"; counted in units of {format_bytes(profile.touched_unit)}, the element map that fitted in free device memory"
+    else:
+        why = ""
+    seen = f"{_touched_clause(profile, only=True)} ({touched / size:.1%}{why})"
     fix = f"{_label(timeline, oid)}: {seen}; size the allocation to what the input needs instead of a fixed maximum."
     reduction = _peak_with_size(timeline, curve, oid, touched)
     yield Finding("overallocation", oid, waste, 0, None, fix, reduction, resize={oid: touched})
