@@ -142,8 +142,7 @@ def load_run_memory(path: str | Path) -> RunMemory:
     profiles = _match_profiles(builder.allocations, touches.objects if touches else [])
     if (run.manifest.get("collector") or {}).get("collection") == "objects":
         # Objects without an element map (none asked for, or none fitted): what their slices show.
-        sliced = _slice_profiles(builder.allocations, builder.kernel_slices)
-        profiles = {**sliced, **profiles}
+        profiles.update(_slice_profiles(builder.allocations, builder.kernel_slices, skip=profiles.keys()))
     return RunMemory(run, timeline, unknown, builder.stray_touches, profiles, builder.kernel_slices)
 
 
@@ -164,7 +163,7 @@ def _match_profiles(allocations: list[dict[str, Any]], objects: list[ObjectProfi
 
 
 def _slice_profiles(
-    allocations: list[dict[str, Any]], kernel_slices: dict[int, dict[int, int]]
+    allocations: list[dict[str, Any]], kernel_slices: dict[int, dict[int, int]], skip: Any = ()
 ) -> dict[int, ObjectProfile]:
     """An object-level run's profiles (it records no access counts): per object any kernel touched, the slices
     its kernels touched, by the collector's slice rule (reuselens/object_touches.h, through the engine module).
@@ -177,6 +176,8 @@ def _slice_profiles(
             touched[oid] = touched.get(oid, 0) | mask
     profiles = {}
     for oid, mask in sorted(touched.items()):
+        if oid in skip:  # profiled by an element map
+            continue
         allocation = allocations[oid]
         size = allocation["size"]
         slice_bytes = object_slice_bytes(size)
