@@ -8,13 +8,14 @@ A real application allocates from hundreds of places in a few modules, some of t
 gigabytes), so each module is opened once, and its line table is decoded one compilation unit at a time, only for
 the units `.debug_aranges` says hold a looked-up address (all units when the table is absent).
 
-Public API: :class:`Symbolizer` (one per analysis; caches per module).
+Public API: :class:`Symbolizer` (one per analysis; caches per module), :func:`open_ahead`.
 """
 
 from __future__ import annotations
 
 import os
 import struct
+import threading
 from bisect import bisect_right
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -268,6 +269,51 @@ def _text(value: Any) -> str:
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
 
 
+# Modules opened before their Symbolizer exists (open_ahead): real path -> (the file's identity when opened, module).
+_OPENED_AHEAD: dict[str, tuple[tuple[int, int, int, int], _Module]] = {}
+_OPENED_AHEAD_LOCK = threading.Lock()
+
+
+def _identity(path: str) -> tuple[int, int, int, int]:
+    st = os.stat(path)
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def open_ahead(path: str) -> None:
+    """Open the module at `path` (its ELF headers, function symbols and DWARF index) for the next Symbolizer of
+    this process to use: `reuselens profile` opens the program's binary while the program runs, so the memory
+    report after its exit starts with the program's symbols read. Never raises: a module that cannot be opened
+    here is tried again, and reported, by the Symbolizer."""
+    try:
+        real = os.path.realpath(path)
+        identity = _identity(real)
+        module = _Module(real)
+    except Exception:  # noqa: BLE001 - missing, unreadable or not ELF: the Symbolizer says so later
+        return
+    with _OPENED_AHEAD_LOCK:
+        previous = _OPENED_AHEAD.pop(real, None)
+        _OPENED_AHEAD[real] = (identity, module)
+    if previous is not None:
+        previous[1].stream.close()
+
+
+def _take_opened_ahead(path: str) -> _Module | None:
+    """The module open_ahead opened for `path`, now owned by the caller, if the file is still the one it read."""
+    with _OPENED_AHEAD_LOCK:
+        entry = _OPENED_AHEAD.pop(os.path.realpath(path), None)
+    if entry is None:
+        return None
+    identity, module = entry
+    try:
+        unchanged = _identity(module.path) == identity
+    except OSError:
+        unchanged = False
+    if not unchanged:  # rebuilt or replaced since: read it afresh
+        module.stream.close()
+        return None
+    return module
+
+
 class Symbolizer:
     """Frames of one run; each module is read at most once, and a module that cannot be read is tried once.
 
@@ -327,7 +373,7 @@ class Symbolizer:
             self._modules[module] = None
         if module not in self._modules:
             try:
-                self._modules[module] = _Module(module)
+                self._modules[module] = _take_opened_ahead(module) or _Module(module)
             except Exception:  # noqa: BLE001 - missing, unreadable or not ELF: pyelftools has no single error type
                 self._modules[module] = None
         return self._modules[module]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import threading
 import time
@@ -81,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     run_dir = Path(args.run_dir or time.strftime("reuselens-run-%Y%m%d-%H%M%S"))
     if args.intra_object:
         args.object_level = True
-    preload = None if args.no_analyze else _import_analysis_while_the_app_runs(args.object_level)
+    preload = None if args.no_analyze else _import_analysis_while_the_app_runs(args.object_level, command[0])
     with stage_progress() as progress:
         summary = profile(
             command,
@@ -126,13 +127,17 @@ def run(args: argparse.Namespace) -> int:
     return app_exit_status(summary.exit_code)
 
 
-def _import_analysis_while_the_app_runs(memory: bool = False) -> threading.Thread:
-    """A thread that loads the analysis modules (the memory analysis's, for an object-level profile), started
-    once the application has started: the launcher then waits on it with the interpreter lock released, so they
-    load meanwhile instead of after the app's exit (docs/engine.md "Post-run cost"), and not before its start,
-    where they would hold the lock the launcher needs."""
-    target = _import_memory_analysis_modules if memory else _import_reuse_analysis_modules
-    return threading.Thread(target=target, name="reuselens-preload", daemon=True)
+def _import_analysis_while_the_app_runs(memory: bool = False, program: str | None = None) -> threading.Thread:
+    """A thread that loads the analysis modules (the memory analysis's, for an object-level profile, and the
+    program's symbols its report names allocation sites with), started once the application has started: the
+    launcher then waits on it with the interpreter lock released, so they load meanwhile instead of after the
+    app's exit (docs/engine.md "Post-run cost"), and not before its start, where they would hold the lock the
+    launcher needs."""
+    if memory:
+        return threading.Thread(
+            target=_import_memory_analysis_modules, args=(program,), name="reuselens-preload", daemon=True
+        )
+    return threading.Thread(target=_import_reuse_analysis_modules, name="reuselens-preload", daemon=True)
 
 
 def _import_reuse_analysis_modules() -> None:
@@ -142,10 +147,20 @@ def _import_reuse_analysis_modules() -> None:
     from reuselens.cli import summary  # noqa: F401  (the findings table)
 
 
-def _import_memory_analysis_modules() -> None:
+def _import_memory_analysis_modules(program: str | None = None) -> None:
     from reuselens.analyzer.memory import analysis, symbols  # noqa: F401  (pyelftools, the demangler)
     from reuselens.analyzer.reporters import memory_json, memory_table  # noqa: F401
     from reuselens.cli import memory  # noqa: F401
+
+    if program is not None:
+        from reuselens.collector.launcher import resolve_program
+        from reuselens.collector.errors import CollectorError
+
+        try:
+            path = resolve_program(program, Path.cwd(), os.environ.get("PATH"))
+        except CollectorError:
+            return  # the launcher has said why it could not start it
+        symbols.open_ahead(path)
 
 
 def _finish_preload(preload: threading.Thread | None) -> None:

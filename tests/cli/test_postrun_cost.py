@@ -143,3 +143,26 @@ def test_the_command_ends_without_teardown_and_loses_no_output(tmp_path):
         [sys.executable, "-m", "reuselens", "report", str(tmp_path / "nowhere")], capture_output=True, text=True
     )
     assert failed.returncode == 2 and failed.stderr.count("\n") == 1
+
+
+def test_the_object_level_preload_opens_the_program_for_the_memory_report(tmp_path, monkeypatch):
+    # GIVEN a program found on PATH, as `reuselens profile --object-level -- app` names it
+    from reuselens.analyzer.memory import symbols
+    from reuselens.cli import profile as profile_cli
+
+    program = tmp_path / "bin" / "alloc_inline"
+    program.parent.mkdir()
+    shutil.copy(Path(__file__).resolve().parents[1] / "data" / "host_inline" / "alloc_inline", program)
+    monkeypatch.setenv("PATH", str(program.parent))
+    # WHEN the preload thread runs while the app does
+    thread = profile_cli._import_analysis_while_the_app_runs(memory=True, program="alloc_inline")
+    thread.start()
+    thread.join()
+    # THEN the program's symbols are read, waiting for the memory report's symbolizer; a name that is no program
+    # opens nothing and raises nothing (the launcher says why it cannot start it)
+    assert str(program.resolve()) in symbols._OPENED_AHEAD
+    module = symbols._take_opened_ahead(str(program))
+    assert module is not None
+    module.stream.close()
+    profile_cli._import_memory_analysis_modules("no-such-program-here")
+    assert not symbols._OPENED_AHEAD

@@ -214,3 +214,44 @@ def test_an_allocation_through_the_inlined_cudaMalloc_template_is_placed_on_the_
     with Symbolizer() as symbolizer:
         frame = symbolizer.frame(str(INLINE / "alloc_inline"), offset)
     assert (frame.function, Path(frame.file).name, frame.line) == (function, "alloc_inline.cu", line)
+
+
+def test_a_module_opened_ahead_is_the_one_the_next_symbolizer_reads(tmp_path, monkeypatch):
+    """`reuselens profile` opens the program while it runs (symbols.open_ahead): the report's symbolizer then takes
+    that module instead of reading the file again, and gives the same frames."""
+    from reuselens.analyzer.memory import symbols
+
+    binary = tmp_path / "alloc_inline"
+    shutil.copy(INLINE / "alloc_inline", binary)
+    with Symbolizer() as fresh:
+        expected = fresh.frame(str(binary), 0x10BD)
+    opened = []
+    real_module = symbols._Module
+    monkeypatch.setattr(symbols, "_Module", lambda path: opened.append(path) or real_module(path))
+    symbols.open_ahead(str(binary))
+    assert opened == [str(binary.resolve())]
+    with Symbolizer() as symbolizer:
+        assert symbolizer.frame(str(binary), 0x10BD) == expected
+    assert opened == [str(binary.resolve())], "the symbolizer read the file a second time"
+
+
+def test_a_module_rebuilt_after_it_was_opened_ahead_is_read_again(tmp_path, monkeypatch):
+    from reuselens.analyzer.memory import symbols
+
+    binary = tmp_path / "app"
+    shutil.copy(INLINE / "alloc_inline", binary)
+    symbols.open_ahead(str(binary))
+    binary.unlink()  # a rebuild writes a new file: another inode, other symbols
+    binary.write_bytes(b"not an ELF file")
+    with Symbolizer() as symbolizer:
+        assert symbolizer.frame(str(binary), 0x10BD).function == "app+0x10bd"
+
+
+def test_opening_ahead_a_missing_or_foreign_file_is_silent(tmp_path):
+    from reuselens.analyzer.memory import symbols
+
+    text = tmp_path / "script.sh"
+    text.write_text("#!/bin/sh\n")
+    symbols.open_ahead(str(text))
+    symbols.open_ahead(str(tmp_path / "missing"))
+    assert str(text) not in symbols._OPENED_AHEAD and str(tmp_path / "missing") not in symbols._OPENED_AHEAD
