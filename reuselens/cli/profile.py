@@ -153,8 +153,8 @@ def _import_memory_analysis_modules(program: str | None = None) -> None:
     from reuselens.cli import memory  # noqa: F401
 
     if program is not None:
-        from reuselens.collector.launcher import resolve_program
         from reuselens.collector.errors import CollectorError
+        from reuselens.collector.launcher import resolve_program
 
         try:
             path = resolve_program(program, Path.cwd(), os.environ.get("PATH"))
