@@ -225,6 +225,7 @@ class Obj(Spec):
         rule: Callable[[dict[str, Any]], str | SchemaError | None] | None = None,
     ):
         self.fields, self.required, self.rule = fields, tuple(required), rule
+        self._fields = tuple((name, *_inline_test(spec), spec) for name, spec in fields.items())
 
     def check(self, value: Any) -> None:
         if type(value) is not dict:
@@ -232,12 +233,30 @@ class Obj(Spec):
         for name in self.required:
             if name not in value:
                 raise SchemaError(MISSING).within(f".{name}")
-        for name, spec in self.fields.items():
-            if name in value:
-                try:
-                    spec.check(value[name])
-                except SchemaError as error:
-                    raise error.within(f".{name}") from None
+        # A run.json of a thousand launches has tens of thousands of scalar fields: the common shapes are tested
+        # inline, without a call per field; anything else, and every failure, goes through the spec's check.
+        for name, kind, nullable, low, high, length, spec in self._fields:
+            if name not in value:
+                continue
+            item = value[name]
+            if item is None and nullable:
+                continue
+            if kind is _INT:
+                if type(item) is int and low <= item <= high:
+                    continue
+            elif kind is _STR:
+                if type(item) is str and low <= len(item) <= high:
+                    continue
+            elif kind is _BOOL:
+                if type(item) is bool:
+                    continue
+            elif kind is _INTS:  # a short list of integers (grid, block): low..high bound the items
+                if type(item) is list and len(item) == length and _ints_within(item, low, high):
+                    continue
+            try:
+                spec.check(item)
+            except SchemaError as error:
+                raise error.within(f".{name}") from None
         if self.rule is not None:
             problem = self.rule(value)
             if isinstance(problem, SchemaError):
@@ -264,6 +283,33 @@ class Map(Spec):
                 self.value.check(entry)
             except SchemaError as error:
                 raise error.within(f"[{key[:60]!r}]") from None
+
+
+_INT, _STR, _BOOL, _INTS, _OTHER = "int", "str", "bool", "ints", "other"
+
+
+def _inline_test(spec: Spec) -> tuple[str, bool, int, int, int]:
+    """How Obj.check tests a field of `spec` inline: (kind, null allowed, low, high, length); low and high bound
+    an integer, a string's length (a plain Str: a PathText has more to check), or the items of a list of
+    integers of fixed `length` without a rule."""
+    nullable = type(spec) is Maybe
+    inner = spec.spec if nullable else spec
+    if type(inner) is Int:
+        return _INT, nullable, inner.low, inner.high, 0
+    if type(inner) is Str:
+        return _STR, nullable, 1 if inner.nonempty else 0, inner.max_len, 0
+    if type(inner) is Bool:
+        return _BOOL, nullable, 0, 0, 0
+    if type(inner) is List and type(inner.item) is Int and inner.length is not None and inner.rule is None:
+        return _INTS, nullable, inner.item.low, inner.item.high, inner.length
+    return _OTHER, False, 0, 0, 0
+
+
+def _ints_within(items: list[Any], low: int, high: int) -> bool:
+    for item in items:
+        if type(item) is not int or not low <= item <= high:
+            return False
+    return True
 
 
 def field_error(path: str, problem: str) -> SchemaError:
