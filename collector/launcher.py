@@ -41,6 +41,7 @@ from reuselens.collector.manifest import (
     finalize_manifest,
     initial_manifest,
     read_back,
+    read_back_members,
     signal_name,
     utc_now,
     write_json_atomic,
@@ -577,9 +578,10 @@ def _no_gpu_behind_a_failure(run_path: Path, returncode: int | None) -> NoGpuErr
 def _finish(
     run_path: Path, base: dict[str, Any], returncode: int | None, stop_reason: str | None, wall: float
 ) -> RunSummary:
-    data = finalize_manifest(read_back(run_path), base, returncode, stop_reason, wall)
+    written = read_back_members(run_path)
+    data = finalize_manifest(written[0] if written else None, base, returncode, stop_reason, wall)
     with _writing(run_path):
-        write_json_atomic(run_path / MANIFEST, data)
+        write_json_atomic(run_path / MANIFEST, data, verbatim=written[1] if written else None)
     collector = data.get("collector") or {}
     return RunSummary(
         run_dir=run_path,

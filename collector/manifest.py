@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 MANIFEST = "run.json"
 RUN_FORMAT = "reuselens-run"
@@ -25,23 +26,30 @@ def utc_now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def write_json_atomic(path: Path, data: Any) -> None:
+def write_json_atomic(path: Path, data: Any, verbatim: Mapping[str, tuple[Any, str]] | None = None) -> None:
     tmp = path.with_name(f"{path.name}.tmp.{os.getpid()}")
-    tmp.write_text(json_lines(data), encoding="utf-8")
+    tmp.write_text(json_lines(data, verbatim), encoding="utf-8")
     os.replace(tmp, path)
 
 
-def json_lines(data: Any) -> str:
+def json_lines(data: Any, verbatim: Mapping[str, tuple[Any, str]] | None = None) -> str:
     """JSON text of `data` laid out as the tool library lays out run.json: one member of the top object per line,
     the items of a list member one per line. Each piece goes through json's C encoder: with `indent`, json uses
     its pure-Python encoder, which took 30 ms of `profile`'s time after a 0.4 s app of a thousand launches
-    (benchmarks/launcher_phases.py, session 10)."""
+    (benchmarks/launcher_phases.py, session 10).
+
+    verbatim (what read_back_members gives): members whose value is still the very object read keep the text they
+    were read from, encoded by no one again: the launcher rewrites a dozen small members of a run.json whose
+    launches and memory operations run to hundreds of kilobytes (7-14 ms to encode after a thousand launches)."""
     encode = _ENCODER.encode
     if not isinstance(data, dict):
         return encode(data) + "\n"
     members = []
     for key, value in data.items():
-        if isinstance(value, list) and value:
+        kept = verbatim.get(key) if verbatim is not None else None
+        if kept is not None and kept[0] is value:
+            members.append(f"{encode(key)}: {kept[1]}")
+        elif isinstance(value, list) and value:
             members.append(f"{encode(key)}: [\n  " + ",\n  ".join(map(encode, value)) + "\n ]")
         else:
             members.append(f"{encode(key)}: {encode(value)}")
@@ -49,6 +57,46 @@ def json_lines(data: Any) -> str:
 
 
 _ENCODER = json.JSONEncoder()
+_DECODER = json.JSONDecoder()
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def decode_members(text: str) -> tuple[dict[str, Any], dict[str, tuple[Any, str]]]:
+    """A JSON object's members, and each member's value with the text it was decoded from (json's C scanner
+    decodes every value; only the object's own punctuation is read here). ValueError if `text` is not one JSON
+    object."""
+    skip = _SPACE.match
+    pos = skip(text, 0).end()
+    if not text.startswith("{", pos):
+        raise ValueError("not a JSON object")
+    pos = skip(text, pos + 1).end()
+    data: dict[str, Any] = {}
+    texts: dict[str, tuple[Any, str]] = {}
+    if text.startswith("}", pos):
+        pos += 1
+    else:
+        while True:
+            key, pos = _DECODER.raw_decode(text, pos)
+            if not isinstance(key, str):
+                raise ValueError("an object key is not a string")
+            pos = skip(text, pos).end()
+            if not text.startswith(":", pos):
+                raise ValueError("expected ':'")
+            start = skip(text, pos + 1).end()
+            value, pos = _DECODER.raw_decode(text, start)
+            data[key] = value
+            texts[key] = (value, text[start:pos])
+            pos = skip(text, pos).end()
+            if text.startswith(",", pos):
+                pos = skip(text, pos + 1).end()
+            elif text.startswith("}", pos):
+                pos += 1
+                break
+            else:
+                raise ValueError("expected ',' or '}'")
+    if skip(text, pos).end() != len(text):
+        raise ValueError("text after the object")
+    return data, texts
 
 
 def read_back(run_dir: Path) -> dict[str, Any] | None:
@@ -58,12 +106,18 @@ def read_back(run_dir: Path) -> dict[str, Any] | None:
     never reports a problem to the user. Readers of runs go through the analyzer's one reader
     (reuselens.analyzer.rundir.open_run), which checks the format and the version below.
     """
+    members = read_back_members(run_dir)
+    return members[0] if members is not None else None
+
+
+def read_back_members(run_dir: Path) -> tuple[dict[str, Any], dict[str, tuple[Any, str]]] | None:
+    """read_back's manifest, with each top-level member's text as written (for write_json_atomic's verbatim)."""
     try:
-        data = json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
+        data, texts = decode_members((run_dir / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    ours = isinstance(data, dict) and (data.get("format"), data.get("version")) == (RUN_FORMAT, RUN_VERSION)
-    return data if ours else None
+    ours = (data.get("format"), data.get("version")) == (RUN_FORMAT, RUN_VERSION)
+    return (data, texts) if ours else None
 
 
 def initial_manifest(
