@@ -18,6 +18,10 @@ spawn to the child's first line). Printed per phase: the median over the rounds,
 * report: report.json (no kernels, one note);
 * exit: the rest until the process is gone (flush, os._exit).
 
+After the phases, the app's wall time when this script starts it with the launcher's very command, environment
+and session (the collector injected as the launcher injects it): set against "app", it tells whether what the app
+loses under the launcher comes from that environment or from the launcher's process.
+
     python3 benchmarks/launcher_phases.py [--rounds 5] [--intra-object] -- ./app args
 """
 
@@ -53,6 +57,7 @@ def child(argv: list[str]) -> None:
     """Runs `reuselens` with argv, its phases stamped; writes {phase: [start, end]} to the file named first."""
     out, argv = argv[0], argv[1:]
     stamps: dict[str, list[float]] = {"cli imports": [time.monotonic(), 0.0]}
+    launched: dict[str, object] = {}  # the app's command, environment and directory as the launcher started it
     import reuselens.cli.main as cli_main
     import reuselens.cli.profile as profile_cli
     import reuselens.collector.launcher as launcher
@@ -96,6 +101,9 @@ def child(argv: list[str]) -> None:
             if "spawn" not in stamps:
                 stamps["spawn"] = [start, time.monotonic()]
                 stamps["app"] = [time.monotonic(), 0.0]
+                launched["argv"] = [str(a) for a in args[0]]
+                launched["env"] = dict(kwargs.get("env") or os.environ)
+                launched["cwd"] = str(kwargs.get("cwd") or os.getcwd())
 
     launcher.subprocess.Popen = StampedPopen
     real_exited = launcher._ExitWatch.exited
@@ -109,7 +117,7 @@ def child(argv: list[str]) -> None:
     launcher._ExitWatch.exited = exited
     code = cli_main.main(argv)
     stamps["exit"] = [time.monotonic(), 0.0]
-    Path(out).write_text(json.dumps(stamps))
+    Path(out).write_text(json.dumps({"stamps": stamps, "launched": launched}))
     sys.stdout.flush()
     os._exit(code)
 
@@ -125,7 +133,7 @@ def main() -> int:
         parser.error("no command: launcher_phases.py -- ./app args")
     mode = "--intra-object" if args.intra_object else "--object-level"
     spent: dict[str, list[float]] = {p: [] for p in PHASES}
-    native, total = [], []
+    native, total, replayed = [], [], []
     with tempfile.TemporaryDirectory() as work:
         for _ in range(args.rounds):
             t0 = time.monotonic()
@@ -137,7 +145,20 @@ def main() -> int:
             subprocess.run([sys.executable, __file__, "--child", str(stamps_file), *argv], stdout=subprocess.DEVNULL)
             end = time.monotonic()
             total.append(end - t0)
-            stamps = json.loads(stamps_file.read_text())
+            written = json.loads(stamps_file.read_text())
+            stamps, launched = written["stamps"], written["launched"]
+            # The app once more, started from this process with the launcher's very command, environment and
+            # session: if it takes as long as under the launcher, the collector's environment is the difference,
+            # else the launcher's process is.
+            t0 = time.monotonic()
+            subprocess.run(
+                launched["argv"],
+                env=launched["env"],
+                cwd=launched["cwd"],
+                stdout=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+            replayed.append(time.monotonic() - t0)
             stamps["interpreter"] = [t0, stamps["cli imports"][0]]
             stamps["exit"][1] = end
             for phase in PHASES:
@@ -146,6 +167,7 @@ def main() -> int:
     print(
         f"{' '.join(command)}: native {statistics.median(native) * 1e3:.0f} ms, {mode} {statistics.median(total) * 1e3:.0f} ms"
     )
+    print(f"  the app alone with the launcher's environment: {statistics.median(replayed) * 1e3:.0f} ms")
     accounted = 0.0
     for phase in PHASES:
         if spent[phase]:

@@ -20,9 +20,8 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 from reuselens.collector import library_cache
 from reuselens.collector.errors import (
@@ -73,9 +72,9 @@ SERIAL_LAUNCHES_VAR = "SANITIZER_DISABLE_PARALLEL_LAUNCHES"
 ProgressCallback = Callable[..., None]
 
 
-@dataclass
-class RunSummary:
-    """What profile() returns; the run directory holds the details."""
+class RunSummary(NamedTuple):
+    """What profile() returns; the run directory holds the details. (A NamedTuple: `dataclasses` would bring
+    `inspect` into the launcher's start-up, 4-5 ms before the app starts.)"""
 
     run_dir: Path
     status: str  # "complete" | "partial"
@@ -85,7 +84,7 @@ class RunSummary:
     launches_instrumented: int = 0
     records: int = 0
     wall_seconds: float = 0.0
-    errors: list[str] = field(default_factory=list)
+    errors: tuple[str, ...] = ()
     collection: str | None = None  # run.json collector.collection ("trace" | "objects"); None: no collector ran
 
 
@@ -592,6 +591,6 @@ def _finish(
         launches_instrumented=int(collector.get("launches_instrumented", 0) or 0),
         records=int(collector.get("records", 0) or 0),
         wall_seconds=wall,
-        errors=list(data.get("errors", [])),
+        errors=tuple(data.get("errors", [])),
         collection=collector.get("collection"),
     )

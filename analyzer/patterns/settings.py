@@ -11,15 +11,14 @@ The canonical names are the camelCase ones of docs/settings.md; the snake_case s
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from reuselens.analyzer.errors import SettingsError
 
 
-@dataclass(frozen=True)
-class Threshold:
-    """One threshold: `key` names it in settings (reuselens.thresholds.<key>) and in report.json."""
+class Threshold(NamedTuple):
+    """One threshold: `key` names it in settings (reuselens.thresholds.<key>) and in report.json. (A NamedTuple:
+    every `reuselens` start reads these for its options, and `dataclasses` would bring `inspect` with it.)"""
 
     key: str
     default: float

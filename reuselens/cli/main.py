@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import logging
 import os
 import sys
 
@@ -46,14 +45,22 @@ def chosen_subcommand(argv: list[str]) -> str | None:
     return None
 
 
+def configure_logging(verbose: bool = False) -> None:
+    """Warnings (debug details with --verbose) on stderr, prefixed with the tool's name. Nothing logs before the
+    analysis modules are loaded, so `profile` calls this from the thread that loads them while the app runs."""
+    import logging
+
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.WARNING, format="reuselens: %(levelname)s: %(message)s"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(chosen_subcommand(argv))
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.WARNING,
-        format="reuselens: %(levelname)s: %(message)s",
-    )
+    if args.command != "profile" or args.verbose:
+        configure_logging(args.verbose)  # profile's preload does it while the app runs: `logging` takes 5-7 ms
     try:
         return int(args.func(args) or 0)
     except (ReuseLensError, CollectorError) as error:

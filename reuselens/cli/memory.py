@@ -66,9 +66,7 @@ def write_report(
     """The run's memory report in `fmt` to `output` (standard output when None), and the timeline page to `html`:
     `reuselens memory`, and what `reuselens profile --object-level` prints after the run."""
     from reuselens.analyzer.memory.analysis import analyze_run
-    from reuselens.analyzer.reporters.memory_html import render_memory_html
     from reuselens.analyzer.reporters.memory_json import memory_document, to_json
-    from reuselens.analyzer.reporters.memory_sarif import to_sarif
     from reuselens.analyzer.reporters.memory_table import to_table
 
     analysis = analyze_run(run_dir, {"min_idle_operations": min_idle_operations})
@@ -76,10 +74,14 @@ def write_report(
     if fmt == "json":
         text = to_json(document)
     elif fmt == "sarif":
+        from reuselens.analyzer.reporters.memory_sarif import to_sarif
+
         text = to_sarif(document, Path(source_root) if source_root else None)
     else:
         text = to_table(document)
-    if html:
+    if html:  # the page's renderer (and the html module) only when asked: profile prints the table
+        from reuselens.analyzer.reporters.memory_html import render_memory_html
+
         write_output(html, render_memory_html(analysis))
     if output:
         write_output(output, text)

@@ -142,13 +142,21 @@ def _import_analysis_while_the_app_runs(memory: bool = False, program: str | Non
 
 def _import_reuse_analysis_modules() -> None:
     from reuselens.analyzer.pipeline import import_analysis_modules
+    from reuselens.cli.main import configure_logging
+
+    configure_logging()  # a no-op under --verbose, which main() configured before the app started
 
     import_analysis_modules()
     from reuselens.cli import summary  # noqa: F401  (the findings table)
 
 
 def _import_memory_analysis_modules(program: str | None = None) -> None:
+    from reuselens.cli.main import configure_logging
+
+    configure_logging()  # a no-op under --verbose, which main() configured before the app started
+    from reuselens.analyzer import _engine, pipeline, report  # noqa: F401  (slice bytes; the run's report.json)
     from reuselens.analyzer.memory import analysis, symbols  # noqa: F401  (pyelftools, the demangler)
+    from reuselens.analyzer.patterns import settings  # noqa: F401  (build_report's defaults)
     from reuselens.analyzer.reporters import memory_json, memory_table  # noqa: F401
     from reuselens.cli import memory  # noqa: F401
 
