@@ -7,8 +7,10 @@ it (a host address belongs to none). A kernel whose launch has no entry in objec
 instrumented, filtered out, file missing) has unknown touches: it is drawn as reading and writing every live
 object, so the analysis never claims a gap, an unused object or a dead write across it.
 
-The document is built in the timeline format and read with :func:`timeline.from_document`, so every check of
-that format applies here too; problems of run.json itself are reported first, with run.json's own field names.
+The document is built in the timeline format and read with :func:`timeline.from_built_document`, which checks
+the lifetime rules again (the field types were checked in run.json; tests check every recorded run's document
+with the full :func:`timeline.from_document`); problems of run.json itself are reported first, with run.json's own
+field names.
 
 Public API: :class:`MemoryRunError`, :class:`NoMemoryOperations`, :class:`RunMemory`, :data:`RUNTIME_LIBRARIES`, :func:`load_run_memory`.
 """
@@ -27,7 +29,7 @@ from reuselens.analyzer.lineinfo.demangle import demangle
 from reuselens.analyzer.memory import object_touches
 from reuselens.analyzer.memory.object_touches import ObjectProfile, ObjectTouch, RecordedTouches, slices_bytes
 from reuselens.analyzer.memory.symbols import Symbolizer
-from reuselens.analyzer.memory.timeline import FORMAT, VERSION, Timeline, TimelineError, from_document
+from reuselens.analyzer.memory.timeline import FORMAT, VERSION, Timeline, TimelineError, from_built_document
 from reuselens.analyzer.reportview import short_kernel_name
 from reuselens.analyzer.rundir import MANIFEST, RunDirectory, open_run
 from reuselens.analyzer.schema import U64, Enum, Int, List, Maybe, Obj, PathText, SchemaError, Str, check, field_error
@@ -135,7 +137,7 @@ def load_run_memory(path: str | Path) -> RunMemory:
     with Symbolizer(_start_seconds(run.manifest.get("start_time"))) as symbolizer:
         document = builder.document(symbolizer)
     try:
-        timeline = from_document(document, f"{run.path}: memory timeline")
+        timeline = from_built_document(document, f"{run.path}: memory timeline")
     except TimelineError as error:  # run.json passed the checks above, so this is a builder bug shown plainly
         raise MemoryRunError(str(error)) from None
     unknown = sum(op.touches_unknown for op in timeline.operations)

@@ -5,6 +5,7 @@ one-line error for a run without memory operations or with a malformed field."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from run_dirs import RunWriter
@@ -196,3 +197,31 @@ def test_an_allocation_past_the_collectors_cap_is_named_as_such(tmp_path, monkey
     manifest["memory_operations"].append({"kind": "alloc", "allocation": 2, "stream": None})
     with pytest.raises(MemoryRunError, match=r"allocation 2 is past the 2 that run.json lists"):
         load_run_memory(run.write(tmp_path / "run", manifest))
+
+
+RECORDED = sorted(
+    path.parent
+    for root in ("memory_runs", "runs")
+    for path in (Path(__file__).resolve().parents[1] / "data" / root).glob("*/run.json")
+    if "memory_operations" in json.loads(path.read_text())
+)
+
+
+@pytest.mark.parametrize("run", RECORDED, ids=[run.name for run in RECORDED])
+def test_the_builders_document_of_every_recorded_run_passes_the_full_format_check(run, monkeypatch):
+    # The memory report reads the builder's document without checking its field types again
+    # (timeline.from_built_document): every recorded run's document must pass the full check, to the same timeline.
+    from reuselens.analyzer.memory import timeline
+
+    built = []
+
+    def checked(document, source="memory timeline"):
+        full = timeline.from_document(document, source)
+        built.append(full)
+        return full
+
+    monkeypatch.setattr(run_timeline, "from_built_document", checked)
+    memory = load_run_memory(run)
+    assert built and memory.timeline is built[0]
+    monkeypatch.undo()
+    assert load_run_memory(run).timeline == built[0]
