@@ -150,13 +150,12 @@ def main() -> int:
             # The app once more, started from this process with the launcher's very command, environment and
             # session: if it takes as long as under the launcher, the collector's environment is the difference,
             # else the launcher's process is.
+            replay_dir = Path(work) / f"replay{len(replayed)}"  # a fresh run directory: the collector of a
+            replay_dir.mkdir()  # run directory another process has claimed stays passive (.collector.pid)
+            env = dict(launched["env"], REUSELENS_RUN_DIR=str(replay_dir))
             t0 = time.monotonic()
             subprocess.run(
-                launched["argv"],
-                env=launched["env"],
-                cwd=launched["cwd"],
-                stdout=subprocess.DEVNULL,
-                start_new_session=True,
+                launched["argv"], env=env, cwd=launched["cwd"], stdout=subprocess.DEVNULL, start_new_session=True
             )
             replayed.append(time.monotonic() - t0)
             stamps["interpreter"] = [t0, stamps["cli imports"][0]]

@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -55,6 +56,11 @@ def step_command(
     if step == "native":
         return argv, env
     if step in ("attached", "injected"):
+        # A fresh, existing run directory, as the launcher prepares it: the tool library stays passive (the app
+        # runs unprofiled) where it cannot create its .collector.pid, in a missing directory or in one a previous
+        # round claimed (session 10's call 2 measured such passive runs).
+        shutil.rmtree(run_dir, ignore_errors=True)
+        run_dir.mkdir(parents=True)
         env.update(
             LD_PRELOAD=library,
             CUDA_INJECTION64_PATH=library,
@@ -119,6 +125,9 @@ def main(argv: list[str] | None = None) -> int:
                 wall = timed(cmd, env, out / "logs" / f"r{rnd}-{name}-{step}.log", build_dir, args.timeout)
                 if isinstance(wall, str):
                     print(f"round {rnd} {name} {step}: {wall}", file=sys.stderr)
+                    continue
+                if step in ("attached", "injected") and not (run_dir / "run.json").is_file():
+                    print(f"round {rnd} {name} {step}: the collector did not profile (no run.json)", file=sys.stderr)
                     continue
                 walls[name][step].append(wall)
             memory = [*reuselens, "memory", str(out / "runs" / f"{name}-profile")]
