@@ -14,14 +14,13 @@ import ctypes
 import json
 import os
 import select
-import shutil
 import signal
 import subprocess
 import sys
 import threading
 import time
+from collections import namedtuple
 from pathlib import Path
-from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 from reuselens.collector import library_cache
 from reuselens.collector.errors import (
@@ -69,23 +68,28 @@ MODULE_LOADING_MODES = {"eager": "EAGER", "lazy": "LAZY"}
 # The Sanitizer's switch that serialises launches (see profile()); the user's own value wins.
 SERIAL_LAUNCHES_VAR = "SANITIZER_DISABLE_PARALLEL_LAUNCHES"
 
-ProgressCallback = Callable[..., None]
+TYPE_CHECKING = False  # typing itself is not imported at run time: 4-5 ms of every start on the H200 host
+if TYPE_CHECKING:
+    from typing import Any, Callable, Mapping, Sequence
+
+    ProgressCallback = Callable[..., None]
 
 
-class RunSummary(NamedTuple):
-    """What profile() returns; the run directory holds the details. (A NamedTuple: `dataclasses` would bring
-    `inspect` into the launcher's start-up, 4-5 ms before the app starts.)"""
+class RunSummary(
+    namedtuple(
+        "RunSummary",
+        "run_dir status partial_reason exit_code launches_seen launches_instrumented records wall_seconds errors "
+        "collection",
+        defaults=(0, 0, 0, 0.0, (), None),
+    )
+):
+    """What profile() returns; the run directory holds the details: run_dir (Path), status ("complete" or
+    "partial"), partial_reason, exit_code (the application's; negative: killed by that signal), launches_seen,
+    launches_instrumented, records, wall_seconds, errors (tuple of str), collection (run.json's
+    collector.collection, "trace" or "objects"; None when no collector ran). A named tuple (not a dataclass, not
+    typing's NamedTuple): the launcher's start-up imports neither `dataclasses` nor `typing`."""
 
-    run_dir: Path
-    status: str  # "complete" | "partial"
-    partial_reason: str | None
-    exit_code: int | None  # the application's; negative = killed by that signal
-    launches_seen: int = 0
-    launches_instrumented: int = 0
-    records: int = 0
-    wall_seconds: float = 0.0
-    errors: tuple[str, ...] = ()
-    collection: str | None = None  # run.json collector.collection ("trace" | "objects"); None: no collector ran
+    __slots__ = ()
 
 
 # ---------------------------------------------------------------------------------------------- lookup
@@ -224,6 +228,8 @@ def resolve_program(argv0: str, cwd: Path, path_env: str | None) -> str:
         if program.is_dir() or not os.access(program, os.X_OK):
             raise AppNotFoundError(f"{argv0}: not an executable file")
         return str(program)
+    import shutil  # here, not at the top: with its archive modules, 3 ms of every start before the app's
+
     found = shutil.which(argv0, path=path_env)
     if not found:
         raise AppNotFoundError(f"{argv0}: command not found on PATH")
@@ -246,6 +252,8 @@ def _prepare_run_dir(run_dir: Path) -> None:
         for name in entries:
             path = run_dir / name
             if path.is_dir() and not path.is_symlink():  # a link is removed, never what it points to
+                import shutil
+
                 shutil.rmtree(path)
             else:
                 path.unlink()

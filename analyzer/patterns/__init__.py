@@ -20,7 +20,10 @@ is reported twice only when the two findings recommend different fixes:
 from __future__ import annotations
 
 import importlib
-from typing import Any
+
+TYPE_CHECKING = False  # typing itself is not imported at run time: every `reuselens` start loads this package
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["find_findings", "find_report_findings", "PATTERNS", "DEFAULT_SETTINGS"]
 _REGISTRY_NAMES = frozenset({*__all__, "RULES", "Rule"})

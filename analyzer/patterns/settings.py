@@ -11,22 +11,23 @@ The canonical names are the camelCase ones of docs/settings.md; the snake_case s
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, NamedTuple
+from collections import namedtuple
 
 from reuselens.analyzer.errors import SettingsError
 
+TYPE_CHECKING = False  # typing itself is not imported at run time: every `reuselens` start reads this module
+if TYPE_CHECKING:
+    from typing import Any
 
-class Threshold(NamedTuple):
-    """One threshold: `key` names it in settings (reuselens.thresholds.<key>) and in report.json. (A NamedTuple:
-    every `reuselens` start reads these for its options, and `dataclasses` would bring `inspect` with it.)"""
 
-    key: str
-    default: float
-    check: Callable[[float], bool]
-    expected: str  # the valid range, as the error sentence ends: "expected <expected>"
-    option: str  # the analysing subcommands' command-line option
-    help_template: str  # its --help text; {default} is filled in from `default`
-    alias: str | None = None  # the snake_case spelling report.json's `settings` uses, when it differs
+class Threshold(namedtuple("Threshold", "key default check expected option help_template alias", defaults=(None,))):
+    """One threshold: `key` names it in settings (reuselens.thresholds.<key>) and in report.json; `default`; `check`,
+    the valid values (a callable on a float); `expected`, the valid range as the error sentence ends ("expected
+    <expected>"); `option`, the analysing subcommands' command-line option; `help_template`, its --help text with
+    {default} filled in from `default`; `alias`, the snake_case spelling report.json's `settings` uses where it
+    differs. (A named tuple: `dataclasses` and `typing` would add 5-10 ms to every start.)"""
+
+    __slots__ = ()
 
     @property
     def help(self) -> str:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from typing import TYPE_CHECKING, Iterator
 
+TYPE_CHECKING = False  # typing itself is not imported at run time (start-up cost)
 if TYPE_CHECKING:
+    from typing import Iterator
+
     from rich.progress import Progress
 
 # What makes rich treat a pipe as a terminal (rich.console.Console.is_terminal); without one of them and without a
