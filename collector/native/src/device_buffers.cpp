@@ -26,18 +26,24 @@ bool allocate_context_buffers(CUcontext ctx, ContextState& cs, Diagnostics& diag
 
 bool allocate_object_buffers(CUcontext ctx, ContextState& cs, Diagnostics& diag) {
   const size_t table = kObjectTableCapacity * sizeof(RlObjectEntry),
-               marks = kObjectTableCapacity * sizeof(RlObjectMark);
-  return diag.check(sanitizerAlloc(ctx, reinterpret_cast<void**>(&cs.d_object_state), sizeof(RlObjectState)),
-                    "sanitizerAlloc(object state)", true) &&
-         diag.check(sanitizerAllocHost(ctx, reinterpret_cast<void**>(&cs.h_object_state), sizeof(RlObjectState)),
-                    "sanitizerAllocHost(object state)", true) &&
-         diag.check(sanitizerAlloc(ctx, reinterpret_cast<void**>(&cs.d_objects), table), "sanitizerAlloc(objects)",
-                    true) &&
-         diag.check(sanitizerAllocHost(ctx, reinterpret_cast<void**>(&cs.h_objects), table),
-                    "sanitizerAllocHost(objects)", true) &&
-         diag.check(sanitizerAlloc(ctx, reinterpret_cast<void**>(&cs.d_marks), marks), "sanitizerAlloc(marks)", true) &&
-         diag.check(sanitizerAllocHost(ctx, reinterpret_cast<void**>(&cs.h_marks), marks), "sanitizerAllocHost(marks)",
-                    true);
+               marks = kObjectTableCapacity * sizeof(RlObjectMark), block = kObjectStateBytes + marks;
+  void* device_block = nullptr;
+  void* staging = nullptr;
+  const bool ok =
+      diag.check(sanitizerAlloc(ctx, &device_block, block), "sanitizerAlloc(object state and marks)", true) &&
+      diag.check(sanitizerAllocHost(ctx, &staging, block), "sanitizerAllocHost(object state and marks)", true) &&
+      diag.check(sanitizerAlloc(ctx, reinterpret_cast<void**>(&cs.d_objects), table), "sanitizerAlloc(objects)",
+                 true) &&
+      diag.check(sanitizerAllocHost(ctx, reinterpret_cast<void**>(&cs.h_objects), table), "sanitizerAllocHost(objects)",
+                 true) &&
+      diag.check(sanitizerAllocHost(ctx, reinterpret_cast<void**>(&cs.h_marks), marks), "sanitizerAllocHost(marks)",
+                 true);
+  if (!ok) return false;
+  memset(staging, 0, block);  // the staging's marks are never written: they zero the device's at each launch
+  cs.d_object_state = static_cast<RlObjectState*>(device_block);
+  cs.h_object_state = static_cast<RlObjectState*>(staging);
+  cs.d_marks = reinterpret_cast<RlObjectMark*>(static_cast<char*>(device_block) + kObjectStateBytes);
+  return true;
 }
 
 bool clear_context_state(ContextState& cs, Diagnostics& diag) {

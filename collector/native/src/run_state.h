@@ -58,6 +58,8 @@ struct ContextState {
   uint32_t nbuf = 2;
   // Object-level mode (object_launches.cpp): the live allocations' table and their marks, in device memory,
   // with pinned staging; `object_bases` are the table's allocations, in table order, as of `objects_version`.
+  // The state and the marks are one block (kObjectStateBytes, then the marks), on the device and in the staging,
+  // whose marks stay zero: one copy before each launch sets the state and zeroes the marks the launch can set.
   RlObjectState* d_object_state = nullptr;
   RlObjectState* h_object_state = nullptr;
   RlObjectEntry* d_objects = nullptr;
@@ -69,6 +71,7 @@ struct ContextState {
 };
 
 constexpr uint32_t kObjectTableCapacity = 131072;  // live allocations an object-level launch can attribute
+constexpr size_t kObjectStateBytes = (sizeof(RlObjectState) + 15) / 16 * 16;  // the marks after it stay aligned
 
 struct LaunchEntry {
   uint64_t id;
