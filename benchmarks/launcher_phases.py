@@ -141,10 +141,10 @@ def main() -> int:
             native.append(time.monotonic() - t0)
             stamps_file = Path(work) / "stamps.json"
             argv = ["profile", mode, "--run-dir", str(Path(work) / "run"), "--", *command]
-            t0 = time.monotonic()
+            started = time.monotonic()
             subprocess.run([sys.executable, __file__, "--child", str(stamps_file), *argv], stdout=subprocess.DEVNULL)
             end = time.monotonic()
-            total.append(end - t0)
+            total.append(end - started)
             written = json.loads(stamps_file.read_text())
             stamps, launched = written["stamps"], written["launched"]
             # The app once more, started from this process with the launcher's very command, environment and
@@ -158,7 +158,7 @@ def main() -> int:
                 launched["argv"], env=env, cwd=launched["cwd"], stdout=subprocess.DEVNULL, start_new_session=True
             )
             replayed.append(time.monotonic() - t0)
-            stamps["interpreter"] = [t0, stamps["cli imports"][0]]
+            stamps["interpreter"] = [started, stamps["cli imports"][0]]
             stamps["exit"][1] = end
             for phase in PHASES:
                 if phase in stamps:
