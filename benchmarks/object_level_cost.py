@@ -6,7 +6,8 @@ Each round runs, per app in turn (so drift of the shared host spreads over the s
 * native: the app alone;
 * attached: the collector injected by hand (no launcher) in object-level mode, selecting no kernel: the
   Compute Sanitizer's attach, the resource and launch callbacks, run.json (with the environment the launcher gives
-  the app: SANITIZER_DISABLE_PARALLEL_LAUNCHES=1 unless set; session 10's call 2 ran without it);
+  the app: SANITIZER_DISABLE_PARALLEL_LAUNCHES=1 unless set, and a fresh run directory: session 10's call 2 gave
+  none, so its collector stayed passive and these steps measured an unprofiled app);
 * injected: the same, every kernel instrumented (the object patch, the table upload, the marks);
 * launcher: `reuselens profile --object-level --no-analyze` (adds the Python launcher: interpreter, checks, the
   run header, waiting);
