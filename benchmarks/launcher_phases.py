@@ -18,7 +18,9 @@ spawn to the child's first line). Printed per phase: the median over the rounds,
 * report: report.json (no kernels, one note);
 * exit: the rest until the process is gone (flush, os._exit).
 
-After the phases, the app's wall time when this script starts it with the launcher's very command, environment
+Also the time from the collector's exit files (object_touches.json's modification) to the launcher seeing the
+app's exit: the app's teardown after the collector's last write, which an analysis started at that write could
+overlap. After the phases, the app's wall time when this script starts it with the launcher's very command, environment
 and session (the collector injected as the launcher injects it): set against "app", it tells whether what the app
 loses under the launcher comes from that environment or from the launcher's process.
 
@@ -112,6 +114,7 @@ def child(argv: list[str]) -> None:
         done = real_exited(self, timeout)
         if done:
             stamps["app"][1] = time.monotonic()
+            launched["exit_seen_wall"] = time.time()
         return done
 
     launcher._ExitWatch.exited = exited
@@ -133,7 +136,7 @@ def main() -> int:
         parser.error("no command: launcher_phases.py -- ./app args")
     mode = "--intra-object" if args.intra_object else "--object-level"
     spent: dict[str, list[float]] = {p: [] for p in PHASES}
-    native, total, replayed = [], [], []
+    native, total, replayed, tails = [], [], [], []
     with tempfile.TemporaryDirectory() as work:
         for _ in range(args.rounds):
             t0 = time.monotonic()
@@ -158,6 +161,9 @@ def main() -> int:
                 launched["argv"], env=env, cwd=launched["cwd"], stdout=subprocess.DEVNULL, start_new_session=True
             )
             replayed.append(time.monotonic() - t0)
+            touches = Path(work) / "run" / "object_touches.json"  # the collector's last file but run.json
+            if touches.is_file() and "exit_seen_wall" in launched:
+                tails.append(launched["exit_seen_wall"] - touches.stat().st_mtime)
             stamps["interpreter"] = [started, stamps["cli imports"][0]]
             stamps["exit"][1] = end
             for phase in PHASES:
@@ -167,6 +173,8 @@ def main() -> int:
         f"{' '.join(command)}: native {statistics.median(native) * 1e3:.0f} ms, {mode} {statistics.median(total) * 1e3:.0f} ms"
     )
     print(f"  the app alone with the launcher's environment: {statistics.median(replayed) * 1e3:.0f} ms")
+    if tails:  # what a memory analysis started at the collector's last write could overlap
+        print(f"  from the collector's exit files to the app's exit seen: {statistics.median(tails) * 1e3:.0f} ms")
     accounted = 0.0
     for phase in PHASES:
         if spent[phase]:
