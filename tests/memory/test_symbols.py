@@ -255,3 +255,26 @@ def test_opening_ahead_a_missing_or_foreign_file_is_silent(tmp_path):
     symbols.open_ahead(str(text))
     symbols.open_ahead(str(tmp_path / "missing"))
     assert str(text) not in symbols._OPENED_AHEAD and str(tmp_path / "missing") not in symbols._OPENED_AHEAD
+
+
+def test_a_call_path_ends_at_main_without_reading_the_c_librarys_start_up(tmp_path, monkeypatch):
+    # GIVEN an allocation whose recorded call path goes on below main, into the C library's start-up
+    from reuselens.analyzer.memory import symbols
+
+    binary = build(tmp_path, "app", "-g")
+    run = RunWriter()
+    site = {"module": str(binary), "offset": first_address_of_line(binary, SITE_LINE) + 1}
+    caller = {"module": str(binary), "offset": first_address_of_line(binary, CALL_LINE) + 1}
+    libc = tmp_path / "libc.so.6"
+    shutil.copy(binary, libc)  # any ELF: it must not be read at all
+    start_up = [{"module": str(libc), "offset": 0x29D90}, {"module": str(binary), "offset": 0x1000}]
+    buffer = run.alloc(4096, [site, caller, *start_up])
+    run.free(buffer)
+    opened = []
+    real_module = symbols._Module
+    monkeypatch.setattr(symbols, "_Module", lambda path: opened.append(Path(path).name) or real_module(path))
+    # WHEN the run's memory is analysed
+    path = analyze_run(run.write(tmp_path / "run")).timeline.objects[buffer].call_path
+    # THEN the path stops at main, and the C library's symbols are never read
+    assert [(frame.function, frame.line) for frame in path] == [("make_buffer", SITE_LINE), ("main", CALL_LINE)]
+    assert opened == ["app"]
