@@ -79,14 +79,16 @@ class RunSummary(
     namedtuple(
         "RunSummary",
         "run_dir status partial_reason exit_code launches_seen launches_instrumented records wall_seconds errors "
-        "collection",
-        defaults=(0, 0, 0, 0.0, (), None),
+        "collection manifest manifest_text",
+        defaults=(0, 0, 0, 0.0, (), None, None, None),
     )
 ):
     """What profile() returns; the run directory holds the details: run_dir (Path), status ("complete" or
     "partial"), partial_reason, exit_code (the application's; negative: killed by that signal), launches_seen,
     launches_instrumented, records, wall_seconds, errors (tuple of str), collection (run.json's
-    collector.collection, "trace" or "objects"; None when no collector ran). A named tuple (not a dataclass, not
+    collector.collection, "trace" or "objects"; None when no collector ran), manifest and manifest_text (run.json
+    as the launcher finished it, decoded and as written: the analysis that follows need not read it again;
+    treat the manifest as read-only). A named tuple (not a dataclass, not
     typing's NamedTuple): the launcher's start-up imports neither `dataclasses` nor `typing`."""
 
     __slots__ = ()
@@ -588,7 +590,7 @@ def _finish(
     written = read_back_members(run_path)
     data = finalize_manifest(written[0] if written else None, base, returncode, stop_reason, wall)
     with _writing(run_path):
-        write_json_atomic(run_path / MANIFEST, data, verbatim=written[1] if written else None)
+        text = write_json_atomic(run_path / MANIFEST, data, verbatim=written[1] if written else None)
     collector = data.get("collector") or {}
     return RunSummary(
         run_dir=run_path,
@@ -601,4 +603,6 @@ def _finish(
         wall_seconds=wall,
         errors=tuple(data.get("errors", [])),
         collection=collector.get("collection"),
+        manifest=data,
+        manifest_text=text,
     )

@@ -29,10 +29,13 @@ def utc_now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def write_json_atomic(path: Path, data: Any, verbatim: Mapping[str, tuple[Any, str]] | None = None) -> None:
+def write_json_atomic(path: Path, data: Any, verbatim: Mapping[str, tuple[Any, str]] | None = None) -> str:
+    """Write `data` (json_lines) to `path` by a rename; the text written."""
     tmp = path.with_name(f"{path.name}.tmp.{os.getpid()}")
-    tmp.write_text(json_lines(data, verbatim), encoding="utf-8")
+    text = json_lines(data, verbatim)
+    tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
+    return text
 
 
 def json_lines(data: Any, verbatim: Mapping[str, tuple[Any, str]] | None = None) -> str:

@@ -101,6 +101,10 @@ def run(args: argparse.Namespace) -> int:
             on_start=preload.start if preload is not None else None,
         )
     print(f"run written to {run_dir}", file=sys.stderr)
+    if not args.no_analyze and summary.manifest_text is not None:
+        from reuselens.analyzer.rundir import remember_written
+
+        remember_written(run_dir, summary.manifest_text, summary.manifest)  # the analysis need not decode it again
     if summary.status != "complete":
         print(f"warning: partial run: {summary.partial_reason or 'reason unknown'}", file=sys.stderr)
     if args.no_analyze or args.object_level:

@@ -194,3 +194,27 @@ def test_profile_reaches_the_apps_start_without_logging_typing_or_dataclasses():
     # THEN the modules only the analysis needs (15-20 ms of start-up together) are left for the preload while the app
     # runs
     assert loaded == []
+
+
+def test_a_manifest_the_writer_hands_over_is_not_decoded_again_and_a_bad_one_is_not_taken(tmp_path, monkeypatch):
+    from reuselens.analyzer import rundir
+    from reuselens.collector.manifest import json_lines
+
+    run = tmp_path / "run"
+    shutil.copytree(RUNS.parent / "memory_runs" / "memory_waste_objects", run)
+    manifest = json.loads((run / "run.json").read_text())
+    text = json_lines(manifest)
+    (run / "run.json").write_text(text)
+    # WHEN the launcher's writer hands its manifest over, open_run does not decode the file
+    rundir.remember_written(run, text, manifest)
+    monkeypatch.setattr(rundir, "decode", lambda raw: pytest.fail("decoded again"))
+    assert rundir.open_run(run).manifest is manifest
+    # ... until the file changes under it, when it is decoded as ever
+    monkeypatch.undo()
+    (run / "run.json").write_text(text.replace('"status": "complete"', '"status": "partial"', 1))
+    assert rundir.open_run(run).manifest["status"] == "partial"
+    # AND a manifest that is no run manifest is not remembered: open_run reports the file's own problem
+    rundir.remember_written(run, "{}", {"format": "something else"})
+    (run / "run.json").write_text("{}")
+    with pytest.raises(rundir.RunDirectoryError, match="not a ReuseLens run manifest"):
+        rundir.open_run(run)

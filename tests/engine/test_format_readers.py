@@ -34,7 +34,8 @@ JSON_READERS = {
     "collector/library_cache.py": "the launcher's cache of tool libraries that loaded (~/.cache/reuselens), not a "
     "run format: whatever it cannot read only means probing the library again",
 }
-JSON_CALL = re.compile(r"\bjson\s*\.\s*loads?\s*\(|\bfrom\s+json\s+import\b")
+# json.load(s), or a decoder of one's own (JSONDecoder, raw_decode: the launcher's member-by-member read-back)
+JSON_CALL = re.compile(r"\bjson\s*\.\s*loads?\s*\(|\bfrom\s+json\s+import\b|\bJSONDecoder\s*\(|\.raw_decode\s*\(")
 
 
 def _write(path: Path, text: str) -> Path:
