@@ -33,6 +33,7 @@ from reuselens.collector.errors import (
     ToolLibraryMissingError,
     ToolLibraryUnloadableError,
 )
+from reuselens.collector.finish_watch import FinishWatch
 from reuselens.collector.kernel_regex import kernel_regex_problem
 from reuselens.collector.manifest import (
     MANIFEST,
@@ -329,16 +330,27 @@ class _ExitWatch:
     to 50 ms, which added up to 50 ms to every profile (and quantised the wall times benchmarks/overhead.py
     measures); a pidfd (Linux 5.3+) becomes readable when the process exits. Without one, Popen.wait."""
 
-    def __init__(self, proc: subprocess.Popen) -> None:
+    def __init__(self, proc: subprocess.Popen, also: int = -1) -> None:
+        """also: another descriptor whose readiness ends a wait early (the FinishWatch's)."""
         self._proc = proc
         self._poller = None
         self._fd = -1
+        self._also = -1
         try:
             self._fd = os.pidfd_open(proc.pid)
             self._poller = select.poll()
             self._poller.register(self._fd, select.POLLIN)
+            if also >= 0:
+                self._poller.register(also, select.POLLIN)
+                self._also = also
         except (AttributeError, OSError):
             self.close()
+
+    def forget_also(self) -> None:
+        """Stop watching the other descriptor (before it is closed)."""
+        if self._poller is not None and self._also >= 0:
+            self._poller.unregister(self._also)
+        self._also = -1
 
     def exited(self, timeout: float) -> bool:
         """True once the app has exited (and is reaped), else False after `timeout` seconds."""
@@ -376,6 +388,7 @@ def profile(
     object_level: bool = False,
     element_maps: bool = False,
     on_start: Callable[[], None] | None = None,
+    on_collected: Callable[[], None] | None = None,
 ) -> RunSummary:
     """Run `argv` under the collector and return a summary; the run directory holds the results.
 
@@ -391,7 +404,9 @@ def profile(
     only which allocations each kernel read and wrote (object_touches.json, for `reuselens memory`), without the
     access trace the reuse analysis needs (docs/memory.md, "Object-level mode"); element_maps (with object_level):
     also count each object's touched bytes and accesses per slice on the GPU ("Element maps"). on_start() is called once the app
-    has started (the CLI loads the analysis meanwhile). Raises a CollectorError subclass (one clear sentence) when
+    has started (the CLI loads the analysis meanwhile); on_collected(), from the launcher's thread, once the tool
+    library has written its exit files while the app has not yet exited (the CLI analyses them meanwhile; never
+    called when the app exits first, or without inotify). Raises a CollectorError subclass (one clear sentence) when
     profiling cannot start.
 
         Launches are serialised by the Sanitizer (SANITIZER_DISABLE_PARALLEL_LAUNCHES=1) unless env sets that
@@ -505,6 +520,8 @@ def profile(
         full_env["REUSELENS_EAGER_PATCH"] = "1" if mode == "EAGER" else "0"
     full_env.setdefault(SERIAL_LAUNCHES_VAR, "1")
 
+    # Watched from before the start, so that no rename of the tool library's is missed.
+    finish_watch = FinishWatch(run_path) if on_collected is not None else None
     started = time.monotonic()
     try:
         proc = subprocess.Popen([program, *map(str, argv[1:])], cwd=cwd_path, env=full_env, start_new_session=True)
@@ -521,10 +538,16 @@ def profile(
     stop_signals = _StopSignals()
     try:
         stop_signals.__enter__()
-        exit_watch = _ExitWatch(proc)  # inside the try: an interrupt from here on still stops the app
+        # inside the try: an interrupt from here on still stops the app
+        exit_watch = _ExitWatch(proc, also=finish_watch.fileno() if finish_watch is not None else -1)
         while True:
             if exit_watch.exited(0.1):
                 break
+            if finish_watch is not None and finish_watch.finished():
+                exit_watch.forget_also()
+                finish_watch.close()
+                finish_watch = None
+                on_collected()  # type: ignore[misc]  (set with finish_watch)
             if stop_signals.received is not None:
                 stop_reason = f"stopped by {signal_name(stop_signals.received)}"
                 _kill_group(proc, first=stop_signals.received)  # the app gets the signal the launcher got
@@ -553,6 +576,8 @@ def profile(
     finally:
         if exit_watch is not None:
             exit_watch.close()
+        if finish_watch is not None:
+            finish_watch.close()
         stop_signals.__exit__()
     # Children the app left behind in its group die with the run.
     try:

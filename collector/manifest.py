@@ -126,6 +126,26 @@ def read_back_members(run_dir: Path) -> tuple[dict[str, Any], dict[str, tuple[An
     return (data, texts) if ours else None
 
 
+def collector_finished(run_dir: Path) -> bool:
+    """Whether run.json, as the tool library last wrote it, says the tool library finished: its exit files
+    (run.json, object_touches.json, analysis.json) are then complete while the app may still be tearing down.
+    Only the collector member is decoded (the tool library writes one member per line), so the launcher can ask
+    at each of the periodic rewrites of a large run.json."""
+    try:
+        text = (run_dir / MANIFEST).read_text(encoding="utf-8")
+    except (OSError, ValueError):
+        return False
+    member = '\n "collector": '
+    at = text.find(member)
+    if at < 0:
+        return False
+    try:
+        value, _ = _DECODER.raw_decode(text, at + len(member))
+    except ValueError:
+        return False
+    return isinstance(value, dict) and value.get("finished") is True
+
+
 def initial_manifest(
     command: Sequence[str], cwd: Path, start_time: str, kernel_filter: dict, tool_version: str
 ) -> dict[str, Any]:

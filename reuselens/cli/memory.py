@@ -10,6 +10,10 @@ from pathlib import Path
 
 from reuselens.cli.common import positive_int, write_output
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 # The analysis modules load when the command runs: every `reuselens` start registers this parser, and the
 # symboliser pulls in pyelftools and the demangler (tests/cli/test_postrun_cost.py).
 DEFAULT_MIN_IDLE_OPERATIONS = 1  # analyzer.memory.patterns.SETTINGS["min_idle_operations"]
@@ -65,6 +69,25 @@ def write_report(
 ) -> None:
     """The run's memory report in `fmt` to `output` (standard output when None), and the timeline page to `html`:
     `reuselens memory`, and what `reuselens profile --object-level` prints after the run."""
+    text, analysis = report_text(
+        run_dir, fmt=fmt, top=top, min_idle_operations=min_idle_operations, source_root=source_root
+    )
+    if html:  # the page's renderer (and the html module) only when asked: profile prints the table
+        from reuselens.analyzer.reporters.memory_html import render_memory_html
+
+        write_output(html, render_memory_html(analysis))
+    print_report(text, output)
+
+
+def report_text(
+    run_dir: str | Path,
+    *,
+    fmt: str = "table",
+    top: int | None = None,
+    min_idle_operations: int = DEFAULT_MIN_IDLE_OPERATIONS,
+    source_root: str | None = None,
+) -> tuple[str, Any]:
+    """The report's text in `fmt`, and the analysis it came from (profile makes it while the app tears down)."""
     from reuselens.analyzer.memory.analysis import analyze_run
     from reuselens.analyzer.reporters.memory_json import memory_document, to_json
     from reuselens.analyzer.reporters.memory_table import to_table
@@ -72,17 +95,15 @@ def write_report(
     analysis = analyze_run(run_dir, {"min_idle_operations": min_idle_operations})
     document = memory_document(analysis, top)
     if fmt == "json":
-        text = to_json(document)
-    elif fmt == "sarif":
+        return to_json(document), analysis
+    if fmt == "sarif":
         from reuselens.analyzer.reporters.memory_sarif import to_sarif
 
-        text = to_sarif(document, Path(source_root) if source_root else None)
-    else:
-        text = to_table(document)
-    if html:  # the page's renderer (and the html module) only when asked: profile prints the table
-        from reuselens.analyzer.reporters.memory_html import render_memory_html
+        return to_sarif(document, Path(source_root) if source_root else None), analysis
+    return to_table(document), analysis
 
-        write_output(html, render_memory_html(analysis))
+
+def print_report(text: str, output: str | None = None) -> None:
     if output:
         write_output(output, text)
     else:

@@ -83,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
     if args.intra_object:
         args.object_level = True
     preload = None if args.no_analyze else _import_analysis_while_the_app_runs(args.object_level, command[0])
+    early = _EarlyMemoryReport(run_dir, args.top) if args.object_level and not args.no_analyze else None
     with stage_progress() as progress:
         summary = profile(
             command,
@@ -99,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
             object_level=args.object_level,
             element_maps=args.intra_object,
             on_start=preload.start if preload is not None else None,
+            on_collected=early.start if early is not None else None,
         )
     print(f"run written to {run_dir}", file=sys.stderr)
     if not args.no_analyze and summary.manifest_text is not None:
@@ -116,9 +118,10 @@ def run(args: argparse.Namespace) -> int:
         if args.object_level and not args.no_analyze:
             _finish_preload(preload)
             from reuselens.analyzer.pipeline import build_report
-            from reuselens.cli.memory import write_report as write_memory_report
+            from reuselens.cli.memory import print_report, report_text
 
-            write_memory_report(run_dir, top=args.top)
+            text = early.text() if early is not None and early.started else None
+            print_report(text if text is not None else report_text(run_dir, top=args.top)[0])
             if summary.collection == "objects":  # not when the collector never started in the app
                 build_report(run_dir)  # no kernels, a note: what an editor loads the run through
     else:
@@ -173,6 +176,44 @@ def _import_memory_analysis_modules(program: str | None = None) -> None:
         except CollectorError:
             return  # the launcher has said why it could not start it
         symbols.open_ahead(path)
+
+
+class _EarlyMemoryReport:
+    """The memory report of an object-level run, made on a thread from the moment the tool library has written its
+    exit files (the launcher's on_collected), while the app's CUDA context and the Compute Sanitizer are still
+    going away: it reads only those files, which the launcher's own rewrite of run.json after the exit does not
+    change for it (collector.* only)."""
+
+    def __init__(self, run_dir: Path, top: int | None) -> None:
+        self._run_dir, self._top = run_dir, top
+        self._thread: threading.Thread | None = None
+        self._text: str | None = None
+        self._error: BaseException | None = None
+
+    @property
+    def started(self) -> bool:
+        return self._thread is not None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._make, name="reuselens-memory-report", daemon=True)
+        self._thread.start()
+
+    def _make(self) -> None:
+        try:
+            from reuselens.cli.memory import report_text
+
+            self._text = report_text(self._run_dir, top=self._top)[0]
+        except BaseException as error:  # noqa: BLE001 - raised again on the main thread by text()
+            self._error = error
+
+    def text(self) -> str | None:
+        """The report, once made; its error raised here (a malformed run: the one-line error as ever)."""
+        if self._thread is None:
+            return None
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._text
 
 
 def _finish_preload(preload: threading.Thread | None) -> None:

@@ -614,3 +614,79 @@ def test_a_run_opened_again_unchanged_is_not_read_twice_and_a_changed_one_is(tmp
     (run / "run.json").write_text("{")
     with pytest.raises(RunDirectoryError, match="run.json: unreadable run manifest"):
         open_run(run)
+
+
+def _finished_manifest_then(run_dir: str, finished: bool, then: str) -> str:
+    """Python source: run.json rewritten in the tool library's layout (one member per line), the collector member
+    saying whether it finished, then `then` (the app's teardown)."""
+    return textwrap.dedent(f"""
+        import json, os, sys, time
+        from reuselens.collector.manifest import json_lines
+        m = json.load(open(os.path.join({run_dir!r}, "run.json")))
+        m.update(status="complete", partial_reason=None, collector={{"pid": os.getpid(), "finished": {finished!r}}})
+        tmp = os.path.join({run_dir!r}, "run.json.tmp")
+        open(tmp, "w").write(json_lines(m))
+        os.replace(tmp, os.path.join({run_dir!r}, "run.json"))
+    """) + textwrap.dedent(then)
+
+
+def test_the_collectors_exit_files_are_announced_before_the_app_has_gone(no_gpu_needed, fake_app, tmp_path):
+    # GIVEN an app whose tool library writes its exit files, and which then takes a while to tear down
+    run_dir = str((tmp_path / "run").resolve())
+    app = fake_app(_finished_manifest_then(run_dir, True, "time.sleep(1.5)\n"))
+    announced = []
+    # WHEN it is profiled with on_collected
+    summary = launcher.profile([str(app)], run_dir=run_dir, on_collected=lambda: announced.append(time.monotonic()))
+    returned = time.monotonic()
+    # THEN the launcher said so once, well before the app's exit, and finished the run as ever
+    assert len(announced) == 1 and returned - announced[0] > 1.0
+    assert (summary.status, summary.exit_code) == ("complete", 0)
+
+
+def test_nothing_is_announced_while_the_collector_has_not_finished(no_gpu_needed, fake_app, tmp_path):
+    run_dir = str((tmp_path / "run").resolve())
+    app = fake_app(_finished_manifest_then(run_dir, False, "time.sleep(0.3)\n"))
+    announced = []
+    summary = launcher.profile([str(app)], run_dir=run_dir, on_collected=lambda: announced.append(1))
+    assert announced == [] and summary.status == "partial"
+
+
+def test_profile_object_level_makes_the_memory_report_while_the_app_tears_down(
+    no_gpu_needed, fake_app, tmp_path, monkeypatch, capsys
+):
+    # GIVEN a recorded object-level run that a fake app writes as its tool library's exit files, then lingers
+    import threading
+
+    from reuselens.cli import main as cli_main
+    from reuselens.cli import memory as memory_cli
+
+    recorded = Path(__file__).resolve().parents[1] / "data" / "memory_runs" / "memory_waste_objects"
+    (no_gpu_needed.parent / launcher.OBJECTS_PATCH_FATBIN).write_bytes(b"")
+    run_dir = str((tmp_path / "run").resolve())
+    app = fake_app(
+        textwrap.dedent(f"""
+            import json, os, shutil, time
+            from reuselens.collector.manifest import json_lines
+            shutil.copy({str(recorded / "object_touches.json")!r}, {run_dir!r})
+            m = json.load(open({str(recorded / "run.json")!r}))
+            m["collector"]["finished"] = True
+            tmp = os.path.join({run_dir!r}, "run.json.tmp")
+            open(tmp, "w").write(json_lines(m))
+            os.replace(tmp, os.path.join({run_dir!r}, "run.json"))
+            time.sleep(1.0)
+        """)
+    )
+    made_on = []
+    real_report_text = memory_cli.report_text
+
+    def report_text(*args, **kwargs):
+        made_on.append(threading.current_thread().name)
+        return real_report_text(*args, **kwargs)
+
+    monkeypatch.setattr(memory_cli, "report_text", report_text)
+    # WHEN it is profiled at object level
+    code = cli_main.main(["profile", "--object-level", "--run-dir", run_dir, "--", str(app)])
+    # THEN the memory table was made once, on the thread started at the exit files, and printed after the exit
+    assert code == 0
+    assert made_on == ["reuselens-memory-report"]
+    assert "peak" in capsys.readouterr().out.lower()
