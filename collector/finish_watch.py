@@ -46,17 +46,19 @@ class FinishWatch:
         return self._fd
 
     def finished(self) -> bool:
-        """Drain the renames seen so far; True when run.json says the tool library has finished."""
+        """Drain the renames seen so far; True when run.json says the tool library has finished. Reads run.json
+        only when something was renamed since the last call (the launcher asks at every wake-up)."""
         if self._fd < 0:
             return False
+        renamed = False
         try:
             while os.read(self._fd, 4096):
-                pass
+                renamed = True
         except BlockingIOError:
             pass
         except OSError:
             return False
-        return collector_finished(self._run_dir)
+        return renamed and collector_finished(self._run_dir)
 
     def close(self) -> None:
         if self._fd >= 0:
