@@ -233,21 +233,37 @@ def _report_document(
 ) -> dict[str, Any]:
     from reuselens.analyzer.report import VERSION as REPORT_VERSION
 
-    manifest = run.manifest
     return {
         "format": "reuselens-report",
         "version": REPORT_VERSION,
         "tool": {"name": "reuselens", "version": __version__},
-        "run": {
-            "dir": str(run.path),
-            "status": manifest.get("status", "partial"),
-            "partial_reason": manifest.get("partial_reason"),
-            "command": manifest.get("command"),
-            "gpu": manifest.get("gpu", {}),
-            "exit_code": manifest.get("exit_code"),
-            "partial_launches": partial_launches,
-        },
+        "run": _run_fields(run, partial_launches),
         "settings": effective,
         "notes": notes,
         "kernels": kernels,
     }
+
+
+def _run_fields(run: RunDirectory, partial_launches: list[Any]) -> dict[str, Any]:
+    manifest = run.manifest
+    return {
+        "dir": str(run.path),
+        "status": manifest.get("status", "partial"),
+        "partial_reason": manifest.get("partial_reason"),
+        "command": manifest.get("command"),
+        "gpu": manifest.get("gpu", {}),
+        "exit_code": manifest.get("exit_code"),
+        "partial_launches": partial_launches,
+    }
+
+
+def save_with_run_fields(report: dict[str, Any], run_dir: str | Path) -> dict[str, Any]:
+    """Write a report built (write=False) from the tool library's exit files before the app had gone, with the
+    run's fields as run.json has them now (the launcher adds the status, the reason and the exit code after the
+    exit): `reuselens profile` builds the report while the app tears down (docs/collector.md)."""
+    from reuselens.analyzer.report import save
+
+    run = open_run(run_dir)
+    report["run"] = _run_fields(run, report["run"].get("partial_launches", []))
+    save(report, run.report_path)
+    return report

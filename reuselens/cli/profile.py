@@ -13,6 +13,10 @@ from reuselens.analyzer.errors import SettingsError
 from reuselens.cli.common import add_analysis_options, analyze, positive_int
 from reuselens.cli.progress import stage_progress
 
+TYPE_CHECKING = False  # typing itself is not imported at run time (start-up cost)
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -83,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     if args.intra_object:
         args.object_level = True
     preload = None if args.no_analyze else _import_analysis_while_the_app_runs(args.object_level, command[0])
-    early = _EarlyMemoryReport(run_dir, args.top) if args.object_level and not args.no_analyze else None
+    early = None if args.no_analyze else _EarlyAnalysis(_memory_table if args.object_level else _report, run_dir, args)
     with stage_progress() as progress:
         summary = profile(
             command,
@@ -120,14 +124,19 @@ def run(args: argparse.Namespace) -> int:
             from reuselens.analyzer.pipeline import build_report
             from reuselens.cli.memory import print_report, report_text
 
-            text = early.text() if early is not None and early.started else None
+            text = early.result() if early is not None and early.started else None
             print_report(text if text is not None else report_text(run_dir, top=args.top)[0])
             if summary.collection == "objects":  # not when the collector never started in the app
                 build_report(run_dir)  # no kernels, a note: what an editor loads the run through
     else:
         _finish_preload(preload)
-        with stage_progress() as progress:
-            report = analyze(run_dir, args, progress=progress)
+        if early is not None and early.started:
+            from reuselens.analyzer.pipeline import save_with_run_fields
+
+            report = save_with_run_fields(early.result(), run_dir)  # the status and exit code as finished
+        else:
+            with stage_progress() as progress:
+                report = analyze(run_dir, args, progress=progress)
         from reuselens.cli.summary import print_summary
 
         print_summary(report, sys.stdout, top=args.top)
@@ -178,16 +187,16 @@ def _import_memory_analysis_modules(program: str | None = None) -> None:
         symbols.open_ahead(path)
 
 
-class _EarlyMemoryReport:
-    """The memory report of an object-level run, made on a thread from the moment the tool library has written its
-    exit files (the launcher's on_collected), while the app's CUDA context and the Compute Sanitizer are still
-    going away: it reads only those files, which the launcher's own rewrite of run.json after the exit does not
-    change for it (collector.* only)."""
+class _EarlyAnalysis:
+    """The analysis of the tool library's exit files, made on a thread from the moment they are written (the
+    launcher's on_collected), while the app's CUDA context and the Compute Sanitizer are still going away
+    (docs/collector.md, "Launcher start-up"). It reads only what the tool library wrote; what the launcher's
+    rewrite of run.json adds after the exit (status, exit code) the caller puts in afterwards."""
 
-    def __init__(self, run_dir: Path, top: int | None) -> None:
-        self._run_dir, self._top = run_dir, top
+    def __init__(self, make: Callable[[Path, argparse.Namespace], Any], run_dir: Path, args: argparse.Namespace):
+        self._make, self._run_dir, self._args = make, run_dir, args
         self._thread: threading.Thread | None = None
-        self._text: str | None = None
+        self._value: Any = None
         self._error: BaseException | None = None
 
     @property
@@ -195,25 +204,33 @@ class _EarlyMemoryReport:
         return self._thread is not None
 
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._make, name="reuselens-memory-report", daemon=True)
+        self._thread = threading.Thread(target=self._run, name="reuselens-early-analysis", daemon=True)
         self._thread.start()
 
-    def _make(self) -> None:
+    def _run(self) -> None:
         try:
-            from reuselens.cli.memory import report_text
-
-            self._text = report_text(self._run_dir, top=self._top)[0]
-        except BaseException as error:  # noqa: BLE001 - raised again on the main thread by text()
+            self._value = self._make(self._run_dir, self._args)
+        except BaseException as error:  # noqa: BLE001 - raised again on the main thread by result()
             self._error = error
 
-    def text(self) -> str | None:
-        """The report, once made; its error raised here (a malformed run: the one-line error as ever)."""
+    def result(self) -> Any:
+        """What it made, once made; its error raised here (a malformed run: the one-line error as ever)."""
         if self._thread is None:
             return None
         self._thread.join()
         if self._error is not None:
             raise self._error
-        return self._text
+        return self._value
+
+
+def _memory_table(run_dir: Path, args: argparse.Namespace) -> str:
+    from reuselens.cli.memory import report_text
+
+    return report_text(run_dir, top=args.top)[0]
+
+
+def _report(run_dir: Path, args: argparse.Namespace) -> dict[str, Any]:
+    return analyze(run_dir, args, write=False)  # written once the launcher has finished run.json
 
 
 def _finish_preload(preload: threading.Thread | None) -> None:

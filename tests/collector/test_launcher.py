@@ -688,5 +688,56 @@ def test_profile_object_level_makes_the_memory_report_while_the_app_tears_down(
     code = cli_main.main(["profile", "--object-level", "--run-dir", run_dir, "--", str(app)])
     # THEN the memory table was made once, on the thread started at the exit files, and printed after the exit
     assert code == 0
-    assert made_on == ["reuselens-memory-report"]
+    assert made_on == ["reuselens-early-analysis"]
     assert "peak" in capsys.readouterr().out.lower()
+
+
+def test_profile_builds_the_report_while_the_app_tears_down_and_writes_the_runs_exit_code(
+    no_gpu_needed, fake_app, tmp_path, monkeypatch
+):
+    # GIVEN a recorded traced run whose exit files a fake app writes (analysis.json, run.json finished), before it
+    # lingers and exits with status 3
+    import threading
+
+    from reuselens.cli import main as cli_main
+    from reuselens.cli import profile as profile_cli
+
+    recorded = Path(__file__).resolve().parents[1] / "data" / "runs" / "pattern_suite"
+    run_dir = str((tmp_path / "run").resolve())
+    app = fake_app(
+        textwrap.dedent(f"""
+            import json, os, shutil, time
+            from reuselens.collector.manifest import json_lines
+            for name in os.listdir({str(recorded)!r}):
+                source = os.path.join({str(recorded)!r}, name)
+                if name in ("run.json", "report.json"):
+                    continue
+                if os.path.isdir(source):
+                    shutil.copytree(source, os.path.join({run_dir!r}, name))
+                else:
+                    shutil.copy(source, {run_dir!r})
+            m = json.load(open(os.path.join({str(recorded)!r}, "run.json")))
+            m["collector"]["finished"] = True
+            tmp = os.path.join({run_dir!r}, "run.json.tmp")
+            open(tmp, "w").write(json_lines(m))
+            os.replace(tmp, os.path.join({run_dir!r}, "run.json"))
+            time.sleep(1.0)
+            raise SystemExit(3)
+        """)
+    )
+    built_on = []
+    real_report = profile_cli._report
+
+    def report(*args):
+        built_on.append(threading.current_thread().name)
+        return real_report(*args)
+
+    monkeypatch.setattr(profile_cli, "_report", report)
+    # WHEN it is profiled
+    code = cli_main.main(["profile", "--run-dir", run_dir, "--", str(app)])
+    # THEN the report was built once, on the thread started at the exit files, and report.json has the run's
+    # fields as the launcher finished them (the app's exit status, which the tool library could not know)
+    assert code == 3
+    assert built_on == ["reuselens-early-analysis"]
+    saved = json.loads((Path(run_dir) / "report.json").read_text())
+    assert saved["run"]["exit_code"] == 3 and saved["kernels"]
