@@ -741,3 +741,21 @@ def test_profile_builds_the_report_while_the_app_tears_down_and_writes_the_runs_
     assert built_on == ["reuselens-early-analysis"]
     saved = json.loads((Path(run_dir) / "report.json").read_text())
     assert saved["run"]["exit_code"] == 3 and saved["kernels"]
+
+
+def test_without_inotify_the_exit_files_are_simply_not_announced(no_gpu_needed, fake_app, tmp_path, monkeypatch):
+    # GIVEN a C library without inotify (or none at all)
+    from reuselens.collector import finish_watch
+
+    class NoInotify:
+        def __getattr__(self, name):
+            raise AttributeError(name)
+
+    monkeypatch.setattr(finish_watch.ctypes, "CDLL", lambda *a, **k: NoInotify())
+    run_dir = str((tmp_path / "run").resolve())
+    app = fake_app(_finished_manifest_then(run_dir, True, "time.sleep(0.2)\n"))
+    announced = []
+    # WHEN an app is profiled with on_collected
+    summary = launcher.profile([str(app)], run_dir=run_dir, on_collected=lambda: announced.append(1))
+    # THEN the run finishes as ever, and nothing was announced (the analysis then waits for the exit)
+    assert announced == [] and (summary.status, summary.exit_code) == ("complete", 0)
