@@ -107,6 +107,8 @@ def run(args: argparse.Namespace) -> int:
             on_collected=early.start if early is not None else None,
         )
     print(f"run written to {run_dir}", file=sys.stderr)
+    if early is not None:
+        early.wait()  # its run.json read done before the finished one is remembered (open_run keeps one run)
     if not args.no_analyze and summary.manifest_text is not None:
         from reuselens.analyzer.rundir import remember_written
 
@@ -212,6 +214,10 @@ class _EarlyAnalysis:
             self._value = self._make(self._run_dir, self._args)
         except BaseException as error:  # noqa: BLE001 - raised again on the main thread by result()
             self._error = error
+
+    def wait(self) -> None:
+        if self._thread is not None:
+            self._thread.join()
 
     def result(self) -> Any:
         """What it made, once made; its error raised here (a malformed run: the one-line error as ever)."""
