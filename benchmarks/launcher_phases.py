@@ -69,6 +69,8 @@ def child(argv: list[str]) -> None:
     import reuselens.collector.launcher as launcher
 
     stamps["cli imports"][1] = time.monotonic()
+    import reuselens.cli.memory as memory_cli  # light (its analysis imports are in its functions); stamped before the
+    # app starts, since the early analysis may make the table during the app's teardown
 
     def stamp(name: str, owner, attribute: str) -> None:
         real = getattr(owner, attribute)
@@ -90,15 +92,14 @@ def child(argv: list[str]) -> None:
 
     def finish_preload(preload):  # the analysis modules the preload thread imports, then their functions stamped
         real_finish_preload(preload)
-        import reuselens.cli.memory as memory_cli
         from reuselens.analyzer import pipeline
 
-        stamp("memory report", memory_cli, "report_text")
         stamp("report", pipeline, "build_report")
 
     profile_cli._finish_preload = finish_preload
     stamp("preload wait", profile_cli, "_finish_preload")
     stamp("early wait", profile_cli._EarlyAnalysis, "wait")
+    stamp("memory report", memory_cli, "report_text")
     real_popen = launcher.subprocess.Popen
 
     class StampedPopen(real_popen):  # the app's spawn (the launcher's first child), and when its exit is seen
