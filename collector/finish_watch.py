@@ -15,7 +15,7 @@ import ctypes
 import os
 from pathlib import Path
 
-from reuselens.collector.manifest import collector_finished
+from reuselens.collector.manifest import collector_finished, read_back_members
 
 IN_MOVED_TO = 0x00000080
 IN_NONBLOCK = os.O_NONBLOCK
@@ -59,6 +59,11 @@ class FinishWatch:
         except OSError:
             return False
         return renamed and collector_finished(self._run_dir)
+
+    def final_manifest(self) -> tuple[dict, dict] | None:
+        """run.json as the tool library finished it (read_back_members' pair), read now, while the app tears down,
+        for the launcher's finish after the exit; None when unreadable."""
+        return read_back_members(self._run_dir)
 
     def close(self) -> None:
         if self._fd >= 0:

@@ -759,3 +759,28 @@ def test_without_inotify_the_exit_files_are_simply_not_announced(no_gpu_needed, 
     summary = launcher.profile([str(app)], run_dir=run_dir, on_collected=lambda: announced.append(1))
     # THEN the run finishes as ever, and nothing was announced (the analysis then waits for the exit)
     assert announced == [] and (summary.status, summary.exit_code) == ("complete", 0)
+
+
+def test_run_json_read_at_the_exit_files_is_the_one_finished_unless_it_changed(
+    no_gpu_needed, fake_app, tmp_path, monkeypatch
+):
+    # GIVEN an app whose tool library finishes, and a second one that rewrites run.json after that
+    run_dir = str((tmp_path / "run").resolve())
+    rewrite = """
+        time.sleep(0.3)
+        m["collector"]["records"] = 99
+        open(tmp, "w").write(json_lines(m))
+        os.replace(tmp, os.path.join(RUN, "run.json"))
+    """.replace("RUN", repr(run_dir))
+    calm = fake_app(_finished_manifest_then(run_dir, True, "time.sleep(0.3)\n"), name="calm.py")
+    late = fake_app(_finished_manifest_then(run_dir, True, rewrite), name="late.py")
+    reads = []
+    real_read = launcher.read_back_members
+    monkeypatch.setattr(launcher, "read_back_members", lambda path: reads.append(path) or real_read(path))
+    # WHEN each is profiled with on_collected
+    launcher.profile([str(calm)], run_dir=run_dir, on_collected=lambda: None)
+    calm_reads = len(reads)
+    summary = launcher.profile([str(late)], run_dir=run_dir, on_collected=lambda: None)
+    # THEN the finish takes run.json as read at the exit files when it is still that file, and reads it again when not
+    assert calm_reads == 0
+    assert len(reads) == 1 and summary.records == 99
