@@ -119,22 +119,23 @@ def read_back(run_dir: Path) -> dict[str, Any] | None:
 def read_back_members(run_dir: Path) -> tuple[dict[str, Any], dict[str, tuple[Any, str]]] | None:
     """read_back's manifest, with each top-level member's text as written (for write_json_atomic's verbatim)."""
     try:
-        data, texts = decode_members((run_dir / MANIFEST).read_text(encoding="utf-8"))
+        return members_of((run_dir / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+
+
+def members_of(text: str) -> tuple[dict[str, Any], dict[str, tuple[Any, str]]] | None:
+    """read_back_members of run.json's text; None when it is not this format's (ValueError: not one object)."""
+    data, texts = decode_members(text)
     ours = (data.get("format"), data.get("version")) == (RUN_FORMAT, RUN_VERSION)
     return (data, texts) if ours else None
 
 
-def collector_finished(run_dir: Path) -> bool:
-    """Whether run.json, as the tool library last wrote it, says the tool library finished: its exit files
+def collector_finished(text: str) -> bool:
+    """Whether run.json's text, as the tool library wrote it, says the tool library finished: its exit files
     (run.json, object_touches.json, analysis.json) are then complete while the app may still be tearing down.
     Only the collector member is decoded (the tool library writes one member per line), so the launcher can ask
     at each of the periodic rewrites of a large run.json."""
-    try:
-        text = (run_dir / MANIFEST).read_text(encoding="utf-8")
-    except (OSError, ValueError):
-        return False
     member = '\n "collector": '
     at = text.find(member)
     if at < 0:
