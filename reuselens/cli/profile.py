@@ -151,27 +151,25 @@ def _import_analysis_while_the_app_runs(memory: bool = False, program: str | Non
     launcher then waits on it with the interpreter lock released, so they load meanwhile instead of after the
     app's exit (docs/engine.md "Post-run cost"), and not before its start, where they would hold the lock the
     launcher needs."""
-    if memory:
-        return threading.Thread(
-            target=_import_memory_analysis_modules, args=(program,), name="reuselens-preload", daemon=True
-        )
-    return threading.Thread(target=_import_reuse_analysis_modules, name="reuselens-preload", daemon=True)
+    load = (lambda: _import_memory_analysis_modules(program)) if memory else _import_reuse_analysis_modules
+    return threading.Thread(target=_preload, args=(load,), name="reuselens-preload", daemon=True)
+
+
+def _preload(load: Callable[[], None]) -> None:
+    from reuselens.cli.main import configure_logging
+
+    configure_logging()  # a no-op under --verbose, which main() configured before the app started
+    load()
 
 
 def _import_reuse_analysis_modules() -> None:
     from reuselens.analyzer.pipeline import import_analysis_modules
-    from reuselens.cli.main import configure_logging
-
-    configure_logging()  # a no-op under --verbose, which main() configured before the app started
 
     import_analysis_modules()
     from reuselens.cli import summary  # noqa: F401  (the findings table)
 
 
 def _import_memory_analysis_modules(program: str | None = None) -> None:
-    from reuselens.cli.main import configure_logging
-
-    configure_logging()  # a no-op under --verbose, which main() configured before the app started
     from reuselens.analyzer import _engine, pipeline, report  # noqa: F401  (slice bytes; the run's report.json)
     from reuselens.analyzer.memory import analysis, symbols  # noqa: F401  (pyelftools, the demangler)
     from reuselens.analyzer.patterns import settings  # noqa: F401  (build_report's defaults)
