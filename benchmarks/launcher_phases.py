@@ -23,7 +23,8 @@ spawn to the child's first line). Printed per phase: the median over the rounds,
 
 Also the time from the collector's exit files (object_touches.json's modification) to the launcher seeing the
 app's exit: the app's teardown after the collector's last write, which an analysis started at that write could
-overlap. After the phases, the app's wall time when this script starts it with the launcher's very command, environment
+overlap, and how long before that exit the launcher saw those files (its on_collected, which starts the early
+analysis), or that it never did. After the phases, the app's wall time when this script starts it with the launcher's very command, environment
 and session (the collector injected as the launcher injects it): set against "app", it tells whether what the app
 loses under the launcher comes from that environment or from the launcher's process.
 
@@ -99,6 +100,13 @@ def child(argv: list[str]) -> None:
     profile_cli._finish_preload = finish_preload
     stamp("preload wait", profile_cli, "_finish_preload")
     stamp("early wait", profile_cli._EarlyAnalysis, "wait")
+    real_start = profile_cli._EarlyAnalysis.start
+
+    def early_start(self):  # the launcher's on_collected: the tool library's exit files seen
+        launched["collected"] = time.monotonic()
+        real_start(self)
+
+    profile_cli._EarlyAnalysis.start = early_start
     stamp("memory report", memory_cli, "report_text")
     real_popen = launcher.subprocess.Popen
 
@@ -143,6 +151,7 @@ def main() -> int:
     mode = "--intra-object" if args.intra_object else "--object-level"
     spent: dict[str, list[float]] = {p: [] for p in PHASES}
     native, total, replayed, tails = [], [], [], []
+    announced: list[float] = []  # per round where the launcher saw them: exit files seen, to the app's exit seen
     overlapped: list[bool] = []  # per round: the memory report started before the app's exit was seen
     with tempfile.TemporaryDirectory() as work:
         for _ in range(args.rounds):
@@ -168,6 +177,8 @@ def main() -> int:
                 launched["argv"], env=env, cwd=launched["cwd"], stdout=subprocess.DEVNULL, start_new_session=True
             )
             replayed.append(time.monotonic() - t0)
+            if "collected" in launched and "app" in stamps:
+                announced.append(stamps["app"][1] - launched["collected"])
             touches = Path(work) / "run" / "object_touches.json"  # the collector's last file but run.json
             if touches.is_file() and "exit_seen_wall" in launched:
                 tails.append(launched["exit_seen_wall"] - touches.stat().st_mtime)
@@ -184,6 +195,13 @@ def main() -> int:
     print(f"  the app alone with the launcher's environment: {statistics.median(replayed) * 1e3:.0f} ms")
     if tails:  # what a memory analysis started at the collector's last write could overlap
         print(f"  from the collector's exit files to the app's exit seen: {statistics.median(tails) * 1e3:.0f} ms")
+    if announced:
+        print(
+            f"  the launcher saw the exit files {statistics.median(announced) * 1e3:.0f} ms before the app's exit "
+            f"({len(announced)} of {args.rounds} rounds)"
+        )
+    else:
+        print("  the launcher never saw the exit files before the app's exit (no early analysis)")
     accounted = 0.0
     during_teardown = sum(overlapped) * 2 > len(overlapped)  # most rounds made the report before the exit
     for phase in PHASES:
