@@ -136,15 +136,18 @@ def collector_finished(text: str) -> bool:
     (run.json, object_touches.json, analysis.json) are then complete while the app may still be tearing down.
     Only the collector member is decoded (the tool library writes one member per line), so the launcher can ask
     at each of the periodic rewrites of a large run.json."""
-    member = '\n "collector": '
-    at = text.find(member)
-    if at < 0:
+    found = _COLLECTOR_MEMBER.search(text)  # the tool library indents members by two spaces, json_lines by one
+    if found is None:
         return False
     try:
-        value, _ = _DECODER.raw_decode(text, at + len(member))
+        value, _ = _DECODER.raw_decode(text, found.end())
     except ValueError:
         return False
     return isinstance(value, dict) and value.get("finished") is True
+
+
+# A top-level member starts a line; inside a string a quote is escaped, so `"collector": ` there is a key.
+_COLLECTOR_MEMBER = re.compile(r'\n[ \t]*"collector":[ \t]*')
 
 
 def initial_manifest(

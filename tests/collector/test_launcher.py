@@ -26,6 +26,7 @@ from reuselens.collector.errors import (
     RunDirectoryNotEmptyError,
     ToolLibraryMissingError,
 )
+from tests.collector.tool_library_layout import SOURCE as TOOL_LIBRARY_TEXT
 
 
 def test_app_not_found_on_path(no_gpu_needed, tmp_path):
@@ -617,17 +618,20 @@ def test_a_run_opened_again_unchanged_is_not_read_twice_and_a_changed_one_is(tmp
 
 
 def _finished_manifest_then(run_dir: str, finished: bool, then: str) -> str:
-    """Python source: run.json rewritten in the tool library's layout (one member per line), the collector member
+    """Python source: run.json rewritten in the tool library's own layout (two-space members), the collector member
     saying whether it finished, then `then` (the app's teardown)."""
-    return textwrap.dedent(f"""
+    return (
+        TOOL_LIBRARY_TEXT
+        + textwrap.dedent(f"""
         import json, os, sys, time
-        from reuselens.collector.manifest import json_lines
         m = json.load(open(os.path.join({run_dir!r}, "run.json")))
         m.update(status="complete", partial_reason=None, collector={{"pid": os.getpid(), "finished": {finished!r}}})
         tmp = os.path.join({run_dir!r}, "run.json.tmp")
-        open(tmp, "w").write(json_lines(m))
+        open(tmp, "w").write(tool_library_text(m))
         os.replace(tmp, os.path.join({run_dir!r}, "run.json"))
-    """) + textwrap.dedent(then)
+    """)
+        + textwrap.dedent(then)
+    )
 
 
 def test_the_collectors_exit_files_are_announced_before_the_app_has_gone(no_gpu_needed, fake_app, tmp_path):
@@ -664,14 +668,14 @@ def test_profile_object_level_makes_the_memory_report_while_the_app_tears_down(
     (no_gpu_needed.parent / launcher.OBJECTS_PATCH_FATBIN).write_bytes(b"")
     run_dir = str((tmp_path / "run").resolve())
     app = fake_app(
-        textwrap.dedent(f"""
+        TOOL_LIBRARY_TEXT
+        + textwrap.dedent(f"""
             import json, os, shutil, time
-            from reuselens.collector.manifest import json_lines
             shutil.copy({str(recorded / "object_touches.json")!r}, {run_dir!r})
             m = json.load(open({str(recorded / "run.json")!r}))
             m["collector"]["finished"] = True
             tmp = os.path.join({run_dir!r}, "run.json.tmp")
-            open(tmp, "w").write(json_lines(m))
+            open(tmp, "w").write(tool_library_text(m))
             os.replace(tmp, os.path.join({run_dir!r}, "run.json"))
             time.sleep(1.0)
         """)
@@ -705,9 +709,9 @@ def test_profile_builds_the_report_while_the_app_tears_down_and_writes_the_runs_
     recorded = Path(__file__).resolve().parents[1] / "data" / "runs" / "pattern_suite"
     run_dir = str((tmp_path / "run").resolve())
     app = fake_app(
-        textwrap.dedent(f"""
+        TOOL_LIBRARY_TEXT
+        + textwrap.dedent(f"""
             import json, os, shutil, time
-            from reuselens.collector.manifest import json_lines
             for name in os.listdir({str(recorded)!r}):
                 source = os.path.join({str(recorded)!r}, name)
                 if name in ("run.json", "report.json"):
@@ -719,7 +723,7 @@ def test_profile_builds_the_report_while_the_app_tears_down_and_writes_the_runs_
             m = json.load(open(os.path.join({str(recorded)!r}, "run.json")))
             m["collector"]["finished"] = True
             tmp = os.path.join({run_dir!r}, "run.json.tmp")
-            open(tmp, "w").write(json_lines(m))
+            open(tmp, "w").write(tool_library_text(m))
             os.replace(tmp, os.path.join({run_dir!r}, "run.json"))
             time.sleep(1.0)
             raise SystemExit(3)
@@ -769,7 +773,7 @@ def test_run_json_read_at_the_exit_files_is_the_one_finished_unless_it_changed(
     rewrite = """
         time.sleep(0.3)
         m["collector"]["records"] = 99
-        open(tmp, "w").write(json_lines(m))
+        open(tmp, "w").write(tool_library_text(m))
         os.replace(tmp, os.path.join(RUN, "run.json"))
     """.replace("RUN", repr(run_dir))
     calm = fake_app(_finished_manifest_then(run_dir, True, "time.sleep(0.3)\n"), name="calm.py")

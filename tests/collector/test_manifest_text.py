@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from reuselens.collector.manifest import (
+    collector_finished,
     decode_members,
     finalize_manifest,
     json_lines,
@@ -17,6 +18,7 @@ from reuselens.collector.manifest import (
     read_back_members,
     write_json_atomic,
 )
+from tests.collector.tool_library_layout import tool_library_text
 
 RECORDED = Path(__file__).resolve().parents[1] / "data" / "memory_runs" / "pytorch_async"
 
@@ -68,3 +70,18 @@ def test_a_member_replaced_by_an_equal_value_is_encoded_again():
     data, texts = decode_members('{"a": [1,  2]}')
     assert json_lines({"a": data["a"]}, texts) == '{\n "a": [1,  2]\n}\n'
     assert json_lines({"a": [1, 2]}, texts) == '{\n "a": [\n  1,\n  2\n ]\n}\n'
+
+
+def test_the_tool_librarys_finish_is_recognised_in_its_own_layout_and_in_the_launchers():
+    # GIVEN a recorded run.json, laid out as the tool library writes it and as the launcher rewrites it
+    manifest = json.loads((RECORDED / "run.json").read_text())
+    manifest["command"] = ['an argument holding "collector": {"finished": true}']  # a key only as a line's first
+    for finished in (True, False):
+        manifest["collector"] = dict(manifest["collector"], finished=finished)
+        # WHEN the launcher asks whether the tool library has finished
+        # THEN both layouts answer what the collector member says, whatever a string elsewhere holds
+        assert collector_finished(tool_library_text(manifest)) is finished
+        assert collector_finished(json_lines(manifest)) is finished
+    del manifest["collector"]
+    assert collector_finished(tool_library_text(manifest)) is False
+    assert collector_finished('{\n  "collector": {"finished": tr') is False  # a file cut short
