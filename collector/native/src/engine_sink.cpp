@@ -4,6 +4,7 @@
 
 #ifdef REUSELENS_WITH_ENGINE
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <thread>
 
@@ -34,12 +35,27 @@ class EngineSink : public RecordSink {
     std::copy(m.block, m.block + 3, info.block);
     info.dynamic_shared_bytes = m.dynamic_shared_bytes > 0 ? (uint32_t)m.dynamic_shared_bytes : 0;
     open_ = guard([&] { engine_.begin_launch(info); });
+    launch_id_ = m.id;
+    const reuselens::EngineStats s = engine_.stats();
+    consume_s0_ = s.consume_seconds;
+    records0_ = s.records;
   }
   void consume(const reuselens::RlRecord* records, size_t n) override {
     if (open_) open_ = guard([&] { engine_.consume(records, n); });
   }
   void end_launch(bool complete) override {
-    if (open_) guard([&] { engine_.end_launch(complete); });
+    if (open_) {
+      guard([&] { engine_.end_launch(complete); });
+      // The engine's own time for this launch's records (behind the queue this is not the drain's "sinks" time,
+      // which is the copy plus the wait for queue space, i.e. for the engine to finish records queued earlier).
+      const reuselens::EngineStats s = engine_.stats();
+      char note[160];
+      const double secs = s.consume_seconds - consume_s0_;
+      const uint64_t n = s.records - records0_;
+      snprintf(note, sizeof note, "engine: launch %llu analysed, %llu records in %.3f s (%.2f M records/s)",
+               (unsigned long long)launch_id_, (unsigned long long)n, secs, secs > 0 ? n / secs / 1e6 : 0.0);
+      launch_note = note;
+    }
     open_ = false;
   }
   bool finish(const std::string& run_dir, std::string* err) override {
@@ -76,6 +92,8 @@ class EngineSink : public RecordSink {
   reuselens::Engine engine_;
   bool open_ = false;
   bool broken_ = false;
+  uint64_t launch_id_ = 0, records0_ = 0;
+  double consume_s0_ = 0;
   std::string first_error_;
 };
 

@@ -273,6 +273,10 @@ void Tool::record_outcome(DrainJob* job, const std::string& kernel, const Kernel
 void Tool::end_launch_in_sinks(bool complete) {
   for (auto& s : sinks_) {
     s->end_launch(complete);
+    if (!s->launch_note.empty()) {
+      diag_.log("sink %s: %s", s->name(), s->launch_note.c_str());
+      s->launch_note.clear();
+    }
     if (!s->error.empty()) {
       error(std::string(s->name()) + ": " + s->error);
       s->error.clear();

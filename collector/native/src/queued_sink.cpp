@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <mutex>
@@ -55,6 +56,9 @@ class QueuedSink : public RecordSink {
     Op op{Op::kBegin, 0, 0};
     op.meta = meta;
     push_in_order(std::move(op));
+    std::lock_guard<std::mutex> lock(mu_);
+    backlog_at_begin_ = queued_;  // records of earlier launches the engine has not consumed yet
+    wait_s_ = copy_s_ = 0;
   }
   void consume(const reuselens::RlRecord* records, size_t n) override {
     if (n == 0) return;  // nothing for the engine, and a 0-byte batch has no place in the ring
@@ -63,12 +67,16 @@ class QueuedSink : public RecordSink {
     // One producer at a time: places are taken in queue order, and the copy runs outside mu_ so that the
     // worker can go on popping and releasing meanwhile.
     std::lock_guard<std::mutex> producing(produce_mu_);
+    using Clock = std::chrono::steady_clock;
+    const auto t0 = Clock::now();
+    Clock::time_point t1;
     if (arena_ && bytes <= limit_) {
       {
         std::unique_lock<std::mutex> lock(mu_);
         // Beyond the bound the caller waits (the GPU then waits, as without the queue).
         space_.wait(lock, [&] { return place(bytes, op); });
       }
+      t1 = Clock::now();
       copy_.copy(arena_ + op.offset, records, bytes);
     } else {
       // No ring, or a batch larger than the whole bound (which then goes through alone, once the queue is
@@ -77,13 +85,27 @@ class QueuedSink : public RecordSink {
         std::unique_lock<std::mutex> lock(mu_);
         space_.wait(lock, [&] { return queued_ == 0 || queued_ + bytes <= limit_; });
       }
+      t1 = Clock::now();
       op.records.assign(records, records + n);
     }
+    wait_s_ += std::chrono::duration<double>(t1 - t0).count();  // produce_mu_ held: one producer at a time
+    copy_s_ += std::chrono::duration<double>(Clock::now() - t1).count();
     push(std::move(op));
   }
   void end_launch(bool complete) override {
     push_in_order(Op{Op::kEnd, complete ? 1u : 0u, 0});
     take_errors();
+    // The drain's "sinks" time of a launch is the copy plus the wait for queue space; that wait is the engine
+    // finishing records queued before (by earlier launches too), not this launch's own analysis time, which the
+    // engine reports once it gets there (the "engine:" notes, possibly of earlier launches).
+    char note[200];
+    std::lock_guard<std::mutex> lock(mu_);
+    snprintf(note, sizeof note,
+             "queue: %.3f s waiting for space, %.3f s copying; %llu MiB queued ahead at launch start", wait_s_, copy_s_,
+             (unsigned long long)(backlog_at_begin_ >> 20));
+    launch_note = note;
+    if (!inner_notes_.empty()) launch_note += "; " + inner_notes_;
+    inner_notes_.clear();
   }
   bool finish(const std::string& run_dir, std::string* err) override {
     using Clock = std::chrono::steady_clock;
@@ -94,6 +116,11 @@ class QueuedSink : public RecordSink {
     stop();
     const auto t1 = Clock::now();
     finish_note = "queue emptied in " + seconds_since(t0) + " s";
+    {
+      std::lock_guard<std::mutex> lock(mu_);  // the engine's notes of the launches it analysed after the last end
+      if (!inner_notes_.empty()) finish_note += " (" + inner_notes_ + ")";
+      inner_notes_.clear();
+    }
     take_errors();
     if (!error.empty()) {  // the wrapped sink's last errors: the caller of finish() reads only *err
       *err = error;
@@ -176,6 +203,10 @@ class QueuedSink : public RecordSink {
         errors_ += (errors_.empty() ? "" : "; ") + inner_->error;
         inner_->error.clear();
       }
+      if (!inner_->launch_note.empty()) {
+        inner_notes_ += (inner_notes_.empty() ? "" : "; ") + inner_->launch_note;
+        inner_->launch_note.clear();
+      }
       space_.notify_all();
     }
   }
@@ -234,6 +265,9 @@ class QueuedSink : public RecordSink {
   uint64_t write_pos_ = 0, read_pos_ = 0;  // ring positions (see place)
   bool stopping_ = false;
   std::string errors_;
+  std::string inner_notes_;         // the wrapped sink's launch notes since the last end_launch (mu_)
+  uint64_t backlog_at_begin_ = 0;   // queued_ when the open launch began (mu_)
+  double wait_s_ = 0, copy_s_ = 0;  // the open launch's drain time in consume: waiting / copying
   std::thread worker_;
 };
 

@@ -39,6 +39,9 @@ class RecordSink {
   std::string error;
   // Where finish() spent its time, for collector.log (empty: nothing to say).
   std::string finish_note;
+  // What the sink has to say about the launch end_launch() just closed, for its collector.log line (empty:
+  // nothing). Taken (cleared) by the caller after each end_launch().
+  std::string launch_note;
 };
 
 // traces/<launch_id>.rltrace (docs/trace-format.md).
