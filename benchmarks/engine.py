@@ -1,7 +1,7 @@
 """Engine throughput: records/s and lane-accesses/s for 1 worker and scaling over workers, plus peak RSS.
 
 Usage: python benchmarks/engine.py [--blocks 16384] [--workers 1,2,4,8,16] [--repeat 3] [--independent 1,4,8,16]
-                                  [--pattern mix|gather|strided|shared|bitonic] [--footprint-mb 256]
+                                  [--pattern mix|gather|strided|shared|bitonic|gemm] [--footprint-mb 256]
 
 The trace is generated, not recorded; warps of 264 resident blocks interleaved instruction by instruction, as a
 drain thread sees them. Every pattern has 8 instructions per warp, so --blocks N gives about 64 N records.
@@ -20,6 +20,9 @@ drain thread sees them. Every pattern has 8 instructions per warp, so --blocks N
     shuffled as a drain delivers them, block exits; about 64 * --blocks records (--blocks 131072: one launch of
     about 1100 blocks, as sortingNetworks' 1 M-key launches). Issue 14: the per-record cost of the block step
     grows with the shadow of the resident blocks (32 KiB each) once they are interleaved.
+  gemm: a SIMT SGEMM (cuBLAS's and CUTLASS's FFMA kernels, the GEMMs of a PyTorch training loop): 64 x 64 tiles
+    of C, 8-byte loads of A and B staged in shared memory, and 16-byte fragment loads from it that groups of 8
+    and 4 lanes share.
 Targets (issue 7): >= 50 M lane-accesses/s per worker; speed-up >= 0.85 N at N workers. Issue 14: the same
 per worker on gather and strided with a footprint of at least 256 MB.
 """
@@ -155,6 +158,46 @@ def shared_records(blocks: int) -> np.ndarray:
     return np.concatenate(out)
 
 
+GEMM_TILE, GEMM_STEP, GEMM_K = 64, 8, 256  # C tile per block, k per step, the inner dimension
+GEMM_RECORDS_PER_BLOCK = WARPS * (GEMM_K // GEMM_STEP * (6 + 2 * GEMM_STEP) + 4)
+
+
+def gemm_records(blocks: int) -> np.ndarray:
+    """A SIMT SGEMM as cuBLAS's and CUTLASS's FFMA kernels run it, 256 threads per 64 x 64 tile of C: per step of
+    8 along k, each thread loads 8 bytes of A's and of B's tile, stores them to shared memory, a barrier, then for
+    each k the 4 x 4 piece of C it computes takes a 16-byte fragment of A and of B from shared memory, shared by the
+    lanes of its row and its column (a warp is 4 x 8 threads: 4 A fragments read by 8 lanes each, 8 B fragments by
+    4), a barrier; at the end each thread stores its piece of C. Warps of 264 resident blocks interleaved per
+    instruction; about 64 * `blocks` records."""
+    tiles = max(1, 64 * blocks // GEMM_RECORDS_PER_BLOCK)
+    gx = 8  # N = 512
+    n, k_dim = GEMM_TILE * gx, GEMM_K
+    lane = np.arange(32)
+    out = []
+    for wave in range(0, tiles, RESIDENT):
+        b = np.arange(wave, min(tiles, wave + RESIDENT))
+        bx, by = (b % gx)[:, None, None], (b // gx)[:, None, None]
+        warp = np.arange(WARPS)[None, :, None]
+        tid = (warp * 32 + lane[None, None, :]).repeat(len(b), 0)
+        ty = 4 * (warp // 2) + lane // 8 + 0 * tid  # the thread's row and column of 4 x 4 pieces
+        tx = 8 * (warp % 2) + lane % 8 + 0 * tid
+        s_a, s_b = 0, 4 * GEMM_TILE * GEMM_STEP  # the two shared tiles, k-major
+        for k0 in range(0, k_dim, GEMM_STEP):
+            a = A + 4 * ((by * GEMM_TILE + tid // 4) * k_dim + k0 + 2 * (tid % 4))
+            bb = B + 4 * ((k0 + tid // 32) * n + bx * GEMM_TILE + 2 * (tid % 32))
+            out += [records(b, 1, 1, 8, 0x10, a), records(b, 1, 1, 8, 0x20, bb)]
+            out += [records(b, 2, 2, 8, 0x30, s_a + 8 * tid), records(b, 2, 2, 8, 0x40, s_b + 8 * tid)]
+            out.append(records(b, 9, 0, 0, 0x50, np.zeros_like(tid)))
+            for kk in range(GEMM_STEP):
+                out.append(records(b, 2, 1, 16, 0x60, s_a + 4 * (kk * GEMM_TILE + 4 * ty)))
+                out.append(records(b, 2, 1, 16, 0x70, s_b + 4 * (kk * GEMM_TILE + 4 * tx)))
+            out.append(records(b, 9, 0, 0, 0x80, np.zeros_like(tid)))
+        for i in range(4):
+            c = C + 4 * ((by * GEMM_TILE + 4 * ty + i) * n + bx * GEMM_TILE + 4 * tx)
+            out.append(records(b, 1, 2, 16, 0x90 + 0x10 * i, c))
+    return np.concatenate(out)
+
+
 SORT_THREADS = 512  # bitonicSortShared: SHARED_SIZE_LIMIT / 2 threads, two keys each
 SORT_KEYS = 2 * SORT_THREADS
 SORT_WARPS = SORT_THREADS // 32
@@ -241,6 +284,8 @@ def generate(blocks: int, pattern: str = "mix", footprint_mb: int = 256) -> np.n
         return strided_records(blocks, footprint)
     if pattern == "shared":
         return shared_records(blocks)
+    if pattern == "gemm":
+        return gemm_records(blocks)
     if pattern == "bitonic":
         return bitonic_launch(max(1, 64 * blocks // BITONIC_RECORDS_PER_BLOCK), np.random.default_rng(14))
     return mix_records(blocks, program)
@@ -352,7 +397,7 @@ def main() -> int:
         help="also run N single-worker engines side by side, each on 1/N of the blocks (e.g. 1,4,8,16): "
         "a split with no communication at all, the ceiling for N workers on this machine",
     )
-    ap.add_argument("--pattern", choices=("mix", "gather", "strided", "shared", "bitonic"), default="mix")
+    ap.add_argument("--pattern", choices=("mix", "gather", "strided", "shared", "bitonic", "gemm"), default="mix")
     ap.add_argument("--footprint-mb", type=int, default=256, help="table / matrix size of gather and strided")
     args = ap.parse_args()
     if args.footprint_mb < 1:

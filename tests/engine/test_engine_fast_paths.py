@@ -154,3 +154,69 @@ def test_shared_window_and_outcome_folding_match_reference_model(seed, workers):
     assert engine_spans(kernel) == dict(ref.spans[0])
     expected = {pc: {k: dict(v) for k, v in d.items()} for pc, d in distributions(recs).items()}
     assert engine_distributions(kernel) == expected
+
+
+def shared_groups_trace(seed: int, n: int = 1500) -> np.ndarray:
+    """Shared records whose lanes share addresses in groups, as GEMM fragments are read (each address by 4, 8 or
+    16 lanes; the groups' lanes contiguous, strided or interleaved): replayed per group in closed form when the
+    groups' footprints are disjoint and at most eight (docs/engine.md, "Per-lane cost"). On the edges: exactly
+    eight and nine groups, footprints one granule apart for 8- and 16-byte accesses (overlapping: the lane loop),
+    unaligned addresses, partial masks (a group of one lane), and plain records between them, so that groups find
+    prior accesses of many threads, PCs and barriers."""
+    rng = np.random.default_rng(seed)
+    recs = np.zeros(n, dtype=RECORD_DTYPE)
+    recs["type"] = MEM
+    recs["space"] = SHARED
+    recs["block"] = rng.integers(0, 3, n)
+    recs["warp"] = rng.integers(0, 4, n)
+    recs["pc"] = rng.integers(0, 12, n) * 16
+    recs["access"] = rng.choice([1, 2, 3], n, p=[0.6, 0.3, 0.1])
+    recs["size"] = rng.choice([1, 4, 8, 16], n, p=[0.1, 0.4, 0.2, 0.3])
+    lanes = np.arange(32)
+    for i in range(n):
+        size = int(recs["size"][i])
+        stride = max(1, (size + 3) // 4) * int(rng.choice([1, 1, 2, 3]))  # words between two groups' footprints
+        pattern = int(rng.integers(0, 8))
+        if pattern == 0:
+            group = lanes // 8  # four groups of eight contiguous lanes
+        elif pattern == 1:
+            group = lanes % 4  # four groups, interleaved
+        elif pattern == 2:
+            group = lanes // 4  # eight groups: the most in closed form
+        elif pattern == 3:
+            group = lanes // 4
+            group[int(rng.integers(0, 32))] = 8  # nine groups: the lane loop
+        elif pattern == 4:
+            group = (lanes // 8) % 2 + 2 * (lanes % 2)  # four groups, two-level interleave
+        elif pattern == 5:
+            group = lanes // 16
+            stride = int(rng.integers(1, max(2, (size + 3) // 4)))  # footprints overlap when wider than a word
+        elif pattern == 6:
+            group = rng.integers(0, 3, 32)  # three groups, random lanes
+        else:
+            group = lanes  # no shared address (every lane its own word or vector)
+        start = int(rng.integers(0, 1500))
+        offset = int(rng.integers(0, 4)) if rng.random() < 0.25 else 0
+        recs["addr"][i] = (start + group * stride) * 4 + offset
+        recs["active_mask"][i] = 0xFFFFFFFF if rng.random() < 0.6 else int(rng.integers(1, 2**32))
+    bar = rng.random(n) < 0.05
+    recs["type"][bar] = BARRIER
+    recs["space"][bar] = rng.choice([1, 2], int(bar.sum()))
+    return recs
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5])
+@pytest.mark.parametrize("workers", [1, 3])
+def test_shared_lanes_grouped_by_address_match_reference_model(seed, workers):
+    recs = shared_groups_trace(seed)
+    launch = {"id": 0, "function_id": 0, "grid": [3, 1, 1], "block": [128, 1, 1]}
+    out = analyze_records([(launch, recs)], workers=workers)
+    ref = Reference()
+    ref.run_launch(0, 0, 128, recs)
+    kernel = out["kernels"][0]
+    assert engine_edges(kernel) == {k: dict(v) for k, v in ref.edges[0].items()}
+    assert engine_spans(kernel) == dict(ref.spans[0])
+    expected = {pc: {k: dict(v) for k, v in d.items()} for pc, d in distributions(recs).items()}
+    assert engine_distributions(kernel) == expected
+    labels = {e["label"] for e in kernel["edges"]}
+    assert {"warp_same_inst", "thread", "warp_diff_inst", "block"} <= labels

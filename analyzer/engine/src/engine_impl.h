@@ -95,6 +95,7 @@ struct Engine::Impl {
                  bool same_issue) const;
   uint64_t touch_shared(uint64_t* e, uint64_t now, const RlRecord& r, const Ctx& c, uint32_t tid,
                         bool same_issue) const;
+  bool replay_shared_groups(const RlRecord& r, const Ctx& c, uint32_t mask, Worker& wk, uint64_t granules);
   template <unsigned kSpace, bool kOneGranule, bool kDirect>
   void replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk, Entry* page,
                     uint64_t page_lo);

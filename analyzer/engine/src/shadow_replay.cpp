@@ -142,6 +142,63 @@ inline uint64_t Engine::Impl::touch_shared(uint64_t* e, uint64_t now, const RlRe
   return s_node(old) | label << 28 | uint64_t(s_write(old)) << 56;
 }
 
+// Lanes of a shared record that share their address (a tile's row or column read by several lanes of a warp, as
+// GEMM fragments are), in closed form like the broadcast in replay_lanes: per distinct footprint, its first lane
+// against the entries, the other lanes warp_same_inst on what the lane before them wrote. Only when the record
+// has at most kMaxGroups distinct footprints and they are pairwise disjoint, so that no lane meets another
+// footprint's write of this issue: the counts and the final entries are then the lane loop's (sums of runs do
+// not depend on their order). False, with nothing done, otherwise.
+bool Engine::Impl::replay_shared_groups(const RlRecord& r, const Ctx& c, uint32_t mask, Worker& wk, uint64_t granules) {
+  constexpr unsigned kMaxGroups = 8;
+  uint64_t first[kMaxGroups];  // each footprint's first granule (the lane loop's g0)
+  uint32_t lanes[kMaxGroups];  // the lanes on it
+  unsigned n = 0;
+  for (uint32_t m = mask; m; m &= m - 1) {
+    const unsigned lane = unsigned(__builtin_ctz(m));
+    const uint64_t g = r.addr[lane] >> 2;
+    unsigned i = 0;
+    while (i < n && first[i] != g) ++i;
+    if (i == n) {
+      if (n == kMaxGroups) return false;
+      first[n] = g;
+      lanes[n++] = 0;
+    }
+    lanes[i] |= 1u << lane;
+  }
+  if (n == unsigned(popcount32(mask))) return false;  // no lane shares its address: the overlap is partial
+  for (unsigned i = 0; i < n; ++i) {
+    for (unsigned j = i + 1; j < n; ++j) {
+      if ((first[i] > first[j] ? first[i] - first[j] : first[j] - first[i]) < granules) return false;
+    }
+  }
+  const bool write = (r.access & RL_ACCESS_WRITE) != 0;
+  const uint64_t shared_base = pack_shared(c.id, 0, write, c.sync.wsync, c.sync.bsync);
+  const uint32_t warp_tid = uint32_t(r.warp) * 32;
+  BlockState& bs = wk.block_state(r.block);
+  Run run{0, 0, 0};
+  for (unsigned i = 0; i < n; ++i) {
+    const unsigned lead = unsigned(__builtin_ctz(lanes[i])), last = 31u - unsigned(__builtin_clz(lanes[i]));
+    const uint32_t tid0 = warp_tid + lead, tid1 = warp_tid + last;
+    for (uint64_t k = 0; k < granules; ++k) {
+      uint64_t* e = bs.shared.entry(first[i] + k, wk.shared_words);
+      const uint64_t code = touch_shared(e, shared_base | uint64_t(tid0) << 28, r, c, tid0, false);
+      *e = shared_base | uint64_t(tid1) << 28;  // the footprint's last lane wrote it last
+      if (code != run.code) {
+        flush_run(run, r, c, wk);
+        run = Run{code, 0, 0};
+      }
+      run.accesses += 1;
+      run.bytes += std::min<uint64_t>(4, r.size - 4 * k);
+    }
+  }
+  flush_run(run, r, c, wk);
+  const uint64_t followers = uint64_t(popcount32(mask)) - n;
+  const Run same{uint64_t(c.id) | uint64_t(kWarpSame) << 28 | uint64_t(write) << 56, followers * granules,
+                 followers * r.size};
+  flush_run(same, r, c, wk);
+  return true;
+}
+
 // All lane-granules of one record (or of the lanes `mask` routed to this worker), specialised per space, for
 // one-granule accesses (size <= 4, the common case: a run's bytes are accesses * size) and for global records
 // whose granules all lie in one shadow page of a region (kDirect: `page` + (g - `page_lo`), no lookup).
@@ -187,6 +244,9 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
       flush_run(same, r, c, wk);
       return;
     }
+  }
+  if constexpr (kSpace == RL_SPACE_SHARED) {
+    if (check_same && (mask & (mask - 1)) && replay_shared_groups(r, c, mask, wk, granules)) return;
   }
   if (check_same) wk.same.begin(size_t(popcount32(mask)) * granules);
   if constexpr (kDirect) {  // every lane lies in that region's page, and so in one of its slices
