@@ -171,8 +171,8 @@ bool windowed_shared_figures(const RlRecord& r, unsigned per_group, SharedFigure
       const uint64_t a = r.addr[g0 + unsigned(__builtin_ctz(m))];
       const uint64_t w0 = (a >> 2) - base, w1 = ((a + last) >> 2) - base;
       outside |= w0 | w1 | (a + last < a ? WordWindow::kWords : 0);  // w0 too: a footprint may start below base
-      group.add(w0);
-      for (uint64_t w = w0 + 1; w <= w1 && w < WordWindow::kWords; ++w) group.add(w);
+      // Outside the window the figures are discarded (the general pass below decides), so nothing to add.
+      if ((w0 | w1) < WordWindow::kWords && w0 <= w1) group.add_span(w0, w1 - w0 + 1);
       f.pushed += w1 - w0 + 1;
     }
     if (outside >= WordWindow::kWords) return false;
