@@ -20,6 +20,14 @@ ALIGNED = 0x7F0000100000  # 1 KiB aligned: one-chunk records index the shadow pa
 SIZE = 40_000  # ends mid-chunk
 
 
+def with_barriers(recs: np.ndarray, rng: np.random.Generator, fraction: float) -> np.ndarray:
+    """About `fraction` of the records turned into block or warp barriers."""
+    bar = rng.random(len(recs)) < fraction
+    recs["type"][bar] = BARRIER
+    recs["space"][bar] = rng.choice([1, 2], int(bar.sum()))
+    return recs
+
+
 def fast_path_trace(seed: int, n: int = 1200) -> np.ndarray:
     rng = np.random.default_rng(seed)
     recs = np.zeros(n, dtype=RECORD_DTYPE)
@@ -59,10 +67,7 @@ def fast_path_trace(seed: int, n: int = 1200) -> np.ndarray:
     shared = (rng.integers(0, 1024, n)[:, None] + order * size) % 8192
     recs["addr"] = np.where(recs["space"][:, None] == GLOBAL, glob, shared)
     recs["addr"] = np.where((recs["active_mask"][:, None] >> lanes[None, :]) & 1, recs["addr"], 0)
-    bar = rng.random(n) < 0.04
-    recs["type"][bar] = BARRIER
-    recs["space"][bar] = rng.choice([1, 2], int(bar.sum()))
-    return recs
+    return with_barriers(recs, rng, 0.04)
 
 
 @pytest.mark.parametrize("seed", [41, 42, 43])
@@ -135,25 +140,28 @@ def shared_window_trace(seed: int, n: int = 1500) -> np.ndarray:
             recs["active_mask"][i] = int((((tid & j) == 0).astype(np.int64) << lanes).sum())
         else:
             recs["active_mask"][i] = int(rng.integers(1, 2**32))
-    bar = rng.random(n) < 0.05
-    recs["type"][bar] = BARRIER
-    recs["space"][bar] = rng.choice([1, 2], int(bar.sum()))
-    return recs
+    return with_barriers(recs, rng, 0.05)
 
 
 @pytest.mark.parametrize("seed", [7, 8])
 @pytest.mark.parametrize("workers", [1, 3])
 def test_shared_window_and_outcome_folding_match_reference_model(seed, workers):
-    recs = shared_window_trace(seed)
-    launch = {"id": 0, "function_id": 0, "grid": [4, 1, 1], "block": [256, 1, 1]}
+    one_launch_matches_reference_model(shared_window_trace(seed), blocks=4, threads=256, workers=workers)
+
+
+def one_launch_matches_reference_model(recs: np.ndarray, blocks: int, threads: int, workers: int) -> dict:
+    """`recs` as one launch: the engine's edges, barrier spans and distributions equal the Python model's; the
+    engine's kernel entry."""
+    launch = {"id": 0, "function_id": 0, "grid": [blocks, 1, 1], "block": [threads, 1, 1]}
     out = analyze_records([(launch, recs)], workers=workers)
     ref = Reference()
-    ref.run_launch(0, 0, 256, recs)
+    ref.run_launch(0, 0, threads, recs)
     kernel = out["kernels"][0]
     assert engine_edges(kernel) == {k: dict(v) for k, v in ref.edges[0].items()}
     assert engine_spans(kernel) == dict(ref.spans[0])
     expected = {pc: {k: dict(v) for k, v in d.items()} for pc, d in distributions(recs).items()}
     assert engine_distributions(kernel) == expected
+    return kernel
 
 
 def shared_groups_trace(seed: int, n: int = 1500) -> np.ndarray:
@@ -199,24 +207,12 @@ def shared_groups_trace(seed: int, n: int = 1500) -> np.ndarray:
         offset = int(rng.integers(0, 4)) if rng.random() < 0.25 else 0
         recs["addr"][i] = (start + group * stride) * 4 + offset
         recs["active_mask"][i] = 0xFFFFFFFF if rng.random() < 0.6 else int(rng.integers(1, 2**32))
-    bar = rng.random(n) < 0.05
-    recs["type"][bar] = BARRIER
-    recs["space"][bar] = rng.choice([1, 2], int(bar.sum()))
-    return recs
+    return with_barriers(recs, rng, 0.05)
 
 
 @pytest.mark.parametrize("seed", [3, 4, 5])
 @pytest.mark.parametrize("workers", [1, 3])
 def test_shared_lanes_grouped_by_address_match_reference_model(seed, workers):
-    recs = shared_groups_trace(seed)
-    launch = {"id": 0, "function_id": 0, "grid": [3, 1, 1], "block": [128, 1, 1]}
-    out = analyze_records([(launch, recs)], workers=workers)
-    ref = Reference()
-    ref.run_launch(0, 0, 128, recs)
-    kernel = out["kernels"][0]
-    assert engine_edges(kernel) == {k: dict(v) for k, v in ref.edges[0].items()}
-    assert engine_spans(kernel) == dict(ref.spans[0])
-    expected = {pc: {k: dict(v) for k, v in d.items()} for pc, d in distributions(recs).items()}
-    assert engine_distributions(kernel) == expected
+    kernel = one_launch_matches_reference_model(shared_groups_trace(seed), blocks=3, threads=128, workers=workers)
     labels = {e["label"] for e in kernel["edges"]}
     assert {"warp_same_inst", "thread", "warp_diff_inst", "block"} <= labels
