@@ -143,7 +143,7 @@ inline uint64_t Engine::Impl::touch_shared(uint64_t* e, uint64_t now, const RlRe
 }
 
 // Lanes of a shared record that share their address (a tile's row or column read by several lanes of a warp, as
-// GEMM fragments are), in closed form like the broadcast in replay_lanes: per distinct footprint, its first lane
+// GEMM fragments are, or all of them: a broadcast), in closed form: per distinct footprint, its first lane
 // against the entries, the other lanes warp_same_inst on what the lane before them wrote. Only when the record
 // has at most kMaxGroups distinct footprints and they are pairwise disjoint, so that no lane meets another
 // footprint's write of this issue: the counts and the final entries are then the lane loop's (sums of runs do
@@ -214,29 +214,24 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
   const uint64_t shared_base = pack_shared(c.id, 0, write, c.sync.wsync, c.sync.bsync);
   const bool check_same = kSpace != RL_SPACE_LOCAL && !(c.flags & kNoOverlap);
   const bool filter = global && !kDirect && W > 1 && !(c.flags & kOneChunk);  // lanes may span other owners
-  if constexpr (kOneGranule && kSpace != RL_SPACE_LOCAL) {
+  if constexpr (kOneGranule && global) {
     // All lanes on one granule (a broadcast read of a scalar, a tile row read by a whole warp): the lanes after
     // the first find the entry the previous lane of this very issue wrote, so their outcome is known without
-    // touching the entry 31 times. Same counts and same final entry as the lane loop below.
+    // touching the entry 31 times. Same counts and same final entry as the lane loop below. (Shared records
+    // take replay_shared_groups below, of which a broadcast is the one-footprint case.)
     if (check_same && (mask & (mask - 1)) && !filter && one_granule(r, mask)) {
       const unsigned first = unsigned(__builtin_ctz(mask)), last = 31u - unsigned(__builtin_clz(mask));
       const uint64_t g = r.addr[first] >> 2;
       const uint32_t tid0 = uint32_t(r.warp) * 32 + first, tid1 = uint32_t(r.warp) * 32 + last;
       Run lead{0, 1, size};
-      if constexpr (kSpace == RL_SPACE_SHARED) {
-        uint64_t* e = wk.block_state(r.block).shared.entry(g, wk.shared_words);
-        lead.code = touch_shared(e, shared_base | uint64_t(tid0) << 28, r, c, tid0, false);
-        *e = shared_base | uint64_t(tid1) << 28;
-      } else {
-        Entry* e = kDirect ? page + (g - page_lo) : global_entry(g, wk);
-        if (RegionShadow* reg = kDirect ? wk.page_region : wk.entry_region) {
-          reg->note_accesses(r.access, g, w, uint64_t(popcount32(mask)));
-        }
-        lead.code = touch(e, w0, w1_base | uint64_t(tid0) << 40, true, r, c, tid0, false);
-        e->w1 = w1_base | uint64_t(tid1) << 40;
-        if (RegionShadow* reg = kDirect ? wk.page_region : wk.entry_region; reg && lead.code == 0) {
-          reg->count_first_touch(w);
-        }
+      Entry* e = kDirect ? page + (g - page_lo) : global_entry(g, wk);
+      if (RegionShadow* reg = kDirect ? wk.page_region : wk.entry_region) {
+        reg->note_accesses(r.access, g, w, uint64_t(popcount32(mask)));
+      }
+      lead.code = touch(e, w0, w1_base | uint64_t(tid0) << 40, true, r, c, tid0, false);
+      e->w1 = w1_base | uint64_t(tid1) << 40;
+      if (RegionShadow* reg = kDirect ? wk.page_region : wk.entry_region; reg && lead.code == 0) {
+        reg->count_first_touch(w);
       }
       const uint64_t followers = uint64_t(popcount32(mask)) - 1;
       const Run same{uint64_t(c.id) | uint64_t(kWarpSame) << 28 | uint64_t(write) << 56, followers, followers * size};
