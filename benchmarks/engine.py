@@ -1,7 +1,7 @@
 """Engine throughput: records/s and lane-accesses/s for 1 worker and scaling over workers, plus peak RSS.
 
 Usage: python benchmarks/engine.py [--blocks 16384] [--workers 1,2,4,8,16] [--repeat 3] [--independent 1,4,8,16]
-                                  [--pattern mix|gather|strided|shared|bitonic|gemm] [--footprint-mb 256]
+                                  [--pattern mix|gather|strided|shared|bitonic|gemm|matvec] [--footprint-mb 256]
 
 The trace is generated, not recorded; warps of 264 resident blocks interleaved instruction by instruction, as a
 drain thread sees them. Every pattern has 8 instructions per warp, so --blocks N gives about 64 N records.
@@ -20,6 +20,9 @@ drain thread sees them. Every pattern has 8 instructions per warp, so --blocks N
     shuffled as a drain delivers them, block exits; about 64 * --blocks records (--blocks 131072: one launch of
     about 1100 blocks, as sortingNetworks' 1 M-key launches). Issue 14: the per-record cost of the block step
     grows with the shadow of the resident blocks (32 KiB each) once they are interleaved.
+  matvec: a matrix-vector product as PolyBench's mvt (its second kernel), gesummv and atax run it: thread i of
+    4096 sums A[j][i] * y[j] over j, so each step is a coalesced load of a row segment and a load of y[j] that
+    every lane and every warp of the grid reads (a broadcast: all those records meet in one granule).
   gemm: a SIMT SGEMM (cuBLAS's and CUTLASS's FFMA kernels, the GEMMs of a PyTorch training loop): 64 x 64 tiles
     of C, 8-byte loads of A and B staged in shared memory, and 16-byte fragment loads from it that groups of 8
     and 4 lanes share.
@@ -162,6 +165,25 @@ GEMM_TILE, GEMM_STEP, GEMM_K = 64, 8, 256  # C tile per block, k per step, the i
 GEMM_RECORDS_PER_BLOCK = WARPS * (GEMM_K // GEMM_STEP * (6 + 2 * GEMM_STEP) + 4)
 
 
+MATVEC_N = 4096
+
+
+def matvec_records(blocks: int) -> np.ndarray:
+    """Thread i of MATVEC_N (blocks of 256, all resident) walks j: a coalesced load of A[j * n + i], a broadcast
+    load of y[j]; every warp issues step j before any issues step j + 1, as a drain sees resident warps. As
+    many steps as give about 64 * `blocks` records."""
+    n = MATVEC_N
+    b = np.arange(n // (32 * WARPS))
+    tid = (np.arange(WARPS)[None, :, None] * 32 + np.arange(32)[None, None, :]).repeat(len(b), 0)
+    gid = b[:, None, None] * 32 * WARPS + tid
+    steps = max(1, min(n, 64 * blocks // (2 * len(b) * WARPS)))
+    out = []
+    for j in range(steps):
+        out.append(records(b, 1, 1, 4, 0x10, A + 4 * (j * n + gid)))
+        out.append(records(b, 1, 1, 4, 0x20, B + 4 * j + 0 * gid))
+    return np.concatenate(out)
+
+
 def gemm_records(blocks: int) -> np.ndarray:
     """A SIMT SGEMM as cuBLAS's and CUTLASS's FFMA kernels run it, 256 threads per 64 x 64 tile of C: per step of
     8 along k, each thread loads 8 bytes of A's and of B's tile, stores them to shared memory, a barrier, then for
@@ -286,6 +308,8 @@ def generate(blocks: int, pattern: str = "mix", footprint_mb: int = 256) -> np.n
         return shared_records(blocks)
     if pattern == "gemm":
         return gemm_records(blocks)
+    if pattern == "matvec":
+        return matvec_records(blocks)
     if pattern == "bitonic":
         return bitonic_launch(max(1, 64 * blocks // BITONIC_RECORDS_PER_BLOCK), np.random.default_rng(14))
     return mix_records(blocks, program)
@@ -397,7 +421,9 @@ def main() -> int:
         help="also run N single-worker engines side by side, each on 1/N of the blocks (e.g. 1,4,8,16): "
         "a split with no communication at all, the ceiling for N workers on this machine",
     )
-    ap.add_argument("--pattern", choices=("mix", "gather", "strided", "shared", "bitonic", "gemm"), default="mix")
+    ap.add_argument(
+        "--pattern", choices=("mix", "gather", "strided", "shared", "bitonic", "gemm", "matvec"), default="mix"
+    )
     ap.add_argument("--footprint-mb", type=int, default=256, help="table / matrix size of gather and strided")
     args = ap.parse_args()
     if args.footprint_mb < 1:

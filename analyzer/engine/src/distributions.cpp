@@ -72,6 +72,21 @@ std::pair<uint64_t, uint64_t> Engine::Impl::global_distribution(const RlRecord& 
     return std::make_pair(uint64_t(0), uint64_t(0));
   }
   const uint64_t granules = (r.size + 3) / 4, last = uint64_t(r.size) - 1;
+  if (r.size <= 4 && n > 1) {
+    const uint64_t g = a[0] >> 2;
+    uint64_t other_granule = 0, other_address = 0;
+    for (size_t i = 1; i < n; ++i) {
+      other_granule |= (a[i] >> 2) ^ g;
+      other_address |= a[i] ^ a[0];
+    }
+    if (!other_granule) c.flags |= kSharedGranule;
+    if (!other_address) {  // one address: one footprint, its sectors (two when it straddles a boundary)
+      s.addresses.add(1);
+      s.sectors.add(uint32_t(std::max(((a[0] + last) >> 5) + 1, a[0] >> 5) - (a[0] >> 5)));  // as the general pass
+      s.sectors_ideal.add(uint32_t((uint64_t(lanes) * r.size + 31) / 32));
+      return std::make_pair(a[0], a[0]);
+    }
+  }
   // Contiguous lanes (a[i] = a[i-1] + size, whole granules, no wrap-around: the fully coalesced case): the
   // footprints are one interval, all addresses distinct and no granule shared; the general pass below gives
   // the same figures.
@@ -254,7 +269,7 @@ void Engine::Impl::distribute_and_route(const RlRecord& r, size_t i, Worker& wk)
   Ctx& c = ctx[i];
   uint32_t slot = 0;  // position in the block owner's list: where phase 3 leaves the counters
   if (W > 1) {
-    auto& to_owner = wk.by_block[block_owner(r.block, W)].items;
+    auto& to_owner = wk.by_block[block_owner(r.block)].items;
     slot = uint32_t(to_owner.size());
     to_owner.push_back(uint32_t(i));
   }
@@ -272,6 +287,12 @@ void Engine::Impl::distribute_and_route(const RlRecord& r, size_t i, Worker& wk)
       // phase 4 walks the batch itself
     } else if (c_lo == c_hi) {  // no per-lane routing
       if (lanes) wk.by_chunk[owner_of(c_lo, W)].items.push_back(Item{uint32_t(i), r.active_mask, slot});
+      // A broadcast's granule has one owner, which all warps reading that scalar meet (a matrix-vector product's
+      // vector element, a loop bound): its share of the record is the first lane alone, the rest is counted here.
+      if (c.flags & kSharedGranule) {
+        count_followers(r, c, wk);
+        c.flags |= kFollowersCounted;
+      }
     } else {
       route_global(r, uint32_t(i), slot, wk);
     }

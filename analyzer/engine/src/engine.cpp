@@ -25,7 +25,11 @@
 namespace reuselens {
 
 Engine::Impl::Impl(const EngineConfig& c)
-    : config(c), budget(c.shadow_budget_bytes), pool(std::min(kMaxWorkers, std::max(1u, c.workers))), W(pool.size()) {
+    : config(c),
+      budget(c.shadow_budget_bytes),
+      pool(std::min(kMaxWorkers, std::max(1u, c.workers))),
+      W(pool.size()),
+      block_magic(BlockOwners::magic_for(W)) {
   nodes.push_back(NodeInfo{});
   barriers.push_back(BarrierInfo{});
   gen_kernel.push_back(kNone);

@@ -35,6 +35,8 @@ struct Engine::Impl {
   Budget budget;
   WorkerPool pool;
   unsigned W;
+  uint64_t block_magic;  // BlockOwners::magic_for(W)
+  unsigned block_owner(uint64_t block) const { return BlockOwners::of(block, W, block_magic); }
   std::vector<std::unique_ptr<Worker>> workers;
   std::vector<std::unique_ptr<RegionShadow>> regions;  // sorted by base
 
@@ -95,6 +97,7 @@ struct Engine::Impl {
                  bool same_issue) const;
   uint64_t touch_shared(uint64_t* e, uint64_t now, const RlRecord& r, const Ctx& c, uint32_t tid,
                         bool same_issue) const;
+  void count_followers(const RlRecord& r, const Ctx& c, Worker& wk);
   bool replay_shared_groups(const RlRecord& r, const Ctx& c, uint32_t mask, Worker& wk, uint64_t granules);
   template <unsigned kSpace, bool kOneGranule, bool kDirect>
   void replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk, Entry* page,

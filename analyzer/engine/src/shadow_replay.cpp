@@ -28,14 +28,6 @@ inline uint64_t label_in_block(uint32_t old_tid, uint32_t old_wsync, uint32_t ol
   return kBlock | (d != 0 && d <= kBsyncMask / 2 ? 8 : 0);
 }
 
-// True when every lane in `mask` addresses the granule of the first one.
-inline bool one_granule(const RlRecord& r, uint32_t mask) {
-  const uint64_t g = r.addr[__builtin_ctz(mask)] >> 2;
-  uint64_t differ = 0;
-  for (uint32_t m = mask; m; m &= m - 1) differ |= (r.addr[__builtin_ctz(m)] >> 2) ^ g;
-  return differ == 0;
-}
-
 }  // namespace
 
 RegionShadow* Engine::Impl::find_region(uint64_t granule, size_t& hint) {
@@ -142,6 +134,16 @@ inline uint64_t Engine::Impl::touch_shared(uint64_t* e, uint64_t now, const RlRe
   return s_node(old) | label << 28 | uint64_t(s_write(old)) << 56;
 }
 
+// The lanes after the first of a record whose lanes share one granule: each finds the entry the lane before it
+// (this very issue) wrote, warp_same_inst, whatever the shadow held. Needs no entry, so whichever worker holds the
+// record may count them.
+void Engine::Impl::count_followers(const RlRecord& r, const Ctx& c, Worker& wk) {
+  const uint64_t followers = uint64_t(popcount32(r.active_mask)) - 1;
+  const bool write = (r.access & RL_ACCESS_WRITE) != 0;
+  flush_run(Run{uint64_t(c.id) | uint64_t(kWarpSame) << 28 | uint64_t(write) << 56, followers, followers * r.size}, r,
+            c, wk);
+}
+
 // Lanes of a shared record that share their address (a tile's row or column read by several lanes of a warp, as
 // GEMM fragments are, or all of them: a broadcast), in closed form: per distinct footprint, its first lane
 // against the entries, the other lanes warp_same_inst on what the lane before them wrote. Only when the record
@@ -217,9 +219,11 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
   if constexpr (kOneGranule && global) {
     // All lanes on one granule (a broadcast read of a scalar, a tile row read by a whole warp): the lanes after
     // the first find the entry the previous lane of this very issue wrote, so their outcome is known without
-    // touching the entry 31 times. Same counts and same final entry as the lane loop below. (Shared records
+    // touching the entry 31 times. Same counts and same final entry as the lane loop below. The distributions
+    // flag such records (kSharedGranule), and with several workers count those later lanes themselves, so that
+    // the granule's owner, which every warp reading that scalar meets, only touches the entry. (Shared records
     // take replay_shared_groups below, of which a broadcast is the one-footprint case.)
-    if (check_same && (mask & (mask - 1)) && !filter && one_granule(r, mask)) {
+    if (c.flags & kSharedGranule) {
       const unsigned first = unsigned(__builtin_ctz(mask)), last = 31u - unsigned(__builtin_clz(mask));
       const uint64_t g = r.addr[first] >> 2;
       const uint32_t tid0 = uint32_t(r.warp) * 32 + first, tid1 = uint32_t(r.warp) * 32 + last;
@@ -233,10 +237,8 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
       if (RegionShadow* reg = kDirect ? wk.page_region : wk.entry_region; reg && lead.code == 0) {
         reg->count_first_touch(w);
       }
-      const uint64_t followers = uint64_t(popcount32(mask)) - 1;
-      const Run same{uint64_t(c.id) | uint64_t(kWarpSame) << 28 | uint64_t(write) << 56, followers, followers * size};
       flush_run(lead, r, c, wk);
-      flush_run(same, r, c, wk);
+      if (!(c.flags & kFollowersCounted)) count_followers(r, c, wk);
       return;
     }
   }
@@ -390,7 +392,7 @@ void Engine::Impl::phase4(const RlRecord* recs, size_t n, unsigned w) {
       }
       const RlRecord& r = recs[it.index];
       Ctx full = ctx[it.index];
-      full.sync = (*workers[piece_map[it.index / kPiece].worker]).by_block[block_owner(r.block, W)].sync[it.slot];
+      full.sync = (*workers[piece_map[it.index / kPiece].worker]).by_block[block_owner(r.block)].sync[it.slot];
       replay_record(r, full, it.mask, w, wk);
     });
   }
