@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <thread>
 
 #include "json.h"
@@ -15,6 +16,22 @@ namespace rlc {
 namespace {
 
 constexpr char kObjectTouchesFile[] = "object_touches.json";  // docs/memory.md, "Object touches"
+
+// Where the engine spent the run's consume() time, per step (docs/engine.md, "Determinism and parallelism"): the
+// critical path (per batch the slowest worker, summed) and all workers' CPU seconds. Their ratio against the wall
+// time tells a step that waits for one busy owner from one that simply has much to do.
+std::string steps_note(const reuselens::EngineStats& s) {
+  static const char* const kSteps[5] = {"ids", "new PCs", "distributions and routing", "blocks", "global shadow"};
+  std::string note = "engine steps, slowest worker / all workers' CPU:";
+  char part[96];
+  for (int i = 0; i < 5; ++i) {
+    snprintf(part, sizeof part, "%s %s %.3f / %.3f s", i ? ";" : "", kSteps[i], s.phase_seconds[i],
+             s.phase_cpu_seconds[i]);
+    note += part;
+  }
+  snprintf(part, sizeof part, "; consume wall %.3f s", s.consume_seconds);
+  return note + part;
+}
 
 class EngineSink : public RecordSink {
  public:
@@ -71,6 +88,7 @@ class EngineSink : public RecordSink {
       *err = first_error_;
       return false;
     }
+    finish_note = steps_note(engine_.stats());
     return write_file_atomic(run_dir + "/analysis.json", text, err) &&
            write_file_atomic(run_dir + "/" + kObjectTouchesFile, touches, err);
   }

@@ -131,6 +131,7 @@ class QueuedSink : public RecordSink {
     }
     const bool ok = inner_->finish(run_dir, err);
     finish_note += ", then " + std::string(inner_->name()) + " results in " + seconds_since(t1) + " s";
+    if (!inner_->finish_note.empty()) finish_note += "; " + inner_->finish_note;
     return ok;
   }
 
