@@ -216,3 +216,64 @@ def test_shared_lanes_grouped_by_address_match_reference_model(seed, workers):
     kernel = one_launch_matches_reference_model(shared_groups_trace(seed), blocks=3, threads=128, workers=workers)
     labels = {e["label"] for e in kernel["edges"]}
     assert {"warp_same_inst", "thread", "warp_diff_inst", "block"} <= labels
+
+
+def coalesced_trace(seed: int, n: int = 1500) -> np.ndarray:
+    """Coalesced 32-bit global records (consecutive lanes on consecutive granules), replayed in closed form when
+    their entries were all written by one issue laid out the same way, or are all empty (docs/engine.md,
+    "Per-lane cost"). Few starting granules, so that records often find such entries, left by the same thread, by
+    another warp of the block, by threads one or a few lanes off (whose warps then straddle the record's), by
+    another block or by the previous launch (half the records thread-linear, a[tid + shift]); partial contiguous masks (threads in the middle of a warp),
+    scattered masks and unaligned addresses (the lane loop), writes and atomics, and barriers between them."""
+    rng = np.random.default_rng(seed)
+    recs = np.zeros(n, dtype=RECORD_DTYPE)
+    recs["type"] = MEM
+    recs["space"] = GLOBAL
+    recs["size"] = 4
+    recs["block"] = rng.integers(0, 3, n)
+    recs["warp"] = rng.integers(0, 4, n)
+    recs["pc"] = rng.integers(0, 6, n) * 16
+    recs["access"] = rng.choice([1, 2, 3], n, p=[0.6, 0.3, 0.1])
+    lanes = np.arange(32)
+    for i in range(n):
+        kind = rng.random()
+        if kind < 0.6:
+            mask = 0xFFFFFFFF
+        elif kind < 0.85:
+            lo = int(rng.integers(0, 32))
+            hi = int(rng.integers(lo, 32))
+            mask = ((1 << (hi + 1)) - 1) & ~((1 << lo) - 1)  # lanes lo..hi
+        else:
+            mask = int(rng.integers(1, 2**32))
+        first = (mask & -mask).bit_length() - 1
+        if rng.random() < 0.5:  # thread-linear (a[tid + shift]): the threads of an entry run may straddle warps
+            start = 32 * int(recs["warp"][i]) + first + int(rng.choice([0, 0, 1, -1, 3]))
+        else:
+            start = int(rng.choice([0, 32, 64, 96, 1, 2, 31, 33, 200]))  # granule of the first active lane
+        addr = ALIGNED + 4 * (start + lanes - first)
+        if rng.random() < 0.05:
+            addr = addr + 1  # unaligned: not consecutive granules
+        recs["active_mask"][i] = mask
+        recs["addr"][i] = np.where((mask >> lanes) & 1, addr, 0)
+    return with_barriers(recs, rng, 0.01)
+
+
+@pytest.mark.parametrize("seed", [7, 8, 9])
+@pytest.mark.parametrize("workers", [1, 3])
+def test_coalesced_records_in_closed_form_match_reference_model(seed, workers):
+    first, second = coalesced_trace(seed), coalesced_trace(seed + 20)
+    second["function_id"] = 1
+    launches = [
+        ({"id": 0, "function_id": 0, "grid": [3, 1, 1], "block": [128, 1, 1]}, first),
+        ({"id": 1, "function_id": 1, "grid": [3, 1, 1], "block": [128, 1, 1]}, second),
+    ]
+    out = analyze_records(launches, workers=workers, allocations=[(ALIGNED, SIZE)])
+    ref = Reference()
+    ref.run_launch(0, 0, 128, first)
+    ref.run_launch(1, 1, 128, second)
+    for i, kernel in enumerate(out["kernels"]):
+        assert engine_edges(kernel) == {k: dict(v) for k, v in ref.edges[i].items()}
+        assert engine_spans(kernel) == dict(ref.spans[i])
+    labels = {e["label"] for k in out["kernels"] for e in k["edges"]}
+    assert {"cold", "thread", "warp_diff_inst", "block", "grid"} <= labels
+    assert any(e["prior_kernel"] for e in out["kernels"][1]["edges"])

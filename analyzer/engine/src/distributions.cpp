@@ -95,6 +95,8 @@ std::pair<uint64_t, uint64_t> Engine::Impl::global_distribution(const RlRecord& 
     for (size_t i = 1; i < n; ++i) broken |= a[i] ^ (a[i - 1] + step);
     if (!broken) {
       c.flags |= kNoOverlap;
+      const uint32_t from_first = r.active_mask >> __builtin_ctz(r.active_mask);
+      if (r.size == 4 && (from_first & (from_first + 1)) == 0) c.flags |= kConsecutive;
       s.addresses.add(uint32_t(n));
       s.sectors.add(uint32_t(((a[n - 1] + last) >> 5) - (a[0] >> 5) + 1));
       s.sectors_ideal.add(uint32_t((uint64_t(lanes) * r.size + 31) / 32));

@@ -144,6 +144,59 @@ void Engine::Impl::count_followers(const RlRecord& r, const Ctx& c, Worker& wk) 
             c, wk);
 }
 
+// A coalesced 32-bit record (kConsecutive: lane first + j on granule g0 + j) whose entries were all written by one
+// issue laid out the same way (equal but for the thread, which grows by one per granule: an earlier coalesced
+// access of those granules, in this launch or an earlier one), or are all empty. Every lane then has the same
+// outcome, and the record is one run: the entries are read once to check that and written once, instead of each
+// lane's classification in turn. Same counts and entries as the lane loop; false, with nothing done, when the
+// entries differ otherwise or their threads straddle the warp's (only then do the lanes' labels differ).
+bool Engine::Impl::replay_consecutive(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk,
+                                      Entry* e) {
+  const unsigned n = popcount32(mask);
+  const Entry ref = e[0];
+  constexpr uint64_t kTidStep = 1ull << 40;
+  uint64_t differ = 0, held = 0;
+  for (unsigned j = 0; j < n; ++j) {
+    differ |= (e[j].w0 ^ ref.w0) | (e[j].w1 - ref.w1 - j * kTidStep);
+    held |= e[j].w0 | e[j].w1;
+  }
+  if (differ != 0 && held != 0) return false;
+  const uint32_t tid0 = uint32_t(r.warp) * 32 + unsigned(__builtin_ctz(mask));
+  const uint32_t old_tid0 = e_tid(ref);
+  uint64_t code = 0;  // all empty: every lane's first touch
+  if (held != 0) {
+    if (old_tid0 + n - 1 > 0x3ff) return false;  // the thread field cannot hold them: not one issue's entries
+    const uint32_t og = e_gen(ref);
+    const uint64_t prior_wrote = (ref.w1 >> 50 & 1) << 56;
+    if (og == gen) {
+      uint64_t label = kGrid;
+      if (e_block(ref) == r.block) {
+        // Lane j's prior thread is old_tid0 + j and its own tid0 + j: the same thread for all or for none, and
+        // in this warp for all or for none unless the prior threads straddle the warp's bounds.
+        const uint32_t lo = uint32_t(r.warp) * 32, hi = lo + 31;
+        const bool all_in = old_tid0 >= lo && old_tid0 + n - 1 <= hi, none_in = old_tid0 + n - 1 < lo || old_tid0 > hi;
+        if (old_tid0 != tid0 && !all_in && !none_in) return false;
+        label = label_in_block(old_tid0, e_wsync(ref), e_bsync(ref), r, c, tid0);
+      }
+      code = e_node(ref) | label << 28 | prior_wrote;
+    } else if (og != 0) {
+      code = e_node(ref) | uint64_t(og) << 32 | prior_wrote;
+    }
+  }
+  const bool write = (r.access & RL_ACCESS_WRITE) != 0;
+  const uint64_t w0 = pack_w0(gen, c.id, c.sync.wsync);
+  const uint64_t w1 = pack_w1(r.block, tid0, write, c.sync.bsync);
+  for (unsigned j = 0; j < n; ++j) {
+    e[j].w0 = w0;
+    e[j].w1 = w1 + j * kTidStep;
+  }
+  if (code == 0) {
+    for (unsigned j = 0; j < n; ++j) wk.page_region->count_first_touch(w);
+  }
+  flush_run(Run{code, n, uint64_t(n) * r.size}, r, c, wk);
+  return true;
+}
+
 // Lanes of a shared record that share their address (a tile's row or column read by several lanes of a warp, as
 // GEMM fragments are, or all of them: a broadcast), in closed form: per distinct footprint, its first lane
 // against the entries, the other lanes warp_same_inst on what the lane before them wrote. Only when the record
@@ -248,6 +301,12 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
   if (check_same) wk.same.begin(size_t(popcount32(mask)) * granules);
   if constexpr (kDirect) {  // every lane lies in that region's page, and so in one of its slices
     wk.page_region->note_accesses(r.access, page_lo, w, uint64_t(popcount32(mask)) * granules);
+    if constexpr (kOneGranule) {
+      if ((c.flags & kConsecutive) && mask == r.active_mask &&
+          replay_consecutive(r, c, mask, w, wk, page + ((r.addr[__builtin_ctz(mask)] >> 2) - page_lo))) {
+        return;
+      }
+    }
   }
   BlockState* bs = global ? nullptr : &wk.block_state(r.block);
   RegionShadow* lane_region = nullptr;  // global, not kDirect: the region of the last lane (see the lane loop)
