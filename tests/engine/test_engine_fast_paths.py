@@ -218,18 +218,18 @@ def test_shared_lanes_grouped_by_address_match_reference_model(seed, workers):
     assert {"warp_same_inst", "thread", "warp_diff_inst", "block"} <= labels
 
 
-def coalesced_trace(seed: int, n: int = 1500) -> np.ndarray:
-    """Coalesced 32-bit global records (consecutive lanes on consecutive granules), replayed in closed form when
-    their entries were all written by one issue laid out the same way, or are all empty (docs/engine.md,
-    "Per-lane cost"). Few starting granules, so that records often find such entries, left by the same thread, by
+def coalesced_trace(seed: int, n: int = 1500, space: int = GLOBAL) -> np.ndarray:
+    """Coalesced records (consecutive lanes on consecutive footprints of whole granules: 4-byte scalars, and in
+    global memory 8- and 16-byte vectors too), replayed in closed form when their entries were all written by one
+    issue laid out the same way, or are all empty (docs/engine.md, "Per-lane cost"). Few starting granules, so that records often find such entries, left by the same thread, by
     another warp of the block, by threads one or a few lanes off (whose warps then straddle the record's), by
     another block or by the previous launch (half the records thread-linear, a[tid + shift]); partial contiguous masks (threads in the middle of a warp),
     scattered masks and unaligned addresses (the lane loop), writes and atomics, and barriers between them."""
     rng = np.random.default_rng(seed)
     recs = np.zeros(n, dtype=RECORD_DTYPE)
     recs["type"] = MEM
-    recs["space"] = GLOBAL
-    recs["size"] = 4
+    recs["space"] = space
+    recs["size"] = rng.choice([4, 8, 16], n, p=[0.6, 0.2, 0.2]) if space == GLOBAL else 4
     recs["block"] = rng.integers(0, 3, n)
     recs["warp"] = rng.integers(0, 4, n)
     recs["pc"] = rng.integers(0, 6, n) * 16
@@ -250,7 +250,10 @@ def coalesced_trace(seed: int, n: int = 1500) -> np.ndarray:
             start = 32 * int(recs["warp"][i]) + first + int(rng.choice([0, 0, 1, -1, 3]))
         else:
             start = int(rng.choice([0, 32, 64, 96, 1, 2, 31, 33, 200]))  # granule of the first active lane
-        addr = ALIGNED + 4 * (start + lanes - first)
+        width = int(recs["size"][i]) // 4  # granules per lane
+        addr = (ALIGNED if space == GLOBAL else 0) + 4 * width * (start + lanes - first)
+        if space == SHARED and start < first:
+            addr = addr + 4 * 32 * width  # shared offsets stay in the window
         if rng.random() < 0.05:
             addr = addr + 1  # unaligned: not consecutive granules
         recs["active_mask"][i] = mask
@@ -277,3 +280,13 @@ def test_coalesced_records_in_closed_form_match_reference_model(seed, workers):
     labels = {e["label"] for k in out["kernels"] for e in k["edges"]}
     assert {"cold", "thread", "warp_diff_inst", "block", "grid"} <= labels
     assert any(e["prior_kernel"] for e in out["kernels"][1]["edges"])
+
+
+@pytest.mark.parametrize("seed", [10, 11, 12])
+@pytest.mark.parametrize("workers", [1, 3])
+def test_coalesced_shared_records_in_closed_form_match_reference_model(seed, workers):
+    kernel = one_launch_matches_reference_model(
+        coalesced_trace(seed, space=SHARED), blocks=3, threads=128, workers=workers
+    )
+    labels = {e["label"] for e in kernel["edges"]}
+    assert {"cold", "thread", "warp_diff_inst", "block"} <= labels

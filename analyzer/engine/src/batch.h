@@ -28,8 +28,8 @@ constexpr uint8_t kOneChunk = 2;   // Ctx flag: all granules of the record lie i
 constexpr uint8_t kSharedGranule = 4;
 // Ctx flag (with kSharedGranule): those lanes after the first were counted by the worker that routed the record.
 constexpr uint8_t kFollowersCounted = 8;
-// Ctx flag: a global record of 4 bytes per lane whose active lanes are consecutive lanes on consecutive granules
-// (the fully coalesced 32-bit access: a[i] = a[i-1] + 4).
+// Ctx flag: a record whose active lanes are consecutive lanes on consecutive footprints of whole granules
+// (a[i] = a[i-1] + size, size a multiple of 4 up to 16: the fully coalesced access of a scalar or vector).
 constexpr uint8_t kConsecutive = 16;
 constexpr unsigned kMaxWorkers = 64;  // route_global keeps one lane mask per worker on the stack
 

@@ -50,6 +50,20 @@ bool disjoint_sectors(const uint64_t* a, size_t n, uint64_t last, uint64_t& lo, 
   return true;
 }
 
+// Whether the active lanes of a shared record are consecutive lanes on consecutive footprints of whole words
+// (kConsecutive; the global distributions find it in their contiguity check).
+bool consecutive_lanes(const RlRecord& r) {
+  if (r.active_mask == 0 || r.size % 4 != 0 || r.size > 16) return false;
+  const unsigned first = unsigned(__builtin_ctz(r.active_mask));
+  const uint32_t from_first = r.active_mask >> first;
+  if ((from_first & (from_first + 1)) != 0) return false;
+  const unsigned n = popcount32(r.active_mask);
+  const uint64_t a0 = r.addr[first];
+  uint64_t broken = 0;
+  for (unsigned j = 1; j < n; ++j) broken |= r.addr[first + j] ^ (a0 + uint64_t(r.size) * j);
+  return broken == 0 && a0 + uint64_t(r.size) * n - 1 >= a0;  // no wrap-around
+}
+
 }  // namespace
 
 // Distributions of section 3.2.2 for a global access: distinct lane addresses, distinct 32-byte sectors of
@@ -96,7 +110,7 @@ std::pair<uint64_t, uint64_t> Engine::Impl::global_distribution(const RlRecord& 
     if (!broken) {
       c.flags |= kNoOverlap;
       const uint32_t from_first = r.active_mask >> __builtin_ctz(r.active_mask);
-      if (r.size == 4 && (from_first & (from_first + 1)) == 0) c.flags |= kConsecutive;
+      if (r.size <= 16 && (from_first & (from_first + 1)) == 0) c.flags |= kConsecutive;
       s.addresses.add(uint32_t(n));
       s.sectors.add(uint32_t(((a[n - 1] + last) >> 5) - (a[0] >> 5) + 1));
       s.sectors_ideal.add(uint32_t((uint64_t(lanes) * r.size + 31) / 32));
@@ -237,6 +251,7 @@ void Engine::Impl::shared_distribution(const RlRecord& r, Ctx& c, NodeStats& s) 
   if (!windowed_shared_figures(r, per_group, f)) f = general_shared_figures(r, per_group);
   // lanes' granules are a subset of their footprint words: distinct footprints mean no shared granule
   if (f.distinct == f.pushed) c.flags |= kNoOverlap;
+  if (consecutive_lanes(r)) c.flags |= kConsecutive;
   s.addresses.add(uint32_t(f.distinct));
   s.wavefronts.add(uint32_t(f.wave));
   s.wavefronts_ideal.add(uint32_t(f.ideal));

@@ -144,39 +144,51 @@ void Engine::Impl::count_followers(const RlRecord& r, const Ctx& c, Worker& wk) 
             c, wk);
 }
 
-// A coalesced 32-bit record (kConsecutive: lane first + j on granule g0 + j) whose entries were all written by one
-// issue laid out the same way (equal but for the thread, which grows by one per granule: an earlier coalesced
-// access of those granules, in this launch or an earlier one), or are all empty. Every lane then has the same
-// outcome, and the record is one run: the entries are read once to check that and written once, instead of each
-// lane's classification in turn. Same counts and entries as the lane loop; false, with nothing done, when the
-// entries differ otherwise or their threads straddle the warp's (only then do the lanes' labels differ).
+// The label shared by every lane of a consecutive record (kConsecutive) whose entries one issue of this block wrote
+// alike: lane j's prior thread is old_tid0 + j and its own tid0 + j, so the same thread for all or for none, and
+// in this warp for all or for none unless the prior threads straddle the warp's bounds (a stencil's a[tid + 1]);
+// then the labels differ per lane, and kMixedLabels says so.
+constexpr uint64_t kMixedLabels = ~0ull;
+inline uint64_t consecutive_label(uint32_t old_tid0, uint32_t tid0, unsigned lanes, uint32_t old_wsync,
+                                  uint32_t old_bsync, const RlRecord& r, const Ctx& c) {
+  const uint32_t lo = uint32_t(r.warp) * 32, hi = lo + 31, old_last = old_tid0 + lanes - 1;
+  if (old_tid0 != tid0 && !(old_tid0 >= lo && old_last <= hi) && !(old_last < lo || old_tid0 > hi)) return kMixedLabels;
+  return label_in_block(old_tid0, old_wsync, old_bsync, r, c, tid0);
+}
+
+// A coalesced record (kConsecutive: lane first + j on the granules of footprint j, k = size / 4 of them) whose
+// entries were all written by one issue laid out the same way (equal but for the thread, one more per footprint:
+// an earlier coalesced access of those granules, in this launch or an earlier one), or are all empty. Every lane
+// then has the same outcome, and the record is one run: the entries are read once to check that and written
+// once, instead of each lane-granule's classification in turn. Same counts and entries as the lane loop; false,
+// with nothing done, when the entries differ otherwise or their threads straddle the warp's.
 bool Engine::Impl::replay_consecutive(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk,
                                       Entry* e) {
-  const unsigned n = popcount32(mask);
+  const unsigned n = popcount32(mask), k = r.size / 4;
   const Entry ref = e[0];
   constexpr uint64_t kTidStep = 1ull << 40;
   uint64_t differ = 0, held = 0;
-  for (unsigned j = 0; j < n; ++j) {
-    differ |= (e[j].w0 ^ ref.w0) | (e[j].w1 - ref.w1 - j * kTidStep);
-    held |= e[j].w0 | e[j].w1;
+  // The entries' thread grows by one per footprint of k granules: granule i belongs to lane i / k (k = 1, the
+  // 32-bit case, as a flat loop the compiler vectorises).
+  const unsigned shift = k == 1 ? 0 : k == 2 ? 1 : k == 4 ? 2 : 31;
+  if (shift == 31) return false;  // 12-byte lanes: the lane loop
+  for (unsigned i = 0; i < n << shift; ++i) {
+    differ |= (e[i].w0 ^ ref.w0) | (e[i].w1 - ref.w1 - uint64_t(i >> shift) * kTidStep);
+    held |= e[i].w0 | e[i].w1;
   }
   if (differ != 0 && held != 0) return false;
   const uint32_t tid0 = uint32_t(r.warp) * 32 + unsigned(__builtin_ctz(mask));
-  const uint32_t old_tid0 = e_tid(ref);
   uint64_t code = 0;  // all empty: every lane's first touch
   if (held != 0) {
+    const uint32_t old_tid0 = e_tid(ref);
     if (old_tid0 + n - 1 > 0x3ff) return false;  // the thread field cannot hold them: not one issue's entries
     const uint32_t og = e_gen(ref);
     const uint64_t prior_wrote = (ref.w1 >> 50 & 1) << 56;
     if (og == gen) {
       uint64_t label = kGrid;
       if (e_block(ref) == r.block) {
-        // Lane j's prior thread is old_tid0 + j and its own tid0 + j: the same thread for all or for none, and
-        // in this warp for all or for none unless the prior threads straddle the warp's bounds.
-        const uint32_t lo = uint32_t(r.warp) * 32, hi = lo + 31;
-        const bool all_in = old_tid0 >= lo && old_tid0 + n - 1 <= hi, none_in = old_tid0 + n - 1 < lo || old_tid0 > hi;
-        if (old_tid0 != tid0 && !all_in && !none_in) return false;
-        label = label_in_block(old_tid0, e_wsync(ref), e_bsync(ref), r, c, tid0);
+        label = consecutive_label(old_tid0, tid0, n, e_wsync(ref), e_bsync(ref), r, c);
+        if (label == kMixedLabels) return false;
       }
       code = e_node(ref) | label << 28 | prior_wrote;
     } else if (og != 0) {
@@ -186,13 +198,48 @@ bool Engine::Impl::replay_consecutive(const RlRecord& r, const Ctx& c, uint32_t 
   const bool write = (r.access & RL_ACCESS_WRITE) != 0;
   const uint64_t w0 = pack_w0(gen, c.id, c.sync.wsync);
   const uint64_t w1 = pack_w1(r.block, tid0, write, c.sync.bsync);
-  for (unsigned j = 0; j < n; ++j) {
-    e[j].w0 = w0;
-    e[j].w1 = w1 + j * kTidStep;
+  for (unsigned i = 0; i < n << shift; ++i) {
+    e[i].w0 = w0;
+    e[i].w1 = w1 + uint64_t(i >> shift) * kTidStep;
   }
   if (code == 0) {
-    for (unsigned j = 0; j < n; ++j) wk.page_region->count_first_touch(w);
+    for (unsigned i = 0; i < n * k; ++i) wk.page_region->count_first_touch(w);
   }
+  flush_run(Run{code, uint64_t(n) * k, uint64_t(n) * r.size}, r, c, wk);
+  return true;
+}
+
+// The same for a consecutive shared record of 4 bytes per lane, against its block's shared entries
+// (shared_shadow.h: no generation, no block). False, with nothing done, as above, and also when the words are not
+// one run of the block's flat array (offsets beyond it are kept one by one).
+bool Engine::Impl::replay_shared_consecutive(const RlRecord& r, const Ctx& c, uint32_t mask, Worker& wk) {
+  const unsigned n = popcount32(mask);
+  const unsigned first = unsigned(__builtin_ctz(mask));
+  const uint64_t g0 = r.addr[first] >> 2;
+  BlockState& bs = wk.block_state(r.block);
+  const uint64_t* last = bs.shared.entry(g0 + n - 1, wk.shared_words);  // grows the array first, if it must
+  uint64_t* e = bs.shared.entry(g0, wk.shared_words);
+  if (last != e + (n - 1)) return false;
+  constexpr uint64_t kTidStep = 1ull << 28;
+  const uint64_t ref = e[0];
+  uint64_t differ = 0, held = 0;
+  for (unsigned j = 0; j < n; ++j) {
+    differ |= e[j] - ref - j * kTidStep;
+    held |= e[j];
+  }
+  if (differ != 0 && held != 0) return false;
+  const uint32_t tid0 = uint32_t(r.warp) * 32 + first;
+  uint64_t code = 0;
+  if (held != 0) {
+    const uint32_t old_tid0 = s_tid(ref);
+    if (old_tid0 + n - 1 > 0x3ff) return false;
+    const uint64_t label = consecutive_label(old_tid0, tid0, n, s_wsync(ref), s_bsync(ref), r, c);
+    if (label == kMixedLabels) return false;
+    code = s_node(ref) | label << 28 | uint64_t(s_write(ref)) << 56;
+  }
+  const bool write = (r.access & RL_ACCESS_WRITE) != 0;
+  const uint64_t now = pack_shared(c.id, tid0, write, c.sync.wsync, c.sync.bsync);
+  for (unsigned j = 0; j < n; ++j) e[j] = now + j * kTidStep;
   flush_run(Run{code, n, uint64_t(n) * r.size}, r, c, wk);
   return true;
 }
@@ -295,17 +342,20 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
       return;
     }
   }
+  if constexpr (kSpace == RL_SPACE_SHARED && kOneGranule) {
+    if ((c.flags & kConsecutive) && r.size == 4 && mask == r.active_mask && replay_shared_consecutive(r, c, mask, wk)) {
+      return;
+    }
+  }
   if constexpr (kSpace == RL_SPACE_SHARED) {
     if (check_same && (mask & (mask - 1)) && replay_shared_groups(r, c, mask, wk, granules)) return;
   }
   if (check_same) wk.same.begin(size_t(popcount32(mask)) * granules);
   if constexpr (kDirect) {  // every lane lies in that region's page, and so in one of its slices
     wk.page_region->note_accesses(r.access, page_lo, w, uint64_t(popcount32(mask)) * granules);
-    if constexpr (kOneGranule) {
-      if ((c.flags & kConsecutive) && mask == r.active_mask &&
-          replay_consecutive(r, c, mask, w, wk, page + ((r.addr[__builtin_ctz(mask)] >> 2) - page_lo))) {
-        return;
-      }
+    if ((c.flags & kConsecutive) && mask == r.active_mask &&
+        replay_consecutive(r, c, mask, w, wk, page + ((r.addr[__builtin_ctz(mask)] >> 2) - page_lo))) {
+      return;
     }
   }
   BlockState* bs = global ? nullptr : &wk.block_state(r.block);
