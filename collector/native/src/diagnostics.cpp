@@ -24,6 +24,16 @@ void Diagnostics::log(const char* fmt, ...) {
   fflush(log_);
 }
 
+void Diagnostics::log_lines(const std::string& prefix, const std::string& text) {
+  size_t from = 0;
+  while (from < text.size()) {
+    size_t to = text.find('\n', from);
+    if (to == std::string::npos) to = text.size();
+    log("%s%s", prefix.c_str(), text.substr(from, to - from).c_str());
+    from = to + 1;
+  }
+}
+
 void Diagnostics::error(const std::string& msg) {
   if (errors.size() < 1000) errors.push_back(msg);
   log("error: %s", msg.c_str());

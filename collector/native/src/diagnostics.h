@@ -21,6 +21,9 @@ class Diagnostics {
   void close_log();
   bool log_open() const { return log_ != nullptr; }
   void log(const char* fmt, ...);
+  // One collector.log line per line of `text` (lines separated by '\n'), each after `prefix`: a sink's notes may
+  // hold many (one per launch the engine finished), and one line holds at most 2 KiB.
+  void log_lines(const std::string& prefix, const std::string& text);
   void error(const std::string& msg);
   // False (with an error) unless r is SANITIZER_SUCCESS; fatal_to_run also marks the run faulted.
   bool check(SanitizerResult r, const char* what, bool fatal_to_run = false);

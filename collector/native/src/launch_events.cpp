@@ -274,7 +274,7 @@ void Tool::end_launch_in_sinks(bool complete) {
   for (auto& s : sinks_) {
     s->end_launch(complete);
     if (!s->launch_note.empty()) {
-      diag_.log("sink %s: %s", s->name(), s->launch_note.c_str());
+      diag_.log_lines(std::string("sink ") + s->name() + ": ", s->launch_note);
       s->launch_note.clear();
     }
     if (!s->error.empty()) {

@@ -104,7 +104,7 @@ class QueuedSink : public RecordSink {
              "queue: %.3f s waiting for space, %.3f s copying; %llu MiB queued ahead at launch start", wait_s_, copy_s_,
              (unsigned long long)(backlog_at_begin_ >> 20));
     launch_note = note;
-    if (!inner_notes_.empty()) launch_note += "; " + inner_notes_;
+    if (!inner_notes_.empty()) launch_note += "\n" + inner_notes_;
     inner_notes_.clear();
   }
   bool finish(const std::string& run_dir, std::string* err) override {
@@ -116,10 +116,10 @@ class QueuedSink : public RecordSink {
     stop();
     const auto t1 = Clock::now();
     finish_note = "queue emptied in " + seconds_since(t0) + " s";
+    std::string notes;  // the engine's notes of the launches it analysed after the last end, a line each
     {
-      std::lock_guard<std::mutex> lock(mu_);  // the engine's notes of the launches it analysed after the last end
-      if (!inner_notes_.empty()) finish_note += " (" + inner_notes_ + ")";
-      inner_notes_.clear();
+      std::lock_guard<std::mutex> lock(mu_);
+      notes.swap(inner_notes_);
     }
     take_errors();
     if (!error.empty()) {  // the wrapped sink's last errors: the caller of finish() reads only *err
@@ -127,11 +127,13 @@ class QueuedSink : public RecordSink {
       error.clear();
       std::string more;
       if (!inner_->finish(run_dir, &more)) *err += "; " + more;
+      if (!notes.empty()) finish_note += "\n" + notes;
       return false;
     }
     const bool ok = inner_->finish(run_dir, err);
     finish_note += ", then " + std::string(inner_->name()) + " results in " + seconds_since(t1) + " s";
-    if (!inner_->finish_note.empty()) finish_note += "; " + inner_->finish_note;
+    if (!notes.empty()) finish_note += "\n" + notes;
+    if (!inner_->finish_note.empty()) finish_note += "\n" + inner_->finish_note;
     return ok;
   }
 
@@ -205,7 +207,7 @@ class QueuedSink : public RecordSink {
         inner_->error.clear();
       }
       if (!inner_->launch_note.empty()) {
-        inner_notes_ += (inner_notes_.empty() ? "" : "; ") + inner_->launch_note;
+        inner_notes_ += (inner_notes_.empty() ? "" : "\n") + inner_->launch_note;
         inner_->launch_note.clear();
       }
       space_.notify_all();

@@ -37,7 +37,8 @@ class RecordSink {
   virtual bool finish(const std::string& /*run_dir*/, std::string* /*error*/) { return true; }
   // Non-empty after an I/O or analysis failure.
   std::string error;
-  // Where finish() spent its time, for collector.log (empty: nothing to say).
+  // Where finish() spent its time, for collector.log (empty: nothing to say). Both notes may hold several lines
+  // ('\n' between them), each logged as a collector.log line of its own.
   std::string finish_note;
   // What the sink has to say about the launch end_launch() just closed, for its collector.log line (empty:
   // nothing). Taken (cleared) by the caller after each end_launch().

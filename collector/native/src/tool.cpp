@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -166,8 +167,11 @@ void Tool::finish_sinks() {
     std::string err;
     const double t0 = now_s();
     if (!s->finish(cfg_.run_dir, &err)) error(std::string(s->name()) + ": " + err);
-    diag_.log("exit: %s finished in %.3f s%s%s", s->name(), now_s() - t0, s->finish_note.empty() ? "" : ": ",
-              s->finish_note.c_str());
+    const std::string& note = s->finish_note;
+    const size_t first_end = std::min(note.find('\n'), note.size());
+    diag_.log("exit: %s finished in %.3f s%s%s", s->name(), now_s() - t0, note.empty() ? "" : ": ",
+              note.substr(0, first_end).c_str());
+    if (first_end < note.size()) diag_.log_lines(std::string("exit: ") + s->name() + ": ", note.substr(first_end + 1));
   }
 }
 
