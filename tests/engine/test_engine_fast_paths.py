@@ -70,16 +70,17 @@ def fast_path_trace(seed: int, n: int = 1200) -> np.ndarray:
     return with_barriers(recs, rng, 0.04)
 
 
-@pytest.mark.parametrize("seed", [41, 42, 43])
-@pytest.mark.parametrize("workers", [1, 2])
-def test_fast_paths_match_reference_model(seed, workers):
-    first, second = fast_path_trace(seed), fast_path_trace(seed + 50)
+def two_launches_match_reference_model(
+    first: np.ndarray, second: np.ndarray, blocks: int, workers: int, allocations: list[tuple[int, int]]
+) -> list[dict]:
+    """`first` and `second` as two launches of two kernels (128 threads per block): the engine's edges, barrier
+    spans and distributions equal the Python model's; the engine's kernel entries."""
     second["function_id"] = 1
     launches = [
-        ({"id": 0, "function_id": 0, "grid": [6, 1, 1], "block": [128, 1, 1]}, first),
-        ({"id": 1, "function_id": 1, "grid": [6, 1, 1], "block": [128, 1, 1]}, second),
+        ({"id": 0, "function_id": 0, "grid": [blocks, 1, 1], "block": [128, 1, 1]}, first),
+        ({"id": 1, "function_id": 1, "grid": [blocks, 1, 1], "block": [128, 1, 1]}, second),
     ]
-    out = analyze_records(launches, workers=workers, allocations=[(BASE, SIZE), (ALIGNED, SIZE)])
+    out = analyze_records(launches, workers=workers, allocations=allocations)
     ref = Reference()
     ref.run_launch(0, 0, 128, first)
     ref.run_launch(1, 1, 128, second)
@@ -89,9 +90,18 @@ def test_fast_paths_match_reference_model(seed, workers):
     for kernel, recs in zip(out["kernels"], (first, second)):
         expected = {pc: {k: dict(v) for k, v in d.items()} for pc, d in distributions(recs).items()}
         assert engine_distributions(kernel) == expected
-    labels = {e["label"] for k in out["kernels"] for e in k["edges"]}
+    return out["kernels"]
+
+
+@pytest.mark.parametrize("seed", [41, 42, 43])
+@pytest.mark.parametrize("workers", [1, 2])
+def test_fast_paths_match_reference_model(seed, workers):
+    kernels = two_launches_match_reference_model(
+        fast_path_trace(seed), fast_path_trace(seed + 50), 6, workers, [(BASE, SIZE), (ALIGNED, SIZE)]
+    )
+    labels = {e["label"] for k in kernels for e in k["edges"]}
     assert {"cold", "grid", "warp_same_inst", "thread"} <= labels
-    assert any(e["prior_kernel"] for e in out["kernels"][1]["edges"])
+    assert any(e["prior_kernel"] for e in kernels[1]["edges"])
 
 
 def shared_window_trace(seed: int, n: int = 1500) -> np.ndarray:
@@ -264,22 +274,12 @@ def coalesced_trace(seed: int, n: int = 1500, space: int = GLOBAL) -> np.ndarray
 @pytest.mark.parametrize("seed", [7, 8, 9])
 @pytest.mark.parametrize("workers", [1, 3])
 def test_coalesced_records_in_closed_form_match_reference_model(seed, workers):
-    first, second = coalesced_trace(seed), coalesced_trace(seed + 20)
-    second["function_id"] = 1
-    launches = [
-        ({"id": 0, "function_id": 0, "grid": [3, 1, 1], "block": [128, 1, 1]}, first),
-        ({"id": 1, "function_id": 1, "grid": [3, 1, 1], "block": [128, 1, 1]}, second),
-    ]
-    out = analyze_records(launches, workers=workers, allocations=[(ALIGNED, SIZE)])
-    ref = Reference()
-    ref.run_launch(0, 0, 128, first)
-    ref.run_launch(1, 1, 128, second)
-    for i, kernel in enumerate(out["kernels"]):
-        assert engine_edges(kernel) == {k: dict(v) for k, v in ref.edges[i].items()}
-        assert engine_spans(kernel) == dict(ref.spans[i])
-    labels = {e["label"] for k in out["kernels"] for e in k["edges"]}
+    kernels = two_launches_match_reference_model(
+        coalesced_trace(seed), coalesced_trace(seed + 20), 3, workers, [(ALIGNED, SIZE)]
+    )
+    labels = {e["label"] for k in kernels for e in k["edges"]}
     assert {"cold", "thread", "warp_diff_inst", "block", "grid"} <= labels
-    assert any(e["prior_kernel"] for e in out["kernels"][1]["edges"])
+    assert any(e["prior_kernel"] for e in kernels[1]["edges"])
 
 
 @pytest.mark.parametrize("seed", [10, 11, 12])
