@@ -139,8 +139,11 @@ def timed_run(cmd: list[str], out, cwd: Path, timeout: float, env: dict | None =
     return None if expired.is_set() else (rc, wall)
 
 
-def run_step(mode: str, argv: list[str], reuselens: list[str], run_dir: Path, timeout: float) -> dict:
-    """One timed run; the app's own output goes to a log next to the run directory."""
+def run_step(
+    mode: str, argv: list[str], reuselens: list[str], run_dir: Path, timeout: float, env: dict | None = None
+) -> dict:
+    """One timed run; the app's own output goes to a log next to the run directory. `env`: the environment of
+    the run (default: this process's)."""
     if mode == "native":
         cmd = argv
     else:
@@ -161,7 +164,7 @@ def run_step(mode: str, argv: list[str], reuselens: list[str], run_dir: Path, ti
     run_dir.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "w") as out:
         # The profiler gets the app's timeout and then its analysis time on top.
-        done = timed_run(cmd, out, run_dir.parent, timeout if mode == "native" else 2 * timeout + 60)
+        done = timed_run(cmd, out, run_dir.parent, timeout if mode == "native" else 2 * timeout + 60, env)
     if done is None:
         return {"error": f"{mode}: no exit within the step timeout", "log": str(log)}
     rc, wall = done
