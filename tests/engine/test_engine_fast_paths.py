@@ -229,8 +229,8 @@ def test_shared_lanes_grouped_by_address_match_reference_model(seed, workers):
 
 
 def coalesced_trace(seed: int, n: int = 1500, space: int = GLOBAL) -> np.ndarray:
-    """Coalesced records (consecutive lanes on consecutive footprints of whole granules: 4-byte scalars, and in
-    global memory 8- and 16-byte vectors too), replayed in closed form when their entries were all written by one
+    """Coalesced records (consecutive lanes on consecutive footprints of whole granules: 4-byte scalars, 8- and
+    16-byte vectors), replayed in closed form when their entries were all written by one
     issue laid out the same way, or are all empty (docs/engine.md, "Per-lane cost"). Few starting granules, so that records often find such entries, left by the same thread, by
     another warp of the block, by threads one or a few lanes off (whose warps then straddle the record's), by
     another block or by the previous launch (half the records thread-linear, a[tid + shift]); partial contiguous masks (threads in the middle of a warp),
@@ -239,7 +239,7 @@ def coalesced_trace(seed: int, n: int = 1500, space: int = GLOBAL) -> np.ndarray
     recs = np.zeros(n, dtype=RECORD_DTYPE)
     recs["type"] = MEM
     recs["space"] = space
-    recs["size"] = rng.choice([4, 8, 16], n, p=[0.6, 0.2, 0.2]) if space == GLOBAL else 4
+    recs["size"] = rng.choice([4, 8, 16], n, p=[0.6, 0.2, 0.2])
     recs["block"] = rng.integers(0, 3, n)
     recs["warp"] = rng.integers(0, 4, n)
     recs["pc"] = rng.integers(0, 6, n) * 16

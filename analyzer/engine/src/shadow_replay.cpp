@@ -209,23 +209,26 @@ bool Engine::Impl::replay_consecutive(const RlRecord& r, const Ctx& c, uint32_t 
   return true;
 }
 
-// The same for a consecutive shared record of 4 bytes per lane, against its block's shared entries
+// The same for a consecutive shared record (4-, 8- or 16-byte lanes), against its block's shared entries
 // (shared_shadow.h: no generation, no block). False, with nothing done, as above, and also when the words are not
 // one run of the block's flat array (offsets beyond it are kept one by one).
 bool Engine::Impl::replay_shared_consecutive(const RlRecord& r, const Ctx& c, uint32_t mask, Worker& wk) {
-  const unsigned n = popcount32(mask);
+  const unsigned n = popcount32(mask), k = r.size / 4;
+  const unsigned shift = k == 1 ? 0 : k == 2 ? 1 : k == 4 ? 2 : 31;  // granule i belongs to lane i >> shift
+  if (shift == 31) return false;                                     // 12-byte lanes: the lane loop
+  const unsigned words = n << shift;
   const unsigned first = unsigned(__builtin_ctz(mask));
   const uint64_t g0 = r.addr[first] >> 2;
   BlockState& bs = wk.block_state(r.block);
-  const uint64_t* last = bs.shared.entry(g0 + n - 1, wk.shared_words);  // grows the array first, if it must
+  const uint64_t* last = bs.shared.entry(g0 + words - 1, wk.shared_words);  // grows the array first, if it must
   uint64_t* e = bs.shared.entry(g0, wk.shared_words);
-  if (last != e + (n - 1)) return false;
+  if (last != e + (words - 1)) return false;
   constexpr uint64_t kTidStep = 1ull << 28;
   const uint64_t ref = e[0];
   uint64_t differ = 0, held = 0;
-  for (unsigned j = 0; j < n; ++j) {
-    differ |= e[j] - ref - j * kTidStep;
-    held |= e[j];
+  for (unsigned i = 0; i < words; ++i) {
+    differ |= e[i] - ref - uint64_t(i >> shift) * kTidStep;
+    held |= e[i];
   }
   if (differ != 0 && held != 0) return false;
   const uint32_t tid0 = uint32_t(r.warp) * 32 + first;
@@ -239,8 +242,8 @@ bool Engine::Impl::replay_shared_consecutive(const RlRecord& r, const Ctx& c, ui
   }
   const bool write = (r.access & RL_ACCESS_WRITE) != 0;
   const uint64_t now = pack_shared(c.id, tid0, write, c.sync.wsync, c.sync.bsync);
-  for (unsigned j = 0; j < n; ++j) e[j] = now + j * kTidStep;
-  flush_run(Run{code, n, uint64_t(n) * r.size}, r, c, wk);
+  for (unsigned i = 0; i < words; ++i) e[i] = now + uint64_t(i >> shift) * kTidStep;
+  flush_run(Run{code, words, uint64_t(n) * r.size}, r, c, wk);
   return true;
 }
 
@@ -342,10 +345,8 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
       return;
     }
   }
-  if constexpr (kSpace == RL_SPACE_SHARED && kOneGranule) {
-    if ((c.flags & kConsecutive) && r.size == 4 && mask == r.active_mask && replay_shared_consecutive(r, c, mask, wk)) {
-      return;
-    }
+  if constexpr (kSpace == RL_SPACE_SHARED) {
+    if ((c.flags & kConsecutive) && mask == r.active_mask && replay_shared_consecutive(r, c, mask, wk)) return;
   }
   if constexpr (kSpace == RL_SPACE_SHARED) {
     if (check_same && (mask & (mask - 1)) && replay_shared_groups(r, c, mask, wk, granules)) return;
