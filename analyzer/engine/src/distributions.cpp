@@ -86,7 +86,7 @@ std::pair<uint64_t, uint64_t> Engine::Impl::global_distribution(const RlRecord& 
     return std::make_pair(uint64_t(0), uint64_t(0));
   }
   const uint64_t granules = (r.size + 3) / 4, last = uint64_t(r.size) - 1;
-  if (r.size <= 4 && n > 1) {
+  if (r.size <= 4 && n > 1 && (a[1] >> 2) == (a[0] >> 2)) {  // the second lane on the first's granule: a broadcast?
     const uint64_t g = a[0] >> 2;
     uint64_t other_granule = 0, other_address = 0;
     for (size_t i = 1; i < n; ++i) {

@@ -347,8 +347,6 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
   }
   if constexpr (kSpace == RL_SPACE_SHARED) {
     if ((c.flags & kConsecutive) && mask == r.active_mask && replay_shared_consecutive(r, c, mask, wk)) return;
-  }
-  if constexpr (kSpace == RL_SPACE_SHARED) {
     if (check_same && (mask & (mask - 1)) && replay_shared_groups(r, c, mask, wk, granules)) return;
   }
   if (check_same) wk.same.begin(size_t(popcount32(mask)) * granules);
