@@ -268,7 +268,12 @@ def coalesced_trace(seed: int, n: int = 1500, space: int = GLOBAL) -> np.ndarray
             addr = addr + 1  # unaligned: not consecutive granules
         recs["active_mask"][i] = mask
         recs["addr"][i] = np.where((mask >> lanes) & 1, addr, 0)
-    return with_barriers(recs, rng, 0.01)
+    # __syncthreads now and then, by all four warps of a block in a row: warps keep equal barrier counts, so
+    # entries of neighbouring warps still match (a[tid - 1] and a[tid + 1] find two warps' threads)
+    for i in rng.choice(np.arange(0, n - 4, 4), n // 100, replace=False):
+        recs["type"][i : i + 4], recs["space"][i : i + 4] = BARRIER, 1
+        recs["block"][i : i + 4], recs["warp"][i : i + 4] = recs["block"][i], np.arange(4)
+    return recs
 
 
 @pytest.mark.parametrize("seed", [7, 8, 9])
