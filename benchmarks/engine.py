@@ -1,10 +1,11 @@
 """Engine throughput: records/s and lane-accesses/s for 1 worker and scaling over workers, plus peak RSS.
 
 Usage: python benchmarks/engine.py [--blocks 16384] [--workers 1,2,4,8,16] [--repeat 3] [--independent 1,4,8,16]
-                                  [--pattern mix|gather|strided|shared|bitonic|gemm|matvec] [--footprint-mb 256]
+                                  [--pattern mix|gather|strided|shared|bitonic|gemm|matvec|stencil] [--footprint-mb 256]
 
 The trace is generated, not recorded; warps of 264 resident blocks interleaved instruction by instruction, as a
-drain thread sees them. Every pattern has 8 instructions per warp, so --blocks N gives about 64 N records.
+drain thread sees them. Every pattern but stencil (5) has 8 instructions per warp, so --blocks N gives about 64 N
+records.
   mix (default): a realistic mix per warp (coalesced global loads, a neighbour exchange, a shared-memory tile
     written, __syncthreads, read by another warp, a table shared by all blocks, 8-byte stores, a re-read).
   gather: a Monte-Carlo lookup kernel: 7 loads of 4 B per lane, each at a uniformly random index of a
@@ -20,6 +21,9 @@ drain thread sees them. Every pattern has 8 instructions per warp, so --blocks N
     shuffled as a drain delivers them, block exits; about 64 * --blocks records (--blocks 131072: one launch of
     about 1100 blocks, as sortingNetworks' 1 M-key launches). Issue 14: the per-record cost of the block step
     grows with the shadow of the resident blocks (32 KiB each) once they are interleaved.
+  stencil: a 2-D stencil sweep as PolyBench's fdtd2d and jacobi run it: per thread, 4-byte coalesced loads of
+    its element, the one a row below and the one to its right (a[tid + 1]: the last lane's neighbour belongs to the
+    next warp), then a load and a store of the output element.
   matvec: a matrix-vector product as PolyBench's mvt (its second kernel), gesummv and atax run it: thread i of
     4096 sums A[j][i] * y[j] over j, so each step is a coalesced load of a row segment and a load of y[j] that
     every lane and every warp of the grid reads (a broadcast: all those records meet in one granule).
@@ -62,6 +66,20 @@ def program(gid: np.ndarray, tid: np.ndarray) -> list[tuple[int, int, int, int, 
         (0x50, 1, 1, 4, B + 4 * (gid % 4096)),
         (0x60, 1, 2, 8, C + 8 * gid),
         (0x70, 1, 1, 4, A + 4 * gid),
+    ]
+
+
+STENCIL_ROW = 1024  # elements per row of the stencil pattern
+
+
+def stencil_program(gid: np.ndarray, tid: np.ndarray) -> list[tuple[int, int, int, int, np.ndarray]]:
+    here = A + 4 * gid
+    return [
+        (0x10, 1, 1, 4, here),
+        (0x20, 1, 1, 4, here + 4 * STENCIL_ROW),
+        (0x30, 1, 1, 4, here + 4),
+        (0x40, 1, 1, 4, B + 4 * gid),
+        (0x50, 1, 2, 4, B + 4 * gid),
     ]
 
 
@@ -310,6 +328,8 @@ def generate(blocks: int, pattern: str = "mix", footprint_mb: int = 256) -> np.n
         return gemm_records(blocks)
     if pattern == "matvec":
         return matvec_records(blocks)
+    if pattern == "stencil":
+        return mix_records(blocks, stencil_program)
     if pattern == "bitonic":
         return bitonic_launch(max(1, 64 * blocks // BITONIC_RECORDS_PER_BLOCK), np.random.default_rng(14))
     return mix_records(blocks, program)
@@ -422,7 +442,9 @@ def main() -> int:
         "a split with no communication at all, the ceiling for N workers on this machine",
     )
     ap.add_argument(
-        "--pattern", choices=("mix", "gather", "strided", "shared", "bitonic", "gemm", "matvec"), default="mix"
+        "--pattern",
+        choices=("mix", "gather", "strided", "shared", "bitonic", "gemm", "matvec", "stencil"),
+        default="mix",
     )
     ap.add_argument("--footprint-mb", type=int, default=256, help="table / matrix size of gather and strided")
     args = ap.parse_args()
