@@ -26,11 +26,12 @@ constexpr uint8_t kOneChunk = 2;   // Ctx flag: all granules of the record lie i
 // Ctx flag: a global record of at most 4 bytes per lane whose active lanes, two or more, share one granule (a
 // broadcast: a scalar or a vector element every lane reads). Its lanes after the first are warp_same_inst.
 constexpr uint8_t kSharedGranule = 4;
-// Ctx flag (with kSharedGranule): those lanes after the first were counted by the worker that routed the record.
-constexpr uint8_t kFollowersCounted = 8;
-// Ctx flag: a record whose active lanes are consecutive lanes on consecutive footprints of whole granules
-// (a[i] = a[i-1] + size, size a multiple of 4 up to 16: the fully coalesced access of a scalar or vector).
-constexpr uint8_t kConsecutive = 16;
+// Ctx flag: a record of 4-, 8- or 16-byte lanes whose active lanes are consecutive lanes on consecutive footprints
+// (a[i] = a[i-1] + size: the fully coalesced access of a scalar or vector). Lane j covers granules
+// [j << s, (j + 1) << s) of the record's run, s = consecutive_shift(size).
+constexpr uint8_t kConsecutive = 8;
+inline bool consecutive_size(uint32_t size) { return size == 4 || size == 8 || size == 16; }
+inline unsigned consecutive_shift(uint32_t size) { return size >> 3; }  // log2(size / 4) for 4, 8 and 16
 constexpr unsigned kMaxWorkers = 64;  // route_global keeps one lane mask per worker on the stack
 
 // The barrier counters of a record's warp when it issued (phase 3, docs/engine.md "Barriers").

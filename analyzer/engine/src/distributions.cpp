@@ -53,7 +53,7 @@ bool disjoint_sectors(const uint64_t* a, size_t n, uint64_t last, uint64_t& lo, 
 // Whether the active lanes of a shared record are consecutive lanes on consecutive footprints of whole words
 // (kConsecutive; the global distributions find it in their contiguity check).
 bool consecutive_lanes(const RlRecord& r) {
-  if (r.active_mask == 0 || r.size % 4 != 0 || r.size > 16) return false;
+  if (r.active_mask == 0 || !consecutive_size(r.size)) return false;
   const unsigned first = unsigned(__builtin_ctz(r.active_mask));
   const uint32_t from_first = r.active_mask >> first;
   if ((from_first & (from_first + 1)) != 0) return false;
@@ -110,7 +110,7 @@ std::pair<uint64_t, uint64_t> Engine::Impl::global_distribution(const RlRecord& 
     if (!broken) {
       c.flags |= kNoOverlap;
       const uint32_t from_first = r.active_mask >> __builtin_ctz(r.active_mask);
-      if (r.size <= 16 && (from_first & (from_first + 1)) == 0) c.flags |= kConsecutive;
+      if (consecutive_size(r.size) && (from_first & (from_first + 1)) == 0) c.flags |= kConsecutive;
       s.addresses.add(uint32_t(n));
       s.sectors.add(uint32_t(((a[n - 1] + last) >> 5) - (a[0] >> 5) + 1));
       s.sectors_ideal.add(uint32_t((uint64_t(lanes) * r.size + 31) / 32));
@@ -300,16 +300,13 @@ void Engine::Impl::distribute_and_route(const RlRecord& r, size_t i, Worker& wk)
     auto span = global_distribution(r, c, s, wk.scratch.data(), lanes);
     uint64_t c_lo = chunk_of(span.first >> 2), c_hi = chunk_of((span.second >> 2) + (r.size + 3) / 4 - 1);
     if (c_lo == c_hi) c.flags |= kOneChunk;  // the common coalesced case: one owner, one shadow page
+    // A broadcast's granule has one owner, which all warps reading that scalar meet (a matrix-vector product's
+    // vector element, a loop bound): its share of the record is the first lane alone, the rest is counted here.
+    if (c.flags & kSharedGranule) count_followers(r, c, wk);
     if (W == 1) {
       // phase 4 walks the batch itself
     } else if (c_lo == c_hi) {  // no per-lane routing
       if (lanes) wk.by_chunk[owner_of(c_lo, W)].items.push_back(Item{uint32_t(i), r.active_mask, slot});
-      // A broadcast's granule has one owner, which all warps reading that scalar meet (a matrix-vector product's
-      // vector element, a loop bound): its share of the record is the first lane alone, the rest is counted here.
-      if (c.flags & kSharedGranule) {
-        count_followers(r, c, wk);
-        c.flags |= kFollowersCounted;
-      }
     } else {
       route_global(r, uint32_t(i), slot, wk);
     }

@@ -156,7 +156,7 @@ inline uint64_t consecutive_label(uint32_t old_tid0, uint32_t tid0, unsigned lan
   return label_in_block(old_tid0, old_wsync, old_bsync, r, c, tid0);
 }
 
-// A coalesced record (kConsecutive: lane first + j on the granules of footprint j, k = size / 4 of them) whose
+// A coalesced record (kConsecutive: lane first + j on the granules of footprint j, size / 4 of them) whose
 // entries were all written by one issue laid out the same way (equal but for the thread, one more per footprint:
 // an earlier coalesced access of those granules, in this launch or an earlier one), or are all empty. Every lane
 // then has the same outcome, and the record is one run: the entries are read once to check that and written
@@ -164,14 +164,12 @@ inline uint64_t consecutive_label(uint32_t old_tid0, uint32_t tid0, unsigned lan
 // with nothing done, when the entries differ otherwise or their threads straddle the warp's.
 bool Engine::Impl::replay_consecutive(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk,
                                       Entry* e) {
-  const unsigned n = popcount32(mask), k = r.size / 4;
+  const unsigned n = popcount32(mask), shift = consecutive_shift(r.size);
   const Entry ref = e[0];
   constexpr uint64_t kTidStep = 1ull << 40;
   uint64_t differ = 0, held = 0;
-  // The entries' thread grows by one per footprint of k granules: granule i belongs to lane i / k (k = 1, the
-  // 32-bit case, as a flat loop the compiler vectorises).
-  const unsigned shift = k == 1 ? 0 : k == 2 ? 1 : k == 4 ? 2 : 31;
-  if (shift == 31) return false;  // 12-byte lanes: the lane loop
+  // The entries' thread grows by one per lane: granule i belongs to lane i >> shift (a flat loop the compiler
+  // vectorises for the 32-bit case).
   for (unsigned i = 0; i < n << shift; ++i) {
     differ |= (e[i].w0 ^ ref.w0) | (e[i].w1 - ref.w1 - uint64_t(i >> shift) * kTidStep);
     held |= e[i].w0 | e[i].w1;
@@ -203,9 +201,9 @@ bool Engine::Impl::replay_consecutive(const RlRecord& r, const Ctx& c, uint32_t 
     e[i].w1 = w1 + uint64_t(i >> shift) * kTidStep;
   }
   if (code == 0) {
-    for (unsigned i = 0; i < n * k; ++i) wk.page_region->count_first_touch(w);
+    for (unsigned i = 0; i < n << shift; ++i) wk.page_region->count_first_touch(w);
   }
-  flush_run(Run{code, uint64_t(n) * k, uint64_t(n) * r.size}, r, c, wk);
+  flush_run(Run{code, uint64_t(n) << shift, uint64_t(n) * r.size}, r, c, wk);
   return true;
 }
 
@@ -213,9 +211,7 @@ bool Engine::Impl::replay_consecutive(const RlRecord& r, const Ctx& c, uint32_t 
 // (shared_shadow.h: no generation, no block). False, with nothing done, as above, and also when the words are not
 // one run of the block's flat array (offsets beyond it are kept one by one).
 bool Engine::Impl::replay_shared_consecutive(const RlRecord& r, const Ctx& c, uint32_t mask, Worker& wk) {
-  const unsigned n = popcount32(mask), k = r.size / 4;
-  const unsigned shift = k == 1 ? 0 : k == 2 ? 1 : k == 4 ? 2 : 31;  // granule i belongs to lane i >> shift
-  if (shift == 31) return false;                                     // 12-byte lanes: the lane loop
+  const unsigned n = popcount32(mask), shift = consecutive_shift(r.size);  // word i belongs to lane i >> shift
   const unsigned words = n << shift;
   const unsigned first = unsigned(__builtin_ctz(mask));
   const uint64_t g0 = r.addr[first] >> 2;
@@ -323,8 +319,8 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
     // All lanes on one granule (a broadcast read of a scalar, a tile row read by a whole warp): the lanes after
     // the first find the entry the previous lane of this very issue wrote, so their outcome is known without
     // touching the entry 31 times. Same counts and same final entry as the lane loop below. The distributions
-    // flag such records (kSharedGranule), and with several workers count those later lanes themselves, so that
-    // the granule's owner, which every warp reading that scalar meets, only touches the entry. (Shared records
+    // flag such records (kSharedGranule) and count those later lanes themselves, so that the granule's owner,
+    // which every warp reading that scalar meets, only touches the entry. (Shared records
     // take replay_shared_groups below, of which a broadcast is the one-footprint case.)
     if (c.flags & kSharedGranule) {
       const unsigned first = unsigned(__builtin_ctz(mask)), last = 31u - unsigned(__builtin_clz(mask));
@@ -340,8 +336,7 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
       if (RegionShadow* reg = kDirect ? wk.page_region : wk.entry_region; reg && lead.code == 0) {
         reg->count_first_touch(w);
       }
-      flush_run(lead, r, c, wk);
-      if (!(c.flags & kFollowersCounted)) count_followers(r, c, wk);
+      flush_run(lead, r, c, wk);  // the lanes after the first: count_followers, in the distributions
       return;
     }
   }
