@@ -21,7 +21,6 @@ OUT/ab_collector.json (format reuselens-ab-collector, version 1).
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
 import json
 import os
 import statistics
@@ -96,24 +95,15 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--a and --b need different names")
 
     manifest = realapps.load_manifest(Path(args.manifest))
-    known = {a["name"]: a for a in manifest["apps"]}
-    wanted = args.apps.split(",")
-    unknown = sorted(set(wanted) - set(known))
-    if unknown:
-        parser.error(f"unknown app(s) {', '.join(unknown)}; known: {', '.join(known)}")
-    apps = [known[name] for name in wanted]
+    apps = realapps.select_apps(manifest, args.apps, "ab_collector")
     src, out = Path(args.src).resolve(), Path(args.out).resolve()
     problems = realapps.check_staged(manifest, src)
     if problems:
         print("\n".join(f"ab_collector: {p}" for p in problems), file=sys.stderr)
         return 1
     build_dir = Path(args.build).resolve() if args.build else out / "build"
-    build_dir.mkdir(parents=True, exist_ok=True)
-    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as pool:
-        built = dict(zip(wanted, pool.map(lambda a: realapps.build(manifest, a, src, build_dir), apps)))
+    built = realapps.build_all(manifest, apps, src, build_dir, os.cpu_count() or 1)
     failed = {name: error for name, (_, error, _) in built.items() if error}
-    for name, error in failed.items():
-        print(f"build {name:<19} FAILED {error}", flush=True)
     reuselens = realapps.reuselens_command(args.reuselens)
 
     walls: dict[str, list[list[float | None]]] = {a["name"]: [[], []] for a in apps if a["name"] not in failed}

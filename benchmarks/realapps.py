@@ -105,6 +105,34 @@ def build(manifest: dict, app: dict, src: Path, build_dir: Path) -> tuple[Path, 
     return binary, None, took
 
 
+def select_apps(manifest: dict, names: str | None, tool: str = "realapps") -> list[dict]:
+    """The manifest's apps named in the comma-separated `names` (all of them for None), in manifest order;
+    SystemExit naming the unknown ones."""
+    apps = manifest["apps"]
+    if not names:
+        return apps
+    wanted = names.split(",")
+    unknown = sorted(set(wanted) - {a["name"] for a in apps})
+    if unknown:
+        raise SystemExit(f"{tool}: unknown app(s) {', '.join(unknown)}; known: {', '.join(a['name'] for a in apps)}")
+    return [a for a in apps if a["name"] in wanted]
+
+
+def build_all(manifest: dict, apps: list[dict], src: Path, build_dir: Path, jobs: int) -> dict:
+    """name -> (binary, error or None, seconds or 0 when reused) for each app, built `jobs` at a time into
+    `build_dir`; a line per app is printed."""
+    build_dir.mkdir(parents=True, exist_ok=True)
+    with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as pool:
+        built = dict(zip((a["name"] for a in apps), pool.map(lambda a: build(manifest, a, src, build_dir), apps)))
+    for app in apps:
+        _, error, took = built[app["name"]]
+        print(
+            f"build {app['name']:<19} {'FAILED ' + error if error else f'ok ({took:.1f} s)' if took else 'reused'}",
+            flush=True,
+        )
+    return built
+
+
 def reuselens_command(given: str | None) -> list[str]:
     if given:
         return shlex.split(given)
@@ -295,31 +323,14 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"realapps: --modes {args.modes!r}: expected a comma-separated subset of {','.join(MODES)}")
 
     manifest = load_manifest(Path(args.manifest))
-    apps = manifest["apps"]
-    if args.apps:
-        wanted = args.apps.split(",")
-        unknown = sorted(set(wanted) - {a["name"] for a in apps})
-        if unknown:
-            raise SystemExit(
-                f"realapps: unknown app(s) {', '.join(unknown)}; known: {', '.join(a['name'] for a in apps)}"
-            )
-        apps = [a for a in apps if a["name"] in wanted]
+    apps = select_apps(manifest, args.apps)
     src, out = Path(args.src).resolve(), Path(args.out).resolve()
     problems = check_staged(manifest, src)
     if problems:
         print("\n".join(f"realapps: {p}" for p in problems), file=sys.stderr)
         return 1
     build_dir = Path(args.build).resolve() if args.build else out / "build"
-    build_dir.mkdir(parents=True, exist_ok=True)
-
-    with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
-        built = dict(zip((a["name"] for a in apps), pool.map(lambda a: build(manifest, a, src, build_dir), apps)))
-    for app in apps:
-        binary, error, took = built[app["name"]]
-        print(
-            f"build {app['name']:<19} {'FAILED ' + error if error else f'ok ({took:.1f} s)' if took else 'reused'}",
-            flush=True,
-        )
+    built = build_all(manifest, apps, src, build_dir, args.jobs)
     if args.check_only:
         return 1 if any(error for _, error, _ in built.values()) else 0
 
