@@ -104,6 +104,30 @@ def test_fast_paths_match_reference_model(seed, workers):
     assert any(e["prior_kernel"] for e in kernels[1]["edges"])
 
 
+def random_mem_records(
+    rng: np.random.Generator,
+    n: int,
+    space: int,
+    blocks: int,
+    warps: int,
+    pcs: int,
+    access_p: list[float],
+    sizes,
+    size_p,
+) -> np.ndarray:
+    """`n` memory records in `space` of random blocks, warps and PCs (16 bytes apart), a read, write or atomic by
+    `access_p` and a size of `sizes` by `size_p`; their masks and addresses are the caller's."""
+    recs = np.zeros(n, dtype=RECORD_DTYPE)
+    recs["type"] = MEM
+    recs["space"] = space
+    recs["block"] = rng.integers(0, blocks, n)
+    recs["warp"] = rng.integers(0, warps, n)
+    recs["pc"] = rng.integers(0, pcs, n) * 16
+    recs["access"] = rng.choice([1, 2, 3], n, p=access_p)
+    recs["size"] = rng.choice(sizes, n, p=size_p)
+    return recs
+
+
 def shared_window_trace(seed: int, n: int = 1500) -> np.ndarray:
     """Shared records on the edges of the word window of the shared distributions (docs/engine.md, "Per-lane
     cost"): lanes permuted inside a warp's words (tid ^ j, a sorting network's compare-exchange) under half and
@@ -112,14 +136,7 @@ def shared_window_trace(seed: int, n: int = 1500) -> np.ndarray:
     0 (the window starts below 0), and lanes whose prior accesses come from many PCs and threads (more distinct
     outcomes per record than are folded at once)."""
     rng = np.random.default_rng(seed)
-    recs = np.zeros(n, dtype=RECORD_DTYPE)
-    recs["type"] = MEM
-    recs["space"] = SHARED
-    recs["block"] = rng.integers(0, 4, n)
-    recs["warp"] = rng.integers(0, 8, n)
-    recs["pc"] = rng.integers(0, 16, n) * 16
-    recs["access"] = rng.choice([1, 2, 3], n, p=[0.5, 0.4, 0.1])
-    recs["size"] = rng.choice([1, 2, 4, 8, 16], n, p=[0.1, 0.1, 0.5, 0.2, 0.1])
+    recs = random_mem_records(rng, n, SHARED, 4, 8, 16, [0.5, 0.4, 0.1], [1, 2, 4, 8, 16], [0.1, 0.1, 0.5, 0.2, 0.1])
     lanes = np.arange(32)
     for i in range(n):
         size, tid = int(recs["size"][i]), int(recs["warp"][i]) * 32 + lanes
@@ -182,14 +199,7 @@ def shared_groups_trace(seed: int, n: int = 1500) -> np.ndarray:
     unaligned addresses, partial masks (a group of one lane), and plain records between them, so that groups find
     prior accesses of many threads, PCs and barriers."""
     rng = np.random.default_rng(seed)
-    recs = np.zeros(n, dtype=RECORD_DTYPE)
-    recs["type"] = MEM
-    recs["space"] = SHARED
-    recs["block"] = rng.integers(0, 3, n)
-    recs["warp"] = rng.integers(0, 4, n)
-    recs["pc"] = rng.integers(0, 12, n) * 16
-    recs["access"] = rng.choice([1, 2, 3], n, p=[0.6, 0.3, 0.1])
-    recs["size"] = rng.choice([1, 4, 8, 16], n, p=[0.1, 0.4, 0.2, 0.3])
+    recs = random_mem_records(rng, n, SHARED, 3, 4, 12, [0.6, 0.3, 0.1], [1, 4, 8, 16], [0.1, 0.4, 0.2, 0.3])
     lanes = np.arange(32)
     for i in range(n):
         size = int(recs["size"][i])
@@ -236,14 +246,7 @@ def coalesced_trace(seed: int, n: int = 1500, space: int = GLOBAL) -> np.ndarray
     another block or by the previous launch (half the records thread-linear, a[tid + shift]); partial contiguous masks (threads in the middle of a warp),
     scattered masks and unaligned addresses (the lane loop), writes and atomics, and barriers between them."""
     rng = np.random.default_rng(seed)
-    recs = np.zeros(n, dtype=RECORD_DTYPE)
-    recs["type"] = MEM
-    recs["space"] = space
-    recs["size"] = rng.choice([4, 8, 16], n, p=[0.6, 0.2, 0.2])
-    recs["block"] = rng.integers(0, 3, n)
-    recs["warp"] = rng.integers(0, 4, n)
-    recs["pc"] = rng.integers(0, 6, n) * 16
-    recs["access"] = rng.choice([1, 2, 3], n, p=[0.6, 0.3, 0.1])
+    recs = random_mem_records(rng, n, space, 3, 4, 6, [0.6, 0.3, 0.1], [4, 8, 16], [0.6, 0.2, 0.2])
     lanes = np.arange(32)
     for i in range(n):
         kind = rng.random()
@@ -256,8 +259,8 @@ def coalesced_trace(seed: int, n: int = 1500, space: int = GLOBAL) -> np.ndarray
         else:
             mask = int(rng.integers(1, 2**32))
         first = (mask & -mask).bit_length() - 1
-        if rng.random() < 0.5:  # thread-linear (a[tid + shift]): the threads of an entry run may straddle warps
-            start = 32 * int(recs["warp"][i]) + first + int(rng.choice([0, 0, 1, -1, 3]))
+        if rng.random() < 0.7:  # thread-linear (a[tid + shift]): the threads of an entry run may straddle warps
+            start = 32 * int(recs["warp"][i]) + first + int(rng.choice([0, 1, -1, 3]))
         else:
             start = int(rng.choice([0, 32, 64, 96, 1, 2, 31, 33, 200]))  # granule of the first active lane
         width = int(recs["size"][i]) // 4  # granules per lane
