@@ -103,15 +103,19 @@ def strided_rows(footprint: int) -> int:
     return max(32, int((footprint // 4) ** 0.5) // 32 * 32)
 
 
+def thread_ids(b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(tid, gid): (block, warp, lane) grids of the thread index in its block and in the grid, for blocks `b` of
+    8 warps."""
+    tid = (np.arange(WARPS)[None, :, None] * 32 + np.arange(32)[None, None, :]).repeat(len(b), 0)
+    return tid, b[:, None, None] * 32 * WARPS + tid
+
+
 def mix_records(blocks: int, program) -> np.ndarray:
     """`program(gid, tid)` for every warp of `blocks` blocks of 8 warps, 264 blocks resident at a time."""
-    lane = np.arange(32)
     out = []
     for wave in range(0, blocks, RESIDENT):
         b = np.arange(wave, min(blocks, wave + RESIDENT))
-        # (block, warp, lane) grids of thread ids for the resident blocks, warps interleaved per instruction
-        tid = (np.arange(WARPS)[None, :, None] * 32 + lane[None, None, :]).repeat(len(b), 0)
-        gid = b[:, None, None] * 32 * WARPS + tid
+        tid, gid = thread_ids(b)  # warps interleaved per instruction
         for pc, code, access, size, addr in program(gid, tid):
             out.append(records(b, code, access, size, pc, addr))
     return np.concatenate(out)
@@ -134,8 +138,7 @@ def strided_records(blocks: int, footprint: int) -> np.ndarray:
     as long as it takes to give about 64 * `blocks` records (at most n columns)."""
     n = strided_rows(footprint)
     b = np.arange((n + 32 * WARPS - 1) // (32 * WARPS))
-    tid = (np.arange(WARPS)[None, :, None] * 32 + np.arange(32)[None, None, :]).repeat(len(b), 0)
-    gid = b[:, None, None] * 32 * WARPS + tid
+    tid, gid = thread_ids(b)
     row = np.minimum(gid, n - 1)  # a partial last block repeats the last row rather than leave the matrix
     columns = max(1, min(n, 64 * blocks // (len(b) * WARPS)))
     return np.concatenate([records(b, 1, 1, 4, 0x10, A + 4 * (row * n + j)) for j in range(columns)])
@@ -166,7 +169,7 @@ def shared_records(blocks: int) -> np.ndarray:
     out = []
     for wave in range(0, blocks, RESIDENT):
         b = np.arange(wave, min(blocks, wave + RESIDENT))
-        tid = (np.arange(WARPS)[None, :, None] * 32 + lane[None, None, :]).repeat(len(b), 0)
+        tid, _ = thread_ids(b)
         for j in strides:
             active = (tid & j) == 0
             mask = (active.astype(np.uint64) << lane.astype(np.uint64)).sum(axis=2).reshape(-1).astype(np.uint32)
@@ -192,8 +195,7 @@ def matvec_records(blocks: int) -> np.ndarray:
     many steps as give about 64 * `blocks` records."""
     n = MATVEC_N
     b = np.arange(n // (32 * WARPS))
-    tid = (np.arange(WARPS)[None, :, None] * 32 + np.arange(32)[None, None, :]).repeat(len(b), 0)
-    gid = b[:, None, None] * 32 * WARPS + tid
+    tid, gid = thread_ids(b)
     steps = max(1, min(n, 64 * blocks // (2 * len(b) * WARPS)))
     out = []
     for j in range(steps):
