@@ -20,6 +20,7 @@ struct Tool::KernelEnd {
 void Tool::on_launch_begin(const Sanitizer_LaunchData* ld) {
   std::unique_lock<std::recursive_mutex> g(mu_);
   if (!claim()) return;
+  const double began = now_s();
   uint64_t id = run_.launch_count++;
   add_memory_operation({MemoryOperation::kKernel, 0, reinterpret_cast<uint64_t>(ld->stream), id});
   auto mit = modules_.find(ld->module);
@@ -41,9 +42,10 @@ void Tool::on_launch_begin(const Sanitizer_LaunchData* ld) {
     maybe_write_run_json();
     return;
   }
-  if (cfg_.object_level)
+  if (cfg_.object_level) {
     start_object_launch(ld, id, cs);
-  else
+    object_times_.begin_s += now_s() - began;
+  } else
     start_instrumented_launch(ld, id, fid, mangled, cs);
 }
 

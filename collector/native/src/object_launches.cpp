@@ -14,6 +14,7 @@
 namespace rlc {
 
 void Tool::start_object_launch(const Sanitizer_LaunchData* ld, uint64_t id, ContextState* cs) {
+  const double began = now_s();
   LaunchEntry& le = run_.launches.back();
   const bool table = upload_object_table(ld->context, *cs, ld->hStream);
   RlObjectState* st = cs->h_object_state;
@@ -37,6 +38,8 @@ void Tool::start_object_launch(const Sanitizer_LaunchData* ld, uint64_t id, Cont
     return;
   }
   ++run_.instrumented;
+  ++object_times_.launches;
+  object_times_.setup_s += now_s() - began;
   object_launch_ = ObjectLaunch{true, run_.launches.size() - 1, cs, ld->hLaunch, ld->function, ld->stream, ld->hStream};
   if (cfg_.debug) diag_.log("launch %llu: object-level, %u allocations", (unsigned long long)id, st->count);
   le.seconds = now_s();
@@ -94,6 +97,7 @@ void Tool::finish_object_launch(std::unique_lock<std::recursive_mutex>& g) {
   ContextState* cs = ol.cs;
   const size_t count = cs->object_bases.size();
   g.unlock();
+  const double waited = now_s();
   // The marks' copy is ordered after the kernel on its stream and returns once done, so it is the wait: a separate
   // stream synchronisation before it was a second round trip per launch (the object-level collector cost pb_lu,
   // 1,022 launches, 78 ms on the H200 in session 11). A kernel fault fails the copy as the synchronisation did.
@@ -101,6 +105,7 @@ void Tool::finish_object_launch(std::unique_lock<std::recursive_mutex>& g) {
       count > 0 ? sanitizerMemcpyDeviceToHost(cs->h_marks, cs->d_marks, count * sizeof(RlObjectMark), ol.hstream)
                 : sanitizerStreamSynchronize(ol.hstream);
   g.lock();
+  object_times_.wait_s += now_s() - waited;
   object_finishing_ = false;
   launch_cv_.notify_all();
   LaunchEntry& le = run_.launches[ol.entry];

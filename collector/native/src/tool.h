@@ -134,6 +134,13 @@ class Tool {
   uint64_t objects_version_ = 0;
   bool object_table_overflow_logged_ = false;
   bool object_finishing_ = false;  // a thread waits for a kernel and its marks, without the tool lock
+  // Where object-level launches spend the app's time (collector.log's exit lines): the LAUNCH_BEGIN callbacks
+  // (of which the state's set-up) and the waits for each kernel and its marks.
+  struct ObjectLevelTimes {
+    uint64_t launches = 0;
+    double begin_s = 0, setup_s = 0, wait_s = 0;
+  };
+  ObjectLevelTimes object_times_;
   // Element maps by object address (null device pointer: the object got none), and the summaries of those read
   // back so far.
   struct ElementMap {
