@@ -14,7 +14,9 @@ RECORD_BYTES: int
 HEADER_BYTES: int
 """Size of the trace file header (RlTraceHeader)."""
 TRACE_VERSION: int
-"""Trace format version the engine reads (RL_TRACE_VERSION)."""
+"""Newest trace format version the engine reads (RL_TRACE_VERSION)."""
+TRACE_MIN_VERSION: int
+"""Oldest trace format version the engine reads (RL_TRACE_MIN_VERSION)."""
 JSON_VERSION: int
 """Version of the engine JSON that Engine.to_json writes (RL_ENGINE_JSON_VERSION)."""
 
@@ -48,6 +50,7 @@ class Engine:
         shadow_budget_bytes: int = 8589934592,
         split_configurations: bool = False,
         inline_batch_records: int = 2048,
+        values: bool = False,
     ) -> None:
         """An engine with `workers` threads (0 = 1, at most 64), a shadow budget in bytes, small batches inline."""
 

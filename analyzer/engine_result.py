@@ -129,6 +129,14 @@ EDGE_FIELDS: dict[str, Spec] = {
         )
     ),
 }
+# Value mode's fields (docs/engine.md, "Value redundancy"): present only where there is something to say.
+VALUE_NODE_FIELDS: dict[str, Spec] = {
+    "values": Obj(
+        {name: COUNT for name in ("lanes", "zero", "silent", "uniform", "spatial")},
+        required=("lanes", "zero", "silent", "uniform", "spatial"),
+    )
+}
+VALUE_EDGE_FIELDS: dict[str, Spec] = {"value_loads": COUNT, "same_value": COUNT}
 SPAN = Obj(
     {"from": NODE_ID, "to": NODE_ID, "label": Enum(*LABELS), "accesses": COUNT, "bytes": COUNT}, required=("from", "to")
 )
@@ -166,8 +174,8 @@ ENGINE_SCHEMA = Obj(
             Obj(
                 {
                     **KERNEL_FIELDS,
-                    "nodes": List(Obj(NODE_FIELDS, required=NODE_FIELDS)),
-                    "edges": List(Obj(EDGE_FIELDS, required=EDGE_FIELDS)),
+                    "nodes": List(Obj({**NODE_FIELDS, **VALUE_NODE_FIELDS}, required=NODE_FIELDS)),
+                    "edges": List(Obj({**EDGE_FIELDS, **VALUE_EDGE_FIELDS}, required=EDGE_FIELDS)),
                     "barriers": List(Obj(BARRIER_FIELDS, required=BARRIER_FIELDS)),
                 },
                 required=("kernel_function_id", "configurations", "nodes", "edges", "barriers"),

@@ -26,7 +26,8 @@ from reuselens.analyzer.replay_manifest import Allocation
 from reuselens.analyzer.rundir import MANIFEST, inside_run, open_run
 
 TRACE_MAGIC = b"RLTRACE\0"
-TRACE_VERSION = 1
+TRACE_VERSION = 2  # 2: may hold value companions (docs/trace-format.md); version 1 files are read alike
+TRACE_MIN_VERSION = 1
 HEADER_BYTES = 64
 RECORD_BYTES = 288
 FLAG_COMPLETE = 0x1
@@ -117,9 +118,10 @@ def read_trace(path: str | os.PathLike[str]) -> Trace:
     h = np.frombuffer(raw, dtype=HEADER_DTYPE)[0]
     if bytes(h["magic"]).ljust(8, b"\0") != TRACE_MAGIC:
         raise TraceError(f"{path}: not a ReuseLens trace (bad magic)")
-    if int(h["version"]) != TRACE_VERSION:
+    if not TRACE_MIN_VERSION <= int(h["version"]) <= TRACE_VERSION:
         raise TraceError(
-            f"{path}: trace format version {int(h['version'])}, this build reads version {TRACE_VERSION}; re-record it"
+            f"{path}: trace format version {int(h['version'])}, this build reads versions {TRACE_MIN_VERSION} to "
+            f"{TRACE_VERSION}; re-record it"
         )
     if int(h["header_bytes"]) != HEADER_BYTES or int(h["record_bytes"]) != RECORD_BYTES:
         raise TraceError(
@@ -213,6 +215,7 @@ def replay_run(
         workers=workers or (os.cpu_count() or 1),
         shadow_budget_bytes=shadow_budget_bytes,
         split_configurations=split_configurations,
+        values=bool((run.get("collector") or {}).get("values")),  # value companions among the records
     )
     allocations = _Allocations(engine, replay_manifest.allocations(manifest, run))
     partial: list[dict[str, Any]] = []
@@ -262,14 +265,20 @@ def analyze_records(
     allocations: Iterable[tuple[int, int]] = (),
     shadow_budget_bytes: int = 8 << 30,
     split_configurations: bool = False,
+    values: bool = False,
+    chunk_records: int = CHUNK_RECORDS,
 ) -> dict[str, Any]:
     """Run the engine on in-memory record arrays (tests, benchmarks); no names are resolved.
 
     ``launches`` yields ``(launch, records)`` with launch keys ``id``, ``function_id``, ``grid``, ``block`` and
-    optionally ``dynamic_shared_bytes`` and ``complete``.
+    optionally ``dynamic_shared_bytes`` and ``complete``. ``values``: the records carry value companions (value
+    mode); ``chunk_records``: records per consume() call.
     """
     engine = _engine_module().Engine(
-        workers=workers, shadow_budget_bytes=shadow_budget_bytes, split_configurations=split_configurations
+        workers=workers,
+        shadow_budget_bytes=shadow_budget_bytes,
+        split_configurations=split_configurations,
+        values=values,
     )
     for address, size in allocations:
         engine.add_allocation(address, size)
@@ -282,7 +291,7 @@ def analyze_records(
             launch.get("dynamic_shared_bytes", 0),
         )
         records = np.ascontiguousarray(records, dtype=RECORD_DTYPE)
-        for start in range(0, len(records), CHUNK_RECORDS):
-            engine.consume(records[start : start + CHUNK_RECORDS])
+        for start in range(0, len(records), chunk_records):
+            engine.consume(records[start : start + chunk_records])
         engine.end_launch(complete=launch.get("complete", True))
     return engine_result.from_engine(engine)

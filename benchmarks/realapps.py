@@ -33,9 +33,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 MANIFEST = HERE / "realapps" / "manifest.json"
 # objects: `reuselens profile --object-level` (the memory analysis without an access trace, issue 18), its
-# memory table included; intra: `reuselens profile --intra-object` (the same with element maps on the GPU).
-MODES = ("native", "collect", "full", "objects", "intra")
-RATIO_MODES = ("collect", "full", "objects", "intra")
+# memory table included; intra: `reuselens profile --intra-object` (the same with element maps on the GPU);
+# values: `reuselens profile --values --no-analyze` (collect with value companions, issue 19: its cost against
+# collect's is the value mode's).
+MODES = ("native", "collect", "full", "objects", "intra", "values")
+RATIO_MODES = ("collect", "full", "objects", "intra", "values")
 
 
 def load_manifest(path: Path) -> dict:
@@ -181,6 +183,7 @@ def run_step(
             *(["--no-analyze"] if mode == "collect" else []),
             *(["--object-level"] if mode == "objects" else []),
             *(["--intra-object"] if mode == "intra" else []),
+            *(["--values", "--no-analyze"] if mode == "values" else []),
             "--timeout",
             str(timeout),
             "--run-dir",
@@ -241,6 +244,8 @@ def summarise(name: str, steps: dict[str, list[dict]]) -> dict:
     for mode in RATIO_MODES:
         if row[f"{mode}_s"] and row["native_s"]:
             row[f"{mode}_ratio"] = row[f"{mode}_s"] / row["native_s"]
+    if row["values_s"] and row["collect_s"]:
+        row["values_over_collect"] = row["values_s"] / row["collect_s"]
     last_full = next((s for s in reversed(steps["full"]) if "launches" in s), None)
     last_collect = next((s for s in reversed(steps["collect"]) if "launches" in s), None)
     for source in (last_collect, last_full):
@@ -294,6 +299,20 @@ def print_table(rows: list[dict]) -> dict:
                 f"{mode:>7}: median {summary[mode]['median_ratio']:.2f}x, worst {worst[0]:.2f}x ({worst[1]}) "
                 f"over {len(ratios)} apps"
             )
+    over = [(r["values_over_collect"], r["app"]) for r in rows if r.get("values_over_collect") is not None]
+    if over:
+        worst = max(over)
+        summary["values_over_collect"] = {
+            "per_app": {app: x for x, app in over},
+            "median_ratio": statistics.median(x for x, _ in over),
+            "worst_ratio": worst[0],
+            "worst_app": worst[1],
+        }
+        print(
+            "values / collect: "
+            + ", ".join(f"{app} {x:.2f}" for x, app in over)
+            + f"; median {summary['values_over_collect']['median_ratio']:.2f}x, worst {worst[0]:.2f}x ({worst[1]})"
+        )
     if summary["failed"]:
         print(f"failed: {', '.join(summary['failed'])}")
     return summary
@@ -315,7 +334,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--modes",
         default=",".join(MODES),
-        help="comma-separated subset of native,collect,full,objects,intra (default all; ratios need native)",
+        help="comma-separated subset of native,collect,full,objects,intra,values (default all; ratios need native)",
     )
     args = parser.parse_args(argv)
     modes = [m for m in MODES if m in args.modes.split(",")]

@@ -49,6 +49,7 @@ from reuselens.collector.manifest import (
 TOOL_LIBRARY = "libreuselens_collector.so"
 PATCH_FATBIN = "reuselens_patch.fatbin"
 OBJECTS_PATCH_FATBIN = "reuselens_objects_patch.fatbin"  # object-level mode's patch, built beside the other
+VALUES_PATCH_FATBIN = "reuselens_values_patch.fatbin"  # value mode's patch (patch.cu built with RL_VALUES)
 TOOL_VERSION = "0.1.0"
 # Files a previous run leaves; a run directory holding only these may be reused.
 _RUN_ENTRIES = {
@@ -387,6 +388,7 @@ def profile(
     split_configurations: bool = False,
     object_level: bool = False,
     element_maps: bool = False,
+    values: bool = False,
     on_start: Callable[[], None] | None = None,
     on_collected: Callable[[], None] | None = None,
 ) -> RunSummary:
@@ -403,7 +405,9 @@ def profile(
     keeps one result entry per kernel and launch configuration instead of one per kernel. object_level: record
     only which allocations each kernel read and wrote (object_touches.json, for `reuselens memory`), without the
     access trace the reuse analysis needs (docs/memory.md, "Object-level mode"); element_maps (with object_level):
-    also count each object's touched bytes and accesses per slice on the GPU ("Element maps"). on_start() is called once the app
+    also count each object's touched bytes and accesses per slice on the GPU ("Element maps"). values: record each
+    lane's loaded or stored value beside its address (the value patch, docs/trace-format.md "Value companions"),
+    for the value redundancy analysis; not with object_level. on_start() is called once the app
     has started (the CLI loads the analysis meanwhile); on_collected(), from the launcher's thread, once the tool
     library has written its exit files while the app has not yet exited (the CLI analyses them meanwhile; never
     called when the app exits first, or without inotify). Raises a CollectorError subclass (one clear sentence) when
@@ -458,6 +462,16 @@ def profile(
             f"{Path(library).parent / OBJECTS_PATCH_FATBIN} is missing: the object-level mode needs the object "
             f"patch, built with the collector when nvcc is available; reinstall reuselens"
         )
+    if (
+        values
+        and not object_level
+        and not full_env.get("REUSELENS_PATCH")
+        and not (Path(library).parent / VALUES_PATCH_FATBIN).is_file()
+    ):
+        raise ToolLibraryMissingError(
+            f"{Path(library).parent / VALUES_PATCH_FATBIN} is missing: value mode needs the value patch, built "
+            f"with the collector when nvcc is available; reinstall reuselens"
+        )
     # Only the driver library before the start: initialising a GPU here took ~0.18 s of every run on the H200
     # host (benchmarks/results/h200-2026-12-02-s8, call 2), and the app initialises its own. When the app then
     # fails without the collector having seen a GPU, check_gpu says why (below).
@@ -495,12 +509,15 @@ def profile(
         "REUSELENS_SPLIT_CONFIGURATIONS",
         "REUSELENS_OBJECT_LEVEL",
         "REUSELENS_OBJECT_ELEMENTS",
+        "REUSELENS_VALUES",
     ):
         full_env.pop(key, None)
     if object_level:
         full_env["REUSELENS_OBJECT_LEVEL"] = "1"
         if element_maps:
             full_env["REUSELENS_OBJECT_ELEMENTS"] = "1"
+    if values and not object_level:
+        full_env["REUSELENS_VALUES"] = "1"
     if split_configurations:
         full_env["REUSELENS_SPLIT_CONFIGURATIONS"] = "1"
     if kernel_filter:

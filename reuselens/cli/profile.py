@@ -53,6 +53,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="--object-level, and count each object's touched bytes and accesses per slice on the GPU (element "
         "maps): the intra-object memory patterns exactly, still without an access trace",
     )
+    parser.add_argument(
+        "--values",
+        action="store_true",
+        help='also record each loaded and stored value, for value redundancy (docs/engine.md, "Value redundancy"); '
+        "slower than a plain profile",
+    )
     parser.add_argument("--no-analyze", action="store_true", help="only record the run")
     parser.add_argument("--top", type=positive_int, default=10, metavar="N", help="findings to print (default 10)")
     add_analysis_options(parser)
@@ -86,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
     run_dir = Path(args.run_dir or time.strftime("reuselens-run-%Y%m%d-%H%M%S"))
     if args.intra_object:
         args.object_level = True
+    if args.values and args.object_level:
+        raise SettingsError("--values needs the access trace: it cannot be combined with --object-level/--intra-object")
     preload = None if args.no_analyze else _import_analysis_while_the_app_runs(args.object_level, command[0])
     early = None if args.no_analyze else _EarlyAnalysis(_memory_table if args.object_level else _report, run_dir, args)
     with stage_progress() as progress:
@@ -103,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
             split_configurations=args.per_configuration,
             object_level=args.object_level,
             element_maps=args.intra_object,
+            values=args.values,
             on_start=preload.start if preload is not None else None,
             on_collected=early.start if early is not None else None,
         )

@@ -2,7 +2,9 @@
 
 It keeps dicts instead of shadow memory, exact barrier counters instead of modular ones, processes every lane
 in record order, and knows nothing about workers, batches, pages or routing. Its output is keyed by PCs, not
-node ids: edges {(from, to, label, prior): stats} and barrier spans {barrier: accesses}.
+node ids: edges {(from, to, label, prior): stats} and barrier spans {barrier: accesses}. With values (value
+mode, docs/engine.md "Value redundancy"), also value_edges {(from, to, label, prior): [loads compared with the
+granule's last loaded value, loads that found it again]}: LoadSpy's temporal redundancy (seeds/001).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import numpy as np
 
 MEM, BARRIER, BLOCK_EXIT = 1, 2, 3
 GLOBAL, SHARED, LOCAL = 1, 2, 3
-WRITE = 0x2
+READ, WRITE = 0x1, 0x2
 
 
 def _stats():
@@ -26,8 +28,11 @@ class Reference:
         self.edges = defaultdict(lambda: defaultdict(_stats))  # launch -> key -> stats
         self.spans = defaultdict(lambda: defaultdict(int))  # launch -> barrier pc key -> accesses
         self.launch_kernel = {}
+        self.gvals = {}  # granule -> the 4 bytes its last load returned
+        self.value_edges = defaultdict(lambda: defaultdict(lambda: [0, 0]))  # launch -> key -> [compared, same]
 
-    def run_launch(self, launch: int, kernel: int, threads: int, recs: np.ndarray) -> None:
+    def run_launch(self, launch: int, kernel: int, threads: int, recs: np.ndarray, values: dict | None = None) -> None:
+        """`values`: per index into `recs` of a memory record, (lanes with a value, silent lanes, 32 values)."""
         self.launch_kernel[launch] = kernel
         warps_per_block = (threads + 31) // 32
         blocks = {}  # block -> {"shared": {}, "local": {}, "warps": {}, "exited": {}, "done": 0}
@@ -38,6 +43,8 @@ class Reference:
                 {
                     "shared": {},
                     "local": {},
+                    "svals": {},
+                    "lvals": {},
                     "warps": defaultdict(lambda: [0, 0, None, None]),
                     "exited": defaultdict(int),
                     "done": 0,
@@ -48,7 +55,7 @@ class Reference:
             tail = threads % 32
             return 0xFFFFFFFF if (w + 1 < warps_per_block or tail == 0) else (1 << tail) - 1
 
-        for r in recs:
+        for i, r in enumerate(recs):
             t, b, w, pc = int(r["type"]), int(r["block"]), int(r["warp"]), (int(r["function_id"]), int(r["pc"]))
             st = block_state(b)
             ws = st["warps"][w]
@@ -71,11 +78,12 @@ class Reference:
                 if st["done"] >= warps_per_block:
                     del blocks[b]
                 continue
-            self._mem(launch, r, b, w, pc, st, ws)
+            self._mem(launch, r, b, w, pc, st, ws, (values or {}).get(i))
 
-    def _mem(self, launch, r, b, w, pc, st, ws):
+    def _mem(self, launch, r, b, w, pc, st, ws, vals=None):
         space, size, access = int(r["space"]), int(r["size"]), int(r["access"])
         write = bool(access & WRITE)
+        vmask, _, lane_values = vals if vals is not None and access == READ else (0, 0, None)
         seen = set()
         for lane in range(32):
             if not (int(r["active_mask"]) >> lane) & 1:
@@ -86,16 +94,23 @@ class Reference:
                 g = (addr >> 2) + k
                 nbytes = min(4, size - 4 * k)
                 if space == GLOBAL:
-                    table, key = self.glob, g
+                    table, vtable, key = self.glob, self.gvals, g
                 elif space == SHARED:
-                    table, key = st["shared"], g
+                    table, vtable, key = st["shared"], st["svals"], g
                 else:
-                    table, key = st["local"], (tid, g)
+                    table, vtable, key = st["local"], st["lvals"], (tid, g)
                 old = table.get(key)
                 table[key] = (launch, pc, b, tid, write, ws[0], ws[1])
                 same = space != LOCAL and g in seen
                 seen.add(g)
-                self._edge(launch, pc, old, same, b, w, tid, write, ws, nbytes, space)
+                edge = self._edge(launch, pc, old, same, b, w, tid, write, ws, nbytes, space)
+                if (vmask >> lane) & 1:
+                    now = (lane_values[lane] >> (32 * (k & 1))) & 0xFFFFFFFF
+                    if old is not None and key in vtable:
+                        counts = self.value_edges[launch][edge]
+                        counts[0] += 1
+                        counts[1] += vtable[key] == now
+                    vtable[key] = now
 
     def _edge(self, launch, pc, old, same, b, w, tid, write, ws, nbytes, space):
         to, label, prior, spanned, barrier = None, "cold", None, False, None
@@ -113,7 +128,8 @@ class Reference:
                 label, spanned, barrier = "warp_diff_inst", ws[1] > old[6], ws[3]
             else:
                 label, spanned, barrier = "block", ws[0] > old[5], ws[2]
-        s = self.edges[launch][(pc, to, label, prior)]
+        edge = (pc, to, label, prior)
+        s = self.edges[launch][edge]
         s["bytes"] += nbytes
         s["accesses"] += 1
         if old is not None and (to is not None or prior is not None):
@@ -122,6 +138,7 @@ class Reference:
             s["synced"] += 1
             s["synced_bytes"] += nbytes
             self.spans[launch][barrier] += 1
+        return edge
 
 
 def engine_edges(kernel: dict) -> dict:

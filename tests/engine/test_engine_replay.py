@@ -83,10 +83,19 @@ def test_wrong_magic(tmp_path):
         read_trace(p)
 
 
-def test_other_version(tmp_path):
-    p = write_trace(tmp_path / "x.rltrace", records([]), version=2)
-    with pytest.raises(TraceError, match="trace format version 2, this build reads version 1; re-record it"):
+@pytest.mark.parametrize("version", [0, 3])
+def test_other_version(tmp_path, version):
+    p = write_trace(tmp_path / "x.rltrace", records([]), version=version)
+    with pytest.raises(
+        TraceError, match=f"trace format version {version}, this build reads versions 1 to 2; re-record it"
+    ):
         read_trace(p)
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_both_versions_are_read(tmp_path, version):
+    p = write_trace(tmp_path / "x.rltrace", records([]), version=version)
+    assert read_trace(p).complete
 
 
 def test_foreign_record_size(tmp_path):

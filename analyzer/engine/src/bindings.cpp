@@ -85,6 +85,7 @@ PYBIND11_MODULE(_engine, m) {
   m.attr("RECORD_BYTES") = sizeof(RlRecord);
   m.attr("HEADER_BYTES") = sizeof(RlTraceHeader);
   m.attr("TRACE_VERSION") = RL_TRACE_VERSION;
+  m.attr("TRACE_MIN_VERSION") = RL_TRACE_MIN_VERSION;
   m.attr("JSON_VERSION") = RL_ENGINE_JSON_VERSION;
   m.def("record_layout", &record_layout, "field -> (offset, size) of RlRecord, from the C++ header");
   m.def("header_layout", &header_layout, "field -> (offset, size) of RlTraceHeader, from the C++ header");
@@ -94,17 +95,19 @@ PYBIND11_MODULE(_engine, m) {
       "bytes per slice of an object of `size` bytes, by the one slice rule (reuselens/object_touches.h)");
 
   py::class_<Engine>(m, "Engine")
-      .def(py::init([](unsigned workers, uint64_t budget, bool split_configurations, uint64_t inline_batch) {
-             EngineConfig c;
-             c.workers = workers;
-             c.shadow_budget_bytes = budget;
-             c.split_configurations = split_configurations;
-             c.inline_batch_records = inline_batch;
-             return new Engine(c);
-           }),
+      .def(py::init(
+               [](unsigned workers, uint64_t budget, bool split_configurations, uint64_t inline_batch, bool values) {
+                 EngineConfig c;
+                 c.workers = workers;
+                 c.shadow_budget_bytes = budget;
+                 c.split_configurations = split_configurations;
+                 c.inline_batch_records = inline_batch;
+                 c.values = values;
+                 return new Engine(c);
+               }),
            py::arg("workers") = 1, py::arg("shadow_budget_bytes") = uint64_t(8) << 30,
            py::arg("split_configurations") = false,
-           py::arg("inline_batch_records") = EngineConfig().inline_batch_records)
+           py::arg("inline_batch_records") = EngineConfig().inline_batch_records, py::arg("values") = false)
       .def("add_allocation", &Engine::add_allocation, py::arg("address"), py::arg("size"))
       .def("free_allocation", &Engine::free_allocation, py::arg("address"))
       .def("begin_launch", &begin_launch, py::arg("launch_id"), py::arg("kernel_function_id"), py::arg("grid"),

@@ -37,12 +37,61 @@ void Engine::Impl::phases12(const RlRecord* recs, size_t n, unsigned w, Worker& 
 
 void Engine::Impl::consume(const RlRecord* recs, size_t n) {
   if (!open) throw EngineError("consume() called with no open launch (begin_launch first)");
+  if (config.values) return consume_values(recs, n);
+  consume_records(recs, nullptr, n);
+}
+
+// Value mode: the records without their companions, each MEM record flagged RL_FLAG_VALUES paired with the record
+// after it. Padding (a companion of no record) is dropped; a flagged record whose next record is no companion
+// is replayed without values, as is one left held at the end of the launch.
+void Engine::Impl::consume_values(const RlRecord* recs, size_t n) {
+  compact.clear();
+  companions.clear();
+  size_t i = 0;
+  if (holding && n > 0) {
+    holding = false;
+    compact.push_back(held_record);
+    if (recs[0].type == RL_REC_VALUES) {
+      held_companion = recs[0];
+      companions.push_back(&held_companion);
+      i = 1;
+    } else {
+      companions.push_back(nullptr);
+    }
+  }
+  for (; i < n; ++i) {
+    const RlRecord& r = recs[i];
+    if (r.type == RL_REC_VALUES) continue;  // padding, or a companion whose record was malformed
+    const bool flagged = r.type == RL_REC_MEM && (r.flags & RL_FLAG_VALUES);
+    if (flagged && i + 1 == n) {
+      held_record = r;
+      holding = true;
+      break;
+    }
+    compact.push_back(r);
+    const bool paired = flagged && recs[i + 1].type == RL_REC_VALUES;
+    companions.push_back(paired ? &recs[i + 1] : nullptr);
+    if (paired) ++i;
+  }
+  consume_records(compact.data(), companions.data(), compact.size());
+}
+
+void Engine::Impl::release_held() {
+  if (!holding) return;
+  holding = false;
+  const RlRecord* none = nullptr;
+  consume_records(&held_record, &none, 1);
+}
+
+void Engine::Impl::consume_records(const RlRecord* recs, const RlRecord* const* values, size_t n) {
   for (auto& w : workers) w->page_lo = w->page_hi = 0;  // regions may have changed since the last call
   const size_t batch = batch_records(W);
   const auto start = std::chrono::steady_clock::now();
   while (n > 0) {
     size_t b = std::min(n, batch);
     ctx.resize(b);
+    batch_recs = recs;
+    batch_values = values;
     // Phases 1 and 2 in one run: a piece whose PCs are all known (the steady state) goes on to phase 2 at
     // once; the others wait for the serial insertion of their new PCs and run phase 2 in a second run.
     next_piece.store(0);
@@ -74,8 +123,11 @@ void Engine::Impl::consume(const RlRecord* recs, size_t n) {
     launch_records += b;
     counters.records += b;
     recs += b;
+    if (values) values += b;
     n -= b;
   }
+  batch_recs = nullptr;
+  batch_values = nullptr;
   counters.consume_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 }  // namespace reuselens

@@ -296,8 +296,14 @@ void Engine::Impl::distribute_and_route(const RlRecord& r, size_t i, Worker& wk)
   s.executions += 1;
   s.bytes += uint64_t(lanes) * r.size;
   s.lanes.add(lanes);
+  const RlRecord* values = values_of(r);
+  if (values) value_distribution(r, *values, s.values);
+  // Value mode compares every lane-granule's value with its granule's last loaded one, so no record takes the
+  // closed forms that skip lanes (a broadcast's followers, a coalesced run).
+  const uint8_t value_mode_off = batch_values ? uint8_t(kSharedGranule | kConsecutive) : 0;
   if (r.space == RL_SPACE_GLOBAL) {
     auto span = global_distribution(r, c, s, wk.scratch.data(), lanes);
+    c.flags &= uint8_t(~value_mode_off);
     uint64_t c_lo = chunk_of(span.first >> 2), c_hi = chunk_of((span.second >> 2) + (r.size + 3) / 4 - 1);
     if (c_lo == c_hi) c.flags |= kOneChunk;  // the common coalesced case: one owner, one shadow page
     // A broadcast's granule has one owner, which all warps reading that scalar meet (a matrix-vector product's
@@ -312,6 +318,31 @@ void Engine::Impl::distribute_and_route(const RlRecord& r, size_t i, Worker& wk)
     }
   } else if (r.space == RL_SPACE_SHARED) {
     shared_distribution(r, c, s);
+    c.flags &= uint8_t(~value_mode_off);
   }
+}
+
+// Value mode, per execution (docs/engine.md, "Value redundancy"): which lanes' values the companion holds, how
+// many were 0, which stores were silent (the companion's pc: the lanes whose store wrote the value already there),
+// whether the lanes agreed on one value, and spatial redundancy (LoadSpy, seeds/001 section 3): a lane that
+// accessed the element right after its lower neighbour's and found the same value.
+void Engine::Impl::value_distribution(const RlRecord& r, const RlRecord& v, ValueCounts& s) {
+  const uint32_t mask = v.active_mask & r.active_mask;
+  if (!mask) return;
+  const unsigned n = unsigned(popcount32(mask));
+  s.lanes += n;
+  if ((r.access & RL_ACCESS_WRITE) && !(r.access & RL_ACCESS_READ))
+    s.silent += unsigned(popcount32(uint32_t(v.pc) & mask));
+  const uint64_t first = v.addr[__builtin_ctz(mask)];
+  bool uniform = n >= 2;
+  for (uint32_t m = mask; m; m &= m - 1) {
+    const unsigned lane = unsigned(__builtin_ctz(m));
+    const uint64_t value = v.addr[lane];
+    s.zero += value == 0;
+    uniform &= value == first;
+    if (lane > 0 && (mask >> (lane - 1) & 1) && r.addr[lane - 1] + r.size == r.addr[lane] && v.addr[lane - 1] == value)
+      ++s.spatial;
+  }
+  s.uniform += uniform;
 }
 }  // namespace reuselens

@@ -107,6 +107,9 @@ struct Engine::Impl {
   template <unsigned kSpace>
   void replay_space(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk);
   void replay_record(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk);
+  template <unsigned kSpace>
+  uint64_t compare_value(uint64_t code, const RlRecord& values, unsigned lane, uint64_t g, uint64_t k, uint32_t tid,
+                         BlockState* bs, Worker& wk) const;
   void prefetch_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, size_t& hint);
   void phase4(const RlRecord* recs, size_t n, unsigned w);
 
@@ -148,6 +151,22 @@ struct Engine::Impl {
   // ---- the batch driver (consume.cpp) --------------------------------------------------------------------
   void phases12(const RlRecord* recs, size_t n, unsigned w, Worker& wk);
   void consume(const RlRecord* recs, size_t n);
+  void consume_records(const RlRecord* recs, const RlRecord* const* values, size_t n);
+
+  // ---- value mode (consume.cpp, docs/engine.md "Value redundancy") --------------------------------------
+  // consume() takes the companions out of the records (compact) and keeps, per record, its companion or null
+  // (companions); the steps find a record's companion through values_of. A record flagged RL_FLAG_VALUES that
+  // ends a consume() call waits in held_record for its companion, the next call's first record.
+  std::vector<RlRecord> compact;
+  std::vector<const RlRecord*> companions;
+  RlRecord held_record{}, held_companion{};
+  bool holding = false;
+  const RlRecord* batch_recs = nullptr;
+  const RlRecord* const* batch_values = nullptr;
+  const RlRecord* values_of(const RlRecord& r) const { return batch_values ? batch_values[&r - batch_recs] : nullptr; }
+  void consume_values(const RlRecord* recs, size_t n);
+  void release_held();
+  static void value_distribution(const RlRecord& r, const RlRecord& v, ValueCounts& s);
   // One run of the pool over a batch of `records`: parallel, or on this thread below
   // config.inline_batch_records; each worker adds the seconds `job` took to its busy[step].
   template <class Job>

@@ -155,7 +155,13 @@ class KernelWriter {
     put_hist(os_, "sectors_ideal", s.sectors_ideal);
     put_hist(os_, "wavefronts", s.wavefronts);
     put_hist(os_, "wavefronts_ideal", s.wavefronts_ideal);
-    os_ << ",\"bytes\":" << s.bytes << '}';
+    os_ << ",\"bytes\":" << s.bytes;
+    if (s.values.lanes) {  // value mode (docs/report-format.md, "values")
+      const ValueCounts& v = s.values;
+      os_ << ",\"values\":{\"lanes\":" << v.lanes << ",\"zero\":" << v.zero << ",\"silent\":" << v.silent
+          << ",\"uniform\":" << v.uniform << ",\"spatial\":" << v.spatial << '}';
+    }
+    os_ << '}';
   }
   void put_edges(const Group& g) {
     auto edges = local_edges<EdgeStats>(g.acc.edges, local_);
@@ -166,7 +172,9 @@ class KernelWriter {
     os_ << (i ? "," : "") << "{\"from\":" << k.from << ",\"to\":" << k.to << ",\"label\":\"" << kLabelNames[k.label]
         << "\",\"bytes\":" << s.bytes << ",\"accesses\":" << s.accesses << ",\"rar\":" << s.kind[0]
         << ",\"raw\":" << s.kind[1] << ",\"war\":" << s.kind[2] << ",\"waw\":" << s.kind[3]
-        << ",\"synced\":" << s.synced << ",\"synced_bytes\":" << s.synced_bytes << ",\"prior_kernel\":";
+        << ",\"synced\":" << s.synced << ",\"synced_bytes\":" << s.synced_bytes;
+    if (s.value_loads) os_ << ",\"value_loads\":" << s.value_loads << ",\"same_value\":" << s.same_value;
+    os_ << ",\"prior_kernel\":";
     if (k.prior_kernel == kNone) {
       os_ << "null}";
     } else {

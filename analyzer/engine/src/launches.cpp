@@ -37,6 +37,7 @@ void Engine::Impl::wrap_generations() {
 }
 void Engine::Impl::end_launch(bool complete) {
   if (!open) throw EngineError("end_launch() with no open launch");
+  release_held();
   Configuration shape{};
   for (int d = 0; d < 3; ++d) {
     shape.grid[d] = launch.grid[d];

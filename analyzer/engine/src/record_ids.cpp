@@ -65,6 +65,7 @@ bool Engine::Impl::plausible(const RlRecord& r) const {
          ((!bar) | ((r.space >= RL_BARRIER_BLOCK) & (r.space <= RL_BARRIER_MBARRIER)));
 }
 std::string Engine::Impl::check_record(const RlRecord& r) const {
+  if (r.type == RL_REC_VALUES) return "a value companion (record type 4) in a launch analysed without value mode";
   if (r.type < RL_REC_MEM || r.type > RL_REC_BLOCK_EXIT) return "unknown record type " + std::to_string(r.type);
   if (r.warp >= warps_per_block) {
     return "warp index " + std::to_string(r.warp) + " but the block has " + std::to_string(warps_per_block) + " warps";

@@ -13,6 +13,8 @@ namespace {
 
 constexpr uint64_t kLocalThreadShift = 48;
 constexpr uint64_t kCodeSynced = 1ull << 31, kCodePriorWrote = 1ull << 56;  // Run::code bits
+// Value mode (Run::code bits): a load whose granule's last loaded value was known, and one that loaded it again.
+constexpr uint64_t kCodeValueLoad = 1ull << 57, kCodeSameValue = 1ull << 58;
 
 // Label (section 3.1) of an access against a prior access of the same block by another issue: same thread, same
 // warp (synced when a warp barrier of that warp ran between them) or the block (synced by a block barrier).
@@ -60,7 +62,8 @@ Entry* Engine::Impl::global_entry(uint64_t granule, Worker& wk) {
 // into a run before they reach the EdgeBuffer: most lanes of a warp hit the same edge. `code` packs the
 // outcome: bits 0-27 node of the prior access (to / prior_node), bits 28-30 label, bit 31 separated by a
 // barrier (synced), bits 32-55 generation of a prior access of an earlier launch (cold edge with a
-// prior-kernel origin; 0 otherwise), bit 56 the prior access wrote. code 0 = cold with no prior access (no
+// prior-kernel origin; 0 otherwise), bit 56 the prior access wrote, bits 57-58 value mode's comparison of a load
+// with the granule's last loaded value (kCodeValueLoad, kCodeSameValue). code 0 = cold with no prior access (no
 // access kind counted). The barrier an edge credits is a function of the label within one record
 // (c.sync.bar_any / c.sync.bar_block), so it need not be part of the code.
 // No member initialisers: the outcome table of a record (replay_lanes) would be cleared for every record (a
@@ -99,6 +102,10 @@ void Engine::Impl::flush_run(const Run& run, const RlRecord& r, const Ctx& c, Wo
   if (run.code & kCodeSynced) {
     s.synced += run.accesses;
     s.synced_bytes += run.bytes;
+  }
+  if (run.code & kCodeValueLoad) {
+    s.value_loads += run.accesses;
+    if (run.code & kCodeSameValue) s.same_value += run.accesses;
   }
 }
 
@@ -300,6 +307,22 @@ bool Engine::Impl::replay_shared_groups(const RlRecord& r, const Ctx& c, uint32_
   return true;
 }
 
+// Value mode, one load lane-granule (LoadSpy's temporal redundancy, seeds/001 section 3; docs/engine.md "Value
+// redundancy"): against the value the granule's last load returned, when a prior access of the granule exists
+// (code != 0: the same allocation's data; memory freed and allocated again starts cold) and a load was seen;
+// the granule then remembers this load's value. Returns `code` with the comparison's bits.
+template <unsigned kSpace>
+uint64_t Engine::Impl::compare_value(uint64_t code, const RlRecord& values, unsigned lane, uint64_t g, uint64_t k,
+                                     uint32_t tid, BlockState* bs, Worker& wk) const {
+  uint64_t* seen = kSpace == RL_SPACE_GLOBAL   ? wk.global_values.entry(0, g)
+                   : kSpace == RL_SPACE_SHARED ? bs->shared_values.entry(0, g)
+                                               : bs->local_values.entry(uint64_t(tid) << kLocalThreadShift, g);
+  const uint64_t now = kValueSeen | granule_value(values.addr[lane], k);
+  if (code != 0 && (*seen & kValueSeen)) code |= kCodeValueLoad | (*seen == now ? kCodeSameValue : 0);
+  *seen = now;
+  return code;
+}
+
 // All lane-granules of one record (or of the lanes `mask` routed to this worker), specialised per space, for
 // one-granule accesses (size <= 4, the common case: a run's bytes are accesses * size) and for global records
 // whose granules all lie in one shadow page of a region (kDirect: `page` + (g - `page_lo`), no lookup).
@@ -342,8 +365,11 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
   }
   if constexpr (kSpace == RL_SPACE_SHARED) {
     if ((c.flags & kConsecutive) && mask == r.active_mask && replay_shared_consecutive(r, c, mask, wk)) return;
-    if (check_same && (mask & (mask - 1)) && replay_shared_groups(r, c, mask, wk, granules)) return;
+    if (check_same && (mask & (mask - 1)) && !batch_values && replay_shared_groups(r, c, mask, wk, granules)) return;
   }
+  // Value mode: each lane's value (its companion, null without one), compared per lane-granule below.
+  const RlRecord* values = values_of(r);
+  const bool plain_load = !(r.access & RL_ACCESS_WRITE);
   if (check_same) wk.same.begin(size_t(popcount32(mask)) * granules);
   if constexpr (kDirect) {  // every lane lies in that region's page, and so in one of its slices
     wk.page_region->note_accesses(r.access, page_lo, w, uint64_t(popcount32(mask)) * granules);
@@ -419,6 +445,8 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
           }
         }
       }
+      if (values && plain_load && (values->active_mask >> lane & 1))
+        code = compare_value<kSpace>(code, *values, lane, g, k, tid, bs, wk);
       if (code != run.code) {
         flush();
         run.code = code;

@@ -34,13 +34,32 @@ struct Histogram {
   }
 };
 
+// What value mode learns of one PC's values per execution (docs/engine.md, "Value redundancy"); all zero
+// without values.
+struct ValueCounts {
+  uint64_t lanes = 0;    // lanes whose value the trace holds
+  uint64_t zero = 0;     // of those, lanes whose value was 0
+  uint64_t silent = 0;   // store lanes that wrote the value the location already held
+  uint64_t uniform = 0;  // executions whose valued lanes (two or more) all had one value
+  uint64_t spatial = 0;  // lanes whose value equals the lane's before it, which accessed the element before
+  void merge(const ValueCounts& o) {
+    lanes += o.lanes;
+    zero += o.zero;
+    silent += o.silent;
+    uniform += o.uniform;
+    spatial += o.spatial;
+  }
+};
+
 struct NodeStats {
   uint64_t executions = 0;
   uint64_t bytes = 0;  // lane bytes = W_total(v)
   Histogram lanes, addresses, sectors, sectors_ideal, wavefronts, wavefronts_ideal;
+  ValueCounts values;
   void merge(const NodeStats& o) {
     executions += o.executions;
     bytes += o.bytes;
+    values.merge(o.values);
     lanes.merge(o.lanes);
     addresses.merge(o.addresses);
     sectors.merge(o.sectors);
@@ -84,7 +103,12 @@ struct EdgeStats {
   uint64_t bytes = 0, accesses = 0;
   uint64_t kind[4] = {0, 0, 0, 0};        // index (current writes) * 2 + (prior wrote): rar, raw, war, waw
   uint64_t synced = 0, synced_bytes = 0;  // cross-thread accesses with a barrier between the pair
+  // Value mode: load lane-granules whose granule's last loaded value was known, and of those, the ones that
+  // loaded that value again (temporal redundancy, split by this edge's Topological Distance).
+  uint64_t value_loads = 0, same_value = 0;
   void merge(const EdgeStats& o) {
+    value_loads += o.value_loads;
+    same_value += o.same_value;
     bytes += o.bytes;
     accesses += o.accesses;
     for (int i = 0; i < 4; ++i) kind[i] += o.kind[i];

@@ -14,6 +14,7 @@
 #include "shadow.h"
 #include "shared_shadow.h"
 #include "stats.h"
+#include "value_shadow.h"
 
 namespace reuselens {
 namespace detail {
@@ -25,20 +26,22 @@ struct WarpState {
 
 // Everything the engine keeps about one running block; only the worker owning the block touches it.
 struct BlockState {
-  explicit BlockState(Budget* b) : shared(b), local(b) {}
+  explicit BlockState(Budget* b) : shared(b), local(b), shared_values(b), local_values(b) {}
   SharedShadow shared;
   PagedShadow local;
+  ValueShadow shared_values, local_values;  // value mode only
   WarpState warps[32];
   uint32_t exited[32] = {0};  // per warp: lanes that executed EXIT so far
   uint32_t warps_done = 0;
 };
 
 struct Worker {
-  explicit Worker(Budget* b) : budget(b), fallback(b) {}
+  explicit Worker(Budget* b) : budget(b), fallback(b), global_values(b) {}
   Budget* budget;
   Accumulator acc;                                  // this launch, this worker
   std::unordered_map<uint64_t, BlockState> blocks;  // running blocks this worker owns
   PagedShadow fallback;                             // global granules outside allocations, owned chunks
+  ValueShadow global_values;                        // value mode: the global granules this worker owns
   SameIssueTable same;
   EdgeBuffer buffer;
   std::vector<Routed<uint32_t>> by_block;  // phase 2 output, per block owner: record indices

@@ -14,14 +14,15 @@ namespace rlc {
 
 namespace {
 
-// The device patch next to this library, unless REUSELENS_PATCH names one: the trace patch (patch.cu), or in
-// object-level mode the object patch (object_patch.cu).
-std::string default_patch_path(bool object_level) {
+// The device patch next to this library, unless REUSELENS_PATCH names one: the trace patch (patch.cu), in value
+// mode the same built with RL_VALUES, in object-level mode the object patch (object_patch.cu).
+std::string default_patch_path(bool object_level, bool values) {
   Dl_info info;
   if (dladdr(reinterpret_cast<void*>(&default_patch_path), &info) && info.dli_fname) {
     std::string self(info.dli_fname);
-    return self.substr(0, self.rfind('/') + 1) +
-           (object_level ? "reuselens_objects_patch.fatbin" : "reuselens_patch.fatbin");
+    return self.substr(0, self.rfind('/') + 1) + (object_level ? "reuselens_objects_patch.fatbin"
+                                                  : values     ? "reuselens_values_patch.fatbin"
+                                                               : "reuselens_patch.fatbin");
   }
   return "";
 }
@@ -59,7 +60,8 @@ Config read_config() {
   const std::string cap = getenv_str("REUSELENS_ELEMENT_MAP_BYTES");
   if (!cap.empty()) c.element_map_cap = strtoull(cap.c_str(), nullptr, 10);
   c.patch_path = getenv_str("REUSELENS_PATCH");
-  if (c.patch_path.empty()) c.patch_path = default_patch_path(c.object_level);
+  c.values = !c.object_level && getenv_str("REUSELENS_VALUES") == "1";
+  if (c.patch_path.empty()) c.patch_path = default_patch_path(c.object_level, c.values);
   parse_launch_range(getenv_str("REUSELENS_LAUNCH_RANGE"), &c);
   std::string bb = getenv_str("REUSELENS_BUFFER_BYTES");
   std::string nb = getenv_str("REUSELENS_BUFFERS");

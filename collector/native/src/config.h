@@ -24,6 +24,9 @@ struct Config {
   bool object_level = false;  // REUSELENS_OBJECT_LEVEL=1: object marks, no access trace (object_launches.cpp)
   // REUSELENS_OBJECT_ELEMENTS=1 (with object_level): each object's element map too (element_maps.cpp)
   bool object_elements = false;
+  // REUSELENS_VALUES=1 (not with object_level): the value patch, whose MEM records carry their lanes' values in a
+  // companion record (docs/trace-format.md, "Value companions"), for the value redundancy analysis
+  bool values = false;
   // REUSELENS_ELEMENT_MAP_BYTES: at most this much device memory for the maps made at one table upload, besides
   // the share of the free memory (a test of the coarse maps; default: no cap)
   uint64_t element_map_cap = UINT64_MAX;

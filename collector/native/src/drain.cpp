@@ -61,6 +61,9 @@ void Drainer::drain_generation(DrainJob& job, uint64_t gen, uint64_t count) {
   const double t0 = now_s();
   resolve_records(ranges_, recs, count, &job.unresolved);
   const double t1 = now_s();
+  if (count_companions_) {
+    for (uint64_t i = 0; i < count; ++i) job.companions += recs[i].type == reuselens::RL_REC_VALUES;
+  }
   for (auto& s : sinks_) s->consume(recs, count);
   job.resolve_s += t1 - t0;
   job.sinks_s += now_s() - t1;

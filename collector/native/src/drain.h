@@ -35,12 +35,14 @@ struct DrainJob {
   uint64_t total = 0;  // tickets handed out, valid when ended && !faulted
   bool done = false;   // drain thread finished with this job
   uint64_t unresolved = 0;
+  uint64_t companions = 0;            // value mode: slots of value companions and padding among `drained` (not records)
   double resolve_s = 0, sinks_s = 0;  // drain-thread time in PC resolution / in the sinks (the engine queue's copy)
 };
 
 class Drainer {
  public:
   explicit Drainer(std::vector<std::unique_ptr<RecordSink>>& sinks) : sinks_(sinks) {}
+  void count_companions(bool on) { count_companions_ = on; }  // value mode: slots that are not records
   void start();
   DrainJob* current();          // the job in flight, or nullptr
   void publish(DrainJob* job);  // the drain thread starts on it
@@ -51,6 +53,7 @@ class Drainer {
   void stop();  // ends and joins the thread
 
  private:
+  bool count_companions_ = false;
   void loop();
   void drain_generation(DrainJob& job, uint64_t gen, uint64_t count);
 

@@ -11,6 +11,7 @@
 
 #include "json.h"
 #include "reuselens/engine.h"
+#include "support.h"
 
 namespace rlc {
 namespace {
@@ -130,6 +131,8 @@ std::unique_ptr<RecordSink> make_engine_sink() {
   if (const char* b = getenv("REUSELENS_SHADOW_BUDGET_BYTES")) config.shadow_budget_bytes = strtoull(b, nullptr, 10);
   // One result entry per launch configuration instead of per kernel (`reuselens profile --per-configuration`).
   if (const char* s = getenv("REUSELENS_SPLIT_CONFIGURATIONS")) config.split_configurations = s[0] == '1';
+  // Value mode (`reuselens profile --values`): records come with value companions (config.cpp, Config::values).
+  config.values = getenv_str("REUSELENS_VALUES") == "1" && getenv_str("REUSELENS_OBJECT_LEVEL") != "1";
   try {
     return std::make_unique<EngineSink>(config);
   } catch (const std::exception&) {

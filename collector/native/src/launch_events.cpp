@@ -247,9 +247,9 @@ void Tool::record_outcome(DrainJob* job, const std::string& kernel, const Kernel
     error("launch " + std::to_string(le.id) + ": drained " + std::to_string(job->drained) + " records of " +
           std::to_string(total));
   end_launch_in_sinks(complete);
-  run_.records_total += job->drained;
+  run_.records_total += job->drained - job->companions;
   run_.unresolved_total += job->unresolved;
-  le.records = job->drained;
+  le.records = job->drained - job->companions;
   le.flushes = job->flushes;
   le.status = faulted ? "faulted" : (complete ? "complete" : "incomplete");
   le.seconds = now_s() - le.seconds;
@@ -257,7 +257,7 @@ void Tool::record_outcome(DrainJob* job, const std::string& kernel, const Kernel
   diag_.log(
       "launch %llu: %llu records in %llu flushes, %.3f s; drain thread: resolving PCs %.3f s, sinks %.3f s; "
       "GPU: %llu tickets waited for a buffer, %llu polls of the host",
-      (unsigned long long)le.id, (unsigned long long)job->drained, (unsigned long long)job->flushes, le.seconds,
+      (unsigned long long)le.id, (unsigned long long)le.records, (unsigned long long)job->flushes, le.seconds,
       job->resolve_s, job->sinks_s, (unsigned long long)end.waits, (unsigned long long)end.polls);
   if (faulted && !diag_.fault) {
     diag_.fault = true;

@@ -22,10 +22,8 @@ __device__ __forceinline__ uint32_t warp_in_block() {
   return t / 32;
 }
 
-// Leader only: take a ticket and wait until its buffer may be written.
-__device__ __forceinline__ unsigned long long take_ticket(RlDeviceState* s) {
-  unsigned long long t = atomicAdd(&s->head, 1ull);
-  const unsigned long long gen = t / s->capacity;
+// Leader only: wait until the buffer of generation `gen` may be written.
+__device__ __forceinline__ void wait_for_buffer(RlDeviceState* s, unsigned long long gen) {
   const uint32_t b = (uint32_t)(gen % s->nbuf);
   volatile unsigned long long* cache = &s->allowed_cache[b];
   if (*cache < gen) {
@@ -44,7 +42,6 @@ __device__ __forceinline__ unsigned long long take_ticket(RlDeviceState* s) {
       if (ns < 4096) ns *= 2;
     }
   }
-  return t;
 }
 
 __device__ __forceinline__ RlRecord* record_at(RlDeviceState* s, unsigned long long t) {
@@ -59,15 +56,34 @@ __device__ __forceinline__ void release_fence_system() { asm volatile("fence.acq
 
 // Leader only, after its release fence: count the record; the writer completing a generation hands the buffer to
 // the host.
-__device__ __forceinline__ void commit(RlDeviceState* s, unsigned long long t) {
+__device__ __forceinline__ void commit(RlDeviceState* s, unsigned long long t, unsigned n = 1) {
   const unsigned long long gen = t / s->capacity;
   const uint32_t b = (uint32_t)(gen % s->nbuf);
   const unsigned long long use = gen / s->nbuf;  // how many times buffer b was filled before
-  unsigned long long done = atomicAdd(&s->committed[b], 1ull) + 1ull;
+  unsigned long long done = atomicAdd(&s->committed[b], (unsigned long long)n) + n;
   if (done == (use + 1ull) * s->capacity) {
     release_fence_system();  // acquires every committer's records (their release fences, through the counter)
     *(volatile uint64_t*)(s->host_ready + b) = gen + 1ull;
     __threadfence_system();
+  }
+}
+
+// Leader only: `n` consecutive slots in one buffer (a record and its value companion, docs/trace-format.md "Value
+// companions"). Slots that would straddle a buffer's end become padding (a VALUES record of no lanes, committed
+// like any record) and the record takes the next ones: a companion is always the slot after its record.
+__device__ __forceinline__ unsigned long long take_ticket(RlDeviceState* s, unsigned n = 1) {
+  for (;;) {
+    const unsigned long long t = atomicAdd(&s->head, (unsigned long long)n);
+    wait_for_buffer(s, t / s->capacity);
+    if (n == 1 || t % s->capacity + n <= s->capacity) return t;
+    for (unsigned long long u = t; u < t + n; ++u) {
+      if (u % s->capacity == 0) wait_for_buffer(s, u / s->capacity);
+      uint64_t* w = reinterpret_cast<uint64_t*>(record_at(s, u));
+      w[0] = (uint64_t)reuselens::RL_REC_VALUES;
+      for (int i = 1; i < (int)(sizeof(RlRecord) / 8); ++i) w[i] = 0;
+      release_fence_system();
+      commit(s, u);
+    }
   }
 }
 
@@ -77,20 +93,37 @@ __device__ __forceinline__ uint64_t header_word(uint8_t type, uint8_t space, uin
          ((uint64_t)size << 32) | ((uint64_t)warp << 48);
 }
 
+// A lane's value in value mode (docs/trace-format.md, "Value companions"): `known` false when the trace gets none
+// (atomics, ldmatrix rows, bulk copies, sizes above 16 bytes).
+struct LaneValue {
+  uint64_t bits = 0;
+  bool known = false;
+  bool silent = false;  // a store of the value the location already held
+};
+
 // One record for the converged lanes executing this instruction; `addr` is this lane's address.
 // lane_limit_mask: lanes that may be recorded (ldmatrix: lanes supplying a row address).
 // with_addr false (BARRIER, BLOCK_EXIT): the record keeps the executing lanes' mask, all addresses 0.
+// In value mode (RL_VALUES) a MEM record is followed by its value companion: the slot after it holds each
+// recorded lane's `value`.
 __device__ __forceinline__ void emit(void* userdata, uint64_t pc, uint64_t addr, uint32_t size, uint8_t type,
                                      uint8_t space, uint8_t access, uint8_t flags, uint32_t lane_limit_mask,
-                                     bool with_addr = true) {
+                                     bool with_addr = true, LaneValue value = LaneValue()) {
   RlDeviceState* s = static_cast<RlDeviceState*>(userdata);
   if (s == nullptr || s->enabled == 0) return;
   const uint32_t mask = __activemask();
   const uint32_t lane = lane_id();
   const uint32_t leader = __ffs(mask) - 1;
   const uint32_t recorded = mask & lane_limit_mask;
+#ifdef RL_VALUES
+  const unsigned slots = type == reuselens::RL_REC_MEM ? 2u : 1u;
+  if (slots == 2) flags |= reuselens::RL_FLAG_VALUES;
+#else
+  const unsigned slots = 1;
+  (void)value;
+#endif
   unsigned long long t = 0;
-  if (lane == leader) t = take_ticket(s);
+  if (lane == leader) t = take_ticket(s, slots);
   t = __shfl_sync(mask, t, leader);
   RlRecord* r = record_at(s, t);
   if (lane == leader) {
@@ -107,6 +140,29 @@ __device__ __forceinline__ void emit(void* userdata, uint64_t pc, uint64_t addr,
     }
   }
   if (with_addr && ((recorded >> lane) & 1u)) r->addr[lane] = addr;
+#ifdef RL_VALUES
+  if (slots == 2) {
+    // The companion: lanes with a value, the silent stores among them (in `pc`), each lane's value; its function
+    // id is 0, so the host's PC resolution passes it by.
+    const uint32_t valued = __ballot_sync(mask, value.known) & recorded;
+    const uint32_t silent = __ballot_sync(mask, value.known && value.silent) & recorded;
+    RlRecord* v = r + 1;
+    if (lane == leader) {
+      uint64_t* w = reinterpret_cast<uint64_t*>(v);
+      w[0] = header_word(reuselens::RL_REC_VALUES, space, access, 0, (uint16_t)size, (uint16_t)warp_in_block());
+      w[1] = (uint64_t)valued << 32;
+      w[2] = silent;
+      w[3] = flat_block();
+      uint32_t idle = ~valued;
+      while (idle) {
+        const int i = __ffs(idle) - 1;
+        idle &= idle - 1;
+        v->addr[i] = 0;
+      }
+    }
+    if ((valued >> lane) & 1u) v->addr[lane] = value.bits;
+  }
+#endif
   // The lanes' writes reach the leader through the warp barrier, and the leader's release fence orders all of
   // them (fences are cumulative) before its commit; the committer that completes the buffer acquires through the
   // same counter before it raises host_ready. One release per record instead of a sequentially consistent
@@ -114,35 +170,109 @@ __device__ __forceinline__ void emit(void* userdata, uint64_t pc, uint64_t addr,
   __syncwarp(mask);
   if (lane == leader) {
     release_fence_system();
-    commit(s, t);
+    commit(s, t, slots);
   }
 }
+
+#ifdef RL_VALUES
+// The `size` bytes at generic address `p` as one companion value: zero-extended up to 8 bytes, a 64-bit hash of
+// 16 (0 only for 16 zero bytes, as far as a hash can promise); unknown for other sizes.
+__device__ __forceinline__ LaneValue value_at(const void* p, uint32_t size) {
+  LaneValue v;
+  v.known = true;
+  switch (size) {
+    case 1:
+      v.bits = *static_cast<const volatile uint8_t*>(p);
+      break;
+    case 2:
+      v.bits = *static_cast<const volatile uint16_t*>(p);
+      break;
+    case 4:
+      v.bits = *static_cast<const volatile uint32_t*>(p);
+      break;
+    case 8:
+      v.bits = *static_cast<const volatile uint64_t*>(p);
+      break;
+    case 16: {
+      const uint64_t lo = static_cast<const volatile uint64_t*>(p)[0], hi = static_cast<const volatile uint64_t*>(p)[1];
+      const uint64_t m = hi * 0x9E3779B97F4A7C15ull;
+      v.bits = lo ^ ((m << 32) | (m >> 32));
+      break;
+    }
+    default:
+      v.known = false;
+  }
+  return v;
+}
+
+// Where the instruction's data is, as a generic address: global addresses are generic already; shared and local
+// ones are offsets in their window.
+__device__ __forceinline__ const void* generic(uint8_t space, uint64_t addr) {
+  if (space == reuselens::RL_SPACE_SHARED) return __cvta_shared_to_generic((size_t)addr);
+  if (space == reuselens::RL_SPACE_LOCAL) return __cvta_local_to_generic((size_t)addr);
+  return reinterpret_cast<const void*>(addr);
+}
+
+// The value of one lane's access, read before the instruction runs: a load's is what it will load, a store's
+// what it will write (`data`, from the Sanitizer), and silent when the location holds it already. Atomics
+// (read and write) get none: the Sanitizer gives no operand for them.
+__device__ __forceinline__ LaneValue access_value(uint8_t space, uint64_t addr, uint32_t size, uint32_t flags,
+                                                  const void* data) {
+  const bool read = flags & reuselens::RL_ACCESS_READ, write = flags & reuselens::RL_ACCESS_WRITE;
+  if (read == write) return LaneValue();
+  const void* p = generic(space, addr);
+  if (read) return value_at(p, size);
+  if (data == nullptr) return LaneValue();
+  LaneValue stored = value_at(data, size);
+  stored.silent = stored.known && value_at(p, size).bits == stored.bits;
+  return stored;
+}
+#define RL_VALUE(space, addr, size, flags, data) access_value(space, addr, size, flags, data)
+#else
+#define RL_VALUE(space, addr, size, flags, data) LaneValue()
+#endif
 
 }  // namespace
 
 #define RL_CB extern "C" __device__ __noinline__ SanitizerPatchResult
 
-RL_CB rl_global(void* ud, uint64_t pc, void* ptr, uint32_t size, uint32_t flags, const void*) {
-  emit(ud, pc, (uint64_t)ptr, size, reuselens::RL_REC_MEM, reuselens::RL_SPACE_GLOBAL, (uint8_t)flags, 0, ~0u);
+// One memory access of `space`; in value mode with the lane's value (RL_VALUE).
+__device__ __forceinline__ void emit_access(void* ud, uint64_t pc, uint64_t addr, uint32_t size, uint32_t flags,
+                                            uint8_t space, const void* data) {
+  RlDeviceState* s = static_cast<RlDeviceState*>(ud);
+  if (s == nullptr || s->enabled == 0) return;  // before the value's read: an unselected launch pays nothing more
+  emit(ud, pc, addr, size, reuselens::RL_REC_MEM, space, (uint8_t)flags, 0, ~0u, true,
+       RL_VALUE(space, addr, size, flags, data));
+}
+
+RL_CB rl_global(void* ud, uint64_t pc, void* ptr, uint32_t size, uint32_t flags, const void* data) {
+  emit_access(ud, pc, (uint64_t)ptr, size, flags, reuselens::RL_SPACE_GLOBAL, data);
   return SANITIZER_PATCH_SUCCESS;
 }
 
-RL_CB rl_shared(void* ud, uint64_t pc, void* ptr, uint32_t size, uint32_t flags, const void*) {
-  emit(ud, pc, (uint64_t)ptr, size, reuselens::RL_REC_MEM, reuselens::RL_SPACE_SHARED, (uint8_t)flags, 0, ~0u);
+RL_CB rl_shared(void* ud, uint64_t pc, void* ptr, uint32_t size, uint32_t flags, const void* data) {
+  emit_access(ud, pc, (uint64_t)ptr, size, flags, reuselens::RL_SPACE_SHARED, data);
   return SANITIZER_PATCH_SUCCESS;
 }
 
-RL_CB rl_local(void* ud, uint64_t pc, void* ptr, uint32_t size, uint32_t flags, const void*) {
-  emit(ud, pc, (uint64_t)ptr, size, reuselens::RL_REC_MEM, reuselens::RL_SPACE_LOCAL, (uint8_t)flags, 0, ~0u);
+RL_CB rl_local(void* ud, uint64_t pc, void* ptr, uint32_t size, uint32_t flags, const void* data) {
+  emit_access(ud, pc, (uint64_t)ptr, size, flags, reuselens::RL_SPACE_LOCAL, data);
   return SANITIZER_PATCH_SUCCESS;
 }
 
-// cp.async (LDGSTS): a global read at pc and a shared write at pc + 1, both flagged ASYNC_COPY.
+// cp.async (LDGSTS): a global read at pc and a shared write at pc + 1, both flagged ASYNC_COPY. In value mode both
+// halves carry the copied value, read from the source; the shared half's is silent when the destination holds it
+// already.
 RL_CB rl_memcpy_async(void* ud, uint64_t pc, void* src, uint32_t dst, uint32_t size) {
+  RlDeviceState* s = static_cast<RlDeviceState*>(ud);
+  if (s == nullptr || s->enabled == 0) return SANITIZER_PATCH_SUCCESS;
+  const LaneValue copied =
+      RL_VALUE(reuselens::RL_SPACE_GLOBAL, (uint64_t)src, size, reuselens::RL_ACCESS_READ, nullptr);
   emit(ud, pc, (uint64_t)src, size, reuselens::RL_REC_MEM, reuselens::RL_SPACE_GLOBAL, reuselens::RL_ACCESS_READ,
-       reuselens::RL_FLAG_ASYNC_COPY, ~0u);
+       reuselens::RL_FLAG_ASYNC_COPY, ~0u, true, copied);
   emit(ud, pc + 1, (uint64_t)dst, size, reuselens::RL_REC_MEM, reuselens::RL_SPACE_SHARED, reuselens::RL_ACCESS_WRITE,
-       reuselens::RL_FLAG_ASYNC_COPY, ~0u);
+       reuselens::RL_FLAG_ASYNC_COPY, ~0u, true,
+       RL_VALUE(reuselens::RL_SPACE_SHARED, (uint64_t)dst, size, reuselens::RL_ACCESS_WRITE, src));
   return SANITIZER_PATCH_SUCCESS;
 }
 

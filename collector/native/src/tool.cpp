@@ -91,6 +91,7 @@ bool Tool::claim() {
     diag_.fault_reason = "device patch missing";
   }
   open_sinks();
+  drainer_.count_companions(cfg_.values);
   drainer_.start();
   run_.driver = nvidia_driver_version();
   write_run_json(false);
@@ -186,10 +187,10 @@ void Tool::at_exit() {
   if (object_launch_.active) diag_.log("exit: finishing the object-level launch still open");
   finish_object_launch(g);
   if (cfg_.object_level)
-    diag_.log("exit: object-level: %llu launches; their LAUNCH_BEGIN callbacks %.3f s (the state's set-up %.3f s), "
-              "waits for the kernels and their marks %.3f s",
-              (unsigned long long)object_times_.launches, object_times_.begin_s, object_times_.setup_s,
-              object_times_.wait_s);
+    diag_.log(
+        "exit: object-level: %llu launches; their LAUNCH_BEGIN callbacks %.3f s (the state's set-up %.3f s), "
+        "waits for the kernels and their marks %.3f s",
+        (unsigned long long)object_times_.launches, object_times_.begin_s, object_times_.setup_s, object_times_.wait_s);
   if (cfg_.object_elements) collect_all_element_maps();
   exited_ = true;
   drainer_.stop();

@@ -49,6 +49,10 @@ struct EngineConfig {
   // workers: the same results, without the hand-over a short launch cannot repay (real applications have
   // hundreds of launches of a few hundred to a few thousand records). 0: never.
   uint64_t inline_batch_records = 2048;
+  // Value mode: MEM records flagged RL_FLAG_VALUES are followed by their value companion, and padding records may
+  // appear anywhere (docs/trace-format.md, "Value companions"); the results gain value redundancy (docs/engine.md,
+  // "Value redundancy"). Without it, a companion is a malformed record.
+  bool values = false;
 };
 
 struct LaunchInfo {

@@ -9,16 +9,20 @@ namespace reuselens {
 #endif
 
 #define RL_TRACE_MAGIC "RLTRACE"  // 8 bytes with the terminating NUL
-#define RL_TRACE_VERSION 1u
+#define RL_TRACE_VERSION 2u       // 2: may hold value companions (RL_REC_VALUES); 1 never does
+#define RL_TRACE_MIN_VERSION 1u   // the oldest version readers accept
 #define RL_WARP_SIZE 32
 
-enum RlRecordType { RL_REC_MEM = 1, RL_REC_BARRIER = 2, RL_REC_BLOCK_EXIT = 3 };
+// VALUES: the value companion of the MEM record just before it (value mode, docs/trace-format.md "Value
+// companions"), or padding (active_mask 0, no MEM record before it flagged RL_FLAG_VALUES).
+enum RlRecordType { RL_REC_MEM = 1, RL_REC_BARRIER = 2, RL_REC_BLOCK_EXIT = 3, RL_REC_VALUES = 4 };
 enum RlSpace { RL_SPACE_GLOBAL = 1, RL_SPACE_SHARED = 2, RL_SPACE_LOCAL = 3 };
 enum RlBarrierKind { RL_BARRIER_BLOCK = 1, RL_BARRIER_WARP = 2, RL_BARRIER_MBARRIER = 3 };
 // Sanitizer access flags as received (SANITIZER_MEMORY_DEVICE_FLAG_*): READ|WRITE together = atomic.
 enum RlAccessFlags { RL_ACCESS_READ = 0x1, RL_ACCESS_WRITE = 0x2, RL_ACCESS_ATOMIC_SYSTEM = 0x4 };
-// ASYNC_COPY: one half of a cp.async or bulk copy; MATRIX: ldmatrix/stmatrix rows; BULK: cp.async.bulk blocks.
-enum RlRecordFlags { RL_FLAG_ASYNC_COPY = 0x1, RL_FLAG_MATRIX = 0x2, RL_FLAG_BULK = 0x4 };
+// ASYNC_COPY: one half of a cp.async or bulk copy; MATRIX: ldmatrix/stmatrix rows; BULK: cp.async.bulk blocks;
+// VALUES: a MEM record whose value companion (RL_REC_VALUES) is the next record of the trace.
+enum RlRecordFlags { RL_FLAG_ASYNC_COPY = 0x1, RL_FLAG_MATRIX = 0x2, RL_FLAG_BULK = 0x4, RL_FLAG_VALUES = 0x8 };
 enum RlFileFlags { RL_FILE_COMPLETE = 0x1 };
 
 struct RlTraceHeader {
