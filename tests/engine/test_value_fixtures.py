@@ -1,0 +1,27 @@
+"""The value-mode runs recorded on the H200 (tests/data/value_runs, README there), replayed without a GPU: each
+case's implant against its control (tests/value_cases.py), and the replay equal to what the online engine wrote
+during the run (analysis.json)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from reuselens.analyzer import engine_result
+from reuselens.analyzer.replay import replay_run
+
+TESTS = Path(__file__).resolve().parents[1]
+RUNS = TESTS / "data" / "value_runs"
+sys.path.insert(0, str(TESTS))
+import value_cases  # noqa: E402
+
+
+@pytest.mark.parametrize("case", value_cases.CASES)
+def test_recorded_case(case):
+    replayed = replay_run(RUNS / case, workers=2)
+    value_cases.check(case, replayed)
+    online = engine_result.load(RUNS / case / "analysis.json")
+    strip = lambda kernels: [[{f: v for f, v in e.items() if f != "prior_kernel"} for e in k["edges"]] for k in kernels]  # noqa: E731
+    assert strip(online["kernels"]) == strip(replayed["kernels"])
