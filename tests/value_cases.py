@@ -15,7 +15,24 @@ CASES = (
     "sparse",
     "vector",
     "shared",
+    "replicated",
 )
+
+# The value findings (pattern, scope) each case's report must have, and no other value finding: the implants, and
+# their controls with none (docs/patterns.md, value-reload to value-uniform).
+FINDINGS: dict[str, set[tuple[str, str | None]]] = {
+    "reload": {("value-reload", "thread")},
+    "reload_poked": set(),
+    # the second launch also rewrites out[] with the values it already holds
+    "table": {("value-reload", "prior_launch"), ("silent-store", None)},
+    "table_rewritten": set(),
+    "flags_silent": {("silent-store", None)},
+    "flags_changed": set(),
+    "sparse": {("zero-operands", None)},  # the per-warp element: a broadcast, the reuse rules' matter
+    "vector": {("value-reload", "thread"), ("silent-store", None)},
+    "shared": {("value-reload", "thread")},
+    "replicated": {("value-uniform", None)},
+}
 
 
 def kernel(result: dict, name: str) -> dict:
@@ -36,6 +53,18 @@ def edges_from(k: dict, node: dict) -> list[dict]:
 def compared(edges: list[dict]) -> tuple[int, int]:
     """Load lane-granules compared with their granule's last loaded value, and those that found it again."""
     return sum(e.get("value_loads", 0) for e in edges), sum(e.get("same_value", 0) for e in edges)
+
+
+def value_findings(report: dict) -> set[tuple[str, str | None]]:
+    """The value findings of a report (docs/report-format.md), as (pattern, scope)."""
+    from reuselens.analyzer.patterns import VALUE_PATTERNS
+
+    return {
+        (f["pattern"], f.get("scope"))
+        for k in report["kernels"]
+        for f in k.get("findings", [])
+        if f["pattern"] in VALUE_PATTERNS
+    }
 
 
 def check(case: str, result: dict) -> None:
@@ -66,5 +95,8 @@ def check(case: str, result: dict) -> None:
     elif case == "shared":  # a shared tile read twice by each thread around a barrier
         k = kernel(result, "shared_twice")
         assert compared(edges_from(k, nodes(k, "read", "shared")[-1])) == (N, N)
+    elif case == "replicated":  # each warp's 32 elements hold one value
+        (load,) = nodes(kernel(result, "read_replicated"), "read")
+        assert load["values"]["uniform"] == N // 32 and load["values"]["zero"] == 0
     else:
         raise AssertionError(f"unknown case {case}")

@@ -5,6 +5,7 @@ Public API:
     find_report_findings(kernels, settings=None) -> the same for every kernel of a report, barrier lines that
         one kernel keeps kept in all (what the pipeline uses)
     PATTERNS: pattern id -> short title (docs/patterns.md has one section per id, anchored by the id)
+    VALUE_PATTERNS: the ids only a run profiled with values (`profile --values`) can show
     DEFAULT_SETTINGS: the thresholds of docs/settings.md with the paper's values
 
 The rules and their order live in registry.py, loaded on first use: a command that only parses the
@@ -25,7 +26,7 @@ TYPE_CHECKING = False  # typing itself is not imported at run time: every `reuse
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["find_findings", "find_report_findings", "PATTERNS", "DEFAULT_SETTINGS"]
+__all__ = ["find_findings", "find_report_findings", "PATTERNS", "VALUE_PATTERNS", "DEFAULT_SETTINGS"]
 _REGISTRY_NAMES = frozenset({*__all__, "RULES", "Rule"})
 
 

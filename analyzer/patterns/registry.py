@@ -15,12 +15,13 @@ from reuselens.analyzer.patterns import (
     races,
     redundant,
     streaming,
+    value_redundancy,
     warp_sharing,
 )
 from reuselens.analyzer.patterns.finding import Draft, finalize
 from reuselens.analyzer.patterns.settings import DEFAULT_SETTINGS, resolve_settings
 
-__all__ = ["find_findings", "find_report_findings", "PATTERNS", "DEFAULT_SETTINGS", "RULES", "Rule"]
+__all__ = ["find_findings", "find_report_findings", "PATTERNS", "VALUE_PATTERNS", "DEFAULT_SETTINGS", "RULES", "Rule"]
 from reuselens.analyzer.patterns.view import KernelView
 
 
@@ -43,9 +44,13 @@ RULES: tuple[Any, ...] = (
     streaming,
     races,
     barriers,
+    value_redundancy,
 )
 
 PATTERNS: dict[str, str] = {pid: title for rule in RULES for pid, title in rule.PATTERNS.items()}
+# The patterns only a run profiled with values can show (their implants and controls: tests/gpu/value_redundancy.cu,
+# not the pattern suite, which is profiled without).
+VALUE_PATTERNS: frozenset[str] = frozenset(value_redundancy.PATTERNS)
 
 
 def _node_ids(drafts: list[Draft], *patterns: str) -> set[int]:

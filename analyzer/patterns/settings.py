@@ -80,6 +80,16 @@ THRESHOLDS: tuple[Threshold, ...] = (
         "__constant__ capacity in bytes (default {default})",
         alias="constant_capacity_bytes",
     ),
+    # value redundancy (value-mode runs, issue 19): the share of a PC's loads (stores, lanes) that must be redundant
+    Threshold(
+        "valueRedundancy",
+        0.5,
+        lambda x: 0 < x <= 1,
+        "a number in (0, 1]",
+        "--value-redundancy",
+        "share of a PC's accesses that must be value-redundant for a finding (runs with --values; default {default})",
+        alias="value_redundancy",
+    ),
     # drop traffic findings below 1% of the kernel's traffic
     Threshold(
         "minShare",

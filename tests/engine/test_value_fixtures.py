@@ -4,12 +4,15 @@ during the run (analysis.json)."""
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
 from reuselens.analyzer import engine_result
+from reuselens.analyzer.patterns import VALUE_PATTERNS
+from reuselens.analyzer.pipeline import build_report
 from reuselens.analyzer.replay import replay_run
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -25,3 +28,17 @@ def test_recorded_case(case):
     online = engine_result.load(RUNS / case / "analysis.json")
     strip = lambda kernels: [[{f: v for f, v in e.items() if f != "prior_kernel"} for e in k["edges"]] for k in kernels]  # noqa: E731
     assert strip(online["kernels"]) == strip(replayed["kernels"])
+
+
+@pytest.mark.parametrize("case", value_cases.CASES)
+def test_recorded_case_findings(case, tmp_path):
+    """The whole pipeline on the recorded run (its CUBIN's line table, the thresholds, the overlap rules): the
+    implants' value findings and none on the controls."""
+    run = tmp_path / case
+    shutil.copytree(RUNS / case, run)
+    assert value_cases.value_findings(build_report(run, None, write=False)) == value_cases.FINDINGS[case]
+
+
+def test_every_value_pattern_has_a_recorded_implant():
+    implanted = {pattern for found in value_cases.FINDINGS.values() for pattern, _ in found}
+    assert implanted == VALUE_PATTERNS

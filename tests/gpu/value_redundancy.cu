@@ -53,6 +53,12 @@ __global__ void reload_vector(float4* v, float4* out) {
   out[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
 }
 
+// Loads of an array whose 32 elements per warp hold one value (replicated data), each lane from its own address.
+__global__ void read_replicated(const float* __restrict__ rep, float* out) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = rep[i] * 3.0f;
+}
+
 // A shared tile loaded twice around a barrier: the second load finds the same values (block-scope reuse).
 __global__ void shared_twice(const float* __restrict__ in, float* out) {
   __shared__ float tile[THREADS];
@@ -77,7 +83,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) cases.push_back(argv[i]);
   if (cases.empty())
     cases = {"reload", "reload_poked", "table", "table_rewritten", "flags_silent", "flags_changed", "sparse", "vector",
-             "shared"};
+             "shared", "replicated"};
   std::vector<float> ramp(N), zeros(N, 0.0f);
   for (int i = 0; i < N; ++i) ramp[i] = float(i % 97) + 0.5f;
   float* out;
@@ -119,6 +125,12 @@ int main(int argc, char** argv) {
       float* d = device_floats(v);
       reload_vector<<<grid, block>>>(reinterpret_cast<float4*>(d), reinterpret_cast<float4*>(out));
       CHECK(cudaFree(d));
+    } else if (!strcmp(c, "replicated")) {
+      std::vector<float> rep(N);
+      for (int i = 0; i < N; ++i) rep[i] = float(i / 32) + 1.0f;
+      float* r = device_floats(rep);
+      read_replicated<<<grid, block>>>(r, out);
+      CHECK(cudaFree(r));
     } else if (!strcmp(c, "shared")) {
       float* in = device_floats(ramp);
       shared_twice<<<grid, block>>>(in, out);

@@ -458,8 +458,110 @@ def test_every_pattern_has_an_implant_here():
         "streaming-access",
         "race-candidate",
         "removable-barrier",
+        "value-reload",
+        "silent-store",
+        "zero-operands",
+        "value-uniform",
     }
     assert implanted == set(PATTERNS)
+
+
+def _values(k: KernelBuilder, node: int, *, zero=0, silent=0, uniform=0, spatial=0) -> None:
+    """Value-mode counts on a node of `k` (docs/engine.md, "Value redundancy"), every lane with a value."""
+    entry = k.kernel["nodes"][node]
+    lanes = entry["lanes"][0][0] * entry["executions"]
+    entry["values"] = {"lanes": lanes, "zero": zero, "silent": silent, "uniform": uniform, "spatial": spatial}
+
+
+def _value_findings(k: KernelBuilder) -> list[dict]:
+    patterns = {"value-reload", "silent-store", "zero-operands", "value-uniform"}
+    return [f for f in find_findings(k.build()) if f["pattern"] in patterns]
+
+
+@pytest.mark.parametrize("same, fires", [(0.9, True), (0.3, False)])
+def test_value_reload_in_a_thread_is_a_register_promotion(same, fires):
+    # GIVEN a reload whose thread edge brought back the value the first load returned, for `same` of its loads
+    k = KernelBuilder()
+    k.background()
+    first = k.node("global", "read", line=10)
+    again = k.node("global", "read", line=12)
+    k.edge(first, 0, "cold", 1.0)
+    accesses = 1024 * 32
+    k.edge(again, first, "thread", 1.0, value_loads=accesses, same_value=round(same * accesses))
+    _values(k, first)
+    _values(k, again)
+    findings = _value_findings(k)
+    # THEN the reload is a finding (scope thread, a register) only when most of its loads are redundant
+    assert [(f["pattern"], f["scope"], f["fix"]["kind"]) for f in findings] == (
+        [("value-reload", "thread", "register-promotion")] if fires else []
+    )
+    if fires:
+        assert findings[0]["metrics"]["by_scope"] == {"thread": 1.0}
+
+
+def test_value_reload_across_launches_names_the_earlier_launch():
+    k = KernelBuilder()
+    k.background()
+    table = k.node("global", "read", line=20)
+    accesses = 1024 * 32
+    k.edge(
+        table,
+        0,
+        "cold",
+        1.0,
+        prior_kernel={"kernel_function_id": 0, "function_id": 0, "pc": 0x100, "bytes": 4 * accesses},
+        value_loads=accesses,
+        same_value=accesses,
+    )
+    _values(k, table)
+    (finding,) = _value_findings(k)
+    assert (finding["pattern"], finding["scope"], finding["fix"]["kind"]) == (
+        "value-reload",
+        "prior_launch",
+        "value-reuse",
+    )
+    assert "an earlier launch" in finding["message"]
+
+
+@pytest.mark.parametrize("silent, fires", [(0.8, True), (0.1, False)])
+def test_silent_store(silent, fires):
+    k = KernelBuilder()
+    k.background()
+    flags = k.node("global", "write", line=30)
+    k.edge(flags, 0, "cold", 1.0)
+    _values(k, flags, silent=round(silent * 1024 * 32))
+    assert [f["fix"]["kind"] for f in _value_findings(k)] == (["store-guard"] if fires else [])
+
+
+@pytest.mark.parametrize("zeros, fires", [(0.9, True), (0.2, False)])
+def test_zero_operands(zeros, fires):
+    k = KernelBuilder()
+    k.background()
+    sparse = k.node("global", "read", line=40)
+    k.edge(sparse, 0, "cold", 1.0)
+    _values(k, sparse, zero=round(zeros * 1024 * 32))
+    assert [f["pattern"] for f in _value_findings(k)] == (["zero-operands"] if fires else [])
+
+
+@pytest.mark.parametrize("addresses, fires", [(32, True), (1, False)])
+def test_value_uniform_needs_different_addresses(addresses, fires):
+    # a broadcast of one address is the reuse rules' (broadcasting); one value from 32 addresses is this rule's
+    k = KernelBuilder()
+    k.background()
+    replicated = k.node("global", "read", line=50, addresses=addresses)
+    k.edge(replicated, 0, "cold", 1.0)
+    _values(k, replicated, uniform=1024)
+    assert [f["fix"]["kind"] for f in _value_findings(k)] == (["warp-broadcast"] if fires else [])
+
+
+def test_no_value_finding_without_values():
+    k = KernelBuilder()
+    k.background()
+    first = k.node("global", "read", line=10)
+    again = k.node("global", "read", line=12)
+    k.edge(first, 0, "cold", 1.0)
+    k.edge(again, first, "thread", 1.0)
+    assert _value_findings(k) == []
 
 
 def test_grid_reuse_of_atomics_suggests_privatization_not_an_l2_window():

@@ -175,6 +175,7 @@ def test_defaults_are_the_papers_values():
         "coalescing": 1.5,
         "bankConflict": 1.5,
         "constantCapacityBytes": 65536,
+        "valueRedundancy": 0.5,  # not the paper's: LoadSpy reports fractions, not a threshold (issue 19)
         "minShare": 0.01,
     }
 

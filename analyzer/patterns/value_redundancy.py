@@ -1,0 +1,217 @@
+"""Value redundancy (LoadSpy, seeds/001 section 3; issue 19): only runs recorded with `profile --values` have the
+engine's value counts (docs/engine.md, "Value redundancy"); without them this rule finds nothing.
+
+- value-reload: a load PC whose loads found again the value their location's last load returned, for at least the
+  `valueRedundancy` share of its load lane-granules (temporal redundancy, LoadSpy's definition). The edges say
+  where the previous load was (the Topological Distance of the reuse): in the same thread (keep the value in a
+  register), in the warp or block (load once, share it through a shuffle or shared memory), in the grid, or in an
+  earlier launch (the value came back unchanged across launches: hoist or cache it across launches). Lanes of
+  one instruction on one address (warp_same_inst) are left out: they find one value by construction. The finding's
+  scope is the label that holds most of the redundant loads; its metrics split them by label.
+- silent-store: a store PC whose lanes wrote the value their location already held (read by the device patch
+  before the store) for at least that share: guard the store.
+- zero-operands: a load PC whose lanes loaded 0 for at least that share: skip the work on zero operands.
+- value-uniform: a load PC whose executions had one value in every lane for at least that share, with lanes at
+  different addresses (a broadcast of one address is the reuse rules' matter): load it once per warp.
+
+Waste: the bytes of the redundant lane-granules (4 per granule) for value-reload, the lanes' bytes for the
+others.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from reuselens.analyzer.patterns.finding import Draft, predicted_removal
+from reuselens.analyzer.patterns.text import format_bytes, format_share
+from reuselens.analyzer.patterns.view import KernelView, Node, group_by_line
+
+PATTERNS = {
+    "value-reload": "Load returns the value its location already returned",
+    "silent-store": "Store writes the value its location already holds",
+    "zero-operands": "Load returns zero for most lanes",
+    "value-uniform": "Every lane of a warp loads the same value from different addresses",
+}
+
+PRIOR_LAUNCH = "prior_launch"  # the scope of redundant loads whose previous load was in an earlier launch
+# Where the previous load of a redundant one was, by scope, as the message says it.
+_WHERE = {
+    "thread": "the same thread",
+    "warp_diff_inst": "another instruction of the warp",
+    "block": "another warp of the block",
+    "grid": "another block",
+    PRIOR_LAUNCH: "an earlier launch",
+    "cold": "a launch not traced",
+}
+
+_RELOAD_FIX = {
+    "thread": (
+        "The same thread loads this location again and finds the value it loaded before: nothing changed it in "
+        "between. Keep the first load's value in a register (a local variable) and drop the reload; if the "
+        "compiler reloads because a store through another pointer might alias, mark the pointers __restrict__."
+    ),
+    "warp_diff_inst": (
+        "Another instruction of the same warp loaded this unchanged value before. Load it once per warp and "
+        "pass it on in registers (__shfl_sync between lanes)."
+    ),
+    "block": (
+        "Another warp of the block loaded this unchanged value before. Load it once per block into shared memory "
+        "and read it from there after a __syncthreads()."
+    ),
+    "grid": (
+        "Another block loaded this unchanged value before. If it is read-only for the kernel, __constant__ memory "
+        "(broadcast to every block) or the read-only cache (const __restrict__, __ldg) serves it; if blocks "
+        "recompute it, compute it once in an earlier kernel."
+    ),
+    PRIOR_LAUNCH: (
+        "An earlier launch loaded this location and the value is unchanged: the data did not change between the "
+        "launches. Hoist the work that depends on it out of the launch loop, or cache its result across launches "
+        "(and keep it resident in L2 with an access policy window if it is reloaded anyway)."
+    ),
+}
+_SILENT_FIX = (
+    "Most lanes store the value their location already holds. Guard the store (if (a[i] != v) a[i] = v): a load "
+    "that hits in cache instead of a store that dirties the line and takes write bandwidth; the saving is largest "
+    "for flags and counters written by many threads."
+)
+_ZERO_FIX = (
+    "Most lanes load 0. If the value is an operand of a product or a sum, test it and skip the work for zero "
+    "operands (a sparsity check), or store the data in a sparse format (CSR, a bitmap of non-zero blocks)."
+)
+_UNIFORM_FIX = (
+    "Every lane of a warp loads the same value, each from its own address. Load it once per warp (one lane, then "
+    "__shfl_sync), or store the data once instead of replicated per element."
+)
+
+
+def _over_time(view: KernelView, node: Node) -> list:
+    """The node's edges but warp_same_inst: lanes of one instruction that read one location at the same moment
+    find one value by construction (the reuse rules' broadcasting), which is no redundancy over time."""
+    return [edge for edge in view.out_edges.get(node.id, ()) if edge.label != "warp_same_inst"]
+
+
+def _load_accesses(view: KernelView, node: Node) -> float:
+    return sum(edge.accesses for edge in _over_time(view, node))
+
+
+def _reload_split(view: KernelView, nodes: list[Node]) -> tuple[dict[str, float], float]:
+    """Redundant load lane-granules per scope, and the lane-granules compared with a remembered value."""
+    same: dict[str, float] = defaultdict(float)
+    compared = 0.0
+    for node in nodes:
+        for edge in _over_time(view, node):
+            scope = PRIOR_LAUNCH if edge.label == "cold" and edge.raw.get("prior_kernel") else edge.label
+            same[scope] += float(edge.raw.get("same_value") or 0)
+            compared += float(edge.raw.get("value_loads") or 0)
+    return dict(same), compared
+
+
+def _value_reload(view: KernelView, group: list[Node], threshold: float) -> Draft | None:
+    accesses = sum(_load_accesses(view, node) for node in group)
+    same, compared = _reload_split(view, group)
+    redundant = sum(same.values())
+    if accesses <= 0 or redundant / accesses < threshold:
+        return None
+    scope = max(sorted(same), key=lambda label: same[label])
+    share = redundant / accesses
+    where = ", ".join(
+        f"{_WHERE.get(label, label)} ({format_share(n / redundant)})"
+        for label, n in sorted(same.items(), key=lambda item: -item[1])
+        if n
+    )
+    message = (
+        f"{format_share(share)} of its loads ({format_bytes(4 * redundant)}) return the value their location's "
+        f"last load returned, loaded before by {where}"
+    )
+    return Draft(
+        "value-reload",
+        group,
+        scope,
+        "register-promotion" if scope == "thread" else "value-reuse",
+        _RELOAD_FIX.get(scope, _RELOAD_FIX[PRIOR_LAUNCH]),
+        message,
+        waste_bytes=4 * redundant,
+        predicted=predicted_removal(group[0], share) if scope == "thread" and len(group) == 1 else {},
+        metrics={
+            "redundant_fraction": share,
+            "compared_fraction": compared / accesses,
+            "redundant_accesses": redundant,
+            "by_scope": {label: n / redundant for label, n in sorted(same.items()) if n},
+        },
+    )
+
+
+def _lane_share(group: list[Node], field: str) -> tuple[float, float]:
+    lanes = sum(node.raw["values"]["lanes"] for node in group)
+    hits = sum(node.raw["values"][field] for node in group)
+    return hits, lanes
+
+
+def _lane_draft(
+    pattern: str, fix_kind: str, group: list[Node], field: str, threshold: float, fix: str, describe: str
+) -> Draft | None:
+    hits, lanes = _lane_share(group, field)
+    if lanes <= 0 or hits / lanes < threshold:
+        return None
+    size = max(node.size for node in group)
+    return Draft(
+        pattern,
+        group,
+        None,
+        fix_kind,
+        fix,
+        f"{format_share(hits / lanes)} of its lanes {describe} ({format_bytes(hits * size)})",
+        waste_bytes=hits * size,
+        metrics={"fraction": hits / lanes, "lanes": hits},
+    )
+
+
+def _uniform(group: list[Node], threshold: float) -> Draft | None:
+    executions = sum(node.executions for node in group)
+    uniform = sum(node.raw["values"]["uniform"] for node in group)
+    if executions <= 0 or uniform / executions < threshold or min(node.address_mode() for node in group) < 2:
+        return None
+    lanes = sum(node.raw["values"]["lanes"] for node in group)
+    size = max(node.size for node in group)
+    share = uniform / executions
+    return Draft(
+        "value-uniform",
+        group,
+        None,
+        "warp-broadcast",
+        _UNIFORM_FIX,
+        f"{format_share(share)} of its warp loads give every lane one value, from different addresses",
+        waste_bytes=share * lanes * size,
+        metrics={"fraction": share, "executions": uniform},
+    )
+
+
+def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
+    threshold = settings["valueRedundancy"]
+    valued = [n for n in view.memory_nodes() if n.raw.get("values")]
+    reads = [n for n in valued if n.type == "read"]
+    writes = [n for n in valued if n.type == "write"]
+    rules = (
+        (reads, lambda group: _value_reload(view, group, threshold)),
+        (
+            reads,
+            lambda group: _lane_draft("zero-operands", "sparsity-check", group, "zero", threshold, _ZERO_FIX, "load 0"),
+        ),
+        (reads, lambda group: _uniform(group, threshold)),
+        (
+            writes,
+            lambda group: _lane_draft(
+                "silent-store", "store-guard", group, "silent", threshold, _SILENT_FIX, "store the value already there"
+            ),
+        ),
+    )
+    drafts: list[Draft] = []
+    # Each PC is judged on its own (a line may hold several loads of different arrays); the PCs that fire are then
+    # merged per source line (unrolled copies of one access: one finding), as the other rules do.
+    for nodes, rule in rules:
+        firing = [node for node in nodes if rule([node]) is not None]
+        for group in group_by_line(firing):
+            draft = rule(group)
+            if draft is not None:
+                drafts.append(draft)
+    return drafts
