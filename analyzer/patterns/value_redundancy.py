@@ -15,14 +15,15 @@ engine's value counts (docs/engine.md, "Value redundancy"); without them this ru
   different addresses (a broadcast of one address is the reuse rules' matter): load it once per warp.
 
 Waste: the bytes of the redundant lane-granules (4 per granule) for value-reload, the lanes' bytes for the
-others.
+others. Zeros and warp-uniform values describe the data more than they waste traffic (a sort's keys, a sparse
+input): they rank after the performance findings, as information (hints below 10% of the kernel's traffic).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 
-from reuselens.analyzer.patterns.finding import Draft, predicted_removal
+from reuselens.analyzer.patterns.finding import TIER_INFORMATION, TIER_PERFORMANCE, Draft, predicted_removal
 from reuselens.analyzer.patterns.text import format_bytes, format_share
 from reuselens.analyzer.patterns.view import KernelView, Node, group_by_line
 
@@ -148,7 +149,14 @@ def _lane_share(group: list[Node], field: str) -> tuple[float, float]:
 
 
 def _lane_draft(
-    pattern: str, fix_kind: str, group: list[Node], field: str, threshold: float, fix: str, describe: str
+    pattern: str,
+    fix_kind: str,
+    group: list[Node],
+    field: str,
+    threshold: float,
+    fix: str,
+    describe: str,
+    tier: int = TIER_PERFORMANCE,
 ) -> Draft | None:
     hits, lanes = _lane_share(group, field)
     if lanes <= 0 or hits / lanes < threshold:
@@ -163,6 +171,7 @@ def _lane_draft(
         f"{format_share(hits / lanes)} of its lanes {describe} ({format_bytes(hits * size)})",
         waste_bytes=hits * size,
         metrics={"fraction": hits / lanes, "lanes": hits},
+        tier=tier,
     )
 
 
@@ -183,6 +192,7 @@ def _uniform(group: list[Node], threshold: float) -> Draft | None:
         f"{format_share(share)} of its warp loads give every lane one value, from different addresses",
         waste_bytes=share * lanes * size,
         metrics={"fraction": share, "executions": uniform},
+        tier=TIER_INFORMATION,
     )
 
 
@@ -195,7 +205,9 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
         (reads, lambda group: _value_reload(view, group, threshold)),
         (
             reads,
-            lambda group: _lane_draft("zero-operands", "sparsity-check", group, "zero", threshold, _ZERO_FIX, "load 0"),
+            lambda group: _lane_draft(
+                "zero-operands", "sparsity-check", group, "zero", threshold, _ZERO_FIX, "load 0", TIER_INFORMATION
+            ),
         ),
         (reads, lambda group: _uniform(group, threshold)),
         (
