@@ -20,8 +20,11 @@ could fix (block over warp), or grid when only blocks conflict.
 
 Uniform stores: when the only conflicts are stores against stores and, at both ends, every execution has all
 its lanes store to one address (`*flag = true` by every thread), the stores most likely write one value, and
-concurrent stores of one value to a flag are the standard benign idiom. The profile does not record values,
-so such a finding is kept but said as information: benign if every store writes the same value.
+concurrent stores of one value to a flag are the standard benign idiom. Without values such a finding is kept
+but said as information: benign if every store writes the same value. A run profiled with values
+(`profile --values`, docs/engine.md "Value redundancy") settles it: when every execution of the stores stored one
+value and most stores found that value already there (silent), the finding says so, measured; when the lanes
+stored different values, the race is real and stays a warning.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from reuselens.analyzer.patterns.finding import TIER_CORRECTNESS, TIER_INFORMATION, Draft
-from reuselens.analyzer.patterns.text import count, format_bytes, where
+from reuselens.analyzer.patterns.text import count, format_bytes, format_share, where
 from reuselens.analyzer.patterns.view import Edge, KernelView, Node, group_by_line
 
 PATTERNS = {"race-candidate": "Possible data race (conflicting accesses without a barrier)"}
@@ -60,6 +63,11 @@ _UNIFORM_NOTE = (
     "do too: the pattern of a flag (`*flag = true`) set by many threads. Concurrent stores of one value leave "
     "that value whatever the order, so this is benign when every store writes the same value; ReuseLens does "
     "not record values and cannot check it. If the values can differ, the last store wins at random: "
+)
+_MEASURED_BENIGN_NOTE = (
+    "Every lane of each execution stores to the same single address, and the run's values show that every such "
+    "store wrote one value, most of them onto that very value already there (silent stores): the standard flag "
+    "idiom, benign whatever the order. If other inputs can make the values differ, the last store wins at random: "
 )
 _SCOPE_WORDS = {
     "warp_diff_inst": "with no __syncwarp()",
@@ -137,6 +145,19 @@ def _uniform_stores_only(view: KernelView, items: list[tuple[Edge, dict[str, flo
     )
 
 
+def _stored_values(view: KernelView, items: list[tuple[Edge, dict[str, float], float]]) -> tuple[bool, float] | None:
+    """Value evidence for stores racing stores (runs with values): whether every execution of every store at
+    both ends stored one value, and the share of their lanes that stored the value already there; None without
+    values."""
+    stores = {view.nodes[edge.src] for edge, _k, _u in items} | {view.nodes[edge.dst] for edge, _k, _u in items}
+    if not all(node.raw.get("values") for node in stores):
+        return None
+    lanes = sum(node.raw["values"]["lanes"] for node in stores)
+    silent = sum(node.raw["values"]["silent"] for node in stores)
+    one_value = all(node.raw["values"]["uniform"] >= node.executions for node in stores)
+    return one_value, silent / lanes if lanes else 0.0
+
+
 def _draft(view: KernelView, group: list[Node], items: list[tuple[Edge, dict[str, float], float]]) -> Draft:
     """One finding per PC: its scope is the widest one a barrier could fix (grid only when nothing else)."""
     scopes = {edge.label for edge, _k, _u in items}
@@ -159,7 +180,27 @@ def _draft(view: KernelView, group: list[Node], items: list[tuple[Edge, dict[str
     )
     uniform = _uniform_stores_only(view, items)
     explanation = _FIXES[scope]
-    if uniform:
+    values = _stored_values(view, items) if uniform else None
+    measured: dict[str, float | bool] = {}
+    if values is not None:
+        one_value, silent_share = values
+        measured = {"one_value_per_store": one_value, "silent_store_share": silent_share}
+        benign = one_value and silent_share >= 0.5
+        if benign:
+            message = (
+                f"every lane stores to one address that other threads also store to{_PLACE_WORDS[scope]} "
+                f"({count(accesses)} unsynchronized lane stores against {where(origins)}): benign — each store "
+                f"wrote one value and {format_share(silent_share)} of them found it already there"
+            )
+            explanation = _MEASURED_BENIGN_NOTE + explanation
+        else:
+            message = (
+                f"every lane stores to one address that other threads also store to{_PLACE_WORDS[scope]} "
+                f"({count(accesses)} unsynchronized lane stores against {where(origins)}), and the stored values "
+                f"differ: the last store wins at random"
+            )
+        uniform = benign
+    elif uniform:
         message = (
             f"every lane stores to one address that other threads also store to{_PLACE_WORDS[scope]} "
             f"({count(accesses)} unsynchronized lane stores against {where(origins)}): benign if all "
@@ -170,6 +211,7 @@ def _draft(view: KernelView, group: list[Node], items: list[tuple[Edge, dict[str
     metrics = {
         "unsynchronized_accesses": accesses,
         "uniform_stores": uniform,
+        **measured,
         **{f"unsynchronized_{label}": value for label, value in sorted(per_scope.items())},
         **{f"{k}_accesses": v for k, v in sorted(by_kind.items())},
     }

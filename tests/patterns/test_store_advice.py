@@ -66,3 +66,29 @@ def test_stores_of_several_addresses_per_warp_stay_a_race_warning():
     kernel, _flag = flag_kernel(addresses=2)
     race = next(f for f in find_findings(kernel) if f["pattern"] == "race-candidate")
     assert race["severity"] == "warning" and race["metrics"]["uniform_stores"] is False
+
+
+def _with_values(kernel: dict, node: int, *, uniform: int, silent: int) -> dict:
+    entry = next(n for n in kernel["nodes"] if n["id"] == node)
+    lanes = entry["executions"] * 32
+    entry["values"] = {"lanes": lanes, "zero": 0, "silent": silent, "uniform": uniform, "spatial": 0}
+    return kernel
+
+
+def test_recorded_values_of_one_flag_value_make_the_race_measured_benign():
+    # GIVEN the flag kernel profiled with values: every execution stored one value, nearly all onto it already
+    kernel, flag = flag_kernel()
+    _with_values(kernel, flag, uniform=256, silent=256 * 32 - 8)
+    race = next(f for f in find_findings(kernel) if f["pattern"] == "race-candidate")
+    assert race["severity"] == "information" and race["metrics"]["one_value_per_store"] is True
+    assert "benign — each store wrote one value" in race["message"]
+    assert "does not record values" not in race["message"]
+
+
+def test_recorded_values_that_differ_make_the_flag_race_a_warning():
+    # GIVEN the same stores, but the lanes of an execution stored different values
+    kernel, flag = flag_kernel()
+    _with_values(kernel, flag, uniform=10, silent=0)
+    race = next(f for f in find_findings(kernel) if f["pattern"] == "race-candidate")
+    assert race["severity"] == "warning" and race["metrics"]["uniform_stores"] is False
+    assert "the stored values differ" in race["message"]
