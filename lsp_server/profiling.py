@@ -58,6 +58,8 @@ def profiler_argv(settings: Settings, run_dir: str) -> list[str]:
         argv.append("--intra-object")
     elif settings.memory_object_level:
         argv.append("--object-level")
+    elif settings.values:  # the object-level modes record no access trace, so no values either
+        argv.append("--values")
     for threshold in THRESHOLDS:
         if threshold.key in settings.thresholds:
             argv += [threshold.option, f"{settings.thresholds[threshold.key]:g}"]

@@ -40,6 +40,7 @@ DEFAULTS: dict[str, Any] = {
     "docs.baseUrl": "",
     "diagnostics.showStreaming": False,
     "perConfiguration": False,
+    "values": False,
     "memory.enabled": True,
     "memory.warningPeakShare": 0.05,
     "memory.objectLevel": False,
@@ -71,6 +72,7 @@ class Settings:
     docs_base_url: str = ""
     show_streaming: bool = False  # streaming-access findings in the Problems panel (lenses and hovers always)
     per_configuration: bool = False  # one graph per launch configuration instead of one per kernel
+    values: bool = False  # profile with --values: value redundancy findings (not with the object-level modes)
     memory_enabled: bool = True  # the memory findings on allocation lines (memory_loading.py)
     memory_warning_peak_share: float = 0.05  # a memory finding saving this share of the peak is a Warning
     memory_object_level: bool = False  # profile with --object-level: memory findings only, no reuse findings
@@ -194,6 +196,7 @@ def parse(
         docs_base_url=v["docs.baseUrl"],
         show_streaming=v["diagnostics.showStreaming"],
         per_configuration=v["perConfiguration"],
+        values=v["values"],
         memory_enabled=v["memory.enabled"],
         memory_warning_peak_share=float(v["memory.warningPeakShare"]),
         memory_object_level=v["memory.objectLevel"],

@@ -245,6 +245,13 @@ def test_default_profiler_argv_carries_filters_thresholds_and_timeout():
     assert "--intra-object" not in argv
     intra, _ = settings.parse({"profile": {"command": ["./app"]}, "memory": {"intraObject": True}}, "/ws")
     assert "--intra-object" in profiling.profiler_argv(intra, "D")
+    assert "--values" not in argv
+    values, _ = settings.parse({"profile": {"command": ["./app"]}, "values": True}, "/ws")
+    assert "--values" in profiling.profiler_argv(values, "D")
+    both, _ = settings.parse(
+        {"profile": {"command": ["./app"]}, "values": True, "memory": {"objectLevel": True}}, "/ws"
+    )
+    assert "--values" not in profiling.profiler_argv(both, "D")  # an object-level profile records no values
 
 
 def test_default_profiler_argv_passes_every_threshold_the_way_the_cli_reads_it():
