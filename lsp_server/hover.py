@@ -7,6 +7,7 @@ import os
 from collections import defaultdict
 
 from reuselens.analyzer import configurations
+from reuselens.analyzer.values import temporal
 from reuselens.lsp_server import markdown as md
 from reuselens.lsp_server.format import SCOPE_GROUPS, format_bytes, mean
 from reuselens.lsp_server.model import NodeRef, RunResults
@@ -88,6 +89,22 @@ def _efficiency_row(n: dict) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
+def _values_row(ref: NodeRef) -> str | None:
+    """Value redundancy of one PC (runs profiled with values), or None without values."""
+    n, values = ref.node, ref.node.get("values")
+    if not values:
+        return None
+    lanes = values.get("lanes") or 0
+    reloaded = "–"
+    if n.get("type") == "read":
+        accesses, same, _scopes = temporal(e for e in ref.kernel.get("edges", []) if e.get("from") == n.get("id"))
+        reloaded = _pct(int(same), int(accesses)) if accesses else "–"
+    silent = _pct(values.get("silent", 0), lanes) if n.get("type") == "write" else "–"
+    uniform = _pct(values.get("uniform", 0), int(n.get("executions") or 0))
+    cells = [f"`{n.get('pc', 0):#06x}`", reloaded, _pct(values.get("zero", 0), lanes), silent, uniform]
+    return "| " + " | ".join(cells) + " |"
+
+
 def _inline_chain(node: dict, results: RunResults) -> str:
     """ "inline chain: `poly` at helpers.cuh:9 ← `combine` at kernels.cu:8 ← `kernB` at kernels.cu:37": the
     innermost frame first, the call site in the owning function last (docs/lineinfo.md)."""
@@ -150,6 +167,10 @@ def markdown(results: RunResults, path: str, line: int) -> str | None:
             parts.append(_rest_row(rest, 5 + len(SCOPE_GROUPS)))
         parts.append("\n| PC | lanes | addresses | sectors | wavefronts |\n|---|---|---|---|---|")
         parts.extend(_efficiency_row(ref.node) for ref in shown)
+        value_rows = [row for row in (_values_row(ref) for ref in shown) if row]
+        if value_rows:
+            parts.append("\n| PC | reloaded unchanged | zero | silent stores | warp-uniform |\n|---|---|---|---|---|")
+            parts.extend(value_rows)
         chains = {_inline_chain(r.node, results) for r in shown} - {""}
         parts.extend(f"\n{chain}" for chain in sorted(chains))
         texts = [(r.node.get("pc", 0), results.sass.text(r.kernel, r.node, wait=False)) for r in shown]

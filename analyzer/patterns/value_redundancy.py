@@ -26,6 +26,7 @@ from collections import defaultdict
 from reuselens.analyzer.patterns.finding import TIER_INFORMATION, TIER_PERFORMANCE, Draft, predicted_removal
 from reuselens.analyzer.patterns.text import format_bytes, format_share
 from reuselens.analyzer.patterns.view import KernelView, Node, group_by_line
+from reuselens.analyzer.values import PRIOR_LAUNCH, temporal
 
 PATTERNS = {
     "value-reload": "Load returns the value its location already returned",
@@ -34,7 +35,6 @@ PATTERNS = {
     "value-uniform": "Every lane of a warp loads the same value from different addresses",
 }
 
-PRIOR_LAUNCH = "prior_launch"  # the scope of redundant loads whose previous load was in an earlier launch
 # Where the previous load of a redundant one was, by scope, as the message says it.
 _WHERE = {
     "thread": "the same thread",
@@ -85,31 +85,20 @@ _UNIFORM_FIX = (
 )
 
 
-def _over_time(view: KernelView, node: Node) -> list:
-    """The node's edges but warp_same_inst: lanes of one instruction that read one location at the same moment
-    find one value by construction (the reuse rules' broadcasting), which is no redundancy over time."""
-    return [edge for edge in view.out_edges.get(node.id, ()) if edge.label != "warp_same_inst"]
-
-
-def _load_accesses(view: KernelView, node: Node) -> float:
-    return sum(edge.accesses for edge in _over_time(view, node))
-
-
-def _reload_split(view: KernelView, nodes: list[Node]) -> tuple[dict[str, float], float]:
-    """Redundant load lane-granules per scope, and the lane-granules compared with a remembered value."""
+def _reload_split(view: KernelView, nodes: list[Node]) -> tuple[float, dict[str, float]]:
+    """Load lane-granules over time of the group, and the redundant ones per scope (analyzer.values.temporal)."""
+    accesses = 0.0
     same: dict[str, float] = defaultdict(float)
-    compared = 0.0
     for node in nodes:
-        for edge in _over_time(view, node):
-            scope = PRIOR_LAUNCH if edge.label == "cold" and edge.raw.get("prior_kernel") else edge.label
-            same[scope] += float(edge.raw.get("same_value") or 0)
-            compared += float(edge.raw.get("value_loads") or 0)
-    return dict(same), compared
+        node_accesses, _redundant, scopes = temporal(edge.raw for edge in view.out_edges.get(node.id, ()))
+        accesses += node_accesses
+        for scope, n in scopes.items():
+            same[scope] += n
+    return accesses, dict(same)
 
 
 def _value_reload(view: KernelView, group: list[Node], threshold: float) -> Draft | None:
-    accesses = sum(_load_accesses(view, node) for node in group)
-    same, compared = _reload_split(view, group)
+    accesses, same = _reload_split(view, group)
     redundant = sum(same.values())
     if accesses <= 0 or redundant / accesses < threshold:
         return None
@@ -135,7 +124,6 @@ def _value_reload(view: KernelView, group: list[Node], threshold: float) -> Draf
         predicted=predicted_removal(group[0], share) if scope == "thread" and len(group) == 1 else {},
         metrics={
             "redundant_fraction": share,
-            "compared_fraction": compared / accesses,
             "redundant_accesses": redundant,
             "by_scope": {label: n / redundant for label, n in sorted(same.items()) if n},
         },

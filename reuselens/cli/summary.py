@@ -7,7 +7,8 @@ from typing import Any, TextIO
 from reuselens.analyzer.reporters.findings_rows import finding_rows
 from reuselens.analyzer.reporters.findings_table import to_table
 from reuselens.analyzer.reportview import kernel_title
-from reuselens.analyzer.units import format_bytes
+from reuselens.analyzer.units import format_bytes, format_share
+from reuselens.analyzer.values import program_summary
 
 
 def kernel_bytes(kernel: dict[str, Any]) -> int:
@@ -43,6 +44,14 @@ def print_summary(report: dict[str, Any], out: TextIO, *, top: int = 10) -> None
         print(
             f"  {kernel.get('id', '?')} {kernel_title(kernel)}: {launches} launch(es), {memory_pcs} memory PCs, "
             f"{format_bytes(kernel_bytes(kernel))} accessed, {len(kernel.get('findings', []))} finding(s)",
+            file=out,
+        )
+    values = program_summary(kernels)
+    if values is not None:
+        print(
+            f"values: {format_share(values['redundant_loads'])} of loads returned what their location's last load "
+            f"returned, {format_share(values['zero_loads'])} of loaded lanes were 0, "
+            f"{format_share(values['silent_stores'])} of stored lanes wrote the value already there",
             file=out,
         )
     rows = finding_rows(report)

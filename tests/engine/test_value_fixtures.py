@@ -42,3 +42,15 @@ def test_recorded_case_findings(case, tmp_path):
 def test_every_value_pattern_has_a_recorded_implant():
     implanted = {pattern for found in value_cases.FINDINGS.values() for pattern, _ in found}
     assert implanted == VALUE_PATTERNS
+
+
+def test_program_summary_of_a_recorded_run():
+    from reuselens.analyzer.values import program_summary
+
+    replayed = replay_run(RUNS / "table", workers=2)
+    # the second launch reloads every element unchanged and stores what the first stored
+    assert program_summary(replayed["kernels"]) == {"redundant_loads": 0.5, "zero_loads": 0.0, "silent_stores": 0.5}
+    plain = [
+        {**k, "nodes": [{f: v for f, v in n.items() if f != "values"} for n in k["nodes"]]} for k in replayed["kernels"]
+    ]
+    assert program_summary(plain) is None

@@ -458,3 +458,52 @@ def test_an_unchanged_report_is_not_parsed_again(tmp_path):
     changed.write_bytes(b"{}")  # a different, invalid report is still checked
     with pytest.raises(ReportError):
         load(changed, digest)
+
+
+def test_hover_shows_value_redundancy_of_a_run_with_values():
+    from reuselens.lsp_server import hover
+    from reuselens.lsp_server.model import RunResults
+
+    def node(pc: int, type_: str, values: dict | None) -> dict:
+        entry = {
+            "id": pc // 16,
+            "space": "global",
+            "type": type_,
+            "size": 4,
+            "pc": pc,
+            "bytes": 4096 * 4,
+            "executions": 128,
+            "source": {"file": "/ws/v.cu", "line": 7},
+        }
+        return {**entry, "values": values} if values else entry
+
+    load = node(16, "read", {"lanes": 4096, "zero": 1024, "silent": 0, "uniform": 32, "spatial": 0})
+    store = node(32, "write", {"lanes": 4096, "zero": 0, "silent": 4096, "uniform": 0, "spatial": 0})
+    report = {
+        "kernels": [
+            {
+                "id": "k0",
+                "name": "k(float*)",
+                "nodes": [{"id": 0}, load, store],
+                "edges": [
+                    {"from": 1, "to": 0, "label": "cold", "bytes": 8192, "accesses": 2048},
+                    {
+                        "from": 1,
+                        "to": 1,
+                        "label": "thread",
+                        "bytes": 8192,
+                        "accesses": 2048,
+                        "value_loads": 2048,
+                        "same_value": 1536,
+                    },
+                    {"from": 2, "to": 0, "label": "cold", "bytes": 16384, "accesses": 4096},
+                ],
+            }
+        ]
+    }
+    text = hover.markdown(RunResults(report, "/r/report.json", "d", {}), "/ws/v.cu", 7)
+    assert "| PC | reloaded unchanged | zero | silent stores | warp-uniform |" in text
+    assert "| `0x0010` | 38% | 25% | – | 25% |" in text  # 1536 of 4096 loads over time; 1024 zero lanes
+    assert "| `0x0020` | – | – | 100% | – |" in text
+    plain = {"kernels": [{**report["kernels"][0], "nodes": [{"id": 0}, node(16, "read", None)], "edges": []}]}
+    assert "reloaded unchanged" not in hover.markdown(RunResults(plain, "/r/report.json", "d", {}), "/ws/v.cu", 7)
