@@ -51,7 +51,8 @@ def analyze_intra(memory: RunMemory, settings: Mapping[str, Any] | None = None) 
 def element_use(profile: ObjectProfile) -> str:
     """How the kernels used the object's elements, in one clause (an allocation's hover says it whether or not a
     pattern fired): what they touched and, where the run counted accesses, the hottest eighth of its touched
-    slices' share of them."""
+    slices' share of them; in a run with values, the share of its loads that returned what their location's last
+    load returned (the object's value redundancy, LoadSpy's per-object metric)."""
     if profile.touched_bytes == 0:
         return "no kernel touched its elements"
     text = f"{_touched_clause(profile)} ({profile.touched_bytes / profile.size:.1%})"
@@ -60,6 +61,11 @@ def element_use(profile: ObjectProfile) -> str:
         hot = _hot_slices(profile)
         share = sum(profile.slice_accesses[k] for k in hot) / total
         text += f"; {_ranges(profile, hot)} took {share:.0%} of its {total:,} word accesses"
+    if profile.value_loads:
+        text += (
+            f"; {profile.same_value / profile.value_loads:.0%} of its {profile.value_loads:,} word loads returned "
+            f"the value their location's last load returned"
+        )
     return text
 
 

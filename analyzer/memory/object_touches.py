@@ -7,7 +7,9 @@ Since session 7 the engine also writes, per touch, which of the object's slices 
 and per object (`objects`, in allocation order) its exact touched bytes and per-slice accesses: the input of the
 intra-object patterns (intra.py). Files without them still read; those patterns then have nothing to say.
 Version 2 adds `touched_unit_bytes` to an object (absent: 4, exact): an object-level run's element map coarser
-than one bit per 4-byte granule, whose touched bytes are then whole units, at least what was touched.
+than one bit per 4-byte granule, whose touched bytes are then whole units, at least what was touched. A run
+profiled with values adds, per object, `value_loads` and `same_value` (absent: 0): its load lane-granules with a
+value and those that returned what their granule's last load returned (docs/engine.md, "Value redundancy").
 
 Public API: :data:`FILE`, :data:`FORMAT`, :data:`VERSION`, :class:`ObjectTouch`, :class:`ObjectProfile`,
 :class:`RecordedTouches`, :func:`load`.
@@ -40,6 +42,8 @@ OBJECT = Obj(
         "touched_bytes": Int(0),
         "slice_accesses": List(Int(0)),
         "touched_unit_bytes": Int(4),
+        "value_loads": Int(0),
+        "same_value": Int(0),
     },
     required=("address", "size", "slice_bytes", "touched_bytes", "slice_accesses"),
     rule=lambda o: (
@@ -76,6 +80,10 @@ class ObjectProfile(NamedTuple):
     touched_slices: int | None = None
     # What touched_bytes counts in: 4, exact; more for a coarse element map (whole units, at least what was touched)
     touched_unit: int = 4
+    # Runs with values: load lane-granules of the object with a value, and those that found their granule's last
+    # loaded value again (the object's temporal value redundancy); 0 otherwise.
+    value_loads: int = 0
+    same_value: int = 0
 
 
 def slices_bytes(size: int, slice_bytes: int, slices: list[int]) -> int:
@@ -129,6 +137,8 @@ def load(run_dir: Path, error: type[ReuseLensError]) -> RecordedTouches | None:
             o["touched_bytes"],
             tuple(o["slice_accesses"]),
             touched_unit=o.get("touched_unit_bytes", 4),
+            value_loads=o.get("value_loads", 0),
+            same_value=o.get("same_value", 0),
         )
         for o in document.get("objects", [])
     ]

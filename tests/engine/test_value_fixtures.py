@@ -54,3 +54,21 @@ def test_program_summary_of_a_recorded_run():
         {**k, "nodes": [{f: v for f, v in n.items() if f != "values"} for n in k["nodes"]]} for k in replayed["kernels"]
     ]
     assert program_summary(plain) is None
+
+
+def test_per_object_value_redundancy_reaches_the_allocation_hover_clause(tmp_path):
+    """The table case: its table's 8,192 word loads (two launches) of which the second launch's 4,096 found the
+    value again; the output array is only stored to."""
+    from reuselens.analyzer.engine_result import OBJECT_TOUCHES
+    from reuselens.analyzer.memory.analysis import analyze_run
+    from reuselens.analyzer.memory.intra import element_use
+
+    run = tmp_path / "table"
+    shutil.copytree(RUNS / "table", run)
+    replay_run(run, workers=2, object_touches_to=run / OBJECT_TOUCHES)
+    profiles = analyze_run(run).memory.profiles
+    by_size = {p.size: p for p in profiles.values()}
+    table, out = by_size[16384], by_size[65536]
+    assert (table.value_loads, table.same_value) == (8192, 4096)
+    assert "50% of its 8,192 word loads returned the value their location's last load returned" in element_use(table)
+    assert (out.value_loads, out.same_value) == (0, 0) and "word loads" not in element_use(out)

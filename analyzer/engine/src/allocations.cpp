@@ -59,6 +59,8 @@ Engine::Impl::ObjectSummary Engine::Impl::summarize(const RegionShadow& region, 
   const uint64_t slices =
       std::min<uint64_t>(RegionShadow::kSlices, (region.size() + s.slice_bytes - 1) / s.slice_bytes);
   for (unsigned k = 0; k < slices; ++k) s.slice_accesses.push_back(region.slice_accesses(k));
+  s.value_loads = region.row_sum(RegionShadow::kValueLoads);
+  s.same_value = region.row_sum(RegionShadow::kSameValue);
   return s;
 }
 // At the end of a launch: what it did to each allocation, by address.

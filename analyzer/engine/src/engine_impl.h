@@ -109,7 +109,7 @@ struct Engine::Impl {
   void replay_record(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk);
   template <unsigned kSpace>
   uint64_t compare_value(uint64_t code, const RlRecord& values, unsigned lane, uint64_t g, uint64_t k, uint32_t tid,
-                         BlockState* bs, Worker& wk) const;
+                         BlockState* bs, Worker& wk, RegionShadow* region, unsigned w) const;
   void prefetch_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, size_t& hint);
   void phase4(const RlRecord* recs, size_t n, unsigned w);
 

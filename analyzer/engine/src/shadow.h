@@ -209,9 +209,11 @@ class RegionShadow {
   // of a power-of-two size (at least one shadow page's data, 1 KiB, so a page lies in one slice); per slice the
   // lane-granule accesses so far (one row per worker: no sharing), and which slices the open launch touched.
   static constexpr unsigned kSlices = kObjectSlices;  // reuselens/object_touches.h, shared with the device patch
-  // A worker's row: the slices' access counts, then its count of first touches, padded to whole cache lines so
-  // that workers never write the same line.
+  // A worker's row: the slices' access counts, then its count of first touches, then value mode's load
+  // lane-granules with a value and those that found their granule's last loaded value (kValueLoads, kSameValue),
+  // padded to whole cache lines so that workers never write the same line.
   static constexpr unsigned kRowWords = 72;
+  static constexpr unsigned kValueLoads = kSlices + 1, kSameValue = kSlices + 2;
   uint64_t slice_bytes() const { return 1ull << slice_shift_; }
   unsigned slice_of(uint64_t granule) const { return object_slice_of(first_, granule, slice_shift_); }
   // What the object-level analysis learns from `accesses` lane-granule accesses of kind `access` at `granule`
@@ -235,6 +237,18 @@ class RegionShadow {
   }
   // A granule's first access since the shadow was mapped (or reset): its entry was empty.
   void count_first_touch(unsigned worker) { ++slice_accesses_[size_t(worker) * kRowWords + kSlices]; }
+  // Value mode (docs/engine.md, "Value redundancy"): a load lane-granule of the object with a value, and whether it
+  // found its granule's last loaded value again; the object's temporal redundancy, summed over workers.
+  void count_value_load(unsigned worker, bool same) {
+    uint64_t* row = &slice_accesses_[size_t(worker) * kRowWords];
+    ++row[kValueLoads];
+    row[kSameValue] += same;
+  }
+  uint64_t row_sum(unsigned word) const {
+    uint64_t n = 0;
+    for (unsigned w = 0; w < workers_; ++w) n += slice_accesses_[size_t(w) * kRowWords + word];
+    return n;
+  }
   // Bytes of the object some access touched: its granules' first touches, counted as they happen (a walk of the
   // shadow at each free cost tens of milliseconds per large tensor). Forgotten at a generation wrap-around (reset).
   uint64_t touched_bytes() const {

@@ -313,13 +313,14 @@ bool Engine::Impl::replay_shared_groups(const RlRecord& r, const Ctx& c, uint32_
 // the granule then remembers this load's value. Returns `code` with the comparison's bits.
 template <unsigned kSpace>
 uint64_t Engine::Impl::compare_value(uint64_t code, const RlRecord& values, unsigned lane, uint64_t g, uint64_t k,
-                                     uint32_t tid, BlockState* bs, Worker& wk) const {
+                                     uint32_t tid, BlockState* bs, Worker& wk, RegionShadow* region, unsigned w) const {
   uint64_t* seen = kSpace == RL_SPACE_GLOBAL   ? wk.global_values.entry(0, g)
                    : kSpace == RL_SPACE_SHARED ? bs->shared_values.entry(0, g)
                                                : bs->local_values.entry(uint64_t(tid) << kLocalThreadShift, g);
   const uint64_t now = kValueSeen | granule_value(values.addr[lane], k);
   if (code != 0 && (*seen & kValueSeen)) code |= kCodeValueLoad | (*seen == now ? kCodeSameValue : 0);
   *seen = now;
+  if (region) region->count_value_load(w, (code & kCodeSameValue) != 0);  // the object's share (object touches)
   return code;
 }
 
@@ -445,8 +446,10 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
           }
         }
       }
-      if (values && plain_load && (values->active_mask >> lane & 1))
-        code = compare_value<kSpace>(code, *values, lane, g, k, tid, bs, wk);
+      if (values && plain_load && (values->active_mask >> lane & 1)) {
+        RegionShadow* region = !global ? nullptr : kDirect ? wk.page_region : wk.entry_region;
+        code = compare_value<kSpace>(code, *values, lane, g, k, tid, bs, wk, region, w);
+      }
       if (code != run.code) {
         flush();
         run.code = code;

@@ -57,6 +57,9 @@ struct ObjectSummary {
   std::vector<uint64_t> slice_accesses;
   // touched_bytes counts whole units of this size (4: exact, each granule; more: a coarse element map's bound)
   uint64_t touched_unit_bytes = 4;
+  // Value mode (a traced run with values): load lane-granules of the object with a value, and those that returned
+  // what the granule's last load returned (docs/engine.md, "Value redundancy"); 0 otherwise.
+  uint64_t value_loads = 0, same_value = 0;
 };
 constexpr uint64_t kMaxProfiledObjects = 100000;
 
@@ -88,6 +91,8 @@ inline std::string object_touches_json(const std::vector<LaunchTouches>& launche
     for (size_t k = 0; k < s.slice_accesses.size(); ++k) o += (k ? "," : "") + std::to_string(s.slice_accesses[k]);
     o += "]";
     if (s.touched_unit_bytes != 4) o += ",\"touched_unit_bytes\":" + std::to_string(s.touched_unit_bytes);
+    if (s.value_loads)
+      o += ",\"value_loads\":" + std::to_string(s.value_loads) + ",\"same_value\":" + std::to_string(s.same_value);
     o += "}";
   }
   return o + "]}";
