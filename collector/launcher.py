@@ -389,6 +389,7 @@ def profile(
     object_level: bool = False,
     element_maps: bool = False,
     values: bool = False,
+    values_every: int | None = None,
     on_start: Callable[[], None] | None = None,
     on_collected: Callable[[], None] | None = None,
 ) -> RunSummary:
@@ -407,7 +408,8 @@ def profile(
     access trace the reuse analysis needs (docs/memory.md, "Object-level mode"); element_maps (with object_level):
     also count each object's touched bytes and accesses per slice on the GPU ("Element maps"). values: record each
     lane's loaded or stored value beside its address (the value patch, docs/trace-format.md "Value companions"),
-    for the value redundancy analysis; not with object_level. on_start() is called once the app
+    for the value redundancy analysis; not with object_level. values_every: values on the first of every k
+    instrumented launches only (launch sampling). on_start() is called once the app
     has started (the CLI loads the analysis meanwhile); on_collected(), from the launcher's thread, once the tool
     library has written its exit files while the app has not yet exited (the CLI analyses them meanwhile; never
     called when the app exits first, or without inotify). Raises a CollectorError subclass (one clear sentence) when
@@ -510,6 +512,7 @@ def profile(
         "REUSELENS_OBJECT_LEVEL",
         "REUSELENS_OBJECT_ELEMENTS",
         "REUSELENS_VALUES",
+        "REUSELENS_VALUES_EVERY",
     ):
         full_env.pop(key, None)
     if object_level:
@@ -518,6 +521,10 @@ def profile(
             full_env["REUSELENS_OBJECT_ELEMENTS"] = "1"
     if values and not object_level:
         full_env["REUSELENS_VALUES"] = "1"
+        if values_every is not None:
+            if int(values_every) < 1:
+                raise InvalidFilterError(f"values_every {values_every}: expected a whole number >= 1")
+            full_env["REUSELENS_VALUES_EVERY"] = str(int(values_every))
     if split_configurations:
         full_env["REUSELENS_SPLIT_CONFIGURATIONS"] = "1"
     if kernel_filter:

@@ -59,6 +59,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help='also record each loaded and stored value, for value redundancy (docs/engine.md, "Value redundancy"); '
         "slower than a plain profile",
     )
+    parser.add_argument(
+        "--values-every",
+        type=positive_int,
+        metavar="K",
+        help="with --values: record values on the first of every K instrumented launches only (launch sampling for "
+        "long runs; the others are traced without values)",
+    )
     parser.add_argument("--no-analyze", action="store_true", help="only record the run")
     parser.add_argument("--top", type=positive_int, default=10, metavar="N", help="findings to print (default 10)")
     add_analysis_options(parser)
@@ -94,6 +101,8 @@ def run(args: argparse.Namespace) -> int:
         args.object_level = True
     if args.values and args.object_level:
         raise SettingsError("--values needs the access trace: it cannot be combined with --object-level/--intra-object")
+    if args.values_every and not args.values:
+        raise SettingsError("--values-every samples the launches of a --values profile: add --values")
     preload = None if args.no_analyze else _import_analysis_while_the_app_runs(args.object_level, command[0])
     early = None if args.no_analyze else _EarlyAnalysis(_memory_table if args.object_level else _report, run_dir, args)
     with stage_progress() as progress:
@@ -112,6 +121,7 @@ def run(args: argparse.Namespace) -> int:
             object_level=args.object_level,
             element_maps=args.intra_object,
             values=args.values,
+            values_every=args.values_every,
             on_start=preload.start if preload is not None else None,
             on_collected=early.start if early is not None else None,
         )

@@ -58,3 +58,17 @@ def test_online_equals_replay_and_values_change_no_other_count(program, tmp_path
     assert any(e.get("same_value") for e in counts(online["kernels"])[0])
     value_fields = ("prior_kernel", "value_loads", "same_value")
     assert counts(replayed["kernels"], value_fields) == counts(replay_run(plain)["kernels"], value_fields)
+
+
+def test_launch_sampling_records_values_on_the_sampled_launches_only(program, tmp_path):
+    run = tmp_path / "run"
+    summary = launcher.profile(
+        [str(program), "table"], run_dir=run, write_traces=True, values=True, values_every=2, timeout=300
+    )
+    assert summary.status == "complete", summary.partial_reason
+    manifest = json.loads((run / "run.json").read_text())
+    assert manifest["collector"]["values_every"] == 2
+    k = value_cases.kernel(replay_run(run), "read_table")
+    (load,) = value_cases.nodes(k, "read")
+    assert load["values"]["lanes"] == value_cases.N  # launch 0 sampled, launch 1 not
+    assert value_cases.compared(value_cases.edges_from(k, load)) == (0, 0)  # launch 1's loads carried no value

@@ -27,6 +27,9 @@ struct Config {
   // REUSELENS_VALUES=1 (not with object_level): the value patch, whose MEM records carry their lanes' values in a
   // companion record (docs/trace-format.md, "Value companions"), for the value redundancy analysis
   bool values = false;
+  // REUSELENS_VALUES_EVERY=k (value mode): values on the first of every k instrumented launches only (launch
+  // sampling for long runs); the other launches are traced without them
+  uint64_t values_every = 1;
   // REUSELENS_ELEMENT_MAP_BYTES: at most this much device memory for the maps made at one table upload, besides
   // the share of the free memory (a test of the coarse maps; default: no cap)
   uint64_t element_map_cap = UINT64_MAX;

@@ -34,7 +34,7 @@ struct RlDeviceState {
   unsigned long long allowed_cache[RL_MAX_BUFFERS];
   uint32_t poller[RL_MAX_BUFFERS];  // 1 while a waiting writer reads host_allowed[b]
   uint32_t smem_size;               // largest SET_SHARED_MEMORY_SIZE seen (bytes per block)
-  uint32_t pad;
+  uint32_t values_on;        // value patch only: this launch records values (launch sampling, Config::values_every)
   unsigned long long waits;  // tickets that had to wait for the host to hand their buffer back
   unsigned long long polls;  // reads of host_allowed made while waiting
 };

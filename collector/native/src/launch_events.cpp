@@ -134,6 +134,7 @@ void Tool::record_launch(const Sanitizer_LaunchData* ld, uint64_t id, uint32_t f
 void Tool::start_instrumented_launch(const Sanitizer_LaunchData* ld, uint64_t id, uint32_t fid,
                                      const std::string& mangled, ContextState* cs) {
   arm_device_state(*cs);
+  cs->h_stage->values_on = cfg_.values && run_.instrumented % cfg_.values_every == 0;  // launch sampling
   bool ok = check(sanitizerMemcpyHostToDeviceAsync(cs->d_state, cs->h_stage, sizeof(RlDeviceState), ld->hStream),
                   "sanitizerMemcpyHostToDeviceAsync(state)") &&
             check(sanitizerSetLaunchCallbackData(ld->hLaunch, ld->function, ld->hStream, cs->d_state),

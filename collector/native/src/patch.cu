@@ -116,7 +116,7 @@ __device__ __forceinline__ void emit(void* userdata, uint64_t pc, uint64_t addr,
   const uint32_t leader = __ffs(mask) - 1;
   const uint32_t recorded = mask & lane_limit_mask;
 #ifdef RL_VALUES
-  const unsigned slots = type == reuselens::RL_REC_MEM ? 2u : 1u;
+  const unsigned slots = type == reuselens::RL_REC_MEM && s->values_on ? 2u : 1u;
   if (slots == 2) flags |= reuselens::RL_FLAG_VALUES;
 #else
   const unsigned slots = 1;
@@ -227,9 +227,11 @@ __device__ __forceinline__ LaneValue access_value(uint8_t space, uint64_t addr, 
   stored.silent = stored.known && value_at(p, size).bits == stored.bits;
   return stored;
 }
-#define RL_VALUE(space, addr, size, flags, data) access_value(space, addr, size, flags, data)
+// A launch outside the sampled ones (Config::values_every) reads no value and writes no companion.
+#define RL_VALUE(s, space, addr, size, flags, data) \
+  ((s)->values_on ? access_value(space, addr, size, flags, data) : LaneValue())
 #else
-#define RL_VALUE(space, addr, size, flags, data) LaneValue()
+#define RL_VALUE(s, space, addr, size, flags, data) LaneValue()
 #endif
 
 }  // namespace
@@ -242,7 +244,7 @@ __device__ __forceinline__ void emit_access(void* ud, uint64_t pc, uint64_t addr
   RlDeviceState* s = static_cast<RlDeviceState*>(ud);
   if (s == nullptr || s->enabled == 0) return;  // before the value's read: an unselected launch pays nothing more
   emit(ud, pc, addr, size, reuselens::RL_REC_MEM, space, (uint8_t)flags, 0, ~0u, true,
-       RL_VALUE(space, addr, size, flags, data));
+       RL_VALUE(s, space, addr, size, flags, data));
 }
 
 RL_CB rl_global(void* ud, uint64_t pc, void* ptr, uint32_t size, uint32_t flags, const void* data) {
@@ -267,12 +269,12 @@ RL_CB rl_memcpy_async(void* ud, uint64_t pc, void* src, uint32_t dst, uint32_t s
   RlDeviceState* s = static_cast<RlDeviceState*>(ud);
   if (s == nullptr || s->enabled == 0) return SANITIZER_PATCH_SUCCESS;
   const LaneValue copied =
-      RL_VALUE(reuselens::RL_SPACE_GLOBAL, (uint64_t)src, size, reuselens::RL_ACCESS_READ, nullptr);
+      RL_VALUE(s, reuselens::RL_SPACE_GLOBAL, (uint64_t)src, size, reuselens::RL_ACCESS_READ, nullptr);
   emit(ud, pc, (uint64_t)src, size, reuselens::RL_REC_MEM, reuselens::RL_SPACE_GLOBAL, reuselens::RL_ACCESS_READ,
        reuselens::RL_FLAG_ASYNC_COPY, ~0u, true, copied);
   emit(ud, pc + 1, (uint64_t)dst, size, reuselens::RL_REC_MEM, reuselens::RL_SPACE_SHARED, reuselens::RL_ACCESS_WRITE,
        reuselens::RL_FLAG_ASYNC_COPY, ~0u, true,
-       RL_VALUE(reuselens::RL_SPACE_SHARED, (uint64_t)dst, size, reuselens::RL_ACCESS_WRITE, src));
+       RL_VALUE(s, reuselens::RL_SPACE_SHARED, (uint64_t)dst, size, reuselens::RL_ACCESS_WRITE, src));
   return SANITIZER_PATCH_SUCCESS;
 }
 

@@ -47,7 +47,7 @@ std::string collector_member(const Config& c, const RunState& run, bool final_wr
          ", \"traces\": " + (c.write_traces ? "true" : "false") +
          ", \"collection\": " + (c.object_level ? "\"objects\"" : "\"trace\"") +
          ", \"element_maps\": " + (c.object_elements ? "true" : "false") +
-         ", \"values\": " + (c.values ? "true" : "false") +
+         ", \"values\": " + (c.values ? "true" : "false") + ", \"values_every\": " + std::to_string(c.values_every) +
          ", \"online_analysis\": " + (run.engine ? "true" : "false") +
          ", \"launches_seen\": " + std::to_string(run.launch_count) +
          ", \"launches_instrumented\": " + std::to_string(run.instrumented) +
