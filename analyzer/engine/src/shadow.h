@@ -107,49 +107,54 @@ class Budget {
   std::atomic<uint64_t> held_{0};
 };
 
-// Sparse shadow: page key -> 4 KiB page of entries. Used by one worker at a time (never shared).
-class PagedShadow {
+// Sparse table: page key -> a page of kEntries entries of T (zeroed when made). Used by one worker at a time
+// (never shared); every page is charged to the Budget. PagedShadow is the one of shadow entries; value mode's
+// value shadow (value_shadow.h) is another.
+template <class T, size_t kEntries>
+class SparsePages {
  public:
-  explicit PagedShadow(Budget* budget) : budget_(budget) {}
-  PagedShadow(PagedShadow&& o) noexcept
+  explicit SparsePages(Budget* budget) : budget_(budget) {}
+  SparsePages(SparsePages&& o) noexcept
       : budget_(o.budget_), pages_(std::move(o.pages_)), last_key_(o.last_key_), last_page_(o.last_page_) {
     o.pages_.clear();
     o.last_page_ = nullptr;
   }
-  PagedShadow(const PagedShadow&) = delete;
-  ~PagedShadow() { clear(); }
+  SparsePages(const SparsePages&) = delete;
+  ~SparsePages() { clear(); }
 
-  // Entry for granule `index`; `space_key` (high bits, disjoint from index / 256) separates e.g. threads.
-  Entry* entry(uint64_t space_key, uint64_t index) {
-    uint64_t key = space_key | (index / kPageEntries);
+  // Entry for granule `index`; `space_key` (high bits, disjoint from index / kEntries) separates e.g. threads.
+  T* entry(uint64_t space_key, uint64_t index) {
+    uint64_t key = space_key | (index / kEntries);
     if (key != last_key_ || !last_page_) {
       last_page_ = page(key);
       last_key_ = key;
     }
-    return last_page_ + index % kPageEntries;
+    return last_page_ + index % kEntries;
   }
   void clear() {
     for (auto& kv : pages_) std::free(kv.second);
-    if (budget_) budget_->give(pages_.size() * kPageBytes);
+    if (budget_) budget_->give(pages_.size() * kEntries * sizeof(T));
     pages_.clear();
     last_page_ = nullptr;
   }
 
  private:
-  Entry* page(uint64_t key) {
+  T* page(uint64_t key) {
     auto it = pages_.find(key);
     if (it != pages_.end()) return it->second;
-    budget_->take(kPageBytes);
-    auto* p = static_cast<Entry*>(std::calloc(kPageEntries, sizeof(Entry)));
+    budget_->take(kEntries * sizeof(T));
+    auto* p = static_cast<T*>(std::calloc(kEntries, sizeof(T)));
     if (!p) throw EngineError("out of memory for shadow pages");
     pages_.emplace(key, p);
     return p;
   }
   Budget* budget_;
-  std::unordered_map<uint64_t, Entry*> pages_;
+  std::unordered_map<uint64_t, T*> pages_;
   uint64_t last_key_ = ~0ull;
-  Entry* last_page_ = nullptr;
+  T* last_page_ = nullptr;
 };
+// Sparse shadow: page key -> 4 KiB page of entries.
+using PagedShadow = SparsePages<Entry, kPageEntries>;
 
 // Direct-mapped shadow of one device allocation, indexed by absolute granule (address / 4): entry i covers the
 // granule first_ + i. The mapping is reserved with MAP_NORESERVE and committed by the kernel on first touch; a
