@@ -15,22 +15,23 @@ def scope_of(edge: dict[str, Any]) -> str:
 
 
 def temporal(edges: Iterable[dict[str, Any]]) -> tuple[float, float, dict[str, float]]:
-    """Over a load PC's out-edges: its load lane-granules over time, and the redundant ones per scope (loads that
-    returned what their location's last load returned). warp_same_inst edges are left out: lanes of one
-    instruction on one location find one value by construction, which is no redundancy over time."""
-    accesses = 0.0
+    """Over a load PC's out-edges: its load lane-granules with a value, and the redundant ones in all and per scope
+    (loads that returned what their location's last load returned). Launches sampled without values
+    (`--values-every`) are in neither. warp_same_inst edges are left out: lanes of one instruction on one location
+    find one value by construction, which is no redundancy over time."""
+    valued = 0.0
     same: dict[str, float] = defaultdict(float)
     for edge in edges:
         if edge.get("label") == "warp_same_inst":
             continue
-        accesses += float(edge.get("accesses") or 0)
+        valued += float(edge.get("value_loads") or 0)
         if edge.get("same_value"):
             same[scope_of(edge)] += float(edge["same_value"])
-    return accesses, sum(same.values()), dict(same)
+    return valued, sum(same.values()), dict(same)
 
 
 def program_summary(kernels: Iterable[dict[str, Any]]) -> dict[str, float] | None:
-    """Program-wide shares (LoadSpy's program metrics): redundant loads among load lane-granules over time,
+    """Program-wide shares (LoadSpy's program metrics): redundant loads among load lane-granules with a value,
     zero lanes among loaded lanes, silent lanes among stored lanes; None without values."""
     loads = redundant = loaded = zero = stored = silent = 0.0
     seen = False

@@ -51,7 +51,7 @@ def edges_from(k: dict, node: dict) -> list[dict]:
 
 
 def compared(edges: list[dict]) -> tuple[int, int]:
-    """Load lane-granules compared with their granule's last loaded value, and those that found it again."""
+    """Load lane-granules with a value, and those that returned their granule's last loaded value again."""
     return sum(e.get("value_loads", 0) for e in edges), sum(e.get("same_value", 0) for e in edges)
 
 

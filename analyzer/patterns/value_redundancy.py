@@ -86,24 +86,24 @@ _UNIFORM_FIX = (
 
 
 def _reload_split(view: KernelView, nodes: list[Node]) -> tuple[float, dict[str, float]]:
-    """Load lane-granules over time of the group, and the redundant ones per scope (analyzer.values.temporal)."""
-    accesses = 0.0
+    """Load lane-granules with a value of the group, and the redundant ones per scope (analyzer.values.temporal)."""
+    valued = 0.0
     same: dict[str, float] = defaultdict(float)
     for node in nodes:
-        node_accesses, _redundant, scopes = temporal(edge.raw for edge in view.out_edges.get(node.id, ()))
-        accesses += node_accesses
+        node_valued, _redundant, scopes = temporal(edge.raw for edge in view.out_edges.get(node.id, ()))
+        valued += node_valued
         for scope, n in scopes.items():
             same[scope] += n
-    return accesses, dict(same)
+    return valued, dict(same)
 
 
 def _value_reload(view: KernelView, group: list[Node], threshold: float) -> Draft | None:
-    accesses, same = _reload_split(view, group)
+    valued, same = _reload_split(view, group)
     redundant = sum(same.values())
-    if accesses <= 0 or redundant / accesses < threshold:
+    if valued <= 0 or redundant / valued < threshold:
         return None
     scope = max(sorted(same), key=lambda label: same[label])
-    share = redundant / accesses
+    share = redundant / valued
     where = ", ".join(
         f"{_WHERE.get(label, label)} ({format_share(n / redundant)})"
         for label, n in sorted(same.items(), key=lambda item: -item[1])
@@ -124,7 +124,7 @@ def _value_reload(view: KernelView, group: list[Node], threshold: float) -> Draf
         predicted=predicted_removal(group[0], share) if scope == "thread" and len(group) == 1 else {},
         metrics={
             "redundant_fraction": share,
-            "redundant_accesses": redundant,
+            "redundant_valued": redundant,
             "by_scope": {label: n / redundant for label, n in sorted(same.items()) if n},
         },
     )

@@ -3,8 +3,8 @@
 It keeps dicts instead of shadow memory, exact barrier counters instead of modular ones, processes every lane
 in record order, and knows nothing about workers, batches, pages or routing. Its output is keyed by PCs, not
 node ids: edges {(from, to, label, prior): stats} and barrier spans {barrier: accesses}. With values (value
-mode, docs/engine.md "Value redundancy"), also value_edges {(from, to, label, prior): [loads compared with the
-granule's last loaded value, loads that found it again]}: LoadSpy's temporal redundancy (seeds/001).
+mode, docs/engine.md "Value redundancy"), also value_edges {(from, to, label, prior): [load lane-granules with a
+value, those that returned the granule's last loaded value]}: LoadSpy's temporal redundancy (seeds/001).
 """
 
 from __future__ import annotations
@@ -106,10 +106,9 @@ class Reference:
                 edge = self._edge(launch, pc, old, same, b, w, tid, write, ws, nbytes, space)
                 if (vmask >> lane) & 1:
                     now = (lane_values[lane] >> (32 * (k & 1))) & 0xFFFFFFFF
-                    if old is not None and key in vtable:
-                        counts = self.value_edges[launch][edge]
-                        counts[0] += 1
-                        counts[1] += vtable[key] == now
+                    counts = self.value_edges[launch][edge]
+                    counts[0] += 1
+                    counts[1] += old is not None and vtable.get(key) == now
                     vtable[key] = now
 
     def _edge(self, launch, pc, old, same, b, w, tid, write, ws, nbytes, space):

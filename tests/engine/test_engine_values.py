@@ -168,7 +168,8 @@ def test_a_record_whose_companion_never_comes_keeps_its_counts():
     trace = with_companions(recs, {0: (0xFFFFFFFF, 0, [7] * 32), 1: (0xFFFFFFFF, 0, [7] * 32)})[:-1]
     kernel = analyse(trace)["kernels"][0]
     assert kernel["records"] == 2
-    assert value_edges(kernel) == {}  # the second load's values never came
+    # the first load's 32 values count (first touches: nothing to find again); the second's never came
+    assert value_edges(kernel) == {((0, 0x10), None, "cold", None): [32, 0]}
     assert value_nodes(kernel) == {(0, 0x10): {"lanes": 32, "zero": 0, "silent": 0, "uniform": 1, "spatial": 31}}
 
 
@@ -191,5 +192,8 @@ def test_loads_shared_memory_stores_and_silence():
         3: (0xFFFFFFFF, 0, [99] * 16 + loads[16:]),
     }
     kernel = analyse(with_companions(recs, values))["kernels"][0]
-    assert value_edges(kernel) == {((0, 0x30), (0, 0x20), "thread", None): [32, 16]}
+    assert value_edges(kernel) == {
+        ((0, 0x10), None, "cold", None): [32, 0],
+        ((0, 0x30), (0, 0x20), "thread", None): [32, 16],
+    }
     assert value_nodes(kernel)[(0, 0x20)]["silent"] == 16

@@ -503,7 +503,7 @@ def test_hover_shows_value_redundancy_of_a_run_with_values():
     }
     text = hover.markdown(RunResults(report, "/r/report.json", "d", {}), "/ws/v.cu", 7)
     assert "| PC | reloaded unchanged | zero | silent stores | warp-uniform |" in text
-    assert "| `0x0010` | 38% | 25% | – | 25% |" in text  # 1536 of 4096 loads over time; 1024 zero lanes
+    assert "| `0x0010` | 75% | 25% | – | 25% |" in text  # 1536 of the 2048 loads with a value; 1024 zero lanes
     assert "| `0x0020` | – | – | 100% | – |" in text
     plain = {"kernels": [{**report["kernels"][0], "nodes": [{"id": 0}, node(16, "read", None)], "edges": []}]}
     assert "reloaded unchanged" not in hover.markdown(RunResults(plain, "/r/report.json", "d", {}), "/ws/v.cu", 7)

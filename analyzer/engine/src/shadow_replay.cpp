@@ -13,8 +13,10 @@ namespace {
 
 constexpr uint64_t kLocalThreadShift = 48;
 constexpr uint64_t kCodeSynced = 1ull << 31, kCodePriorWrote = 1ull << 56;  // Run::code bits
-// Value mode (Run::code bits): a load whose granule's last loaded value was known, and one that loaded it again.
+// Value mode (Run::code bits): a load lane-granule with a value, and one that returned its granule's last loaded
+// value again.
 constexpr uint64_t kCodeValueLoad = 1ull << 57, kCodeSameValue = 1ull << 58;
+constexpr uint64_t kCodeValueBits = kCodeValueLoad | kCodeSameValue;
 
 // Label (section 3.1) of an access against a prior access of the same block by another issue: same thread, same
 // warp (synced when a warp barrier of that warp ran between them) or the block (synced by a block barrier).
@@ -62,12 +64,12 @@ Entry* Engine::Impl::global_entry(uint64_t granule, Worker& wk) {
 // into a run before they reach the EdgeBuffer: most lanes of a warp hit the same edge. `code` packs the
 // outcome: bits 0-27 node of the prior access (to / prior_node), bits 28-30 label, bit 31 separated by a
 // barrier (synced), bits 32-55 generation of a prior access of an earlier launch (cold edge with a
-// prior-kernel origin; 0 otherwise), bit 56 the prior access wrote, bits 57-58 value mode's comparison of a load
-// with the granule's last loaded value (kCodeValueLoad, kCodeSameValue). code 0 = cold with no prior access (no
-// access kind counted). The barrier an edge credits is a function of the label within one record
-// (c.sync.bar_any / c.sync.bar_block), so it need not be part of the code.
-// No member initialisers: the outcome table of a record (replay_lanes) would be cleared for every record (a
-// `rep stos` of 192 bytes, a sizeable part of a shared record's fixed cost); only its filled slots are read.
+// prior-kernel origin; 0 otherwise), bit 56 the prior access wrote, bits 57-58 value mode's load with a value and
+// its comparison with the granule's last loaded value (kCodeValueLoad, kCodeSameValue). code 0 (value bits aside)
+// = cold with no prior access (no access kind counted). The barrier an edge credits is a function of the label within
+// one record (c.sync.bar_any / c.sync.bar_block), so it need not be part of the code. No member initialisers: the
+// outcome table of a record (replay_lanes) would be cleared for every record (a `rep stos` of 192 bytes, a sizeable
+// part of a shared record's fixed cost); only its filled slots are read.
 struct Engine::Impl::Run {
   uint64_t code;
   uint64_t accesses, bytes;
@@ -95,7 +97,7 @@ void Engine::Impl::flush_run(const Run& run, const RlRecord& r, const Ctx& c, Wo
   EdgeStats& s = wk.buffer.slot(k, barrier, wk.acc).stats;
   s.bytes += run.bytes;
   s.accesses += run.accesses;
-  if (run.code != 0) {  // a prior access exists: rar/raw/war/waw (current letter first)
+  if ((run.code & ~kCodeValueBits) != 0) {  // a prior access exists: rar/raw/war/waw (current letter first)
     unsigned cw = (r.access & RL_ACCESS_WRITE) != 0, ow = (run.code & kCodePriorWrote) != 0;
     s.kind[cw * 2 + ow] += run.accesses;
   }
@@ -307,10 +309,11 @@ bool Engine::Impl::replay_shared_groups(const RlRecord& r, const Ctx& c, uint32_
   return true;
 }
 
-// Value mode, one load lane-granule (LoadSpy's temporal redundancy, seeds/001 section 3; docs/engine.md "Value
-// redundancy"): against the value the granule's last load returned, when a prior access of the granule exists
-// (code != 0: the same allocation's data; memory freed and allocated again starts cold) and a load was seen;
-// the granule then remembers this load's value. Returns `code` with the comparison's bits.
+// Value mode, one load lane-granule with a value (LoadSpy's temporal redundancy, seeds/001 section 3;
+// docs/engine.md "Value redundancy"): counted (kCodeValueLoad, the redundancy's denominator, so that launches
+// sampled without values do not dilute it), and redundant (kCodeSameValue) when it returns the value the
+// granule's last load returned, a prior access of the granule existing (code != 0: the same allocation's data;
+// memory freed and allocated again starts cold). The granule then remembers this load's value.
 template <unsigned kSpace>
 uint64_t Engine::Impl::compare_value(uint64_t code, const RlRecord& values, unsigned lane, uint64_t g, uint64_t k,
                                      uint32_t tid, BlockState* bs, Worker& wk, RegionShadow* region, unsigned w) const {
@@ -318,7 +321,8 @@ uint64_t Engine::Impl::compare_value(uint64_t code, const RlRecord& values, unsi
                    : kSpace == RL_SPACE_SHARED ? bs->shared_values.entry(0, g)
                                                : bs->local_values.entry(uint64_t(tid) << kLocalThreadShift, g);
   const uint64_t now = kValueSeen | granule_value(values.addr[lane], k);
-  if (code != 0 && (*seen & kValueSeen)) code |= kCodeValueLoad | (*seen == now ? kCodeSameValue : 0);
+  const bool same = code != 0 && *seen == now;  // now has kValueSeen: equal only to a remembered load
+  code |= kCodeValueLoad | (same ? kCodeSameValue : 0);
   *seen = now;
   if (region) region->count_value_load(w, (code & kCodeSameValue) != 0);  // the object's share (object touches)
   return code;
