@@ -2,6 +2,10 @@
 
 Usage: python benchmarks/engine.py [--blocks 16384] [--workers 1,2,4,8,16] [--repeat 3] [--independent 1,4,8,16]
                                   [--pattern mix|gather|strided|shared|bitonic|gemm|matvec|stencil] [--footprint-mb 256]
+                                  [--values]
+
+--values: value mode (issue 19): every memory record followed by its value companion (values from a few small
+numbers, stores one in two silent), the engine in value mode; the figures count records without companions.
 
 The trace is generated, not recorded; warps of 264 resident blocks interleaved instruction by instruction, as a
 drain thread sees them. Every pattern but stencil (5) has 8 instructions per warp, so --blocks N gives about 64 N
@@ -337,6 +341,24 @@ def generate(blocks: int, pattern: str = "mix", footprint_mb: int = 256) -> np.n
     return mix_records(blocks, program)
 
 
+def with_value_companions(recs: np.ndarray, seed: int = 7) -> np.ndarray:
+    """The trace as the value patch writes it (docs/trace-format.md, "Value companions"): each memory record
+    flagged and followed by a companion whose lanes hold values from {0, 1, 2, 3}, half the store lanes silent."""
+    rng = np.random.default_rng(seed)
+    mem = recs["type"] == 1
+    out = np.zeros(len(recs) + int(mem.sum()), dtype=RECORD_DTYPE)
+    slot = np.arange(len(recs)) + np.concatenate(([0], np.cumsum(mem)[:-1]))  # each record's slot
+    out[slot] = recs
+    out["flags"][slot[mem]] |= 0x8
+    companion = slot[mem] + 1
+    out["type"][companion] = 4
+    for field in ("space", "access", "size", "warp", "block", "active_mask"):
+        out[field][companion] = recs[field][mem]
+    out["pc"][companion] = np.where(recs["access"][mem] == 2, rng.integers(0, 2**32, int(mem.sum())), 0)
+    out["addr"][companion] = rng.integers(0, 4, (int(mem.sum()), 32))
+    return out
+
+
 def lane_accesses(recs: np.ndarray) -> int:
     """Active lanes of the memory records (lane-accesses)."""
     masks = recs["active_mask"][recs["type"] == 1].astype("<u4")
@@ -356,7 +378,7 @@ def step_seconds(e) -> dict[str, object]:
 
 
 def measure(
-    recs: np.ndarray, workers: int, repeat: int, warm: bool = False, threads: int = 32 * WARPS
+    recs: np.ndarray, workers: int, repeat: int, warm: bool = False, threads: int = 32 * WARPS, values: bool = False
 ) -> tuple[float, float, int, dict[str, object]]:
     """Best wall time, best process CPU time (all threads), peak shadow bytes over `repeat` runs, and the step
     split of the best run. Cold: the launch is the engine's first, so every shadow page is faulted in during
@@ -364,7 +386,7 @@ def measure(
     an older generation), as every launch after the first sees the buffers it reuses."""
     best, best_cpu, peak_shadow, steps = float("inf"), float("inf"), 0, {}
     for _ in range(repeat):
-        e = _engine.Engine(workers=workers)
+        e = _engine.Engine(workers=workers, values=values)
         for base in (A, B, C):
             e.add_allocation(base, 1 << 30)
         for launch in range(2 if warm else 1):
@@ -449,11 +471,17 @@ def main() -> int:
         default="mix",
     )
     ap.add_argument("--footprint-mb", type=int, default=256, help="table / matrix size of gather and strided")
+    ap.add_argument("--values", action="store_true", help="value mode: companions after every memory record")
     args = ap.parse_args()
     if args.footprint_mb < 1:
         ap.error("--footprint-mb: at least 1")
+    if args.values and args.independent:
+        ap.error("--independent replays without values: leave out --values")
     recs = generate(args.blocks, args.pattern, args.footprint_mb)
     lanes = lane_accesses(recs)
+    records_counted = len(recs)  # the figures count records, not their value companions
+    if args.values:
+        recs = with_value_companions(recs)
     print(
         f"trace ({args.pattern}"
         + (f", {args.footprint_mb} MB footprint" if args.pattern in ("gather", "strided") else "")
@@ -468,10 +496,10 @@ def main() -> int:
         )
         base = None
         for w in [int(x) for x in args.workers.split(",")]:
-            t, cpu, shadow, steps = measure(recs, w, args.repeat, warm, threads_per_block(args.pattern))
+            t, cpu, shadow, steps = measure(recs, w, args.repeat, warm, threads_per_block(args.pattern), args.values)
             base = base or t
             print(
-                f"  workers {w:2d}: {len(recs) / t / 1e6:6.2f} M records/s  {lanes / t / 1e6:7.1f} M lane-accesses/s "
+                f"  workers {w:2d}: {records_counted / t / 1e6:6.2f} M records/s  {lanes / t / 1e6:7.1f} M lane-accesses/s "
                 f"({lanes / t / 1e6 / w:5.1f} M/s/worker; {lanes / cpu / 1e6:5.1f} M per CPU-second)  "
                 f"speed-up {base / t:5.2f} (efficiency {base / t / w:4.2f})  peak shadow {shadow / 2**20:.0f} MiB"
             )

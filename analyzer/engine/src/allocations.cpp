@@ -33,7 +33,7 @@ void Engine::Impl::add_allocation(uint64_t address, uint64_t size) {
     throw EngineError("allocation at 0x" + hex(address) + " overlaps an allocation that was not freed");
   }
   region_order.insert(region_order.begin() + (it - regions.begin()), allocations_seen++);
-  regions.emplace(it, new RegionShadow(address, size, &budget, W));
+  regions.emplace(it, new RegionShadow(address, size, &budget, W, config.values));
   forget_cached_regions();
 }
 void Engine::Impl::free_allocation(uint64_t address) {

@@ -171,7 +171,8 @@ class RegionShadow {
   // today, and far below the size at which the shadow's byte count would overflow.
   static constexpr uint64_t kMaxDirectBytes = 1ull << 40;
 
-  RegionShadow(uint64_t base, uint64_t size, Budget* budget, unsigned workers = 1)
+  // values: value mode, whose value shadow of the region's granules (value_shadow.h) lies beside the entries.
+  RegionShadow(uint64_t base, uint64_t size, Budget* budget, unsigned workers = 1, bool values = false)
       : base_(base), size_(size), first_(base >> 2), budget_(budget), workers_(workers) {
     slice_accesses_.reset(new uint64_t[size_t(workers_) * kRowWords]());
     if (size == 0 || size > kMaxDirectBytes) return;
@@ -190,6 +191,11 @@ class RegionShadow {
     if (raw + reserve > aligned + bytes_)
       munmap(reinterpret_cast<void*>(aligned + bytes_), raw + reserve - aligned - bytes_);
     shadow_ = reinterpret_cast<Entry*>(aligned);
+    if (values) {  // 8 bytes per granule, committed as touched; charged with the entries' pages (entry())
+      void* v = mmap(nullptr, count_ * sizeof(uint64_t), PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (v != MAP_FAILED) values_ = static_cast<uint64_t*>(v);
+    }
     touched_ = std::vector<std::atomic<uint64_t>>((bytes_ / kPageBytes + 63) / 64);
     advised_.assign(bytes_ / kHugeBytes, false);
     blocks_ = bytes_ / kHugeBytes;
@@ -198,6 +204,7 @@ class RegionShadow {
   RegionShadow(const RegionShadow&) = delete;
   ~RegionShadow() {
     if (shadow_) munmap(shadow_, bytes_);
+    if (values_) munmap(values_, count_ * sizeof(uint64_t));
     budget_->give(committed_.load());
     budget_->release(held_.load());
   }
@@ -273,14 +280,19 @@ class RegionShadow {
   }
   // Where granule's entry lives, without committing or charging its page (a prefetch target).
   const Entry* slot(uint64_t granule) const { return shadow_ + (granule - first_); }
+  // Value mode: granule's value-shadow entry (value_shadow.h), or null where the region has none (no value mode,
+  // or its mapping failed: the worker's sparse table serves). Only for a granule whose entry() was asked for,
+  // which charged its page.
+  uint64_t* value_slot(uint64_t granule) const { return values_ ? values_ + (granule - first_) : nullptr; }
   Entry* entry(uint64_t granule) {
     uint64_t i = granule - first_;
     uint64_t page = i / kPageEntries;
     std::atomic<uint64_t>& word = touched_[page / 64];
     uint64_t bit = 1ull << (page % 64);
     if (!(word.load(std::memory_order_relaxed) & bit) && !(word.fetch_or(bit) & bit)) {
-      committed_ += kPageBytes;
-      budget_->take(kPageBytes);
+      const uint64_t charge = values_ ? kPageBytes + kPageEntries * sizeof(uint64_t) : kPageBytes;
+      committed_ += charge;
+      budget_->take(charge);
       if (page % kPopulatePages == 0 && page > 0 && touched(page - 1)) populate_ahead(page);
       if (page % kHugePages == kHugePages / 2 && huge_pages_enabled()) advise_ahead(page / kHugePages);
       if (huge_pages_enabled()) note_scattered_touch(page / kHugePages);
@@ -373,6 +385,7 @@ class RegionShadow {
   // Drop every entry (generation wrap-around): the pages go back to the kernel.
   void reset() {
     if (shadow_) madvise(shadow_, bytes_, MADV_DONTNEED);
+    if (values_) madvise(values_, count_ * sizeof(uint64_t), MADV_DONTNEED);
     for (auto& w : touched_) w.store(0);
     for (uint64_t b = 0; b < blocks_; ++b) dense_[b].store(0);
     for (unsigned w = 0; w < workers_; ++w) slice_accesses_[size_t(w) * kRowWords + kSlices] = 0;
@@ -384,6 +397,7 @@ class RegionShadow {
   uint64_t base_, size_, first_, count_ = 0, bytes_ = 0, blocks_ = 0;
   Budget* budget_;
   Entry* shadow_ = nullptr;
+  uint64_t* values_ = nullptr;  // value mode: the value shadow of the region's granules
   std::vector<std::atomic<uint64_t>> touched_;
   std::atomic<uint64_t> committed_{0};
   std::mutex advice_mu_;

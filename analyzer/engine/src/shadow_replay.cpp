@@ -317,9 +317,10 @@ bool Engine::Impl::replay_shared_groups(const RlRecord& r, const Ctx& c, uint32_
 template <unsigned kSpace>
 uint64_t Engine::Impl::compare_value(uint64_t code, const RlRecord& values, unsigned lane, uint64_t g, uint64_t k,
                                      uint32_t tid, BlockState* bs, Worker& wk, RegionShadow* region, unsigned w) const {
-  uint64_t* seen = kSpace == RL_SPACE_GLOBAL   ? wk.global_values.entry(0, g)
-                   : kSpace == RL_SPACE_SHARED ? bs->shared_values.entry(0, g)
-                                               : bs->local_values.entry(uint64_t(tid) << kLocalThreadShift, g);
+  uint64_t* seen = kSpace == RL_SPACE_SHARED         ? bs->shared_values.entry(0, g)
+                   : kSpace == RL_SPACE_LOCAL        ? bs->local_values.entry(uint64_t(tid) << kLocalThreadShift, g)
+                   : region && region->value_slot(g) ? region->value_slot(g)  // inside an allocation: direct
+                                                     : wk.global_values.entry(0, g);
   const uint64_t now = kValueSeen | granule_value(values.addr[lane], k);
   const bool same = code != 0 && *seen == now;  // now has kValueSeen: equal only to a remembered load
   code |= kCodeValueLoad | (same ? kCodeSameValue : 0);
