@@ -272,7 +272,16 @@ void Engine::Impl::route_global(const RlRecord& r, uint32_t i, uint32_t slot, Wo
 }
 
 void Engine::Impl::phase2_piece(const RlRecord* recs, size_t n, size_t piece, unsigned w, Worker& wk) {
-  for (size_t i = piece * kPiece, hi = std::min(n, i + kPiece); i < hi; ++i) distribute_and_route(recs[i], i, wk);
+  constexpr size_t kAhead = 4;  // value mode: a companion is a record of its own, elsewhere in memory
+  for (size_t i = piece * kPiece, hi = std::min(n, i + kPiece); i < hi; ++i) {
+    if (batch_values && i + kAhead < hi) {
+      if (const RlRecord* v = batch_values[i + kAhead]) {
+        const char* p = reinterpret_cast<const char*>(v);
+        for (size_t line = 0; line < sizeof(RlRecord); line += 64) __builtin_prefetch(p + line);
+      }
+    }
+    distribute_and_route(recs[i], i, wk);
+  }
   if (W > 1) {
     for (auto& v : wk.by_block) v.ends.push_back(uint32_t(v.items.size()));
     for (auto& v : wk.by_chunk) v.ends.push_back(uint32_t(v.items.size()));
@@ -299,11 +308,12 @@ void Engine::Impl::distribute_and_route(const RlRecord& r, size_t i, Worker& wk)
   const RlRecord* values = values_of(r);
   if (values) value_distribution(r, *values, s.values);
   // Value mode compares every lane-granule's value with its granule's last loaded one, so no record takes the
-  // closed forms that skip lanes (a broadcast's followers, a coalesced run).
+  // closed forms that skip lanes (a broadcast's followers, a shared coalesced run); a global coalesced run keeps
+  // its closed form, which compares the values too (flush_consecutive_values).
   const uint8_t value_mode_off = batch_values ? uint8_t(kSharedGranule | kConsecutive) : 0;
   if (r.space == RL_SPACE_GLOBAL) {
     auto span = global_distribution(r, c, s, wk.scratch.data(), lanes);
-    c.flags &= uint8_t(~value_mode_off);
+    c.flags &= uint8_t(~(value_mode_off & kSharedGranule));
     uint64_t c_lo = chunk_of(span.first >> 2), c_hi = chunk_of((span.second >> 2) + (r.size + 3) / 4 - 1);
     if (c_lo == c_hi) c.flags |= kOneChunk;  // the common coalesced case: one owner, one shadow page
     // A broadcast's granule has one owner, which all warps reading that scalar meet (a matrix-vector product's
@@ -333,16 +343,18 @@ void Engine::Impl::value_distribution(const RlRecord& r, const RlRecord& v, Valu
   s.lanes += n;
   if ((r.access & RL_ACCESS_WRITE) && !(r.access & RL_ACCESS_READ))
     s.silent += unsigned(popcount32(uint32_t(v.pc) & mask));
+  // Lane masks from flat loops over all 32 lanes (vectorised), then counted over the valued lanes: lane j's bit of
+  // `next` says it accessed the element after lane j - 1's and found the same value.
   const uint64_t first = v.addr[__builtin_ctz(mask)];
-  bool uniform = n >= 2;
-  for (uint32_t m = mask; m; m &= m - 1) {
-    const unsigned lane = unsigned(__builtin_ctz(m));
-    const uint64_t value = v.addr[lane];
-    s.zero += value == 0;
-    uniform &= value == first;
-    if (lane > 0 && (mask >> (lane - 1) & 1) && r.addr[lane - 1] + r.size == r.addr[lane] && v.addr[lane - 1] == value)
-      ++s.spatial;
+  uint32_t zero = 0, equal = 0, next = 0;
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    zero |= uint32_t(v.addr[lane] == 0) << lane;
+    equal |= uint32_t(v.addr[lane] == first) << lane;
   }
-  s.uniform += uniform;
+  for (unsigned lane = 1; lane < 32; ++lane)
+    next |= uint32_t((r.addr[lane - 1] + r.size == r.addr[lane]) & (v.addr[lane - 1] == v.addr[lane])) << lane;
+  s.zero += unsigned(popcount32(zero & mask));
+  s.uniform += n >= 2 && (equal & mask) == mask;
+  s.spatial += unsigned(popcount32(next & mask & (mask << 1)));
 }
 }  // namespace reuselens

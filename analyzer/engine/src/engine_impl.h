@@ -99,6 +99,8 @@ struct Engine::Impl {
                         bool same_issue) const;
   void count_followers(const RlRecord& r, const Ctx& c, Worker& wk);
   bool replay_consecutive(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk, Entry* e);
+  bool flush_consecutive_values(const RlRecord& r, const Ctx& c, uint64_t code, unsigned n, unsigned shift,
+                                const RlRecord& values, uint64_t* slots, unsigned w, Worker& wk);
   bool replay_shared_consecutive(const RlRecord& r, const Ctx& c, uint32_t mask, Worker& wk);
   bool replay_shared_groups(const RlRecord& r, const Ctx& c, uint32_t mask, Worker& wk, uint64_t granules);
   template <unsigned kSpace, bool kOneGranule, bool kDirect>

@@ -174,6 +174,11 @@ inline uint64_t consecutive_label(uint32_t old_tid0, uint32_t tid0, unsigned lan
 bool Engine::Impl::replay_consecutive(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk,
                                       Entry* e) {
   const unsigned n = popcount32(mask), shift = consecutive_shift(r.size);
+  // Value mode: the run's value slots, contiguous beside the entries; none (a region without a value shadow): the
+  // lane loop, whose value table serves any address.
+  const RlRecord* values = values_of(r);
+  uint64_t* slots = values ? wk.page_region->value_slot(r.addr[__builtin_ctz(mask)] >> 2) : nullptr;
+  if (values && !slots) return false;
   const Entry ref = e[0];
   constexpr uint64_t kTidStep = 1ull << 40;
   uint64_t differ = 0, held = 0;
@@ -212,7 +217,34 @@ bool Engine::Impl::replay_consecutive(const RlRecord& r, const Ctx& c, uint32_t 
   if (code == 0) {
     for (unsigned i = 0; i < n << shift; ++i) wk.page_region->count_first_touch(w);
   }
+  if (values) return flush_consecutive_values(r, c, code, n, shift, *values, slots, w, wk);
   flush_run(Run{code, uint64_t(n) << shift, uint64_t(n) * r.size}, r, c, wk);
+  return true;
+}
+
+// Value mode's share of a coalesced global record replayed in closed form: granule i of the run belongs to lane
+// first + (i >> shift); each load granule with a value is compared with its slot of the region's value shadow as
+// compare_value compares, and the record's one outcome is split into its redundant, its other valued and its
+// unvalued granules (a run each). Stores only write their entries (the value shadow remembers loads).
+bool Engine::Impl::flush_consecutive_values(const RlRecord& r, const Ctx& c, uint64_t code, unsigned n, unsigned shift,
+                                            const RlRecord& values, uint64_t* slots, unsigned w, Worker& wk) {
+  const uint64_t granules = uint64_t(n) << shift;
+  uint64_t valued = 0, same = 0;
+  if (!(r.access & RL_ACCESS_WRITE)) {
+    const unsigned first = unsigned(__builtin_ctz(r.active_mask)), part = (1u << shift) - 1;
+    for (unsigned i = 0; i < granules; ++i) {
+      const unsigned lane = first + (i >> shift);
+      if (!(values.active_mask >> lane & 1)) continue;
+      const uint64_t now = kValueSeen | granule_value(values.addr[lane], i & part);
+      ++valued;
+      same += code != 0 && slots[i] == now;
+      slots[i] = now;
+    }
+    wk.page_region->count_value_loads(w, valued, same);
+  }
+  flush_run(Run{code | kCodeValueLoad | kCodeSameValue, same, same * 4}, r, c, wk);
+  flush_run(Run{code | kCodeValueLoad, valued - same, (valued - same) * 4}, r, c, wk);
+  flush_run(Run{code, granules - valued, (granules - valued) * 4}, r, c, wk);
   return true;
 }
 
