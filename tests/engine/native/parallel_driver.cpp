@@ -51,11 +51,41 @@ std::vector<RlRecord> make_trace(size_t n) {
   return recs;
 }
 
-// chunk: records per consume() call; inline_batch: EngineConfig::inline_batch_records (0: every batch goes to
-// the workers, a large value: every batch runs inline on this thread).
+// The trace as the value patch writes it (docs/trace-format.md, "Value companions"): each memory record flagged
+// and followed by a companion whose lanes hold values from {0, 1, 2} (atomics none, stores partly silent).
+std::vector<RlRecord> with_companions(const std::vector<RlRecord>& recs) {
+  std::mt19937_64 rng(11);
+  std::vector<RlRecord> out;
+  for (RlRecord r : recs) {
+    if (r.type != RL_REC_MEM) {
+      out.push_back(r);
+      continue;
+    }
+    r.flags |= RL_FLAG_VALUES;
+    out.push_back(r);
+    RlRecord v;
+    std::memset(&v, 0, sizeof v);
+    v.type = RL_REC_VALUES;
+    v.space = r.space;
+    v.access = r.access;
+    v.size = r.size;
+    v.warp = r.warp;
+    v.block = r.block;
+    v.active_mask = r.access == (RL_ACCESS_READ | RL_ACCESS_WRITE) ? 0 : r.active_mask;
+    v.pc = r.access == RL_ACCESS_WRITE ? uint32_t(rng()) : 0;
+    for (int lane = 0; lane < 32; ++lane) v.addr[lane] = rng() % 3;
+    out.push_back(v);
+  }
+  return out;
+}
+
+// chunk: records per consume() call (odd: calls cut record-companion pairs); inline_batch:
+// EngineConfig::inline_batch_records (0: every batch goes to the workers, a large value: every batch runs inline on
+// this thread); values: value mode.
 std::string kernels(unsigned workers, const std::vector<RlRecord>& recs, size_t chunk = 7001,
-                    uint64_t inline_batch = 2048) {
+                    uint64_t inline_batch = 2048, bool values = false) {
   EngineConfig config;
+  config.values = values;
   config.workers = workers;
   config.shadow_budget_bytes = 1ull << 30;
   config.inline_batch_records = inline_batch;
@@ -91,6 +121,19 @@ int main() {
                     inline_batch ? "inline" : "on the workers");
         return 1;
       }
+    }
+  }
+  // value mode: its value shadows (beside the allocation's entries, per worker, per block) and per-object counts
+  const std::vector<RlRecord> valued = with_companions(recs);
+  const std::string one_valued = kernels(1, valued, 7001, 2048, true);
+  if (one_valued.find("\"same_value\"") == std::string::npos) {
+    std::printf("value mode found no redundant load in a trace full of them\n");
+    return 1;
+  }
+  for (unsigned workers : {2u, 5u}) {
+    if (kernels(workers, valued, 7001, 2048, true) != one_valued) {
+      std::printf("value mode: %u workers report other kernels than 1 worker\n", workers);
+      return 1;
     }
   }
   std::printf("same\n");
