@@ -23,7 +23,11 @@ def _stats():
 
 
 class Reference:
-    def __init__(self):
+    def __init__(self, allocation: tuple[int, int] | None = None):
+        """`allocation` (address, size): value mode also counts that object's load lane-granules with a value and
+        the redundant ones (object_values), as object_touches.json's `value_loads` and `same_value`."""
+        self.allocation = allocation
+        self.object_values = [0, 0]
         self.glob = {}  # granule -> (launch, pc_key, block, tid, write, bsync, wsync)
         self.edges = defaultdict(lambda: defaultdict(_stats))  # launch -> key -> stats
         self.spans = defaultdict(lambda: defaultdict(int))  # launch -> barrier pc key -> accesses
@@ -107,8 +111,12 @@ class Reference:
                 if (vmask >> lane) & 1:
                     now = (lane_values[lane] >> (32 * (k & 1))) & 0xFFFFFFFF
                     counts = self.value_edges[launch][edge]
+                    same = old is not None and vtable.get(key) == now
                     counts[0] += 1
-                    counts[1] += old is not None and vtable.get(key) == now
+                    counts[1] += same
+                    if space == GLOBAL and self.allocation and 0 <= (g << 2) - self.allocation[0] < self.allocation[1]:
+                        self.object_values[0] += 1
+                        self.object_values[1] += same
                     vtable[key] = now
 
     def _edge(self, launch, pc, old, same, b, w, tid, write, ws, nbytes, space):

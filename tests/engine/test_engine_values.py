@@ -197,3 +197,27 @@ def test_loads_shared_memory_stores_and_silence():
         ((0, 0x30), (0, 0x20), "thread", None): [32, 16],
     }
     assert value_nodes(kernel)[(0, 0x20)]["silent"] == 16
+
+
+@pytest.mark.parametrize("workers", [1, 3])
+def test_per_object_value_counts_match_the_model(workers):
+    """object_touches.json's value_loads / same_value of the allocation: every path (lane loop, coalesced closed
+    form, broadcast) counts what the model counts."""
+    import json
+
+    from reuselens.analyzer.replay import _engine_module
+
+    recs = random_trace(71, n=2000)
+    values = random_values(recs, 71)
+    engine = _engine_module().Engine(workers=workers, values=True)
+    engine.add_allocation(A, 1 << 20)
+    engine.begin_launch(0, 0, [12, 1, 1], [128, 1, 1], 0)
+    trace = with_companions(recs, values, seed=5, pads=0.02)
+    for start in range(0, len(trace), 333):
+        engine.consume(np.ascontiguousarray(trace[start : start + 333]))
+    engine.end_launch(True)
+    ref = Reference(allocation=(A, 1 << 20))
+    ref.run_launch(0, 0, 128, recs, values)
+    (obj,) = [o for o in json.loads(engine.object_touches_json())["objects"] if o["address"] == A]
+    assert [obj["value_loads"], obj["same_value"]] == ref.object_values
+    assert ref.object_values[1] > 0

@@ -308,12 +308,15 @@ void Engine::Impl::distribute_and_route(const RlRecord& r, size_t i, Worker& wk)
   const RlRecord* values = values_of(r);
   if (values) value_distribution(r, *values, s.values);
   // Value mode compares every lane-granule's value with its granule's last loaded one, so no record takes the
-  // closed forms that skip lanes (a broadcast's followers, a shared coalesced run); a global coalesced run keeps
-  // its closed form, which compares the values too (flush_consecutive_values).
+  // closed forms that skip lanes in a way the values would not follow (a shared coalesced run; a broadcast load
+  // whose lanes are not all with a value, or all without); a global coalesced run and a broadcast compare the
+  // values in their closed forms (flush_consecutive_values, count_followers).
   const uint8_t value_mode_off = batch_values ? uint8_t(kSharedGranule | kConsecutive) : 0;
   if (r.space == RL_SPACE_GLOBAL) {
     auto span = global_distribution(r, c, s, wk.scratch.data(), lanes);
-    c.flags &= uint8_t(~(value_mode_off & kSharedGranule));
+    const uint32_t valued = values ? values->active_mask & r.active_mask : 0;
+    const bool mixed = values && !(r.access & RL_ACCESS_WRITE) && valued != 0 && valued != r.active_mask;
+    if (mixed) c.flags &= uint8_t(~kSharedGranule);
     uint64_t c_lo = chunk_of(span.first >> 2), c_hi = chunk_of((span.second >> 2) + (r.size + 3) / 4 - 1);
     if (c_lo == c_hi) c.flags |= kOneChunk;  // the common coalesced case: one owner, one shadow page
     // A broadcast's granule has one owner, which all warps reading that scalar meet (a matrix-vector product's

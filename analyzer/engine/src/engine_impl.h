@@ -98,6 +98,8 @@ struct Engine::Impl {
   uint64_t touch_shared(uint64_t* e, uint64_t now, const RlRecord& r, const Ctx& c, uint32_t tid,
                         bool same_issue) const;
   void count_followers(const RlRecord& r, const Ctx& c, Worker& wk);
+  static uint64_t broadcast_repeats(const RlRecord& r, const RlRecord& values);
+  static uint64_t* global_value_slot(uint64_t g, RegionShadow* region, Worker& wk);
   bool replay_consecutive(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk, Entry* e);
   bool flush_consecutive_values(const RlRecord& r, const Ctx& c, uint64_t code, unsigned n, unsigned shift,
                                 const RlRecord& values, uint64_t* slots, unsigned w, Worker& wk);

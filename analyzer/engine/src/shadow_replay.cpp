@@ -149,8 +149,29 @@ inline uint64_t Engine::Impl::touch_shared(uint64_t* e, uint64_t now, const RlRe
 void Engine::Impl::count_followers(const RlRecord& r, const Ctx& c, Worker& wk) {
   const uint64_t followers = uint64_t(popcount32(r.active_mask)) - 1;
   const bool write = (r.access & RL_ACCESS_WRITE) != 0;
-  flush_run(Run{uint64_t(c.id) | uint64_t(kWarpSame) << 28 | uint64_t(write) << 56, followers, followers * r.size}, r,
-            c, wk);
+  const uint64_t code = uint64_t(c.id) | uint64_t(kWarpSame) << 28 | uint64_t(write) << 56;
+  const RlRecord* values = values_of(r);
+  if (values && !write && (values->active_mask & r.active_mask) == r.active_mask) {
+    // Value mode, every lane with a value (distribute_and_route keeps no other broadcast load): each follower
+    // compares with the lane before it, which wrote the granule's value a moment earlier.
+    const uint64_t same = broadcast_repeats(r, *values);
+    flush_run(Run{code | kCodeValueLoad | kCodeSameValue, same, same * r.size}, r, c, wk);
+    flush_run(Run{code | kCodeValueLoad, followers - same, (followers - same) * r.size}, r, c, wk);
+    return;
+  }
+  flush_run(Run{code, followers, followers * r.size}, r, c, wk);
+}
+
+// A broadcast load's followers (the active lanes after the first) whose value equals the lane's before them.
+uint64_t Engine::Impl::broadcast_repeats(const RlRecord& r, const RlRecord& values) {
+  uint64_t same = 0;
+  uint32_t before = granule_value(values.addr[__builtin_ctz(r.active_mask)], 0);
+  for (uint32_t m = r.active_mask & (r.active_mask - 1); m; m &= m - 1) {
+    const uint32_t now = granule_value(values.addr[__builtin_ctz(m)], 0);
+    same += now == before;
+    before = now;
+  }
+  return same;
 }
 
 // The label shared by every lane of a consecutive record (kConsecutive) whose entries one issue of this block wrote
@@ -341,6 +362,15 @@ bool Engine::Impl::replay_shared_groups(const RlRecord& r, const Ctx& c, uint32_
   return true;
 }
 
+// Value mode: where global granule g's value lives: beside its entry inside an allocation (`region`, when it has a
+// value shadow), else in the worker's sparse table.
+uint64_t* Engine::Impl::global_value_slot(uint64_t g, RegionShadow* region, Worker& wk) {
+  if (region) {
+    if (uint64_t* slot = region->value_slot(g)) return slot;
+  }
+  return wk.global_values.entry(0, g);
+}
+
 // Value mode, one load lane-granule with a value (LoadSpy's temporal redundancy, seeds/001 section 3;
 // docs/engine.md "Value redundancy"): counted (kCodeValueLoad, the redundancy's denominator, so that launches
 // sampled without values do not dilute it), and redundant (kCodeSameValue) when it returns the value the
@@ -349,10 +379,9 @@ bool Engine::Impl::replay_shared_groups(const RlRecord& r, const Ctx& c, uint32_
 template <unsigned kSpace>
 uint64_t Engine::Impl::compare_value(uint64_t code, const RlRecord& values, unsigned lane, uint64_t g, uint64_t k,
                                      uint32_t tid, BlockState* bs, Worker& wk, RegionShadow* region, unsigned w) const {
-  uint64_t* seen = kSpace == RL_SPACE_SHARED         ? bs->shared_values.entry(0, g)
-                   : kSpace == RL_SPACE_LOCAL        ? bs->local_values.entry(uint64_t(tid) << kLocalThreadShift, g)
-                   : region && region->value_slot(g) ? region->value_slot(g)  // inside an allocation: direct
-                                                     : wk.global_values.entry(0, g);
+  uint64_t* seen = kSpace == RL_SPACE_SHARED  ? bs->shared_values.entry(0, g)
+                   : kSpace == RL_SPACE_LOCAL ? bs->local_values.entry(uint64_t(tid) << kLocalThreadShift, g)
+                                              : global_value_slot(g, region, wk);
   const uint64_t now = kValueSeen | granule_value(values.addr[lane], k);
   const bool same = code != 0 && *seen == now;  // now has kValueSeen: equal only to a remembered load
   code |= kCodeValueLoad | (same ? kCodeSameValue : 0);
@@ -394,8 +423,14 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
       }
       lead.code = touch(e, w0, w1_base | uint64_t(tid0) << 40, true, r, c, tid0, false);
       e->w1 = w1_base | uint64_t(tid1) << 40;
-      if (RegionShadow* reg = kDirect ? wk.page_region : wk.entry_region; reg && lead.code == 0) {
-        reg->count_first_touch(w);
+      RegionShadow* region = kDirect ? wk.page_region : wk.entry_region;
+      if (region && lead.code == 0) region->count_first_touch(w);
+      if (const RlRecord* values = values_of(r); values && !write && (values->active_mask >> first & 1)) {
+        // Value mode (every lane with a value: distribute_and_route): the first lane compares, the granule then
+        // remembers the last lane's value, and the object counts the followers as count_followers does.
+        lead.code = compare_value<RL_SPACE_GLOBAL>(lead.code, *values, first, g, 0, tid0, nullptr, wk, region, w);
+        *global_value_slot(g, region, wk) = kValueSeen | granule_value(values->addr[last], 0);
+        if (region) region->count_value_loads(w, uint64_t(popcount32(mask)) - 1, broadcast_repeats(r, *values));
       }
       flush_run(lead, r, c, wk);  // the lanes after the first: count_followers, in the distributions
       return;
