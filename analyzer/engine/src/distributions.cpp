@@ -307,11 +307,11 @@ void Engine::Impl::distribute_and_route(const RlRecord& r, size_t i, Worker& wk)
   s.lanes.add(lanes);
   const RlRecord* values = values_of(r);
   if (values) value_distribution(r, *values, s.values);
-  // Value mode compares every lane-granule's value with its granule's last loaded one, so no record takes the
-  // closed forms that skip lanes in a way the values would not follow (a shared coalesced run; a broadcast load
-  // whose lanes are not all with a value, or all without); a global coalesced run and a broadcast compare the
-  // values in their closed forms (flush_consecutive_values, count_followers).
-  const uint8_t value_mode_off = batch_values ? uint8_t(kSharedGranule | kConsecutive) : 0;
+  // Value mode compares every lane-granule's value with its granule's last loaded one, so no record takes a
+  // closed form that skips lanes in a way the values would not follow (a shared broadcast; a global broadcast load
+  // whose lanes are not all with a value, or all without); coalesced runs and global broadcasts compare the values
+  // in their closed forms (flush_consecutive_values, count_followers).
+  const uint8_t value_mode_off = batch_values ? uint8_t(kSharedGranule) : 0;
   if (r.space == RL_SPACE_GLOBAL) {
     auto span = global_distribution(r, c, s, wk.scratch.data(), lanes);
     const uint32_t valued = values ? values->active_mask & r.active_mask : 0;

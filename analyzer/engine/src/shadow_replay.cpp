@@ -238,17 +238,23 @@ bool Engine::Impl::replay_consecutive(const RlRecord& r, const Ctx& c, uint32_t 
   if (code == 0) {
     for (unsigned i = 0; i < n << shift; ++i) wk.page_region->count_first_touch(w);
   }
-  if (values) return flush_consecutive_values(r, c, code, n, shift, *values, slots, w, wk);
+  if (values) {
+    return flush_consecutive_values(
+        r, c, code, n, shift, *values, [slots](unsigned i) { return slots + i; }, wk.page_region, w, wk);
+  }
   flush_run(Run{code, uint64_t(n) << shift, uint64_t(n) * r.size}, r, c, wk);
   return true;
 }
 
-// Value mode's share of a coalesced global record replayed in closed form: granule i of the run belongs to lane
-// first + (i >> shift); each load granule with a value is compared with its slot of the region's value shadow as
+// Value mode's share of a coalesced record replayed in closed form: granule i of the run belongs to lane
+// first + (i >> shift), and slot_of(i) is its value-shadow entry; each load granule with a value is compared as
 // compare_value compares, and the record's one outcome is split into its redundant, its other valued and its
-// unvalued granules (a run each). Stores only write their entries (the value shadow remembers loads).
+// unvalued granules (a run each). Stores only write their entries (the value shadow remembers loads). `region`:
+// the global record's allocation, which counts its loads (null for shared memory).
+template <class SlotOf>
 bool Engine::Impl::flush_consecutive_values(const RlRecord& r, const Ctx& c, uint64_t code, unsigned n, unsigned shift,
-                                            const RlRecord& values, uint64_t* slots, unsigned w, Worker& wk) {
+                                            const RlRecord& values, SlotOf slot_of, RegionShadow* region, unsigned w,
+                                            Worker& wk) {
   const uint64_t granules = uint64_t(n) << shift;
   uint64_t valued = 0, same = 0;
   if (!(r.access & RL_ACCESS_WRITE)) {
@@ -257,11 +263,12 @@ bool Engine::Impl::flush_consecutive_values(const RlRecord& r, const Ctx& c, uin
       const unsigned lane = first + (i >> shift);
       if (!(values.active_mask >> lane & 1)) continue;
       const uint64_t now = kValueSeen | granule_value(values.addr[lane], i & part);
+      uint64_t* slot = slot_of(i);
       ++valued;
-      same += code != 0 && slots[i] == now;
-      slots[i] = now;
+      same += code != 0 && *slot == now;
+      *slot = now;
     }
-    wk.page_region->count_value_loads(w, valued, same);
+    if (region) region->count_value_loads(w, valued, same);
   }
   flush_run(Run{code | kCodeValueLoad | kCodeSameValue, same, same * 4}, r, c, wk);
   flush_run(Run{code | kCodeValueLoad, valued - same, (valued - same) * 4}, r, c, wk);
@@ -301,6 +308,11 @@ bool Engine::Impl::replay_shared_consecutive(const RlRecord& r, const Ctx& c, ui
   const bool write = (r.access & RL_ACCESS_WRITE) != 0;
   const uint64_t now = pack_shared(c.id, tid0, write, c.sync.wsync, c.sync.bsync);
   for (unsigned i = 0; i < words; ++i) e[i] = now + uint64_t(i >> shift) * kTidStep;
+  if (const RlRecord* values = values_of(r)) {
+    return flush_consecutive_values(
+        r, c, code, n, shift, *values, [&bs, g0](unsigned i) { return bs.shared_values.entry(0, g0 + i); }, nullptr, 0,
+        wk);
+  }
   flush_run(Run{code, words, uint64_t(n) * r.size}, r, c, wk);
   return true;
 }
