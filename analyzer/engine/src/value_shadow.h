@@ -6,9 +6,10 @@
 // Entry (one u64): bit 63 set = a load was seen; bits 0-31 the granule's 4 bytes (for a 16-byte access, 32 bits
 // of the lanes' value hash, docs/trace-format.md "Value companions"). 0 = no load seen.
 //
-// Sparse pages of 512 entries (shadow.h, SparsePages) keyed like PagedShadow; one per worker for the global
-// granules it owns (owners are fixed per chunk, so a granule is always seen by the same worker) and one per block
-// for shared and local memory, dropped with the block. Charged to the engine's Budget.
+// Inside an allocation the entries lie beside its shadow entries (RegionShadow::value_slot, direct-mapped).
+// Elsewhere: sparse pages of 512 entries (shadow.h, SparsePages) keyed like PagedShadow; one per worker for the
+// global granules it owns outside allocations (owners are fixed per chunk, so a granule is always seen by the same
+// worker) and one per block for shared and local memory, dropped with the block. Charged to the engine's Budget.
 #pragma once
 
 #include <cstdint>
