@@ -307,13 +307,10 @@ void Engine::Impl::distribute_and_route(const RlRecord& r, size_t i, Worker& wk)
   s.lanes.add(lanes);
   const RlRecord* values = values_of(r);
   if (values) value_distribution(r, *values, s.values);
-  // Value mode compares every lane-granule's value with its granule's last loaded one, so no record takes a
-  // closed form that skips lanes in a way the values would not follow (a shared broadcast; a global broadcast load
-  // whose lanes are not all with a value, or all without); coalesced runs and global broadcasts compare the values
-  // in their closed forms (flush_consecutive_values, count_followers).
-  const uint8_t value_mode_off = batch_values ? uint8_t(kSharedGranule) : 0;
   if (r.space == RL_SPACE_GLOBAL) {
     auto span = global_distribution(r, c, s, wk.scratch.data(), lanes);
+    // Value mode: a broadcast load compares its followers' values in closed form (count_followers) only when its
+    // lanes all have a value or none has; partly valued, its lanes take the lane loop.
     const uint32_t valued = values ? values->active_mask & r.active_mask : 0;
     const bool mixed = values && !(r.access & RL_ACCESS_WRITE) && valued != 0 && valued != r.active_mask;
     if (mixed) c.flags &= uint8_t(~kSharedGranule);
@@ -331,7 +328,6 @@ void Engine::Impl::distribute_and_route(const RlRecord& r, size_t i, Worker& wk)
     }
   } else if (r.space == RL_SPACE_SHARED) {
     shared_distribution(r, c, s);
-    c.flags &= uint8_t(~value_mode_off);
   }
 }
 

@@ -102,7 +102,7 @@ struct Engine::Impl {
   static uint64_t* global_value_slot(uint64_t g, RegionShadow* region, Worker& wk);
   bool replay_consecutive(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk, Entry* e);
   template <class SlotOf>
-  bool flush_consecutive_values(const RlRecord& r, const Ctx& c, uint64_t code, unsigned n, unsigned shift,
+  void flush_consecutive_values(const RlRecord& r, const Ctx& c, uint64_t code, unsigned n, unsigned shift,
                                 const RlRecord& values, SlotOf slot_of, RegionShadow* region, unsigned w, Worker& wk);
   bool replay_shared_consecutive(const RlRecord& r, const Ctx& c, uint32_t mask, Worker& wk);
   bool replay_shared_groups(const RlRecord& r, const Ctx& c, uint32_t mask, Worker& wk, uint64_t granules);

@@ -251,7 +251,6 @@ class RegionShadow {
   void count_first_touch(unsigned worker) { ++slice_accesses_[size_t(worker) * kRowWords + kSlices]; }
   // Value mode (docs/engine.md, "Value redundancy"): a load lane-granule of the object with a value, and whether it
   // found its granule's last loaded value again; the object's temporal redundancy, summed over workers.
-  void count_value_load(unsigned worker, bool same) { count_value_loads(worker, 1, same); }
   void count_value_loads(unsigned worker, uint64_t loads, uint64_t same) {
     uint64_t* row = &slice_accesses_[size_t(worker) * kRowWords];
     row[kValueLoads] += loads;

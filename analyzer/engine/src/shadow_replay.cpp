@@ -239,10 +239,11 @@ bool Engine::Impl::replay_consecutive(const RlRecord& r, const Ctx& c, uint32_t 
     for (unsigned i = 0; i < n << shift; ++i) wk.page_region->count_first_touch(w);
   }
   if (values) {
-    return flush_consecutive_values(
+    flush_consecutive_values(
         r, c, code, n, shift, *values, [slots](unsigned i) { return slots + i; }, wk.page_region, w, wk);
+  } else {
+    flush_run(Run{code, uint64_t(n) << shift, uint64_t(n) * r.size}, r, c, wk);
   }
-  flush_run(Run{code, uint64_t(n) << shift, uint64_t(n) * r.size}, r, c, wk);
   return true;
 }
 
@@ -252,7 +253,7 @@ bool Engine::Impl::replay_consecutive(const RlRecord& r, const Ctx& c, uint32_t 
 // unvalued granules (a run each). Stores only write their entries (the value shadow remembers loads). `region`:
 // the global record's allocation, which counts its loads (null for shared memory).
 template <class SlotOf>
-bool Engine::Impl::flush_consecutive_values(const RlRecord& r, const Ctx& c, uint64_t code, unsigned n, unsigned shift,
+void Engine::Impl::flush_consecutive_values(const RlRecord& r, const Ctx& c, uint64_t code, unsigned n, unsigned shift,
                                             const RlRecord& values, SlotOf slot_of, RegionShadow* region, unsigned w,
                                             Worker& wk) {
   const uint64_t granules = uint64_t(n) << shift;
@@ -273,7 +274,6 @@ bool Engine::Impl::flush_consecutive_values(const RlRecord& r, const Ctx& c, uin
   flush_run(Run{code | kCodeValueLoad | kCodeSameValue, same, same * 4}, r, c, wk);
   flush_run(Run{code | kCodeValueLoad, valued - same, (valued - same) * 4}, r, c, wk);
   flush_run(Run{code, granules - valued, (granules - valued) * 4}, r, c, wk);
-  return true;
 }
 
 // The same for a consecutive shared record (4-, 8- or 16-byte lanes), against its block's shared entries
@@ -309,11 +309,12 @@ bool Engine::Impl::replay_shared_consecutive(const RlRecord& r, const Ctx& c, ui
   const uint64_t now = pack_shared(c.id, tid0, write, c.sync.wsync, c.sync.bsync);
   for (unsigned i = 0; i < words; ++i) e[i] = now + uint64_t(i >> shift) * kTidStep;
   if (const RlRecord* values = values_of(r)) {
-    return flush_consecutive_values(
+    flush_consecutive_values(
         r, c, code, n, shift, *values, [&bs, g0](unsigned i) { return bs.shared_values.entry(0, g0 + i); }, nullptr, 0,
         wk);
+  } else {
+    flush_run(Run{code, words, uint64_t(n) * r.size}, r, c, wk);
   }
-  flush_run(Run{code, words, uint64_t(n) * r.size}, r, c, wk);
   return true;
 }
 
@@ -398,7 +399,7 @@ uint64_t Engine::Impl::compare_value(uint64_t code, const RlRecord& values, unsi
   const bool same = code != 0 && *seen == now;  // now has kValueSeen: equal only to a remembered load
   code |= kCodeValueLoad | (same ? kCodeSameValue : 0);
   *seen = now;
-  if (region) region->count_value_load(w, (code & kCodeSameValue) != 0);  // the object's share (object touches)
+  if (region) region->count_value_loads(w, 1, same);  // the object's share (object touches)
   return code;
 }
 
