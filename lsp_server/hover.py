@@ -89,7 +89,7 @@ def _efficiency_row(n: dict) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def _values_row(ref: NodeRef) -> str | None:
+def _values_row(ref: NodeRef, results: RunResults) -> str | None:
     """Value redundancy of one PC (runs profiled with values), or None without values."""
     n, values = ref.node, ref.node.get("values")
     if not values:
@@ -97,7 +97,7 @@ def _values_row(ref: NodeRef) -> str | None:
     lanes = values.get("lanes") or 0
     reloaded = "–"
     if n.get("type") == "read":
-        accesses, same, _scopes = temporal(e for e in ref.kernel.get("edges", []) if e.get("from") == n.get("id"))
+        accesses, same, _scopes = temporal(results.edges_from(ref.kernel, n.get("id")))
         reloaded = _pct(int(same), int(accesses)) if accesses else "–"
     silent = _pct(values.get("silent", 0), lanes) if n.get("type") == "write" else "–"
     uniform = _pct(values.get("uniform", 0), int(n.get("executions") or 0))
@@ -167,7 +167,7 @@ def markdown(results: RunResults, path: str, line: int) -> str | None:
             parts.append(_rest_row(rest, 5 + len(SCOPE_GROUPS)))
         parts.append("\n| PC | lanes | addresses | sectors | wavefronts |\n|---|---|---|---|---|")
         parts.extend(_efficiency_row(ref.node) for ref in shown)
-        value_rows = [row for row in (_values_row(ref) for ref in shown) if row]
+        value_rows = [row for row in (_values_row(ref, results) for ref in shown) if row]
         if value_rows:
             parts.append("\n| PC | reloaded unchanged | zero | silent stores | warp-uniform |\n|---|---|---|---|---|")
             parts.extend(value_rows)

@@ -35,14 +35,14 @@ PATTERNS = {
     "value-uniform": "Every lane of a warp loads the same value from different addresses",
 }
 
-# Where the previous load of a redundant one was, by scope, as the message says it.
+# Where the previous load of a redundant one was, by scope, as the message says it: every scope a redundant load
+# can have (a first touch, cold without a prior kernel, never finds a remembered value; warp_same_inst is left out).
 _WHERE = {
     "thread": "the same thread",
     "warp_diff_inst": "another instruction of the warp",
     "block": "another warp of the block",
     "grid": "another block",
     PRIOR_LAUNCH: "an earlier launch",
-    "cold": "a launch not traced",
 }
 
 _RELOAD_FIX = {
@@ -105,7 +105,7 @@ def _value_reload(view: KernelView, group: list[Node], threshold: float) -> Draf
     scope = max(sorted(same), key=lambda label: same[label])
     share = redundant / valued
     where = ", ".join(
-        f"{_WHERE.get(label, label)} ({format_share(n / redundant)})"
+        f"{_WHERE[label]} ({format_share(n / redundant)})"
         for label, n in sorted(same.items(), key=lambda item: -item[1])
         if n
     )
@@ -118,7 +118,7 @@ def _value_reload(view: KernelView, group: list[Node], threshold: float) -> Draf
         group,
         scope,
         "register-promotion" if scope == "thread" else "value-reuse",
-        _RELOAD_FIX.get(scope, _RELOAD_FIX[PRIOR_LAUNCH]),
+        _RELOAD_FIX[scope],
         message,
         waste_bytes=4 * redundant,
         predicted=predicted_removal(group[0], share) if scope == "thread" and len(group) == 1 else {},
