@@ -1,6 +1,6 @@
 """The value-mode runs recorded on the H200 (tests/data/value_runs, README there), replayed without a GPU: each
-case's implant against its control (tests/value_cases.py). (The online engine's equality with the replay is the
-GPU test's, tests/collector/test_gpu_values.py: these runs keep no analysis.json.)"""
+case's implant against its control (tests/value_cases.py), and the engine that ran inside the collector on the GPU
+(each run's analysis.json) against the replay of the same traces."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from reuselens.analyzer import engine_result
 from reuselens.analyzer.patterns import VALUE_PATTERNS
 from reuselens.analyzer.pipeline import build_report
 from reuselens.analyzer.replay import replay_run
@@ -32,6 +33,21 @@ def test_recorded_case_findings(case, tmp_path):
     run = tmp_path / case
     shutil.copytree(RUNS / case, run)
     assert value_cases.value_findings(build_report(run, None, write=False)) == value_cases.FINDINGS[case]
+
+
+@pytest.mark.parametrize("case", value_cases.CASES)
+def test_online_analysis_equals_replay(case):
+    """The collector's engine (online, on the H200) and the replay counted the same edges, values included."""
+    online = engine_result.load(RUNS / case / "analysis.json")
+    replayed = replay_run(RUNS / case, workers=3)
+
+    def edges(kernels):
+        return [[{f: v for f, v in e.items() if f != "prior_kernel"} for e in k["edges"]] for k in kernels]
+
+    assert edges(online["kernels"]) == edges(replayed["kernels"])
+    assert [[n.get("values") for n in k["nodes"]] for k in online["kernels"]] == [
+        [n.get("values") for n in k["nodes"]] for k in replayed["kernels"]
+    ]
 
 
 def test_every_value_pattern_has_a_recorded_implant():
