@@ -51,6 +51,7 @@ class Engine:
         split_configurations: bool = False,
         inline_batch_records: int = 2048,
         values: bool = False,
+        value_approx: float = 0.0,
     ) -> None:
         """An engine with `workers` threads (0 = 1, at most 64), a shadow budget in bytes, small batches inline."""
 

@@ -136,7 +136,7 @@ VALUE_NODE_FIELDS: dict[str, Spec] = {
         required=("lanes", "zero", "silent", "uniform", "spatial"),
     )
 }
-VALUE_EDGE_FIELDS: dict[str, Spec] = {"value_loads": COUNT, "same_value": COUNT}
+VALUE_EDGE_FIELDS: dict[str, Spec] = {"value_loads": COUNT, "same_value": COUNT, "approx_value": COUNT}
 SPAN = Obj(
     {"from": NODE_ID, "to": NODE_ID, "label": Enum(*LABELS), "accesses": COUNT, "bytes": COUNT}, required=("from", "to")
 )

@@ -216,6 +216,8 @@ def replay_run(
         shadow_budget_bytes=shadow_budget_bytes,
         split_configurations=split_configurations,
         values=bool((run.get("collector") or {}).get("values")),  # value companions among the records
+        # the share the online engine used (runs recorded before it existed counted no approximate redundancy)
+        value_approx=float((run.get("collector") or {}).get("values_approx") or 0.0),
     )
     allocations = _Allocations(engine, replay_manifest.allocations(manifest, run))
     partial: list[dict[str, Any]] = []
@@ -267,18 +269,21 @@ def analyze_records(
     split_configurations: bool = False,
     values: bool = False,
     chunk_records: int = CHUNK_RECORDS,
+    value_approx: float = 0.0,
 ) -> dict[str, Any]:
     """Run the engine on in-memory record arrays (tests, benchmarks); no names are resolved.
 
     ``launches`` yields ``(launch, records)`` with launch keys ``id``, ``function_id``, ``grid``, ``block`` and
     optionally ``dynamic_shared_bytes`` and ``complete``. ``values``: the records carry value companions (value
-    mode); ``chunk_records``: records per consume() call.
+    mode); ``chunk_records``: records per consume() call; ``value_approx``: the share of approximate value redundancy
+    (docs/engine.md, "Value redundancy"; 0: not counted).
     """
     engine = _engine_module().Engine(
         workers=workers,
         shadow_budget_bytes=shadow_budget_bytes,
         split_configurations=split_configurations,
         values=values,
+        value_approx=value_approx,
     )
     for address, size in allocations:
         engine.add_allocation(address, size)

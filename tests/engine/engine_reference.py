@@ -4,11 +4,15 @@ It keeps dicts instead of shadow memory, exact barrier counters instead of modul
 in record order, and knows nothing about workers, batches, pages or routing. Its output is keyed by PCs, not
 node ids: edges {(from, to, label, prior): stats} and barrier spans {barrier: accesses}. With values (value
 mode, docs/engine.md "Value redundancy"), also value_edges {(from, to, label, prior): [load lane-granules with a
-value, those that returned the granule's last loaded value]}: LoadSpy's temporal redundancy (seeds/001).
+value, those that returned the granule's last loaded value, those within `value_approx` of it otherwise]}:
+LoadSpy's temporal redundancy, exact and approximate (seeds/001), and silent {pc: store lanes that wrote the value
+their location held}, shared and local ones only where the block (thread) had accessed the granule before.
 """
 
 from __future__ import annotations
 
+import math
+import struct
 from collections import defaultdict
 
 import numpy as np
@@ -18,22 +22,43 @@ GLOBAL, SHARED, LOCAL = 1, 2, 3
 READ, WRITE = 0x1, 0x2
 
 
+def within_share(a: float, b: float, share: float) -> bool:
+    return math.isfinite(a) and math.isfinite(b) and abs(a - b) <= share * max(abs(a), abs(b))
+
+
+def approx_float(a: int, b: int, share: float) -> bool:
+    """Two 4-byte granules as floats (value_shadow.h)."""
+    return within_share(
+        struct.unpack("<f", struct.pack("<I", a))[0], struct.unpack("<f", struct.pack("<I", b))[0], share
+    )
+
+
+def approx_double_high(a_high: int, b_high: int, share: float) -> bool:
+    """Two doubles from their high words alone (value_shadow.h)."""
+    a, b = (struct.unpack("<d", struct.pack("<Q", h << 32))[0] for h in (a_high, b_high))
+    return within_share(a, b, share)
+
+
 def _stats():
     return {"bytes": 0, "accesses": 0, "rar": 0, "raw": 0, "war": 0, "waw": 0, "synced": 0, "synced_bytes": 0}
 
 
 class Reference:
-    def __init__(self, allocation: tuple[int, int] | None = None):
+    def __init__(self, allocation: tuple[int, int] | None = None, value_approx: float = 0.0):
         """`allocation` (address, size): value mode also counts that object's load lane-granules with a value and
-        the redundant ones (object_values), as object_touches.json's `value_loads` and `same_value`."""
+        the redundant ones (object_values), as object_touches.json's `value_loads` and `same_value`.
+        `value_approx`: the share of approximate redundancy (EngineConfig.value_approx)."""
         self.allocation = allocation
+        self.value_approx = value_approx
+        self.silent = defaultdict(lambda: defaultdict(int))  # launch -> pc key -> silent store lanes
         self.object_values = [0, 0]
         self.glob = {}  # granule -> (launch, pc_key, block, tid, write, bsync, wsync)
         self.edges = defaultdict(lambda: defaultdict(_stats))  # launch -> key -> stats
         self.spans = defaultdict(lambda: defaultdict(int))  # launch -> barrier pc key -> accesses
         self.launch_kernel = {}
         self.gvals = {}  # granule -> the 4 bytes its last load returned
-        self.value_edges = defaultdict(lambda: defaultdict(lambda: [0, 0]))  # launch -> key -> [compared, same]
+        # launch -> key -> [with a value, same, approximately same]
+        self.value_edges = defaultdict(lambda: defaultdict(lambda: [0, 0, 0]))
 
     def run_launch(self, launch: int, kernel: int, threads: int, recs: np.ndarray, values: dict | None = None) -> None:
         """`values`: per index into `recs` of a memory record, (lanes with a value, silent lanes, 32 values)."""
@@ -88,6 +113,7 @@ class Reference:
         space, size, access = int(r["space"]), int(r["size"]), int(r["access"])
         write = bool(access & WRITE)
         vmask, _, lane_values = vals if vals is not None and access == READ else (0, 0, None)
+        silent = vals[1] & vals[0] & int(r["active_mask"]) if vals is not None and access == WRITE else 0
         seen = set()
         for lane in range(32):
             if not (int(r["active_mask"]) >> lane) & 1:
@@ -105,15 +131,29 @@ class Reference:
                     table, vtable, key = st["local"], st["lvals"], (tid, g)
                 old = table.get(key)
                 table[key] = (launch, pc, b, tid, write, ws[0], ws[1])
+                # a shared or local silent store counts against what this block (thread) left there
+                if k == 0 and (silent >> lane) & 1 and (space == GLOBAL or old is not None):
+                    self.silent[launch][pc] += 1
                 same = space != LOCAL and g in seen
                 seen.add(g)
                 edge = self._edge(launch, pc, old, same, b, w, tid, write, ws, nbytes, space)
                 if (vmask >> lane) & 1:
                     now = (lane_values[lane] >> (32 * (k & 1))) & 0xFFFFFFFF
                     counts = self.value_edges[launch][edge]
-                    same = old is not None and vtable.get(key) == now
+                    last = vtable.get(key)
+                    same = old is not None and last == now
                     counts[0] += 1
                     counts[1] += same
+                    if not same and old is not None and last is not None and self.value_approx > 0:
+                        high_new = (lane_values[lane] >> 32) & 0xFFFFFFFF
+                        if size == 4:
+                            counts[2] += approx_float(last, now, self.value_approx)
+                        elif size == 8:
+                            high_key = key if k == 1 else ((tid, g + 1) if space == LOCAL else g + 1)
+                            high_old = vtable.get(high_key)
+                            counts[2] += high_old is not None and approx_double_high(
+                                high_old, high_new, self.value_approx
+                            )
                     if space == GLOBAL and self.allocation and 0 <= (g << 2) - self.allocation[0] < self.allocation[1]:
                         self.object_values[0] += 1
                         self.object_values[1] += same

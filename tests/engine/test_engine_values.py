@@ -5,6 +5,8 @@ alone: every other count of a run, and the companions of a run analysed without 
 
 from __future__ import annotations
 
+import struct
+
 import numpy as np
 import pytest
 from engine_records import MEM, READ, SHARED, WRITE, mem, records
@@ -17,10 +19,23 @@ VALUES, FLAG_VALUES = 4, 0x8
 LAUNCH = {"id": 0, "function_id": 0, "grid": [12, 1, 1], "block": [128, 1, 1]}
 
 
-def random_values(recs: np.ndarray, seed: int) -> dict[int, tuple[int, int, list[int]]]:
+# Floats near one another, for approximate redundancy: within 1% of 1.0 (1.004, 0.995), beyond it (1.02), zero,
+# a negative, infinity and NaN (never approximately equal to anything).
+NEAR_FLOATS = [1.0, 1.004, 0.995, 1.02, 0.0, -1.0, float("inf"), float("nan")]
+
+
+def float_bits(value: float, size: int) -> int:
+    return (
+        struct.unpack("<I", struct.pack("<f", value))[0]
+        if size <= 4
+        else struct.unpack("<Q", struct.pack("<d", value))[0]
+    )
+
+
+def random_values(recs: np.ndarray, seed: int, floats: bool = False) -> dict[int, tuple[int, int, list[int]]]:
     """Per memory record: (lanes with a value, silent store lanes, 32 values) as the value patch writes them. Values
-    come from a few small numbers, so that equal values are common; atomics get none (the Sanitizer gives no
-    operand), and now and then a lane goes without one."""
+    come from a few small numbers, so that equal values are common (`floats`: the bits of NEAR_FLOATS at the
+    record's width); atomics get none (the Sanitizer gives no operand), and now and then a lane goes without one."""
     rng = np.random.default_rng(seed)
     out = {}
     for i in np.flatnonzero(recs["type"] == MEM):
@@ -31,7 +46,10 @@ def random_values(recs: np.ndarray, seed: int) -> dict[int, tuple[int, int, list
         if access == READ | WRITE:
             mask = 0
         silent = mask & int(rng.integers(0, 2**32)) if access == WRITE else 0
-        vals = [int(v) for v in rng.choice([0, 1, 2, 0x1_0000_0002], 32)]
+        if floats:
+            vals = [float_bits(float(v), int(recs["size"][i])) for v in rng.choice(NEAR_FLOATS, 32)]
+        else:
+            vals = [int(v) for v in rng.choice([0, 1, 2, 0x1_0000_0002], 32)]
         out[int(i)] = (mask, silent, [v if (mask >> lane) & 1 else 0 for lane, v in enumerate(vals)])
     return out
 
@@ -57,9 +75,14 @@ def with_companions(recs: np.ndarray, values: dict, seed: int = 0, pads: float =
     return out
 
 
-def analyse(trace, workers=1, chunk=1 << 16, values=True, launches=None):
+def analyse(trace, workers=1, chunk=1 << 16, values=True, launches=None, value_approx=0.0):
     return analyze_records(
-        launches or [(LAUNCH, trace)], workers=workers, allocations=[(A, 1 << 20)], values=values, chunk_records=chunk
+        launches or [(LAUNCH, trace)],
+        workers=workers,
+        allocations=[(A, 1 << 20)],
+        values=values,
+        chunk_records=chunk,
+        value_approx=value_approx,
     )
 
 
@@ -71,7 +94,11 @@ def value_edges(kernel: dict) -> dict:
             continue
         p = e["prior_kernel"]
         prior = (p["kernel_function_id"], (p["function_id"], p["pc"])) if p else None
-        out[(pcs[e["from"]], pcs.get(e["to"]), e["label"], prior)] = [e["value_loads"], e["same_value"]]
+        out[(pcs[e["from"]], pcs.get(e["to"]), e["label"], prior)] = [
+            e["value_loads"],
+            e["same_value"],
+            e.get("approx_value", 0),
+        ]
     return out
 
 
@@ -103,10 +130,11 @@ def value_nodes(kernel: dict) -> dict:
     return {(n["function_id"], n["pc"]): n["values"] for n in kernel["nodes"] if "values" in n}
 
 
-def model_value_nodes(recs: np.ndarray, values: dict) -> dict:
-    """Per PC what the companions say, execution by execution (docs/engine.md, "Value redundancy")."""
+def model_value_nodes(recs: np.ndarray, values: dict, silent: dict) -> dict:
+    """Per PC what the companions say, execution by execution (docs/engine.md, "Value redundancy"); the silent
+    store lanes as the reference model counted them (`silent`: Reference.silent of the launch)."""
     out: dict = {}
-    for i, (mask, silent, vals) in values.items():
+    for i, (mask, _silent, vals) in values.items():
         r = recs[i]
         mask &= int(r["active_mask"])
         if not mask:
@@ -117,8 +145,7 @@ def model_value_nodes(recs: np.ndarray, values: dict) -> dict:
         lanes = [lane for lane in range(32) if (mask >> lane) & 1]
         s["lanes"] += len(lanes)
         s["zero"] += sum(vals[lane] == 0 for lane in lanes)
-        if int(r["access"]) == WRITE:
-            s["silent"] += bin(silent & mask).count("1")
+        s["silent"] = silent.get((int(r["function_id"]), int(r["pc"])), 0)
         s["uniform"] += len(lanes) >= 2 and len({vals[lane] for lane in lanes}) == 1
         size = int(r["size"])
         s["spatial"] += sum(
@@ -134,22 +161,27 @@ def model_value_nodes(recs: np.ndarray, values: dict) -> dict:
 
 @pytest.mark.parametrize("seed", [51, 52, 53])
 @pytest.mark.parametrize("workers", [1, 3])
-def test_value_redundancy_matches_the_model(seed, workers):
+@pytest.mark.parametrize("approx", [0.0, 0.01])
+def test_value_redundancy_matches_the_model(seed, workers, approx):
+    """Exact redundancy on small integers; with `approx`, on floats near one another, approximate too."""
     first, second = random_trace(seed, n=1500), random_trace(seed + 100, n=1500)
     second["function_id"] = 1  # another kernel: loads whose granule an earlier launch loaded
-    first_values, second_values = random_values(first, seed), random_values(second, seed + 100)
+    floats = approx > 0
+    first_values, second_values = random_values(first, seed, floats), random_values(second, seed + 100, floats)
     launches = [
         (LAUNCH, with_companions(first, first_values, seed, pads=0.02)),
         ({**LAUNCH, "id": 1, "function_id": 1}, with_companions(second, second_values, seed + 1, pads=0.02)),
     ]
-    out = analyse(None, workers=workers, launches=launches)
-    ref = Reference()
+    out = analyse(None, workers=workers, launches=launches, value_approx=approx)
+    ref = Reference(value_approx=approx)
     ref.run_launch(0, 0, 128, first, first_values)
     ref.run_launch(1, 1, 128, second, second_values)
     for i, (kernel, recs, values) in enumerate(zip(out["kernels"], (first, second), (first_values, second_values))):
         expected = {k: v for k, v in ref.value_edges[i].items() if v[0]}
         assert value_edges(kernel) == expected
-        assert value_nodes(kernel) == model_value_nodes(recs, values)
+        assert value_nodes(kernel) == model_value_nodes(recs, values, ref.silent[i])
+    if floats:  # approximate matches of both widths occurred, and exact ones too
+        assert sum(v[2] for v in ref.value_edges[0].values()) > 0 and sum(v[1] for v in ref.value_edges[0].values())
     labels = {key[2] for key in ref.value_edges[0]} | {"prior" for key in ref.value_edges[1] if key[3]}
     assert {"thread", "warp_same_inst", "block", "grid", "prior"} <= labels  # every kind of reuse was compared
     assert any(v[1] for v in ref.value_edges[0].values()) and any(v[0] > v[1] for v in ref.value_edges[0].values())
@@ -169,7 +201,7 @@ def test_a_record_whose_companion_never_comes_keeps_its_counts():
     kernel = analyse(trace)["kernels"][0]
     assert kernel["records"] == 2
     # the first load's 32 values count (first touches: nothing to find again); the second's never came
-    assert value_edges(kernel) == {((0, 0x10), None, "cold", None): [32, 0]}
+    assert value_edges(kernel) == {((0, 0x10), None, "cold", None): [32, 0, 0]}
     assert value_nodes(kernel) == {(0, 0x10): {"lanes": 32, "zero": 0, "silent": 0, "uniform": 1, "spatial": 31}}
 
 
@@ -193,8 +225,8 @@ def test_loads_shared_memory_stores_and_silence():
     }
     kernel = analyse(with_companions(recs, values))["kernels"][0]
     assert value_edges(kernel) == {
-        ((0, 0x10), None, "cold", None): [32, 0],
-        ((0, 0x30), (0, 0x20), "thread", None): [32, 16],
+        ((0, 0x10), None, "cold", None): [32, 0, 0],
+        ((0, 0x30), (0, 0x20), "thread", None): [32, 16, 0],
     }
     assert value_nodes(kernel)[(0, 0x20)]["silent"] == 16
 

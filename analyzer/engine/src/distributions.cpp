@@ -332,7 +332,8 @@ void Engine::Impl::distribute_and_route(const RlRecord& r, size_t i, Worker& wk)
 }
 
 // Value mode, per execution (docs/engine.md, "Value redundancy"): which lanes' values the companion holds, how
-// many were 0, which stores were silent (the companion's pc: the lanes whose store wrote the value already there),
+// many were 0, which global stores were silent (the companion's pc: the lanes whose store wrote the value already
+// there; shared and local stores are counted in the block step, against what the block itself left there),
 // whether the lanes agreed on one value, and spatial redundancy (LoadSpy, seeds/001 section 3): a lane that
 // accessed the element right after its lower neighbour's and found the same value.
 void Engine::Impl::value_distribution(const RlRecord& r, const RlRecord& v, ValueCounts& s) {
@@ -340,7 +341,7 @@ void Engine::Impl::value_distribution(const RlRecord& r, const RlRecord& v, Valu
   if (!mask) return;
   const unsigned n = unsigned(popcount32(mask));
   s.lanes += n;
-  if ((r.access & RL_ACCESS_WRITE) && !(r.access & RL_ACCESS_READ))
+  if (r.space == RL_SPACE_GLOBAL && (r.access & RL_ACCESS_WRITE) && !(r.access & RL_ACCESS_READ))
     s.silent += unsigned(popcount32(uint32_t(v.pc) & mask));
   // Lane masks from flat loops over all 32 lanes (vectorised), then counted over the valued lanes: lane j's bit of
   // `next` says it accessed the element after lane j - 1's and found the same value.

@@ -26,10 +26,14 @@ namespace reuselens {
 
 Engine::Impl::Impl(const EngineConfig& c)
     : config(c),
+      approx_on(c.values && c.value_approx > 0),
       budget(c.shadow_budget_bytes),
       pool(std::min(kMaxWorkers, std::max(1u, c.workers))),
       W(pool.size()),
       block_magic(BlockOwners::magic_for(W)) {
+  if (!(c.value_approx >= 0 && c.value_approx < 1e300)) {
+    throw EngineError("value_approx must be a finite share >= 0, got " + std::to_string(c.value_approx));
+  }
   nodes.push_back(NodeInfo{});
   barriers.push_back(BarrierInfo{});
   gen_kernel.push_back(kNone);

@@ -32,6 +32,7 @@ struct Engine::Impl {
   explicit Impl(const EngineConfig& c);
 
   EngineConfig config;
+  bool approx_on = false;  // config.values && config.value_approx > 0
   Budget budget;
   WorkerPool pool;
   unsigned W;
@@ -98,7 +99,10 @@ struct Engine::Impl {
   uint64_t touch_shared(uint64_t* e, uint64_t now, const RlRecord& r, const Ctx& c, uint32_t tid,
                         bool same_issue) const;
   void count_followers(const RlRecord& r, const Ctx& c, Worker& wk);
-  static uint64_t broadcast_repeats(const RlRecord& r, const RlRecord& values);
+  struct Repeats {
+    uint64_t same = 0, approx = 0;
+  };
+  Repeats broadcast_repeats(const RlRecord& r, const RlRecord& values) const;
   static uint64_t* global_value_slot(uint64_t g, RegionShadow* region, Worker& wk);
   bool replay_consecutive(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk, Entry* e);
   template <class SlotOf>
@@ -113,8 +117,10 @@ struct Engine::Impl {
   void replay_space(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk);
   void replay_record(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk);
   template <unsigned kSpace>
-  uint64_t compare_value(uint64_t code, const RlRecord& values, unsigned lane, uint64_t g, uint64_t k, uint32_t tid,
-                         BlockState* bs, Worker& wk, RegionShadow* region, unsigned w) const;
+  uint64_t* value_slot(uint64_t g, uint32_t tid, BlockState* bs, Worker& wk, RegionShadow* region) const;
+  template <unsigned kSpace>
+  uint64_t compare_value(uint64_t code, const RlRecord& values, unsigned lane, uint64_t g, uint64_t k, uint32_t size,
+                         uint32_t tid, BlockState* bs, Worker& wk, RegionShadow* region, unsigned w) const;
   void prefetch_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, size_t& hint);
   void phase4(const RlRecord* recs, size_t n, unsigned w);
 

@@ -174,6 +174,7 @@ class KernelWriter {
         << ",\"raw\":" << s.kind[1] << ",\"war\":" << s.kind[2] << ",\"waw\":" << s.kind[3]
         << ",\"synced\":" << s.synced << ",\"synced_bytes\":" << s.synced_bytes;
     if (s.value_loads) os_ << ",\"value_loads\":" << s.value_loads << ",\"same_value\":" << s.same_value;
+    if (s.approx_value) os_ << ",\"approx_value\":" << s.approx_value;
     os_ << ",\"prior_kernel\":";
     if (k.prior_kernel == kNone) {
       os_ << "null}";

@@ -14,9 +14,9 @@ namespace {
 constexpr uint64_t kLocalThreadShift = 48;
 constexpr uint64_t kCodeSynced = 1ull << 31, kCodePriorWrote = 1ull << 56;  // Run::code bits
 // Value mode (Run::code bits): a load lane-granule with a value, and one that returned its granule's last loaded
-// value again.
-constexpr uint64_t kCodeValueLoad = 1ull << 57, kCodeSameValue = 1ull << 58;
-constexpr uint64_t kCodeValueBits = kCodeValueLoad | kCodeSameValue;
+// value again, or one within config.value_approx of it (approximate).
+constexpr uint64_t kCodeValueLoad = 1ull << 57, kCodeSameValue = 1ull << 58, kCodeApproxValue = 1ull << 59;
+constexpr uint64_t kCodeValueBits = kCodeValueLoad | kCodeSameValue | kCodeApproxValue;
 
 // Label (section 3.1) of an access against a prior access of the same block by another issue: same thread, same
 // warp (synced when a warp barrier of that warp ran between them) or the block (synced by a block barrier).
@@ -64,8 +64,8 @@ Entry* Engine::Impl::global_entry(uint64_t granule, Worker& wk) {
 // into a run before they reach the EdgeBuffer: most lanes of a warp hit the same edge. `code` packs the
 // outcome: bits 0-27 node of the prior access (to / prior_node), bits 28-30 label, bit 31 separated by a
 // barrier (synced), bits 32-55 generation of a prior access of an earlier launch (cold edge with a
-// prior-kernel origin; 0 otherwise), bit 56 the prior access wrote, bits 57-58 value mode's load with a value and
-// its comparison with the granule's last loaded value (kCodeValueLoad, kCodeSameValue). code 0 (value bits aside)
+// prior-kernel origin; 0 otherwise), bit 56 the prior access wrote, bits 57-59 value mode's load with a value and
+// its comparison with the granule's last loaded value (kCodeValueLoad, kCodeSameValue, kCodeApproxValue). code 0 (value bits aside)
 // = cold with no prior access (no access kind counted). The barrier an edge credits is a function of the label within
 // one record (c.sync.bar_any / c.sync.bar_block), so it need not be part of the code. No member initialisers: the
 // outcome table of a record (replay_lanes) would be cleared for every record (a `rep stos` of 192 bytes, a sizeable
@@ -108,6 +108,7 @@ void Engine::Impl::flush_run(const Run& run, const RlRecord& r, const Ctx& c, Wo
   if (run.code & kCodeValueLoad) {
     s.value_loads += run.accesses;
     if (run.code & kCodeSameValue) s.same_value += run.accesses;
+    if (run.code & kCodeApproxValue) s.approx_value += run.accesses;
   }
 }
 
@@ -154,24 +155,29 @@ void Engine::Impl::count_followers(const RlRecord& r, const Ctx& c, Worker& wk) 
   if (values && !write && (values->active_mask & r.active_mask) == r.active_mask) {
     // Value mode, every lane with a value (distribute_and_route keeps no other broadcast load): each follower
     // compares with the lane before it, which wrote the granule's value a moment earlier.
-    const uint64_t same = broadcast_repeats(r, *values);
-    flush_run(Run{code | kCodeValueLoad | kCodeSameValue, same, same * r.size}, r, c, wk);
-    flush_run(Run{code | kCodeValueLoad, followers - same, (followers - same) * r.size}, r, c, wk);
+    const Repeats rep = broadcast_repeats(r, *values);
+    const uint64_t other = followers - rep.same - rep.approx;
+    flush_run(Run{code | kCodeValueLoad | kCodeSameValue, rep.same, rep.same * r.size}, r, c, wk);
+    flush_run(Run{code | kCodeValueLoad | kCodeApproxValue, rep.approx, rep.approx * r.size}, r, c, wk);
+    flush_run(Run{code | kCodeValueLoad, other, other * r.size}, r, c, wk);
     return;
   }
   flush_run(Run{code, followers, followers * r.size}, r, c, wk);
 }
 
-// A broadcast load's followers (the active lanes after the first) whose value equals the lane's before them.
-uint64_t Engine::Impl::broadcast_repeats(const RlRecord& r, const RlRecord& values) {
-  uint64_t same = 0;
+// A broadcast load's followers (the active lanes after the first) whose value equals the lane's before them, and
+// (4-byte lanes, config.value_approx) those within the threshold of it otherwise.
+Engine::Impl::Repeats Engine::Impl::broadcast_repeats(const RlRecord& r, const RlRecord& values) const {
+  Repeats out;
+  const bool approx = approx_on && r.size == 4;
   uint32_t before = granule_value(values.addr[__builtin_ctz(r.active_mask)], 0);
   for (uint32_t m = r.active_mask & (r.active_mask - 1); m; m &= m - 1) {
     const uint32_t now = granule_value(values.addr[__builtin_ctz(m)], 0);
-    same += now == before;
+    out.same += now == before;
+    out.approx += approx && now != before && approx_float(before, now, config.value_approx);
     before = now;
   }
-  return same;
+  return out;
 }
 
 // The label shared by every lane of a consecutive record (kConsecutive) whose entries one issue of this block wrote
@@ -257,22 +263,36 @@ void Engine::Impl::flush_consecutive_values(const RlRecord& r, const Ctx& c, uin
                                             const RlRecord& values, SlotOf slot_of, RegionShadow* region, unsigned w,
                                             Worker& wk) {
   const uint64_t granules = uint64_t(n) << shift;
-  uint64_t valued = 0, same = 0;
+  uint64_t valued = 0, same = 0, approx = 0;
   if (!(r.access & RL_ACCESS_WRITE)) {
     const unsigned first = unsigned(__builtin_ctz(r.active_mask)), part = (1u << shift) - 1;
+    const bool approx_test = approx_on && code != 0 && (r.size == 4 || r.size == 8);  // as compare_value
     for (unsigned i = 0; i < granules; ++i) {
       const unsigned lane = first + (i >> shift);
       if (!(values.active_mask >> lane & 1)) continue;
       const uint64_t now = kValueSeen | granule_value(values.addr[lane], i & part);
       uint64_t* slot = slot_of(i);
+      const uint64_t old = *slot;
+      const bool equal = code != 0 && old == now;
       ++valued;
-      same += code != 0 && *slot == now;
+      same += equal;
+      if (approx_test && !equal && (old & kValueSeen)) {
+        if (r.size == 4) {
+          approx += approx_float(uint32_t(old), uint32_t(now), config.value_approx);
+        } else {  // a double: its high granule (odd i) decides for both, its sibling not yet replaced
+          const uint64_t high = (i & 1) ? old : *slot_of(i + 1);
+          approx += (high & kValueSeen) &&
+                    approx_double_high(uint32_t(high), granule_value(values.addr[lane], 1), config.value_approx);
+        }
+      }
       *slot = now;
     }
     if (region) region->count_value_loads(w, valued, same);
   }
+  const uint64_t other = valued - same - approx;
   flush_run(Run{code | kCodeValueLoad | kCodeSameValue, same, same * 4}, r, c, wk);
-  flush_run(Run{code | kCodeValueLoad, valued - same, (valued - same) * 4}, r, c, wk);
+  flush_run(Run{code | kCodeValueLoad | kCodeApproxValue, approx, approx * 4}, r, c, wk);
+  flush_run(Run{code | kCodeValueLoad, other, other * 4}, r, c, wk);
   flush_run(Run{code, granules - valued, (granules - valued) * 4}, r, c, wk);
 }
 
@@ -309,6 +329,9 @@ bool Engine::Impl::replay_shared_consecutive(const RlRecord& r, const Ctx& c, ui
   const uint64_t now = pack_shared(c.id, tid0, write, c.sync.wsync, c.sync.bsync);
   for (unsigned i = 0; i < words; ++i) e[i] = now + uint64_t(i >> shift) * kTidStep;
   if (const RlRecord* values = values_of(r)) {
+    if (write && !(r.access & RL_ACCESS_READ) && code != 0) {  // silent against the block's own data (replay_lanes)
+      wk.stats_for(c.id)->values.silent += unsigned(popcount32(uint32_t(values->pc) & values->active_mask & mask));
+    }
     flush_consecutive_values(
         r, c, code, n, shift, *values, [&bs, g0](unsigned i) { return bs.shared_values.entry(0, g0 + i); }, nullptr, 0,
         wk);
@@ -388,16 +411,34 @@ uint64_t* Engine::Impl::global_value_slot(uint64_t g, RegionShadow* region, Work
 // docs/engine.md "Value redundancy"): counted (kCodeValueLoad, the redundancy's denominator, so that launches
 // sampled without values do not dilute it), and redundant (kCodeSameValue) when it returns the value the
 // granule's last load returned, a prior access of the granule existing (code != 0: the same allocation's data;
-// memory freed and allocated again starts cold). The granule then remembers this load's value.
+// memory freed and allocated again starts cold); approximately redundant (kCodeApproxValue) when it did not but
+// its lane's value is within config.value_approx of the last one (4-byte lanes as floats, 8-byte lanes as doubles
+// from their high granules: approx_next_high). The granule then remembers this load's value.
+template <unsigned kSpace>
+uint64_t* Engine::Impl::value_slot(uint64_t g, uint32_t tid, BlockState* bs, Worker& wk, RegionShadow* region) const {
+  return kSpace == RL_SPACE_SHARED  ? bs->shared_values.entry(0, g)
+         : kSpace == RL_SPACE_LOCAL ? bs->local_values.entry(uint64_t(tid) << kLocalThreadShift, g)
+                                    : global_value_slot(g, region, wk);
+}
+
 template <unsigned kSpace>
 uint64_t Engine::Impl::compare_value(uint64_t code, const RlRecord& values, unsigned lane, uint64_t g, uint64_t k,
-                                     uint32_t tid, BlockState* bs, Worker& wk, RegionShadow* region, unsigned w) const {
-  uint64_t* seen = kSpace == RL_SPACE_SHARED  ? bs->shared_values.entry(0, g)
-                   : kSpace == RL_SPACE_LOCAL ? bs->local_values.entry(uint64_t(tid) << kLocalThreadShift, g)
-                                              : global_value_slot(g, region, wk);
-  const uint64_t now = kValueSeen | granule_value(values.addr[lane], k);
-  const bool same = code != 0 && *seen == now;  // now has kValueSeen: equal only to a remembered load
-  code |= kCodeValueLoad | (same ? kCodeSameValue : 0);
+                                     uint32_t size, uint32_t tid, BlockState* bs, Worker& wk, RegionShadow* region,
+                                     unsigned w) const {
+  uint64_t* seen = value_slot<kSpace>(g, tid, bs, wk, region);
+  const uint64_t old = *seen, now = kValueSeen | granule_value(values.addr[lane], k);
+  const bool same = code != 0 && old == now;  // now has kValueSeen: equal only to a remembered load
+  bool approx = false;
+  if (!same && code != 0 && approx_on && (old & kValueSeen)) {
+    if (size == 4) {
+      approx = approx_float(uint32_t(old), uint32_t(now), config.value_approx);
+    } else if (size == 8) {  // granule 1 holds the high word; granule 0 looks at its sibling's, not yet replaced
+      const uint64_t high = k == 1 ? old : *value_slot<kSpace>(g + 1, tid, bs, wk, region);
+      approx = (high & kValueSeen) &&
+               approx_double_high(uint32_t(high), granule_value(values.addr[lane], 1), config.value_approx);
+    }
+  }
+  code |= kCodeValueLoad | (same ? kCodeSameValue : 0) | (approx ? kCodeApproxValue : 0);
   *seen = now;
   if (region) region->count_value_loads(w, 1, same);  // the object's share (object touches)
   return code;
@@ -441,9 +482,10 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
       if (const RlRecord* values = values_of(r); values && !write && (values->active_mask >> first & 1)) {
         // Value mode (every lane with a value: distribute_and_route): the first lane compares, the granule then
         // remembers the last lane's value, and the object counts the followers as count_followers does.
-        lead.code = compare_value<RL_SPACE_GLOBAL>(lead.code, *values, first, g, 0, tid0, nullptr, wk, region, w);
+        lead.code =
+            compare_value<RL_SPACE_GLOBAL>(lead.code, *values, first, g, 0, size, tid0, nullptr, wk, region, w);
         *global_value_slot(g, region, wk) = kValueSeen | granule_value(values->addr[last], 0);
-        if (region) region->count_value_loads(w, uint64_t(popcount32(mask)) - 1, broadcast_repeats(r, *values));
+        if (region) region->count_value_loads(w, uint64_t(popcount32(mask)) - 1, broadcast_repeats(r, *values).same);
       }
       flush_run(lead, r, c, wk);  // the lanes after the first: count_followers, in the distributions
       return;
@@ -456,6 +498,13 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
   // Value mode: each lane's value (its companion, null without one), compared per lane-granule below.
   const RlRecord* values = values_of(r);
   const bool plain_load = !(r.access & RL_ACCESS_WRITE);
+  // Value mode, shared and local stores: the silent lanes (the companion's pc) whose granule this block (thread)
+  // had accessed before. Shared and local memory start with whatever an earlier block left there: a store that
+  // happens to match those stale bytes is no silent store of the program.
+  const uint32_t silent = !global && values && !plain_load && !(r.access & RL_ACCESS_READ)
+                              ? uint32_t(values->pc) & values->active_mask
+                              : 0;
+  uint64_t silent_known = 0;
   if (check_same) wk.same.begin(size_t(popcount32(mask)) * granules);
   if constexpr (kDirect) {  // every lane lies in that region's page, and so in one of its slices
     wk.page_region->note_accesses(r.access, page_lo, w, uint64_t(popcount32(mask)) * granules);
@@ -531,9 +580,10 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
           }
         }
       }
+      if (!global && k == 0 && code != 0) silent_known += silent >> lane & 1;
       if (values && plain_load && (values->active_mask >> lane & 1)) {
         RegionShadow* region = !global ? nullptr : kDirect ? wk.page_region : wk.entry_region;
-        code = compare_value<kSpace>(code, *values, lane, g, k, tid, bs, wk, region, w);
+        code = compare_value<kSpace>(code, *values, lane, g, k, size, tid, bs, wk, region, w);
       }
       if (code != run.code) {
         flush();
@@ -546,6 +596,7 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
   }
   flush();
   for (unsigned i = 0; i < n_outcomes; ++i) flush_run(outcomes[i], r, c, wk);
+  if (silent_known) wk.stats_for(c.id)->values.silent += silent_known;
 }
 
 template <unsigned kSpace>

@@ -39,7 +39,7 @@ struct Histogram {
 struct ValueCounts {
   uint64_t lanes = 0;    // lanes whose value the trace holds
   uint64_t zero = 0;     // of those, lanes whose value was 0
-  uint64_t silent = 0;   // store lanes that wrote the value the location already held
+  uint64_t silent = 0;   // store lanes that wrote the value the location held (shared, local: from its block)
   uint64_t uniform = 0;  // executions whose valued lanes (two or more) all had one value
   uint64_t spatial = 0;  // lanes whose value equals the lane's before it, which accessed the element before
   void merge(const ValueCounts& o) {
@@ -105,10 +105,12 @@ struct EdgeStats {
   uint64_t synced = 0, synced_bytes = 0;  // cross-thread accesses with a barrier between the pair
   // Value mode: load lane-granules whose granule's last loaded value was known, and of those, the ones that
   // loaded that value again (temporal redundancy, split by this edge's Topological Distance).
-  uint64_t value_loads = 0, same_value = 0;
+  // approx_value: of the others, those within config.value_approx of that value (read as floats).
+  uint64_t value_loads = 0, same_value = 0, approx_value = 0;
   void merge(const EdgeStats& o) {
     value_loads += o.value_loads;
     same_value += o.same_value;
+    approx_value += o.approx_value;
     bytes += o.bytes;
     accesses += o.accesses;
     for (int i = 0; i < 4; ++i) kind[i] += o.kind[i];

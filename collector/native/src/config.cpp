@@ -63,6 +63,7 @@ Config read_config() {
   c.values = !c.object_level && getenv_str("REUSELENS_VALUES") == "1";
   const std::string every = getenv_str("REUSELENS_VALUES_EVERY");
   if (!every.empty()) c.values_every = std::max<uint64_t>(1, strtoull(every.c_str(), nullptr, 10));
+  c.values_approx = values_approx_from_env();
   if (c.patch_path.empty()) c.patch_path = default_patch_path(c.object_level, c.values);
   parse_launch_range(getenv_str("REUSELENS_LAUNCH_RANGE"), &c);
   std::string bb = getenv_str("REUSELENS_BUFFER_BYTES");

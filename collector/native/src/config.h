@@ -30,6 +30,7 @@ struct Config {
   // REUSELENS_VALUES_EVERY=k (value mode): values on the first of every k instrumented launches only (launch
   // sampling for long runs); the other launches are traced without them
   uint64_t values_every = 1;
+  double values_approx = 0.01;  // REUSELENS_VALUES_APPROX (support.h, values_approx_from_env)
   // REUSELENS_ELEMENT_MAP_BYTES: at most this much device memory for the maps made at one table upload, besides
   // the share of the free memory (a test of the coarse maps; default: no cap)
   uint64_t element_map_cap = UINT64_MAX;

@@ -133,6 +133,7 @@ std::unique_ptr<RecordSink> make_engine_sink() {
   if (const char* s = getenv("REUSELENS_SPLIT_CONFIGURATIONS")) config.split_configurations = s[0] == '1';
   // Value mode (`reuselens profile --values`): records come with value companions (config.cpp, Config::values).
   config.values = getenv_str("REUSELENS_VALUES") == "1" && getenv_str("REUSELENS_OBJECT_LEVEL") != "1";
+  config.value_approx = values_approx_from_env();
   try {
     return std::make_unique<EngineSink>(config);
   } catch (const std::exception&) {

@@ -4,6 +4,7 @@
 #include <unistd.h>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace rlc {
@@ -44,6 +45,15 @@ std::string json_str(const std::string& s) {
 }
 
 std::string json_u64_or_null(bool present, uint64_t v) { return present ? std::to_string(v) : "null"; }
+
+std::string json_number(double v) {
+  char b[40];
+  for (int digits = 15; digits <= 17; ++digits) {
+    snprintf(b, sizeof b, "%.*g", digits, v);
+    if (strtod(b, nullptr) == v) break;
+  }
+  return b;
+}
 
 bool write_file_atomic(const std::string& path, const std::string& text, std::string* error) {
   std::string tmp = path + ".tmp." + std::to_string(getpid());

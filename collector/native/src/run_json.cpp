@@ -48,6 +48,7 @@ std::string collector_member(const Config& c, const RunState& run, bool final_wr
          ", \"collection\": " + (c.object_level ? "\"objects\"" : "\"trace\"") +
          ", \"element_maps\": " + (c.object_elements ? "true" : "false") +
          ", \"values\": " + (c.values ? "true" : "false") + ", \"values_every\": " + std::to_string(c.values_every) +
+         ", \"values_approx\": " + json_number(c.values_approx) +
          ", \"online_analysis\": " + (run.engine ? "true" : "false") +
          ", \"launches_seen\": " + std::to_string(run.launch_count) +
          ", \"launches_instrumented\": " + std::to_string(run.instrumented) +

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <string>
 #include <ctime>
 
 namespace rlc {
@@ -13,6 +14,15 @@ double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock:
 std::string getenv_str(const char* name) {
   const char* v = getenv(name);
   return v ? std::string(v) : std::string();
+}
+
+double values_approx_from_env() {
+  constexpr double kDefault = 0.01;
+  const std::string text = getenv_str("REUSELENS_VALUES_APPROX");
+  if (text.empty()) return kDefault;
+  char* end = nullptr;
+  const double share = strtod(text.c_str(), &end);
+  return end && *end == '\0' && share >= 0 && share < 1e300 ? share : kDefault;
 }
 
 std::string demangle(const std::string& name) {

@@ -53,6 +53,10 @@ struct EngineConfig {
   // appear anywhere (docs/trace-format.md, "Value companions"); the results gain value redundancy (docs/engine.md,
   // "Value redundancy"). Without it, a companion is a malformed record.
   bool values = false;
+  // Value mode's approximate redundancy (LoadSpy, seeds/001 section 3; docs/engine.md "Value redundancy"): a load
+  // whose value differs from its location's last loaded one by at most this share of the larger magnitude, read as
+  // an IEEE float of the access's width (4 or 8 bytes), counts in its edge's approx_value. 0: not counted.
+  double value_approx = 0.0;
 };
 
 struct LaunchInfo {
