@@ -99,7 +99,21 @@ def _attach_sources(
         location = _kernel_location(mapper, kernel, notes)
         kernel["source"] = location.to_dict() if location is not None else None
         progress("map source lines", done, total)
+    _attach_value_types(run, mapper, kernels, notes)
     notes.extend(note for note in _merge_lineless(mapper.notes) if note not in notes)
+
+
+def _attach_value_types(run: RunDirectory, mapper: Any, kernels: list[dict[str, Any]], notes: list[str]) -> None:
+    """Value mode's approximate redundancy: the share the run counted it within, and the loads' types (their
+    SASS, only where approximate counts exist: value_types.py)."""
+    share = (run.manifest.get("collector") or {}).get("values_approx")
+    if not isinstance(share, (int, float)) or isinstance(share, bool) or share <= 0:
+        return
+    from reuselens.analyzer.value_types import attach_value_types
+
+    for kernel in kernels:
+        kernel["value_approx"] = float(share)
+    attach_value_types(mapper, kernels, notes)
 
 
 def _merge_lineless(mapper_notes: list[str]) -> list[str]:

@@ -30,13 +30,36 @@ def temporal(edges: Iterable[dict[str, Any]]) -> tuple[float, float, dict[str, f
     return valued, sum(same.values()), dict(same)
 
 
+def approximate(edges: Iterable[dict[str, Any]]) -> dict[str, float]:
+    """Over a load PC's out-edges, per scope: the load lane-granules that did not return their location's last
+    loaded value but one within the run's share of it (LoadSpy's approximate redundancy; meaningful only for a load
+    value_types.approximate_applies to). warp_same_inst left out as in temporal()."""
+    near: dict[str, float] = defaultdict(float)
+    for edge in edges:
+        if edge.get("label") != "warp_same_inst" and edge.get("approx_value"):
+            near[scope_of(edge)] += float(edge["approx_value"])
+    return dict(near)
+
+
+def approx_share(kernels: Iterable[dict[str, Any]]) -> float:
+    """The share within which the run counted approximate redundancy (run.json collector.values_approx, copied to
+    each kernel of the report); 0 when it did not."""
+    return max((float(k.get("value_approx") or 0.0) for k in kernels), default=0.0)
+
+
 def program_summary(kernels: Iterable[dict[str, Any]]) -> dict[str, float] | None:
     """Program-wide shares (LoadSpy's program metrics): redundant loads among load lane-granules with a value,
-    zero lanes among loaded lanes, silent lanes among stored lanes; None without values."""
-    loads = redundant = loaded = zero = stored = silent = 0.0
-    seen = False
+    zero lanes among loaded lanes, silent lanes among stored lanes; None without values. A run that counted
+    approximate redundancy adds `approximate_loads`: the loads of floats and doubles within its share of their
+    location's last loaded value (not exactly it) among all loads with a value."""
+    from reuselens.analyzer.value_types import approximate_applies
+
+    loads = redundant = loaded = zero = stored = silent = near = 0.0
+    seen = approx_run = False
     for kernel in kernels:
         types = {node.get("id"): node.get("type") for node in kernel.get("nodes", [])}
+        floating = {node.get("id") for node in kernel.get("nodes", []) if approximate_applies(node)}
+        approx_run = approx_run or bool(kernel.get("value_approx"))
         for node in kernel.get("nodes", []):
             values = node.get("values")
             if not values:
@@ -52,15 +75,20 @@ def program_summary(kernels: Iterable[dict[str, Any]]) -> dict[str, float] | Non
         for edge in kernel.get("edges", []):
             if types.get(edge.get("from")) == "read":
                 by_node[edge.get("from")].append(edge)
-        for edges in by_node.values():
+        for node_id, edges in by_node.items():
             accesses, same, _scopes = temporal(edges)
             loads += accesses
             redundant += same
+            if node_id in floating:
+                near += sum(approximate(edges).values())
     if not seen:
         return None
     share = lambda part, whole: part / whole if whole else 0.0  # noqa: E731
-    return {
+    summary = {
         "redundant_loads": share(redundant, loads),
         "zero_loads": share(zero, loaded),
         "silent_stores": share(silent, stored),
     }
+    if approx_run:
+        summary["approximate_loads"] = share(near, loads)
+    return summary

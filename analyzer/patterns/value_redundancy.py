@@ -8,6 +8,11 @@ engine's value counts (docs/engine.md, "Value redundancy"); without them this ru
   earlier launch (the value came back unchanged across launches: hoist or cache it across launches). Lanes of
   one instruction on one address (warp_same_inst) are left out: they find one value by construction. The finding's
   scope is the label that holds most of the redundant loads; its metrics split them by label.
+- approx-reload: a load PC of floats (doubles) whose loads found a value within the run's share of their location's
+  last loaded one (`profile --values-approx`, 1% by default: LoadSpy's approximate redundancy) for at least that
+  share, counting the exact repeats, when the exact repeats alone are not enough for value-reload: the value
+  drifts slowly, and work on it could be memoised within a stated error. Only loads whose SASS uses the value as a
+  float (double) of the load's width count (value_types.py): an integer's small steps are no approximation.
 - silent-store: a store PC whose lanes wrote the value their location already held (read by the device patch
   before the store) for at least that share: guard the store.
 - zero-operands: a load PC whose lanes loaded 0 for at least that share: skip the work on zero operands.
@@ -26,10 +31,12 @@ from collections import defaultdict
 from reuselens.analyzer.patterns.finding import TIER_INFORMATION, TIER_PERFORMANCE, Draft, predicted_removal
 from reuselens.analyzer.patterns.text import format_bytes, format_share
 from reuselens.analyzer.patterns.view import KernelView, Node, group_by_line
-from reuselens.analyzer.values import PRIOR_LAUNCH, temporal
+from reuselens.analyzer.value_types import approximate_applies
+from reuselens.analyzer.values import PRIOR_LAUNCH, approximate, temporal
 
 PATTERNS = {
     "value-reload": "Load returns the value its location already returned",
+    "approx-reload": "Load returns nearly the value its location already returned",
     "silent-store": "Store writes the value its location already holds",
     "zero-operands": "Load returns zero for most lanes",
     "value-uniform": "Every lane of a warp loads the same value from different addresses",
@@ -70,6 +77,13 @@ _RELOAD_FIX = {
         "(and keep it resident in L2 with an access policy window if it is reloaded anyway)."
     ),
 }
+_APPROX_FIX = (
+    "The value drifts by less than {share} from one load of the location to the next. Work that depends only on "
+    "it can be memoised: keep the last input and its result, and reuse the result while the input stays within a "
+    "tolerance, recomputing when it moves further. The error is bounded by that tolerance (here at most {share} "
+    "relative change per reuse of the input), so state it and check the result against it; if the value settles "
+    "(an iterative solver converging), stop iterating once the change stays below it."
+)
 _SILENT_FIX = (
     "Most lanes store the value their location already holds. Guard the store (if (a[i] != v) a[i] = v): a load "
     "that hits in cache instead of a store that dirties the line and takes write bandwidth; the saving is largest "
@@ -126,6 +140,47 @@ def _value_reload(view: KernelView, group: list[Node], threshold: float) -> Draf
             "redundant_fraction": share,
             "redundant_valued": redundant,
             "by_scope": {label: n / redundant for label, n in sorted(same.items()) if n},
+        },
+    )
+
+
+def _approx_reload(view: KernelView, group: list[Node], threshold: float) -> Draft | None:
+    share_limit = float(view.raw.get("value_approx") or 0.0)
+    if share_limit <= 0 or not all(approximate_applies(node.raw) for node in group):
+        return None
+    valued, same = _reload_split(view, group)
+    exact = sum(same.values())
+    near: dict[str, float] = defaultdict(float)
+    for node in group:
+        for scope, n in approximate(edge.raw for edge in view.out_edges.get(node.id, ())).items():
+            near[scope] += n
+    close = sum(near.values())
+    if valued <= 0 or close <= 0 or exact / valued >= threshold or (exact + close) / valued < threshold:
+        return None
+    scope = max(sorted(near), key=lambda label: near[label])
+    where = ", ".join(
+        f"{_WHERE[label]} ({format_share(n / close)})" for label, n in sorted(near.items(), key=lambda item: -item[1])
+    )
+    limit = format_share(share_limit)
+    message = (
+        f"{format_share((exact + close) / valued)} of its loads ({format_bytes(4 * (exact + close))}) return a value "
+        f"within {limit} of their location's last load ({format_share(exact / valued)} exactly); the near ones "
+        f"were loaded before by {where}"
+    )
+    return Draft(
+        "approx-reload",
+        group,
+        scope,
+        "memoise",
+        _APPROX_FIX.format(share=limit),
+        message,
+        waste_bytes=4 * (exact + close),
+        metrics={
+            "approximate_fraction": close / valued,
+            "exact_fraction": exact / valued,
+            "approximate_valued": close,
+            "error_bound": share_limit,
+            "by_scope": {label: n / close for label, n in sorted(near.items())},
         },
     )
 
@@ -191,6 +246,7 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     writes = [n for n in valued if n.type == "write"]
     rules = (
         (reads, lambda group: _value_reload(view, group, threshold)),
+        (reads, lambda group: _approx_reload(view, group, threshold)),
         (
             reads,
             lambda group: _lane_draft(

@@ -13,6 +13,7 @@ import pytest
 
 import reuselens.collector.launcher as launcher
 from reuselens.analyzer import engine_result
+from reuselens.analyzer.pipeline import build_report
 from reuselens.analyzer.replay import replay_run
 
 REPO = Path(__file__).resolve().parents[2]
@@ -40,7 +41,11 @@ def profile(program: Path, run: Path, case: str, values: bool = True) -> dict:
 def test_case(program, tmp_path, case):
     manifest = profile(program, tmp_path / "run", case)
     assert manifest["collector"]["values"] is True
+    assert manifest["collector"]["values_approx"] == 0.01  # the default share of approximate redundancy
     value_cases.check(case, replay_run(tmp_path / "run"))
+    # the whole analysis, the loads typed by nvdisasm's SASS (the GPU machine has it): the case's findings only
+    report = build_report(tmp_path / "run", None, write=False)
+    assert value_cases.value_findings(report) == value_cases.FINDINGS[case]
 
 
 def test_online_equals_replay_and_values_change_no_other_count(program, tmp_path):

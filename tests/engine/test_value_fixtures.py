@@ -26,13 +26,45 @@ def test_recorded_case(case):
     value_cases.check(case, replay_run(RUNS / case, workers=2))
 
 
+@pytest.fixture
+def recorded_sass(monkeypatch):
+    """nvdisasm's listing of each case's module as recorded beside the runs (tests/data/value_runs/<sha>.sass),
+    in place of nvdisasm, which CI does not have: the approximate cases need their loads' types."""
+    from reuselens.analyzer.lineinfo import mapper, sass
+
+    def disassemble(cubin: bytes, symbols=()):
+        import hashlib
+
+        listing = RUNS / f"{hashlib.sha256(cubin).hexdigest()}.sass"
+        if not listing.is_file():
+            raise sass.SassUnavailable(f"no recorded listing {listing.name}")
+        return sass.parse_listing(listing.read_text())
+
+    monkeypatch.setattr(mapper, "disassemble", disassemble)
+
+
 @pytest.mark.parametrize("case", value_cases.CASES)
-def test_recorded_case_findings(case, tmp_path):
-    """The whole pipeline on the recorded run (its CUBIN's line table, the thresholds, the overlap rules): the
-    implants' value findings and none on the controls."""
+def test_recorded_case_findings(case, tmp_path, recorded_sass):
+    """The whole pipeline on the recorded run (its CUBIN's line table, the thresholds, the overlap rules, the loads'
+    types from the recorded SASS): the implants' value findings and none on the controls."""
     run = tmp_path / case
     shutil.copytree(RUNS / case, run)
     assert value_cases.value_findings(build_report(run, None, write=False)) == value_cases.FINDINGS[case]
+
+
+def test_approximate_redundancy_needs_the_loads_types(tmp_path, monkeypatch):
+    """Without SASS (no nvdisasm), no load is typed: no approximate finding, and a note says why."""
+    from reuselens.analyzer.lineinfo import mapper, sass
+
+    def unavailable(cubin: bytes, symbols=()):
+        raise sass.SassUnavailable("nvdisasm not found")
+
+    monkeypatch.setattr(mapper, "disassemble", unavailable)
+    run = tmp_path / "approx"
+    shutil.copytree(RUNS / "approx", run)
+    report = build_report(run, None, write=False)
+    assert value_cases.value_findings(report) == set()
+    assert any("approximate value redundancy left out" in note for note in report["notes"])
 
 
 @pytest.mark.parametrize("case", value_cases.CASES)

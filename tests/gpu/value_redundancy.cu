@@ -71,6 +71,29 @@ __global__ void shared_twice(const float* __restrict__ in, float* out) {
   out[i] = a + b;
 }
 
+// A relaxation step: each launch reads the element (drifted by `factor` since the last launch's read) and scales
+// it again. factor 1.001: within 1% of the last load, approximately redundant; 1.1: not; the integer and double
+// variants the same with an integer step (no approximation, however small) and at double width.
+__global__ void relax(float* x, float* out, float factor) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const float v = x[i];
+  out[i] = v * 0.5f + 1.0f;
+  x[i] = v * factor;
+}
+__global__ void relax_double(double* x, double* out, double factor) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const double v = x[i];
+  out[i] = v * 0.5 + 1.0;
+  x[i] = v * factor;
+}
+__global__ void relax_int(int* x, int* out) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int v = x[i];
+  out[i] = v - i;
+  x[i] = v + 1;
+}
+constexpr int RELAX_LAUNCHES = 4;
+
 static float* device_floats(const std::vector<float>& h) {
   float* d;
   CHECK(cudaMalloc(&d, h.size() * sizeof(float)));
@@ -83,7 +106,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) cases.push_back(argv[i]);
   if (cases.empty())
     cases = {"reload", "reload_poked", "table", "table_rewritten", "flags_silent", "flags_changed", "sparse", "vector",
-             "shared", "replicated"};
+             "shared", "replicated", "approx", "approx_far", "approx_double", "approx_int"};
   std::vector<float> ramp(N), zeros(N, 0.0f);
   for (int i = 0; i < N; ++i) ramp[i] = float(i % 97) + 0.5f;
   float* out;
@@ -135,6 +158,28 @@ int main(int argc, char** argv) {
       float* in = device_floats(ramp);
       shared_twice<<<grid, block>>>(in, out);
       CHECK(cudaFree(in));
+    } else if (!strcmp(c, "approx") || !strcmp(c, "approx_far")) {
+      float* x = device_floats(ramp);
+      for (int k = 0; k < RELAX_LAUNCHES; ++k) relax<<<grid, block>>>(x, out, strcmp(c, "approx") ? 1.1f : 1.001f);
+      CHECK(cudaFree(x));
+    } else if (!strcmp(c, "approx_double")) {
+      std::vector<double> h(N);
+      for (int i = 0; i < N; ++i) h[i] = double(ramp[i]);
+      double *x, *o;
+      CHECK(cudaMalloc(&x, N * sizeof(double)));
+      CHECK(cudaMalloc(&o, N * sizeof(double)));
+      CHECK(cudaMemcpy(x, h.data(), N * sizeof(double), cudaMemcpyHostToDevice));
+      for (int k = 0; k < RELAX_LAUNCHES; ++k) relax_double<<<grid, block>>>(x, o, 1.001);
+      CHECK(cudaFree(x));
+      CHECK(cudaFree(o));
+    } else if (!strcmp(c, "approx_int")) {
+      std::vector<int> h(N);
+      for (int i = 0; i < N; ++i) h[i] = 1000000 + i;  // as float bits: denormals a millionth apart per step
+      int* x;
+      CHECK(cudaMalloc(&x, N * sizeof(int)));
+      CHECK(cudaMemcpy(x, h.data(), N * sizeof(int), cudaMemcpyHostToDevice));
+      for (int k = 0; k < RELAX_LAUNCHES; ++k) relax_int<<<grid, block>>>(x, reinterpret_cast<int*>(out));
+      CHECK(cudaFree(x));
     } else {
       fprintf(stderr, "unknown case %s\n", c);
       return 2;

@@ -459,6 +459,7 @@ def test_every_pattern_has_an_implant_here():
         "race-candidate",
         "removable-barrier",
         "value-reload",
+        "approx-reload",
         "silent-store",
         "zero-operands",
         "value-uniform",
@@ -474,8 +475,47 @@ def _values(k: KernelBuilder, node: int, *, zero=0, silent=0, uniform=0, spatial
 
 
 def _value_findings(k: KernelBuilder) -> list[dict]:
-    patterns = {"value-reload", "silent-store", "zero-operands", "value-uniform"}
+    patterns = {"value-reload", "approx-reload", "silent-store", "zero-operands", "value-uniform"}
     return [f for f in find_findings(k.build()) if f["pattern"] in patterns]
+
+
+@pytest.mark.parametrize(
+    "value_type, exact, near, fires",
+    [
+        ("float", 0.1, 0.8, True),  # drifts within the share: memoise within it
+        ("float", 0.9, 0.05, False),  # exact repeats: value-reload's, not this rule's
+        ("float", 0.1, 0.2, False),  # too few near ones
+        ("int", 0.1, 0.8, False),  # an integer's small steps are no approximation
+        (None, 0.1, 0.8, False),  # untyped (no SASS): nothing said
+    ],
+)
+def test_approx_reload_only_on_floats_that_drift_within_the_share(value_type, exact, near, fires):
+    # GIVEN a load whose earlier-launch edge found its value again exactly for `exact` of its loads and within 1%
+    # for `near` more, in a run that counted approximate redundancy, the load typed `value_type` by its SASS
+    k = KernelBuilder()
+    k.background()
+    k.kernel["value_approx"] = 0.01
+    load = k.node("global", "read", line=30)
+    accesses = 1024 * 32
+    k.edge(
+        load,
+        0,
+        "cold",
+        1.0,
+        prior_kernel={"kernel_function_id": 0, "function_id": 0, "pc": 0x100, "bytes": 4 * accesses},
+        value_loads=accesses,
+        same_value=round(exact * accesses),
+        approx_value=round(near * accesses),
+    )
+    _values(k, load)
+    if value_type:
+        k.kernel["nodes"][load]["value_type"] = value_type
+    findings = [f for f in _value_findings(k) if f["pattern"] == "approx-reload"]
+    # THEN it is a memoisation finding that states its error bound, only for a float that drifts within the share
+    assert [(f["scope"], f["fix"]["kind"]) for f in findings] == ([("prior_launch", "memoise")] if fires else [])
+    if fires:
+        assert findings[0]["metrics"]["error_bound"] == 0.01
+        assert "within 1% of their location's last load" in findings[0]["message"]
 
 
 @pytest.mark.parametrize("same, fires", [(0.9, True), (0.3, False)])
