@@ -390,6 +390,7 @@ def profile(
     element_maps: bool = False,
     values: bool = False,
     values_every: int | None = None,
+    values_approx: float | None = None,
     on_start: Callable[[], None] | None = None,
     on_collected: Callable[[], None] | None = None,
 ) -> RunSummary:
@@ -409,7 +410,8 @@ def profile(
     also count each object's touched bytes and accesses per slice on the GPU ("Element maps"). values: record each
     lane's loaded or stored value beside its address (the value patch, docs/trace-format.md "Value companions"),
     for the value redundancy analysis; not with object_level. values_every: values on the first of every k
-    instrumented launches only (launch sampling). on_start() is called once the app
+    instrumented launches only (launch sampling). values_approx: the share within which a float load counts as
+    approximately redundant (None: the collector's 0.01; 0: not counted). on_start() is called once the app
     has started (the CLI loads the analysis meanwhile); on_collected(), from the launcher's thread, once the tool
     library has written its exit files while the app has not yet exited (the CLI analyses them meanwhile; never
     called when the app exits first, or without inotify). Raises a CollectorError subclass (one clear sentence) when
@@ -513,6 +515,7 @@ def profile(
         "REUSELENS_OBJECT_ELEMENTS",
         "REUSELENS_VALUES",
         "REUSELENS_VALUES_EVERY",
+        "REUSELENS_VALUES_APPROX",
     ):
         full_env.pop(key, None)
     if object_level:
@@ -525,6 +528,10 @@ def profile(
             if int(values_every) < 1:
                 raise InvalidFilterError(f"values_every {values_every}: expected a whole number >= 1")
             full_env["REUSELENS_VALUES_EVERY"] = str(int(values_every))
+        if values_approx is not None:
+            if not 0 <= float(values_approx) <= 1:
+                raise InvalidFilterError(f"values_approx {values_approx}: expected a share between 0 and 1")
+            full_env["REUSELENS_VALUES_APPROX"] = repr(float(values_approx))
     if split_configurations:
         full_env["REUSELENS_SPLIT_CONFIGURATIONS"] = "1"
     if kernel_filter:

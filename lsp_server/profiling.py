@@ -59,7 +59,7 @@ def profiler_argv(settings: Settings, run_dir: str) -> list[str]:
     elif settings.memory_object_level:
         argv.append("--object-level")
     elif settings.values:  # the object-level modes record no access trace, so no values either
-        argv.append("--values")
+        argv += ["--values", "--values-approx", f"{settings.values_approximation:g}"]
     for threshold in THRESHOLDS:
         if threshold.key in settings.thresholds:
             argv += [threshold.option, f"{settings.thresholds[threshold.key]:g}"]

@@ -41,6 +41,7 @@ DEFAULTS: dict[str, Any] = {
     "diagnostics.showStreaming": False,
     "perConfiguration": False,
     "values": False,
+    "valuesApproximation": 0.01,
     "memory.enabled": True,
     "memory.warningPeakShare": 0.05,
     "memory.objectLevel": False,
@@ -73,6 +74,7 @@ class Settings:
     show_streaming: bool = False  # streaming-access findings in the Problems panel (lenses and hovers always)
     per_configuration: bool = False  # one graph per launch configuration instead of one per kernel
     values: bool = False  # profile with --values: value redundancy findings (not with the object-level modes)
+    values_approximation: float = 0.01  # with values: --values-approx (approximate redundancy of floats; 0: off)
     memory_enabled: bool = True  # the memory findings on allocation lines (memory_loading.py)
     memory_warning_peak_share: float = 0.05  # a memory finding saving this share of the peak is a Warning
     memory_object_level: bool = False  # profile with --object-level: memory findings only, no reuse findings
@@ -133,6 +135,8 @@ def _check(name: str, value: Any, check_kernel_filter: KernelFilterCheck | None 
             return "must not be negative"
         if name == "memory.warningPeakShare" and not 0 <= value <= 1:
             return "must be a share of the peak between 0 and 1"
+        if name == "valuesApproximation" and not 0 <= value <= 1:
+            return "must be a share between 0 and 1 (0.01 = 1%)"
         return None
     if not isinstance(value, str):
         return "must be a string"
@@ -197,6 +201,7 @@ def parse(
         show_streaming=v["diagnostics.showStreaming"],
         per_configuration=v["perConfiguration"],
         values=v["values"],
+        values_approximation=float(v["valuesApproximation"]),
         memory_enabled=v["memory.enabled"],
         memory_warning_peak_share=float(v["memory.warningPeakShare"]),
         memory_object_level=v["memory.objectLevel"],

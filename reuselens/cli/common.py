@@ -132,6 +132,17 @@ def read_report(path: Path) -> dict[str, Any]:
     return load(path)
 
 
+def share(text: str) -> float:
+    """argparse type for a relative share such as --values-approx: a finite number from 0 up to 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 <= value <= 1:  # also refuses nan and inf
+        raise argparse.ArgumentTypeError(f"{text} is not a share between 0 and 1 (0.01 = 1%)")
+    return value
+
+
 def positive_int(text: str) -> int:
     """argparse type for counts such as --top: a whole number of at least 1 (0 would print nothing)."""
     try:

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from reuselens.analyzer.errors import SettingsError
-from reuselens.cli.common import add_analysis_options, analyze, positive_int
+from reuselens.cli.common import add_analysis_options, analyze, positive_int, share
 from reuselens.cli.progress import stage_progress
 
 TYPE_CHECKING = False  # typing itself is not imported at run time (start-up cost)
@@ -66,6 +66,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="with --values: record values on the first of every K instrumented launches only (launch sampling for "
         "long runs; the others are traced without values)",
     )
+    parser.add_argument(
+        "--values-approx",
+        type=share,
+        metavar="SHARE",
+        help="with --values: count a float (double) load as approximately redundant when it returns a value within "
+        "this share of its location's last loaded one (default 0.01 = 1%%, LoadSpy's; 0 turns it off)",
+    )
     parser.add_argument("--no-analyze", action="store_true", help="only record the run")
     parser.add_argument("--top", type=positive_int, default=10, metavar="N", help="findings to print (default 10)")
     add_analysis_options(parser)
@@ -103,6 +110,8 @@ def run(args: argparse.Namespace) -> int:
         raise SettingsError("--values needs the access trace: it cannot be combined with --object-level/--intra-object")
     if args.values_every and not args.values:
         raise SettingsError("--values-every samples the launches of a --values profile: add --values")
+    if args.values_approx is not None and not args.values:
+        raise SettingsError("--values-approx sets the approximate redundancy of a --values profile: add --values")
     preload = None if args.no_analyze else _import_analysis_while_the_app_runs(args.object_level, command[0])
     early = None if args.no_analyze else _EarlyAnalysis(_memory_table if args.object_level else _report, run_dir, args)
     with stage_progress() as progress:
@@ -122,6 +131,7 @@ def run(args: argparse.Namespace) -> int:
             element_maps=args.intra_object,
             values=args.values,
             values_every=args.values_every,
+            values_approx=args.values_approx,
             on_start=preload.start if preload is not None else None,
             on_collected=early.start if early is not None else None,
         )

@@ -8,7 +8,7 @@ from reuselens.analyzer.reporters.findings_rows import finding_rows
 from reuselens.analyzer.reporters.findings_table import to_table
 from reuselens.analyzer.reportview import kernel_title
 from reuselens.analyzer.units import format_bytes, format_share
-from reuselens.analyzer.values import program_summary
+from reuselens.analyzer.values import approx_share, program_summary
 
 
 def kernel_bytes(kernel: dict[str, Any]) -> int:
@@ -51,7 +51,13 @@ def print_summary(report: dict[str, Any], out: TextIO, *, top: int = 10) -> None
         print(
             f"values: {format_share(values['redundant_loads'])} of loads returned what their location's last load "
             f"returned, {format_share(values['zero_loads'])} of loaded lanes were 0, "
-            f"{format_share(values['silent_stores'])} of stored lanes wrote the value already there",
+            f"{format_share(values['silent_stores'])} of stored lanes wrote the value already there"
+            + (
+                f", {format_share(values['approximate_loads'])} of loads (floats, doubles) returned a value within "
+                f"{format_share(approx_share(kernels))} of it"
+                if "approximate_loads" in values
+                else ""
+            ),
             file=out,
         )
     rows = finding_rows(report)
