@@ -147,7 +147,15 @@ def _number(cell: str) -> float | None:
 
 
 def ncu_measure(
-    ncu: str, argv: list[str], kernel_regex: str, log: Path, *, timeout: float, cwd: Path | None = None
+    ncu: str,
+    argv: list[str],
+    kernel_regex: str,
+    log: Path,
+    *,
+    timeout: float,
+    cwd: Path | None = None,
+    metrics: tuple[str, ...] = METRICS,
+    window: tuple[int, int] | None = None,
 ) -> dict[str, float]:
     """METRICS summed over the launches of the kernels matching kernel_regex (same invocation as
     benchmarks/fidelity.py, verified on the H200: CSV of the details page into a log file, so the program's own
@@ -161,9 +169,12 @@ def ncu_measure(
         "--print-units",
         "base",
         "--metrics",
-        ",".join(METRICS),
+        ",".join(metrics),
         "--kernel-name",
         f"regex:{kernel_regex}",
+        # window (skip, count): only those launches of the matching kernels (a long launch loop, sampled alike in
+        # the two builds compared)
+        *(["--launch-skip", str(window[0]), "--launch-count", str(window[1])] if window else []),
         "--log-file",
         str(log),
         *argv,
@@ -173,7 +184,7 @@ def ncu_measure(
     if not log.is_file():
         raise StepError(f"ncu {name}: no output in {log}")
     totals = parse_ncu_csv(log.read_text())
-    missing = [m for m in METRICS if m not in totals]
+    missing = [m for m in metrics if m not in totals]
     if missing:
         raise StepError(f"ncu {name}: no value for {', '.join(missing)}")
     return totals

@@ -40,6 +40,9 @@ class Fix:
     lsp_edit: str | None = None  # the server's quick fix for this finding's fix kind, tried first
     function: str = ""  # the function the patch edits
     patch: tuple[Replacement, ...] = field(default_factory=tuple)
+    # Which of several definitions of `function` the patch edits (alternatives under #if: SHOC's BFS keeps empty
+    # stubs for builds without atomics); None: there must be exactly one.
+    definition: int | None = None
 
 
 FIXES = (
@@ -94,13 +97,108 @@ FIXES = (
 )
 
 
-def function_span(text: str, name: str) -> tuple[int, int]:
-    """[start, end) of `name`'s definition: from its name before the parameter list to its closing brace."""
+# Fixes that answer value findings (issue 19; `reuselens profile --values`): benchmarks/value_fixes.py applies each,
+# checks the output, and measures the kernel before and after with ncu (loads and stores removed, time).
+VALUE_FIXES = (
+    Fix(
+        name="bfs_cost_in_register",
+        app="shoc_bfs_uiuc",
+        file="src/cuda/level1/bfs/bfs_kernel.cu",
+        kernel="BFS_kernel_multi_block_spill",
+        patterns=("value-reload",),
+        lines=(596,),
+        scope="thread",
+        why="cost[node_to_process] is a volatile load, issued twice per neighbour in the edge loop, and every one "
+        "returns the value the thread loaded before (value-reload, scope thread, 100%): a frontier node's cost is "
+        "final during its level (other threads only lower the costs of the next level's nodes), so one load before "
+        "the loop serves them all",
+        function="BFS_kernel_multi_block_spill",
+        definition=0,  # the kernel; the second is the stub for builds without atomics
+        patch=(  # in order: the loop's two loads replaced, then the one load before the loop added
+            Replacement("cost[node_to_process]+1", "next_cost", count=2),
+            Replacement(
+                "unsigned int next=edgeArray[node_to_process+1];",
+                "unsigned int next=edgeArray[node_to_process+1];\n"
+                "        const unsigned int next_cost=cost[node_to_process]+1;  // final during this level",
+            ),
+        ),
+    ),
+    Fix(
+        name="radix_offsets_in_registers",
+        app="shoc_sort",
+        file="src/cuda/level1/sort/sort_kernel.cu",
+        kernel="findRadixOffsets",
+        patterns=("value-reload",),
+        lines=(209, 214),
+        why="after the first barrier sRadix1 is only read, and each thread reads the same four elements again in "
+        "the second pass (value-reload, scopes thread and warp, 100%): four registers loaded once serve both passes",
+        function="findRadixOffsets",
+        patch=(
+            Replacement(
+                "        sStartPointers[localId] = 0;\n    }\n    __syncthreads();\n",
+                "        sStartPointers[localId] = 0;\n    }\n    __syncthreads();\n"
+                "    // sRadix1 is only read from here on: its four elements per thread, loaded once\n"
+                "    const uint r_lo = sRadix1[localId], r_lo_prev = localId > 0 ? sRadix1[localId - 1] : 0;\n"
+                "    const uint r_hi = sRadix1[localId + groupSize];\n"
+                "    const uint r_hi_prev = sRadix1[localId + groupSize - 1];\n",
+            ),
+            Replacement("(sRadix1[localId] != sRadix1[localId - 1])", "(r_lo != r_lo_prev)", count=2),
+            Replacement("sStartPointers[sRadix1[localId]] = localId;", "sStartPointers[r_lo] = localId;"),
+            Replacement(
+                "if(sRadix1[localId + groupSize] != sRadix1[localId + groupSize - 1])", "if(r_hi != r_hi_prev)"
+            ),
+            Replacement(
+                "sStartPointers[sRadix1[localId + groupSize]] = localId + groupSize;",
+                "sStartPointers[r_hi] = localId + groupSize;",
+            ),
+            Replacement(
+                "if(sRadix1[localId + groupSize] != sRadix1[localId + groupSize - 1] )", "if(r_hi != r_hi_prev)"
+            ),
+            Replacement(
+                "sStartPointers[sRadix1[localId - 1]] =\n            localId - sStartPointers[sRadix1[localId - 1]];",
+                "sStartPointers[r_lo_prev] = localId - sStartPointers[r_lo_prev];",
+            ),
+            Replacement(
+                "sStartPointers[sRadix1[localId + groupSize - 1]] =\n"
+                "            localId + groupSize - sStartPointers[sRadix1[localId +\n"
+                "                                                         groupSize - 1]];",
+                "sStartPointers[r_hi_prev] = localId + groupSize - sStartPointers[r_hi_prev];",
+            ),
+        ),
+    ),
+    Fix(
+        name="lu_guard_silent_store",
+        app="pb_lu",
+        file="CUDA/LU/lu.cu",
+        kernel="lu_kernel2",
+        patterns=("silent-store",),
+        lines=(116,),
+        why="97% of the trailing update's stores write the value already there (silent-store): the product "
+        "A[i][k] * A[k][j] is zero or below the element's precision for most elements; the value is in a register "
+        "already, so comparing first drops those stores and their DRAM writes",
+        function="lu_kernel2",
+        patch=(
+            Replacement(
+                "A[i*N + j] = A[i*N + j] - A[i*N + k] * A[k*N + j];",
+                "const DATA_TYPE old = A[i*N + j], updated = old - A[i*N + k] * A[k*N + j];\n"
+                "\t\tif (updated != old) A[i*N + j] = updated;  // most updates leave the element as it is",
+            ),
+        ),
+    ),
+)
+
+
+def function_span(text: str, name: str, definition: int | None = None) -> tuple[int, int]:
+    """[start, end) of `name`'s definition (the `definition`-th of several, counted from 0): from its name before
+    the parameter list to its closing brace."""
     definitions = [m for m in re.finditer(rf"\b{re.escape(name)}\s*\(", text) if _is_definition(text, m.end())]
-    if len(definitions) != 1:
+    if definition is None and len(definitions) != 1:
         raise FixRefused(f"{len(definitions)} definitions of {name} found, expected 1")
-    start = definitions[0].start()
-    body = text.index("{", definitions[0].end())
+    if definition is not None and definition >= len(definitions):
+        raise FixRefused(f"{len(definitions)} definitions of {name} found, expected at least {definition + 1}")
+    chosen = definitions[definition or 0]
+    start = chosen.start()
+    body = text.index("{", chosen.end())
     depth = 0
     for index in range(body, len(text)):
         depth += {"{": 1, "}": -1}.get(text[index], 0)
@@ -121,7 +219,7 @@ def _is_definition(text: str, after_paren: int) -> bool:
 
 
 def apply_patch(text: str, fix: Fix) -> str:
-    start, end = function_span(text, fix.function)
+    start, end = function_span(text, fix.function, fix.definition)
     region = text[start:end]
     for replacement in fix.patch:
         found = region.count(replacement.old)
