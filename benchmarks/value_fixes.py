@@ -28,12 +28,16 @@ TIME = "gpu__time_duration.sum"
 DRAM_WRITE = "dram__bytes_write.sum"
 MEASURED = (*METRICS, DRAM_WRITE, TIME)
 # ncu launch windows (skip, count) of the matching kernel's launches, where all of them would take minutes under
-# ncu's replay: pb_lu launches lu_kernel2 once per pivot (511 times).
-WINDOWS = {"lu_guard_silent_store": (100, 100)}
+# ncu's replay: pb_lu launches lu_kernel2 once per pivot (511 times); the first 40 pivots update the most elements
+# (the trailing matrix shrinks), and hold most of its silent stores.
+WINDOWS = {"lu_guard_silent_store": (0, 40)}
 
 
-def profile_findings(binary: Path, argv: list[str], fix: realapp_fixes.Fix, run_dir: Path, timeout: float) -> dict:
-    """The finding(s) of the fix's pattern on its lines, from a value profile of the kernel alone."""
+def profile_findings(
+    binary: Path, argv: list[str], fix: realapp_fixes.Fix, run_dir: Path, timeout: float, on_lines: bool
+) -> dict:
+    """The finding(s) of the fix's pattern, from a value profile of the kernel alone: on the fix's lines
+    (`on_lines`, the original), or anywhere in the kernel (the fixed source, whose lines moved)."""
     if run_dir.exists():
         shutil.rmtree(run_dir)
     command = [sys.executable, "-m", "reuselens", "profile", "--values", "--kernel-filter", fix.kernel]
@@ -50,7 +54,7 @@ def profile_findings(binary: Path, argv: list[str], fix: realapp_fixes.Fix, run_
     found = []
     for kernel in report["kernels"]:
         for finding in kernel.get("findings", []):
-            if finding["pattern"] in fix.patterns and finding_lines(kernel, finding) & set(fix.lines):
+            if finding["pattern"] in fix.patterns and (not on_lines or finding_lines(kernel, finding) & set(fix.lines)):
                 found.append(
                     {"pattern": finding["pattern"], "scope": finding.get("scope"), "message": finding["message"]}
                 )
@@ -113,8 +117,8 @@ def run_fix(fix: realapp_fixes.Fix, manifest: dict[str, Any], args) -> dict[str,
         result["output_same"] = same and before[0].status == after.status == 0
         if not result["output_same"]:
             result["output_difference"] = why or f"exit status {before[0].status} -> {after.status}"
-        result["profile_before"] = profile_findings(original, argv, fix, out / "run_before", args.timeout)
-        result["profile_after"] = profile_findings(fixed, argv, fix, out / "run_after", args.timeout)
+        result["profile_before"] = profile_findings(original, argv, fix, out / "run_before", args.timeout, True)
+        result["profile_after"] = profile_findings(fixed, argv, fix, out / "run_after", args.timeout, False)
         result["ncu"] = measure(fix, {"before": original, "after": fixed}, argv, out, args)
         result["ncu_window"] = WINDOWS.get(fix.name)
     except (StepError, realapp_fixes.FixRefused, OSError) as error:

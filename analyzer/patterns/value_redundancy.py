@@ -87,7 +87,9 @@ _APPROX_FIX = (
 _SILENT_FIX = (
     "Most lanes store the value their location already holds. Guard the store (if (a[i] != v) a[i] = v): a load "
     "that hits in cache instead of a store that dirties the line and takes write bandwidth; the saving is largest "
-    "for flags and counters written by many threads."
+    "for flags and counters written by many threads. For floating-point data compare the bits "
+    "(__float_as_uint(a[i]) != __float_as_uint(v)): a float comparison stores NaN over the same NaN anyway (NaN != "
+    "NaN), and skips -0.0 over 0.0, which changes the bits."
 )
 _ZERO_FIX = (
     "Most lanes load 0. If the value is an operand of a product or a sum, test it and skip the work for zero "
