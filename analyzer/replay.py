@@ -26,7 +26,7 @@ from reuselens.analyzer.replay_manifest import Allocation
 from reuselens.analyzer.rundir import MANIFEST, inside_run, open_run
 
 TRACE_MAGIC = b"RLTRACE\0"
-TRACE_VERSION = 2  # 2: may hold value companions (docs/trace-format.md); version 1 files are read alike
+TRACE_VERSION = 3  # 3: uniform companions; 2: value companions (docs/trace-format.md); 1 and 2 are read alike
 TRACE_MIN_VERSION = 1
 HEADER_BYTES = 64
 RECORD_BYTES = 288

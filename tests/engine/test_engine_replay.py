@@ -83,17 +83,17 @@ def test_wrong_magic(tmp_path):
         read_trace(p)
 
 
-@pytest.mark.parametrize("version", [0, 3])
+@pytest.mark.parametrize("version", [0, 4])
 def test_other_version(tmp_path, version):
     p = write_trace(tmp_path / "x.rltrace", records([]), version=version)
     with pytest.raises(
-        TraceError, match=f"trace format version {version}, this build reads versions 1 to 2; re-record it"
+        TraceError, match=f"trace format version {version}, this build reads versions 1 to 3; re-record it"
     ):
         read_trace(p)
 
 
-@pytest.mark.parametrize("version", [1, 2])
-def test_both_versions_are_read(tmp_path, version):
+@pytest.mark.parametrize("version", [1, 2, 3])
+def test_every_version_is_read(tmp_path, version):
     p = write_trace(tmp_path / "x.rltrace", records([]), version=version)
     assert read_trace(p).complete
 

@@ -54,9 +54,16 @@ def random_values(recs: np.ndarray, seed: int, floats: bool = False) -> dict[int
     return out
 
 
-def with_companions(recs: np.ndarray, values: dict, seed: int = 0, pads: float = 0.0) -> np.ndarray:
+UNIFORM = 0x1  # companion flag: one value for all its lanes, in addr[0]
+
+
+def with_companions(
+    recs: np.ndarray, values: dict, seed: int = 0, pads: float = 0.0, compact: bool = False
+) -> np.ndarray:
     """The trace the value patch writes: each memory record of `values` flagged and followed by its companion,
-    and with probability `pads` a padding record (a companion of no lanes) before a record."""
+    and with probability `pads` a padding record (a companion of no lanes) before a record. `compact`: a companion
+    whose lanes hold one value is written as the patch writes it, flagged UNIFORM with the value in addr[0] and
+    garbage in the other slots (the patch leaves them as they were)."""
     rng = np.random.default_rng(seed)
     rows = []
     for i, r in enumerate(recs):
@@ -68,7 +75,13 @@ def with_companions(recs: np.ndarray, values: dict, seed: int = 0, pads: float =
         rows.append(row)
         if i in values:
             mask, silent, vals = values[i]
-            rows.append((VALUES, r["space"], r["access"], 0, r["size"], r["warp"], 0, mask, silent, r["block"], vals))
+            lanes = [vals[lane] for lane in range(32) if (mask >> lane) & 1]
+            flags = 0
+            if compact and lanes and len(set(lanes)) == 1:
+                flags, vals = UNIFORM, [lanes[0]] + [int(v) for v in rng.integers(0, 2**63, 31)]
+            rows.append(
+                (VALUES, r["space"], r["access"], flags, r["size"], r["warp"], 0, mask, silent, r["block"], vals)
+            )
     out = np.zeros(len(rows), dtype=RECORD_DTYPE)
     for j, row in enumerate(rows):
         out[j] = row
@@ -185,6 +198,25 @@ def test_value_redundancy_matches_the_model(seed, workers, approx):
     labels = {key[2] for key in ref.value_edges[0]} | {"prior" for key in ref.value_edges[1] if key[3]}
     assert {"thread", "warp_same_inst", "block", "grid", "prior"} <= labels  # every kind of reuse was compared
     assert any(v[1] for v in ref.value_edges[0].values()) and any(v[0] > v[1] for v in ref.value_edges[0].values())
+
+
+@pytest.mark.parametrize("workers", [1, 3])
+def test_uniform_companions_read_as_their_expansion(workers):
+    """A companion written compactly (one value for all its lanes) counts exactly as the 32 copies would, whatever
+    the cut into consume() calls (a uniform companion held over to the next call included)."""
+    recs = random_trace(81, n=1500)
+    values = random_values(recs, 81)
+    rng = np.random.default_rng(82)
+    for i, (mask, silent, vals) in list(values.items()):
+        if rng.random() < 0.5:  # one value for the whole warp: a broadcast, a flag, zeros
+            one = int(rng.choice([0, 7]))
+            values[i] = (mask, silent, [one if (mask >> lane) & 1 else 0 for lane in range(32)])
+    full = with_companions(recs, values, seed=4, pads=0.02)
+    compact = with_companions(recs, values, seed=4, pads=0.02, compact=True)
+    assert (compact["flags"][compact["type"] == VALUES] == UNIFORM).sum() > 300
+    expected = analyse(full, workers=workers)["kernels"]
+    for chunk in (1, 5, 333, 1 << 16):
+        assert analyse(compact, workers=workers, chunk=chunk)["kernels"] == expected
 
 
 @pytest.mark.parametrize("chunk", [1, 2, 7, 64, 5000])

@@ -7,13 +7,13 @@
 #include <cstring>
 #include <vector>
 
-#define CHECK(x)                                                                     \
-  do {                                                                               \
-    cudaError_t e = (x);                                                             \
-    if (e != cudaSuccess) {                                                          \
-      fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e));     \
-      exit(1);                                                                       \
-    }                                                                                \
+#define CHECK(x)                                                                 \
+  do {                                                                           \
+    cudaError_t e = (x);                                                         \
+    if (e != cudaSuccess) {                                                      \
+      fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); \
+      exit(1);                                                                   \
+    }                                                                            \
   } while (0)
 
 constexpr int N = 4096, THREADS = 256;
@@ -105,8 +105,8 @@ int main(int argc, char** argv) {
   std::vector<const char*> cases;
   for (int i = 1; i < argc; ++i) cases.push_back(argv[i]);
   if (cases.empty())
-    cases = {"reload", "reload_poked", "table", "table_rewritten", "flags_silent", "flags_changed", "sparse", "vector",
-             "shared", "replicated", "approx", "approx_far", "approx_double", "approx_int"};
+    cases = {"reload", "reload_poked", "table",      "table_rewritten", "flags_silent", "flags_changed", "sparse",
+             "vector", "shared",       "replicated", "approx",          "approx_far",   "approx_double", "approx_int"};
   std::vector<float> ramp(N), zeros(N, 0.0f);
   for (int i = 0; i < N; ++i) ramp[i] = float(i % 97) + 0.5f;
   float* out;

@@ -95,18 +95,17 @@ PYBIND11_MODULE(_engine, m) {
       "bytes per slice of an object of `size` bytes, by the one slice rule (reuselens/object_touches.h)");
 
   py::class_<Engine>(m, "Engine")
-      .def(py::init(
-               [](unsigned workers, uint64_t budget, bool split_configurations, uint64_t inline_batch, bool values,
-                  double value_approx) {
-                 EngineConfig c;
-                 c.workers = workers;
-                 c.shadow_budget_bytes = budget;
-                 c.split_configurations = split_configurations;
-                 c.inline_batch_records = inline_batch;
-                 c.values = values;
-                 c.value_approx = value_approx;
-                 return new Engine(c);
-               }),
+      .def(py::init([](unsigned workers, uint64_t budget, bool split_configurations, uint64_t inline_batch, bool values,
+                       double value_approx) {
+             EngineConfig c;
+             c.workers = workers;
+             c.shadow_budget_bytes = budget;
+             c.split_configurations = split_configurations;
+             c.inline_batch_records = inline_batch;
+             c.values = values;
+             c.value_approx = value_approx;
+             return new Engine(c);
+           }),
            py::arg("workers") = 1, py::arg("shadow_budget_bytes") = uint64_t(8) << 30,
            py::arg("split_configurations") = false,
            py::arg("inline_batch_records") = EngineConfig().inline_batch_records, py::arg("values") = false,

@@ -70,7 +70,8 @@ void Engine::Impl::consume_values(const RlRecord* recs, size_t n) {
     }
     compact.push_back(r);
     const bool paired = flagged && recs[i + 1].type == RL_REC_VALUES;
-    companions.push_back(paired ? &recs[i + 1] : nullptr);
+    const RlRecord* companion = paired ? &recs[i + 1] : nullptr;
+    companions.push_back(companion);
     if (paired) ++i;
   }
   consume_records(compact.data(), companions.data(), compact.size());

@@ -345,14 +345,20 @@ void Engine::Impl::value_distribution(const RlRecord& r, const RlRecord& v, Valu
     s.silent += unsigned(popcount32(uint32_t(v.pc) & mask));
   // Lane masks from flat loops over all 32 lanes (vectorised), then counted over the valued lanes: lane j's bit of
   // `next` says it accessed the element after lane j - 1's and found the same value.
-  const uint64_t first = v.addr[__builtin_ctz(mask)];
   uint32_t zero = 0, equal = 0, next = 0;
-  for (unsigned lane = 0; lane < 32; ++lane) {
-    zero |= uint32_t(v.addr[lane] == 0) << lane;
-    equal |= uint32_t(v.addr[lane] == first) << lane;
+  if (v.flags & RL_COMPANION_UNIFORM) {  // one value in every valued lane (trace-format.md, "Compact form")
+    zero = v.addr[0] == 0 ? ~0u : 0u;
+    equal = ~0u;
+    for (unsigned lane = 1; lane < 32; ++lane) next |= uint32_t(r.addr[lane - 1] + r.size == r.addr[lane]) << lane;
+  } else {
+    const uint64_t first = v.addr[__builtin_ctz(mask)];
+    for (unsigned lane = 0; lane < 32; ++lane) {
+      zero |= uint32_t(v.addr[lane] == 0) << lane;
+      equal |= uint32_t(v.addr[lane] == first) << lane;
+    }
+    for (unsigned lane = 1; lane < 32; ++lane)
+      next |= uint32_t((r.addr[lane - 1] + r.size == r.addr[lane]) & (v.addr[lane - 1] == v.addr[lane])) << lane;
   }
-  for (unsigned lane = 1; lane < 32; ++lane)
-    next |= uint32_t((r.addr[lane - 1] + r.size == r.addr[lane]) & (v.addr[lane - 1] == v.addr[lane])) << lane;
   s.zero += unsigned(popcount32(zero & mask));
   s.uniform += n >= 2 && (equal & mask) == mask;
   s.spatial += unsigned(popcount32(next & mask & (mask << 1)));

@@ -65,11 +65,11 @@ Entry* Engine::Impl::global_entry(uint64_t granule, Worker& wk) {
 // outcome: bits 0-27 node of the prior access (to / prior_node), bits 28-30 label, bit 31 separated by a
 // barrier (synced), bits 32-55 generation of a prior access of an earlier launch (cold edge with a
 // prior-kernel origin; 0 otherwise), bit 56 the prior access wrote, bits 57-59 value mode's load with a value and
-// its comparison with the granule's last loaded value (kCodeValueLoad, kCodeSameValue, kCodeApproxValue). code 0 (value bits aside)
-// = cold with no prior access (no access kind counted). The barrier an edge credits is a function of the label within
-// one record (c.sync.bar_any / c.sync.bar_block), so it need not be part of the code. No member initialisers: the
-// outcome table of a record (replay_lanes) would be cleared for every record (a `rep stos` of 192 bytes, a sizeable
-// part of a shared record's fixed cost); only its filled slots are read.
+// its comparison with the granule's last loaded value (kCodeValueLoad, kCodeSameValue, kCodeApproxValue). code 0 (value
+// bits aside) = cold with no prior access (no access kind counted). The barrier an edge credits is a function of the
+// label within one record (c.sync.bar_any / c.sync.bar_block), so it need not be part of the code. No member
+// initialisers: the outcome table of a record (replay_lanes) would be cleared for every record (a `rep stos` of 192
+// bytes, a sizeable part of a shared record's fixed cost); only its filled slots are read.
 struct Engine::Impl::Run {
   uint64_t code;
   uint64_t accesses, bytes;
@@ -170,9 +170,9 @@ void Engine::Impl::count_followers(const RlRecord& r, const Ctx& c, Worker& wk) 
 Engine::Impl::Repeats Engine::Impl::broadcast_repeats(const RlRecord& r, const RlRecord& values) const {
   Repeats out;
   const bool approx = approx_on && r.size == 4;
-  uint32_t before = granule_value(values.addr[__builtin_ctz(r.active_mask)], 0);
+  uint32_t before = granule_value(lane_value(values, __builtin_ctz(r.active_mask)), 0);
   for (uint32_t m = r.active_mask & (r.active_mask - 1); m; m &= m - 1) {
-    const uint32_t now = granule_value(values.addr[__builtin_ctz(m)], 0);
+    const uint32_t now = granule_value(lane_value(values, __builtin_ctz(m)), 0);
     out.same += now == before;
     out.approx += approx && now != before && approx_float(before, now, config.value_approx);
     before = now;
@@ -270,7 +270,7 @@ void Engine::Impl::flush_consecutive_values(const RlRecord& r, const Ctx& c, uin
     for (unsigned i = 0; i < granules; ++i) {
       const unsigned lane = first + (i >> shift);
       if (!(values.active_mask >> lane & 1)) continue;
-      const uint64_t now = kValueSeen | granule_value(values.addr[lane], i & part);
+      const uint64_t now = kValueSeen | granule_value(lane_value(values, lane), i & part);
       uint64_t* slot = slot_of(i);
       const uint64_t old = *slot;
       const bool equal = code != 0 && old == now;
@@ -282,7 +282,7 @@ void Engine::Impl::flush_consecutive_values(const RlRecord& r, const Ctx& c, uin
         } else {  // a double: its high granule (odd i) decides for both, its sibling not yet replaced
           const uint64_t high = (i & 1) ? old : *slot_of(i + 1);
           approx += (high & kValueSeen) &&
-                    approx_double_high(uint32_t(high), granule_value(values.addr[lane], 1), config.value_approx);
+                    approx_double_high(uint32_t(high), granule_value(lane_value(values, lane), 1), config.value_approx);
         }
       }
       *slot = now;
@@ -426,7 +426,7 @@ uint64_t Engine::Impl::compare_value(uint64_t code, const RlRecord& values, unsi
                                      uint32_t size, uint32_t tid, BlockState* bs, Worker& wk, RegionShadow* region,
                                      unsigned w) const {
   uint64_t* seen = value_slot<kSpace>(g, tid, bs, wk, region);
-  const uint64_t old = *seen, now = kValueSeen | granule_value(values.addr[lane], k);
+  const uint64_t old = *seen, now = kValueSeen | granule_value(lane_value(values, lane), k);
   const bool same = code != 0 && old == now;  // now has kValueSeen: equal only to a remembered load
   bool approx = false;
   if (!same && code != 0 && approx_on && (old & kValueSeen)) {
@@ -435,7 +435,7 @@ uint64_t Engine::Impl::compare_value(uint64_t code, const RlRecord& values, unsi
     } else if (size == 8) {  // granule 1 holds the high word; granule 0 looks at its sibling's, not yet replaced
       const uint64_t high = k == 1 ? old : *value_slot<kSpace>(g + 1, tid, bs, wk, region);
       approx = (high & kValueSeen) &&
-               approx_double_high(uint32_t(high), granule_value(values.addr[lane], 1), config.value_approx);
+               approx_double_high(uint32_t(high), granule_value(lane_value(values, lane), 1), config.value_approx);
     }
   }
   code |= kCodeValueLoad | (same ? kCodeSameValue : 0) | (approx ? kCodeApproxValue : 0);
@@ -482,9 +482,8 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
       if (const RlRecord* values = values_of(r); values && !write && (values->active_mask >> first & 1)) {
         // Value mode (every lane with a value: distribute_and_route): the first lane compares, the granule then
         // remembers the last lane's value, and the object counts the followers as count_followers does.
-        lead.code =
-            compare_value<RL_SPACE_GLOBAL>(lead.code, *values, first, g, 0, size, tid0, nullptr, wk, region, w);
-        *global_value_slot(g, region, wk) = kValueSeen | granule_value(values->addr[last], 0);
+        lead.code = compare_value<RL_SPACE_GLOBAL>(lead.code, *values, first, g, 0, size, tid0, nullptr, wk, region, w);
+        *global_value_slot(g, region, wk) = kValueSeen | granule_value(lane_value(*values, last), 0);
         if (region) region->count_value_loads(w, uint64_t(popcount32(mask)) - 1, broadcast_repeats(r, *values).same);
       }
       flush_run(lead, r, c, wk);  // the lanes after the first: count_followers, in the distributions
@@ -501,9 +500,8 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
   // Value mode, shared and local stores: the silent lanes (the companion's pc) whose granule this block (thread)
   // had accessed before. Shared and local memory start with whatever an earlier block left there: a store that
   // happens to match those stale bytes is no silent store of the program.
-  const uint32_t silent = !global && values && !plain_load && !(r.access & RL_ACCESS_READ)
-                              ? uint32_t(values->pc) & values->active_mask
-                              : 0;
+  const uint32_t silent =
+      !global && values && !plain_load && !(r.access & RL_ACCESS_READ) ? uint32_t(values->pc) & values->active_mask : 0;
   uint64_t silent_known = 0;
   if (check_same) wk.same.begin(size_t(popcount32(mask)) * granules);
   if constexpr (kDirect) {  // every lane lies in that region's page, and so in one of its slices

@@ -26,6 +26,11 @@ constexpr uint64_t kValueSeen = 1ull << 63;
 
 using ValueShadow = SparsePages<uint64_t, 512>;  // 4 KiB pages
 
+// Lane `lane`'s value in a companion: a uniform one (RL_COMPANION_UNIFORM) holds its one value in addr[0] only.
+inline uint64_t lane_value(const RlRecord& values, unsigned lane) {
+  return values.addr[(values.flags & RL_COMPANION_UNIFORM) ? 0 : lane];
+}
+
 // The 4 bytes of granule k (0-based) of a lane's access, from its companion value (docs/trace-format.md): the
 // value's bytes for accesses of up to 8 bytes, alternate halves of the hash for 16-byte ones.
 inline uint32_t granule_value(uint64_t value, uint64_t k) { return uint32_t(value >> (32 * (k & 1))); }

@@ -146,21 +146,30 @@ __device__ __forceinline__ void emit(void* userdata, uint64_t pc, uint64_t addr,
     // id is 0, so the host's PC resolution passes it by.
     const uint32_t valued = __ballot_sync(mask, value.known) & recorded;
     const uint32_t silent = __ballot_sync(mask, value.known && value.silent) & recorded;
+    const bool mine = (valued >> lane) & 1u;
+    // One value for every valued lane (a broadcast, a flag, zeros): the companion says so and holds it once.
+    const uint64_t first = valued ? __shfl_sync(mask, value.bits, __ffs(valued) - 1) : 0;
+    const bool uniform = valued != 0 && __all_sync(mask, !mine || value.bits == first);
     RlRecord* v = r + 1;
     if (lane == leader) {
       uint64_t* w = reinterpret_cast<uint64_t*>(v);
-      w[0] = header_word(reuselens::RL_REC_VALUES, space, access, 0, (uint16_t)size, (uint16_t)warp_in_block());
+      w[0] = header_word(reuselens::RL_REC_VALUES, space, access, uniform ? reuselens::RL_COMPANION_UNIFORM : 0,
+                         (uint16_t)size, (uint16_t)warp_in_block());
       w[1] = (uint64_t)valued << 32;
       w[2] = silent;
       w[3] = flat_block();
-      uint32_t idle = ~valued;
-      while (idle) {
-        const int i = __ffs(idle) - 1;
-        idle &= idle - 1;
-        v->addr[i] = 0;
+      if (uniform) {
+        v->addr[0] = first;
+      } else {
+        uint32_t idle = ~valued;
+        while (idle) {
+          const int i = __ffs(idle) - 1;
+          idle &= idle - 1;
+          v->addr[i] = 0;
+        }
       }
     }
-    if ((valued >> lane) & 1u) v->addr[lane] = value.bits;
+    if (mine && !uniform) v->addr[lane] = value.bits;
   }
 #endif
   // The lanes' writes reach the leader through the warp barrier, and the leader's release fence orders all of

@@ -4,8 +4,8 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <string>
 #include <ctime>
+#include <string>
 
 namespace rlc {
 

@@ -4,8 +4,8 @@
 #include <string>
 
 namespace rlc {
-double now_s();                                 // steady clock, seconds
-std::string getenv_str(const char* name);       // "" when unset
+double now_s();                            // steady clock, seconds
+std::string getenv_str(const char* name);  // "" when unset
 // REUSELENS_VALUES_APPROX (value mode): the share within which two float loads count as approximately equal
 // (docs/engine.md, "Value redundancy"); 0.01 when unset, as LoadSpy's 1%; 0 turns it off. The CLI checks the
 // value; a malformed one here (a share below 0, not finite, not a number) falls back to the default.

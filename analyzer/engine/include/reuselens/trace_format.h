@@ -9,7 +9,7 @@ namespace reuselens {
 #endif
 
 #define RL_TRACE_MAGIC "RLTRACE"  // 8 bytes with the terminating NUL
-#define RL_TRACE_VERSION 2u       // 2: may hold value companions (RL_REC_VALUES); 1 never does
+#define RL_TRACE_VERSION 3u       // 3: companions may be uniform (RL_COMPANION_UNIFORM); 2: value companions; 1: none
 #define RL_TRACE_MIN_VERSION 1u   // the oldest version readers accept
 #define RL_WARP_SIZE 32
 
@@ -23,6 +23,10 @@ enum RlAccessFlags { RL_ACCESS_READ = 0x1, RL_ACCESS_WRITE = 0x2, RL_ACCESS_ATOM
 // ASYNC_COPY: one half of a cp.async or bulk copy; MATRIX: ldmatrix/stmatrix rows; BULK: cp.async.bulk blocks;
 // VALUES: a MEM record whose value companion (RL_REC_VALUES) is the next record of the trace.
 enum RlRecordFlags { RL_FLAG_ASYNC_COPY = 0x1, RL_FLAG_MATRIX = 0x2, RL_FLAG_BULK = 0x4, RL_FLAG_VALUES = 0x8 };
+// Flags of a companion (RL_REC_VALUES): UNIFORM, every lane of its active_mask has the value in addr[0] (the other
+// addr slots are not written: a warp's values are often one value, or all zero, and the patch says so instead of
+// writing 32 copies; readers expand it).
+enum RlCompanionFlags { RL_COMPANION_UNIFORM = 0x1 };
 enum RlFileFlags { RL_FILE_COMPLETE = 0x1 };
 
 struct RlTraceHeader {
