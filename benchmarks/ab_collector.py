@@ -12,7 +12,7 @@ one of an earlier revision made by benchmarks/build_revision.sh:
 
     bash benchmarks/build_revision.sh 20e50fa /tmp/old
     python3 benchmarks/ab_collector.py --a old=/tmp/old/reuselens/collector/native/libreuselens_collector.so \\
-        --b new=installed --apps pb_gemm,shoc_bfs --rounds 3 --out /tmp/ab [--mode collect]
+        --b new=installed --apps pb_gemm,shoc_bfs --rounds 3 --out /tmp/ab [--mode collect|values]
 
 Prints one line per run as it goes, then per app each build's median wall time and the pair ratios; writes
 OUT/ab_collector.json (format reuselens-ab-collector, version 1).
@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import realapps  # noqa: E402
 
-AB_MODES = ("collect", "full", "objects", "intra")
+AB_MODES = ("collect", "full", "objects", "intra", "values")
 
 
 def parse_build(text: str) -> tuple[str, str | None]:

@@ -207,7 +207,7 @@ def test_uniform_companions_read_as_their_expansion(workers):
     recs = random_trace(81, n=1500)
     values = random_values(recs, 81)
     rng = np.random.default_rng(82)
-    for i, (mask, silent, vals) in list(values.items()):
+    for i, (mask, silent, _vals) in list(values.items()):
         if rng.random() < 0.5:  # one value for the whole warp: a broadcast, a flag, zeros
             one = int(rng.choice([0, 7]))
             values[i] = (mask, silent, [one if (mask >> lane) & 1 else 0 for lane in range(32)])
