@@ -7,7 +7,11 @@ engine's value counts (docs/engine.md, "Value redundancy"); without them this ru
   register), in the warp or block (load once, share it through a shuffle or shared memory), in the grid, or in an
   earlier launch (the value came back unchanged across launches: hoist or cache it across launches). Lanes of
   one instruction on one address (warp_same_inst) are left out: they find one value by construction. The finding's
-  scope is the label that holds most of the redundant loads; its metrics split them by label.
+  scope is the label that holds most of the redundant loads; its metrics split them by label. When nearly all of
+  them (READ_ONLY_SHARE) follow a read of the same launch, nothing wrote the location in between: the value is the
+  same because the data is read-only there, which the reuse rules already report on the line (a GEMM's inputs
+  read by every block), so the finding ranks as information; a value that survived a store, or came back across
+  launches, stays a performance finding.
 - approx-reload: a load PC of floats (doubles) whose loads found a value within the run's share of their location's
   last loaded one (`profile --values-approx`, 1% by default: LoadSpy's approximate redundancy) for at least that
   share, counting the exact repeats, when the exact repeats alone are not enough for value-reload: the value
@@ -32,7 +36,7 @@ from reuselens.analyzer.patterns.finding import TIER_INFORMATION, TIER_PERFORMAN
 from reuselens.analyzer.patterns.text import format_bytes, format_share
 from reuselens.analyzer.patterns.view import KernelView, Node, group_by_line
 from reuselens.analyzer.value_types import approximate_applies
-from reuselens.analyzer.values import PRIOR_LAUNCH, approximate, temporal
+from reuselens.analyzer.values import PRIOR_LAUNCH, approximate, read_only_share, temporal
 
 PATTERNS = {
     "value-reload": "Load returns the value its location already returned",
@@ -44,6 +48,8 @@ PATTERNS = {
 
 # Where the previous load of a redundant one was, by scope, as the message says it: every scope a redundant load
 # can have (a first touch, cold without a prior kernel, never finds a remembered value; warp_same_inst is left out).
+READ_ONLY_SHARE = 0.9  # of the redundant loads, following a read of the same launch: information only
+
 _WHERE = {
     "thread": "the same thread",
     "warp_diff_inst": "another instruction of the warp",
@@ -118,6 +124,11 @@ def _value_reload(view: KernelView, group: list[Node], threshold: float) -> Draf
     redundant = sum(same.values())
     if valued <= 0 or redundant / valued < threshold:
         return None
+    read_only = 0.0  # redundant loads after a read of the same launch (values.read_only_share), summed over the group
+    for node in group:
+        edges = [edge.raw for edge in view.out_edges.get(node.id, ())]
+        read_only += read_only_share(edges) * temporal(edges)[1]
+    read_only /= redundant
     scope = max(sorted(same), key=lambda label: same[label])
     share = redundant / valued
     where = ", ".join(
@@ -129,6 +140,8 @@ def _value_reload(view: KernelView, group: list[Node], threshold: float) -> Draf
         f"{format_share(share)} of its loads ({format_bytes(4 * redundant)}) return the value their location's "
         f"last load returned, loaded before by {where}"
     )
+    if read_only >= READ_ONLY_SHARE:
+        message += "; nothing wrote it between the loads (read-only data: the reuse findings say how to serve it)"
     return Draft(
         "value-reload",
         group,
@@ -141,8 +154,10 @@ def _value_reload(view: KernelView, group: list[Node], threshold: float) -> Draf
         metrics={
             "redundant_fraction": share,
             "redundant_valued": redundant,
+            "read_only_fraction": read_only,
             "by_scope": {label: n / redundant for label, n in sorted(same.items()) if n},
         },
+        tier=TIER_INFORMATION if read_only >= READ_ONLY_SHARE else TIER_PERFORMANCE,
     )
 
 

@@ -539,6 +539,27 @@ def test_value_reload_in_a_thread_is_a_register_promotion(same, fires):
         assert findings[0]["metrics"]["by_scope"] == {"thread": 1.0}
 
 
+@pytest.mark.parametrize("prior, tier", [("read", "information"), ("write", "warning")])
+def test_value_reload_of_read_only_data_is_information(prior, tier):
+    # GIVEN a block-scope reload whose previous access was another warp's read (nothing wrote the location: the
+    # value is the same because the data is read-only, the reuse rules' matter) or another warp's store that
+    # left the value as it was (news only values tell)
+    k = KernelBuilder()
+    k.background()
+    before = k.node("global", prior, line=40)
+    again = k.node("global", "read", line=42)
+    accesses = 1024 * 32
+    k.edge(before, 0, "cold", 1.0)
+    k.edge(again, before, "block", 1.0, value_loads=accesses, same_value=accesses)
+    _values(k, before)
+    _values(k, again)
+    (finding,) = [f for f in _value_findings(k) if f["pattern"] == "value-reload"]
+    # THEN the read-only reload ranks as information and says why; the reload across a silent store is a warning
+    assert finding["severity"] == tier
+    assert ("read-only data" in finding["message"]) == (prior == "read")
+    assert finding["metrics"]["read_only_fraction"] == (1.0 if prior == "read" else 0.0)
+
+
 def test_value_reload_across_launches_names_the_earlier_launch():
     k = KernelBuilder()
     k.background()
