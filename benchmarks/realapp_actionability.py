@@ -10,7 +10,6 @@ predicted vs measured drop per predicted counter, within 5% being the target.
 from __future__ import annotations
 
 import argparse
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,6 @@ import realapps
 from program_steps import (
     SHORT,
     StepError,
-    build,
     finding_lines,
     ncu_measure,
     predicted_by,
@@ -85,18 +83,7 @@ def run_fix(fix: realapp_fixes.Fix, manifest: dict[str, Any], args: argparse.Nam
         "why": fix.why,
     }
     try:
-        original = out / "original" / fix.app
-        original.parent.mkdir(parents=True, exist_ok=True)
-        build(realapps.build_command(manifest, app, src, original), what=f"nvcc {fix.app}", cwd=original.parent)
-        tree = out / "fixed" / app["source"]
-        if tree.exists():
-            shutil.rmtree(tree)
-        shutil.copytree(src / app["source"], tree, ignore=shutil.ignore_patterns("STAGED.json"))
-        result["edit"] = realapp_fixes.fix_tree(tree, fix)
-        fixed = out / "fixed" / f"{fix.app}_fixed"
-        build(
-            realapps.build_command(manifest, app, tree.parent, fixed), what=f"nvcc {fix.app} (fixed)", cwd=fixed.parent
-        )
+        original, fixed, result["edit"] = realapp_fixes.build_original_and_fixed(manifest, app, fix, src, out)
         if args.dry_run:
             result["dry_run"] = "built both; nothing run"
             return result

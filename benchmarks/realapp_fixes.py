@@ -265,3 +265,25 @@ def fix_tree(tree: Path, fix: Fix) -> str:
     fixed, how = apply_fix(path.read_text(), fix)
     path.write_text(fixed)
     return how
+
+
+def build_original_and_fixed(manifest: dict, app: dict, fix: Fix, src: Path, out: Path) -> tuple[Path, Path, str]:
+    """The app built as benchmarks/realapps.py builds it (OUT/original/APP) and a copy of its sources with the fix
+    applied, built alike (OUT/fixed/APP_fixed); returns both binaries and how the fix was applied. Raises
+    FixRefused or program_steps.StepError."""
+    import shutil
+
+    import realapps
+    from program_steps import build
+
+    original = out / "original" / fix.app
+    original.parent.mkdir(parents=True, exist_ok=True)  # build_command may write a prelude header there
+    build(realapps.build_command(manifest, app, src, original), what=f"nvcc {fix.app}", cwd=original.parent)
+    tree = out / "fixed" / app["source"]
+    if tree.exists():
+        shutil.rmtree(tree)
+    shutil.copytree(src / app["source"], tree, ignore=shutil.ignore_patterns("STAGED.json"))
+    how = fix_tree(tree, fix)
+    fixed = out / "fixed" / f"{fix.app}_fixed"
+    build(realapps.build_command(manifest, app, tree.parent, fixed), what=f"nvcc {fix.app} (fixed)", cwd=fixed.parent)
+    return original, fixed, how

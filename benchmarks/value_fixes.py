@@ -21,8 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import realapp_fixes
-import realapps
-from program_steps import METRICS, SHORT, StepError, build, finding_lines, ncu_measure, run_to_end, same_output
+from program_steps import METRICS, SHORT, StepError, finding_lines, ncu_measure, run_to_end, same_output
 
 TIME = "gpu__time_duration.sum"
 DRAM_WRITE = "dram__bytes_write.sum"
@@ -95,19 +94,7 @@ def run_fix(fix: realapp_fixes.Fix, manifest: dict[str, Any], args) -> dict[str,
     result: dict[str, Any] = {"name": fix.name, "app": fix.app, "kernel": fix.kernel, "lines": list(fix.lines)}
     result["why"] = fix.why
     try:
-        original = out / "original" / fix.app
-        original.parent.mkdir(parents=True, exist_ok=True)  # build_command may write a prelude header there
-        build(realapps.build_command(manifest, app, src, original), what=f"nvcc {fix.app}", cwd=original.parent)
-        tree = out / "fixed" / app["source"]
-        if tree.exists():
-            shutil.rmtree(tree)
-        shutil.copytree(src / app["source"], tree, ignore=shutil.ignore_patterns("STAGED.json"))
-        result["edit"] = realapp_fixes.fix_tree(tree, fix)
-        fixed = out / "fixed" / f"{fix.app}_fixed"
-        fixed.parent.mkdir(parents=True, exist_ok=True)
-        build(
-            realapps.build_command(manifest, app, tree.parent, fixed), what=f"nvcc {fix.app} (fixed)", cwd=fixed.parent
-        )
+        original, fixed, result["edit"] = realapp_fixes.build_original_and_fixed(manifest, app, fix, src, out)
         argv = list(app.get("args", []))
         before = [
             run_to_end([str(original), *argv], timeout=args.timeout, what="run", cwd=original.parent) for _ in (0, 1)
