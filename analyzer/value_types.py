@@ -89,7 +89,11 @@ def value_type(sass_at: Callable[[int], str | None], pc: int, size: int) -> str 
         stores = base in _STORES
         sources = operands if stores else operands[1:]
         target = set() if stores else _registers(operands[0].split("[")[0])
-        read = set().union(*(_registers(s) for s in sources)) & held if sources else set()
+        # a register inside [...] is (part of) an address: an integer, whatever the instruction
+        addressed = set().union(*(_registers(s) for s in sources if "[" in s)) & held if sources else set()
+        read = set().union(*(_registers(s) for s in sources if "[" not in s)) & held if sources else set()
+        if addressed:
+            seen.add(INT)
         if read:
             if base in _DOUBLE_OPS:
                 seen.add(DOUBLE if pair_base is not None and pair_base in read else "other")
@@ -103,14 +107,8 @@ def value_type(sass_at: Callable[[int], str | None], pc: int, size: int) -> str 
             elif base in _MOVES and size == 4:
                 held |= target  # the copy holds the value; overwritten below only if it is also a source
                 target = set()
-            elif stores:
-                if any(_registers(s) & held for s in sources if "[" in s):
-                    seen.add(INT)  # the value is (part of) an address
-            else:
+            elif not stores:  # a store only copies the value; anything else is a use we cannot type
                 seen.add("other")
-            for s in sources:  # a value inside [...] is an address: an integer, whatever the instruction
-                if "[" in s and _registers(s) & held and not stores:
-                    seen.add(INT)
         held -= target
         if not held:
             break

@@ -202,3 +202,24 @@ def test_profile_object_level_prints_the_memory_table_and_writes_a_report_withou
     assert "peak device memory" in out and "unused_allocation" in out
     report = json.loads((tmp_path / "run" / "report.json").read_text())
     assert report["kernels"] == [] and report["notes"][0].startswith("object-level profile")
+
+
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        ("2", "2 is not a share between 0 and 1"),
+        ("nan", "nan is not a share between 0 and 1"),
+        ("one", "'one' is not a number"),
+    ],
+)
+def test_profile_refuses_an_approximation_share_out_of_range(capsys, tmp_path, value, message):
+    with pytest.raises(SystemExit) as exit_info:  # argparse's own usage error
+        main(["profile", "--run-dir", str(tmp_path / "run"), "--values", "--values-approx", value])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and "Traceback" not in err
+    assert f"error: argument --values-approx: {message}" in err
+
+
+def test_profile_refuses_an_approximation_share_without_values(capsys, tmp_path):
+    code, _out, err = run_cli(capsys, "profile", "--run-dir", tmp_path / "run", "--values-approx", "0.01", "--", "./a")
+    assert_one_line_error(code, err, "--values-approx sets the approximate redundancy of a --values profile")

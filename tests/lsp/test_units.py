@@ -248,6 +248,13 @@ def test_default_profiler_argv_carries_filters_thresholds_and_timeout():
     assert "--values" not in argv
     values, _ = settings.parse({"profile": {"command": ["./app"]}, "values": True}, "/ws")
     assert "--values" in profiling.profiler_argv(values, "D")
+    assert profiling.profiler_argv(values, "D")[-7:-5] == ["--values-approx", "0.01"]  # the default share
+    finer, _ = settings.parse({"profile": {"command": ["./app"]}, "values": True, "valuesApproximation": 0.001}, "/ws")
+    assert "0.001" in profiling.profiler_argv(finer, "D")
+    _, problems = settings.parse({"profile": {"command": ["./app"]}, "valuesApproximation": 3}, "/ws")
+    assert problems == [
+        "Setting reuselens.valuesApproximation must be a share between 0 and 1 (0.01 = 1%); using the default 0.01."
+    ]
     both, _ = settings.parse(
         {"profile": {"command": ["./app"]}, "values": True, "memory": {"objectLevel": True}}, "/ws"
     )
