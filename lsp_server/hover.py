@@ -7,7 +7,9 @@ import os
 from collections import defaultdict
 
 from reuselens.analyzer import configurations
-from reuselens.analyzer.values import temporal
+from reuselens.analyzer.patterns.text import format_share
+from reuselens.analyzer.value_types import approximate_applies
+from reuselens.analyzer.values import approximate, temporal
 from reuselens.lsp_server import markdown as md
 from reuselens.lsp_server.format import SCOPE_GROUPS, format_bytes, mean
 from reuselens.lsp_server.model import NodeRef, RunResults
@@ -97,8 +99,13 @@ def _values_row(ref: NodeRef, results: RunResults) -> str | None:
     lanes = values.get("lanes") or 0
     reloaded = "–"
     if n.get("type") == "read":
-        accesses, same, _scopes = temporal(results.edges_from(ref.kernel, n.get("id")))
+        edges = results.edges_from(ref.kernel, n.get("id"))
+        accesses, same, _scopes = temporal(edges)
         reloaded = _pct(int(same), int(accesses)) if accesses else "–"
+        near = sum(approximate(edges).values()) if approximate_applies(n) else 0
+        if accesses and near:  # a float (double) load: the approximate repeats too (docs/patterns.md approx-reload)
+            share = format_share(float(ref.kernel.get("value_approx") or 0))
+            reloaded += f" (+{_pct(int(near), int(accesses))} within {share})"
     silent = _pct(values.get("silent", 0), lanes) if n.get("type") == "write" else "–"
     uniform = _pct(values.get("uniform", 0), int(n.get("executions") or 0))
     cells = [f"`{n.get('pc', 0):#06x}`", reloaded, _pct(values.get("zero", 0), lanes), silent, uniform]

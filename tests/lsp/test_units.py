@@ -248,7 +248,8 @@ def test_default_profiler_argv_carries_filters_thresholds_and_timeout():
     assert "--values" not in argv
     values, _ = settings.parse({"profile": {"command": ["./app"]}, "values": True}, "/ws")
     assert "--values" in profiling.profiler_argv(values, "D")
-    assert profiling.profiler_argv(values, "D")[-7:-5] == ["--values-approx", "0.01"]  # the default share
+    with_values = profiling.profiler_argv(values, "D")
+    assert with_values[with_values.index("--values-approx") + 1] == "0.01"  # the default share
     finer, _ = settings.parse({"profile": {"command": ["./app"]}, "values": True, "valuesApproximation": 0.001}, "/ws")
     assert "0.001" in profiling.profiler_argv(finer, "D")
     _, problems = settings.parse({"profile": {"command": ["./app"]}, "valuesApproximation": 3}, "/ws")
@@ -514,3 +515,10 @@ def test_hover_shows_value_redundancy_of_a_run_with_values():
     assert "| `0x0020` | – | – | 100% | – |" in text
     plain = {"kernels": [{**report["kernels"][0], "nodes": [{"id": 0}, node(16, "read", None)], "edges": []}]}
     assert "reloaded unchanged" not in hover.markdown(RunResults(plain, "/r/report.json", "d", {}), "/ws/v.cu", 7)
+    # a float load of a run that counted approximate redundancy: its near repeats too
+    kernel = report["kernels"][0]
+    kernel["value_approx"] = 0.01
+    kernel["nodes"][1]["value_type"] = "float"
+    kernel["edges"][1]["approx_value"] = 512
+    text = hover.markdown(RunResults(report, "/r/report.json", "d", {}), "/ws/v.cu", 7)
+    assert "| `0x0010` | 75% (+25% within 1%) | 25% | – | 25% |" in text
