@@ -80,7 +80,7 @@ def test_run_reader(tmp_path, text, message):
     "header, message",
     [
         ({"magic": b"NOTATRC\0"}, "x.rltrace: not a ReuseLens trace (bad magic)"),
-        ({"version": 3}, "x.rltrace: trace format version 3, this build reads versions 1 to 2; re-record it"),
+        ({"version": 4}, "x.rltrace: trace format version 4, this build reads versions 1 to 3; re-record it"),
     ],
     ids=["wrong format", "wrong version"],
 )
