@@ -53,8 +53,8 @@ def print_summary(report: dict[str, Any], out: TextIO, *, top: int = 10) -> None
             f"returned, {format_share(values['zero_loads'])} of loaded lanes were 0, "
             f"{format_share(values['silent_stores'])} of stored lanes wrote the value already there"
             + (
-                f", {format_share(values['approximate_loads'])} of loads (floats, doubles) returned a value within "
-                f"{format_share(approx_share(kernels))} of it"
+                f", {format_share(values['approximate_loads'])} of loads returned a float (double) within "
+                f"{format_share(approx_share(kernels))} of their location's last loaded one"
                 if "approximate_loads" in values
                 else ""
             ),

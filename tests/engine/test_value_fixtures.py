@@ -115,3 +115,18 @@ def test_per_object_value_redundancy_reaches_the_allocation_hover_clause(tmp_pat
     assert (table.value_loads, table.same_value) == (8192, 4096)
     assert "50% of its 8,192 word loads returned the value their location's last load returned" in element_use(table)
     assert (out.value_loads, out.same_value) == (0, 0) and "word loads" not in element_use(out)
+
+
+def test_summary_states_the_approximate_share_of_a_run_that_counted_it(tmp_path, recorded_sass):
+    """The CLI's values line: the relaxation reloads every element 0.1% from its last value, 3 launches of 4."""
+    import io
+
+    from reuselens.cli.summary import print_summary
+
+    run = tmp_path / "approx"
+    shutil.copytree(RUNS / "approx", run)
+    out = io.StringIO()
+    print_summary(build_report(run, None, write=False), out)
+    (line,) = [text for text in out.getvalue().splitlines() if text.startswith("values:")]
+    assert "0% of loads returned what their location's last load returned" in line
+    assert "75% of loads returned a float (double) within 1% of their location's last loaded one" in line
