@@ -70,8 +70,7 @@ void Engine::Impl::consume_values(const RlRecord* recs, size_t n) {
     }
     compact.push_back(r);
     const bool paired = flagged && recs[i + 1].type == RL_REC_VALUES;
-    const RlRecord* companion = paired ? &recs[i + 1] : nullptr;
-    companions.push_back(companion);
+    companions.push_back(paired ? &recs[i + 1] : nullptr);
     if (paired) ++i;
   }
   consume_records(compact.data(), companions.data(), compact.size());

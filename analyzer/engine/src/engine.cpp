@@ -17,6 +17,7 @@
 #include "reuselens/engine.h"
 
 #include <algorithm>
+#include <cmath>
 #include <exception>
 #include <string>
 
@@ -31,7 +32,7 @@ Engine::Impl::Impl(const EngineConfig& c)
       pool(std::min(kMaxWorkers, std::max(1u, c.workers))),
       W(pool.size()),
       block_magic(BlockOwners::magic_for(W)) {
-  if (!(c.value_approx >= 0 && c.value_approx < 1e300)) {
+  if (!(c.value_approx >= 0 && std::isfinite(c.value_approx))) {
     throw EngineError("value_approx must be a finite share >= 0, got " + std::to_string(c.value_approx));
   }
   nodes.push_back(NodeInfo{});

@@ -103,6 +103,7 @@ struct Engine::Impl {
     uint64_t same = 0, approx = 0;
   };
   Repeats broadcast_repeats(const RlRecord& r, const RlRecord& values) const;
+  bool near_value(uint32_t size, uint64_t old, uint64_t now, uint64_t value) const;
   static uint64_t* global_value_slot(uint64_t g, RegionShadow* region, Worker& wk);
   bool replay_consecutive(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk, Entry* e);
   template <class SlotOf>

@@ -277,13 +277,9 @@ void Engine::Impl::flush_consecutive_values(const RlRecord& r, const Ctx& c, uin
       ++valued;
       same += equal;
       if (approx_test && !equal && (old & kValueSeen)) {
-        if (r.size == 4) {
-          approx += approx_float(uint32_t(old), uint32_t(now), config.value_approx);
-        } else {  // a double: its high granule (odd i) decides for both, its sibling not yet replaced
-          const uint64_t high = (i & 1) ? old : *slot_of(i + 1);
-          approx += (high & kValueSeen) &&
-                    approx_double_high(uint32_t(high), granule_value(lane_value(values, lane), 1), config.value_approx);
-        }
+        // a double's high granule (odd i) decides for both; the low one reads its sibling, not yet replaced
+        const uint64_t high = r.size == 8 && !(i & 1) ? *slot_of(i + 1) : old;
+        approx += near_value(r.size, high, now, lane_value(values, lane));
       }
       *slot = now;
     }
@@ -412,8 +408,16 @@ uint64_t* Engine::Impl::global_value_slot(uint64_t g, RegionShadow* region, Work
 // sampled without values do not dilute it), and redundant (kCodeSameValue) when it returns the value the
 // granule's last load returned, a prior access of the granule existing (code != 0: the same allocation's data;
 // memory freed and allocated again starts cold); approximately redundant (kCodeApproxValue) when it did not but
-// its lane's value is within config.value_approx of the last one (4-byte lanes as floats, 8-byte lanes as doubles
-// from their high granules: approx_next_high). The granule then remembers this load's value.
+// its lane's value is within config.value_approx of the last one (near_value). The granule then remembers this
+// load's value.
+// Value mode's approximate test (value_shadow.h), for 4- and 8-byte lanes: a 4-byte granule's remembered value
+// `old` against `now`, as floats; for an 8-byte lane, the remembered high granule `old` (0 when none was
+// remembered) against the high word of the lane's `value`, as doubles.
+bool Engine::Impl::near_value(uint32_t size, uint64_t old, uint64_t now, uint64_t value) const {
+  if (size == 4) return approx_float(uint32_t(old), uint32_t(now), config.value_approx);
+  return (old & kValueSeen) && approx_double_high(uint32_t(old), granule_value(value, 1), config.value_approx);
+}
+
 template <unsigned kSpace>
 uint64_t* Engine::Impl::value_slot(uint64_t g, uint32_t tid, BlockState* bs, Worker& wk, RegionShadow* region) const {
   return kSpace == RL_SPACE_SHARED  ? bs->shared_values.entry(0, g)
@@ -429,14 +433,10 @@ uint64_t Engine::Impl::compare_value(uint64_t code, const RlRecord& values, unsi
   const uint64_t old = *seen, now = kValueSeen | granule_value(lane_value(values, lane), k);
   const bool same = code != 0 && old == now;  // now has kValueSeen: equal only to a remembered load
   bool approx = false;
-  if (!same && code != 0 && approx_on && (old & kValueSeen)) {
-    if (size == 4) {
-      approx = approx_float(uint32_t(old), uint32_t(now), config.value_approx);
-    } else if (size == 8) {  // granule 1 holds the high word; granule 0 looks at its sibling's, not yet replaced
-      const uint64_t high = k == 1 ? old : *value_slot<kSpace>(g + 1, tid, bs, wk, region);
-      approx = (high & kValueSeen) &&
-               approx_double_high(uint32_t(high), granule_value(lane_value(values, lane), 1), config.value_approx);
-    }
+  if (!same && code != 0 && approx_on && (old & kValueSeen) && (size == 4 || size == 8)) {
+    // granule 1 of a double holds the high word; granule 0 reads its sibling's, not yet replaced
+    const uint64_t high = size == 8 && k == 0 ? *value_slot<kSpace>(g + 1, tid, bs, wk, region) : old;
+    approx = near_value(size, high, now, lane_value(values, lane));
   }
   code |= kCodeValueLoad | (same ? kCodeSameValue : 0) | (approx ? kCodeApproxValue : 0);
   *seen = now;

@@ -25,7 +25,7 @@ enum RlAccessFlags { RL_ACCESS_READ = 0x1, RL_ACCESS_WRITE = 0x2, RL_ACCESS_ATOM
 enum RlRecordFlags { RL_FLAG_ASYNC_COPY = 0x1, RL_FLAG_MATRIX = 0x2, RL_FLAG_BULK = 0x4, RL_FLAG_VALUES = 0x8 };
 // Flags of a companion (RL_REC_VALUES): UNIFORM, every lane of its active_mask has the value in addr[0] (the other
 // addr slots are not written: a warp's values are often one value, or all zero, and the patch says so instead of
-// writing 32 copies; readers expand it).
+// writing 32 copies; the engine reads it in place).
 enum RlCompanionFlags { RL_COMPANION_UNIFORM = 0x1 };
 enum RlFileFlags { RL_FILE_COMPLETE = 0x1 };
 
