@@ -30,20 +30,19 @@ def temporal(edges: Iterable[dict[str, Any]]) -> tuple[float, float, dict[str, f
     return valued, sum(same.values()), dict(same)
 
 
-def read_only_share(edges: Iterable[dict[str, Any]]) -> float:
-    """Of a load PC's redundant loads (temporal()), the share whose previous access of the location, in this very
+def read_only_loads(edges: Iterable[dict[str, Any]]) -> float:
+    """Of a load PC's redundant loads (temporal()), those whose previous access of the location, in this very
     launch, was a read (rar edges of the in-launch labels): nothing wrote the location between the two loads, so
     the value could not but be the same, and the reuse graph (the reuse rules) already says the load repeats. The
     rest is news only values tell: a value unchanged though stored to (raw edges), or across launches."""
-    redundant = read_only = 0.0
-    for edge in edges:
-        same = float(edge.get("same_value") or 0)
-        if not same or edge.get("label") == "warp_same_inst":
-            continue
-        redundant += same
-        if scope_of(edge) != PRIOR_LAUNCH and not edge.get("raw") and not edge.get("waw"):
-            read_only += same
-    return read_only / redundant if redundant else 0.0
+    return sum(
+        float(edge.get("same_value") or 0)
+        for edge in edges
+        if edge.get("label") != "warp_same_inst"
+        and scope_of(edge) != PRIOR_LAUNCH
+        and not edge.get("raw")
+        and not edge.get("waw")
+    )
 
 
 def approximate(edges: Iterable[dict[str, Any]]) -> dict[str, float]:

@@ -36,7 +36,7 @@ from reuselens.analyzer.patterns.finding import TIER_INFORMATION, TIER_PERFORMAN
 from reuselens.analyzer.patterns.text import format_bytes, format_share
 from reuselens.analyzer.patterns.view import KernelView, Node, group_by_line
 from reuselens.analyzer.value_types import approximate_applies
-from reuselens.analyzer.values import PRIOR_LAUNCH, approximate, read_only_share, temporal
+from reuselens.analyzer.values import PRIOR_LAUNCH, approximate, read_only_loads, temporal
 
 PATTERNS = {
     "value-reload": "Load returns the value its location already returned",
@@ -124,11 +124,8 @@ def _value_reload(view: KernelView, group: list[Node], threshold: float) -> Draf
     redundant = sum(same.values())
     if valued <= 0 or redundant / valued < threshold:
         return None
-    read_only = 0.0  # redundant loads after a read of the same launch (values.read_only_share), summed over the group
-    for node in group:
-        edges = [edge.raw for edge in view.out_edges.get(node.id, ())]
-        read_only += read_only_share(edges) * temporal(edges)[1]
-    read_only /= redundant
+    # the share of them that follow a read of the same launch (values.read_only_loads)
+    read_only = sum(read_only_loads(edge.raw for edge in view.out_edges.get(node.id, ())) for node in group) / redundant
     scope = max(sorted(same), key=lambda label: same[label])
     share = redundant / valued
     where = ", ".join(
