@@ -93,12 +93,28 @@ def build(command: list[str], *, what: str, cwd: Path | None = None, timeout: fl
 
 
 def reuselens_profile(
-    argv: list[str], run_dir: Path, *, timeout: float, kernel_filter: str | None = None, cwd: Path | None = None
+    argv: list[str],
+    run_dir: Path,
+    *,
+    timeout: float,
+    kernel_filter: str | None = None,
+    cwd: Path | None = None,
+    options: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """Profile one program with `reuselens profile` (the installed package) and return its report.json."""
+    """Profile one program with `reuselens profile [OPTIONS]` (the installed package) and return its report.json."""
     if run_dir.exists():
         shutil.rmtree(run_dir)
-    command = [sys.executable, "-m", "reuselens", "profile", "--run-dir", str(run_dir), "--timeout", str(timeout)]
+    command = [
+        sys.executable,
+        "-m",
+        "reuselens",
+        "profile",
+        *options,
+        "--run-dir",
+        str(run_dir),
+        "--timeout",
+        str(timeout),
+    ]
     if kernel_filter:
         command += ["--kernel-filter", kernel_filter]
     # The app gets `timeout`, the analysis as long again plus a minute.

@@ -10,8 +10,12 @@ refused: the staged sources are not the ones the fix was written for.
 from __future__ import annotations
 
 import re
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import realapps
+from program_steps import build
 
 from reuselens.lsp_server import edits
 
@@ -271,11 +275,6 @@ def build_original_and_fixed(manifest: dict, app: dict, fix: Fix, src: Path, out
     """The app built as benchmarks/realapps.py builds it (OUT/original/APP) and a copy of its sources with the fix
     applied, built alike (OUT/fixed/APP_fixed); returns both binaries and how the fix was applied. Raises
     FixRefused or program_steps.StepError."""
-    import shutil
-
-    import realapps
-    from program_steps import build
-
     original = out / "original" / fix.app
     original.parent.mkdir(parents=True, exist_ok=True)  # build_command may write a prelude header there
     build(realapps.build_command(manifest, app, src, original), what=f"nvcc {fix.app}", cwd=original.parent)

@@ -14,14 +14,21 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import statistics
-import sys
 from pathlib import Path
 from typing import Any
 
 import realapp_fixes
-from program_steps import METRICS, SHORT, StepError, finding_lines, ncu_measure, run_to_end, same_output
+from program_steps import (
+    METRICS,
+    SHORT,
+    StepError,
+    finding_lines,
+    ncu_measure,
+    reuselens_profile,
+    run_to_end,
+    same_output,
+)
 
 TIME = "gpu__time_duration.sum"
 DRAM_WRITE = "dram__bytes_write.sum"
@@ -37,19 +44,14 @@ def profile_findings(
 ) -> dict:
     """The finding(s) of the fix's pattern, from a value profile of the kernel alone: on the fix's lines
     (`on_lines`, the original), or anywhere in the kernel (the fixed source, whose lines moved)."""
-    if run_dir.exists():
-        shutil.rmtree(run_dir)
-    command = [sys.executable, "-m", "reuselens", "profile", "--values", "--kernel-filter", fix.kernel]
-    done = run_to_end(
-        [*command, "--run-dir", str(run_dir), "--", str(binary), *argv],
+    report = reuselens_profile(
+        [str(binary), *argv],
+        run_dir,
         timeout=timeout,
-        what=f"reuselens profile {binary.name}",
+        kernel_filter=fix.kernel,
         cwd=binary.parent,
+        options=("--values",),
     )
-    report_path = run_dir / "report.json"
-    if not report_path.is_file():
-        raise StepError(f"reuselens profile {binary.name}: exit status {done.status}, no report")
-    report = json.loads(report_path.read_text())
     found = []
     for kernel in report["kernels"]:
         for finding in kernel.get("findings", []):
