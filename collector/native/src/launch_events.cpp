@@ -10,7 +10,8 @@
 namespace rlc {
 
 struct Tool::KernelEnd {
-  SanitizerResult copy = SANITIZER_SUCCESS;  // the device state's copy back, which waits for the kernel
+  SanitizerResult sync = SANITIZER_SUCCESS;  // sanitizerStreamSynchronize
+  SanitizerResult copy = SANITIZER_SUCCESS;  // the device state's copy back
   bool faulted = false;
   uint64_t total = 0, committed = 0;  // records reserved / committed, when not faulted
   uint64_t waits = 0, polls = 0;      // tickets that waited for the host; its flag's reads meanwhile
@@ -214,16 +215,17 @@ Tool::KernelEnd Tool::await_kernel(DrainJob* job, std::unique_lock<std::recursiv
   Sanitizer_StreamHandle hs = job->hstream;
   KernelEnd end;
   g.unlock();
-  // The state's copy is ordered after the kernel on its stream and returns once done, so it is the wait, as in
-  // object-level mode (object_launches.cpp): a stream synchronisation before it was a second round trip per
-  // instrumented launch. A kernel fault fails the copy as it failed the synchronisation.
-  end.copy = sanitizerMemcpyDeviceToHost(cs->h_stage, cs->d_state, sizeof(RlDeviceState), hs);
-  end.faulted = end.copy != SANITIZER_SUCCESS;
+  end.sync = sanitizerStreamSynchronize(hs);
+  end.faulted = end.sync != SANITIZER_SUCCESS;
   if (!end.faulted) {
-    end.total = cs->h_stage->head;
-    for (uint32_t b = 0; b < cs->nbuf; ++b) end.committed += cs->h_stage->committed[b];
-    end.waits = cs->h_stage->waits;
-    end.polls = cs->h_stage->polls;
+    end.copy = sanitizerMemcpyDeviceToHost(cs->h_stage, cs->d_state, sizeof(RlDeviceState), hs);
+    end.faulted = end.copy != SANITIZER_SUCCESS;
+    if (!end.faulted) {
+      end.total = cs->h_stage->head;
+      for (uint32_t b = 0; b < cs->nbuf; ++b) end.committed += cs->h_stage->committed[b];
+      end.waits = cs->h_stage->waits;
+      end.polls = cs->h_stage->polls;
+    }
   }
   drainer_.finish(job, end.faulted, end.total);
   g.lock();
@@ -231,8 +233,9 @@ Tool::KernelEnd Tool::await_kernel(DrainJob* job, std::unique_lock<std::recursiv
 }
 
 void Tool::record_outcome(DrainJob* job, const std::string& kernel, const KernelEnd& end) {
-  if (end.copy != SANITIZER_SUCCESS)
-    check(end.copy, ("kernel " + demangle(kernel) + " (sanitizerMemcpyDeviceToHost of its device state)").c_str());
+  if (end.sync != SANITIZER_SUCCESS)
+    check(end.sync, ("kernel " + demangle(kernel) + " (sanitizerStreamSynchronize)").c_str());
+  if (end.copy != SANITIZER_SUCCESS) check(end.copy, "sanitizerMemcpyDeviceToHost(state)");
   const bool faulted = end.faulted;
   const uint64_t total = end.total;
   LaunchEntry& le = run_.launches[job->entry];
