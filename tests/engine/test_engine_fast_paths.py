@@ -238,7 +238,7 @@ def test_shared_lanes_grouped_by_address_match_reference_model(seed, workers):
     assert {"warp_same_inst", "thread", "warp_diff_inst", "block"} <= labels
 
 
-def coalesced_trace(seed: int, n: int = 1500, space: int = GLOBAL) -> np.ndarray:
+def coalesced_trace(seed: int, n: int = 1500, space: int = GLOBAL, base: int = ALIGNED) -> np.ndarray:
     """Coalesced records (consecutive lanes on consecutive footprints of whole granules: 4-byte scalars, 8- and
     16-byte vectors), replayed in closed form when their entries were all written by one
     issue laid out the same way, or are all empty (docs/engine.md, "Per-lane cost"). Few starting granules, so that records often find such entries, left by the same thread, by
@@ -264,7 +264,7 @@ def coalesced_trace(seed: int, n: int = 1500, space: int = GLOBAL) -> np.ndarray
         else:
             start = int(rng.choice([0, 32, 64, 96, 1, 2, 31, 33, 200]))  # granule of the first active lane
         width = int(recs["size"][i]) // 4  # granules per lane
-        addr = (ALIGNED if space == GLOBAL else 0) + 4 * width * (start + lanes - first)
+        addr = (base if space == GLOBAL else 0) + 4 * width * (start + lanes - first)
         if space == SHARED and start < first:
             addr = addr + 4 * 32 * width  # shared offsets stay in the window
         if rng.random() < 0.05:
@@ -281,9 +281,11 @@ def coalesced_trace(seed: int, n: int = 1500, space: int = GLOBAL) -> np.ndarray
 
 @pytest.mark.parametrize("seed", [7, 8, 9])
 @pytest.mark.parametrize("workers", [1, 3])
-def test_coalesced_records_in_closed_form_match_reference_model(seed, workers):
+@pytest.mark.parametrize("base", [ALIGNED, ALIGNED + 512])
+def test_coalesced_records_in_closed_form_match_reference_model(seed, workers, base):
+    # base + 512: an allocation cudaMalloc placed behind a smaller one, whose shadow pages straddle the chunks
     kernels = two_launches_match_reference_model(
-        coalesced_trace(seed), coalesced_trace(seed + 20), 3, workers, [(ALIGNED, SIZE)]
+        coalesced_trace(seed, base=base), coalesced_trace(seed + 20, base=base), 3, workers, [(base, SIZE)]
     )
     labels = {e["label"] for k in kernels for e in k["edges"]}
     assert {"cold", "thread", "warp_diff_inst", "block", "grid"} <= labels

@@ -79,6 +79,52 @@ def test_per_object_slices_accesses_and_touched_bytes(workers):
     assert untouched["slice_accesses"] == [0] * 8
 
 
+def replay_one_launch(workers: int, allocation: tuple[int, int], recs) -> tuple[dict, dict]:
+    """The object touches and the engine's stats after one launch of `recs` with one allocation."""
+    engine = replay._engine_module().Engine(workers=workers, shadow_budget_bytes=1 << 30, split_configurations=False)
+    engine.add_allocation(*allocation)
+    engine.begin_launch(0, 0, [1, 1, 1], [32, 1, 1], 0)
+    engine.consume(np.ascontiguousarray(records(recs)))
+    engine.end_launch(True)
+    return json.loads(engine.object_touches_json()), engine.stats()
+
+
+# An allocation 512 bytes into a 1 KiB chunk, as cudaMalloc places one behind a smaller allocation: the object's
+# shadow pages and slices (counted from its base) straddle the engine's chunks (absolute 1 KiB), so a coalesced
+# warp within one chunk may cross a shadow page boundary (docs/engine.md, "Per-lane cost").
+UNALIGNED = B + 512
+
+
+@pytest.mark.parametrize("workers", [1, 3])
+def test_coalesced_records_of_an_object_not_1_kib_aligned_count_in_their_slices(workers):
+    # GIVEN a 128 KiB object (64 slices of 2 KiB, two shadow pages each) read by warps starting every 64 bytes,
+    # so in one page, across a page boundary inside a slice, across a slice boundary, or across a chunk boundary
+    size = 128 << 10
+    starts = range(0, size - 128 + 1, 64)
+    recs = [mem(0, warp_addrs(UNALIGNED + s)) for s in starts]
+    recs += [mem(16, warp_addrs(UNALIGNED + s), access=WRITE) for s in starts[::3]]
+    doc, stats = replay_one_launch(workers, (UNALIGNED, size), recs)
+    (obj,) = doc["objects"]
+    # THEN every lane counts in the slice of its own word, every word once in the touched bytes
+    expected = [0] * 64
+    for s in list(starts) + list(starts[::3]):
+        for lane in range(32):
+            expected[(s + 4 * lane) // 2048] += 1
+    assert obj["slice_bytes"] == 2048 and obj["slice_accesses"] == expected
+    assert obj["touched_bytes"] == size
+    assert stats["shadow_bytes"] == 128 * 4096  # 4 KiB of entries per KiB of data, every page once
+
+
+@pytest.mark.parametrize("workers", [1, 3])
+def test_a_warp_across_two_shadow_pages_charges_both(workers):
+    # GIVEN one coalesced warp over bytes 960..1087 of the object: one chunk, the object's first two shadow pages
+    doc, stats = replay_one_launch(workers, (UNALIGNED, 128 << 10), [mem(0, warp_addrs(UNALIGNED + 960))])
+    # THEN both pages are charged, as a lane-by-lane walk charges them, and the 128 bytes are touched in slice 0
+    assert stats["shadow_bytes"] == 2 * 4096
+    (obj,) = doc["objects"]
+    assert obj["touched_bytes"] == 128 and obj["slice_accesses"] == [32] + [0] * 63
+
+
 def test_touched_bytes_count_each_4_byte_word_once_and_stop_at_the_object():
     # 10 bytes allocated, 3 lanes on words 0 and 2, one 1-byte access on word 0 again: 8 bytes touched
     doc = run_launches(1, [[mem(0, {0: A, 1: A + 8, 2: A + 8}), mem(4, {0: A + 1}, size=1)]], allocs=[(A, 10)])

@@ -606,20 +606,49 @@ void Engine::Impl::replay_space(const RlRecord& r, const Ctx& c, uint32_t mask, 
   }
 }
 
+// Whether a one-chunk global record may index the worker's cached window of a region's shadow directly (kDirect:
+// every granule it touches lies in the window, so in one region and one object slice). The window is a shadow
+// page, aligned to the region's first granule, while chunks are aligned to 256 absolute granules: in a region whose
+// base is not 1 KiB-aligned (cudaMalloc places an allocation below 2 MiB 512 bytes behind a smaller one, a pool
+// allocator's blocks lie anywhere) every chunk straddles two pages, and such a record used to take the lane loop
+// through global_entry lane by lane, without the coalesced closed form. A record that reaches into the page after
+// the window widens the window to both pages: the shadow is contiguous, and the record touches both pages, so
+// charging the second is what the lane loop would do. Not when the pages lie in different slices of the object
+// (the direct path counts the window's one slice) or regions.
+bool Engine::Impl::direct_window(const RlRecord& r, const Ctx& c, uint32_t mask, Worker& wk) {
+  const uint64_t g = r.addr[__builtin_ctz(mask)] >> 2, chunk_lo = chunk_of(g) << 8;
+  global_entry(g, wk);  // charges g's page exactly as the lane itself would
+  if (chunk_lo - wk.page_lo < wk.page_hi - wk.page_lo && chunk_lo + 256 <= wk.page_hi) return true;
+  RegionShadow* reg = wk.entry_region;
+  if (reg == nullptr || reg != wk.page_region || g - wk.page_lo >= wk.page_hi - wk.page_lo) return false;
+  uint64_t lo = g, hi = g;
+  if (c.flags & kConsecutive) {
+    hi = r.addr[31 - __builtin_clz(mask)] >> 2;
+  } else {
+    for (uint32_t m = mask & (mask - 1); m; m &= m - 1) {
+      const uint64_t x = r.addr[__builtin_ctz(m)] >> 2;
+      lo = std::min(lo, x);
+      hi = std::max(hi, x);
+    }
+  }
+  hi += (r.size + 3) / 4 - 1;
+  if (lo < wk.page_lo) return false;
+  if (hi < wk.page_hi) return true;
+  if (!reg->contains_granule(hi) || reg->slice_of(hi) != reg->slice_of(wk.page_lo)) return false;
+  uint64_t next_lo, next_hi;
+  reg->page_span(hi, next_lo, next_hi);
+  if (next_lo != wk.page_hi) return false;  // more than one page further (a record spans one chunk, 256 granules)
+  reg->entry(hi);
+  wk.page_hi = next_hi;
+  return true;
+}
+
 void Engine::Impl::replay_record(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk) {
   switch (r.space) {
     case RL_SPACE_GLOBAL:
-      if ((c.flags & kOneChunk) && mask) {
-        // One chunk = 256 granules; when it lies inside one shadow page of a region, index the page directly.
-        // global_entry on the first lane's granule charges that page exactly as the lane itself would.
-        uint64_t g = r.addr[__builtin_ctz(mask)] >> 2, chunk_lo = chunk_of(g) << 8;
-        global_entry(g, wk);
-        if (chunk_lo - wk.page_lo < wk.page_hi - wk.page_lo && chunk_lo + 256 <= wk.page_hi) {
-          if (r.size <= 4) {
-            return replay_lanes<RL_SPACE_GLOBAL, true, true>(r, c, mask, w, wk, wk.page, wk.page_lo);
-          }
-          return replay_lanes<RL_SPACE_GLOBAL, false, true>(r, c, mask, w, wk, wk.page, wk.page_lo);
-        }
+      if ((c.flags & kOneChunk) && mask && direct_window(r, c, mask, wk)) {
+        if (r.size <= 4) return replay_lanes<RL_SPACE_GLOBAL, true, true>(r, c, mask, w, wk, wk.page, wk.page_lo);
+        return replay_lanes<RL_SPACE_GLOBAL, false, true>(r, c, mask, w, wk, wk.page, wk.page_lo);
       }
       return replay_space<RL_SPACE_GLOBAL>(r, c, mask, w, wk);
     case RL_SPACE_SHARED:
