@@ -300,3 +300,49 @@ def test_coalesced_shared_records_in_closed_form_match_reference_model(seed, wor
     )
     labels = {e["label"] for e in kernel["edges"]}
     assert {"cold", "thread", "warp_diff_inst", "block"} <= labels
+
+
+def shared_word_shapes_trace(seed: int, n: int = 1500) -> np.ndarray:
+    """Shared 4-byte records of the shapes the shared distributions take in closed form (docs/engine.md,
+    "Per-lane cost"), among their near misses: consecutive words on contiguous lanes (t[tid]), one word read by
+    every lane (a tile element, As[ty][k]), and a compaction's store of consecutive words by lanes with gaps between
+    them (s[rank]: consecutive words, but not lane j on word j); unaligned and wrapping starts, one lane off by a
+    word, under full, contiguous and random masks."""
+    rng = np.random.default_rng(seed)
+    recs = random_mem_records(rng, n, SHARED, 3, 4, 6, [0.6, 0.3, 0.1], [4], [1.0])
+    lanes = np.arange(32)
+    for i in range(n):
+        kind = rng.random()
+        mask = 0xFFFFFFFF if kind < 0.5 else int(rng.integers(1, 2**32))
+        if kind >= 0.5 and rng.random() < 0.5:
+            lo = int(rng.integers(0, 32))
+            mask = ((1 << int(rng.integers(lo + 1, 33))) - 1) & ~((1 << lo) - 1)  # contiguous lanes lo..hi
+        active = (mask >> lanes) & 1
+        rank = np.cumsum(active) - 1
+        start = 4 * int(rng.choice([0, 32, 64, 96, 1, 31, 33]))
+        shape = rng.random()
+        if shape < 0.4:
+            addr = start + 4 * lanes  # t[tid]
+        elif shape < 0.7:
+            addr = np.full(32, start)  # one word for every lane
+        elif shape < 0.9:
+            addr = start + 4 * rank  # consecutive words by rank (a compaction)
+        else:
+            addr = start + 4 * lanes
+            addr[int(rng.integers(0, 32))] += 4  # one lane a word off
+        if rng.random() < 0.05:
+            addr = addr + 2  # unaligned
+        recs["active_mask"][i] = mask
+        recs["addr"][i] = np.where(active, addr, 0)
+    for i in rng.choice(np.arange(0, n - 4, 4), n // 100, replace=False):
+        recs["type"][i : i + 4], recs["space"][i : i + 4] = BARRIER, 1
+        recs["block"][i : i + 4], recs["warp"][i : i + 4] = recs["block"][i], np.arange(4)
+    return recs
+
+
+@pytest.mark.parametrize("seed", [13, 14, 15])
+@pytest.mark.parametrize("workers", [1, 3])
+def test_shared_words_in_closed_form_match_reference_model(seed, workers):
+    kernel = one_launch_matches_reference_model(shared_word_shapes_trace(seed), blocks=3, threads=128, workers=workers)
+    labels = {e["label"] for e in kernel["edges"]}
+    assert {"cold", "thread", "warp_same_inst", "warp_diff_inst", "block"} <= labels

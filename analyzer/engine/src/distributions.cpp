@@ -162,6 +162,35 @@ struct SharedFigures {
   uint64_t distinct = 0, wave = 0, ideal = 0, pushed = 0;
 };
 
+// The two commonest shapes of a shared access, in closed form: aligned 4-byte words on the active lanes in turn
+// (a tile's row stored or read, t[tid]) and one word for every lane (a tile element that all lanes read, a GEMM's
+// As[ty][k]). Up to 32 consecutive words lie in distinct banks: n words, one wavefront; one word is one wavefront
+// whatever the lanes. One pass over the lanes, where the window below sets bits and counts banks. `consecutive`:
+// consecutive_lanes(r). False for any other shape.
+bool closed_form_shared_figures(const RlRecord& r, SharedFigures& f, bool& consecutive) {
+  if (r.size != 4 || !r.active_mask) return false;
+  const unsigned first = unsigned(__builtin_ctz(r.active_mask));
+  const uint64_t a0 = r.addr[first];
+  if (a0 & 3) return false;
+  const unsigned n = popcount32(r.active_mask);
+  uint64_t other = 0, broken = 0, j = 0;
+  for (uint32_t m = r.active_mask & (r.active_mask - 1); m; m &= m - 1) {
+    const uint64_t a = r.addr[__builtin_ctz(m)];
+    other |= a ^ a0;
+    broken |= a ^ (a0 + 4 * ++j);
+  }
+  const uint32_t from_first = r.active_mask >> first;
+  if (other == 0) {
+    f = SharedFigures{1, 1, 1, n};
+    consecutive = n == 1;
+    return true;
+  }
+  if (broken != 0 || a0 + 4 * uint64_t(n) - 1 < a0) return false;  // not consecutive, or wrapping around
+  f = SharedFigures{n, 1, 1, n};
+  consecutive = (from_first & (from_first + 1)) == 0;
+  return true;
+}
+
 // Footprints inside one WordWindow (the common case), placed so that it starts 64 words below the first lane's
 // multiple of 32: lanes permuted within a warp's words, reversed, strided by a few words, and contiguous 8- and
 // 16-byte vectors all fit. False when a footprint lies outside or wraps around past 2^64 - 1; the general pass
@@ -248,10 +277,14 @@ SharedFigures general_shared_figures(const RlRecord& r, unsigned per_group) {
 void Engine::Impl::shared_distribution(const RlRecord& r, Ctx& c, NodeStats& s) {
   const unsigned per_group = r.size <= 4 ? 32u : std::max(1u, 128u / r.size);
   SharedFigures f;
-  if (!windowed_shared_figures(r, per_group, f)) f = general_shared_figures(r, per_group);
+  bool consecutive = false;
+  if (!closed_form_shared_figures(r, f, consecutive)) {
+    if (!windowed_shared_figures(r, per_group, f)) f = general_shared_figures(r, per_group);
+    consecutive = consecutive_lanes(r);
+  }
   // lanes' granules are a subset of their footprint words: distinct footprints mean no shared granule
   if (f.distinct == f.pushed) c.flags |= kNoOverlap;
-  if (consecutive_lanes(r)) c.flags |= kConsecutive;
+  if (consecutive) c.flags |= kConsecutive;
   s.addresses.add(uint32_t(f.distinct));
   s.wavefronts.add(uint32_t(f.wave));
   s.wavefronts_ideal.add(uint32_t(f.ideal));
