@@ -29,7 +29,7 @@ Engine::Impl::Impl(const EngineConfig& c)
     : config(c),
       approx_on(c.values && c.value_approx > 0),
       budget(c.shadow_budget_bytes),
-      pool(std::min(kMaxWorkers, std::max(1u, c.workers))),
+      pool(std::min(kMaxWorkers, std::max(1u, c.workers)), c.worker_nice),
       W(pool.size()),
       block_magic(BlockOwners::magic_for(W)) {
   if (!(c.value_approx >= 0 && std::isfinite(c.value_approx))) {

@@ -20,6 +20,11 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 namespace reuselens {
 namespace detail {
@@ -41,8 +46,21 @@ class WorkerPool {
 #endif
   static constexpr int64_t kSpinNanos = REUSELENS_POOL_SPIN_NANOS;
 
-  explicit WorkerPool(unsigned n) : n_(n ? n : 1) {
-    for (unsigned w = 1; w < n_; ++w) threads_.emplace_back([this, w] { loop(w); });
+  // nice > 0: each worker thread lowers its own scheduling priority by that much (Linux: setpriority on its
+  // thread id), so that the threads it shares the cores with (an app and its collector) run first.
+  explicit WorkerPool(unsigned n, int nice = 0) : n_(n ? n : 1) {
+    for (unsigned w = 1; w < n_; ++w)
+      threads_.emplace_back([this, w, nice] {
+        lower_priority(nice);
+        loop(w);
+      });
+  }
+  static void lower_priority(int nice) {
+#ifdef __linux__
+    if (nice > 0) setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), nice);  // best effort
+#else
+    (void)nice;
+#endif
   }
   ~WorkerPool() {
     {

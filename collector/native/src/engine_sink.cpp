@@ -129,6 +129,7 @@ std::unique_ptr<RecordSink> make_engine_sink() {
   config.workers = std::clamp(hw * 3 / 4, 1u, 16u);
   if (const char* w = getenv("REUSELENS_ENGINE_WORKERS")) config.workers = (unsigned)std::max(1, atoi(w));
   if (const char* b = getenv("REUSELENS_SHADOW_BUDGET_BYTES")) config.shadow_budget_bytes = strtoull(b, nullptr, 10);
+  if (const char* n = getenv("REUSELENS_ENGINE_NICE")) config.worker_nice = std::clamp(atoi(n), 0, 19);
   // One result entry per launch configuration instead of per kernel (`reuselens profile --per-configuration`).
   if (const char* s = getenv("REUSELENS_SPLIT_CONFIGURATIONS")) config.split_configurations = s[0] == '1';
   // Value mode (`reuselens profile --values`): records come with value companions (config.cpp, Config::values).

@@ -57,6 +57,10 @@ struct EngineConfig {
   // whose value differs from its location's last loaded one by at most this share of the larger magnitude, read as
   // an IEEE float of the access's width (4 or 8 bytes), counts in its edge's approx_value. 0: not counted.
   double value_approx = 0.0;
+  // Online (inside the app, beside its threads and the collector's): the worker threads lower their scheduling
+  // priority by this much (nice), so that a thread of the app or the drain that wakes up gets a core at once
+  // instead of waiting for a worker's time slice. 0: unchanged (replays, where nothing else runs).
+  int worker_nice = 0;
 };
 
 struct LaunchInfo {
