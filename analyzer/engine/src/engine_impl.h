@@ -106,6 +106,10 @@ struct Engine::Impl {
   bool near_value(uint32_t size, uint64_t old, uint64_t now, uint64_t value) const;
   static uint64_t* global_value_slot(uint64_t g, RegionShadow* region, Worker& wk);
   bool replay_consecutive(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk, Entry* e);
+  static bool alike_entries(const Entry* e, unsigned count, unsigned shift);
+  bool consecutive_code(const RlRecord& r, const Ctx& c, unsigned first, unsigned n, const Entry* e, uint64_t* code);
+  void write_consecutive(const RlRecord& r, const Ctx& c, unsigned first, unsigned n, unsigned shift, Entry* e,
+                         uint64_t code, unsigned w, Worker& wk);
   template <class SlotOf>
   void flush_consecutive_values(const RlRecord& r, const Ctx& c, uint64_t code, unsigned n, unsigned shift,
                                 const RlRecord& values, SlotOf slot_of, RegionShadow* region, unsigned w, Worker& wk);

@@ -196,47 +196,98 @@ inline uint64_t consecutive_label(uint32_t old_tid0, uint32_t tid0, unsigned lan
 // entries were all written by one issue laid out the same way (equal but for the thread, one more per footprint:
 // an earlier coalesced access of those granules, in this launch or an earlier one), or are all empty. Every lane
 // then has the same outcome, and the record is one run: the entries are read once to check that and written
-// once, instead of each lane-granule's classification in turn. Same counts and entries as the lane loop; false,
-// with nothing done, when the entries differ otherwise or their threads straddle the warp's.
+// once, instead of each lane-granule's classification in turn. A stencil's a[tid + 1] and a[tid - 1] find their
+// last or first lane's granule written by the neighbouring warp and the others by this one: two such runs, split
+// at that lane (not in value mode, whose comparison walks the record's lanes from its first). Same counts and
+// entries as the lane loop; false, with nothing done, when the entries differ otherwise or their threads straddle
+// the warp's.
 bool Engine::Impl::replay_consecutive(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk,
                                       Entry* e) {
-  const unsigned n = popcount32(mask), shift = consecutive_shift(r.size);
+  const unsigned n = popcount32(mask), shift = consecutive_shift(r.size), granules = n << shift;
   // Value mode: the run's value slots, contiguous beside the entries; none (a region without a value shadow): the
   // lane loop, whose value table serves any address.
   const RlRecord* values = values_of(r);
   uint64_t* slots = values ? wk.page_region->value_slot(r.addr[__builtin_ctz(mask)] >> 2) : nullptr;
   if (values && !slots) return false;
+  const unsigned first = unsigned(__builtin_ctz(mask));
+  uint64_t head = 0, tail = 0;
+  if (alike_entries(e, granules, shift)) {
+    if (!consecutive_code(r, c, first, n, e, &head)) return false;
+    write_consecutive(r, c, first, n, shift, e, head, w, wk);
+    if (values) {
+      flush_consecutive_values(
+          r, c, head, n, shift, *values, [slots](unsigned i) { return slots + i; }, wk.page_region, w, wk);
+    } else {
+      flush_run(Run{head, uint64_t(granules), uint64_t(n) * r.size}, r, c, wk);
+    }
+    return true;
+  }
+  if (values) return false;
+  // The first granule whose entry does not follow the first one's issue, at a lane's start, and the rest alike.
+  unsigned split = 1;
+  constexpr uint64_t kTidStep = 1ull << 40;
+  while (split < granules && !((e[split].w0 ^ e[0].w0) | (e[split].w1 - e[0].w1 - uint64_t(split >> shift) * kTidStep)))
+    ++split;
+  const unsigned lanes = split >> shift;
+  if (split & ((1u << shift) - 1) || !alike_entries(e + split, granules - split, shift)) return false;
+  if (!consecutive_code(r, c, first, lanes, e, &head) ||
+      !consecutive_code(r, c, first + lanes, n - lanes, e + split, &tail)) {
+    return false;
+  }
+  write_consecutive(r, c, first, lanes, shift, e, head, w, wk);
+  write_consecutive(r, c, first + lanes, n - lanes, shift, e + split, tail, w, wk);
+  flush_run(Run{head, uint64_t(split), uint64_t(lanes) * r.size}, r, c, wk);
+  flush_run(Run{tail, uint64_t(granules - split), uint64_t(n - lanes) * r.size}, r, c, wk);
+  return true;
+}
+
+// Whether `count` entries, `1 << shift` per lane, were written by one issue laid out the same way (equal but for
+// the thread, one more per lane), or are all empty.
+bool Engine::Impl::alike_entries(const Entry* e, unsigned count, unsigned shift) {
   const Entry ref = e[0];
   constexpr uint64_t kTidStep = 1ull << 40;
   uint64_t differ = 0, held = 0;
   // The entries' thread grows by one per lane: granule i belongs to lane i >> shift (a flat loop the compiler
   // vectorises for the 32-bit case).
-  for (unsigned i = 0; i < n << shift; ++i) {
+  for (unsigned i = 0; i < count; ++i) {
     differ |= (e[i].w0 ^ ref.w0) | (e[i].w1 - ref.w1 - uint64_t(i >> shift) * kTidStep);
     held |= e[i].w0 | e[i].w1;
   }
-  if (differ != 0 && held != 0) return false;
-  const uint32_t tid0 = uint32_t(r.warp) * 32 + unsigned(__builtin_ctz(mask));
-  uint64_t code = 0;  // all empty: every lane's first touch
-  if (held != 0) {
-    const uint32_t old_tid0 = e_tid(ref);
-    if (old_tid0 + n - 1 > 0x3ff) return false;  // the thread field cannot hold them: not one issue's entries
-    const uint32_t og = e_gen(ref);
-    const uint64_t prior_wrote = (ref.w1 >> 50 & 1) << 56;
-    if (og == gen) {
-      uint64_t label = kGrid;
-      if (e_block(ref) == r.block) {
-        label = consecutive_label(old_tid0, tid0, n, e_wsync(ref), e_bsync(ref), r, c);
-        if (label == kMixedLabels) return false;
-      }
-      code = e_node(ref) | label << 28 | prior_wrote;
-    } else if (og != 0) {
-      code = e_node(ref) | uint64_t(og) << 32 | prior_wrote;
+  return differ == 0 || held == 0;
+}
+
+// The outcome code shared by lanes first .. first + n - 1 of the record, whose alike entries start at `e` (0: all
+// empty, every lane's first touch). False when one outcome does not hold them all.
+bool Engine::Impl::consecutive_code(const RlRecord& r, const Ctx& c, unsigned first, unsigned n, const Entry* e,
+                                    uint64_t* code) {
+  const Entry ref = e[0];
+  *code = 0;
+  if (!(ref.w0 | ref.w1)) return true;
+  const uint32_t tid0 = uint32_t(r.warp) * 32 + first, old_tid0 = e_tid(ref);
+  if (old_tid0 + n - 1 > 0x3ff) return false;  // the thread field cannot hold them: not one issue's entries
+  const uint32_t og = e_gen(ref);
+  const uint64_t prior_wrote = (ref.w1 >> 50 & 1) << 56;
+  if (og == gen) {
+    uint64_t label = kGrid;
+    if (e_block(ref) == r.block) {
+      label = consecutive_label(old_tid0, tid0, n, e_wsync(ref), e_bsync(ref), r, c);
+      if (label == kMixedLabels) return false;
     }
+    *code = e_node(ref) | label << 28 | prior_wrote;
+  } else if (og != 0) {
+    *code = e_node(ref) | uint64_t(og) << 32 | prior_wrote;
   }
+  return true;
+}
+
+// Lanes first .. first + n - 1 of the record write their entries (`1 << shift` each, from `e`); with `code` 0,
+// each granule's first touch counts.
+void Engine::Impl::write_consecutive(const RlRecord& r, const Ctx& c, unsigned first, unsigned n, unsigned shift,
+                                     Entry* e, uint64_t code, unsigned w, Worker& wk) {
+  constexpr uint64_t kTidStep = 1ull << 40;
   const bool write = (r.access & RL_ACCESS_WRITE) != 0;
   const uint64_t w0 = pack_w0(gen, c.id, c.sync.wsync);
-  const uint64_t w1 = pack_w1(r.block, tid0, write, c.sync.bsync);
+  const uint64_t w1 = pack_w1(r.block, uint32_t(r.warp) * 32 + first, write, c.sync.bsync);
   for (unsigned i = 0; i < n << shift; ++i) {
     e[i].w0 = w0;
     e[i].w1 = w1 + uint64_t(i >> shift) * kTidStep;
@@ -244,13 +295,6 @@ bool Engine::Impl::replay_consecutive(const RlRecord& r, const Ctx& c, uint32_t 
   if (code == 0) {
     for (unsigned i = 0; i < n << shift; ++i) wk.page_region->count_first_touch(w);
   }
-  if (values) {
-    flush_consecutive_values(
-        r, c, code, n, shift, *values, [slots](unsigned i) { return slots + i; }, wk.page_region, w, wk);
-  } else {
-    flush_run(Run{code, uint64_t(n) << shift, uint64_t(n) * r.size}, r, c, wk);
-  }
-  return true;
 }
 
 // Value mode's share of a coalesced record replayed in closed form: granule i of the run belongs to lane
