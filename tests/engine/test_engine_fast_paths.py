@@ -271,8 +271,14 @@ def coalesced_trace(seed: int, n: int = 1500, space: int = GLOBAL, base: int = A
             addr = addr + 1  # unaligned: not consecutive granules
         recs["active_mask"][i] = mask
         recs["addr"][i] = np.where((mask >> lanes) & 1, addr, 0)
-    # __syncthreads now and then, by all four warps of a block in a row: warps keep equal barrier counts, so
-    # entries of neighbouring warps still match (a[tid - 1] and a[tid + 1] find two warps' threads)
+    return with_block_barriers(recs, rng)
+
+
+def with_block_barriers(recs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """__syncthreads now and then (one record in a hundred), by all four warps of a block in a row: warps keep
+    equal barrier counts, so entries of neighbouring warps still match (a[tid - 1] and a[tid + 1] find two warps'
+    threads)."""
+    n = len(recs)
     for i in rng.choice(np.arange(0, n - 4, 4), n // 100, replace=False):
         recs["type"][i : i + 4], recs["space"][i : i + 4] = BARRIER, 1
         recs["block"][i : i + 4], recs["warp"][i : i + 4] = recs["block"][i], np.arange(4)
@@ -334,10 +340,7 @@ def shared_word_shapes_trace(seed: int, n: int = 1500) -> np.ndarray:
             addr = addr + 2  # unaligned
         recs["active_mask"][i] = mask
         recs["addr"][i] = np.where(active, addr, 0)
-    for i in rng.choice(np.arange(0, n - 4, 4), n // 100, replace=False):
-        recs["type"][i : i + 4], recs["space"][i : i + 4] = BARRIER, 1
-        recs["block"][i : i + 4], recs["warp"][i : i + 4] = recs["block"][i], np.arange(4)
-    return recs
+    return with_block_barriers(recs, rng)
 
 
 @pytest.mark.parametrize("seed", [13, 14, 15])
