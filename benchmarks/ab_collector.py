@@ -6,6 +6,8 @@ same code run twice in alternation took up to 1.7 times as long in one invocatio
 separate runs, let alone separate device calls, do not say whether a change helped. Here each app runs under
 build A and build B back to back, in an order that alternates between apps and rounds, and the verdict is the
 median of the per-pair ratios B / A, with their range: a drift that lasts longer than one pair cancels out.
+What does not cancel: an A/A pairing of the same code, installed against built beside it, gave ratios of 0.945 to
+1.035 per app (benchmarks/results/h200-2026-12-02-s16, call 8), so a ratio within about 5% of 1 is no evidence.
 
 Builds are tool libraries (REUSELENS_COLLECTOR_LIB, which the launcher hands the app), e.g. the installed one and
 one of an earlier revision made by benchmarks/build_revision.sh:
