@@ -349,3 +349,47 @@ def test_shared_words_in_closed_form_match_reference_model(seed, workers):
     kernel = one_launch_matches_reference_model(shared_word_shapes_trace(seed), blocks=3, threads=128, workers=workers)
     labels = {e["label"] for e in kernel["edges"]}
     assert {"cold", "thread", "warp_same_inst", "warp_diff_inst", "block"} <= labels
+
+
+def shared_vector_shapes_trace(seed: int, n: int = 1500) -> np.ndarray:
+    """Shared 8- and 16-byte records of the shapes whose distributions are closed form per group of 128 / size lanes
+    (docs/engine.md, "Per-lane cost"): a GEMM's A fragment (each group of lanes on one footprint), its B fragment
+    (consecutive footprints, the groups repeating each other's), a plain s[tid] of vectors, among their near misses:
+    masks with holes inside a group of consecutive footprints, unaligned starts, one lane a word off."""
+    rng = np.random.default_rng(seed)
+    recs = random_mem_records(rng, n, SHARED, 3, 4, 6, [0.7, 0.2, 0.1], [8, 16], [0.5, 0.5])
+    lanes = np.arange(32)
+    for i in range(n):
+        size = int(recs["size"][i])
+        per_group = 128 // size
+        kind = rng.random()
+        mask = 0xFFFFFFFF if kind < 0.5 else int(rng.integers(1, 2**32))
+        if 0.5 <= kind < 0.75:
+            lo = int(rng.integers(0, 32))
+            mask = ((1 << int(rng.integers(lo + 1, 33))) - 1) & ~((1 << lo) - 1)  # contiguous lanes lo..hi
+        start = size * int(rng.choice([0, 4, 8, 32, 33]))
+        shape = rng.random()
+        if shape < 0.3:
+            addr = start + size * (lanes // per_group)  # A: each group of lanes on one footprint
+        elif shape < 0.6:
+            addr = start + size * (lanes % per_group)  # B: consecutive footprints, every group the same ones
+        elif shape < 0.9:
+            addr = start + size * lanes  # s[tid]
+        else:
+            addr = start + size * lanes
+            addr[int(rng.integers(0, 32))] += 4  # one lane a word off
+        if rng.random() < 0.05:
+            addr = addr + 2  # unaligned
+        recs["active_mask"][i] = mask
+        recs["addr"][i] = np.where((mask >> lanes) & 1, addr, 0)
+    return with_block_barriers(recs, rng)
+
+
+@pytest.mark.parametrize("seed", [16, 17, 18])
+@pytest.mark.parametrize("workers", [1, 3])
+def test_shared_vectors_in_closed_form_match_reference_model(seed, workers):
+    kernel = one_launch_matches_reference_model(
+        shared_vector_shapes_trace(seed), blocks=3, threads=128, workers=workers
+    )
+    labels = {e["label"] for e in kernel["edges"]}
+    assert {"cold", "thread", "warp_same_inst", "block"} <= labels

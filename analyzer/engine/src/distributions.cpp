@@ -191,6 +191,59 @@ bool closed_form_shared_figures(const RlRecord& r, SharedFigures& f, bool& conse
   return true;
 }
 
+// 8- and 16-byte vectors whose lanes, per group of 128 / size lanes (one wavefront's bytes), read one footprint
+// together (a GEMM fragment that a row of lanes shares) or consecutive footprints on contiguous lanes (a column of
+// fragments): each group's words are one run of at most 32 words, in distinct banks, one wavefront; the record's
+// distinct words are the union of the groups' runs (at most four). False for any other shape.
+bool vector_group_figures(const RlRecord& r, unsigned per_group, SharedFigures& f) {
+  if ((r.size != 8 && r.size != 16) || !r.active_mask) return false;
+  const uint64_t words = r.size / 4;
+  uint64_t lo[4], hi[4];
+  unsigned runs = 0;
+  SharedFigures out;
+  for (unsigned g0 = 0; g0 < 32; g0 += per_group) {
+    const uint32_t lanes = r.active_mask >> g0 & ((1u << per_group) - 1);
+    if (!lanes) continue;
+    const unsigned first = unsigned(__builtin_ctz(lanes));
+    const uint64_t a0 = r.addr[g0 + first];
+    if (a0 & 3) return false;
+    uint64_t other = 0, broken = 0;
+    for (uint32_t m = lanes & (lanes - 1); m; m &= m - 1) {
+      const unsigned lane = unsigned(__builtin_ctz(m));
+      const uint64_t a = r.addr[g0 + lane];
+      other |= a ^ a0;
+      broken |= a ^ (a0 + uint64_t(r.size) * (lane - first));
+    }
+    const uint32_t from_first = lanes >> first;
+    uint64_t n = words;  // one footprint for the group
+    if (other != 0) {
+      if (broken != 0 || (from_first & (from_first + 1)) != 0) return false;
+      n = uint64_t(popcount32(lanes)) * words;
+    }
+    if (a0 + 4 * n - 1 < a0) return false;  // wraps around past 2^64 - 1
+    lo[runs] = a0 >> 2;
+    hi[runs] = lo[runs] + n - 1;
+    ++runs;
+    out.pushed += uint64_t(popcount32(lanes)) * words;
+    out.wave += 1;
+    out.ideal += 1;  // n <= 32: per_group lanes of size bytes are 128 bytes at most
+  }
+  for (unsigned i = 1; i < runs; ++i) {  // by start, then merged
+    for (unsigned j = i; j > 0 && lo[j] < lo[j - 1]; --j) {
+      std::swap(lo[j], lo[j - 1]);
+      std::swap(hi[j], hi[j - 1]);
+    }
+  }
+  uint64_t end = lo[0];  // one past the union so far
+  for (unsigned i = 0; i < runs; ++i) {
+    const uint64_t start = std::max(lo[i], end);
+    if (hi[i] + 1 > start) out.distinct += hi[i] + 1 - start;
+    end = std::max(end, hi[i] + 1);
+  }
+  f = out;
+  return true;
+}
+
 // Footprints inside one WordWindow (the common case), placed so that it starts 64 words below the first lane's
 // multiple of 32: lanes permuted within a warp's words, reversed, strided by a few words, and contiguous 8- and
 // 16-byte vectors all fit. False when a footprint lies outside or wraps around past 2^64 - 1; the general pass
@@ -279,7 +332,9 @@ void Engine::Impl::shared_distribution(const RlRecord& r, Ctx& c, NodeStats& s) 
   SharedFigures f;
   bool consecutive = false;
   if (!closed_form_shared_figures(r, f, consecutive)) {
-    if (!windowed_shared_figures(r, per_group, f)) f = general_shared_figures(r, per_group);
+    if (!vector_group_figures(r, per_group, f) && !windowed_shared_figures(r, per_group, f)) {
+      f = general_shared_figures(r, per_group);
+    }
     consecutive = consecutive_lanes(r);
   }
   // lanes' granules are a subset of their footprint words: distinct footprints mean no shared granule
