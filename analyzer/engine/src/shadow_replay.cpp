@@ -653,7 +653,7 @@ void Engine::Impl::replay_space(const RlRecord& r, const Ctx& c, uint32_t mask, 
 // Whether a one-chunk global record may index the worker's cached window of a region's shadow directly (kDirect:
 // every granule it touches lies in the window, so in one region and one object slice). The window is a shadow
 // page, aligned to the region's first granule, while chunks are aligned to 256 absolute granules: in a region whose
-// base is not 1 KiB-aligned (cudaMalloc places an allocation below 2 MiB 512 bytes behind a smaller one, a pool
+// base is not 1 KiB-aligned (cudaMalloc put PolyBench fdtd2d's 1 MiB array 512 bytes behind a 400-byte one; a pool
 // allocator's blocks lie anywhere) every chunk straddles two pages, and such a record used to take the lane loop
 // through global_entry lane by lane, without the coalesced closed form. A record that reaches into the page after
 // the window widens the window to both pages: the shadow is contiguous, and the record touches both pages, so
