@@ -162,76 +162,47 @@ struct SharedFigures {
   uint64_t distinct = 0, wave = 0, ideal = 0, pushed = 0;
 };
 
-// The two commonest shapes of a shared access, in closed form: aligned 4-byte words on the active lanes in turn
-// (a tile's row stored or read, t[tid]) and one word for every lane (a tile element that all lanes read, a GEMM's
-// As[ty][k]). Up to 32 consecutive words lie in distinct banks: n words, one wavefront; one word is one wavefront
-// whatever the lanes. One pass over the lanes, where the window below sets bits and counts banks. `consecutive`:
-// consecutive_lanes(r). False for any other shape.
-bool closed_form_shared_figures(const RlRecord& r, SharedFigures& f, bool& consecutive) {
-  if (r.size != 4 || !r.active_mask) return false;
+// The commonest shapes of a shared access, in closed form: aligned 4-, 8- or 16-byte lanes that, per group of
+// lanes one wavefront serves (32 up to 4 bytes, 128 / size beyond), read one footprint together (a tile element
+// every lane reads, a GEMM's As[ty][k] or its A fragment) or consecutive footprints in lane order (t[tid], a
+// compaction's s[rank], a GEMM's B fragment). Each group's words are then one run of at most 32 words in distinct
+// banks, one wavefront, and the record's distinct words the union of the runs (at most four). One pass over the
+// lanes, where the window below sets bits and counts banks per group. `consecutive`: consecutive_lanes(r), from the
+// same pass. False for any other shape.
+bool run_group_figures(const RlRecord& r, unsigned per_group, SharedFigures& f, bool& consecutive) {
+  if ((r.size != 4 && r.size != 8 && r.size != 16) || !r.active_mask) return false;
+  const uint64_t size = r.size, words = size / 4;
+  const uint32_t group_lanes = per_group >= 32 ? ~0u : (1u << per_group) - 1;
   const unsigned first = unsigned(__builtin_ctz(r.active_mask));
-  const uint64_t a0 = r.addr[first];
-  if (a0 & 3) return false;
-  const unsigned n = popcount32(r.active_mask);
-  uint64_t other = 0, broken = 0, j = 0;
-  for (uint32_t m = r.active_mask & (r.active_mask - 1); m; m &= m - 1) {
-    const uint64_t a = r.addr[__builtin_ctz(m)];
-    other |= a ^ a0;
-    broken |= a ^ (a0 + 4 * ++j);
-  }
-  const uint32_t from_first = r.active_mask >> first;
-  if (other == 0) {
-    f = SharedFigures{1, 1, 1, n};
-    consecutive = n == 1;
-    return true;
-  }
-  if (broken != 0 || a0 + 4 * uint64_t(n) - 1 < a0) return false;  // not consecutive, or wrapping around
-  f = SharedFigures{n, 1, 1, n};
-  consecutive = (from_first & (from_first + 1)) == 0;
-  return true;
-}
-
-// 8- and 16-byte vectors whose lanes, per group of 128 / size lanes (one wavefront's bytes), read one footprint
-// together (a GEMM fragment that a row of lanes shares) or consecutive footprints on contiguous lanes (a column of
-// fragments): each group's words are one run of at most 32 words, in distinct banks, one wavefront; the record's
-// distinct words are the union of the groups' runs (at most four). False for any other shape.
-bool vector_group_figures(const RlRecord& r, unsigned per_group, SharedFigures& f) {
-  if ((r.size != 8 && r.size != 16) || !r.active_mask) return false;
-  const uint64_t words = r.size / 4;
-  uint64_t lo[4], hi[4];
+  const uint64_t a_first = r.addr[first];
+  uint64_t lo[4], hi[4], whole = 0, rank = 0;  // whole: lanes off a_first + size * rank
   unsigned runs = 0;
   SharedFigures out;
   for (unsigned g0 = 0; g0 < 32; g0 += per_group) {
-    const uint32_t lanes = r.active_mask >> g0 & ((1u << per_group) - 1);
+    const uint32_t lanes = r.active_mask >> g0 & group_lanes;
     if (!lanes) continue;
-    const unsigned first = unsigned(__builtin_ctz(lanes));
-    const uint64_t a0 = r.addr[g0 + first];
+    const uint64_t a0 = r.addr[g0 + unsigned(__builtin_ctz(lanes))];
     if (a0 & 3) return false;
-    uint64_t other = 0, broken = 0;
-    for (uint32_t m = lanes & (lanes - 1); m; m &= m - 1) {
-      const unsigned lane = unsigned(__builtin_ctz(m));
-      const uint64_t a = r.addr[g0 + lane];
+    uint64_t other = 0, broken = 0, j = 0;
+    for (uint32_t m = lanes; m; m &= m - 1, ++j, ++rank) {
+      const uint64_t a = r.addr[g0 + unsigned(__builtin_ctz(m))];
       other |= a ^ a0;
-      broken |= a ^ (a0 + uint64_t(r.size) * (lane - first));
+      broken |= a ^ (a0 + size * j);
+      whole |= a ^ (a_first + size * rank);
     }
-    const uint32_t from_first = lanes >> first;
-    uint64_t n = words;  // one footprint for the group
-    if (other != 0) {
-      if (broken != 0 || (from_first & (from_first + 1)) != 0) return false;
-      n = uint64_t(popcount32(lanes)) * words;
-    }
-    if (a0 + 4 * n - 1 < a0) return false;  // wraps around past 2^64 - 1
+    const uint64_t span = other == 0 ? words : j * words;                     // one footprint, or j consecutive ones
+    if ((other != 0 && broken != 0) || a0 + 4 * span - 1 < a0) return false;  // neither, or wrapping around
     lo[runs] = a0 >> 2;
-    hi[runs] = lo[runs] + n - 1;
+    hi[runs] = lo[runs] + span - 1;
     ++runs;
-    out.pushed += uint64_t(popcount32(lanes)) * words;
+    out.pushed += j * words;
     out.wave += 1;
-    out.ideal += 1;  // n <= 32: per_group lanes of size bytes are 128 bytes at most
+    out.ideal += 1;  // span <= 32 words: a group's lanes cover 128 bytes at most
   }
   for (unsigned i = 1; i < runs; ++i) {  // by start, then merged
-    for (unsigned j = i; j > 0 && lo[j] < lo[j - 1]; --j) {
-      std::swap(lo[j], lo[j - 1]);
-      std::swap(hi[j], hi[j - 1]);
+    for (unsigned k = i; k > 0 && lo[k] < lo[k - 1]; --k) {
+      std::swap(lo[k], lo[k - 1]);
+      std::swap(hi[k], hi[k - 1]);
     }
   }
   uint64_t end = lo[0];  // one past the union so far
@@ -240,6 +211,8 @@ bool vector_group_figures(const RlRecord& r, unsigned per_group, SharedFigures& 
     if (hi[i] + 1 > start) out.distinct += hi[i] + 1 - start;
     end = std::max(end, hi[i] + 1);
   }
+  const uint32_t from_first = r.active_mask >> first;
+  consecutive = whole == 0 && (from_first & (from_first + 1)) == 0 && a_first + size * rank - 1 >= a_first;
   f = out;
   return true;
 }
@@ -331,10 +304,8 @@ void Engine::Impl::shared_distribution(const RlRecord& r, Ctx& c, NodeStats& s) 
   const unsigned per_group = r.size <= 4 ? 32u : std::max(1u, 128u / r.size);
   SharedFigures f;
   bool consecutive = false;
-  if (!closed_form_shared_figures(r, f, consecutive)) {
-    if (!vector_group_figures(r, per_group, f) && !windowed_shared_figures(r, per_group, f)) {
-      f = general_shared_figures(r, per_group);
-    }
+  if (!run_group_figures(r, per_group, f, consecutive)) {
+    if (!windowed_shared_figures(r, per_group, f)) f = general_shared_figures(r, per_group);
     consecutive = consecutive_lanes(r);
   }
   // lanes' granules are a subset of their footprint words: distinct footprints mean no shared granule
