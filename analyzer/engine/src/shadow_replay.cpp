@@ -192,6 +192,14 @@ inline uint64_t consecutive_label(uint32_t old_tid0, uint32_t tid0, unsigned lan
   return label_in_block(old_tid0, old_wsync, old_bsync, r, c, tid0);
 }
 
+// A global entry's thread field (pack_w1) is one more per lane in the entries one coalesced issue wrote:
+// off_issue(x, ref, i, shift) is 0 when entry x, granule i of a run, is what the issue that wrote `ref` (granule 0)
+// wrote there.
+constexpr uint64_t kEntryTidStep = 1ull << 40;
+inline uint64_t off_issue(const Entry& x, const Entry& ref, unsigned i, unsigned shift) {
+  return (x.w0 ^ ref.w0) | (x.w1 - ref.w1 - uint64_t(i >> shift) * kEntryTidStep);
+}
+
 // A coalesced record (kConsecutive: lane first + j on the granules of footprint j, size / 4 of them) whose
 // entries were all written by one issue laid out the same way (equal but for the thread, one more per footprint:
 // an earlier coalesced access of those granules, in this launch or an earlier one), or are all empty. Every lane
@@ -225,9 +233,7 @@ bool Engine::Impl::replay_consecutive(const RlRecord& r, const Ctx& c, uint32_t 
   if (values) return false;
   // The first granule whose entry does not follow the first one's issue, at a lane's start, and the rest alike.
   unsigned split = 1;
-  constexpr uint64_t kTidStep = 1ull << 40;
-  while (split < granules && !((e[split].w0 ^ e[0].w0) | (e[split].w1 - e[0].w1 - uint64_t(split >> shift) * kTidStep)))
-    ++split;
+  while (split < granules && !off_issue(e[split], e[0], split, shift)) ++split;
   const unsigned lanes = split >> shift;
   if (split & ((1u << shift) - 1) || !alike_entries(e + split, granules - split, shift)) return false;
   if (!consecutive_code(r, c, first, lanes, e, &head) ||
@@ -245,12 +251,10 @@ bool Engine::Impl::replay_consecutive(const RlRecord& r, const Ctx& c, uint32_t 
 // the thread, one more per lane), or are all empty.
 bool Engine::Impl::alike_entries(const Entry* e, unsigned count, unsigned shift) {
   const Entry ref = e[0];
-  constexpr uint64_t kTidStep = 1ull << 40;
   uint64_t differ = 0, held = 0;
-  // The entries' thread grows by one per lane: granule i belongs to lane i >> shift (a flat loop the compiler
-  // vectorises for the 32-bit case).
+  // Granule i belongs to lane i >> shift (a flat loop the compiler vectorises for the 32-bit case).
   for (unsigned i = 0; i < count; ++i) {
-    differ |= (e[i].w0 ^ ref.w0) | (e[i].w1 - ref.w1 - uint64_t(i >> shift) * kTidStep);
+    differ |= off_issue(e[i], ref, i, shift);
     held |= e[i].w0 | e[i].w1;
   }
   return differ == 0 || held == 0;
@@ -284,13 +288,12 @@ bool Engine::Impl::consecutive_code(const RlRecord& r, const Ctx& c, unsigned fi
 // each granule's first touch counts.
 void Engine::Impl::write_consecutive(const RlRecord& r, const Ctx& c, unsigned first, unsigned n, unsigned shift,
                                      Entry* e, uint64_t code, unsigned w, Worker& wk) {
-  constexpr uint64_t kTidStep = 1ull << 40;
   const bool write = (r.access & RL_ACCESS_WRITE) != 0;
   const uint64_t w0 = pack_w0(gen, c.id, c.sync.wsync);
   const uint64_t w1 = pack_w1(r.block, uint32_t(r.warp) * 32 + first, write, c.sync.bsync);
   for (unsigned i = 0; i < n << shift; ++i) {
     e[i].w0 = w0;
-    e[i].w1 = w1 + uint64_t(i >> shift) * kTidStep;
+    e[i].w1 = w1 + uint64_t(i >> shift) * kEntryTidStep;
   }
   if (code == 0) {
     for (unsigned i = 0; i < n << shift; ++i) wk.page_region->count_first_touch(w);
