@@ -94,6 +94,5 @@ void Engine::Impl::phase3(const RlRecord* recs, size_t n, unsigned w) {
       block_step(recs[i], ctx[i], list.sync[x], w, wk);
     });
   }
-  wk.buffer.flush(wk.acc);
 }
 }  // namespace reuselens

@@ -66,6 +66,7 @@ void Engine::Impl::end_launch(bool complete) {
   same->launches.push_back(launch.launch_id);
   same->records += launch_records;
   for (auto& w : workers) {
+    w->buffer.flush(w->acc);  // the edge counts it still holds (edge_buffer.h)
     g.acc.merge(w->acc);
     w->reset_launch();
   }

@@ -740,6 +740,5 @@ void Engine::Impl::phase4(const RlRecord* recs, size_t n, unsigned w) {
       replay_record(r, full, it.mask, w, wk);
     });
   }
-  wk.buffer.flush(wk.acc);
 }
 }  // namespace reuselens
