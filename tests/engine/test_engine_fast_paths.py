@@ -354,8 +354,10 @@ def test_shared_words_in_closed_form_match_reference_model(seed, workers):
 def shared_vector_shapes_trace(seed: int, n: int = 1500) -> np.ndarray:
     """Shared 8- and 16-byte records of the shapes whose distributions are closed form per group of 128 / size lanes
     (docs/engine.md, "Per-lane cost"): a GEMM's A fragment (each group of lanes on one footprint), its B fragment
-    (consecutive footprints, the groups repeating each other's), a plain s[tid] of vectors, among their near misses:
-    masks with holes inside a group of consecutive footprints, unaligned starts, one lane a word off."""
+    (consecutive footprints, the groups repeating each other's), cuBLAS's fragments (2, 4 or 8 lanes on each of
+    consecutive footprints, in blocks or round robin), a plain s[tid] of vectors, among their near misses: masks with
+    holes inside a group of consecutive footprints, footprints with holes between them or half a footprint apart,
+    unaligned starts, one lane a word off."""
     rng = np.random.default_rng(seed)
     recs = random_mem_records(rng, n, SHARED, 3, 4, 6, [0.7, 0.2, 0.1], [8, 16], [0.5, 0.5])
     lanes = np.arange(32)
@@ -369,10 +371,19 @@ def shared_vector_shapes_trace(seed: int, n: int = 1500) -> np.ndarray:
             mask = ((1 << int(rng.integers(lo + 1, 33))) - 1) & ~((1 << lo) - 1)  # contiguous lanes lo..hi
         start = size * int(rng.choice([0, 4, 8, 32, 33]))
         shape = rng.random()
-        if shape < 0.3:
+        share = int(rng.choice([2, 4, 8]))  # lanes on one footprint in cuBLAS's fragments (sm80_xmma SGEMM: 4)
+        if shape < 0.15:
             addr = start + size * (lanes // per_group)  # A: each group of lanes on one footprint
-        elif shape < 0.6:
+        elif shape < 0.3:
             addr = start + size * (lanes % per_group)  # B: consecutive footprints, every group the same ones
+        elif shape < 0.45:
+            addr = start + size * (lanes // share)  # cuBLAS A: `share` lanes on each of consecutive footprints
+        elif shape < 0.6:
+            addr = start + size * (lanes % share)  # cuBLAS B: lane i on the (i mod share)-th footprint
+        elif shape < 0.65:
+            addr = start + size * 2 * (lanes % share)  # near miss: footprints with holes between them
+        elif shape < 0.7:
+            addr = start + size * ((lanes % share) ^ 1) * 3 // 2  # near miss: half a footprint apart
         elif shape < 0.9:
             addr = start + size * lanes  # s[tid]
         else:

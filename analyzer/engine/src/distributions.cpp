@@ -162,16 +162,20 @@ struct SharedFigures {
   uint64_t distinct = 0, wave = 0, ideal = 0, pushed = 0;
 };
 
-// The commonest shapes of a shared access, in closed form: aligned 4-, 8- or 16-byte lanes that, per group of
-// lanes one wavefront serves (32 up to 4 bytes, 128 / size beyond), read one footprint together (a tile element
-// every lane reads, a GEMM's As[ty][k] or its A fragment) or consecutive footprints in lane order (t[tid], a
-// compaction's s[rank], a GEMM's B fragment). Each group's words are then one run of at most 32 words in distinct
-// banks, one wavefront, and the record's distinct words the union of the runs (at most four). One pass over the
-// lanes, where the window below sets bits and counts banks per group. `consecutive`: consecutive_lanes(r), from the
-// same pass. False for any other shape.
+// The commonest shapes of a shared access, in closed form: aligned 4-, 8- or 16-byte lanes whose footprints, per
+// group of lanes one wavefront serves (32 up to 4 bytes, 128 / size beyond), tile one run of consecutive
+// footprints, each read by one lane or several, in any lane order: a tile element every lane reads (As[ty][k]), t[tid],
+// a compaction's s[rank], and a GEMM's register fragments, where lanes share footprints in small groups (cuBLAS's
+// sm80_xmma SGEMM on the H200: lanes 4i..4i+3 on one 16-byte footprint of eight consecutive ones, or lane i on the
+// (i mod 4)-th of four). Each group's words are then one run of at most 32 words in distinct banks, one wavefront,
+// and the record's distinct words the union of the runs (at most four). One pass over the lanes, where the window
+// below sets bits and counts banks per group: a lane's footprint index relative to the group's first lane is a bit
+// of a 64-bit mask, the run is the mask without holes. `consecutive`: consecutive_lanes(r), from the same pass.
+// False for any other shape.
 bool run_group_figures(const RlRecord& r, unsigned per_group, SharedFigures& f, bool& consecutive) {
   if ((r.size != 4 && r.size != 8 && r.size != 16) || !r.active_mask) return false;
   const uint64_t size = r.size, words = size / 4;
+  const unsigned size_shift = unsigned(__builtin_ctz(r.size));
   const uint32_t group_lanes = per_group >= 32 ? ~0u : (1u << per_group) - 1;
   const unsigned first = unsigned(__builtin_ctz(r.active_mask));
   const uint64_t a_first = r.addr[first];
@@ -183,16 +187,22 @@ bool run_group_figures(const RlRecord& r, unsigned per_group, SharedFigures& f, 
     if (!lanes) continue;
     const uint64_t a0 = r.addr[g0 + unsigned(__builtin_ctz(lanes))];
     if (a0 & 3) return false;
-    uint64_t other = 0, broken = 0, j = 0;
+    uint64_t seen = 0, off = 0, j = 0;  // seen: bit 32 + i for the footprint i sizes from a0; off: a lane outside
     for (uint32_t m = lanes; m; m &= m - 1, ++j, ++rank) {
       const uint64_t a = r.addr[g0 + unsigned(__builtin_ctz(m))];
-      other |= a ^ a0;
-      broken |= a ^ (a0 + size * j);
+      const uint64_t bit = uint64_t(int64_t(a - a0) >> size_shift) + 32;  // footprints -32..31 from a0: bits 0..63
+      off |= ((a - a0) & (size - 1)) | (bit >> 6);
+      seen |= 1ull << (bit & 63);
       whole |= a ^ (a_first + size * rank);
     }
-    const uint64_t span = other == 0 ? words : j * words;                     // one footprint, or j consecutive ones
-    if ((other != 0 && broken != 0) || a0 + 4 * span - 1 < a0) return false;  // neither, or wrapping around
-    lo[runs] = a0 >> 2;
+    if (off) return false;
+    const unsigned low = unsigned(__builtin_ctzll(seen));
+    const uint64_t run = seen >> low;  // footprints low - 32 .. from a0, without holes
+    if (run & (run + 1)) return false;
+    const uint64_t span = uint64_t(popcount64(run)) * words;         // <= j * words <= 32
+    const uint64_t start = a0 - (uint64_t(32 - low) << size_shift);  // the run's first byte (low <= 32)
+    if (start > a0 || start + 4 * span - 1 < start) return false;    // wrapping around past 0 or 2^64 - 1
+    lo[runs] = start >> 2;
     hi[runs] = lo[runs] + span - 1;
     ++runs;
     out.pushed += j * words;
@@ -217,14 +227,14 @@ bool run_group_figures(const RlRecord& r, unsigned per_group, SharedFigures& f, 
   return true;
 }
 
-// Footprints inside one WordWindow (the common case), placed so that it starts 64 words below the first lane's
-// multiple of 32: lanes permuted within a warp's words, reversed, strided by a few words, and contiguous 8- and
-// 16-byte vectors all fit. False when a footprint lies outside or wraps around past 2^64 - 1; the general pass
+// Footprints inside one WordWindow (the common case) from `base`, a multiple of 32; first_lane_window places it so
+// that lanes permuted within a warp's words, reversed, strided by a few words, and contiguous 8- and 16-byte
+// vectors all fit. False when a footprint lies outside or wraps around past 2^64 - 1; the general pass
 // below then decides. (Offsets are taken modulo 2^64, a multiple of 32, so banks survive a base below 0.)
-bool windowed_shared_figures(const RlRecord& r, unsigned per_group, SharedFigures& f) {
+bool windowed_shared_figures(const RlRecord& r, unsigned per_group, uint64_t base, SharedFigures& f) {
   if (!r.active_mask) return false;
+  f = SharedFigures();
   const uint64_t last = uint64_t(r.size) - 1;
-  const uint64_t base = ((r.addr[__builtin_ctz(r.active_mask)] >> 2) & ~uint64_t(31)) - 64;
   const uint32_t group_lanes = per_group >= 32 ? ~0u : (1u << per_group) - 1;
   uint64_t outside = 0;  // an offset at or beyond kWords (or a wrapped footprint) sets a bit from kWords up
   WordWindow group, all;
@@ -275,6 +285,27 @@ bool windowed_shared_figures(const RlRecord& r, unsigned per_group, SharedFigure
   return true;
 }
 
+// The window's usual place: 64 words below the first lane's multiple of 32.
+uint64_t first_lane_window(const RlRecord& r) {
+  return r.active_mask ? ((r.addr[__builtin_ctz(r.active_mask)] >> 2) & ~uint64_t(31)) - 64 : 0;
+}
+
+// A second place, for footprints the usual one misses: from the lowest word's multiple of 32, when the highest word
+// lies within the window from there. A padded tile's column (cuBLAS's SGEMM stores its asynchronous copies of A
+// to rows 36 words apart: eight rows, four lanes each, 256 words from the first) starts below or ends beyond the
+// usual window, and the general pass below sorts intervals. False when no window holds every footprint.
+bool lowest_word_window(const RlRecord& r, uint64_t& base) {
+  uint64_t lo = ~0ull, hi = 0, wraps = 0;
+  for (uint32_t m = r.active_mask; m; m &= m - 1) {
+    const uint64_t a = r.addr[unsigned(__builtin_ctz(m))], end = a + r.size - 1;
+    lo = std::min(lo, a >> 2);
+    hi = std::max(hi, end >> 2);
+    wraps |= end < a;
+  }
+  base = lo & ~uint64_t(31);
+  return !wraps && hi - base < WordWindow::kWords;
+}
+
 // Any footprints: word intervals (WordUnion), so the cost does not grow with the access size.
 SharedFigures general_shared_figures(const RlRecord& r, unsigned per_group) {
   SharedFigures f;
@@ -305,7 +336,11 @@ void Engine::Impl::shared_distribution(const RlRecord& r, Ctx& c, NodeStats& s) 
   SharedFigures f;
   bool consecutive = false;
   if (!run_group_figures(r, per_group, f, consecutive)) {
-    if (!windowed_shared_figures(r, per_group, f)) f = general_shared_figures(r, per_group);
+    uint64_t base = 0;
+    if (!windowed_shared_figures(r, per_group, first_lane_window(r), f) &&
+        !(lowest_word_window(r, base) && windowed_shared_figures(r, per_group, base, f))) {
+      f = general_shared_figures(r, per_group);
+    }
     consecutive = consecutive_lanes(r);
   }
   // lanes' granules are a subset of their footprint words: distinct footprints mean no shared granule
