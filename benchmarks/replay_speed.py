@@ -7,12 +7,18 @@ traces are read into memory first, so the clock measures the engine alone. Print
 `--repeat` replays (wall seconds, M records/s, M records per CPU-second of the engine's workers) and the step
 split of that replay (slowest worker and all workers' CPU seconds: ids, new PCs, routing, blocks, global shadow).
 
-    python3 benchmarks/replay_speed.py RUN_DIR [--workers 1,4,12] [--repeat 2]
+    python3 benchmarks/replay_speed.py RUN_DIR [--workers 1,4,12] [--repeat 2] [--engine A.so,B.so]
+
+--engine replays with each given engine module in turn (a `_engine*.so` built from another revision, e.g. by
+benchmarks/build_revision.sh; `installed` names the installed one), alternating per worker count and repeat, so
+that two engines meet the same machine state.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.machinery
+import importlib.util
 import sys
 import time
 from pathlib import Path
@@ -36,10 +42,23 @@ def load(run_dir: Path) -> tuple[dict, list, list]:
     return run, replay_manifest.allocations(manifest, run), launches
 
 
-def replay_once(run: dict, allocations: list, launches: list, workers: int) -> tuple[float, dict]:
+def engine_module(path: str):
+    """The engine module built at `path` (`installed`: the one `reuselens` imports)."""
+    if path == "installed":
+        return replay._engine_module()
+    loader = importlib.machinery.ExtensionFileLoader("reuselens.analyzer._engine", path)
+    spec = importlib.util.spec_from_file_location("reuselens.analyzer._engine", path, loader=loader)
+    if spec is None:
+        raise SystemExit(f"replay_speed: {path} is not an extension module")
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def replay_once(run: dict, allocations: list, launches: list, workers: int, module=None) -> tuple[float, dict]:
     """Wall seconds of one replay on a fresh engine, and the engine's stats after it."""
     collector = run.get("collector") or {}
-    engine = replay._engine_module().Engine(
+    engine = (module or replay._engine_module()).Engine(
         workers=workers,
         values=bool(collector.get("values")),
         value_approx=float(collector.get("values_approx") or 0.0),
@@ -61,26 +80,32 @@ def main() -> int:
     parser.add_argument("run_dir", type=Path)
     parser.add_argument("--workers", default="1,4,12", help="comma-separated worker counts")
     parser.add_argument("--repeat", type=int, default=2, help="replays per worker count; the best is printed")
+    parser.add_argument("--engine", default="installed", help="comma-separated engine modules to compare")
     args = parser.parse_args()
     run, allocations, launches = load(args.run_dir)
+    engines = [(path, engine_module(path)) for path in args.engine.split(",")]
     records = sum(len(trace.records) for _, trace in launches)
     print(f"{args.run_dir}: {len(launches)} launches with traces, {records:,} records")
     for workers in (int(w) for w in args.workers.split(",")):
-        best, stats = min(
-            (replay_once(run, allocations, launches, workers) for _ in range(args.repeat)), key=lambda r: r[0]
-        )
-        cpu = sum(stats["phase_cpu_seconds"])
-        print(
-            f"workers {workers:2d}: {best:7.3f} s  {records / best / 1e6:6.2f} M records/s  "
-            f"{records / cpu / 1e6 if cpu else 0:6.2f} M records per CPU-second"
-        )
-        print(
-            "   slowest worker / all workers' CPU, s: "
-            + "; ".join(
-                f"{name} {crit:.3f} / {cpu_s:.3f}"
-                for name, crit, cpu_s in zip(STEPS, stats["phase_seconds"], stats["phase_cpu_seconds"])
+        results: dict[str, list] = {path: [] for path, _ in engines}
+        for _ in range(args.repeat):
+            for path, module in engines:
+                results[path].append(replay_once(run, allocations, launches, workers, module))
+        for path, _ in engines:
+            best, stats = min(results[path], key=lambda r: r[0])
+            cpu = sum(stats["phase_cpu_seconds"])
+            label = f" [{path}]" if len(engines) > 1 else ""
+            print(
+                f"workers {workers:2d}: {best:7.3f} s  {records / best / 1e6:6.2f} M records/s  "
+                f"{records / cpu / 1e6 if cpu else 0:6.2f} M records per CPU-second{label}"
             )
-        )
+            print(
+                "   slowest worker / all workers' CPU, s: "
+                + "; ".join(
+                    f"{name} {crit:.3f} / {cpu_s:.3f}"
+                    for name, crit, cpu_s in zip(STEPS, stats["phase_seconds"], stats["phase_cpu_seconds"])
+                )
+            )
     return 0
 
 
