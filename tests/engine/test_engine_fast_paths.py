@@ -14,7 +14,7 @@ from engine_reference import Reference, distributions, engine_distributions, eng
 
 from reuselens.analyzer.replay import RECORD_DTYPE, analyze_records
 
-GLOBAL, SHARED, MEM, BARRIER = 1, 2, 1, 2
+GLOBAL, SHARED, LOCAL, MEM, BARRIER, BLOCK_EXIT = 1, 2, 3, 1, 2, 3
 BASE = 0x7F0000000000 + 0x1234  # not 1 KiB aligned: region pages and chunks do not line up
 ALIGNED = 0x7F0000100000  # 1 KiB aligned: one-chunk records index the shadow page directly
 SIZE = 40_000  # ends mid-chunk
@@ -404,3 +404,34 @@ def test_shared_vectors_in_closed_form_match_reference_model(seed, workers):
     )
     labels = {e["label"] for e in kernel["edges"]}
     assert {"cold", "thread", "warp_same_inst", "block"} <= labels
+
+
+def many_blocks_trace(seed: int, n: int = 3000) -> np.ndarray:
+    """Shared and local records of hundreds of blocks interleaved, as a real launch's resident blocks arrive (the
+    workers' block tables: docs/engine.md, "Per-lane cost"), with block indices up to 2^40 - 1 and blocks that exit
+    (every warp) and then come back under the same index with fresh shared and local memory."""
+    rng = np.random.default_rng(seed)
+    ids = np.concatenate([np.arange(300), rng.integers(0, 2**40, 100), [2**40 - 1, 2**32, 2**32 - 1]])
+    recs = random_mem_records(rng, n, SHARED, 1, 2, 6, [0.5, 0.4, 0.1], [4, 8], [0.8, 0.2])
+    recs["block"] = rng.choice(ids, n)
+    recs["space"] = rng.choice([SHARED, LOCAL], n, p=[0.8, 0.2])
+    recs["active_mask"] = 0xFFFFFFFF
+    recs["addr"] = 4 * rng.integers(0, 48, (n, 32)) * (recs["size"][:, None] // 4)
+    out = []
+    for i in range(n):
+        out.append(recs[i : i + 1])
+        if rng.random() < 0.03:  # the block exits, warp by warp; its index may come back later
+            exits = np.zeros(2, dtype=RECORD_DTYPE)
+            exits["type"] = BLOCK_EXIT
+            exits["block"] = recs["block"][i]
+            exits["warp"] = [0, 1]
+            out.append(exits)
+    return np.concatenate(out)
+
+
+@pytest.mark.parametrize("seed", [19, 20])
+@pytest.mark.parametrize("workers", [1, 3])
+def test_many_blocks_coming_and_going_match_reference_model(seed, workers):
+    kernel = one_launch_matches_reference_model(many_blocks_trace(seed), blocks=2**31 - 1, threads=64, workers=workers)
+    labels = {e["label"] for e in kernel["edges"]}
+    assert {"cold", "thread", "warp_diff_inst", "block"} <= labels

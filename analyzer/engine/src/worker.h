@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "batch.h"
+#include "block_table.h"
 #include "edge_buffer.h"
 #include "same_issue.h"
 #include "shadow.h"
@@ -38,10 +39,10 @@ struct BlockState {
 struct Worker {
   explicit Worker(Budget* b) : budget(b), fallback(b), global_values(b) {}
   Budget* budget;
-  Accumulator acc;                                  // this launch, this worker
-  std::unordered_map<uint64_t, BlockState> blocks;  // running blocks this worker owns
-  PagedShadow fallback;                             // global granules outside allocations, owned chunks
-  ValueShadow global_values;                        // value mode: the global granules this worker owns
+  Accumulator acc;                // this launch, this worker
+  BlockTable<BlockState> blocks;  // running blocks this worker owns
+  PagedShadow fallback;           // global granules outside allocations, owned chunks
+  ValueShadow global_values;      // value mode: the global granules this worker owns
   SameIssueTable same;
   EdgeBuffer buffer;
   std::vector<Routed<uint32_t>> by_block;  // phase 2 output, per block owner: record indices
@@ -60,15 +61,14 @@ struct Worker {
   BlockState* last_state = nullptr;
   BlockState& block_state(uint64_t block) {
     if (block != last_block) {
-      last_state = &blocks.try_emplace(block, budget).first->second;
+      last_state = &blocks.get(block, budget);
       last_block = block;
     }
     return *last_state;
   }
   const BlockState* find_block(uint64_t block) const {  // makes no state for a block not seen yet
     if (block == last_block) return last_state;
-    auto it = blocks.find(block);
-    return it == blocks.end() ? nullptr : &it->second;
+    return blocks.find(block);
   }
   void drop_block(uint64_t block) {
     blocks.erase(block);
