@@ -68,8 +68,15 @@ struct Routed {
 struct PieceRef {
   uint32_t worker, local;
 };
-inline uint32_t record_index(uint32_t i) { return i; }
+// A block owner's item (a record index) flagged kLanesWanted: phase 3 reads the record's lanes (a shared or local
+// access), not only its header, so the walk asks for all its lines ahead. Every record reaches its block owner, and
+// the owner's items are scattered over the batch: the hardware prefetcher, which streams a one-worker walk, does
+// not follow them. Batches hold far fewer than 2^31 records.
+constexpr uint32_t kLanesWanted = 1u << 31;
+inline uint32_t record_index(uint32_t i) { return i & ~kLanesWanted; }
 inline uint32_t record_index(const Item& it) { return it.index; }
+inline bool lanes_wanted(uint32_t i) { return (i & kLanesWanted) != 0; }
+inline bool lanes_wanted(const Item&) { return true; }  // a chunk owner replays the item's lanes
 
 // Owner worker of a chunk: a multiplicative hash mapped onto [0, workers) by multiply-shift (no division).
 inline unsigned owner_of(uint64_t chunk, unsigned workers) {

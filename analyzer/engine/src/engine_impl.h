@@ -132,8 +132,9 @@ struct Engine::Impl {
 
   // Walks what phase 2 routed to owner `w`, in record order: piece k of the batch was routed by worker
   // piece_map[k].worker as its piece_map[k].local-th piece. The records come from all over the batch (other cores'
-  // caches), so the next ones are prefetched while the current one is replayed: their header and context, and for phase
-  // 4 (kLanes) the lane addresses; phase 3 writes the context (barrier counters), so it asks for the line to write.
+  // caches), so the next ones are prefetched while the current one is replayed: their header and context, and the lane
+  // addresses of those whose lanes are replayed (phase 4's, kLanes; phase 3's shared and local ones, lanes_wanted);
+  // phase 3 writes the context (barrier counters), so it asks for the line to write.
   template <bool kLanes, class T, class Visit>
   void for_each_routed(std::vector<Routed<T>> Worker::* routed, size_t n, unsigned w, const RlRecord* recs,
                        Visit visit) {
@@ -149,11 +150,13 @@ struct Engine::Impl {
           uint32_t ahead = record_index(items[x + kAhead]);
           const char* p = reinterpret_cast<const char*>(recs + ahead);
           __builtin_prefetch(p);
-          if (kLanes) {
+          if (lanes_wanted(items[x + kAhead])) {
             __builtin_prefetch(p + 64);
             __builtin_prefetch(p + 128);
             __builtin_prefetch(p + 192);
             __builtin_prefetch(p + 256);
+          }
+          if (kLanes) {
             __builtin_prefetch(&ctx[ahead], 0);
           } else {
             __builtin_prefetch(&ctx[ahead], 0);
