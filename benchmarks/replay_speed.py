@@ -8,10 +8,17 @@ traces are read into memory first, so the clock measures the engine alone. Print
 split of that replay (slowest worker and all workers' CPU seconds: ids, new PCs, routing, blocks, global shadow).
 
     python3 benchmarks/replay_speed.py RUN_DIR [--workers 1,4,12] [--repeat 2] [--engine A.so,B.so]
+                                               [--independent 12]
 
 --engine replays with each given engine module in turn (a `_engine*.so` built from another revision, e.g. by
 benchmarks/build_revision.sh; `installed` names the installed one), alternating per worker count and repeat, so
 that two engines meet the same machine state.
+
+--independent N also runs N one-worker engines at once, each replaying the whole run on its own thread with its
+own shadow (the records, read-only, are shared: N copies of a large run would not fit), and prints what they reach
+together, N x records / wall seconds: the ceiling for N workers on this host with no communication at all, which
+issue 14 asks an N-worker engine to reach 0.9 of. Where N is also among --workers, the N-worker engine's share of
+that ceiling is printed too (the installed engine, or the last of --engine).
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import argparse
 import importlib.machinery
 import importlib.util
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -36,7 +44,10 @@ def load(run_dir: Path) -> tuple[dict, list, list]:
     launches = []
     for launch in replay_manifest.launches(manifest, run):
         if launch.trace:
-            launches.append((launch, replay.read_trace(inside_run(run_dir, launch.trace, "a trace"))))
+            try:
+                launches.append((launch, replay.read_trace(inside_run(run_dir, launch.trace, "a trace"))))
+            except replay.TraceError as error:
+                raise SystemExit(f"replay_speed: {error}") from None
     if not launches:
         raise SystemExit(f"replay_speed: {run_dir} holds no traces (record it with `reuselens profile --traces`)")
     return run, replay_manifest.allocations(manifest, run), launches
@@ -75,17 +86,46 @@ def replay_once(run: dict, allocations: list, launches: list, workers: int, modu
     return time.perf_counter() - began, engine.stats()
 
 
-def main() -> int:
+def independent(run: dict, allocations: list, launches: list, copies: int, module=None) -> float:
+    """Wall seconds for `copies` one-worker engines replaying the whole run at once, each on its own thread (the
+    engine releases the GIL while it consumes records)."""
+    start = threading.Barrier(copies + 1)
+    errors: list[BaseException] = []
+
+    def one() -> None:
+        try:
+            start.wait()
+            replay_once(run, allocations, launches, 1, module)
+        except BaseException as error:  # reported on the main thread
+            errors.append(error)
+
+    threads = [threading.Thread(target=one) for _ in range(copies)]
+    for thread in threads:
+        thread.start()
+    start.wait()
+    began = time.perf_counter()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+    return time.perf_counter() - began
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("run_dir", type=Path)
     parser.add_argument("--workers", default="1,4,12", help="comma-separated worker counts")
     parser.add_argument("--repeat", type=int, default=2, help="replays per worker count; the best is printed")
     parser.add_argument("--engine", default="installed", help="comma-separated engine modules to compare")
-    args = parser.parse_args()
+    parser.add_argument("--independent", type=int, default=0, help="also N one-worker engines at once")
+    args = parser.parse_args(argv)
+    if args.independent < 0 or args.repeat < 1:
+        parser.error("--independent: 0 or more engines; --repeat: at least 1")
     run, allocations, launches = load(args.run_dir)
     engines = [(path, engine_module(path)) for path in args.engine.split(",")]
     records = sum(len(trace.records) for _, trace in launches)
     print(f"{args.run_dir}: {len(launches)} launches with traces, {records:,} records")
+    rate: dict[int, float] = {}  # worker count -> the last engine's best records/s
     for workers in (int(w) for w in args.workers.split(",")):
         results: dict[str, list] = {path: [] for path, _ in engines}
         for _ in range(args.repeat):
@@ -95,6 +135,7 @@ def main() -> int:
             best, stats = min(results[path], key=lambda r: r[0])
             cpu = sum(stats["phase_cpu_seconds"])
             label = f" [{path}]" if len(engines) > 1 else ""
+            rate[workers] = records / best
             print(
                 f"workers {workers:2d}: {best:7.3f} s  {records / best / 1e6:6.2f} M records/s  "
                 f"{records / cpu / 1e6 if cpu else 0:6.2f} M records per CPU-second{label}"
@@ -106,6 +147,15 @@ def main() -> int:
                     for name, crit, cpu_s in zip(STEPS, stats["phase_seconds"], stats["phase_cpu_seconds"])
                 )
             )
+    if args.independent:
+        n = args.independent
+        wall = min(independent(run, allocations, launches, n, engines[-1][1]) for _ in range(args.repeat))
+        ceiling = n * records / wall
+        print(
+            f"independent {n:2d}: {wall:7.3f} s  {ceiling / 1e6:6.2f} M records/s in all ({n} one-worker engines at once)"
+        )
+        if n in rate:
+            print(f"   the {n}-worker engine reaches {rate[n] / ceiling:.2f} of that")
     return 0
 
 

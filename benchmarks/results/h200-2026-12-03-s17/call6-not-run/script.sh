@@ -21,11 +21,7 @@ done
 OLD=$(find /tmp/old -name "_engine*.so" | head -1); A=$(find /tmp/varA -name "_engine*.so" | head -1); B=$(find /tmp/varB -name "_engine*.so" | head -1)
 stamp "launch 28: one 12-worker engine against twelve independent one-worker engines"
 timeout 60 reuselens profile --no-analyze --traces --launch-range 28:29 --run-dir /tmp/tg28 -- python3 benchmarks/pytorch_memory_step.py 2 > /dev/null 2>&1
-timeout 60 python3 benchmarks/replay_speed.py /tmp/tg28 --workers 1,12 --repeat 5 2>&1 | tail -4
-pids=()
-for i in $(seq 12); do timeout 120 python3 benchmarks/replay_speed.py /tmp/tg28 --workers 1 --repeat 5 > /tmp/ind$i.txt 2>&1 & pids+=($!); done
-wait "${pids[@]}"  # not a bare wait: that also waits for the tee of this script's log
-grep -h "workers  1" /tmp/ind*.txt | awk '{s+=$5; n++} END {printf "12 independent one-worker engines: %d runs, sum %.2f M records/s\n", n, s}'
+timeout 120 python3 benchmarks/replay_speed.py /tmp/tg28 --workers 1,12 --repeat 5 --independent 12 2>&1 | tail -6
 for L in 19 32; do
   stamp "launch $L: old, A, B, new at 1 and 12 workers"
   timeout 60 reuselens profile --no-analyze --traces --launch-range $L:$((L+1)) --run-dir /tmp/tg$L -- python3 benchmarks/pytorch_memory_step.py 2 > /dev/null 2>&1

@@ -1,0 +1,61 @@
+"""benchmarks/replay_speed.py on a run recorded on the H200 (tests/data/runs/multistream): per worker count, the
+engine comparison (--engine) and the independent engines' ceiling (--independent) are printed; a run without
+traces is refused with its reason."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BENCH = ROOT / "benchmarks"
+if str(BENCH) not in sys.path:
+    sys.path.insert(0, str(BENCH))
+replay_speed = importlib.import_module("replay_speed")
+RUN = ROOT / "tests" / "data" / "runs" / "multistream"
+
+
+def test_worker_counts_engines_and_the_independent_ceiling_are_printed(capsys):
+    code = replay_speed.main(
+        [str(RUN), "--workers", "1,2", "--repeat", "1", "--engine", "installed,installed", "--independent", "2"]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    records = int(out.splitlines()[0].split("launches with traces, ")[1].split(" records")[0].replace(",", ""))
+    assert records > 0
+    for workers in (1, 2):
+        rows = [line for line in out.splitlines() if line.startswith(f"workers {workers:2d}:")]
+        assert len(rows) == 2 and all(row.endswith("[installed]") for row in rows)
+    assert "independent  2:" in out and "2 one-worker engines at once" in out
+    share = float(out.split("the 2-worker engine reaches ")[1].split(" of that")[0])
+    assert 0 < share < 10
+
+
+def test_a_run_without_traces_is_refused(tmp_path):
+    run = tmp_path / "run"
+    shutil.copytree(RUN, run)
+    manifest = json.loads((run / "run.json").read_text())
+    for launch in manifest["launches"]:
+        launch["trace"] = None
+    (run / "run.json").write_text(json.dumps(manifest))
+    with pytest.raises(SystemExit, match="holds no traces"):
+        replay_speed.main([str(run), "--workers", "1"])
+
+
+def test_a_missing_trace_file_is_one_clear_line(tmp_path):
+    run = tmp_path / "run"
+    shutil.copytree(RUN, run)
+    shutil.rmtree(run / "traces")
+    with pytest.raises(SystemExit, match=r"replay_speed: .*traces/0\.rltrace"):
+        replay_speed.main([str(run), "--workers", "1"])
+
+
+def test_bad_counts_are_refused(capsys):
+    with pytest.raises(SystemExit):
+        replay_speed.main([str(RUN), "--independent", "-1"])
+    assert "--independent" in capsys.readouterr().err
