@@ -12,7 +12,9 @@ split of that replay (slowest worker and all workers' CPU seconds: ids, new PCs,
 
 --engine replays with each given engine module in turn (a `_engine*.so` built from another revision, e.g. by
 benchmarks/build_revision.sh; `installed` names the installed one), alternating per worker count and repeat, so
-that two engines meet the same machine state.
+that two engines meet the same machine state. Each replay then runs in a child forked after the traces were read
+(they are shared, not copied): a process keeps one extension module per name, and loading a second file under the
+same name hands back the first, so comparing two engines in one process compares one with itself.
 
 --independent N also runs N one-worker engines at once, each replaying the whole run on its own thread with its
 own shadow (the records, read-only, are shared: N copies of a large run would not fit), and prints what they reach
@@ -24,8 +26,10 @@ that ceiling is printed too (the installed engine, or the last of --engine).
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.machinery
 import importlib.util
+import multiprocessing
 import sys
 import threading
 import time
@@ -54,7 +58,7 @@ def load(run_dir: Path) -> tuple[dict, list, list]:
 
 
 def engine_module(path: str):
-    """The engine module built at `path` (`installed`: the one `reuselens` imports)."""
+    """The engine module built at `path` (`installed`: the one `reuselens` imports). Once per process: see measure."""
     if path == "installed":
         return replay._engine_module()
     loader = importlib.machinery.ExtensionFileLoader("reuselens.analyzer._engine", path)
@@ -63,7 +67,37 @@ def engine_module(path: str):
         raise SystemExit(f"replay_speed: {path} is not an extension module")
     module = importlib.util.module_from_spec(spec)
     loader.exec_module(module)
+    if Path(module.__file__).resolve() != Path(path).resolve():  # the process had loaded another engine before
+        raise RuntimeError(f"{path} was not loaded: this process holds {module.__file__} under the same name")
     return module
+
+
+def measure(path: str, isolate: bool, job):
+    """job(module) with the engine module at `path`: here, or (isolate) in a child forked for it, where that module
+    is the only engine loaded. The child inherits the traces read so far; its answer comes back through a pipe."""
+    if not isolate:
+        return job(engine_module(path))
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+
+    def child() -> None:
+        try:
+            send.send((True, job(engine_module(path))))
+        except BaseException as error:  # noqa: BLE001 (any failure is reported by the parent)
+            send.send((False, f"{type(error).__name__}: {error}"))
+
+    process = context.Process(target=child)
+    process.start()
+    send.close()
+    try:
+        ok, value = receive.recv()
+    except EOFError:
+        process.join()
+        raise SystemExit(f"replay_speed: the replay with {path} died (exit code {process.exitcode})") from None
+    process.join()
+    if not ok:
+        raise SystemExit(f"replay_speed: the replay with {path} failed: {value}")
+    return value
 
 
 def replay_once(run: dict, allocations: list, launches: list, workers: int, module=None) -> tuple[float, dict]:
@@ -122,19 +156,22 @@ def main(argv: list[str] | None = None) -> int:
     if args.independent < 0 or args.repeat < 1:
         parser.error("--independent: 0 or more engines; --repeat: at least 1")
     run, allocations, launches = load(args.run_dir)
-    engines = [(path, engine_module(path)) for path in args.engine.split(",")]
+    engines = args.engine.split(",")
+    isolate = len(engines) > 1
     records = sum(len(trace.records) for _, trace in launches)
     print(f"{args.run_dir}: {len(launches)} launches with traces, {records:,} records")
     rate: dict[int, float] = {}  # worker count -> the last engine's best records/s
     for workers in (int(w) for w in args.workers.split(",")):
-        results: dict[str, list] = {path: [] for path, _ in engines}
+        results: dict[str, list] = {path: [] for path in engines}
         for _ in range(args.repeat):
-            for path, module in engines:
-                results[path].append(replay_once(run, allocations, launches, workers, module))
-        for path, _ in engines:
+            for path in engines:
+                results[path].append(
+                    measure(path, isolate, functools.partial(replay_once, run, allocations, launches, workers))
+                )
+        for path in engines:
             best, stats = min(results[path], key=lambda r: r[0])
             cpu = sum(stats["phase_cpu_seconds"])
-            label = f" [{path}]" if len(engines) > 1 else ""
+            label = f" [{path}]" if isolate else ""
             rate[workers] = records / best
             print(
                 f"workers {workers:2d}: {best:7.3f} s  {records / best / 1e6:6.2f} M records/s  "
@@ -149,10 +186,14 @@ def main(argv: list[str] | None = None) -> int:
             )
     if args.independent:
         n = args.independent
-        wall = min(independent(run, allocations, launches, n, engines[-1][1]) for _ in range(args.repeat))
-        ceiling = n * records / wall
+        walls = [
+            measure(engines[-1], isolate, functools.partial(independent, run, allocations, launches, n))
+            for _ in range(args.repeat)
+        ]
+        ceiling = n * records / min(walls)
         print(
-            f"independent {n:2d}: {wall:7.3f} s  {ceiling / 1e6:6.2f} M records/s in all ({n} one-worker engines at once)"
+            f"independent {n:2d}: {min(walls):7.3f} s  {ceiling / 1e6:6.2f} M records/s in all "
+            f"({n} one-worker engines at once)"
         )
         if n in rate:
             print(f"   the {n}-worker engine reaches {rate[n] / ceiling:.2f} of that")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 import json
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -59,3 +60,24 @@ def test_bad_counts_are_refused(capsys):
     with pytest.raises(SystemExit):
         replay_speed.main([str(RUN), "--independent", "-1"])
     assert "--independent" in capsys.readouterr().err
+
+
+def test_each_engine_of_a_comparison_is_loaded_in_its_own_process(tmp_path):
+    """Python keeps one extension module per name in a process: a second engine file loaded under the same name
+    hands back the first, and a comparison in one process would compare one engine with itself. The script, in a
+    fresh interpreter, replays each engine in a child of its own; a file that is no engine is one clear line."""
+    installed = replay_speed.engine_module("installed").__file__
+    copy = tmp_path / Path(installed).name
+    shutil.copy(installed, copy)
+    script = [sys.executable, str(BENCH / "replay_speed.py"), str(RUN), "--workers", "1", "--repeat", "1"]
+    done = subprocess.run([*script, "--engine", f"installed,{copy}"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    rows = [line for line in done.stdout.splitlines() if line.startswith("workers  1:")]
+    assert [row.rsplit("[", 1)[1] for row in rows] == ["installed]", f"{copy}]"]
+    fake = tmp_path / "_engine.cpython-x.so"
+    fake.write_bytes(b"not an ELF file")
+    done = subprocess.run([*script, "--engine", f"installed,{fake}"], capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0
+    assert done.stderr.strip().splitlines()[-1].startswith(f"replay_speed: the replay with {fake} failed: ImportError")
+    with pytest.raises(RuntimeError, match="under the same name"):  # the guard, in this process
+        replay_speed.engine_module(str(copy))
