@@ -28,4 +28,8 @@ for L in 19 32; do
   timeout 200 python3 benchmarks/replay_speed.py /tmp/tg$L --workers 1,12 --repeat 2 --engine $OLD,$A,$B,installed 2>&1 | tail -17
   rm -rf /tmp/tg$L
 done
+stamp "the PyTorch loop collected with 8, 12 and 15 engine workers (its GEMMs may want another count than short apps)"
+for n in 12 8 15; do
+  REUSELENS_ENGINE_WORKERS=$n timeout 110 python3 benchmarks/pytorch_overhead.py --out /tmp/pt$n --steps 40 --rounds 1 --modes collect --timeout 100 2>&1 | grep "collect:"
+done
 stamp done
