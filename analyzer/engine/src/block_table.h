@@ -3,7 +3,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <utility>
 #include <vector>
 
@@ -16,16 +15,13 @@ namespace detail {
 // misses before the state's own line. Here the slot holds the index and the state's address: one line, and the
 // state's lines can be asked for right after. Linear probing, deletion by shifting the cluster back (no
 // tombstones: blocks come and go all launch long). States live on the heap, so their addresses stay valid as the
-// table grows. Any 64-bit index is a key; the one the empty slots use is kept aside.
+// table grows. Block indices are below 2^40 (Engine::Impl::plausible rejects any other record), so ~0 marks an
+// empty slot.
 template <class State>
 class BlockTable {
  public:
   template <class... Args>
   State& get(uint64_t block, Args&&... args) {  // made (from args) when absent
-    if (block == kEmpty) {
-      if (!spare_) spare_.reset(new State(std::forward<Args>(args)...));
-      return *spare_;
-    }
     if ((size_ + 1) * 4 > slots_.size() * 3) grow();
     size_t i = home(block);
     while (slots_[i].block != kEmpty) {
@@ -37,7 +33,6 @@ class BlockTable {
     return *slots_[i].state;
   }
   State* find(uint64_t block) const {
-    if (block == kEmpty) return spare_.get();
     if (slots_.empty()) return nullptr;
     for (size_t i = home(block);; i = (i + 1) & mask_) {
       if (slots_[i].block == block) return slots_[i].state;
@@ -45,10 +40,6 @@ class BlockTable {
     }
   }
   void erase(uint64_t block) {
-    if (block == kEmpty) {
-      spare_.reset();
-      return;
-    }
     if (slots_.empty()) return;
     size_t i = home(block);
     while (slots_[i].block != block) {
@@ -73,9 +64,7 @@ class BlockTable {
       s = Slot{kEmpty, nullptr};
     }
     size_ = 0;
-    spare_.reset();
   }
-  size_t size() const { return size_ + (spare_ ? 1 : 0); }
   BlockTable() = default;
   BlockTable(const BlockTable&) = delete;
   BlockTable& operator=(const BlockTable&) = delete;
@@ -104,7 +93,6 @@ class BlockTable {
   size_t mask_ = 0;
   unsigned shift_ = 64;
   size_t size_ = 0;
-  std::unique_ptr<State> spare_;  // the state of block index kEmpty, if any
 };
 
 }  // namespace detail

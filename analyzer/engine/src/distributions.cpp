@@ -391,8 +391,8 @@ void Engine::Impl::distribute_and_route(const RlRecord& r, size_t i, Worker& wk)
   if (W > 1) {
     auto& to_owner = wk.by_block[block_owner(r.block)].items;
     slot = uint32_t(to_owner.size());
-    const bool lanes = r.type == RL_REC_MEM && r.space != RL_SPACE_GLOBAL;  // replayed in phase 3
-    to_owner.push_back(uint32_t(i) | (lanes ? kLanesWanted : 0));
+    const bool replayed_in_phase3 = r.type == RL_REC_MEM && r.space != RL_SPACE_GLOBAL;  // shared, local
+    to_owner.push_back(uint32_t(i) | (replayed_in_phase3 ? kLanesWanted : 0));
   }
   if (r.type != RL_REC_MEM) return;
   unsigned lanes = unsigned(popcount32(r.active_mask));

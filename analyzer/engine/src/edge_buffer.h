@@ -59,7 +59,7 @@ class EdgeBuffer {
   static constexpr size_t kSlots = 256;  // a power of two
   Slot slots_[kSlots];
   bool used_[kSlots] = {};
-  uint16_t filled_[kSlots];  // the used slots, so that a phase's flush visits only those
+  uint16_t filled_[kSlots];  // the used slots, so that the launch's flush visits only those
   size_t n_ = 0;
   Slot* last_ = nullptr;
 };
