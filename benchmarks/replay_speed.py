@@ -63,8 +63,6 @@ def engine_module(path: str):
         return replay._engine_module()
     loader = importlib.machinery.ExtensionFileLoader("reuselens.analyzer._engine", path)
     spec = importlib.util.spec_from_file_location("reuselens.analyzer._engine", path, loader=loader)
-    if spec is None:
-        raise SystemExit(f"replay_speed: {path} is not an extension module")
     module = importlib.util.module_from_spec(spec)
     loader.exec_module(module)
     if Path(module.__file__).resolve() != Path(path).resolve():  # the process had loaded another engine before
@@ -100,10 +98,10 @@ def measure(path: str, isolate: bool, job):
     return value
 
 
-def replay_once(run: dict, allocations: list, launches: list, workers: int, module=None) -> tuple[float, dict]:
+def replay_once(run: dict, allocations: list, launches: list, workers: int, module) -> tuple[float, dict]:
     """Wall seconds of one replay on a fresh engine, and the engine's stats after it."""
     collector = run.get("collector") or {}
-    engine = (module or replay._engine_module()).Engine(
+    engine = module.Engine(
         workers=workers,
         values=bool(collector.get("values")),
         value_approx=float(collector.get("values_approx") or 0.0),
@@ -120,7 +118,7 @@ def replay_once(run: dict, allocations: list, launches: list, workers: int, modu
     return time.perf_counter() - began, engine.stats()
 
 
-def independent(run: dict, allocations: list, launches: list, copies: int, module=None) -> float:
+def independent(run: dict, allocations: list, launches: list, copies: int, module) -> float:
     """Wall seconds for `copies` one-worker engines replaying the whole run at once, each on its own thread (the
     engine releases the GIL while it consumes records)."""
     start = threading.Barrier(copies + 1)
