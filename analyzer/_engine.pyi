@@ -52,9 +52,8 @@ class Engine:
         inline_batch_records: int = 2048,
         values: bool = False,
         value_approx: float = 0.0,
-        owners_per_worker: int = 4,
     ) -> None:
-        """An engine with `workers` threads (0 = 1, at most 64), a shadow budget, small batches inline, owner shares."""
+        """An engine with `workers` threads (0 = 1, at most 64), a shadow budget in bytes, small batches inline."""
 
     def add_allocation(self, address: int, size: int) -> None:
         """Declares a device allocation (cudaMalloc seen); overlapping or wrapping ranges raise EngineError."""

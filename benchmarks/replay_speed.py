@@ -8,7 +8,7 @@ traces are read into memory first, so the clock measures the engine alone. Print
 split of that replay (slowest worker and all workers' CPU seconds: ids, new PCs, routing, blocks, global shadow).
 
     python3 benchmarks/replay_speed.py RUN_DIR [--workers 1,4,12] [--repeat 2] [--engine A.so,B.so]
-                                               [--independent 12] [--owners-per-worker 4]
+                                               [--independent 12]
 
 --engine replays with each given engine module in turn (a `_engine*.so` built from another revision, e.g. by
 benchmarks/build_revision.sh; `installed` names the installed one), alternating per worker count and repeat, so
@@ -21,9 +21,6 @@ own shadow (the records, read-only, are shared: N copies of a large run would no
 together, N x records / wall seconds: the ceiling for N workers on this host with no communication at all, which
 issue 14 asks an N-worker engine to reach 0.9 of. Where N is also among --workers, the N-worker engine's share of
 that ceiling is printed too (the installed engine, or the last of --engine).
-
---owners-per-worker K sets the engine's owner shares per worker (EngineConfig::owners_per_worker, docs/engine.md
-"Determinism and parallelism"; engines built before it have none and refuse the option).
 """
 
 from __future__ import annotations
@@ -101,17 +98,13 @@ def measure(path: str, isolate: bool, job):
     return value
 
 
-def replay_once(
-    run: dict, allocations: list, launches: list, workers: int, module, owners_per_worker: int | None = None
-) -> tuple[float, dict]:
+def replay_once(run: dict, allocations: list, launches: list, workers: int, module) -> tuple[float, dict]:
     """Wall seconds of one replay on a fresh engine, and the engine's stats after it."""
     collector = run.get("collector") or {}
-    shares = {} if owners_per_worker is None else {"owners_per_worker": owners_per_worker}
     engine = module.Engine(
         workers=workers,
         values=bool(collector.get("values")),
         value_approx=float(collector.get("values_approx") or 0.0),
-        **shares,
     )
     feeding = replay._Allocations(engine, allocations)
     began = time.perf_counter()
@@ -157,12 +150,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=2, help="replays per worker count; the best is printed")
     parser.add_argument("--engine", default="installed", help="comma-separated engine modules to compare")
     parser.add_argument("--independent", type=int, default=0, help="also N one-worker engines at once")
-    parser.add_argument("--owners-per-worker", type=int, help="the engine's owner shares per worker (default: its own)")
     args = parser.parse_args(argv)
     if args.independent < 0 or args.repeat < 1:
         parser.error("--independent: 0 or more engines; --repeat: at least 1")
-    if args.owners_per_worker is not None and args.owners_per_worker < 1:
-        parser.error("--owners-per-worker: at least 1")
     run, allocations, launches = load(args.run_dir)
     engines = args.engine.split(",")
     isolate = len(engines) > 1
@@ -174,13 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         for _ in range(args.repeat):
             for path in engines:
                 results[path].append(
-                    measure(
-                        path,
-                        isolate,
-                        functools.partial(
-                            replay_once, run, allocations, launches, workers, owners_per_worker=args.owners_per_worker
-                        ),
-                    )
+                    measure(path, isolate, functools.partial(replay_once, run, allocations, launches, workers))
                 )
         for path in engines:
             best, stats = min(results[path], key=lambda r: r[0])

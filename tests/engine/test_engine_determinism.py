@@ -161,10 +161,10 @@ def test_shadow_budget_is_enforced():
         )
 
 
-def feed(recs, workers, chunk, **config):
+def feed(recs, workers, chunk):
     from reuselens.analyzer import _engine
 
-    e = _engine.Engine(workers=workers, **config)
+    e = _engine.Engine(workers=workers)
     e.add_allocation(A, 1 << 20)
     e.begin_launch(0, 0, [12, 1, 1], [128, 1, 1], 0)
     for s in range(0, len(recs), chunk):
@@ -177,19 +177,6 @@ def test_batching_does_not_matter():
     recs = random_trace(11, n=3000)
     whole = feed(recs, 3, len(recs))
     assert feed(recs, 3, 7) == whole == feed(recs, 1, 1000)
-
-
-@pytest.mark.parametrize("seed", [5, 6])
-def test_owner_shares_do_not_matter(seed):
-    """Blocks and chunks are cut into owner shares a worker may take over from another (each share replayed by one
-    worker in record order); how many shares, and who replays which, must not change a count. Inline batches (one
-    thread) run every worker's step in turn, so the first worker takes every other worker's shares."""
-    recs = random_trace(seed, n=6000, blocks=40)
-    one = feed(recs, 1, len(recs))
-    for workers, shares in ((2, 1), (3, 2), (3, 9), (5, 4), (4, 64)):
-        assert feed(recs, workers, len(recs), owners_per_worker=shares) == one, (workers, shares)
-    taken_over = feed(recs, 3, 1000, owners_per_worker=4, inline_batch_records=1 << 30)
-    assert taken_over == one
 
 
 @pytest.mark.parametrize("workers", [1, 4])

@@ -60,22 +60,6 @@ def test_bad_counts_are_refused(capsys):
     with pytest.raises(SystemExit):
         replay_speed.main([str(RUN), "--independent", "-1"])
     assert "--independent" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        replay_speed.main([str(RUN), "--owners-per-worker", "0"])
-    assert "--owners-per-worker" in capsys.readouterr().err
-
-
-def test_owner_shares_reach_the_engine(capsys, monkeypatch):
-    seen = []
-    real = replay_speed.replay_once
-
-    def spy(*args, **kwargs):
-        seen.append(kwargs.get("owners_per_worker"))
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(replay_speed, "replay_once", spy)
-    assert replay_speed.main([str(RUN), "--workers", "3", "--repeat", "1", "--owners-per-worker", "2"]) == 0
-    assert seen == [2] and "workers  3:" in capsys.readouterr().out
 
 
 def test_each_engine_of_a_comparison_is_loaded_in_its_own_process(tmp_path):

@@ -32,8 +32,7 @@ constexpr uint8_t kSharedGranule = 4;
 constexpr uint8_t kConsecutive = 8;
 inline bool consecutive_size(uint32_t size) { return size == 4 || size == 8 || size == 16; }
 inline unsigned consecutive_shift(uint32_t size) { return size >> 3; }  // log2(size / 4) for 4, 8 and 16
-constexpr unsigned kMaxWorkers = 64;
-constexpr unsigned kMaxOwners = 256;  // route_global keeps one lane mask per owner on the stack
+constexpr unsigned kMaxWorkers = 64;  // route_global keeps one lane mask per worker on the stack
 
 // The barrier counters of a record's warp when it issued (phase 3, docs/engine.md "Barriers").
 struct Sync {

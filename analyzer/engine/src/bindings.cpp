@@ -96,10 +96,9 @@ PYBIND11_MODULE(_engine, m) {
 
   py::class_<Engine>(m, "Engine")
       .def(py::init([](unsigned workers, uint64_t budget, bool split_configurations, uint64_t inline_batch, bool values,
-                       double value_approx, unsigned owners_per_worker) {
+                       double value_approx) {
              EngineConfig c;
              c.workers = workers;
-             c.owners_per_worker = owners_per_worker;
              c.shadow_budget_bytes = budget;
              c.split_configurations = split_configurations;
              c.inline_batch_records = inline_batch;
@@ -110,7 +109,7 @@ PYBIND11_MODULE(_engine, m) {
            py::arg("workers") = 1, py::arg("shadow_budget_bytes") = uint64_t(8) << 30,
            py::arg("split_configurations") = false,
            py::arg("inline_batch_records") = EngineConfig().inline_batch_records, py::arg("values") = false,
-           py::arg("value_approx") = 0.0, py::arg("owners_per_worker") = EngineConfig().owners_per_worker)
+           py::arg("value_approx") = 0.0)
       .def("add_allocation", &Engine::add_allocation, py::arg("address"), py::arg("size"))
       .def("free_allocation", &Engine::free_allocation, py::arg("address"))
       .def("begin_launch", &begin_launch, py::arg("launch_id"), py::arg("kernel_function_id"), py::arg("grid"),

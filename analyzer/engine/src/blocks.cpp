@@ -84,18 +84,15 @@ void Engine::Impl::phase3(const RlRecord* recs, size_t n, unsigned w) {
   Worker& wk = *workers[w];
   constexpr size_t kAhead = 3;  // for_each_routed asks for the record's header 6 records ahead
   if (W == 1) {
-    wk.take(0, *owners[0]);
     for (size_t i = 0; i < n; ++i) {
       if (i + kAhead < n) prefetch_block(recs[i + kAhead], wk);
       block_step(recs[i], ctx[i], ctx[i].sync, 0, wk);
     }
   } else {
-    each_owner(w, wk, [&](unsigned o) {
-      for_each_routed<false>(&Worker::by_block, n, o, recs, [&](uint32_t item, Routed<uint32_t>& list, uint32_t x) {
-        if (x + kAhead < list.items.size()) prefetch_block(recs[record_index(list.items[x + kAhead])], wk);
-        const uint32_t i = record_index(item);
-        block_step(recs[i], ctx[i], list.sync[x], w, wk);
-      });
+    for_each_routed<false>(&Worker::by_block, n, w, recs, [&](uint32_t item, Routed<uint32_t>& list, uint32_t x) {
+      if (x + kAhead < list.items.size()) prefetch_block(recs[record_index(list.items[x + kAhead])], wk);
+      const uint32_t i = record_index(item);
+      block_step(recs[i], ctx[i], list.sync[x], w, wk);
     });
   }
 }

@@ -109,9 +109,7 @@ void Engine::Impl::consume_records(const RlRecord* recs, const RlRecord* const* 
         finish_routing(wk);
       });
     }
-    ++owner_step;
     run_timed(b, [&](unsigned w, Worker& wk) { timed(wk, 3, [&] { phase3(recs, b, w); }); });
-    ++owner_step;
     run_timed(b, [&](unsigned w, Worker& wk) { timed(wk, 4, [&] { phase4(recs, b, w); }); });
     for (int step = 0; step < 5; ++step) {
       double most = 0;

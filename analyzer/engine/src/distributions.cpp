@@ -352,28 +352,16 @@ void Engine::Impl::shared_distribution(const RlRecord& r, Ctx& c, NodeStats& s) 
 }
 
 void Engine::Impl::route_global(const RlRecord& r, uint32_t i, uint32_t slot, Worker& wk) {
-  uint32_t masks[kMaxOwners];               // valid where `touched` has the owner's bit
-  uint64_t touched[kMaxOwners / 64] = {0};  // owners met, so that only they are cleared and pushed
+  uint32_t masks[kMaxWorkers] = {0};
   uint64_t last = (r.size + 3) / 4 - 1;
   for (uint32_t m = r.active_mask; m; m &= m - 1) {
     unsigned lane = unsigned(__builtin_ctz(m));
     uint64_t g = r.addr[lane] >> 2;
     uint64_t c0 = chunk_of(g), c1 = chunk_of(g + last);
-    for (uint64_t ch = c0; ch <= c1; ++ch) {
-      const unsigned o = chunk_owner(ch);
-      const uint64_t bit = 1ull << (o & 63);
-      if (!(touched[o >> 6] & bit)) {
-        touched[o >> 6] |= bit;
-        masks[o] = 0;
-      }
-      masks[o] |= 1u << lane;
-    }
+    for (uint64_t ch = c0; ch <= c1; ++ch) masks[owner_of(ch, W)] |= 1u << lane;
   }
-  for (unsigned word = 0; word < kMaxOwners / 64; ++word) {
-    for (uint64_t t = touched[word]; t; t &= t - 1) {
-      const unsigned o = word * 64 + unsigned(__builtin_ctzll(t));
-      wk.by_chunk[o].items.push_back(Item{i, masks[o], slot});
-    }
+  for (unsigned o = 0; o < W; ++o) {
+    if (masks[o]) wk.by_chunk[o].items.push_back(Item{i, masks[o], slot});
   }
 }
 
@@ -429,7 +417,7 @@ void Engine::Impl::distribute_and_route(const RlRecord& r, size_t i, Worker& wk)
     if (W == 1) {
       // phase 4 walks the batch itself
     } else if (c_lo == c_hi) {  // no per-lane routing
-      if (lanes) wk.by_chunk[chunk_owner(c_lo)].items.push_back(Item{uint32_t(i), r.active_mask, slot});
+      if (lanes) wk.by_chunk[owner_of(c_lo, W)].items.push_back(Item{uint32_t(i), r.active_mask, slot});
     } else {
       route_global(r, uint32_t(i), slot, wk);
     }

@@ -31,8 +31,7 @@ Engine::Impl::Impl(const EngineConfig& c)
       budget(c.shadow_budget_bytes),
       pool(std::min(kMaxWorkers, std::max(1u, c.workers)), c.worker_nice),
       W(pool.size()),
-      O(W == 1 ? 1 : std::min(kMaxOwners, W * std::max(1u, c.owners_per_worker))),
-      block_magic(BlockOwners::magic_for(O)) {
+      block_magic(BlockOwners::magic_for(W)) {
   if (!(c.value_approx >= 0 && std::isfinite(c.value_approx))) {
     throw EngineError("value_approx must be a finite share >= 0, got " + std::to_string(c.value_approx));
   }
@@ -41,10 +40,9 @@ Engine::Impl::Impl(const EngineConfig& c)
   gen_kernel.push_back(kNone);
   for (unsigned w = 0; w < W; ++w) {
     workers.emplace_back(new Worker(&budget));
-    workers.back()->by_block.resize(O);
-    workers.back()->by_chunk.resize(O);
+    workers.back()->by_block.resize(W);
+    workers.back()->by_chunk.resize(W);
   }
-  for (unsigned o = 0; o < O; ++o) owners.emplace_back(new Owner(&budget));
 }
 
 // ---- public API ----------------------------------------------------------------------------------------------

@@ -36,34 +36,9 @@ struct Engine::Impl {
   Budget budget;
   WorkerPool pool;
   unsigned W;
-  // Owners (worker.h): one with one worker, else config.owners_per_worker per worker. Worker w's own are w, w + W,
-  // w + 2W, ...: blocks go round robin over owners, and so over workers, as the blocks resident at one time are
-  // consecutive indices; chunks are hashed over owners.
-  unsigned O;
-  uint64_t block_magic;  // BlockOwners::magic_for(O)
-  unsigned block_owner(uint64_t block) const { return BlockOwners::of(block, O, block_magic); }
-  unsigned chunk_owner(uint64_t chunk) const { return owner_of(chunk, O); }
+  uint64_t block_magic;  // BlockOwners::magic_for(W)
+  unsigned block_owner(uint64_t block) const { return BlockOwners::of(block, W, block_magic); }
   std::vector<std::unique_ptr<Worker>> workers;
-  std::vector<std::unique_ptr<Owner>> owners;
-  uint64_t owner_step = 0;  // bumped before each run of phase 3 or 4: the claims (Owner::claimed) of that run
-  // Phases 3 and 4, worker w's share of the run: the owners it claims, each taken (Worker::take) and visited. First
-  // its own owners, then, once they are done, any owner nobody has claimed yet, from the last: a worker whose owners
-  // had little work takes over the last owners of a busy one instead of waiting for it at the step's end. Each
-  // owner is replayed by one worker, in record order, whoever it is: the results do not depend on who claims what.
-  template <class Visit>
-  void each_owner(unsigned w, Worker& wk, Visit visit) {
-    auto claim = [&](unsigned o) {
-      Owner& own = *owners[o];
-      if (own.claimed.load(std::memory_order_relaxed) == owner_step ||
-          own.claimed.exchange(owner_step, std::memory_order_acq_rel) == owner_step)
-        return;
-      wk.take(o, own);
-      visit(o);
-    };
-    for (unsigned o = w; o < O; o += W) claim(o);
-    for (unsigned o = O; o-- > 0;)
-      if (o % W != w) claim(o);
-  }
   std::vector<std::unique_ptr<RegionShadow>> regions;  // sorted by base
 
   std::vector<NodeInfo> nodes;  // index = engine-wide node id; 0 = Cold Miss
@@ -155,18 +130,18 @@ struct Engine::Impl {
   void prefetch_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, size_t& hint);
   void phase4(const RlRecord* recs, size_t n, unsigned w);
 
-  // Walks what phase 2 routed to owner `o`, in record order: piece k of the batch was routed by worker
+  // Walks what phase 2 routed to owner `w`, in record order: piece k of the batch was routed by worker
   // piece_map[k].worker as its piece_map[k].local-th piece. The records come from all over the batch (other cores'
   // caches), so the next ones are prefetched while the current one is replayed: their header and context, and the lane
   // addresses of those whose lanes are replayed (phase 4's, kLanes; phase 3's shared and local ones, lanes_wanted);
   // phase 3 writes the context (barrier counters), so it asks for the line to write.
   template <bool kLanes, class T, class Visit>
-  void for_each_routed(std::vector<Routed<T>> Worker::* routed, size_t n, unsigned o, const RlRecord* recs,
+  void for_each_routed(std::vector<Routed<T>> Worker::* routed, size_t n, unsigned w, const RlRecord* recs,
                        Visit visit) {
     constexpr size_t kAhead = 6;
     for (size_t piece = 0; piece < pieces_of(n); ++piece) {
       const PieceRef& from = piece_map[piece];
-      Routed<T>& list = ((*workers[from.worker]).*routed)[o];
+      Routed<T>& list = ((*workers[from.worker]).*routed)[w];
       size_t j = from.local;
       uint32_t lo = j ? list.ends[j - 1] : 0, hi = list.ends[j];
       const T* items = list.items.data();

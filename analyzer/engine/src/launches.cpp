@@ -31,7 +31,7 @@ void Engine::Impl::begin_launch(const LaunchInfo& l) {
 // than this point are lost; docs/engine.md says so.
 void Engine::Impl::wrap_generations() {
   for (auto& r : regions) r->reset();
-  for (auto& o : owners) o->fallback.clear();
+  for (auto& w : workers) w->fallback.clear();
   gen = 0;
   gen_kernel.assign(1, kNone);
 }
@@ -70,7 +70,6 @@ void Engine::Impl::end_launch(bool complete) {
     g.acc.merge(w->acc);
     w->reset_launch();
   }
-  for (auto& o : owners) o->blocks.clear();
   close_object_touches();
   open = false;
 }

@@ -52,7 +52,7 @@ Entry* Engine::Impl::global_entry(uint64_t granule, Worker& wk) {
   }
   RegionShadow* reg = find_region(granule, wk.region_hint);
   wk.entry_region = reg;
-  if (!reg) return wk.own->fallback.entry(0, granule);
+  if (!reg) return wk.fallback.entry(0, granule);
   Entry* e = reg->entry(granule);
   reg->page_span(granule, wk.page_lo, wk.page_hi);
   wk.page = e - (granule - wk.page_lo);
@@ -447,7 +447,7 @@ uint64_t* Engine::Impl::global_value_slot(uint64_t g, RegionShadow* region, Work
   if (region) {
     if (uint64_t* slot = region->value_slot(g)) return slot;
   }
-  return wk.own->global_values.entry(0, g);
+  return wk.global_values.entry(0, g);
 }
 
 // Value mode, one load lane-granule with a value (LoadSpy's temporal redundancy, seeds/001 section 3;
@@ -603,7 +603,7 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
         if (kDirect) {
           e = page + (g - page_lo);
         } else if (global) {
-          if (filter && chunk_owner(chunk_of(g)) != wk.owner) continue;
+          if (filter && owner_of(chunk_of(g), W) != w) continue;
           // Lanes of a strided or gathered record land on a new shadow page each but mostly in one allocation:
           // the region of the lane before is tried first, without the page cache and the region search.
           if (lane_region != nullptr && lane_region->contains_granule(g)) {
@@ -721,7 +721,6 @@ void Engine::Impl::phase4(const RlRecord* recs, size_t n, unsigned w) {
   Worker& wk = *workers[w];
   constexpr size_t kAhead = 2;
   if (W == 1) {
-    wk.take(0, *owners[0]);
     size_t hint = 0;
     for (size_t i = 0; i < n; ++i) {
       if (i + kAhead < n) prefetch_lanes(recs[i + kAhead], ctx[i + kAhead], recs[i + kAhead].active_mask, hint);
@@ -730,17 +729,15 @@ void Engine::Impl::phase4(const RlRecord* recs, size_t n, unsigned w) {
     }
   } else {
     size_t hint = 0;
-    each_owner(w, wk, [&](unsigned o) {
-      for_each_routed<true>(&Worker::by_chunk, n, o, recs, [&](const Item& it, Routed<Item>& list, uint32_t x) {
-        if (x + kAhead < list.items.size()) {  // the walk asked for that record's lines kAhead items ago
-          const Item& ahead = list.items[x + kAhead];
-          prefetch_lanes(recs[ahead.index], ctx[ahead.index], ahead.mask, hint);
-        }
-        const RlRecord& r = recs[it.index];
-        Ctx full = ctx[it.index];
-        full.sync = (*workers[piece_map[it.index / kPiece].worker]).by_block[block_owner(r.block)].sync[it.slot];
-        replay_record(r, full, it.mask, w, wk);
-      });
+    for_each_routed<true>(&Worker::by_chunk, n, w, recs, [&](const Item& it, Routed<Item>& list, uint32_t x) {
+      if (x + kAhead < list.items.size()) {  // the walk asked for that record's lines kAhead items ago
+        const Item& ahead = list.items[x + kAhead];
+        prefetch_lanes(recs[ahead.index], ctx[ahead.index], ahead.mask, hint);
+      }
+      const RlRecord& r = recs[it.index];
+      Ctx full = ctx[it.index];
+      full.sync = (*workers[piece_map[it.index / kPiece].worker]).by_block[block_owner(r.block)].sync[it.slot];
+      replay_record(r, full, it.mask, w, wk);
     });
   }
 }

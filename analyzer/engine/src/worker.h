@@ -1,8 +1,7 @@
-// The state of the analysis: per worker, its share of a launch's aggregates, what it routed in the current batch and
-// the lookups it caches between records; per owner, the blocks and global chunks whose records it replays.
+// The state one analysis worker owns: its share of a launch's aggregates, the blocks and global chunks it owns,
+// what it routed in the current batch, and the lookups it caches between records.
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -37,26 +36,17 @@ struct BlockState {
   uint32_t warps_done = 0;
 };
 
-// One share of a launch's running blocks and of the global address space's chunks: the state their records
-// change, replayed in record order by whichever worker claims the share for a step (docs/engine.md, "Determinism
-// and parallelism"). A worker owns several shares, so that a worker left with less work in a step can take over
-// the last shares of a busier one.
-struct Owner {
-  explicit Owner(Budget* b) : fallback(b), global_values(b) {}
-  BlockTable<BlockState> blocks;     // running blocks of this share
-  PagedShadow fallback;              // global granules outside allocations, in this share's chunks
-  ValueShadow global_values;         // value mode: the global granules of this share's chunks
-  std::atomic<uint64_t> claimed{0};  // the last step (Engine::Impl::owner_step) a worker claimed it for
-};
-
 struct Worker {
-  explicit Worker(Budget* b) : budget(b) {}
+  explicit Worker(Budget* b) : budget(b), fallback(b), global_values(b) {}
   Budget* budget;
-  Accumulator acc;  // this launch, this worker
+  Accumulator acc;                // this launch, this worker
+  BlockTable<BlockState> blocks;  // running blocks this worker owns
+  PagedShadow fallback;           // global granules outside allocations, owned chunks
+  ValueShadow global_values;      // value mode: the global granules this worker owns
   SameIssueTable same;
   EdgeBuffer buffer;
-  std::vector<Routed<uint32_t>> by_block;  // phase 2 output, per owner: record indices
-  std::vector<Routed<Item>> by_chunk;      // phase 2 output, per owner: global lanes
+  std::vector<Routed<uint32_t>> by_block;  // phase 2 output, per block owner: record indices
+  std::vector<Routed<Item>> by_chunk;      // phase 2 output, per chunk owner: global lanes
   std::vector<uint32_t> misses;            // phase 1: records whose PC is new (or changed)
   size_t error_index = SIZE_MAX;           // phase 1: first malformed record this worker met
   std::vector<uint32_t> deferred;          // pieces with new PCs: phase 2 after their insertion
@@ -67,30 +57,21 @@ struct Worker {
   uint64_t last_pc = 0;  // phase 1: last PC resolved to an id (find_id)
   uint32_t last_fn = 0, last_id = 0;
   uint8_t last_type = 0;  // 0: nothing cached yet
-  // Phases 3 and 4: the share being replayed (set by take) and its last block looked up.
-  Owner* own = nullptr;
-  unsigned owner = 0;
   uint64_t last_block = ~0ull;
   BlockState* last_state = nullptr;
-  void take(unsigned index, Owner& o) {
-    own = &o;
-    owner = index;
-    last_block = ~0ull;
-    last_state = nullptr;
-  }
   BlockState& block_state(uint64_t block) {
     if (block != last_block) {
-      last_state = &own->blocks.get(block, budget);
+      last_state = &blocks.get(block, budget);
       last_block = block;
     }
     return *last_state;
   }
   const BlockState* find_block(uint64_t block) const {  // makes no state for a block not seen yet
     if (block == last_block) return last_state;
-    return own->blocks.find(block);
+    return blocks.find(block);
   }
   void drop_block(uint64_t block) {
-    own->blocks.erase(block);
+    blocks.erase(block);
     last_block = ~0ull;
     last_state = nullptr;
   }
@@ -116,6 +97,7 @@ struct Worker {
   }
   void reset_launch() {
     acc.clear();
+    blocks.clear();
     shared_words = 0;
     last_block = ~0ull;
     last_state = nullptr;

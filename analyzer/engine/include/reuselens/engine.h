@@ -40,11 +40,7 @@ class EngineError : public std::runtime_error {
 };
 
 struct EngineConfig {
-  unsigned workers = 1;  // analysis threads incl. the caller's; 0 = 1, at most 64
-  // With several workers, the blocks and global chunks are cut into this many shares per worker (at most 256 in
-  // all), so that a worker done with its own shares of a step can take over another's (docs/engine.md,
-  // "Determinism and parallelism"). Results do not depend on it.
-  unsigned owners_per_worker = 4;
+  unsigned workers = 1;                       // analysis threads incl. the caller's; 0 = 1, at most 64
   uint64_t shadow_budget_bytes = 8ull << 30;  // committed shadow memory allowed before EngineError
   // false: one result entry per kernel, whatever the grids of its launches; true: one per kernel and launch
   // configuration (grid, block, dynamic shared memory), as results of version 1 had.
