@@ -214,7 +214,9 @@ def derive(records: np.ndarray) -> dict[str, int]:
     and counts as a shared *load* instruction (pred_on_any) only in its 16-byte form (cp.async.cg, which
     bypasses L1: 64 = 48 LDS + 16 of 48 LDGSTS in the microbenchmark, whose 48 LDGSTS are 16 each of 16, 8
     and 4 bytes — a rule read off one kernel, which the cp.async 16 B / 4/8 B rows check against ncu's
-    cache-bypass / cache-access split; the issued-instruction counter counted all 48)."""
+    cache-bypass / cache-access split; the issued-instruction counter counted all 48). A cp.async whose lanes were
+    all zero fills (a null source: its global half has no lane) is an LDGSTS instruction but no global load request
+    (tests/gpu/zero_fill.cu: 7 requests for 8 instructions, one of them all zero fills)."""
     mem = records[records["type"] == REC_MEM]
     space, access, flags = mem["space"], mem["access"] & 3, mem["flags"]
     sync = (flags & FLAG_ASYNC) == 0
@@ -235,7 +237,7 @@ def derive(records: np.ndarray) -> dict[str, int]:
     l_st = mem[(space == SPACE_LOCAL) & (access == WRITE)]
     return {
         "global ld instructions": len(g_ldg),
-        "global ld requests": len(g_ld),
+        "global ld requests": int((g_ld["active_mask"] != 0).sum()),
         "global ld sectors": distinct_sectors(g_ld),
         "global st instructions": len(g_st),
         "global st requests": len(g_st),

@@ -27,7 +27,7 @@ def _draft(node: Node, ratio: float) -> Draft:
     op = "ld" if node.type == "read" else "st"
     predicted = {NCU[("global", op, "sectors")]: round(excess)} if node.type in ("read", "write") else {}
     mean_sectors = dist_mean(node.raw.get("sectors"))
-    ideal = node.sectors_ideal_total() / node.executions if node.executions else 0.0
+    ideal = node.sectors_ideal_total() / node.requests if node.requests else 0.0
     message = (
         f"touches {mean_sectors:.1f} sectors per warp access where {ideal:.1f} would do "
         f"(R_coal {ratio:.2f}): {count(excess)} extra sectors, {format_bytes(excess * SECTOR_BYTES)} "

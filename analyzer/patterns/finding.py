@@ -64,7 +64,7 @@ def predicted_removal_plain(
     op = "ld" if node.type == "read" else "st"
     counts: dict[str, int] = {}
     if requests:
-        counts[NCU[(node.space, op, "requests")]] = round(node.executions * fraction)
+        counts[NCU[(node.space, op, "requests")]] = round(node.requests * fraction)
     if node.space == "shared" and wavefronts:
         counts[NCU[("shared", op, "wavefronts")]] = round(node.wavefronts_total() * fraction)
     if node.space != "shared" and sectors:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from engine_records import ASYNC, ATOMIC, LOCAL, SHARED, WRITE, mem, records, warp_addrs
 
-from reuselens.analyzer.replay import analyze_records
+from reuselens.analyzer.replay import RECORD_DTYPE, analyze_records
 
 A = 0x7F0000000000  # a global allocation
 
@@ -243,3 +244,25 @@ def test_one_record_with_many_distinct_origins():
         workers=2,
     )
     assert len([e for e in again["kernels"][1]["edges"] if e["prior_kernel"]]) == 32
+
+
+@pytest.mark.parametrize("workers", [1, 3])
+def test_a_cp_async_global_half_with_no_lane_is_one_execution_and_no_access(workers):
+    """The collector leaves a zero-fill cp.async's lanes (null source) out of the global half, so a warp whose lanes
+    were all zero fills leaves a global record with no lane (docs/trace-format.md): one execution of its
+    instruction, as ncu counts LDGSTS instructions, but no request (ncu counts none) and no access, so no edge;
+    the lanes of the next execution are still cold misses."""
+    base = 0x7F0000000000
+    recs = np.zeros(3, dtype=RECORD_DTYPE)
+    recs["type"], recs["space"], recs["access"], recs["size"], recs["flags"] = 1, 1, 1, 16, 1
+    recs["pc"] = 32
+    recs["block"] = [0, 1, 2]
+    recs["active_mask"] = [0, 0x000FFFFF, 0]
+    recs["addr"][1][:20] = base + 16 * np.arange(20)
+    launch = {"id": 0, "function_id": 0, "grid": [3, 1, 1], "block": [32, 1, 1]}
+    kernel = analyze_records([(launch, recs)], workers=workers, allocations=[(base, 1 << 16)])["kernels"][0]
+    node = kernel["nodes"][1]
+    assert node["executions"] == 3 and node["bytes"] == 20 * 16
+    assert node["lanes"] == [[0, 2], [20, 1]]
+    assert node["sectors"] == node["sectors_ideal"] == [[10, 1]] and node["addresses"] == [[20, 1]]
+    assert [(e["label"], e["accesses"]) for e in kernel["edges"]] == [("cold", 80)]

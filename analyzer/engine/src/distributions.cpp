@@ -78,11 +78,12 @@ std::pair<uint64_t, uint64_t> Engine::Impl::global_distribution(const RlRecord& 
   } else {
     for (uint32_t m = r.active_mask; m; m &= m - 1) a[n++] = r.addr[__builtin_ctz(m)];
   }
+  // No lane: the global half of a cp.async whose lanes were all zero fills (docs/trace-format.md). The instruction
+  // executed, but the L1 saw no request: ncu counted 26,624 global load requests for the 65,536 LDGSTS of a cuBLAS
+  // SGEMM launch whose other 38,912 were such halves (benchmarks/results/h200-2026-12-03-s18, call 3). So no
+  // request enters the distributions; `executions` still counts it.
   if (n == 0) {
     c.flags |= kNoOverlap;
-    s.addresses.add(0);
-    s.sectors.add(0);
-    s.sectors_ideal.add(0);
     return std::make_pair(uint64_t(0), uint64_t(0));
   }
   const uint64_t granules = (r.size + 3) / 4, last = uint64_t(r.size) - 1;

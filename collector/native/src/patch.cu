@@ -239,8 +239,18 @@ __device__ __forceinline__ LaneValue access_value(uint8_t space, uint64_t addr, 
 // A launch outside the sampled ones (Config::values_every) reads no value and writes no companion.
 #define RL_VALUE(s, space, addr, size, flags, data) \
   ((s)->values_on ? access_value(space, addr, size, flags, data) : LaneValue())
+// The shared half of a zero-fill cp.async (rl_memcpy_async): it writes `size` zero bytes, whose value is 0 in every
+// size (value_at's hash of 16 zero bytes is 0 too), silent when the destination holds zeros already.
+__device__ __forceinline__ LaneValue zero_fill_value(const RlDeviceState* s, uint32_t dst, uint32_t size) {
+  if (!s->values_on) return LaneValue();
+  LaneValue zero = value_at(generic(reuselens::RL_SPACE_SHARED, dst), size);
+  zero.silent = zero.known && zero.bits == 0;
+  zero.bits = 0;
+  return zero;
+}
 #else
 #define RL_VALUE(s, space, addr, size, flags, data) LaneValue()
+__device__ __forceinline__ LaneValue zero_fill_value(const RlDeviceState*, uint32_t, uint32_t) { return LaneValue(); }
 #endif
 
 }  // namespace
@@ -274,16 +284,27 @@ RL_CB rl_local(void* ud, uint64_t pc, void* ptr, uint32_t size, uint32_t flags, 
 // cp.async (LDGSTS): a global read at pc and a shared write at pc + 1, both flagged ASYNC_COPY. In value mode both
 // halves carry the copied value, read from the source; the shared half's is silent when the destination holds it
 // already.
+// A lane with a null source is a zero fill: cuBLAS's and CUTLASS's tile loads pass a null source with src-size 0 for
+// the rows and columns past a matrix's edge (69% of the cp.async lanes of a 32x32-tile SGEMM of a PyTorch MLP on the
+// H200), and global address 0 can never be read without a fault. Such a lane reads nothing: the global half leaves
+// it out (the record stays, one per executed instruction), its shared half writes zeros, and in value mode nothing is
+// read through the null pointer.
 RL_CB rl_memcpy_async(void* ud, uint64_t pc, void* src, uint32_t dst, uint32_t size) {
   RlDeviceState* s = static_cast<RlDeviceState*>(ud);
   if (s == nullptr || s->enabled == 0) return SANITIZER_PATCH_SUCCESS;
-  const LaneValue copied =
-      RL_VALUE(s, reuselens::RL_SPACE_GLOBAL, (uint64_t)src, size, reuselens::RL_ACCESS_READ, nullptr);
+  const bool reads = src != nullptr;
+  const uint32_t readers = __ballot_sync(__activemask(), reads);
+  LaneValue copied, written;
+  if (reads) {
+    copied = RL_VALUE(s, reuselens::RL_SPACE_GLOBAL, (uint64_t)src, size, reuselens::RL_ACCESS_READ, nullptr);
+    written = RL_VALUE(s, reuselens::RL_SPACE_SHARED, (uint64_t)dst, size, reuselens::RL_ACCESS_WRITE, src);
+  } else {
+    written = zero_fill_value(s, dst, size);
+  }
   emit(ud, pc, (uint64_t)src, size, reuselens::RL_REC_MEM, reuselens::RL_SPACE_GLOBAL, reuselens::RL_ACCESS_READ,
-       reuselens::RL_FLAG_ASYNC_COPY, ~0u, true, copied);
+       reuselens::RL_FLAG_ASYNC_COPY, readers, true, copied);
   emit(ud, pc + 1, (uint64_t)dst, size, reuselens::RL_REC_MEM, reuselens::RL_SPACE_SHARED, reuselens::RL_ACCESS_WRITE,
-       reuselens::RL_FLAG_ASYNC_COPY, ~0u, true,
-       RL_VALUE(s, reuselens::RL_SPACE_SHARED, (uint64_t)dst, size, reuselens::RL_ACCESS_WRITE, src));
+       reuselens::RL_FLAG_ASYNC_COPY, ~0u, true, written);
   return SANITIZER_PATCH_SUCCESS;
 }
 
