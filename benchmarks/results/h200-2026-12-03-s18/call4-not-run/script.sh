@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# Session 18, call 4 (the session's last GPU-side code): lane-less global halves enter no request distribution.
-# GPU tests (zero_fill.cu now with a third kernel: the 16-byte src-size form with a source in every lane);
-# fidelity.py on zero_fill (ncu x3), its recorded run and CSVs brought back as a test fixture; zero_fill's LDGSTS
-# forms in SASS. Run from the repository root with .whl/ carried:
-#   bash benchmarks/results/h200-2026-12-03-s18/call4/script.sh
+# Session 18, call 4 (not run: too little device time was left to start a machine). The session's last GPU-side
+# code: lane-less global halves enter no request distribution (65d73f7's engine). GPU tests, with zero_fill.cu given
+# a third kernel by zero_fill_form.patch (beside this script): the 16-byte src-size form with a source in every
+# lane, for whether ncu's shared-load count of the 16-byte LDGSTS follows the form or the zero fill; fidelity.py on
+# it (ncu x3), its recorded run and CSVs brought back (tests/data/runs/zero_fill then needs re-recording from the
+# three-kernel program); zero_fill's LDGSTS forms in SASS. Run from the repository root with .whl/ carried:
+#   bash benchmarks/results/h200-2026-12-03-s18/call4-not-run/script.sh
 set -uo pipefail
 export PYTHONUNBUFFERED=1
 exec > >(tee "$OUT/log.txt") 2>&1
 T0=$(date +%s); stamp() { echo "== [$(( $(date +%s) - T0 )) s] $*"; }
 source benchmarks/device_setup.sh > /tmp/setup.txt 2>&1 || { tail -30 /tmp/setup.txt; exit 1; }
 rm -f $OUT/pip_build.txt
+git apply "$(dirname "$0")/zero_fill_form.patch" || { echo "zero_fill_form.patch does not apply"; exit 1; }
 stamp "GPU tests"
 timeout 200 python3 -m pytest -q tests/collector/test_gpu.py tests/collector/test_gpu_values.py 2>&1 | tail -4
 stamp "fidelity: zero_fill"

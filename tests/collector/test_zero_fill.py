@@ -1,0 +1,69 @@
+"""Zero-fill cp.async, recorded on the H200 from tests/gpu/zero_fill.cu (tests/data/runs/zero_fill, with the Nsight
+Compute CSV of the same program; session 18, call 3): a lane with a null source reads no global memory, so the
+global half leaves it out, and a half with no lane left is an LDGSTS instruction but no global load request. The
+counts the trace gives are held to ncu's."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from collector_traces import fidelity_table, read_trace
+
+REPO = Path(__file__).resolve().parents[2]
+RUN = REPO / "tests/data/runs/zero_fill"
+MEM, GLOBAL, SHARED, ASYNC = 1, 1, 2, 0x1
+BLOCKS, VALID = 4, 20  # tests/gpu/zero_fill.cu: 4 blocks of two warps; lanes 0-19 have a source
+
+
+def launches() -> dict[str, tuple[dict, np.ndarray]]:
+    if not (RUN / "run.json").is_file():
+        pytest.fail(f"the recorded run is missing: {RUN}")
+    manifest = json.loads((RUN / "run.json").read_text())
+    return {launch["kernel"]: (launch, read_trace(RUN / launch["trace"])) for launch in manifest["launches"]}
+
+
+def test_the_global_half_holds_the_lanes_with_a_source_only():
+    assert len(launches()) == 2
+    for kernel, (_launch, records) in launches().items():
+        copies = records[(records["type"] == MEM) & ((records["flags"] & ASYNC) != 0)]
+        global_half, shared_half = copies[copies["space"] == GLOBAL], copies[copies["space"] == SHARED]
+        assert len(global_half) == len(shared_half) == 2 * BLOCKS, kernel
+        for r in global_half:
+            empty = int(r["block"]) == BLOCKS - 1 and int(r["warp"]) == 1
+            assert int(r["active_mask"]) == (0 if empty else (1 << VALID) - 1), kernel
+            assert all(int(r["addr"][lane]) != 0 for lane in range(VALID) if not empty)
+        assert (shared_half["active_mask"] == 0xFFFFFFFF).all()
+
+
+def test_counts_equal_nsight_compute_but_the_zero_fill_forms_shared_load_count():
+    """Every count equals ncu's, the requests and sectors of the zero-fill halves included (ncu: 7 requests for the
+    8 LDGSTS of each kernel; 21 and 70 sectors, none for the null sources). One known difference stays: ncu counts
+    no 16-byte LDGSTS of zero_fill_vectors as a shared load instruction (8 = its 8 LDS), where the microbenchmark's
+    16-byte copies without a src-size operand each counted one (benchmarks/fidelity.py derive()); whether ncu
+    follows the instruction's form or its zero fill is not measured yet, so the rule is left as it is."""
+    table, mismatches = fidelity_table(RUN)
+    compared = {(r["kernel"], r["metric"]): r for r in table if r["ncu"] is not None and r["match"] is not None}
+    wrong = {key for key, r in compared.items() if not r["match"]}
+    assert wrong == {("zero_fill_vectors", "shared ld instructions")} and mismatches == 1
+    assert compared["zero_fill_vectors", "shared ld instructions"]["ncu"] == 2 * BLOCKS
+    for kernel, sectors in (("zero_fill_words", 21), ("zero_fill_vectors", 70)):
+        assert compared[kernel, "global ld requests"]["ncu"] == 2 * BLOCKS - 1
+        assert compared[kernel, "global ld sectors"]["ncu"] == sectors
+        assert compared[kernel, "cp.async instructions"]["ncu"] == 2 * BLOCKS
+
+
+@pytest.mark.parametrize("workers", [1, 3])
+def test_the_engine_counts_an_instruction_per_half_and_a_request_per_half_with_a_lane(workers):
+    from reuselens.analyzer.replay import replay_run
+
+    result = replay_run(RUN, workers=workers)
+    for kernel in result["kernels"]:
+        (node,) = [n for n in kernel["nodes"] if n["space"] == "global" and n["async_copy"]]
+        assert node["executions"] == 2 * BLOCKS
+        assert sum(count for _, count in node["sectors"]) == 2 * BLOCKS - 1
+        assert sum(value * count for value, count in node["sectors"]) in (21, 70)
+        # each element is read once: cold misses only (the second kernel's after the first kernel's reads)
+        assert {edge["label"] for edge in kernel["edges"] if edge["from"] == node["id"]} == {"cold"}
