@@ -215,7 +215,7 @@ def distributions(recs: np.ndarray) -> dict:
         lanes = [i for i in range(32) if (int(r["active_mask"]) >> i) & 1]
         addrs = [int(r["addr"][i]) for i in lanes]
         d["lanes"][len(lanes)] += 1
-        if space == GLOBAL:
+        if space == GLOBAL and lanes:  # a lane-less global half (all zero fills) is no request
             d["addresses"][len(set(addrs))] += 1
             d["sectors"][len({s for a in addrs for s in range(a >> 5, ((a + size - 1) >> 5) + 1)})] += 1
             d["sectors_ideal"][-(-len(lanes) * size // 32)] += 1
