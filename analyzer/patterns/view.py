@@ -68,7 +68,10 @@ class Node:
         self.executions: int = int(executions) if executions is not None else int(dist_count(raw.get("lanes")))
         # Global requests: the executions that reached the L1, i.e. all but a cp.async's global halves whose lanes
         # were all zero fills (docs/engine.md "Node distributions"), which enter no distribution but `lanes`.
-        self.requests: int = int(dist_count(raw.get("sectors"))) if self.space == "global" else self.executions
+        sectors = raw.get("sectors")
+        self.requests: int = (
+            int(dist_count(sectors)) if self.space == "global" and sectors is not None else self.executions
+        )
         # What identifies the instruction across runs: (function, pc offset). Node ids may not.
         self.key: tuple[str, int] = (self.function, self.pc)
 

@@ -67,3 +67,19 @@ def test_the_engine_counts_an_instruction_per_half_and_a_request_per_half_with_a
         assert sum(value * count for value, count in node["sectors"]) in (21, 70)
         # each element is read once: cold misses only (the second kernel's after the first kernel's reads)
         assert {edge["label"] for edge in kernel["edges"] if edge["from"] == node["id"]} == {"cold"}
+
+
+def test_findings_predict_requests_from_the_halves_with_a_lane():
+    """A finding that removes a cp.async's global half predicts the requests ncu would lose: its halves with a lane,
+    not its executions (a half whose lanes were all zero fills is no request); a node from a result without its
+    sector distribution keeps its executions."""
+    from reuselens.analyzer.patterns.finding import predicted_removal_plain
+    from reuselens.analyzer.patterns.view import Node
+    from reuselens.analyzer.replay import replay_run
+
+    kernel = replay_run(RUN, workers=1)["kernels"][0]
+    raw = next(n for n in kernel["nodes"] if n["space"] == "global" and n["async_copy"])
+    node = Node(raw["id"], raw)
+    assert node.executions == 2 * BLOCKS and node.requests == 2 * BLOCKS - 1
+    assert predicted_removal_plain(node, 1.0)["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] == 2 * BLOCKS - 1
+    assert Node(raw["id"], {k: v for k, v in raw.items() if k != "sectors"}).requests == 2 * BLOCKS
