@@ -4,8 +4,9 @@
 `benchmarks/engine.py` measures generated traces; this one replays the traces of a real run directory
 (`reuselens profile --traces`), every launch in order with its allocations, as the online engine saw them. The
 traces are read into memory first, so the clock measures the engine alone. Printed per worker count: the best of
-`--repeat` replays (wall seconds, M records/s, M records per CPU-second of the engine's workers) and the step
-split of that replay (slowest worker and all workers' CPU seconds: ids, new PCs, routing, blocks, global shadow).
+`--repeat` replays (wall seconds, M records/s, M records per CPU-second of the engine's workers, and how busy the
+workers were: their CPU seconds over workers x the engine's consume seconds, the rest spent waiting for each step's
+slowest worker) and the step split of that replay (slowest worker and all workers' CPU seconds: ids, new PCs, routing, blocks, global shadow).
 
     python3 benchmarks/replay_speed.py RUN_DIR [--workers 1,4,12] [--repeat 2] [--engine A.so,B.so]
                                                [--independent 12]
@@ -171,9 +172,11 @@ def main(argv: list[str] | None = None) -> int:
             cpu = sum(stats["phase_cpu_seconds"])
             label = f" [{path}]" if isolate else ""
             rate[workers] = records / best
+            # The workers' busy share of the engine's time: what the steps' slowest workers leave the others idle.
+            busy = cpu / (workers * stats["consume_seconds"]) if stats["consume_seconds"] else 0.0
             print(
                 f"workers {workers:2d}: {best:7.3f} s  {records / best / 1e6:6.2f} M records/s  "
-                f"{records / cpu / 1e6 if cpu else 0:6.2f} M records per CPU-second{label}"
+                f"{records / cpu / 1e6 if cpu else 0:6.2f} M records per CPU-second  busy {busy:4.0%}{label}"
             )
             print(
                 "   slowest worker / all workers' CPU, s: "

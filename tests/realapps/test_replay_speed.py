@@ -32,6 +32,9 @@ def test_worker_counts_engines_and_the_independent_ceiling_are_printed(capsys):
     for workers in (1, 2):
         rows = [line for line in out.splitlines() if line.startswith(f"workers {workers:2d}:")]
         assert len(rows) == 2 and all(row.endswith("[installed]") for row in rows)
+        for row in rows:  # the workers' busy share of the engine's consume time
+            busy = int(row.split("busy")[1].split("%")[0])
+            assert 0 < busy <= 101
     assert "independent  2:" in out and "2 one-worker engines at once" in out
     share = float(out.split("the 2-worker engine reaches ")[1].split(" of that")[0])
     assert 0 < share < 10
