@@ -20,4 +20,7 @@ mkdir -p /tmp/zf && nvcc -O3 -lineinfo -arch=sm_90 -o /tmp/zf/zero_fill tests/gp
 cuobjdump -sass /tmp/zf/zero_fill | grep -E "Function|LDGSTS"
 timeout 120 python3 benchmarks/fidelity.py --bench /tmp/zf/zero_fill --work /tmp/fid_zero_fill --ncu-runs 3 --json $OUT/fid_zero_fill.json 2>&1 | tail -32
 (cd /tmp/fid_zero_fill && tar cf $OUT/fid_zero_fill.tar run_default ncu1.csv ncu2.csv ncu3.csv) && ls -la $OUT/fid_zero_fill.tar
+stamp "launch 28 (cuBLAS 32x32 SGEMM, zero fills left out): 1 and 12 workers, busy share, independent engines"
+timeout 60 reuselens profile --no-analyze --traces --launch-range 28:29 --run-dir /tmp/tg28 -- python3 benchmarks/pytorch_memory_step.py 2 > /dev/null 2>&1
+timeout 120 python3 benchmarks/replay_speed.py /tmp/tg28 --workers 1,12 --repeat 3 --independent 12 2>&1 | tail -6
 stamp done
