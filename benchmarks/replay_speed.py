@@ -6,7 +6,8 @@
 traces are read into memory first, so the clock measures the engine alone. Printed per worker count: the best of
 `--repeat` replays (wall seconds, M records/s, M records per CPU-second of the engine's workers, and how busy the
 workers were: their CPU seconds over workers x the engine's consume seconds, the rest spent waiting for each step's
-slowest worker) and the step split of that replay (slowest worker and all workers' CPU seconds: ids, new PCs, routing, blocks, global shadow).
+slowest worker) and the step split of that replay (slowest worker and all workers' CPU seconds: ids, new PCs,
+routing, blocks, global shadow).
 
     python3 benchmarks/replay_speed.py RUN_DIR [--workers 1,4,12] [--repeat 2] [--engine A.so,B.so]
                                                [--independent 12]

@@ -12,6 +12,32 @@ import numpy as np
 
 from reuselens.analyzer.replay import read_trace as _read
 
+# tests/gpu/zero_fill.cu: 4 blocks of two warps; lanes 0-19 copy from a source, the others pass a null one, and the
+# second warp of the last block has no lane with a source.
+ZERO_FILL_BLOCKS, ZERO_FILL_VALID = 4, 20
+
+
+def zero_fill_sourced_lanes(block: int, warp: int) -> int:
+    """The lanes of tests/gpu/zero_fill.cu's warp that copy from a source (its cp.async global half's lanes)."""
+    return 0 if (block == ZERO_FILL_BLOCKS - 1 and warp == 1) else (1 << ZERO_FILL_VALID) - 1
+
+
+def cp_async_halves(records: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The global and the shared halves of a launch's cp.async records (ASYNC_COPY MEM records)."""
+    copies = records[(records["type"] == 1) & ((records["flags"] & 0x1) != 0)]
+    return copies[copies["space"] == 1], copies[copies["space"] == 2]
+
+
+def recorded_launches(run_dir: Path, recorded_by: str) -> dict[str, tuple[dict, np.ndarray]]:
+    """kernel -> (launch, records) of a run committed as a fixture; the test fails, saying how it is recorded, when
+    the run is missing."""
+    if not (run_dir / "run.json").is_file():
+        import pytest  # noqa: PLC0415  (only the tests that read a fixture need it)
+
+        pytest.fail(f"the recorded run is missing: {run_dir} ({recorded_by})")
+    manifest = json.loads((run_dir / "run.json").read_text())
+    return {launch["kernel"]: (launch, read_trace(run_dir / launch["trace"])) for launch in manifest["launches"]}
+
 
 def read_trace(path: Path) -> np.ndarray:
     """The records of one trace file, read by the replay side's parser (analyzer.replay.read_trace)."""

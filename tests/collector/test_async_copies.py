@@ -4,12 +4,11 @@ produce, checked against what the program does, and the counts they give against
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import pytest
-from collector_traces import fidelity_table, read_trace
+from collector_traces import fidelity_table, recorded_launches
 
 REPO = Path(__file__).resolve().parents[2]
 RUN = REPO / "tests/data/runs/async_copies"
@@ -20,10 +19,7 @@ BLOCKS, ROWS, COPY_BLOCKS = 4, 32, 48  # tests/gpu/async_copies.cu
 
 
 def launches() -> dict[str, tuple[dict, np.ndarray]]:
-    if not (RUN / "run.json").is_file():
-        pytest.fail(f"the recorded run is missing: {RUN} (tests/gpu/run_on_device.sh records it)")
-    manifest = json.loads((RUN / "run.json").read_text())
-    return {launch["kernel"]: (launch, read_trace(RUN / launch["trace"])) for launch in manifest["launches"]}
+    return recorded_launches(RUN, "tests/gpu/run_on_device.sh records it")
 
 
 def lane_addresses(record) -> list[int]:

@@ -83,28 +83,22 @@ def test_hang_times_out(programs, tmp_path):
 
 
 ASYNC, VALUES_FLAG, COMPANION, UNIFORM = 0x1, 0x8, 4, 0x1
-ZERO_FILL_BLOCKS, ZERO_FILL_VALID = 4, 20  # tests/gpu/zero_fill.cu: 4 blocks of two warps, lanes 0-19 with a source
-
-
-def _zero_fill_lanes(block: int, warp: int) -> int:
-    """The lanes of tests/gpu/zero_fill.cu's warp that copy from a source; the others pass a null one."""
-    return 0 if (block == ZERO_FILL_BLOCKS - 1 and warp == 1) else (1 << ZERO_FILL_VALID) - 1
 
 
 def test_zero_fill_cp_async_reads_nothing(programs, tmp_path):
     """A cp.async with a null source (cuBLAS's and CUTLASS's tile loads past a matrix's edge, src-size 0) reads no
     global memory: its global half leaves the lane out, one record still per executed instruction, and its shared
     half writes to every lane."""
+    from collector_traces import ZERO_FILL_BLOCKS, cp_async_halves, zero_fill_sourced_lanes  # noqa: PLC0415
+
     run = tmp_path / "run"
     summary = launcher.profile([str(programs / "zero_fill")], run_dir=run, write_traces=True, timeout=120)
     assert summary.status == "complete" and summary.exit_code == 0, summary.partial_reason
     for launch in json.loads((run / "run.json").read_text())["launches"]:
-        records = _records(run, launch)
-        copies = records[(records["type"] == 1) & ((records["flags"] & ASYNC) != 0)]
-        global_half, shared_half = copies[copies["space"] == 1], copies[copies["space"] == 2]
+        global_half, shared_half = cp_async_halves(_records(run, launch))
         assert len(global_half) == len(shared_half) == ZERO_FILL_BLOCKS * 2
         for r in global_half:
-            assert int(r["active_mask"]) == _zero_fill_lanes(int(r["block"]), int(r["warp"]))
+            assert int(r["active_mask"]) == zero_fill_sourced_lanes(int(r["block"]), int(r["warp"]))
             lanes = [lane for lane in range(32) if (int(r["active_mask"]) >> lane) & 1]
             assert all(int(r["addr"][lane]) != 0 for lane in lanes)
         assert all(int(r["active_mask"]) == 0xFFFFFFFF for r in shared_half)
@@ -116,6 +110,8 @@ def test_zero_fill_cp_async_under_value_mode(programs, tmp_path):
     run = tmp_path / "run"
     summary = launcher.profile([str(programs / "zero_fill")], run_dir=run, write_traces=True, values=True, timeout=120)
     assert summary.status == "complete" and summary.exit_code == 0, summary.partial_reason
+    from collector_traces import zero_fill_sourced_lanes  # noqa: PLC0415
+
     for launch in json.loads((run / "run.json").read_text())["launches"]:
         records = _records(run, launch)
         for i in range(len(records) - 1):
@@ -123,7 +119,7 @@ def test_zero_fill_cp_async_under_value_mode(programs, tmp_path):
             if not (r["type"] == 1 and r["space"] == 2 and r["flags"] & ASYNC and r["flags"] & VALUES_FLAG):
                 continue
             assert v["type"] == COMPANION and int(v["active_mask"]) == 0xFFFFFFFF  # every lane has a value
-            filled = 0xFFFFFFFF & ~_zero_fill_lanes(int(r["block"]), int(r["warp"]))
+            filled = 0xFFFFFFFF & ~zero_fill_sourced_lanes(int(r["block"]), int(r["warp"]))
             for lane in range(32):
                 if (filled >> lane) & 1:
                     assert int(v["addr"][0 if v["flags"] & UNIFORM else lane]) == 0

@@ -5,36 +5,36 @@ counts the trace gives are held to ncu's."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import pytest
-from collector_traces import fidelity_table, read_trace
+from collector_traces import (
+    ZERO_FILL_BLOCKS,
+    cp_async_halves,
+    fidelity_table,
+    recorded_launches,
+    zero_fill_sourced_lanes,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 RUN = REPO / "tests/data/runs/zero_fill"
-MEM, GLOBAL, SHARED, ASYNC = 1, 1, 2, 0x1
-BLOCKS, VALID = 4, 20  # tests/gpu/zero_fill.cu: 4 blocks of two warps; lanes 0-19 have a source
+BLOCKS = ZERO_FILL_BLOCKS
 
 
 def launches() -> dict[str, tuple[dict, np.ndarray]]:
-    if not (RUN / "run.json").is_file():
-        pytest.fail(f"the recorded run is missing: {RUN}")
-    manifest = json.loads((RUN / "run.json").read_text())
-    return {launch["kernel"]: (launch, read_trace(RUN / launch["trace"])) for launch in manifest["launches"]}
+    return recorded_launches(RUN, "session 18's call 3 recorded it: benchmarks/results/h200-2026-12-03-s18")
 
 
 def test_the_global_half_holds_the_lanes_with_a_source_only():
     assert len(launches()) == 2
     for kernel, (_launch, records) in launches().items():
-        copies = records[(records["type"] == MEM) & ((records["flags"] & ASYNC) != 0)]
-        global_half, shared_half = copies[copies["space"] == GLOBAL], copies[copies["space"] == SHARED]
+        global_half, shared_half = cp_async_halves(records)
         assert len(global_half) == len(shared_half) == 2 * BLOCKS, kernel
         for r in global_half:
-            empty = int(r["block"]) == BLOCKS - 1 and int(r["warp"]) == 1
-            assert int(r["active_mask"]) == (0 if empty else (1 << VALID) - 1), kernel
-            assert all(int(r["addr"][lane]) != 0 for lane in range(VALID) if not empty)
+            sourced = zero_fill_sourced_lanes(int(r["block"]), int(r["warp"]))
+            assert int(r["active_mask"]) == sourced, kernel
+            assert all(int(r["addr"][lane]) != 0 for lane in range(32) if (sourced >> lane) & 1)
         assert (shared_half["active_mask"] == 0xFFFFFFFF).all()
 
 
