@@ -122,6 +122,8 @@ EXACT_REFERENCES = {
     "local st instructions": [["lst_inst_sass"]],
 }
 OK, WITHIN_SPREAD, MISMATCH = "ok", "within ncu's run-to-run spread", "mismatch"
+# A count the trace gives only with the SASS (derive(): the form of a 16-byte LDGSTS), where it could not be had.
+NEEDS_SASS = "needs the SASS"
 # Rows printed for information only: ncu's value beside the trace count it differs from by design.
 INFO_ROWS = [
     ("shared ld issued (incl. pred-off)", ["sld_issued"], "shared ld instructions"),
@@ -208,13 +210,16 @@ def lanes(records: np.ndarray) -> int:
     return int(lane_matrix(records).sum()) if len(records) else 0
 
 
-def derive(records: np.ndarray) -> dict[str, int]:
+def derive(records: np.ndarray, counted_copy_pcs: set[int] | None = None) -> dict[str, int | None]:
     """Trace -> hardware counts. Measured on the H200 (sm_90) with ncu 2025.3: a cp.async (LDGSTS) is counted
-    as a global load request with its sectors but not as a global load instruction, adds no shared wavefronts,
-    and counts as a shared *load* instruction (pred_on_any) only in its 16-byte form (cp.async.cg, which
-    bypasses L1: 64 = 48 LDS + 16 of 48 LDGSTS in the microbenchmark, whose 48 LDGSTS are 16 each of 16, 8
-    and 4 bytes — a rule read off one kernel, which the cp.async 16 B / 4/8 B rows check against ncu's
-    cache-bypass / cache-access split; the issued-instruction counter counted all 48). A cp.async whose lanes were
+    as a global load request with its sectors but not as a global load instruction, and adds no shared wavefronts.
+    It counts as a shared *load* instruction (pred_on_any) only in its 16-byte form without a zero-fill operand
+    (64 = 48 LDS + 16 of 48 LDGSTS in the microbenchmark, whose 48 LDGSTS are 16 each of 16, 8 and 4 bytes; none of
+    the 16-byte copies of tests/gpu/zero_fill.cu, whose SASS carries a zero-fill operand: `.ZFILL` with a predicate,
+    or a predicate alone, even where every lane has a source); the SASS says which form a PC has, so
+    `counted_copy_pcs` names the 16-byte LDGSTS PCs without that operand, and without it (no SASS) that count is
+    None when the launch has 16-byte copies. The cp.async 16 B / 4/8 B rows check the sizes against ncu's
+    cache-bypass / cache-access split; the issued-instruction counter counts all of them. A cp.async whose lanes were
     all zero fills (a null source: its global half has no lane) is an LDGSTS instruction but no global load request
     (tests/gpu/zero_fill.cu: 7 requests for 8 instructions, one of them all zero fills)."""
     mem = records[records["type"] == REC_MEM]
@@ -247,7 +252,7 @@ def derive(records: np.ndarray) -> dict[str, int]:
         "cp.async instructions": len(g_async),
         "cp.async 16 B instructions": int((g_async["size"] == 16).sum()),
         "cp.async 4/8 B instructions": int((g_async["size"] < 16).sum()),
-        "shared ld instructions": len(s_ld) + int((g_async["size"] == 16).sum()),
+        "shared ld instructions": shared_load_instructions(s_ld, g_async, counted_copy_pcs),
         "shared ld wavefronts": wavefronts(s_ld) + wavefronts(ldsm),  # LDSM: wavefronts yes, instructions no
         "shared st instructions": len(s_st),
         "shared st wavefronts": wavefronts(s_st),
@@ -260,7 +265,88 @@ def derive(records: np.ndarray) -> dict[str, int]:
     }
 
 
-def run_counts(run_dir: Path) -> list[tuple[str, dict[str, int]]]:
+def shared_load_instructions(s_ld: np.ndarray, g_async: np.ndarray, counted_copy_pcs: set[int] | None) -> int | None:
+    """LDS and the 16-byte LDGSTS without a zero-fill operand (derive()); None when that form is unknown."""
+    wide = g_async[g_async["size"] == 16]
+    if not len(wide):
+        return len(s_ld)
+    if counted_copy_pcs is None:
+        return None
+    return len(s_ld) + int(np.isin(wide["pc"], sorted(counted_copy_pcs)).sum())
+
+
+def _unguarded(sass: str) -> str:
+    """An instruction's SASS without its guard predicate (`@!P2 `) and closing semicolon."""
+    return re.sub(r"^@!?U?P\w+\s+", "", sass.strip()).rstrip(" ;")
+
+
+# A SASS operand that is a predicate: the source-ignore (zero-fill) operand of an LDGSTS.
+PREDICATE_OPERAND = re.compile(r"^!?(P[0-6]|PT)$")
+
+
+def has_zero_fill_operand(sass: str) -> bool:
+    """Whether an LDGSTS's SASS carries a zero-fill operand: the `.ZFILL` modifier, or a predicate after the two
+    addresses (sm_90: `LDGSTS.E.BYPASS.128.ZFILL [R7], desc[UR6][R4.64], P1` and `LDGSTS.E.BYPASS.128 [R7],
+    desc[UR4][R4.64], !P0`, against `LDGSTS.E.BYPASS.128 [R7], desc[UR4][R4.64]`)."""
+    opcode, _, operands = _unguarded(sass).partition(" ")
+    if ".ZFILL" in opcode:
+        return True
+    parts = [p.strip() for p in operands.split(",")]
+    return len(parts) > 2 and bool(PREDICATE_OPERAND.match(parts[-1]))
+
+
+# Beside a run, the SASS of its 16-byte LDGSTS as fidelity.py read it with nvdisasm, so that a run copied where no
+# nvdisasm is (a test fixture in CI) still derives its shared load instructions. docs/collector.md, "Fidelity".
+FORMS_FILE, FORMS_FORMAT, FORMS_VERSION = "ldgsts_forms.json", "reuselens-ldgsts-forms", 1
+
+
+def _saved_forms(run_dir: Path) -> dict[tuple[str, str, int], str]:
+    path = run_dir / FORMS_FILE
+    if not path.is_file():
+        return {}
+    data = json.loads(path.read_text())
+    if data.get("format") != FORMS_FORMAT or data.get("version") != FORMS_VERSION:
+        raise SystemExit(f"{path}: not a version-{FORMS_VERSION} {FORMS_FORMAT} file")
+    return {(i["module"], i["function"], int(i["pc"])): i["sass"] for i in data["instructions"]}
+
+
+def _save_forms(run_dir: Path, forms: dict[tuple[str, str, int], str]) -> None:
+    instructions = [{"module": m, "function": f, "pc": pc, "sass": text} for (m, f, pc), text in sorted(forms.items())]
+    document = {"format": FORMS_FORMAT, "version": FORMS_VERSION, "instructions": instructions}
+    (run_dir / FORMS_FILE).write_text(json.dumps(document, indent=1) + "\n")
+
+
+def counted_copy_pcs(run_dir: Path, launch: dict, records: np.ndarray) -> set[int] | None:
+    """The launch's 16-byte LDGSTS PCs that ncu counts as shared load instructions (no zero-fill operand): their
+    SASS from the run's CUBIN with nvdisasm (then kept in FORMS_FILE beside the run), or from that file; None when
+    neither has it."""
+    from reuselens.analyzer.errors import ReuseLensError
+    from reuselens.analyzer.lineinfo import SourceMapper
+
+    mem = records[records["type"] == REC_MEM]
+    copies = (mem["flags"] & (FLAG_ASYNC | FLAG_BULK)) == FLAG_ASYNC  # LDGSTS, not the bulk copies (UBLKCP)
+    wide = mem[(mem["space"] == SPACE_GLOBAL) & copies & (mem["size"] == 16)]
+    keys = [(launch["module"], launch["kernel"], pc) for pc in sorted({int(pc) for pc in wide["pc"]})]
+    if not keys:
+        return set()
+    saved = _saved_forms(run_dir)
+    if not all(key in saved for key in keys):
+        try:
+            mapper = SourceMapper.from_run(run_dir)
+            disassembled = {key: mapper.sass(*key) for key in keys}
+        except ReuseLensError:
+            return None
+        if any(text is None for text in disassembled.values()):
+            return None
+        saved.update(disassembled)
+        _save_forms(run_dir, saved)
+    texts = {key[2]: saved[key] for key in keys}
+    if any(not _unguarded(text).startswith("LDGSTS") for text in texts.values()):
+        raise SystemExit(f"{run_dir}: a cp.async PC of {launch['kernel']} is not an LDGSTS in the SASS: {texts}")
+    return {pc for pc, text in texts.items() if not has_zero_fill_operand(text)}
+
+
+def run_counts(run_dir: Path) -> list[tuple[str, dict[str, int | None]]]:
     manifest = open_run(run_dir).manifest
     out = []
     for launch in manifest["launches"]:
@@ -274,7 +360,7 @@ def run_counts(run_dir: Path) -> list[tuple[str, dict[str, int]]]:
                 f"{run_dir}: launch {launch['id']}: run.json says {launch['records']} records, "
                 f"trace holds {len(records)}"
             )
-        out.append((launch["kernel"], derive(records)))
+        out.append((launch["kernel"], derive(records, counted_copy_pcs(run_dir, launch, records))))
     return out
 
 
@@ -404,7 +490,9 @@ def compare(ncu_runs: list[list[tuple[str, dict[str, float]]]], runs: list[tuple
             derived = [r[1][i][1][row] for r in runs]
             if all(d == 0 for d in derived) and all(v == 0 for v in measured):
                 continue
-            if not measured:
+            if any(d is None for d in derived):
+                verdict = NEEDS_SASS
+            elif not measured:
                 verdict = None
             else:
                 verdicts = [classify(d, measured, exact) for d in derived]
@@ -421,13 +509,13 @@ def compare(ncu_runs: list[list[tuple[str, dict[str, float]]]], runs: list[tuple
                     "exact": {ref[0]: _spread_text(v) for ref, v in zip(EXACT_REFERENCES.get(row, []), exact) if v},
                     **{label: d for (label, _), d in zip(runs, derived)},
                     "verdict": verdict,
-                    "match": verdict == OK if verdict else False,
+                    "match": None if verdict == NEEDS_SASS else verdict == OK if verdict else False,
                 }
             )
         for row, keys, trace_row in INFO_ROWS:
             measured = _counter(ncu_runs, i, keys)
             derived = [r[1][i][1][trace_row] for r in runs]
-            if measured and any(value != derived[0] for value in measured):
+            if measured and derived[0] is not None and any(value != derived[0] for value in measured):
                 table.append(
                     {
                         "launch": i,
@@ -468,6 +556,8 @@ def print_table(table: list[dict], labels: list[str]) -> None:
         hw = r["ncu_spread"] or "n/a"
         if r["verdict"] is None:
             note = "  (metric not in this ncu)"
+        elif r["verdict"] == NEEDS_SASS:
+            note = "  not derived: the LDGSTS form needs nvdisasm and the run's CUBIN"
         elif r["verdict"] == "info":
             note = "  info: ncu's issued count, see NCU_METRICS"
         elif r["verdict"] == OK:
@@ -482,7 +572,7 @@ def print_table(table: list[dict], labels: list[str]) -> None:
             note = "  MISMATCH"
         print(
             f"{r['launch']:>2} {r['kernel'][:22]:<22} {r['metric']:<26} {hw:>13} "
-            + " ".join(f"{r[lab]:>10}" for lab in labels)
+            + " ".join(f"{'?' if r[lab] is None else r[lab]:>10}" for lab in labels)
             + note
         )
 

@@ -43,8 +43,10 @@ def predicted_removal(
     """Counter decrements if `fraction` of this PC's executions disappear (one request per warp instruction).
 
     A cp.async (LDGSTS) counts, as measured on sm_90 (benchmarks/fidelity.py), as a global load request with its
-    sectors plus one shared *load* instruction, and its shared-write half adds no store and no wavefront: the
-    global half carries all three decrements, the shared half (pc + 1) none.
+    sectors, and its shared-write half adds no store and no wavefront: the global half carries the decrements, the
+    shared half (pc + 1) none. ncu also counts a 16-byte LDGSTS as a shared *load* instruction, but not a 4- or
+    8-byte one, nor one whose SASS carries a zero-fill operand (CUTLASS's and cuBLAS's predicated tile loads), a
+    form the trace does not show: the 16-byte copies are predicted in that counter as the plain form.
     """
     if node.space not in ("global", "shared", "local") or node.type not in ("read", "write"):
         return {}
@@ -52,7 +54,7 @@ def predicted_removal(
         if node.space != "global":
             return {}
         counts = predicted_removal_plain(node, fraction, requests=requests, sectors=sectors)
-        if requests:
+        if requests and node.size == 16:
             counts[NCU[("shared", "ld", "requests")]] = round(node.executions * fraction)
         return counts
     return predicted_removal_plain(node, fraction, requests=requests, sectors=sectors, wavefronts=wavefronts)

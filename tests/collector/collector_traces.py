@@ -13,12 +13,14 @@ import numpy as np
 from reuselens.analyzer.replay import read_trace as _read
 
 # tests/gpu/zero_fill.cu: 4 blocks of two warps; lanes 0-19 copy from a source, the others pass a null one, and the
-# second warp of the last block has no lane with a source.
+# second warp of the last block has no lane with a source; its kernel sourced_vectors gives every lane a source.
 ZERO_FILL_BLOCKS, ZERO_FILL_VALID = 4, 20
 
 
-def zero_fill_sourced_lanes(block: int, warp: int) -> int:
+def zero_fill_sourced_lanes(block: int, warp: int, kernel: str = "zero_fill") -> int:
     """The lanes of tests/gpu/zero_fill.cu's warp that copy from a source (its cp.async global half's lanes)."""
+    if "sourced_vectors" in kernel:
+        return 0xFFFFFFFF
     return 0 if (block == ZERO_FILL_BLOCKS - 1 and warp == 1) else (1 << ZERO_FILL_VALID) - 1
 
 

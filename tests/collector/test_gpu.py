@@ -94,11 +94,13 @@ def test_zero_fill_cp_async_reads_nothing(programs, tmp_path):
     run = tmp_path / "run"
     summary = launcher.profile([str(programs / "zero_fill")], run_dir=run, write_traces=True, timeout=120)
     assert summary.status == "complete" and summary.exit_code == 0, summary.partial_reason
-    for launch in json.loads((run / "run.json").read_text())["launches"]:
+    launches = json.loads((run / "run.json").read_text())["launches"]
+    assert len(launches) == 3
+    for launch in launches:
         global_half, shared_half = cp_async_halves(_records(run, launch))
         assert len(global_half) == len(shared_half) == ZERO_FILL_BLOCKS * 2
         for r in global_half:
-            assert int(r["active_mask"]) == zero_fill_sourced_lanes(int(r["block"]), int(r["warp"]))
+            assert int(r["active_mask"]) == zero_fill_sourced_lanes(int(r["block"]), int(r["warp"]), launch["kernel"])
             lanes = [lane for lane in range(32) if (int(r["active_mask"]) >> lane) & 1]
             assert all(int(r["addr"][lane]) != 0 for lane in lanes)
         assert all(int(r["active_mask"]) == 0xFFFFFFFF for r in shared_half)
@@ -119,7 +121,7 @@ def test_zero_fill_cp_async_under_value_mode(programs, tmp_path):
             if not (r["type"] == 1 and r["space"] == 2 and r["flags"] & ASYNC and r["flags"] & VALUES_FLAG):
                 continue
             assert v["type"] == COMPANION and int(v["active_mask"]) == 0xFFFFFFFF  # every lane has a value
-            filled = 0xFFFFFFFF & ~zero_fill_sourced_lanes(int(r["block"]), int(r["warp"]))
+            filled = 0xFFFFFFFF & ~zero_fill_sourced_lanes(int(r["block"]), int(r["warp"]), launch["kernel"])
             for lane in range(32):
                 if (filled >> lane) & 1:
                     assert int(v["addr"][0 if v["flags"] & UNIFORM else lane]) == 0

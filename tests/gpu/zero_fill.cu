@@ -2,8 +2,9 @@
 // lies outside the matrix passes a null source with src-size 0, so it reads nothing and writes zeros to shared
 // memory. Each block (64 threads, two warps) copies one 64-element row of `in` into shared memory with 4-byte
 // (cp.async.ca) and 16-byte (cp.async.cg) copies: lanes at and past `valid` in their warp get the null source, and
-// the second warp of the last block has no valid lane at all. The app checks what reached `out` and exits 1 on
-// a wrong element. sm_80+.
+// the second warp of the last block has no valid lane at all. A third kernel issues the same 16-byte copy, src-size
+// operand included, with a source in every lane: what ncu counts of that form without a zero fill. The app checks
+// what reached `out` and exits 1 on a wrong element. sm_80+.
 #include <cstdint>
 #include <cstdio>
 #include <vector>
@@ -44,6 +45,16 @@ __global__ void zero_fill_vectors(const float4* in, float4* out) {
   out[b * kThreads + tid] = tile[tid];
 }
 
+// src_bytes is 16 at run time; a compile-time 16 would let ptxas drop the src-size operand.
+__global__ void sourced_vectors(const float4* in, float4* out, int src_bytes) {
+  __shared__ float4 tile[kThreads];
+  const int tid = threadIdx.x, b = blockIdx.x;
+  copy_async(static_cast<uint32_t>(__cvta_generic_to_shared(&tile[tid])), in + b * kThreads + tid, 16, src_bytes);
+  asm volatile("cp.async.wait_all;" ::: "memory");
+  __syncthreads();
+  out[b * kThreads + tid] = tile[tid];
+}
+
 int main() {
   const int n = kBlocks * kThreads;
   std::vector<float> host(4 * n);
@@ -60,6 +71,9 @@ int main() {
   zero_fill_vectors<<<kBlocks, kThreads>>>(reinterpret_cast<const float4*>(in), reinterpret_cast<float4*>(out));
   cudaMemcpy(got.data(), out, 4 * n * sizeof(float), cudaMemcpyDeviceToHost);
   for (int i = 0; i < 4 * n; ++i) wrong += got[i] != (lane_valid(i / 4 / kThreads, i / 4 % kThreads) ? host[i] : 0.0f);
+  sourced_vectors<<<kBlocks, kThreads>>>(reinterpret_cast<const float4*>(in), reinterpret_cast<float4*>(out), 16);
+  cudaMemcpy(got.data(), out, 4 * n * sizeof(float), cudaMemcpyDeviceToHost);
+  for (int i = 0; i < 4 * n; ++i) wrong += got[i] != host[i];
   cudaError_t err = cudaDeviceSynchronize();
   if (err != cudaSuccess) {
     std::printf("CUDA error: %s\n", cudaGetErrorString(err));

@@ -641,20 +641,29 @@ def test_predicted_counters_of_a_cp_async_follow_the_hardware_attribution():
     from reuselens.analyzer.patterns.view import KernelView
 
     k = KernelBuilder()
-    g = k.node("global", "read", executions=100, pc=0x200)
-    k.edge(g, 0, "cold")
-    s = k.node("shared", "write", executions=100, pc=0x201)
-    k.edge(s, 0, "cold")
-    for node_id in (g, s):
-        k.kernel["nodes"][node_id]["async_copy"] = True
+    halves = {}
+    for size, pc in ((16, 0x200), (4, 0x300)):
+        g = k.node("global", "read", executions=100, pc=pc, size=size)
+        k.edge(g, 0, "cold")
+        s = k.node("shared", "write", executions=100, pc=pc + 1, size=size)
+        k.edge(s, 0, "cold")
+        for node_id in (g, s):
+            k.kernel["nodes"][node_id]["async_copy"] = True
+        halves[size] = (g, s)
     view = KernelView(k.build())
-    # LDGSTS: a global load request with its sectors plus one shared *load* instruction; the shared half: none
-    assert predicted_removal(view.nodes[g], 1.0) == {
+    # LDGSTS: a global load request with its sectors; ncu counts the 16-byte form as a shared *load* instruction
+    # too, the 4- and 8-byte forms not (benchmarks/fidelity.py derive()); the shared half: none
+    wide, narrow = (view.nodes[halves[size][0]] for size in (16, 4))
+    assert predicted_removal(wide, 1.0) == {
         "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": 100,
-        "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": 400,
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": wide.sectors_total(),
         "smsp__inst_executed_op_shared_ld.sum": 100,
     }
-    assert predicted_removal(view.nodes[s], 1.0) == {}
+    assert predicted_removal(narrow, 1.0) == {
+        "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": 100,
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": narrow.sectors_total(),
+    }
+    assert all(predicted_removal(view.nodes[halves[size][1]], 1.0) == {} for size in (16, 4))
 
 
 # --- Unrolled copies: one finding per source line -------------------------------------------------------------
