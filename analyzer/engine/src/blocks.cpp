@@ -89,14 +89,11 @@ void Engine::Impl::phase3(const RlRecord* recs, size_t n, unsigned w) {
       block_step(recs[i], ctx[i], ctx[i].sync, 0, wk);
     }
   } else {
-    for_each_routed<false>(
-        &Worker::by_block, n, w, recs,
-        [&](uint32_t item, Routed<uint32_t>& list, uint32_t x) {
-          if (x + kAhead < list.items.size()) prefetch_block(recs[record_index(list.items[x + kAhead])], wk);
-          const uint32_t i = record_index(item);
-          block_step(recs[i], ctx[i], list.sync[x], w, wk);
-        },
-        [&](size_t piece) { blocks_done[w].pieces.store(uint32_t(piece + 1), std::memory_order_release); });
+    for_each_routed<false>(&Worker::by_block, n, w, recs, [&](uint32_t item, Routed<uint32_t>& list, uint32_t x) {
+      if (x + kAhead < list.items.size()) prefetch_block(recs[record_index(list.items[x + kAhead])], wk);
+      const uint32_t i = record_index(item);
+      block_step(recs[i], ctx[i], list.sync[x], w, wk);
+    });
   }
 }
 }  // namespace reuselens

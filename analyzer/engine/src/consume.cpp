@@ -35,21 +35,6 @@ void Engine::Impl::phases12(const RlRecord* recs, size_t n, unsigned w, Worker& 
   if (wk.deferred.empty()) finish_routing(wk);
 }
 
-// Phases 3 and 4 of one batch, one worker's share, in one parallel run: its blocks, then its chunks, each global
-// record once its block owner has left the record's barrier counters (await_block_owner). The seconds spent
-// waiting are not counted as phase 4's.
-void Engine::Impl::phases34(const RlRecord* recs, size_t n, unsigned w, Worker& wk) {
-  try {
-    timed(wk, 3, [&] { phase3(recs, n, w); });
-  } catch (...) {
-    blocks_failed.store(true, std::memory_order_relaxed);
-    throw;
-  }
-  timed(wk, 4, [&] { phase4(recs, n, w); });
-  wk.busy[4] -= wk.waited;
-  wk.waited = 0;
-}
-
 void Engine::Impl::consume(const RlRecord* recs, size_t n) {
   if (!open) throw EngineError("consume() called with no open launch (begin_launch first)");
   if (config.values) return consume_values(recs, n);
@@ -124,14 +109,8 @@ void Engine::Impl::consume_records(const RlRecord* recs, const RlRecord* const* 
         finish_routing(wk);
       });
     }
-    if (W == 1 || b < config.inline_batch_records) {  // one thread: every block before any chunk
-      run_timed(b, [&](unsigned w, Worker& wk) { timed(wk, 3, [&] { phase3(recs, b, w); }); });
-      run_timed(b, [&](unsigned w, Worker& wk) { timed(wk, 4, [&] { phase4(recs, b, w); }); });
-    } else {
-      for (unsigned w = 0; w < W; ++w) blocks_done[w].pieces.store(0, std::memory_order_relaxed);
-      blocks_failed.store(false, std::memory_order_relaxed);
-      pool.run([&](unsigned w) { phases34(recs, b, w, *workers[w]); });
-    }
+    run_timed(b, [&](unsigned w, Worker& wk) { timed(wk, 3, [&] { phase3(recs, b, w); }); });
+    run_timed(b, [&](unsigned w, Worker& wk) { timed(wk, 4, [&] { phase4(recs, b, w); }); });
     for (int step = 0; step < 5; ++step) {
       double most = 0;
       for (auto& w : workers) {

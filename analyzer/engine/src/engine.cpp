@@ -43,7 +43,6 @@ Engine::Impl::Impl(const EngineConfig& c)
     workers.back()->by_block.resize(W);
     workers.back()->by_chunk.resize(W);
   }
-  blocks_done.reset(new PiecesDone[W]);
 }
 
 // ---- public API ----------------------------------------------------------------------------------------------

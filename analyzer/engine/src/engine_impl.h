@@ -57,18 +57,6 @@ struct Engine::Impl {
   std::vector<uint32_t> misses;       // finish_phase1: records with new PCs, all workers, in record order
   std::atomic<size_t> next_piece{0};  // phases 1-2: the next piece of the batch nobody has taken yet
   std::vector<PieceRef> piece_map;    // phase 2: who routed each piece (phases 3-4 walk pieces in order)
-  // Phases 3 and 4 of a batch run in one parallel run (consume.cpp): a worker replays its chunks as soon as its
-  // blocks are done. A global record's barrier counters are its block owner's, left in phase 3, so a chunk owner
-  // waits, before a record of piece k, until that block owner has walked piece k: blocks_done[owner] counts the
-  // pieces it has finished this batch. Phase 3 never waits, so every wait ends; blocks_failed ends them when a
-  // block owner threw.
-  struct alignas(64) PiecesDone {
-    std::atomic<uint32_t> pieces{0};
-  };
-  std::unique_ptr<PiecesDone[]> blocks_done;
-  std::atomic<bool> blocks_failed{false};
-  bool await_block_owner(unsigned owner, uint32_t piece, uint32_t* seen, Worker& wk);
-  void phases34(const RlRecord* recs, size_t n, unsigned w, Worker& wk);
   std::vector<Group> groups;
   std::map<GroupKey, size_t> group_index;
   EngineStats counters;
@@ -147,11 +135,9 @@ struct Engine::Impl {
   // caches), so the next ones are prefetched while the current one is replayed: their header and context, and the lane
   // addresses of those whose lanes are replayed (phase 4's, kLanes; phase 3's shared and local ones, lanes_wanted);
   // phase 3 writes the context (barrier counters), so it asks for the line to write.
-  // After each piece, after(piece) (phase 3 publishes its progress there).
-  template <bool kLanes, class T, class Visit, class AfterPiece = void (*)(size_t)>
-  void for_each_routed(
-      std::vector<Routed<T>> Worker::* routed, size_t n, unsigned w, const RlRecord* recs, Visit visit,
-      AfterPiece after = [](size_t) {}) {
+  template <bool kLanes, class T, class Visit>
+  void for_each_routed(std::vector<Routed<T>> Worker::* routed, size_t n, unsigned w, const RlRecord* recs,
+                       Visit visit) {
     constexpr size_t kAhead = 6;
     for (size_t piece = 0; piece < pieces_of(n); ++piece) {
       const PieceRef& from = piece_map[piece];
@@ -179,7 +165,6 @@ struct Engine::Impl {
         }
         visit(items[x], list, x);
       }
-      after(piece);
     }
   }
 

@@ -729,44 +729,16 @@ void Engine::Impl::phase4(const RlRecord* recs, size_t n, unsigned w) {
     }
   } else {
     size_t hint = 0;
-    uint32_t seen[kMaxWorkers] = {0};  // pieces each block owner had finished when last looked at
-    bool abandoned = false;            // a block owner threw: the run fails, nothing more to replay
     for_each_routed<true>(&Worker::by_chunk, n, w, recs, [&](const Item& it, Routed<Item>& list, uint32_t x) {
-      if (abandoned) return;
       if (x + kAhead < list.items.size()) {  // the walk asked for that record's lines kAhead items ago
         const Item& ahead = list.items[x + kAhead];
         prefetch_lanes(recs[ahead.index], ctx[ahead.index], ahead.mask, hint);
       }
       const RlRecord& r = recs[it.index];
-      const unsigned owner = block_owner(r.block);
-      const uint32_t piece = uint32_t(it.index / kPiece);
-      if (piece >= seen[owner] && !await_block_owner(owner, piece, &seen[owner], wk)) {
-        abandoned = true;
-        return;
-      }
       Ctx full = ctx[it.index];
-      full.sync = (*workers[piece_map[piece].worker]).by_block[owner].sync[it.slot];
+      full.sync = (*workers[piece_map[it.index / kPiece].worker]).by_block[block_owner(r.block)].sync[it.slot];
       replay_record(r, full, it.mask, w, wk);
     });
   }
-}
-
-// Waits until block owner `owner` has walked piece `piece` of the batch in phase 3 (its barrier counters for the
-// piece's records are then in their slots), and notes how far it had got in *seen. False when a block owner threw.
-bool Engine::Impl::await_block_owner(unsigned owner, uint32_t piece, uint32_t* seen, Worker& wk) {
-  *seen = blocks_done[owner].pieces.load(std::memory_order_acquire);
-  if (piece < *seen) return true;
-  const auto t0 = std::chrono::steady_clock::now();
-  for (unsigned spins = 0; piece >= *seen; ++spins) {
-    if (blocks_failed.load(std::memory_order_relaxed)) return false;
-    if (spins < 1024) {
-      cpu_relax();
-    } else {
-      std::this_thread::yield();
-    }
-    *seen = blocks_done[owner].pieces.load(std::memory_order_acquire);
-  }
-  wk.waited += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return true;
 }
 }  // namespace reuselens

@@ -52,7 +52,6 @@ struct Worker {
   std::vector<uint32_t> deferred;          // pieces with new PCs: phase 2 after their insertion
   uint32_t pieces_routed = 0;              // pieces this worker ran phase 2 on, this batch
   double busy[5] = {0, 0, 0, 0, 0};        // seconds in each step of the current batch
-  double waited = 0;                       // of busy[4]: waiting for block owners (Impl::await_block_owner)
   std::string error;
   uint64_t lanes = 0;
   uint64_t last_pc = 0;  // phase 1: last PC resolved to an id (find_id)
