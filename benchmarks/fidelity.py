@@ -313,7 +313,10 @@ def _saved_forms(run_dir: Path) -> dict[tuple[str, str, int], str]:
 def _save_forms(run_dir: Path, forms: dict[tuple[str, str, int], str]) -> None:
     instructions = [{"module": m, "function": f, "pc": pc, "sass": text} for (m, f, pc), text in sorted(forms.items())]
     document = {"format": FORMS_FORMAT, "version": FORMS_VERSION, "instructions": instructions}
-    (run_dir / FORMS_FILE).write_text(json.dumps(document, indent=1) + "\n")
+    try:
+        (run_dir / FORMS_FILE).write_text(json.dumps(document, indent=1) + "\n")
+    except OSError as error:  # a read-only run directory: the forms were read all the same
+        print(f"fidelity: {run_dir / FORMS_FILE} not written ({error.strerror})", file=sys.stderr)
 
 
 def counted_copy_pcs(run_dir: Path, launch: dict, records: np.ndarray) -> set[int] | None:
@@ -509,7 +512,7 @@ def compare(ncu_runs: list[list[tuple[str, dict[str, float]]]], runs: list[tuple
                     "exact": {ref[0]: _spread_text(v) for ref, v in zip(EXACT_REFERENCES.get(row, []), exact) if v},
                     **{label: d for (label, _), d in zip(runs, derived)},
                     "verdict": verdict,
-                    "match": None if verdict == NEEDS_SASS else verdict == OK if verdict else False,
+                    "match": _match(verdict),
                 }
             )
         for row, keys, trace_row in INFO_ROWS:
@@ -531,6 +534,13 @@ def compare(ncu_runs: list[list[tuple[str, dict[str, float]]]], runs: list[tuple
                     }
                 )
     return table, mismatches
+
+
+def _match(verdict: str | None) -> bool | None:
+    """A row's `match`: None for a count not derived (no SASS), else whether the verdict is ok."""
+    if verdict == NEEDS_SASS:
+        return None
+    return verdict == OK
 
 
 def spread_summary(table: list[dict]) -> list[str]:

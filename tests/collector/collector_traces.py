@@ -17,7 +17,7 @@ from reuselens.analyzer.replay import read_trace as _read
 ZERO_FILL_BLOCKS, ZERO_FILL_VALID = 4, 20
 
 
-def zero_fill_sourced_lanes(block: int, warp: int, kernel: str = "zero_fill") -> int:
+def zero_fill_sourced_lanes(block: int, warp: int, kernel: str = "") -> int:
     """The lanes of tests/gpu/zero_fill.cu's warp that copy from a source (its cp.async global half's lanes)."""
     if "sourced_vectors" in kernel:
         return 0xFFFFFFFF
