@@ -272,7 +272,7 @@ def shared_load_instructions(s_ld: np.ndarray, g_async: np.ndarray, counted_copy
         return len(s_ld)
     if counted_copy_pcs is None:
         return None
-    return len(s_ld) + int(np.isin(wide["pc"], sorted(counted_copy_pcs)).sum())
+    return len(s_ld) + int(np.isin(wide["pc"], list(counted_copy_pcs)).sum())
 
 
 def _unguarded(sass: str) -> str:
@@ -319,39 +319,49 @@ def _save_forms(run_dir: Path, forms: dict[tuple[str, str, int], str]) -> None:
         print(f"fidelity: {run_dir / FORMS_FILE} not written ({error.strerror})", file=sys.stderr)
 
 
-def counted_copy_pcs(run_dir: Path, launch: dict, records: np.ndarray) -> set[int] | None:
-    """The launch's 16-byte LDGSTS PCs that ncu counts as shared load instructions (no zero-fill operand): their
-    SASS from the run's CUBIN with nvdisasm (then kept in FORMS_FILE beside the run), or from that file; None when
-    neither has it."""
+def wide_copy_keys(launch: dict, records: np.ndarray) -> list[tuple[str, str, int]]:
+    """(module, function, pc) of the launch's 16-byte LDGSTS (not the bulk copies, UBLKCP)."""
+    mem = records[records["type"] == REC_MEM]
+    copies = (mem["flags"] & (FLAG_ASYNC | FLAG_BULK)) == FLAG_ASYNC
+    wide = mem[(mem["space"] == SPACE_GLOBAL) & copies & (mem["size"] == 16)]
+    return [(launch["module"], launch["kernel"], pc) for pc in sorted({int(pc) for pc in wide["pc"]})]
+
+
+def ldgsts_forms(run_dir: Path, keys: list[tuple[str, str, int]]) -> dict[tuple[str, str, int], str]:
+    """The SASS of the given LDGSTS, from FORMS_FILE beside the run, the rest disassembled from the run's CUBINs with
+    nvdisasm (one mapper for the whole run) and added to that file; without nvdisasm or a CUBIN, those are missing."""
     from reuselens.analyzer.errors import ReuseLensError
     from reuselens.analyzer.lineinfo import SourceMapper
 
-    mem = records[records["type"] == REC_MEM]
-    copies = (mem["flags"] & (FLAG_ASYNC | FLAG_BULK)) == FLAG_ASYNC  # LDGSTS, not the bulk copies (UBLKCP)
-    wide = mem[(mem["space"] == SPACE_GLOBAL) & copies & (mem["size"] == 16)]
-    keys = [(launch["module"], launch["kernel"], pc) for pc in sorted({int(pc) for pc in wide["pc"]})]
-    if not keys:
-        return set()
-    saved = _saved_forms(run_dir)
-    if not all(key in saved for key in keys):
+    forms = _saved_forms(run_dir)
+    missing = [key for key in keys if key not in forms]
+    if missing:
         try:
             mapper = SourceMapper.from_run(run_dir)
-            disassembled = {key: mapper.sass(*key) for key in keys}
+            found = {key: mapper.sass(*key) for key in missing}
         except ReuseLensError:
-            return None
-        if any(text is None for text in disassembled.values()):
-            return None
-        saved.update(disassembled)
-        _save_forms(run_dir, saved)
-    texts = {key[2]: saved[key] for key in keys}
-    if any(not _unguarded(text).startswith("LDGSTS") for text in texts.values()):
-        raise SystemExit(f"{run_dir}: a cp.async PC of {launch['kernel']} is not an LDGSTS in the SASS: {texts}")
-    return {pc for pc, text in texts.items() if not has_zero_fill_operand(text)}
+            return forms
+        found = {key: text for key, text in found.items() if text is not None}
+        if found:
+            forms.update(found)
+            _save_forms(run_dir, forms)
+    for (_module, function, pc), text in forms.items():
+        if not _unguarded(text).startswith("LDGSTS"):
+            raise SystemExit(f"{run_dir}: cp.async PC {pc} of {function} is not an LDGSTS in the SASS: {text}")
+    return forms
+
+
+def counted_copy_pcs(keys: list[tuple[str, str, int]], forms: dict[tuple[str, str, int], str]) -> set[int] | None:
+    """Of a launch's 16-byte LDGSTS, the PCs ncu counts as shared load instructions (no zero-fill operand); None when
+    the SASS of one of them is missing."""
+    if not all(key in forms for key in keys):
+        return None
+    return {key[2] for key in keys if not has_zero_fill_operand(forms[key])}
 
 
 def run_counts(run_dir: Path) -> list[tuple[str, dict[str, int | None]]]:
     manifest = open_run(run_dir).manifest
-    out = []
+    traced = []
     for launch in manifest["launches"]:
         if not launch.get("instrumented"):
             continue
@@ -363,8 +373,10 @@ def run_counts(run_dir: Path) -> list[tuple[str, dict[str, int | None]]]:
                 f"{run_dir}: launch {launch['id']}: run.json says {launch['records']} records, "
                 f"trace holds {len(records)}"
             )
-        out.append((launch["kernel"], derive(records, counted_copy_pcs(run_dir, launch, records))))
-    return out
+        traced.append((launch, records, wide_copy_keys(launch, records)))
+    wanted = [key for _launch, _records, keys in traced for key in keys]
+    forms = ldgsts_forms(run_dir, wanted) if wanted else {}
+    return [(launch["kernel"], derive(records, counted_copy_pcs(keys, forms))) for launch, records, keys in traced]
 
 
 # ------------------------------------------------------------------------------------------ ncu side
