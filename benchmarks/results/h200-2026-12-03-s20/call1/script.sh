@@ -13,7 +13,7 @@
 # PyTorch loop and 60 launches of pb_fdtd2d; then the chunk experiment's collector paired with the installed one
 # on four short apps (ab_collector.py, 3 rounds). Run from the repository root with .whl/ and
 # benchmarks/realapps/src carried:
-#   bash benchmarks/results/h200-2026-12-03-s19/call5-not-run/script.sh
+#   bash benchmarks/results/h200-2026-12-03-s20/call1/script.sh
 source benchmarks/device_call.sh
 HERE=$(realpath "$(dirname "$0")")
 ENGINES=""
