@@ -16,8 +16,11 @@ one of an earlier revision made by benchmarks/build_revision.sh:
     python3 benchmarks/ab_collector.py --a old=/tmp/old/reuselens/collector/native/libreuselens_collector.so \\
         --b new=installed --apps pb_gemm,shoc_bfs --rounds 3 --out /tmp/ab [--mode collect|values]
 
+A side may also be one library under other collector settings (`,VAR=VALUE` after its path):
+    python3 benchmarks/ab_collector.py --a q1g=installed --b q128=installed,REUSELENS_ENGINE_QUEUE_BYTES=134217728 ...
+
 Prints one line per run as it goes, then per app each build's median wall time and the pair ratios; writes
-OUT/ab_collector.json (format reuselens-ab-collector, version 1).
+OUT/ab_collector.json (format reuselens-ab-collector, version 2: each build's library and settings).
 """
 
 from __future__ import annotations
@@ -35,23 +38,33 @@ import realapps  # noqa: E402
 AB_MODES = ("collect", "full", "objects", "intra", "values")
 
 
-def parse_build(text: str) -> tuple[str, str | None]:
-    """NAME=PATH of a tool library, or NAME=installed (the library the launcher finds by itself)."""
-    name, sep, path = text.partition("=")
+def parse_build(text: str) -> tuple[str, str | None, dict[str, str]]:
+    """NAME=PATH of a tool library, or NAME=installed (the library the launcher finds by itself), optionally
+    followed by collector settings for that side, `,VAR=VALUE` each (e.g. `q128=installed,REUSELENS_ENGINE_QUEUE_BYTES
+    =134217728`: the same library under another setting, docs/collector.md's environment variables)."""
+    name, sep, rest = text.partition("=")
+    path, *assignments = rest.split(",")
     if not sep or not name or not path:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected NAME=PATH or NAME=installed")
+        raise argparse.ArgumentTypeError(f"{text!r}: expected NAME=PATH or NAME=installed, then ,VAR=VALUE settings")
+    settings = {}
+    for assignment in assignments:
+        var, eq, value = assignment.partition("=")
+        if not eq or not var.startswith("REUSELENS_"):
+            raise argparse.ArgumentTypeError(f"{assignment!r}: a setting is REUSELENS_VAR=VALUE")
+        settings[var] = value
     if path == "installed":
-        return name, None
+        return name, None, settings
     if not Path(path).is_file():
         raise argparse.ArgumentTypeError(f"{path}: no such tool library")
-    return name, str(Path(path).resolve())
+    return name, str(Path(path).resolve()), settings
 
 
-def build_env(library: str | None) -> dict:
+def build_env(library: str | None, settings: dict[str, str] | None = None) -> dict:
     env = dict(os.environ)
     env.pop("REUSELENS_COLLECTOR_LIB", None)
     if library is not None:
         env["REUSELENS_COLLECTOR_LIB"] = library
+    env.update(settings or {})
     return env
 
 
@@ -78,8 +91,8 @@ def pair_summary(a_walls: list[float], b_walls: list[float]) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--a", required=True, type=parse_build, help="NAME=PATH of build A's tool library")
-    parser.add_argument("--b", required=True, type=parse_build, help="NAME=PATH of build B (or NAME=installed)")
+    parser.add_argument("--a", required=True, type=parse_build, help="NAME=PATH[,VAR=VALUE...] of build A")
+    parser.add_argument("--b", required=True, type=parse_build, help="NAME=PATH (or NAME=installed)[,VAR=VALUE...]")
     parser.add_argument("--apps", required=True, help="comma-separated apps of the manifest")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--mode", choices=AB_MODES, default="collect")
@@ -114,9 +127,10 @@ def main(argv: list[str] | None = None) -> int:
         for index, app in enumerate(a for a in apps if a["name"] not in failed):
             argv_app = [str(built[app["name"]][0]), *app.get("args", [])]
             for which in order(index, rnd):
-                name, library = builds[which]
+                name, library, settings = builds[which]
                 run_dir = out / "runs" / f"r{rnd}" / f"{app['name']}-{name}"
-                step = realapps.run_step(args.mode, argv_app, reuselens, run_dir, args.timeout, build_env(library))
+                env = build_env(library, settings)
+                step = realapps.run_step(args.mode, argv_app, reuselens, run_dir, args.timeout, env)
                 wall = step.get("wall_s") if "error" not in step else None
                 walls[app["name"]][which].append(wall)
                 steps.append({"round": rnd, "app": app["name"], "build": name, **step})
@@ -141,10 +155,12 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     result = {
         "format": "reuselens-ab-collector",
-        "version": 1,
+        "version": 2,
         "mode": args.mode,
         "rounds": args.rounds,
-        "builds": {a_name: builds[0][1] or "installed", b_name: builds[1][1] or "installed"},
+        "builds": {
+            name: {"library": library or "installed", "settings": settings} for name, library, settings in builds
+        },
         "apps": rows,
         "steps": steps,
         "failed_builds": failed,

@@ -38,11 +38,19 @@ def test_pairs_are_the_runs_made_together_and_a_failure_drops_only_its_pair():
 def test_builds_are_a_library_that_exists_or_the_installed_one(tmp_path, monkeypatch):
     lib = tmp_path / "libreuselens_collector.so"
     lib.write_bytes(b"")
-    assert ab.parse_build(f"old={lib}") == ("old", str(lib.resolve()))
-    assert ab.parse_build("new=installed") == ("new", None)
-    for bad in ("old", "=x", f"old={tmp_path / 'missing.so'}"):
+    assert ab.parse_build(f"old={lib}") == ("old", str(lib.resolve()), {})
+    assert ab.parse_build("new=installed") == ("new", None, {})
+    for bad in ("old", "=x", f"old={tmp_path / 'missing.so'}", "q=installed,QUEUE=1", "q=installed,REUSELENS_X"):
         with pytest.raises(argparse.ArgumentTypeError):
             ab.parse_build(bad)
     monkeypatch.setenv("REUSELENS_COLLECTOR_LIB", "/somewhere/else.so")
     assert "REUSELENS_COLLECTOR_LIB" not in ab.build_env(None)  # the installed one, whatever this shell says
     assert ab.build_env(str(lib))["REUSELENS_COLLECTOR_LIB"] == str(lib)
+
+
+def test_a_side_may_be_the_same_library_under_other_settings():
+    name, library, settings = ab.parse_build("q128=installed,REUSELENS_ENGINE_QUEUE_BYTES=134217728,REUSELENS_X=")
+    assert (name, library) == ("q128", None)
+    assert settings == {"REUSELENS_ENGINE_QUEUE_BYTES": "134217728", "REUSELENS_X": ""}
+    env = ab.build_env(library, settings)
+    assert env["REUSELENS_ENGINE_QUEUE_BYTES"] == "134217728" and "REUSELENS_COLLECTOR_LIB" not in env
