@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Session 20, call 5: save -> diagnostics on two suite apps that have findings, each kept under 1 M records by a
-# launch range (call 4's cs_matrixMul has none, so its publishes only cleared the file), and the engine on a
-# 256 MB random gather (issue 14: >= 50 M lane-accesses/s per worker), the same code as call 4 but for the
+# launch range (call 4's cs_matrixMul has none, so its publishes only cleared the file), with the same code as
+# call 4 but for the
 # language server's start-up, whose imports now run with the cyclic garbage collector off: the server on those two
 # runs' reports (lsp_realapps.py), and the CPU seconds of importing the server with the collector on and off.
 # Run from the repository root with .whl/, .whl-lsp/ and benchmarks/realapps/src carried:
@@ -14,19 +14,17 @@ done
 for spec in cs_transpose:0:150 shoc_sort:0:8; do
   app=${spec%%:*}
   stamp "save -> diagnostics, $app launches ${spec#*:}"
-  timeout 80 python3 benchmarks/lsp_save.py --src benchmarks/realapps/src --build /tmp/rv/build --app $app --launch-range ${spec#*:} --rounds 3 --json $OUT/lsp_save_$app.json 2>&1 | tail -4
+  timeout 80 python3 benchmarks/lsp_save.py --src benchmarks/realapps/src --build /tmp/rv/build --app $app --launch-range ${spec#*:} --rounds 2 --json $OUT/lsp_save_$app.json 2>&1 | tail -4
 done
 stamp "language server on the two runs' reports"
 mkdir -p /tmp/lr && for d in /tmp/reuselens-lsp-save-*/run; do ln -sfn "$d" /tmp/lr/$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['command'][0].split('/')[-1])" "$d/run.json"); done
 timeout 60 python3 benchmarks/lsp_realapps.py --runs /tmp/lr 2>&1 | tail -3
 stamp "CPU seconds to import the server, collector on / off, alternating"
-for i in 1 2 3 4 5; do for mode in on off; do python3 -c "
+for i in 1 2 3; do for mode in on off; do python3 -c "
 import gc, resource, sys
 if sys.argv[1] == 'off': gc.disable()
 r0 = resource.getrusage(resource.RUSAGE_SELF)
 import reuselens.lsp_server.app
 r1 = resource.getrusage(resource.RUSAGE_SELF)
 print(sys.argv[1], round(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime, 3))" $mode; done; done | sort | awk '{a[$1] = a[$1] " " $2} END {for (k in a) print k, a[k]}'
-stamp "engine, 256 MB random gather, 1 and 12 workers"
-timeout 70 python3 benchmarks/engine.py --pattern gather --workers 1,12 --repeat 2 2>&1 | tail -12
 stamp done
