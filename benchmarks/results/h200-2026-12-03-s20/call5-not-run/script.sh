@@ -5,7 +5,7 @@
 # language server's start-up, whose imports now run with the cyclic garbage collector off: the server on those two
 # runs' reports (lsp_realapps.py), and the CPU seconds of importing the server with the collector on and off.
 # Run from the repository root with .whl/, .whl-lsp/ and benchmarks/realapps/src carried:
-#   bash benchmarks/results/h200-2026-12-03-s20/call5/script.sh
+#   bash benchmarks/results/h200-2026-12-03-s20/call5-not-run/script.sh
 source benchmarks/device_call.sh
 for pair in attrs:attrs cattrs:cattrs lsprotocol:lsprotocol pygls:pygls typing_extensions:typing_extensions \
     packaging:packaging pytest_asyncio:pytest_asyncio pytest_lsp:pytest_lsp watchdog:watchdog; do
