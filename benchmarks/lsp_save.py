@@ -124,13 +124,18 @@ async def measure(
         ended = ends()
         save_at = time.time()
         client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(saved.as_uri())))
-        await wait_for(lambda ended=ended: ends() > ended, timeout=timeout + 60)
+        try:
+            await wait_for(lambda ended=ended: ends() > ended, timeout=timeout + 60)
+        except TimeoutError:
+            raise SystemExit(f"lsp_save: round {rnd}: the profile did not end within {timeout + 60:.0f} s") from None
         await asyncio.sleep(0.5)  # publishes that follow the progress's end still count
         end_message = [m for _, kind, m in progress if kind == "end"][-1]
         manifest = run_dir / "run.json"
         if not manifest.is_file():
             raise SystemExit(f"lsp_save: round {rnd}: no run.json after the profile ({end_message}); log: {logs[-3:]}")
         exit_at = manifest.stat().st_mtime
+        if exit_at < save_at:  # the run of an earlier save: this one wrote none
+            raise SystemExit(f"lsp_save: round {rnd}: the profile wrote no new run ({end_message}); log: {logs[-3:]}")
         run = json.loads(manifest.read_text())
         after = [t for times in published.values() for t in times if t >= exit_at]
         if not after:
