@@ -42,21 +42,11 @@ QUEUE_EMPTIED = re.compile(r"exit: engine finished in ([0-9.]+) s: queue emptied
 
 
 def command(mode: str, argv: list[str], reuselens: list[str], run_dir: Path, timeout: float) -> list[str]:
-    if mode == "native":
-        return argv
-    extra = ["--kernel-filter", NO_KERNEL] if mode == "attach" else []
-    return [
-        *reuselens,
-        "profile",
-        "--no-analyze",
-        *extra,
-        "--timeout",
-        str(timeout),
-        "--run-dir",
-        str(run_dir),
-        "--",
-        *argv,
-    ]
+    """realapps.py's commands: the app alone (native), every other mode `profile --no-analyze` (attach with a kernel
+    filter no name matches; no-engine differs by its environment)."""
+    extra = ("--kernel-filter", NO_KERNEL) if mode == "attach" else ()
+    realapps_mode = "native" if mode == "native" else "collect"
+    return realapps.profile_command(realapps_mode, argv, reuselens, run_dir, timeout, extra)
 
 
 def log_marks(log: Path) -> dict:

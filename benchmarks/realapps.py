@@ -169,28 +169,36 @@ def timed_run(cmd: list[str], out, cwd: Path, timeout: float, env: dict | None =
     return None if expired.is_set() else (rc, wall)
 
 
+def profile_command(
+    mode: str, argv: list[str], reuselens: list[str], run_dir: Path, timeout: float, extra: tuple[str, ...] = ()
+) -> list[str]:
+    """The command of one mode's run: the app alone (native), or the app under `reuselens profile` with the mode's
+    options, then `extra` options (e.g. a kernel filter)."""
+    if mode == "native":
+        return list(argv)
+    return [
+        *reuselens,
+        "profile",
+        *(["--no-analyze"] if mode == "collect" else []),
+        *(["--object-level"] if mode == "objects" else []),
+        *(["--intra-object"] if mode == "intra" else []),
+        *(["--values", "--no-analyze"] if mode == "values" else []),
+        *extra,
+        "--timeout",
+        str(timeout),
+        "--run-dir",
+        str(run_dir),
+        "--",
+        *argv,
+    ]
+
+
 def run_step(
     mode: str, argv: list[str], reuselens: list[str], run_dir: Path, timeout: float, env: dict | None = None
 ) -> dict:
     """One timed run; the app's own output goes to a log next to the run directory. `env`: the environment of
     the run (default: this process's)."""
-    if mode == "native":
-        cmd = argv
-    else:
-        cmd = [
-            *reuselens,
-            "profile",
-            *(["--no-analyze"] if mode == "collect" else []),
-            *(["--object-level"] if mode == "objects" else []),
-            *(["--intra-object"] if mode == "intra" else []),
-            *(["--values", "--no-analyze"] if mode == "values" else []),
-            "--timeout",
-            str(timeout),
-            "--run-dir",
-            str(run_dir),
-            "--",
-            *argv,
-        ]
+    cmd = profile_command(mode, argv, reuselens, run_dir, timeout)
     log = run_dir.parent / f"{run_dir.name}.log"
     run_dir.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "w") as out:
