@@ -180,9 +180,16 @@ pathlib.Path(sys.argv[2]).write_text(repr(time.time()))
 """
 
 
-def bench_client(published: dict[str, float], clock) -> LanguageClient:
-    """A client that notes in `published` when (by `clock`) each file's diagnostics arrived, answers
-    workspace/configuration from its own set_configuration, and ignores the server's other requests."""
+def bench_client(
+    published: dict[str, float],
+    clock,
+    progress: list[tuple[float, str, str]] | None = None,
+    logs: list[str] | None = None,
+) -> LanguageClient:
+    """A client that notes in `published` when (by `clock`) each file's diagnostics last arrived, answers
+    workspace/configuration from its own set_configuration, and ignores the server's other requests; given
+    `progress` and `logs`, it also keeps each progress report as (time, kind, message) and the server's logged and
+    shown messages (shown ones prefixed "shown: ")."""
     client = LanguageClient()
 
     @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
@@ -194,13 +201,27 @@ def bench_client(published: dict[str, float], clock) -> LanguageClient:
     def _configuration(params):
         return [client.get_configuration(section=i.section, scope_uri=i.scope_uri) for i in params.items]
 
+    @client.feature(types.PROGRESS)
+    def _progress(params):
+        if progress is not None:
+            value = params.value
+            field = value.get if isinstance(value, dict) else lambda name: getattr(value, name, "")
+            progress.append((clock(), str(field("kind")), str(field("message") or "")))
+
+    @client.feature(types.WINDOW_LOG_MESSAGE)
+    def _log(params):
+        if logs is not None:
+            logs.append(params.message)
+
+    @client.feature(types.WINDOW_SHOW_MESSAGE)
+    def _show(params):
+        if logs is not None:
+            logs.append(f"shown: {params.message}")
+
     for method in (
         types.WORKSPACE_CODE_LENS_REFRESH,
         types.WORKSPACE_INLAY_HINT_REFRESH,
         types.WINDOW_WORK_DONE_PROGRESS_CREATE,
-        types.PROGRESS,
-        types.WINDOW_LOG_MESSAGE,
-        types.WINDOW_SHOW_MESSAGE,
         ANALYSED_NOTIFICATION,  # the memory analysis of the run finished (lsp_server/memory_loading.py)
     ):
         client.feature(method)(lambda params: None)

@@ -28,52 +28,10 @@ from pathlib import Path
 
 from lsprotocol import types
 from pytest_lsp import client_capabilities
-from pytest_lsp.client import LanguageClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import realapps  # noqa: E402
-from lsp_latency import wait_for  # noqa: E402
-
-from reuselens.lsp_server.memory_loading import ANALYSED_NOTIFICATION  # noqa: E402
-
-
-def recording_client(published: dict[str, list[float]], progress: list[tuple[float, str, str]], logs: list[str]):
-    """A client that notes the wall-clock time of every diagnostics publish (per file) and progress report,
-    keeps the server's log and shown messages, and answers workspace/configuration from its own settings."""
-    client = LanguageClient()
-
-    @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    def _publish(params):
-        published.setdefault(params.uri, []).append(time.time())
-        client.diagnostics[params.uri] = params.diagnostics
-
-    @client.feature(types.WORKSPACE_CONFIGURATION)
-    def _configuration(params):
-        return [client.get_configuration(section=i.section, scope_uri=i.scope_uri) for i in params.items]
-
-    @client.feature(types.PROGRESS)
-    def _progress(params):
-        value = params.value
-        kind = value.get("kind") if isinstance(value, dict) else getattr(value, "kind", "")
-        message = value.get("message") if isinstance(value, dict) else getattr(value, "message", "")
-        progress.append((time.time(), str(kind), str(message or "")))
-
-    @client.feature(types.WINDOW_LOG_MESSAGE)
-    def _log(params):
-        logs.append(params.message)
-
-    @client.feature(types.WINDOW_SHOW_MESSAGE)
-    def _show(params):
-        logs.append(f"shown: {params.message}")
-
-    for method in (
-        types.WORKSPACE_CODE_LENS_REFRESH,
-        types.WORKSPACE_INLAY_HINT_REFRESH,
-        types.WINDOW_WORK_DONE_PROGRESS_CREATE,
-        ANALYSED_NOTIFICATION,
-    ):
-        client.feature(method)(lambda params: None)
-    return client
+from lsp_latency import bench_client, wait_for  # noqa: E402
 
 
 async def measure(
@@ -88,12 +46,12 @@ async def measure(
 ) -> dict:
     """One server, `rounds` saves of the app's first source file; per save and as medians, the figures above.
     profiler: reuselens.profiler.command (empty: the real one); prefix_map: reuselens.pathPrefixMap."""
-    published: dict[str, list[float]] = {}
+    published: dict[str, float] = {}  # each file's last publish
     progress: list[tuple[float, str, str]] = []
     logs: list[str] = []
     scratch = Path(tempfile.mkdtemp(prefix="reuselens-lsp-save-"))
     run_dir = scratch / "run"
-    client = recording_client(published, progress, logs)
+    client = bench_client(published, time.time, progress, logs)
     settings = {
         "runDirectory": str(run_dir),
         "profileOnSave": True,
@@ -137,7 +95,7 @@ async def measure(
         if exit_at < save_at:  # the run of an earlier save: this one wrote none
             raise SystemExit(f"lsp_save: round {rnd}: the profile wrote no new run ({end_message}); log: {logs[-3:]}")
         run = json.loads(manifest.read_text())
-        after = [t for times in published.values() for t in times if t >= exit_at]
+        after = [t for t in published.values() if t >= exit_at]
         if not after:
             raise SystemExit(f"lsp_save: round {rnd}: no diagnostics published after the app's exit ({end_message})")
         diagnostics_at = max(after)
