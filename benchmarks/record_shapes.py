@@ -50,17 +50,15 @@ def classify(records: np.ndarray) -> dict[str, int | float]:
     rows = np.arange(len(records))
     a0 = addr[rows, first]
     broadcast = ~header & np.all(~lanes | (addr == a0[:, None]), axis=1)
-    # stride from the first two active lanes; then every active lane must sit on base + i * stride
-    masked = np.where(lanes, np.arange(32), 99)
-    second = np.sort(masked, axis=1)[:, 1]
-    has_two = second < 32
-    second_idx = np.where(has_two, second, first)
-    gap = np.where(has_two, second_idx - first, 1)
-    delta = addr[rows, second_idx] - a0
-    stride = np.where(has_two & (delta % gap == 0), delta // gap, 0)
-    divisible = ~has_two | (delta % gap == 0)
+    # stride from the first two active lanes (the second: the first of the lanes left); then every active lane must
+    # sit on base + (i - first) * stride. One active lane: stride 0, which a broadcast already took.
+    rest = lanes.copy()
+    rest[rows, first] = False
+    second = np.where(active >= 2, np.argmax(rest, axis=1), first)
+    delta, gap = addr[rows, second] - a0, np.maximum(second - first, 1)
+    stride = delta // gap
     expected = a0[:, None] + (np.arange(32)[None, :] - first[:, None]) * stride[:, None]
-    arithmetic = ~header & ~broadcast & divisible & np.all(~lanes | (addr == expected), axis=1)
+    arithmetic = ~header & ~broadcast & (delta % gap == 0) & np.all(~lanes | (addr == expected), axis=1)
     two_level = np.zeros(len(records), dtype=bool)
     lane = np.arange(32)
     for k in range(1, 5):
