@@ -29,7 +29,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"reuselens {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log details and show tracebacks")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    # Not dest="command": `profile` has a positional of that name (the app's command line), which would overwrite it.
+    subparsers = parser.add_subparsers(dest="subcommand", metavar="COMMAND", required=True)
     for name in (only,) if only else SUBCOMMANDS:
         importlib.import_module(f"reuselens.cli.{name}").add_parser(subparsers)
     return parser
@@ -59,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(chosen_subcommand(argv))
     args = parser.parse_args(argv)
-    if args.command != "profile" or args.verbose:
+    if args.subcommand != "profile" or args.verbose:
         configure_logging(args.verbose)  # profile's preload does it while the app runs: `logging` takes 5-7 ms
     try:
         return int(args.func(args) or 0)

@@ -198,6 +198,23 @@ def test_profile_reaches_the_apps_start_without_logging_typing_or_dataclasses():
     assert loaded == []
 
 
+def test_the_console_scripts_main_starts_the_app_without_configuring_logging(tmp_path):
+    # WHEN the console script's main() runs `reuselens profile -- app` up to the launcher's start of the app (the
+    # launcher stands in: it reports what is loaded at that moment and ends the process)
+    loaded = _python(
+        "import os, sys; at_start = set(sys.modules); import reuselens.collector.launcher as launcher\n"
+        "def start(*args, **kwargs):\n"
+        "    print(*[m for m in ('logging', 'dataclasses', 'typing') if m in sys.modules and m not in at_start])\n"
+        "    sys.stdout.flush(); os._exit(0)\n"
+        "launcher.profile = start\n"
+        "from reuselens.cli.main import main\n"
+        f"main(['profile', '--object-level', '--run-dir', {str(tmp_path / 'run')!r}, '--', 'app'])"
+    )
+    # THEN logging is still left to the preload (the app's command line, profile's positional `command`, once
+    # overwrote the subcommand's name in the parsed arguments, and main() configured logging before the start)
+    assert loaded == []
+
+
 def test_a_manifest_the_writer_hands_over_is_not_decoded_again_and_a_bad_one_is_not_taken(tmp_path, monkeypatch):
     from reuselens.analyzer import rundir
     from reuselens.collector.manifest import json_lines
