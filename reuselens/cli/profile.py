@@ -11,6 +11,7 @@ from pathlib import Path
 
 from reuselens.analyzer.errors import SettingsError
 from reuselens.cli.common import add_analysis_options, analyze, positive_int, share
+from reuselens.cli.exit_status import app_exit_status, app_failure
 from reuselens.cli.progress import stage_progress
 
 TYPE_CHECKING = False  # typing itself is not imported at run time (start-up cost)
@@ -145,8 +146,6 @@ def run(args: argparse.Namespace) -> int:
     if summary.status != "complete":
         print(f"warning: partial run: {summary.partial_reason or 'reason unknown'}", file=sys.stderr)
     if args.no_analyze or args.object_level:
-        from reuselens.cli.summary import app_failure
-
         failure = app_failure(summary.exit_code)
         if failure:
             print(f"warning: {failure}", file=sys.stderr)
@@ -274,11 +273,3 @@ def _finish_preload(preload: threading.Thread | None) -> None:
         preload.run()
     else:
         preload.join()
-
-
-def app_exit_status(exit_code: int | None) -> int:
-    """What `reuselens profile` exits with: the application's own status, passed through as `time` and
-    `compute-sanitizer` do, and 128 + N for an application ended by signal N, as a shell reports it."""
-    if exit_code is None:
-        return 0
-    return 128 - exit_code if exit_code < 0 else exit_code

