@@ -31,11 +31,17 @@ def _build_without_collections(check_kernel_filter):
     """The server's modules imported and the server built with the cyclic garbage collector off: the LSP
     library's types (hundreds of attrs classes) allocate enough at import to set off collections that find nothing
     to free, a tenth of the import on the development machine. What they built is then frozen (gc.freeze), so
-    later collections do not walk it again."""
+    later collections do not walk it again. The code attrs and cattrs generate for those types comes from the
+    previous start's compilation (code_cache.py)."""
+    import atexit
     import gc
+
+    from reuselens.lsp_server import code_cache
 
     gc.disable()
     try:
+        code_cache.install()  # before the LSP types are imported: their generated methods come compiled
+        atexit.register(code_cache.save)  # what the session's later messages compiled too
         from reuselens.lsp_server.app import build_server
 
         return build_server(check_kernel_filter)

@@ -11,7 +11,17 @@ from typing import Any, Callable
 
 from lsprotocol import types
 
-from reuselens.lsp_server import actions, diagnostics, graph, hover, lenses, memory_hover, memory_page, memory_views
+from reuselens.lsp_server import (
+    actions,
+    code_cache,
+    diagnostics,
+    graph,
+    hover,
+    lenses,
+    memory_hover,
+    memory_page,
+    memory_views,
+)
 from reuselens.lsp_server import settings as settings_mod
 from reuselens.lsp_server.paths import uri_to_path
 from reuselens.lsp_server.server import ReuseLensServer
@@ -70,6 +80,7 @@ async def initialized(ls: ReuseLensServer, params: types.InitializedParams) -> N
     ls.watcher.watch(ls.state.settings.run_directory)
     await ls.refresh_settings(probe=ls.init_settings is None)
     ls.reload()
+    code_cache.save_after_start_up()  # the generated code, for the next start (when this one compiled it)
 
 
 @feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
