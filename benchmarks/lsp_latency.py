@@ -240,7 +240,9 @@ async def main_async(args) -> dict:
     client = bench_client(published, time.time)
     client.set_configuration({"allowWorkspaceCommands": True}, section="reuselens")
     prefix = ["-m", "cProfile", "-o", args.profile_server] if args.profile_server else []
-    await client.start_io(sys.executable, *prefix, "-m", "reuselens.lsp_server")
+    await client.start_io(
+        sys.executable, *prefix, "-m", "reuselens.lsp_server", cwd=tmp
+    )  # not the checkout: lsp_realapps.py
     await client.initialize_session(
         types.InitializeParams(
             capabilities=client_capabilities("visual-studio-code"),

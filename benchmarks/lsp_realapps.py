@@ -51,7 +51,9 @@ async def measure(report_path: Path) -> dict:
     client = bench_client(published, time.perf_counter)
     client.set_configuration({"runDirectory": str(run)}, section="reuselens")
     prefix = ["-m", "cProfile", "-o", os.environ["RL_PROFILE_SERVER"]] if os.environ.get("RL_PROFILE_SERVER") else []
-    await client.start_io(sys.executable, *prefix, "-m", "reuselens.lsp_server")
+    # In a folder of its own, as an editor starts it in the workspace: started in the checkout, `python -m` finds the
+    # checkout's reuselens/ (the application alone) before a non-editable install's package (session 21, call 3).
+    await client.start_io(sys.executable, *prefix, "-m", "reuselens.lsp_server", cwd=scratch)
     start = time.perf_counter()
     await client.initialize_session(
         types.InitializeParams(

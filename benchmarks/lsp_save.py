@@ -62,7 +62,9 @@ async def measure(
         **({"pathPrefixMap": prefix_map} if prefix_map else {}),
     }
     client.set_configuration(settings, section="reuselens")
-    await client.start_io(sys.executable, "-m", "reuselens.lsp_server")
+    await client.start_io(
+        sys.executable, "-m", "reuselens.lsp_server", cwd=scratch
+    )  # not the checkout: lsp_realapps.py
     await client.initialize_session(
         types.InitializeParams(
             capabilities=client_capabilities("visual-studio-code"),
