@@ -41,7 +41,9 @@ GENERATING_MODULES = ("attr._make", "cattrs.gen", "cattrs.gen.typeddicts")
 
 
 def cache_file() -> Path | None:
-    """$XDG_CACHE_HOME/reuselens/generated-code.marshal (default ~/.cache); None without a home directory."""
+    """$XDG_CACHE_HOME/reuselens/generated-code.marshal (default ~/.cache); None without a home directory. The
+    launcher's cache (collector/library_cache.py) sits in the same folder by the same rule, written there again: the
+    language server imports nothing of the collector (docs/architecture.md)."""
     base = os.environ.get("XDG_CACHE_HOME")
     if not base:
         home = os.path.expanduser("~")
