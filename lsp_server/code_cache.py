@@ -14,8 +14,9 @@ older library versions drop out: after the start-up's work when most of it was c
 
 File: $XDG_CACHE_HOME/reuselens/generated-code.marshal (default ~/.cache), written atomically: a marshal of
 ("reuselens-generated-code", 1, the interpreter's bytecode magic number, {key: code}), key = 16-byte BLAKE2b of
-the file name, mode and source. A file of another format, version or interpreter, or one that cannot be read, is
-ignored and replaced at the next save: it is a cache, and without it the server compiles as before.
+the compiler flags, file name, mode and source. A file of another format, version or interpreter, one that cannot
+be read, or one another user owns is ignored and replaced at the next save: it is a cache, and without it the
+server compiles as before.
 """
 
 from __future__ import annotations
@@ -69,6 +70,9 @@ class CodeCache:
             return {}
         try:
             with open(path, "rb") as f:
+                if os.fstat(f.fileno()).st_uid != os.getuid():  # code another user could have written: never run it
+                    log.info("generated-code cache %s not used: owned by another user", path)
+                    return {}
                 data = marshal.load(f)
         except FileNotFoundError:
             return {}

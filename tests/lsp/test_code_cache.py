@@ -99,6 +99,20 @@ def test_a_cache_file_it_cannot_use_is_compiled_afresh_and_replaced(tmp_path, co
     assert code_cache.CodeCache(path).compiler(0)("z = 3", "<s>", "exec") == code
 
 
+@pytest.mark.skipif(os.getuid() != 0, reason="making a file another user owns needs root")
+def test_a_cache_file_another_user_owns_is_never_loaded(tmp_path):
+    path = tmp_path / "generated-code.marshal"
+    planted = code_cache.CodeCache(path)
+    planted.compiler(0)("v = 5", "<s>", "exec")
+    planted.save()
+    os.chown(path, 12345, 12345)
+    # WHEN the server's cache finds the file owned by someone else
+    fresh = code_cache.CodeCache(path)
+    fresh.compiler(0)("v = 5", "<s>", "exec")
+    # THEN it compiles afresh instead of running that code
+    assert fresh.new_code == 1
+
+
 def test_an_unwritable_cache_folder_leaves_the_server_as_it_was(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("")
