@@ -228,6 +228,25 @@ def bench_client(
     return client
 
 
+async def start_server(client: LanguageClient, cwd: Path, root: Path, profile_to: str | None = None, clock=time.time):
+    """Start the real server over stdio in `cwd` (under cProfile, its profile written to `profile_to`, when given) and
+    initialise it on workspace `root` as VS Code does; returns `clock()` taken once its process has started, before
+    `initialize` (what lsp_realapps.py times the diagnostics from). In a folder of its own, as an editor starts it in
+    its workspace: started in the checkout, `python -m` finds the checkout's reuselens/ (the application alone)
+    before a non-editable install's package (session 21, call 3)."""
+    prefix = ["-m", "cProfile", "-o", profile_to] if profile_to else []
+    await client.start_io(sys.executable, *prefix, "-m", "reuselens.lsp_server", cwd=cwd)
+    started = clock()
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("visual-studio-code"),
+            root_uri=root.as_uri(),
+            initialization_options={"workspaceTrusted": True},
+        )
+    )
+    return started
+
+
 async def main_async(args) -> dict:
     rng = random.Random(7)
     tmp = Path(tempfile.mkdtemp(prefix="reuselens-lsp-bench-"))
@@ -239,17 +258,7 @@ async def main_async(args) -> dict:
     published: dict[str, float] = {}
     client = bench_client(published, time.time)
     client.set_configuration({"allowWorkspaceCommands": True}, section="reuselens")
-    prefix = ["-m", "cProfile", "-o", args.profile_server] if args.profile_server else []
-    await client.start_io(
-        sys.executable, *prefix, "-m", "reuselens.lsp_server", cwd=tmp
-    )  # not the checkout: lsp_realapps.py
-    await client.initialize_session(
-        types.InitializeParams(
-            capabilities=client_capabilities("visual-studio-code"),
-            root_uri=tmp.as_uri(),
-            initialization_options={"workspaceTrusted": True},
-        )
-    )
+    await start_server(client, tmp, tmp, args.profile_server)
     await wait_for(lambda: len(published) >= args.files)
     print(
         f"report: {sum(len(k['nodes']) - 1 for k in report['kernels'])} PCs, {len(paths)} files, "

@@ -25,9 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from lsp_latency import bench_client, pct, timed, wait_for
+from lsp_latency import bench_client, pct, start_server, timed, wait_for
 from lsprotocol import types
-from pytest_lsp import client_capabilities
 
 from reuselens.lsp_server.model import RunResults
 
@@ -50,18 +49,7 @@ async def measure(report_path: Path) -> dict:
     published: dict[str, float] = {}
     client = bench_client(published, time.perf_counter)
     client.set_configuration({"runDirectory": str(run)}, section="reuselens")
-    prefix = ["-m", "cProfile", "-o", os.environ["RL_PROFILE_SERVER"]] if os.environ.get("RL_PROFILE_SERVER") else []
-    # In a folder of its own, as an editor starts it in the workspace: started in the checkout, `python -m` finds the
-    # checkout's reuselens/ (the application alone) before a non-editable install's package (session 21, call 3).
-    await client.start_io(sys.executable, *prefix, "-m", "reuselens.lsp_server", cwd=scratch)
-    start = time.perf_counter()
-    await client.initialize_session(
-        types.InitializeParams(
-            capabilities=client_capabilities("visual-studio-code"),
-            root_uri=workspace.as_uri(),
-            initialization_options={"workspaceTrusted": True},
-        )
-    )
+    start = await start_server(client, scratch, workspace, os.environ.get("RL_PROFILE_SERVER"), time.perf_counter)
     uris = {Path(path).as_uri() for path in lines}
     await wait_for(lambda: uris <= set(published), timeout=60)
     to_diagnostics = (max(published[u] for u in uris) - start) * 1000 if uris else 0.0

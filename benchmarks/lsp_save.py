@@ -27,11 +27,10 @@ import time
 from pathlib import Path
 
 from lsprotocol import types
-from pytest_lsp import client_capabilities
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import realapps  # noqa: E402
-from lsp_latency import bench_client, wait_for  # noqa: E402
+from lsp_latency import bench_client, start_server, wait_for  # noqa: E402
 
 
 async def measure(
@@ -62,16 +61,7 @@ async def measure(
         **({"pathPrefixMap": prefix_map} if prefix_map else {}),
     }
     client.set_configuration(settings, section="reuselens")
-    await client.start_io(
-        sys.executable, "-m", "reuselens.lsp_server", cwd=scratch
-    )  # not the checkout: lsp_realapps.py
-    await client.initialize_session(
-        types.InitializeParams(
-            capabilities=client_capabilities("visual-studio-code"),
-            root_uri=source_dir.as_uri(),
-            initialization_options={"workspaceTrusted": True},
-        )
-    )
+    await start_server(client, scratch, source_dir)
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"reuselens": settings}))
     await wait_for(lambda: any("settings applied" in m for m in logs), timeout=30)
     saved = source_dir / app["files"][0]
