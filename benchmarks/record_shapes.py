@@ -29,6 +29,7 @@ import numpy as np
 from reuselens.analyzer import replay
 
 HEADER_BYTES = 32
+REC_MEM, REC_VALUES = 1, 4  # RlRecordType (trace_format.h): a memory record, a value companion
 SHAPES = ("header", "broadcast", "arithmetic", "two-level", "other")
 COST = {
     "header": HEADER_BYTES,
@@ -40,7 +41,7 @@ COST = {
 
 def classify(records: np.ndarray) -> dict[str, int | float]:
     """Counts of each shape among `records` (RECORD_DTYPE), and the compact form's bytes (other: 8 per lane)."""
-    mem = records["type"] == 1
+    mem = records["type"] == REC_MEM
     mask = records["active_mask"].astype(np.uint64)
     lanes = ((mask[:, None] >> np.arange(32, dtype=np.uint64)) & 1).astype(bool)  # (n, 32)
     active = lanes.sum(axis=1)
@@ -89,7 +90,7 @@ def run_shapes(run_dir: Path) -> dict[str, int | float]:
         raise SystemExit(f"record_shapes: {run_dir} holds no traces (record it with `reuselens profile --traces`)")
     for path in traces:
         records = replay.read_trace(path).records
-        records = records[records["type"] != 4]  # value companions are not records
+        records = records[records["type"] != REC_VALUES]  # value companions are not records
         for start in range(0, len(records), 1 << 18):
             part = classify(np.asarray(records[start : start + (1 << 18)]))
             for key, value in part.items():
@@ -109,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         t = run_shapes(run_dir)
         n = max(1, t["records"])
         shares = "".join(f" {100 * t[s] / n:6.1f}%" for s in SHAPES)
-        print(f"{run_dir.name:24} {t['records']:12,}{shares}  {t['bytes'] / n:6.1f} (of 288)")
+        print(f"{run_dir.name:24} {t['records']:12,}{shares}  {t['bytes'] / n:6.1f} (of {replay.RECORD_BYTES})")
     return 0
 
 
