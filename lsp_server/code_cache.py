@@ -28,7 +28,6 @@ import importlib.util
 import logging
 import marshal
 import os
-import tempfile
 import threading
 from pathlib import Path
 
@@ -132,6 +131,8 @@ class CodeCache:
             used = dict(self._used)
             self._codes = dict(used)
             self._new = 0
+        import tempfile  # here, not at the server's start: only a save needs it
+
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".generated-code.")
