@@ -7,7 +7,8 @@
 #    the header reads and the routing of the same piece find them near;
 #  - REUSELENS_ENGINE_WORKERS=8 against the default (12 on 16 cores): is the engine bound by memory traffic?
 # Also prefetch_ids replayed at 1 and 12 workers on recorded runs (pb_fdtd2d launches 0-59, cs_transpose 0-99) and
-# at 12 on the PyTorch loop's cuBLAS launch 19.
+# the PyTorch loop's cuBLAS launch 28, whose run directory comes back (zstd) for profiling the engine's block step on
+# the development machine. (A first try of this call lost its machine midway.)
 # Run from the repository root with .whl/ and benchmarks/realapps/src carried:
 #   bash benchmarks/results/h200-2026-12-03-s22/call2/script.sh
 source benchmarks/device_call.sh
@@ -18,17 +19,18 @@ for P in ntcopy prefetch_ids; do
   timeout 240 bash benchmarks/build_revision.sh --patch "$HERE/$P.patch" /tmp/$P > /tmp/b_$P.txt 2>&1 || { tail -20 /tmp/b_$P.txt; exit 1; }
 done
 PF_ENGINE=$(find /tmp/prefetch_ids -name "_engine*.so" | head -1)
-stamp "record: pb_fdtd2d launches 0-59, cs_transpose launches 0-99, PyTorch launch 19"
+stamp "record: pb_fdtd2d launches 0-59, cs_transpose launches 0-99, PyTorch launch 28"
 timeout 120 python3 benchmarks/realapps.py --src benchmarks/realapps/src --out /tmp/rv --rounds 1 --modes native --jobs 16 --apps $APPS > /dev/null 2>&1
 (cd /tmp/rv/build && timeout 60 reuselens profile --no-analyze --traces --launch-range 0:60 --run-dir /tmp/tfd -- ./pb_fdtd2d > /dev/null 2>&1)
 (cd /tmp/rv/build && timeout 60 reuselens profile --no-analyze --traces --launch-range 0:100 --run-dir /tmp/ttr -- ./cs_transpose -dimX=256 -dimY=256 > /dev/null 2>&1)
-timeout 60 reuselens profile --no-analyze --traces --launch-range 19:20 --run-dir /tmp/tg19 -- python3 benchmarks/pytorch_memory_step.py 2 > /dev/null 2>&1
-for R in tfd ttr; do
+timeout 60 reuselens profile --no-analyze --traces --launch-range 28:29 --run-dir /tmp/tg28 -- python3 benchmarks/pytorch_memory_step.py 2 > /dev/null 2>&1
+tar -C /tmp -cf /tmp/tg28.tar tg28
+python3 -c "import sys, zstandard; open(sys.argv[2], 'wb').write(zstandard.ZstdCompressor(level=12, threads=-1).compress(open(sys.argv[1], 'rb').read()))" /tmp/tg28.tar $OUT/tg28.tar.zst
+ls -l /tmp/tg28.tar $OUT/tg28.tar.zst
+for R in tfd ttr tg28; do
   stamp "replay $R at 1 and 12 workers: installed, prefetch_ids"
   timeout 120 python3 benchmarks/replay_speed.py /tmp/$R --workers 1,12 --repeat 3 --engine installed,$PF_ENGINE 2>&1 | grep "workers\|launches"
 done
-stamp "replay tg19 at 12 workers: installed, prefetch_ids"
-timeout 120 python3 benchmarks/replay_speed.py /tmp/tg19 --workers 12 --repeat 3 --engine installed,$PF_ENGINE 2>&1 | grep "workers\|launches"
 stamp "GPU tests with the ntcopy collector"
 REUSELENS_COLLECTOR_LIB=$(find /tmp/ntcopy -name libreuselens_collector.so | head -1) timeout 150 python3 -m pytest -q tests/collector/test_gpu.py 2>&1 | tail -2
 for P in ntcopy prefetch_ids; do
