@@ -83,7 +83,16 @@ std::string Engine::Impl::check_record(const RlRecord& r) const {
 // Phase 1 of one piece. kClean: every record valid and with its id, phase 2 may follow at once.
 Engine::Impl::PieceState Engine::Impl::phase1_piece(const RlRecord* recs, size_t n, size_t piece, Worker& wk) {
   const size_t misses_before = wk.misses.size();
+  // The piece's records were written by the queue's copy threads on other cores (or long ago, behind a deep queue):
+  // every line of a record a few ahead is asked for, header and lanes, so that this loop's header reads and the
+  // routing of the same piece right after it (phase2_piece: the lanes) find them near.
+  constexpr size_t kAhead = 4;
   for (size_t i = piece * kPiece, hi = std::min(n, i + kPiece); i < hi; ++i) {
+    if (i + kAhead < hi) {
+      const char* p = reinterpret_cast<const char*>(recs + i + kAhead);
+      for (size_t line = 0; line < sizeof(RlRecord); line += 64) __builtin_prefetch(p + line);
+      __builtin_prefetch(p + sizeof(RlRecord) - 1);
+    }
     const RlRecord& r = recs[i];
     if (!plausible(r)) {
       wk.error_index = i;

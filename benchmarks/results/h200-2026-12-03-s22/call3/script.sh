@@ -1,19 +1,24 @@
 #!/usr/bin/env bash
-# Session 22, call 3: the session's final collector and engine on the GPU.
+# Session 22, call 3: the session's engine (prefetch in its first step) on the GPU, two settings paired, and the
+# counts against Nsight Compute.
 # 1. GPU tests: tests/collector/test_gpu.py, tests/memory/test_memory_gpu.py.
-# 2. The eight short apps of issue 14, native / collect / full, 2 rounds, from a user's install (clean_install.sh).
+# 2. Paired with the defaults on five apps, 3 rounds: sixteen engine workers instead of twelve (call 2: eight were
+#    13-18% slower on three of five apps, so the engine still gains from cores), and eight queue copy threads
+#    instead of four (the copy of each launch's last buffer is on the app's path: 0.25 s over cs_transpose's 808
+#    launches in session 20).
 # 3. The collector's counts against Nsight Compute (fidelity.py, ncu x3) on the microbenchmark and zero_fill.
 # Run from the repository root with .whl/ and benchmarks/realapps/src carried:
 #   bash benchmarks/results/h200-2026-12-03-s22/call3/script.sh
 source benchmarks/device_call.sh
-SHORT=cs_matrixMul,cs_transpose,cs_reduction,pb_lu,pb_fdtd2d,shoc_bfs,shoc_bfs_uiuc,shoc_sort
+APPS=cs_matrixMul,cs_transpose,pb_fdtd2d,shoc_bfs,shoc_sort
 stamp "GPU tests"
 timeout 200 python3 -m pytest -q tests/collector/test_gpu.py tests/memory/test_memory_gpu.py 2>&1 | tail -3
-stamp "clean install"
-CLEAN=$(timeout 200 bash benchmarks/clean_install.sh /tmp/clean | tail -1) || { echo "clean install failed"; exit 1; }
-stamp "eight short apps, native/collect/full, 2 rounds, clean install"
-timeout 200 python3 benchmarks/realapps.py --src benchmarks/realapps/src --out /tmp/rf --rounds 2 --modes native,collect,full --jobs 16 --apps $SHORT --reuselens "$CLEAN" > $OUT/realapps_full_clean.txt 2>&1; grep -v "^build\|^round" $OUT/realapps_full_clean.txt | tail -12
-cp /tmp/rf/realapps.json $OUT/realapps_full_clean.json
+timeout 120 python3 benchmarks/realapps.py --src benchmarks/realapps/src --out /tmp/rv --rounds 1 --modes native --jobs 16 --apps $APPS > /dev/null 2>&1
+for B in w16=installed,REUSELENS_ENGINE_WORKERS=16 copy8=installed,REUSELENS_QUEUE_COPY_THREADS=8; do
+  stamp "paired: the defaults, ${B%%=*}"
+  timeout 150 python3 benchmarks/ab_collector.py --a now=installed --b $B --apps $APPS --rounds 3 --out /tmp/ab_${B%%=*} --build /tmp/rv/build 2>&1 | grep -v "^round \|^build "
+  cp /tmp/ab_${B%%=*}/ab_collector.json $OUT/ab_${B%%=*}.json
+done
 mkdir -p /tmp/zf
 for p in microbench zero_fill; do
   nvcc -O3 -lineinfo -arch=sm_90 -o /tmp/zf/$p tests/gpu/$p.cu || exit 1
