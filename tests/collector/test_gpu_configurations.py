@@ -1,9 +1,12 @@
 """A kernel launched with a different grid each time, on the GPU: the collector's online analysis merges its
-launches into one entry (issue #14) and splits them on request, and both equal a replay of the traces."""
+launches into one entry (issue #14) and splits them on request, and both equal a replay of the traces; so does
+a run whose context is destroyed and created again midway, with buffers small enough that every launch wraps
+around them many times."""
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -55,3 +58,22 @@ def test_online_result_of_varying_grids_equals_replay(apps, tmp_path, split):
     if not split:
         # one set of findings, each on its own PCs: nothing repeated per grid size
         assert len(findings) == len({tuple(f["pcs"]) + (f["pattern"],) for f in findings}) <= 20
+
+
+# 64 records per buffer: every launch wraps around its buffers hundreds of times
+SMALL_BUFFERS = {"buffer_bytes": 64 * 288, "buffers": 2}
+
+
+@pytest.mark.parametrize("buffers", [{}, SMALL_BUFFERS], ids=["default", "small"])
+def test_a_context_destroyed_midway_keeps_every_record(apps, tmp_path, buffers):
+    """cudaDeviceReset between two rounds of launches: the second context gets buffers of its own."""
+    run = tmp_path / "run"
+    summary = launcher.profile([str(apps), "reset", "4"], run_dir=run, write_traces=True, timeout=120, **buffers)
+    assert summary.status == "complete", summary.partial_reason
+    launches = [l for l in json.loads((run / "run.json").read_text())["launches"] if "stencil" in l["kernel"]]
+    assert len(launches) == 8 and {l["status"] for l in launches} == {"complete"}
+    assert len({l["records"] for l in launches}) == 1 and launches[0]["records"] > 10000
+    log = (run / "collector.log").read_text()
+    assert re.search(r"context 0x[0-9a-f]+ destroyed", log) and "error:" not in log
+    assert not json.loads((run / "run.json").read_text())["errors"]
+    assert _online(run)["kernels"] == replay_run(run, workers=3)["kernels"]

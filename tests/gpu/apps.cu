@@ -161,6 +161,26 @@ int main(int argc, char** argv) {
     }
     for (int s = 0; s < ns; ++s) CHECK(cudaStreamSynchronize(st[s]));
     CHECK(cudaEventRecord(e1));
+  } else if (!strcmp(app, "reset")) {  // the context goes mid-run (cudaDeviceReset) and a new one comes
+    int n = 1 << 18, steps = argc > 2 ? atoi(argv[2]) : 4;
+    for (int round = 0; round < 2; ++round) {
+      if (round == 1) {
+        CHECK(cudaDeviceReset());  // also destroys the events
+        CHECK(cudaFree(0));
+        CHECK(cudaEventCreate(&e0));
+        CHECK(cudaEventCreate(&e1));
+      }
+      float *a, *b;
+      CHECK(cudaMalloc(&a, n * 4));
+      CHECK(cudaMalloc(&b, n * 4));
+      CHECK(cudaMemset(a, 0, n * 4));
+      CHECK(cudaEventRecord(e0));
+      for (int s = 0; s < steps; ++s) stencil<<<n / 256, 256>>>(s % 2 ? b : a, s % 2 ? a : b, n);
+      CHECK(cudaEventRecord(e1));
+      CHECK(cudaDeviceSynchronize());
+      CHECK(cudaFree(a));
+      CHECK(cudaFree(b));
+    }
   } else {
     fprintf(stderr, "unknown app %s\n", app);
     return 2;

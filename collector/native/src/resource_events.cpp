@@ -75,6 +75,8 @@ void Tool::on_resource(Sanitizer_CallbackId cbid, const void* data) {
   switch (cbid) {
     case SANITIZER_CBID_RESOURCE_CONTEXT_CREATION_FINISHED:
       return on_context_created(static_cast<const Sanitizer_ResourceContextData*>(data));
+    case SANITIZER_CBID_RESOURCE_CONTEXT_DESTROY_STARTING:
+      return on_context_destroy_starting(static_cast<const Sanitizer_ResourceContextData*>(data));
     case SANITIZER_CBID_RESOURCE_MODULE_LOADED:
       return on_module_loaded(static_cast<const Sanitizer_ResourceModuleData*>(data));
     case SANITIZER_CBID_RESOURCE_MODULE_UNLOAD_STARTING:
@@ -115,6 +117,25 @@ void Tool::on_context_created(const Sanitizer_ResourceContextData* cd) {
     diag_.log("context %p: device %d (%s %s), %u buffers of %llu records", (void*)ctx, (int)dev, run_.gpu_name.c_str(),
               run_.gpu_arch.c_str(), cs.nbuf, (unsigned long long)cs.capacity);
   write_run_json(false);
+}
+
+// The context's buffers and device state go with it (cudaDeviceReset, cuCtxDestroy): a context created later,
+// possibly at the same address, must get its own rather than write records into freed memory.
+void Tool::on_context_destroy_starting(const Sanitizer_ResourceContextData* cd) {
+  std::unique_lock<std::recursive_mutex> g(mu_);
+  auto cit = contexts_.find(cd->context);
+  if (!enabled_ || cit == contexts_.end() || !cit->second.ready) return;
+  DrainJob* open_job = drainer_.current();
+  if (open_job != nullptr && open_job->cs == &cit->second && !open_job->finalizing) {
+    diag_.log("context %p destroyed: finishing its instrumented launch still open", (void*)cd->context);
+    finish_job(open_job, g);
+  }
+  cit->second.ready = false;
+  cit->second.patches_loaded = false;
+  // Its modules' patches go with it too: unpatching them at their unload, which comes after, would fail.
+  for (auto& [mod, me] : modules_)
+    if (me.ctx == cd->context) me.patched = false;
+  diag_.log("context %p destroyed", (void*)cd->context);
 }
 
 void Tool::on_module_loaded(const Sanitizer_ResourceModuleData* md) {

@@ -48,6 +48,7 @@ class Tool {
   void log_callback(Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void* data);
   void on_resource(Sanitizer_CallbackId cbid, const void* data);
   void on_context_created(const Sanitizer_ResourceContextData* cd);
+  void on_context_destroy_starting(const Sanitizer_ResourceContextData* cd);
   void on_module_loaded(const Sanitizer_ResourceModuleData* md);
   void on_module_unload_starting(const Sanitizer_ResourceModuleData* md);
   void on_memory_alloc(Sanitizer_CallbackId cbid, const Sanitizer_ResourceMemoryData* m);
