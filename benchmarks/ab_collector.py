@@ -35,6 +35,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import realapps  # noqa: E402
 
+from reuselens.collector.launcher import LAUNCHER_SETTINGS  # noqa: E402
+
 AB_MODES = ("collect", "full", "objects", "intra", "values")
 
 
@@ -51,6 +53,11 @@ def parse_build(text: str) -> tuple[str, str | None, dict[str, str]]:
         var, eq, value = assignment.partition("=")
         if not eq or not var.startswith("REUSELENS_"):
             raise argparse.ArgumentTypeError(f"{assignment!r}: a setting is REUSELENS_VAR=VALUE")
+        if var in LAUNCHER_SETTINGS:  # session 23, call 2: both sides then ran the same buffers
+            raise argparse.ArgumentTypeError(
+                f"{var}: the launcher sets it from its own options, so it would not reach the app; "
+                "build a library with that default instead (benchmarks/build_revision.sh --patch)"
+            )
         settings[var] = value
     if path == "installed":
         return name, None, settings

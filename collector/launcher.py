@@ -67,6 +67,21 @@ _RUN_ENTRIES = {
 MIN_BUFFER_BYTES = 16 * 288  # the smallest buffer the tool library accepts (16 records)
 # profile(module_loading=...) / REUSELENS_MODULE_LOADING -> the app's CUDA_MODULE_LOADING
 MODULE_LOADING_MODES = {"eager": "EAGER", "lazy": "LAZY"}
+# Tool-library variables the launcher sets from its own arguments: the caller's environment never reaches the app
+# with them (the other REUSELENS_* variables pass through, docs/collector.md).
+LAUNCHER_SETTINGS = (
+    "REUSELENS_KERNEL_REGEX",
+    "REUSELENS_KERNEL_NAMES_FILE",
+    "REUSELENS_LAUNCH_RANGE",
+    "REUSELENS_BUFFER_BYTES",
+    "REUSELENS_BUFFERS",
+    "REUSELENS_SPLIT_CONFIGURATIONS",
+    "REUSELENS_OBJECT_LEVEL",
+    "REUSELENS_OBJECT_ELEMENTS",
+    "REUSELENS_VALUES",
+    "REUSELENS_VALUES_EVERY",
+    "REUSELENS_VALUES_APPROX",
+)
 # The Sanitizer's switch that serialises launches (see profile()); the user's own value wins.
 SERIAL_LAUNCHES_VAR = "SANITIZER_DISABLE_PARALLEL_LAUNCHES"
 
@@ -504,19 +519,7 @@ def profile(
             "REUSELENS_WRITE_TRACES": "1" if write_traces else "0",
         }
     )
-    for key in (
-        "REUSELENS_KERNEL_REGEX",
-        "REUSELENS_KERNEL_NAMES_FILE",
-        "REUSELENS_LAUNCH_RANGE",
-        "REUSELENS_BUFFER_BYTES",
-        "REUSELENS_BUFFERS",
-        "REUSELENS_SPLIT_CONFIGURATIONS",
-        "REUSELENS_OBJECT_LEVEL",
-        "REUSELENS_OBJECT_ELEMENTS",
-        "REUSELENS_VALUES",
-        "REUSELENS_VALUES_EVERY",
-        "REUSELENS_VALUES_APPROX",
-    ):
+    for key in LAUNCHER_SETTINGS:
         full_env.pop(key, None)
     if object_level:
         full_env["REUSELENS_OBJECT_LEVEL"] = "1"

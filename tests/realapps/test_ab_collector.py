@@ -54,3 +54,11 @@ def test_a_side_may_be_the_same_library_under_other_settings():
     assert settings == {"REUSELENS_ENGINE_QUEUE_BYTES": "134217728", "REUSELENS_X": ""}
     env = ab.build_env(library, settings)
     assert env["REUSELENS_ENGINE_QUEUE_BYTES"] == "134217728" and "REUSELENS_COLLECTOR_LIB" not in env
+
+
+def test_a_setting_the_launcher_replaces_is_refused():
+    """REUSELENS_BUFFERS and the like never reach the app through the environment: the launcher sets them from its
+    own options, so a side with one would silently run the other side's configuration."""
+    for var in ("REUSELENS_BUFFERS", "REUSELENS_BUFFER_BYTES", "REUSELENS_VALUES"):
+        with pytest.raises(argparse.ArgumentTypeError, match="would not reach the app"):
+            ab.parse_build(f"b=installed,{var}=8")
