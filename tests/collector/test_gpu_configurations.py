@@ -60,7 +60,7 @@ def test_online_result_of_varying_grids_equals_replay(apps, tmp_path, split):
         assert len(findings) == len({tuple(f["pcs"]) + (f["pattern"],) for f in findings}) <= 20
 
 
-# 64 records per buffer: every launch wraps around its buffers hundreds of times
+# 64 records per buffer: each of the reset app's launches (69,632 records) wraps around them over a thousand times
 SMALL_BUFFERS = {"buffer_bytes": 64 * 288, "buffers": 2}
 
 
