@@ -15,6 +15,12 @@ Printed per run: records, the share of each shape, and the bytes per record such
 so the saving on the way from the GPU to the engine (PCIe, the queue's copy) can be weighed before any of it is
 built. Records are read with numpy (analyzer/replay.py), a few launches' traces at a time.
 
+Then what a coalesced shadow segment (docs/engine.md, "Where the next factor is") could take over: the global
+records that cover one aligned 128-byte segment exactly (32 active lanes, 4 bytes each, consecutive, the first at a
+multiple of 128), and how many of those find their segment's previous access (by any global record, in record
+order, across launches) to be such a record too: only those would read and write a 16-byte summary instead of 32
+entries; any other access of a segment expands it.
+
     python3 benchmarks/record_shapes.py RUN [RUN ...]      (runs recorded with `reuselens profile --traces`)
 """
 
@@ -83,19 +89,78 @@ def classify(records: np.ndarray) -> dict[str, int | float]:
     return counts
 
 
+SEGMENT_SHIFT = 7  # 128-byte segments: 32 granules of 4 bytes
+SPACE_GLOBAL = 1  # RlSpace (trace_format.h)
+
+
+class SegmentFollow:
+    """Walks global records in record order (feed() them launch by launch) and counts the records covering one
+    aligned segment exactly and, of those, the ones whose segment was last accessed by such a record."""
+
+    def __init__(self) -> None:
+        self.global_records = self.covering = self.after_covering = 0
+        self.last: dict[int, bool] = {}  # segment -> was its last access a covering record
+
+    def feed(self, records: np.ndarray) -> None:
+        glob = records[(records["type"] == REC_MEM) & (records["space"] == SPACE_GLOBAL)]
+        if not len(glob):
+            return
+        self.global_records += len(glob)
+        mask = glob["active_mask"].astype(np.uint64)
+        lanes = ((mask[:, None] >> np.arange(32, dtype=np.uint64)) & 1).astype(bool)
+        addr = glob["addr"].astype(np.uint64)
+        size = glob["size"].astype(np.uint64)
+        covering = (
+            (glob["active_mask"] == 0xFFFFFFFF)
+            & (glob["size"] == 4)
+            & (addr[:, 0] % 128 == 0)
+            & np.all(addr == addr[:, :1] + 4 * np.arange(32, dtype=np.uint64)[None, :], axis=1)
+        )
+        # One event per (record, segment) it touches: a covering record its one segment, any other each lane's first
+        # and last byte's segment.
+        index = np.arange(len(glob))
+        rows, cols = np.nonzero(lanes & ~covering[:, None])
+        lo = addr[rows, cols] >> SEGMENT_SHIFT
+        hi = (addr[rows, cols] + np.maximum(size[rows], 1) - 1) >> SEGMENT_SHIFT
+        seg = np.concatenate([addr[covering, 0] >> SEGMENT_SHIFT, lo, hi])
+        rec = np.concatenate([index[covering], rows, rows])
+        kind = np.concatenate([np.ones(int(covering.sum()), bool), np.zeros(2 * len(rows), bool)])
+        order = np.lexsort((~kind, rec, seg))  # by segment, then record order (a record's own events adjacent)
+        seg, rec, kind = seg[order], rec[order], kind[order]
+        new_seg = np.ones(len(seg), bool)
+        new_seg[1:] = seg[1:] != seg[:-1]
+        prev_kind = np.zeros(len(seg), bool)
+        prev_kind[1:] = kind[:-1]
+        firsts = np.nonzero(new_seg)[0]
+        prev_kind[firsts] = [self.last.get(int(x), False) for x in seg[firsts]]
+        self.covering += int(covering.sum())
+        self.after_covering += int((kind & prev_kind).sum())
+        ends = np.append(firsts[1:], len(seg)) - 1
+        self.last.update(zip(seg[ends].tolist(), kind[ends].tolist(), strict=True))
+
+
 def run_shapes(run_dir: Path) -> dict[str, int | float]:
     total = {s: 0 for s in SHAPES} | {"bytes": 0, "records": 0}
-    traces = sorted((run_dir / "traces").glob("*.rltrace"))
+    # in launch order (traces/<launch id>.rltrace), which the segments' walk needs
+    traces = sorted((run_dir / "traces").glob("*.rltrace"), key=lambda p: (len(p.stem), p.stem))
     if not traces:
         raise SystemExit(f"record_shapes: {run_dir} holds no traces (record it with `reuselens profile --traces`)")
+    segments = SegmentFollow()
     for path in traces:
         records = replay.read_trace(path).records
         records = records[records["type"] != REC_VALUES]  # value companions are not records
         for start in range(0, len(records), 1 << 18):
-            part = classify(np.asarray(records[start : start + (1 << 18)]))
+            chunk = np.asarray(records[start : start + (1 << 18)])
+            part = classify(chunk)
             for key, value in part.items():
                 total[key] += value
+            segments.feed(chunk)
         total["records"] += len(records)
+    total |= {
+        "global": segments.global_records,
+        "covering": segments.covering,
+        "after_covering": segments.after_covering,
+    }
     return total
 
 
@@ -111,6 +176,11 @@ def main(argv: list[str] | None = None) -> int:
         n = max(1, t["records"])
         shares = "".join(f" {100 * t[s] / n:6.1f}%" for s in SHAPES)
         print(f"{run_dir.name:24} {t['records']:12,}{shares}  {t['bytes'] / n:6.1f} (of {replay.RECORD_BYTES})")
+        g = max(1, t["global"])
+        print(
+            f"{'':24} global records {t['global']:,}: {100 * t['covering'] / g:.1f}% cover one aligned 128-byte "
+            f"segment, {100 * t['after_covering'] / g:.1f}% do and find it last accessed by such a record"
+        )
     return 0
 
 

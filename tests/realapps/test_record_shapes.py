@@ -56,3 +56,30 @@ def test_a_lane_off_the_pattern_makes_it_other():
     lanes = {lane: base + 4 * lane for lane in range(32)}
     lanes[17] += 4
     assert shapes.classify(record(lanes))["other"] == 1
+
+
+def global_record(addrs: dict[int, int]) -> np.ndarray:
+    r = record(addrs)
+    r["space"] = shapes.SPACE_GLOBAL
+    return r
+
+
+def test_segment_follow_counts_covering_records_whose_segment_a_covering_record_touched_last():
+    base = 0x7F00_0000_0000  # a multiple of 128
+    cover = global_record({lane: base + 4 * lane for lane in range(32)})
+    cover_next = global_record({lane: base + 128 + 4 * lane for lane in range(32)})
+    shifted = global_record({lane: base + 4 + 4 * lane for lane in range(32)})  # a[j + 1]: both segments
+    partial = global_record({lane: base + 4 * lane for lane in range(31)})  # 31 lanes: not covering
+    shared = record({lane: base + 4 * lane for lane in range(32)})  # another space: not a global access
+    sequence = [cover, cover, cover_next, shifted, cover, cover_next, cover, partial, cover, shared, cover]
+    # the covering records that follow one on their segment: the 2nd (after the 1st), the 7th (after the 5th; the
+    # 4th, `shifted`, touched both segments before the 5th and 6th) and the last (the shared record between it and
+    # the 9th is no global access); the 9th follows `partial`
+    expected_after = 3
+    whole = shapes.SegmentFollow()
+    whole.feed(np.concatenate(sequence))
+    assert (whole.global_records, whole.covering, whole.after_covering) == (10, 8, expected_after)
+    pieces = shapes.SegmentFollow()  # fed launch by launch: the segments' history carries over
+    for part in (sequence[:3], sequence[3:6], sequence[6:]):
+        pieces.feed(np.concatenate(part))
+    assert (pieces.global_records, pieces.covering, pieces.after_covering) == (10, 8, expected_after)
