@@ -125,8 +125,8 @@ class SegmentFollow:
         seg = np.concatenate([addr[covering, 0] >> SEGMENT_SHIFT, lo, hi])
         rec = np.concatenate([index[covering], rows, rows])
         kind = np.concatenate([np.ones(int(covering.sum()), bool), np.zeros(2 * len(rows), bool)])
-        order = np.lexsort((~kind, rec, seg))  # by segment, then record order (a record's own events adjacent)
-        seg, rec, kind = seg[order], rec[order], kind[order]
+        order = np.lexsort((rec, seg))  # by segment, then record order
+        seg, kind = seg[order], kind[order]
         new_seg = np.ones(len(seg), bool)
         new_seg[1:] = seg[1:] != seg[:-1]
         prev_kind = np.zeros(len(seg), bool)
