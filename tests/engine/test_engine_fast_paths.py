@@ -8,6 +8,12 @@ that run off the end of an allocation into untracked memory."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from engine_reference import Reference, distributions, engine_distributions, engine_edges, engine_spans
@@ -435,3 +441,104 @@ def test_many_blocks_coming_and_going_match_reference_model(seed, workers):
     kernel = one_launch_matches_reference_model(many_blocks_trace(seed), blocks=2**31 - 1, threads=64, workers=workers)
     labels = {e["label"] for e in kernel["edges"]}
     assert {"cold", "thread", "warp_diff_inst", "block"} <= labels
+
+
+def segments_trace(seed: int, n: int = 1500, base: int = ALIGNED) -> np.ndarray:
+    """Warps' 4-byte accesses of whole aligned 128-byte segments (lane i on granule i), which the engine replays as
+    one summarized segment (docs/engine.md, "Shadow memory"), mixed with every other access to the same segments:
+    a stencil's neighbours (the segment shifted by one granule either way), 8- and 16-byte vectors across
+    segments, partial masks, gathers, broadcasts and single lanes into a summarized segment, writes and atomics,
+    other warps, blocks and the previous launch, and barriers. Few segments, so that each is met often."""
+    rng = np.random.default_rng(seed)
+    recs = random_mem_records(rng, n, GLOBAL, 3, 4, 8, [0.6, 0.3, 0.1], [4], [1.0])
+    lanes = np.arange(32)
+    first_segment = (base + 127) // 128  # the region's first whole segment
+    for i in range(n):
+        segment = 128 * (first_segment + int(rng.integers(-1, 12)))  # -1: runs off the region's start
+        kind = rng.random()
+        mask = 0xFFFFFFFF
+        if kind < 0.5:
+            addr = segment + 4 * lanes
+        elif kind < 0.62:
+            addr = segment + 4 * lanes + 4 * int(rng.choice([-1, 1]))  # a[j - 1], a[j + 1]
+        elif kind < 0.7:
+            size = int(rng.choice([8, 16]))
+            recs["size"][i] = size
+            addr = segment + size * lanes
+        elif kind < 0.78:
+            lo = int(rng.integers(0, 31))
+            mask = ((1 << 32) - 1) & ~((1 << lo) - 1) if rng.random() < 0.5 else (1 << (lo + 1)) - 1
+            addr = segment + 4 * lanes
+        elif kind < 0.86:
+            addr = segment + 4 * rng.integers(0, 32, 32) + 128 * rng.integers(0, 4, 32)  # a gather
+        elif kind < 0.93:
+            addr = np.full(32, segment + 4 * int(rng.integers(0, 32)))  # a broadcast
+        else:
+            mask = 1 << int(rng.integers(0, 32))
+            addr = segment + 4 * lanes
+        recs["active_mask"][i] = mask
+        recs["addr"][i] = np.where((mask >> lanes) & 1, addr, 0)
+    return with_block_barriers(recs, rng)
+
+
+def engine_outputs(first: np.ndarray, second: np.ndarray, workers: int, base: int) -> tuple[dict, dict, dict]:
+    """The two launches of `first` and `second` (three blocks of 128 threads) on an allocation of 2 KiB at `base`:
+    the engine's result without its timing stats, its object touches and its stats."""
+    from reuselens.analyzer import _engine
+
+    engine = _engine.Engine(workers=workers)
+    engine.add_allocation(base, 2048)
+    for launch, recs in enumerate((first, second)):
+        engine.begin_launch(launch, launch, [3, 1, 1], [128, 1, 1], 0)
+        engine.consume(np.ascontiguousarray(recs, dtype=RECORD_DTYPE))
+        engine.end_launch(complete=True)
+    result = json.loads(engine.to_json())
+    stats = result.pop("stats")
+    return result, json.loads(engine.object_touches_json()), stats
+
+
+@pytest.mark.parametrize("seed", [61, 62, 63])
+@pytest.mark.parametrize("workers", [1, 3])
+@pytest.mark.parametrize("base", [ALIGNED, ALIGNED + 512, ALIGNED + 0x34])
+def test_summarized_segments_match_reference_model(seed, workers, base):
+    first, second = segments_trace(seed, base=base), segments_trace(seed + 30, base=base)
+    kernels = two_launches_match_reference_model(first.copy(), second.copy(), 3, workers, [(base, 2048)])
+    labels = {e["label"] for k in kernels for e in k["edges"]}
+    assert {"cold", "thread", "warp_diff_inst", "warp_same_inst", "block", "grid"} <= labels
+    second["function_id"] = 1
+    _, _, stats = engine_outputs(first, second, workers, base)
+    whole = (first["size"] == 4) & (first["active_mask"] == 0xFFFFFFFF)
+    # the path this test is about was taken, but not by every record that could (some segments were just split)
+    assert 0 < stats["segment_records"] < 2 * int(whole.sum())
+
+
+@pytest.mark.parametrize("workers", [1, 3])
+def test_summarized_segments_change_nothing_but_their_count(tmp_path, workers):
+    """The same trace with segments turned off (REUSELENS_SHADOW_SEGMENTS=0, read once per process): every edge,
+    distribution and object touch is the same, and no record was replayed as a segment."""
+    first, second = segments_trace(71, base=ALIGNED + 512), segments_trace(72, base=ALIGNED + 512)
+    second["function_id"] = 1
+    np.save(tmp_path / "first.npy", first)
+    np.save(tmp_path / "second.npy", second)
+    script = (
+        "import json, sys, numpy as np\n"
+        "sys.path.insert(0, sys.argv[1])\n"
+        "from test_engine_fast_paths import engine_outputs\n"
+        "out = engine_outputs(np.load(sys.argv[2]), np.load(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))\n"
+        "print(json.dumps(out))\n"
+    )
+    env = {**os.environ, "REUSELENS_SHADOW_SEGMENTS": "0"}
+    argv = [str(Path(__file__).parent), str(tmp_path / "first.npy"), str(tmp_path / "second.npy")]
+    done = subprocess.run(
+        [sys.executable, "-c", script, *argv, str(workers), str(ALIGNED + 512)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    off_result, off_touches, off_stats = json.loads(done.stdout)
+    on_result, on_touches, on_stats = engine_outputs(first, second, workers, ALIGNED + 512)
+    assert on_stats["segment_records"] > 0 and off_stats["segment_records"] == 0
+    assert on_result == off_result
+    assert on_touches == off_touches
+    assert on_stats["peak_shadow_bytes"] == off_stats["peak_shadow_bytes"]

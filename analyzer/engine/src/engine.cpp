@@ -91,6 +91,7 @@ EngineStats Engine::stats() const {
   EngineStats s = impl_->counters;
   s.shadow_bytes = impl_->budget.used();
   s.peak_shadow_bytes = impl_->budget.peak();
+  s.segment_records = impl_->segment_records();
   return s;
 }
 

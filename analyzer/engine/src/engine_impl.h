@@ -92,6 +92,7 @@ struct Engine::Impl {
   // ---- shadow replay, phases 3 and 4 (shadow_replay.cpp) -------------------------------------------------
   struct Run;
   RegionShadow* find_region(uint64_t granule, size_t& hint);
+  Entry* global_slot(uint64_t granule, Worker& wk);
   Entry* global_entry(uint64_t granule, Worker& wk);
   void flush_run(const Run& run, const RlRecord& r, const Ctx& c, Worker& wk);
   uint64_t touch(Entry* e, uint64_t w0, uint64_t w1, bool global, const RlRecord& r, const Ctx& c, uint32_t tid,
@@ -106,6 +107,12 @@ struct Engine::Impl {
   bool near_value(uint32_t size, uint64_t old, uint64_t now, uint64_t value) const;
   static uint64_t* global_value_slot(uint64_t g, RegionShadow* region, Worker& wk);
   bool replay_consecutive(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk, Entry* e);
+  bool replay_segment(const RlRecord& r, const Ctx& c, unsigned w, Worker& wk, Entry* e);
+  uint64_t segment_records() const {
+    uint64_t n = 0;
+    for (const auto& w : workers) n += w->segment_records;
+    return n;
+  }
   static bool alike_entries(const Entry* e, unsigned count, unsigned shift);
   bool consecutive_code(const RlRecord& r, const Ctx& c, unsigned first, unsigned n, const Entry* e, uint64_t* code);
   void write_consecutive(const RlRecord& r, const Ctx& c, unsigned first, unsigned n, unsigned shift, Entry* e,

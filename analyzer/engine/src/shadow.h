@@ -196,6 +196,11 @@ class RegionShadow {
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
       if (v != MAP_FAILED) values_ = static_cast<uint64_t*>(v);
     }
+    if (!values && segments_enabled()) {  // one flag byte per segment (see summarized()); committed as touched
+      segments_ = ((first_ + count_ - 1) >> kSegmentShift) - (first_ >> kSegmentShift) + 1;
+      void* f = mmap(nullptr, segments_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (f != MAP_FAILED) summarized_ = static_cast<uint8_t*>(f);
+    }
     touched_ = std::vector<std::atomic<uint64_t>>((bytes_ / kPageBytes + 63) / 64);
     advised_.assign(bytes_ / kHugeBytes, false);
     blocks_ = bytes_ / kHugeBytes;
@@ -205,6 +210,7 @@ class RegionShadow {
   ~RegionShadow() {
     if (shadow_) munmap(shadow_, bytes_);
     if (values_) munmap(values_, count_ * sizeof(uint64_t));
+    if (summarized_) munmap(summarized_, segments_);
     budget_->give(committed_.load());
     budget_->release(held_.load());
   }
@@ -382,8 +388,55 @@ class RegionShadow {
   }
   bool touched(uint64_t page) const { return touched_[page / 64].load(std::memory_order_relaxed) >> (page % 64) & 1; }
 
+  // Coalesced segments (docs/engine.md, "Shadow memory"): a warp's 4-byte access of one aligned 128-byte segment,
+  // lane i on granule i, writes 32 entries that differ only in the thread field, one more per granule. Where the
+  // access before it did the same, the engine keeps only the segment's first entry up to date and flags the
+  // segment summarized: its other entries are then stale, and entry i stands for the first with i added to the
+  // thread. One segment lies in one chunk, so its flag has one owner, like its entries. An entry of a summarized
+  // segment is only read after settle() wrote the segment out again: every path that reads a region's entries but
+  // the segment replay itself (Engine::Impl::replay_segment) calls it. Off in value mode (the value shadow beside
+  // the entries is per granule) and with REUSELENS_SHADOW_SEGMENTS=0 (to measure what it buys).
+  static constexpr unsigned kSegmentShift = 5;  // 32 granules, 128 bytes of data, 512 bytes of shadow
+  static bool segments_enabled() {
+    static const bool enabled = [] {
+      const char* v = std::getenv("REUSELENS_SHADOW_SEGMENTS");
+      return v == nullptr || std::strcmp(v, "0") != 0;
+    }();
+    return enabled;
+  }
+  bool segments() const { return summarized_ != nullptr; }
+  // Whether granules g .. g + 31 (g segment-aligned) all lie in the region, with a flag to keep for them.
+  bool whole_segment(uint64_t g) const { return summarized_ && g - first_ < count_ && g + 31 - first_ < count_; }
+  uint8_t& summarized(uint64_t g) { return summarized_[(g >> kSegmentShift) - (first_ >> kSegmentShift)]; }
+  const uint8_t* summarized_slot(uint64_t g) const {
+    return summarized_ + ((g >> kSegmentShift) - (first_ >> kSegmentShift));
+  }
+  // Any summary at all: regions that never had one (a gather's table) skip the flags altogether. Set by the
+  // owner of the segment it summarises, read by that owner (other owners never read that segment's flag).
+  bool any_summary() const { return any_summary_.load(std::memory_order_relaxed); }
+  void summarize(uint64_t g) {
+    summarized(g) = 1;
+    if (!any_summary()) any_summary_.store(true, std::memory_order_relaxed);
+  }
+  // Granule g's entry is what the lane loop would find: a summarized segment is written out first.
+  void settle(uint64_t g) {
+    if (any_summary() && g - first_ < count_) {
+      uint8_t& flag = summarized(g);
+      if (flag) expand(g, flag);
+    }
+  }
+  // Entries of a segment from its first (which is always up to date), the thread one more per granule.
+  void expand(uint64_t g, uint8_t& flag) {
+    Entry* e = shadow_ + ((g & ~uint64_t(31)) - first_);
+    const Entry head = e[0];
+    for (unsigned i = 1; i < 32; ++i) e[i] = Entry{head.w0, head.w1 + (uint64_t(i) << 40)};
+    flag = 0;
+  }
+
   // Drop every entry (generation wrap-around): the pages go back to the kernel.
   void reset() {
+    if (summarized_) madvise(summarized_, segments_, MADV_DONTNEED);
+    any_summary_.store(false);
     if (shadow_) madvise(shadow_, bytes_, MADV_DONTNEED);
     if (values_) madvise(values_, count_ * sizeof(uint64_t), MADV_DONTNEED);
     for (auto& w : touched_) w.store(0);
@@ -408,7 +461,10 @@ class RegionShadow {
   unsigned slice_shift_ = object_slice_shift(size_);
   std::unique_ptr<uint64_t[]> slice_accesses_;
   std::atomic<uint64_t> launch_slices_{0};
-  std::vector<bool> advised_;  // per 2 MiB block of shadow: advised MADV_HUGEPAGE (advise_ahead, advice_mu_)
+  std::vector<bool> advised_;      // per 2 MiB block of shadow: advised MADV_HUGEPAGE (advise_ahead, advice_mu_)
+  uint8_t* summarized_ = nullptr;  // per segment of 32 granules: summarized (settle); null: no segments
+  uint64_t segments_ = 0;
+  std::atomic<bool> any_summary_{false};
 };
 
 }  // namespace detail

@@ -45,7 +45,9 @@ RegionShadow* Engine::Impl::find_region(uint64_t granule, size_t& hint) {
   hint = size_t(it - regions.begin());
   return it->get();
 }
-Entry* Engine::Impl::global_entry(uint64_t granule, Worker& wk) {
+// Granule's entry as it stands, through the worker's cached page window (a summarized segment not written out:
+// global_entry is for reading).
+Entry* Engine::Impl::global_slot(uint64_t granule, Worker& wk) {
   if (granule - wk.page_lo < wk.page_hi - wk.page_lo) {
     wk.entry_region = wk.page_region;
     return wk.page + (granule - wk.page_lo);
@@ -57,6 +59,11 @@ Entry* Engine::Impl::global_entry(uint64_t granule, Worker& wk) {
   reg->page_span(granule, wk.page_lo, wk.page_hi);
   wk.page = e - (granule - wk.page_lo);
   wk.page_region = reg;
+  return e;
+}
+Entry* Engine::Impl::global_entry(uint64_t granule, Worker& wk) {
+  Entry* e = global_slot(granule, wk);
+  if (wk.entry_region) wk.entry_region->settle(granule);
   return e;
 }
 
@@ -300,6 +307,33 @@ void Engine::Impl::write_consecutive(const RlRecord& r, const Ctx& c, unsigned f
   }
 }
 
+// A warp's 4-byte access of one aligned 128-byte segment, lane i on granule i (RegionShadow, "coalesced segments"),
+// whose segment is summarized or whose entries one such issue wrote alike (or none did): one outcome for all 32
+// lanes, from the segment's first entry (consecutive_code), and only that entry written, the segment flagged
+// summarized. 16 bytes read and written where the closed form (replay_consecutive) reads and writes 512; the counts
+// and, once written out, the entries are the same. False, with nothing done, for other entries (a stencil's
+// neighbouring access wrote part of the segment): the closed form or the lane loop then replays the record.
+bool Engine::Impl::replay_segment(const RlRecord& r, const Ctx& c, unsigned w, Worker& wk, Entry* e) {
+  RegionShadow* reg = wk.page_region;
+  const uint64_t g = r.addr[0] >> 2;
+  uint8_t& flag = reg->summarized(g);
+  uint64_t code = 0;
+  if (!flag && !alike_entries(e, 32, 0)) return false;
+  if (!consecutive_code(r, c, 0, 32, e, &code)) {  // cannot fail for warp-aligned threads; kept exact regardless
+    if (flag) reg->expand(g, flag);
+    return false;
+  }
+  e->w0 = pack_w0(gen, c.id, c.sync.wsync);
+  e->w1 = pack_w1(r.block, uint32_t(r.warp) * 32, (r.access & RL_ACCESS_WRITE) != 0, c.sync.bsync);
+  if (code == 0) {
+    for (unsigned i = 0; i < 32; ++i) reg->count_first_touch(w);
+  }
+  if (!flag) reg->summarize(g);
+  ++wk.segment_records;
+  flush_run(Run{code, 32, 128}, r, c, wk);
+  return true;
+}
+
 // Value mode's share of a coalesced record replayed in closed form: granule i of the run belongs to lane
 // first + (i >> shift), and slot_of(i) is its value-shadow entry; each load granule with a value is compared as
 // compare_value compares, and the record's one outcome is split into its redundant, its other valued and its
@@ -518,6 +552,7 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
       const uint64_t g = r.addr[first] >> 2;
       const uint32_t tid0 = uint32_t(r.warp) * 32 + first, tid1 = uint32_t(r.warp) * 32 + last;
       Run lead{0, 1, size};
+      if (kDirect) wk.page_region->settle(g);
       Entry* e = kDirect ? page + (g - page_lo) : global_entry(g, wk);
       if (RegionShadow* reg = kDirect ? wk.page_region : wk.entry_region) {
         reg->note_accesses(r.access, g, w, uint64_t(popcount32(mask)));
@@ -552,10 +587,19 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
   uint64_t silent_known = 0;
   if (check_same) wk.same.begin(size_t(popcount32(mask)) * granules);
   if constexpr (kDirect) {  // every lane lies in that region's page, and so in one of its slices
-    wk.page_region->note_accesses(r.access, page_lo, w, uint64_t(popcount32(mask)) * granules);
-    if ((c.flags & kConsecutive) && mask == r.active_mask &&
-        replay_consecutive(r, c, mask, w, wk, page + ((r.addr[__builtin_ctz(mask)] >> 2) - page_lo))) {
-      return;
+    RegionShadow* reg = wk.page_region;
+    reg->note_accesses(r.access, page_lo, w, uint64_t(popcount32(mask)) * granules);
+    if ((c.flags & kConsecutive) && mask == r.active_mask) {
+      const uint64_t lo = r.addr[__builtin_ctz(mask)] >> 2;
+      if (kOneGranule && mask == ~0u && r.size == 4 && !(lo & 31) && reg->whole_segment(lo) &&
+          replay_segment(r, c, w, wk, page + (lo - page_lo))) {
+        return;
+      }
+      if (reg->any_summary()) {  // the entries it reads, written out (at most four segments: 16-byte lanes)
+        const uint64_t hi = (r.addr[31 - __builtin_clz(mask)] >> 2) + granules - 1;
+        for (uint64_t g = lo & ~uint64_t(31); g <= hi; g += 32) reg->settle(std::max(g, lo));
+      }
+      if (replay_consecutive(r, c, mask, w, wk, page + (lo - page_lo))) return;
     }
   }
   BlockState* bs = global ? nullptr : &wk.block_state(r.block);
@@ -601,6 +645,7 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
       } else {
         Entry* e;
         if (kDirect) {
+          wk.page_region->settle(g);
           e = page + (g - page_lo);
         } else if (global) {
           if (filter && owner_of(chunk_of(g), W) != w) continue;
@@ -608,6 +653,7 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
           // the region of the lane before is tried first, without the page cache and the region search.
           if (lane_region != nullptr && lane_region->contains_granule(g)) {
             e = lane_region->entry(g);
+            lane_region->settle(g);
             wk.entry_region = lane_region;
           } else {
             e = global_entry(g, wk);
@@ -664,7 +710,7 @@ void Engine::Impl::replay_space(const RlRecord& r, const Ctx& c, uint32_t mask, 
 // (the direct path counts the window's one slice) or regions.
 bool Engine::Impl::direct_window(const RlRecord& r, const Ctx& c, uint32_t mask, Worker& wk) {
   const uint64_t g = r.addr[__builtin_ctz(mask)] >> 2, chunk_lo = chunk_of(g) << 8;
-  global_entry(g, wk);  // charges g's page exactly as the lane itself would
+  global_slot(g, wk);  // charges g's page exactly as the lane itself would
   if (chunk_lo - wk.page_lo < wk.page_hi - wk.page_lo && chunk_lo + 256 <= wk.page_hi) return true;
   RegionShadow* reg = wk.entry_region;
   if (reg == nullptr || reg != wk.page_region || g - wk.page_lo >= wk.page_hi - wk.page_lo) return false;
@@ -720,6 +766,10 @@ void Engine::Impl::prefetch_lanes(const RlRecord& r, const Ctx& c, uint32_t mask
     const uint64_t hi = (r.addr[31 - __builtin_clz(mask)] >> 2) + (r.size + 3) / 4 - 1;
     if (const RegionShadow* reg = find_region(lo, hint)) {
       if (!reg->contains_granule(hi)) return;
+      if (reg->any_summary() && !(lo & 31) && hi == lo + 31 && *reg->summarized_slot(lo)) {
+        __builtin_prefetch(reg->slot(lo), 1);  // a summarized segment: its first entry is all replay_segment reads
+        return;
+      }
       const char* from = reinterpret_cast<const char*>(reg->slot(lo));
       const char* to = reinterpret_cast<const char*>(reg->slot(hi));
       for (const char* p = from; p <= to; p += 64) __builtin_prefetch(p, 1);

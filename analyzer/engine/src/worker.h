@@ -54,7 +54,8 @@ struct Worker {
   double busy[5] = {0, 0, 0, 0, 0};        // seconds in each step of the current batch
   std::string error;
   uint64_t lanes = 0;
-  uint64_t last_pc = 0;  // phase 1: last PC resolved to an id (find_id)
+  uint64_t segment_records = 0;  // global records replayed as a summarized segment (replay_segment)
+  uint64_t last_pc = 0;          // phase 1: last PC resolved to an id (find_id)
   uint32_t last_fn = 0, last_id = 0;
   uint8_t last_type = 0;  // 0: nothing cached yet
   uint64_t last_block = ~0ull;

@@ -30,7 +30,8 @@ std::string steps_note(const reuselens::EngineStats& s) {
              s.phase_cpu_seconds[i]);
     note += part;
   }
-  snprintf(part, sizeof part, "; consume wall %.3f s", s.consume_seconds);
+  snprintf(part, sizeof part, "; consume wall %.3f s; %llu records as shadow segments", s.consume_seconds,
+           static_cast<unsigned long long>(s.segment_records));
   return note + part;
 }
 
