@@ -41,7 +41,7 @@ TIMED = {
     ("reuselens.analyzer.pipeline", "engine_aggregates"): "read",
     ("reuselens.analyzer.pipeline", "_attach_names"): "read",
     ("reuselens.analyzer.graph", "annotate_kernel"): "graph",
-    ("reuselens.analyzer.patterns", "find_findings"): "patterns",
+    ("reuselens.analyzer.patterns.registry", "find_report_findings"): "patterns",
     ("reuselens.analyzer.pipeline", "_attach_sources"): "lines",
     ("reuselens.analyzer.lineinfo.mapper", "SourceMapper.prepare_sass"): "sass",
     ("reuselens.analyzer.lineinfo.mapper", "SourceMapper.sass"): "sass",
@@ -99,11 +99,13 @@ def _install(clock: PhaseClock) -> None:
     pending = dict(TIMED)
 
     def wrap_loaded() -> None:
+        # Only what a module already holds (its __dict__): a lazy package's __getattr__ (analyzer.patterns) would
+        # import from inside this hook, which runs after every import, without end.
         for (module_name, attribute), phase in list(pending.items()):
             module = sys.modules.get(module_name)
             owner_name, _, name = attribute.rpartition(".")
-            owner = getattr(module, owner_name, None) if owner_name else module
-            if owner is None or not hasattr(owner, name):
+            owner = vars(module).get(owner_name) if module is not None and owner_name else module
+            if owner is None or name not in vars(owner):
                 continue
             setattr(owner, name, _timed(clock, phase, getattr(owner, name)))
             del pending[(module_name, attribute)]
