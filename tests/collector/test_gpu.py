@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -52,6 +53,13 @@ def test_every_launch_complete_with_valid_records(programs, tmp_path):
     from collector_traces import check_run  # noqa: PLC0415
 
     assert check_run(run) == []
+    # and collector.log says, per launch and for the run, what the launches' ends waited for: the kernel, then the
+    # drain of its last records (docs/collector.md, "Where a short app's time goes")
+    log = (run / "collector.log").read_text()
+    ends = re.findall(r"launch \d+: .*; end: kernel ([0-9.]+) s, last records ([0-9.]+) s$", log, re.M)
+    assert len(ends) == len(manifest["launches"])
+    total = re.search(r"exit: launch ends waited ([0-9.]+) s for their kernels and ([0-9.]+) s", log)
+    assert total and abs(float(total[2]) - sum(float(d) for _, d in ends)) < 0.002 * len(ends) + 0.001
 
 
 def test_atomic_flags(programs, tmp_path):

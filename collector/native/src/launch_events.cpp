@@ -13,8 +13,9 @@ struct Tool::KernelEnd {
   SanitizerResult sync = SANITIZER_SUCCESS;  // sanitizerStreamSynchronize
   SanitizerResult copy = SANITIZER_SUCCESS;  // the device state's copy back
   bool faulted = false;
-  uint64_t total = 0, committed = 0;  // records reserved / committed, when not faulted
-  uint64_t waits = 0, polls = 0;      // tickets that waited for the host; its flag's reads meanwhile
+  uint64_t total = 0, committed = 0;    // records reserved / committed, when not faulted
+  uint64_t waits = 0, polls = 0;        // tickets that waited for the host; its flag's reads meanwhile
+  double sync_s = 0, drain_wait_s = 0;  // LAUNCH_END's waits: for the kernel, then for the last records' drain
 };
 
 void Tool::on_launch_begin(const Sanitizer_LaunchData* ld) {
@@ -215,7 +216,9 @@ Tool::KernelEnd Tool::await_kernel(DrainJob* job, std::unique_lock<std::recursiv
   Sanitizer_StreamHandle hs = job->hstream;
   KernelEnd end;
   g.unlock();
+  const double t0 = now_s();
   end.sync = sanitizerStreamSynchronize(hs);
+  end.sync_s = now_s() - t0;
   end.faulted = end.sync != SANITIZER_SUCCESS;
   if (!end.faulted) {
     end.copy = sanitizerMemcpyDeviceToHost(cs->h_stage, cs->d_state, sizeof(RlDeviceState), hs);
@@ -227,7 +230,9 @@ Tool::KernelEnd Tool::await_kernel(DrainJob* job, std::unique_lock<std::recursiv
       end.polls = cs->h_stage->polls;
     }
   }
+  const double t1 = now_s();
   drainer_.finish(job, end.faulted, end.total);
+  end.drain_wait_s = now_s() - t1;
   g.lock();
   return end;
 }
@@ -254,12 +259,17 @@ void Tool::record_outcome(DrainJob* job, const std::string& kernel, const Kernel
   le.flushes = job->flushes;
   le.status = faulted ? "faulted" : (complete ? "complete" : "incomplete");
   le.seconds = now_s() - le.seconds;
-  // Where the drain thread's time went, and how often the GPU waited for a buffer the host had not handed back.
+  run_.launch_sync_s += end.sync_s;
+  run_.launch_drain_wait_s += end.drain_wait_s;
+  // Where the drain thread's time went, how often the GPU waited for a buffer the host had not handed back, and
+  // what LAUNCH_END waited for after the kernel: the drain of the last records (docs/collector.md, "Where a
+  // short app's time goes").
   diag_.log(
       "launch %llu: %llu records in %llu flushes, %.3f s; drain thread: resolving PCs %.3f s, sinks %.3f s; "
-      "GPU: %llu tickets waited for a buffer, %llu polls of the host",
+      "GPU: %llu tickets waited for a buffer, %llu polls of the host; end: kernel %.6f s, last records %.6f s",
       (unsigned long long)le.id, (unsigned long long)le.records, (unsigned long long)job->flushes, le.seconds,
-      job->resolve_s, job->sinks_s, (unsigned long long)end.waits, (unsigned long long)end.polls);
+      job->resolve_s, job->sinks_s, (unsigned long long)end.waits, (unsigned long long)end.polls, end.sync_s,
+      end.drain_wait_s);
   if (faulted && !diag_.fault) {
     diag_.fault = true;
     diag_.fault_reason = "kernel fault in " + demangle(kernel);

@@ -113,6 +113,9 @@ struct RunState {
   uint64_t instrumented = 0;
   uint64_t records_total = 0;
   uint64_t unresolved_total = 0;
+  // What the app's launches waited for at their LAUNCH_END, summed: their kernels (the stream's synchronisation)
+  // and then the drain of their last records into the sinks, which the next launch cannot overtake.
+  double launch_sync_s = 0, launch_drain_wait_s = 0;
   bool engine = false;  // online analysis
 };
 

@@ -196,6 +196,9 @@ void Tool::at_exit() {
   drainer_.stop();
   finish_sinks();
   if (cfg_.object_level) write_object_touches();
+  if (run_.instrumented > 0 && !cfg_.object_level)
+    diag_.log("exit: launch ends waited %.3f s for their kernels and %.3f s for their last records' drain",
+              run_.launch_sync_s, run_.launch_drain_wait_s);
   diag_.log("exit: %llu launches, %llu instrumented, %llu records", (unsigned long long)run_.launch_count,
             (unsigned long long)run_.instrumented, (unsigned long long)run_.records_total);
   write_run_json(true);
