@@ -8,3 +8,35 @@ T0=$(date +%s)
 stamp() { echo "== [$(($(date +%s) - T0)) s] $*"; }
 source benchmarks/device_setup.sh > /tmp/setup.txt 2>&1 || { tail -30 /tmp/setup.txt; exit 1; }
 rm -f "$OUT/pip_build.txt"
+
+# The checks every stop's closing note reports, for a call's script to run in one line each (sessions 22-24 wrote
+# them out in each call's script).
+# fidelity_against_ncu: the collector's counts side by side with ncu's (three ncu runs) on the microbenchmark and
+# zero_fill, with the default and the smallest buffers; each table's summary and its non-ok rows printed, the JSON in
+# $OUT/fid_P.json.
+fidelity_against_ncu() {
+  mkdir -p /tmp/zf
+  local p
+  for p in microbench zero_fill; do nvcc -O3 -lineinfo -arch=sm_90 -o "/tmp/zf/$p" "tests/gpu/$p.cu" || return 1; done
+  for p in microbench zero_fill; do
+    stamp "fidelity: $p (ncu x3)"
+    timeout 100 python3 benchmarks/fidelity.py --bench "/tmp/zf/$p" --work "/tmp/fid_$p" --ncu-runs 3 \
+      --json "$OUT/fid_$p.json" 2>&1 | grep -v " ok$" | tail -6
+  done
+}
+# short_suite ROUNDS [realapps.py options...]: the eight short apps natively, under `profile --no-analyze` and under
+# `profile`, from a user's install (clean_install.sh), ROUNDS rounds; the table in $OUT/realapps_full_clean.txt and
+# .json.
+short_suite() {
+  local rounds=$1 clean
+  shift
+  stamp "clean install"
+  clean=$(timeout 200 bash benchmarks/clean_install.sh /tmp/clean | tail -1) || { echo "clean install failed"; return 1; }
+  stamp "eight short apps, native/collect/full, $rounds rounds, clean install"
+  timeout 280 python3 benchmarks/realapps.py --src benchmarks/realapps/src --out /tmp/rf --rounds "$rounds" \
+    --modes native,collect,full --jobs 16 --reuselens "$clean" "$@" \
+    --apps cs_matrixMul,cs_transpose,cs_reduction,pb_lu,pb_fdtd2d,shoc_bfs,shoc_bfs_uiuc,shoc_sort \
+    > "$OUT/realapps_full_clean.txt" 2>&1
+  grep -v "^build\|^round" "$OUT/realapps_full_clean.txt" | tail -12
+  cp /tmp/rf/realapps.json "$OUT/realapps_full_clean.json"
+}
