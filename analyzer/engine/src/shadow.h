@@ -197,7 +197,7 @@ class RegionShadow {
       if (v != MAP_FAILED) values_ = static_cast<uint64_t*>(v);
     }
     if (!values && segments_enabled()) {  // one flag byte per segment (see summarized()); committed as touched
-      segments_ = ((first_ + count_ - 1) >> kSegmentShift) - (first_ >> kSegmentShift) + 1;
+      segments_ = segment_of(first_ + count_ - 1) + 1;
       void* f = mmap(nullptr, segments_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
       if (f != MAP_FAILED) summarized_ = static_cast<uint8_t*>(f);
     }
@@ -404,18 +404,16 @@ class RegionShadow {
     }();
     return enabled;
   }
-  bool segments() const { return summarized_ != nullptr; }
   // Whether granules g .. g + 31 (g segment-aligned) all lie in the region, with a flag to keep for them.
   bool whole_segment(uint64_t g) const { return summarized_ && g - first_ < count_ && g + 31 - first_ < count_; }
-  uint8_t& summarized(uint64_t g) { return summarized_[(g >> kSegmentShift) - (first_ >> kSegmentShift)]; }
-  const uint8_t* summarized_slot(uint64_t g) const {
-    return summarized_ + ((g >> kSegmentShift) - (first_ >> kSegmentShift));
-  }
+  uint64_t segment_of(uint64_t g) const { return (g >> kSegmentShift) - (first_ >> kSegmentShift); }
+  uint8_t& summarized(uint64_t g) { return summarized_[segment_of(g)]; }
+  bool is_summarized(uint64_t g) const { return summarized_[segment_of(g)] != 0; }
   // Any summary at all: regions that never had one (a gather's table) skip the flags altogether. Set by the
   // owner of the segment it summarises, read by that owner (other owners never read that segment's flag).
   bool any_summary() const { return any_summary_.load(std::memory_order_relaxed); }
-  void summarize(uint64_t g) {
-    summarized(g) = 1;
+  void summarize(uint8_t& flag) {  // flag: summarized(g) of the segment
+    flag = 1;
     if (!any_summary()) any_summary_.store(true, std::memory_order_relaxed);
   }
   // Granule g's entry is what the lane loop would find: a summarized segment is written out first.

@@ -328,7 +328,7 @@ bool Engine::Impl::replay_segment(const RlRecord& r, const Ctx& c, unsigned w, W
   if (code == 0) {
     for (unsigned i = 0; i < 32; ++i) reg->count_first_touch(w);
   }
-  if (!flag) reg->summarize(g);
+  if (!flag) reg->summarize(flag);
   ++wk.segment_records;
   flush_run(Run{code, 32, 128}, r, c, wk);
   return true;
@@ -766,7 +766,7 @@ void Engine::Impl::prefetch_lanes(const RlRecord& r, const Ctx& c, uint32_t mask
     const uint64_t hi = (r.addr[31 - __builtin_clz(mask)] >> 2) + (r.size + 3) / 4 - 1;
     if (const RegionShadow* reg = find_region(lo, hint)) {
       if (!reg->contains_granule(hi)) return;
-      if (reg->any_summary() && !(lo & 31) && hi == lo + 31 && *reg->summarized_slot(lo)) {
+      if (reg->any_summary() && !(lo & 31) && hi == lo + 31 && reg->is_summarized(lo)) {
         __builtin_prefetch(reg->slot(lo), 1);  // a summarized segment: its first entry is all replay_segment reads
         return;
       }
