@@ -19,6 +19,11 @@ TRACE_MIN_VERSION: int
 """Oldest trace format version the engine reads (RL_TRACE_MIN_VERSION)."""
 JSON_VERSION: int
 """Version of the engine JSON that Engine.to_json writes (RL_ENGINE_JSON_VERSION)."""
+SLOT_BYTES: int
+"""Size of one slot of a packed record stream (reuselens/packed_records.h, docs/trace-format.md): 32."""
+
+def unpack_records(slots: Buffer) -> bytes:
+    """The full 288-byte records of a packed stream, as the trace sink writes them; malformed: ValueError."""
 
 def record_layout() -> dict[str, tuple[int, int]]:
     """Field name -> (offset, size) in bytes of RlRecord, from the C++ header."""
@@ -73,6 +78,9 @@ class Engine:
 
     def consume(self, records: Buffer) -> None:
         """Feeds a C-contiguous buffer of 288-byte records of the open launch, in drain order (GIL released)."""
+
+    def consume_packed(self, slots: Buffer) -> None:
+        """Feeds the open launch's records as a packed stream of 32-byte slots, whole records (GIL released)."""
 
     def end_launch(self, complete: bool = True) -> None:
         """Closes the open launch; complete=False marks it partial (faulted or cut short)."""

@@ -6,6 +6,8 @@
 
 #include <array>
 #include <cstddef>
+#include <string>
+#include <utility>
 
 #include "reuselens/engine.h"
 #include "reuselens/object_touches.h"
@@ -14,22 +16,51 @@ namespace py = pybind11;
 using reuselens::Engine;
 using reuselens::EngineConfig;
 using reuselens::LaunchInfo;
+using reuselens::PackedCursor;
 using reuselens::RlRecord;
+using reuselens::RlSlot;
 using reuselens::RlTraceHeader;
 
 namespace {
 
-void consume(Engine& engine, const py::buffer& data) {
+// The bytes of a C-contiguous 1-D buffer, checked to be whole units of `unit` bytes (`what` names them).
+std::pair<const void*, size_t> whole_units(const py::buffer& data, size_t unit, const char* what) {
   py::buffer_info info = data.request();
   size_t bytes = size_t(info.size) * size_t(info.itemsize);
   bool contiguous = info.ndim <= 1 && (info.ndim == 0 || info.strides[0] == info.itemsize);
-  if (!contiguous) throw py::value_error("records must be a C-contiguous 1-D buffer");
-  if (bytes % sizeof(RlRecord) != 0) {
-    throw py::value_error("record buffer of " + std::to_string(bytes) + " bytes is not a multiple of 288");
+  if (!contiguous) throw py::value_error(std::string(what) + " must be a C-contiguous 1-D buffer");
+  if (bytes % unit != 0) {
+    throw py::value_error(std::string(what) + " buffer of " + std::to_string(bytes) + " bytes is not a multiple of " +
+                          std::to_string(unit));
   }
-  auto* records = static_cast<const RlRecord*>(info.ptr);
+  return {info.ptr, bytes / unit};
+}
+
+void consume(Engine& engine, const py::buffer& data) {
+  auto [records, n] = whole_units(data, sizeof(RlRecord), "records");
   py::gil_scoped_release release;
-  engine.consume(records, bytes / sizeof(RlRecord));
+  engine.consume(static_cast<const RlRecord*>(records), n);
+}
+
+// Packed records (reuselens/packed_records.h), as the collector hands them to the engine.
+void consume_packed(Engine& engine, const py::buffer& data) {
+  auto [slots, n] = whole_units(data, sizeof(RlSlot), "packed records");
+  py::gil_scoped_release release;
+  engine.consume_packed(static_cast<const RlSlot*>(slots), n);
+}
+
+// The full records of a packed stream, as the collector's trace sink writes them; ValueError if malformed.
+py::bytes unpack_records(const py::buffer& data) {
+  auto [slots, n] = whole_units(data, sizeof(RlSlot), "packed records");
+  std::string out;
+  PackedCursor cursor(static_cast<const RlSlot*>(slots), n);
+  while (const RlSlot* r = cursor.next()) {
+    RlRecord full;
+    unpack_record(r, &full);
+    out.append(reinterpret_cast<const char*>(&full), sizeof full);
+  }
+  if (cursor.malformed()) throw py::value_error("malformed packed records");
+  return py::bytes(out);
 }
 
 void begin_launch(Engine& engine, uint64_t launch_id, uint32_t kernel_function_id, std::array<uint32_t, 3> grid,
@@ -87,6 +118,9 @@ PYBIND11_MODULE(_engine, m) {
   m.attr("TRACE_VERSION") = RL_TRACE_VERSION;
   m.attr("TRACE_MIN_VERSION") = RL_TRACE_MIN_VERSION;
   m.attr("JSON_VERSION") = RL_ENGINE_JSON_VERSION;
+  m.attr("SLOT_BYTES") = RL_SLOT_BYTES;
+  m.def("unpack_records", &unpack_records, py::arg("slots"),
+        "the full records (bytes, 288 each) of a packed stream (reuselens/packed_records.h)");
   m.def("record_layout", &record_layout, "field -> (offset, size) of RlRecord, from the C++ header");
   m.def("header_layout", &header_layout, "field -> (offset, size) of RlTraceHeader, from the C++ header");
   m.def(
@@ -115,6 +149,7 @@ PYBIND11_MODULE(_engine, m) {
       .def("begin_launch", &begin_launch, py::arg("launch_id"), py::arg("kernel_function_id"), py::arg("grid"),
            py::arg("block"), py::arg("dynamic_shared_bytes") = 0)
       .def("consume", &consume, py::arg("records"))
+      .def("consume_packed", &consume_packed, py::arg("slots"))
       .def("end_launch", &Engine::end_launch, py::arg("complete") = true, py::call_guard<py::gil_scoped_release>())
       .def("to_json", &Engine::to_json)
       .def("object_touches_json", &Engine::object_touches_json)

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace reuselens {
 
@@ -24,7 +25,13 @@ void Engine::Impl::phases12(const RlRecord* recs, size_t n, unsigned w, Worker& 
     size_t piece = next_piece.fetch_add(1, std::memory_order_relaxed);
     if (piece >= pieces_of(n)) break;
     PieceState state = PieceState::kClean;
-    timed(wk, 0, [&] { state = phase1_piece(recs, n, piece, wk); });
+    timed(wk, 0, [&] {
+      if (batch_packed) {  // consume_packed: this piece's records are still packed (recs is `unpacked`)
+        for (size_t i = piece * kPiece, hi = std::min(n, i + kPiece); i < hi; ++i)
+          unpack_record(batch_packed[i], &unpacked[i]);
+      }
+      state = phase1_piece(recs, n, piece, wk);
+    });
     if (state == PieceState::kMalformed) break;
     if (state == PieceState::kNewPcs) {
       wk.deferred.push_back(uint32_t(piece));
@@ -39,6 +46,67 @@ void Engine::Impl::consume(const RlRecord* recs, size_t n) {
   if (!open) throw EngineError("consume() called with no open launch (begin_launch first)");
   if (config.values) return consume_values(recs, n);
   consume_records(recs, nullptr, n);
+}
+
+// A packed stream (packed_records.h) is consumed a batch at a time: a serial walk finds where each record starts,
+// and each worker unpacks a piece into `unpacked` as it takes the piece in phase 1 (phases12), while the piece's
+// lines are its own to read next. Unpacked on the consuming thread alone (session 25, call 1), or by the workers in
+// a round of their own (call 2), the engine fell behind the GPU on the suite's apps. Value mode pairs records with
+// the companions after them before the steps start, so it unpacks first. A long run of full records (value mode
+// writes only those) is consumed where it lies. The batches' bounds do not change results: records count only in
+// order.
+void Engine::Impl::consume_packed(const RlSlot* slots, size_t count) {
+  if (!open) throw EngineError("consume_packed() called with no open launch (begin_launch first)");
+  constexpr size_t kInPlaceRun = 256;  // shorter runs of full records are unpacked (copied) with their neighbours
+  const size_t batch = batch_records(W);
+  unpacked.resize(batch);
+  packed_starts.clear();
+  const auto flush = [&] {
+    const size_t n = packed_starts.size();
+    if (n == 0) return;
+    if (config.values) {
+      for (size_t i = 0; i < n; ++i) unpack_record(packed_starts[i], &unpacked[i]);
+      consume_values(unpacked.data(), n);
+    } else {
+      batch_packed = packed_starts.data();
+      consume_records(unpacked.data(), nullptr, n);  // n <= batch: one batch, whose pieces phases12 unpacks
+      batch_packed = nullptr;
+    }
+    packed_starts.clear();
+  };
+  const RlSlot* at = slots;
+  const RlSlot* const end = slots + count;
+  while (at < end) {
+    const size_t k = packed_record_slots(at, size_t(end - at));
+    if (k == 0)
+      throw EngineError("packed records: the record at slot " + std::to_string(at - slots) + " of " +
+                        std::to_string(count) + " runs past the end, or its form or stride group is not known");
+    const unsigned form = packed_form(*at);
+    if (form == RL_FORM_FULL) {
+      const RlSlot* run = at;
+      size_t full = 0;
+      while (full < batch && size_t(end - at) >= RL_FULL_SLOTS && packed_form(*at) == RL_FORM_FULL) {
+        at += RL_FULL_SLOTS;
+        ++full;
+      }
+      if (full >= kInPlaceRun) {
+        flush();
+        consume(reinterpret_cast<const RlRecord*>(run), full);
+        continue;
+      }
+      for (size_t i = 0; i < full; ++i) {
+        packed_starts.push_back(run + i * RL_FULL_SLOTS);
+        if (packed_starts.size() == batch) flush();
+      }
+      continue;
+    }
+    if (form != RL_FORM_PADDING) {
+      packed_starts.push_back(at);
+      if (packed_starts.size() == batch) flush();
+    }
+    at += k;
+  }
+  flush();
 }
 
 // Value mode: the records without their companions, each MEM record flagged RL_FLAG_VALUES paired with the record

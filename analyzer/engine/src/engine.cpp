@@ -74,6 +74,15 @@ void Engine::consume(const RlRecord* records, size_t count) {
     throw;
   }
 }
+void Engine::consume_packed(const RlSlot* slots, size_t count) {
+  impl_->check_usable();
+  try {
+    impl_->consume_packed(slots, count);
+  } catch (const std::exception& e) {
+    impl_->failure = e.what();
+    throw;
+  }
+}
 void Engine::end_launch(bool complete) {
   impl_->check_usable();
   impl_->end_launch(complete);

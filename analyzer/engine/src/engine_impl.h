@@ -178,6 +178,11 @@ struct Engine::Impl {
   // ---- the batch driver (consume.cpp) --------------------------------------------------------------------
   void phases12(const RlRecord* recs, size_t n, unsigned w, Worker& wk);
   void consume(const RlRecord* recs, size_t n);
+  void consume_packed(const RlSlot* slots, size_t count);
+  std::vector<RlRecord> unpacked;            // consume_packed's records, one batch at a time
+  std::vector<const RlSlot*> packed_starts;  // where each of them starts in the packed stream
+  // While consume_packed's batch runs: its records' starts, unpacked piece by piece in phases12
+  const RlSlot* const* batch_packed = nullptr;
   void consume_records(const RlRecord* recs, const RlRecord* const* values, size_t n);
 
   // ---- value mode (consume.cpp, docs/engine.md "Value redundancy") --------------------------------------

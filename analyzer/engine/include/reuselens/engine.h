@@ -28,6 +28,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "reuselens/packed_records.h"
 #include "reuselens/trace_format.h"
 
 namespace reuselens {
@@ -107,6 +108,9 @@ class Engine {
   // (0 = the whole warp); a block's shared/local state is dropped once all its threads exited (else at
   // end_launch). BARRIER: active_mask is not used.
   void consume(const RlRecord* records, size_t count);
+  // The same records as a packed stream (packed_records.h: the collector's buffers), `count` slots that end on a
+  // record's end. A record that runs past the end, or of a form this build does not know, throws EngineError.
+  void consume_packed(const RlSlot* slots, size_t count);
   void end_launch(bool complete = true);
 
   // The engine part of report.json, version RL_ENGINE_JSON_VERSION (docs/report-format.md).

@@ -1,0 +1,149 @@
+// Packed records: how the device patch writes records into the collector's buffers, and how the collector hands
+// them on (the engine queue, Engine::consume_packed). Never in a trace file: the trace sink unpacks them.
+// docs/trace-format.md, "Packed records", is the prose description; this header is the only definition.
+//
+// A packed stream is a sequence of 32-byte slots. A record takes 1, 2 or 9 of them; its first slot is the first
+// 32 bytes of its RlRecord (type .. block), with the form in the upper bits of the type byte:
+//   FULL           9 slots: the RlRecord itself (an array of RlRecord is a packed stream of full records);
+//   NO_ADDRESSES   1 slot: every addr[] is 0 (barriers, block exits);
+//   STRIDED        2 slots: the second an RlStrided; lane i of active_mask has address
+//                  base + stride * (i % group) + group_stride * (i / group), the other lanes 0;
+//   PADDING        1 slot, nothing: where a record would have crossed the end of a buffer.
+// Every form reproduces its RlRecord exactly (unsigned 64-bit arithmetic, the same on both sides), so the trace,
+// the engine's input and every count are what full records would give.
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "reuselens/trace_format.h"
+
+#ifdef __cplusplus
+namespace reuselens {
+#endif
+
+#define RL_SLOT_BYTES 32u
+#define RL_FULL_SLOTS 9u  // sizeof(RlRecord) / RL_SLOT_BYTES
+#define RL_FORM_SHIFT 5u  // the form's bits in the type byte (types are 1..4)
+#define RL_TYPE_MASK 0x1Fu
+
+enum RlPackedForm { RL_FORM_FULL = 0, RL_FORM_NO_ADDRESSES = 1, RL_FORM_STRIDED = 2, RL_FORM_PADDING = 3 };
+
+struct RlSlot {
+  uint64_t w[4];
+};
+
+// The second slot of a STRIDED record. group is 1..32 (32: one stride over the whole warp; a broadcast has
+// stride 0).
+struct RlStrided {
+  uint64_t base;
+  uint64_t stride;
+  uint64_t group_stride;
+  uint32_t group;
+  uint32_t reserved;
+};
+
+#ifdef __cplusplus
+static_assert(sizeof(RlSlot) == RL_SLOT_BYTES, "slot layout is part of the buffer protocol");
+static_assert(sizeof(RlStrided) == RL_SLOT_BYTES, "a strided payload is one slot");
+static_assert(sizeof(RlRecord) == RL_FULL_SLOTS * RL_SLOT_BYTES, "a full record is nine slots");
+
+inline unsigned packed_form(const RlSlot& first) { return (unsigned)((first.w[0] & 0xFFu) >> RL_FORM_SHIFT); }
+
+// Slots the record starting at `first` takes; 0 for a form this build does not know.
+inline unsigned packed_slots(const RlSlot& first) {
+  switch (packed_form(first)) {
+    case RL_FORM_FULL:
+      return RL_FULL_SLOTS;
+    case RL_FORM_NO_ADDRESSES:
+    case RL_FORM_PADDING:
+      return 1;
+    case RL_FORM_STRIDED:
+      return 2;
+  }
+  return 0;
+}
+
+// The record at `first` (a well-formed one, packed_record_slots, not PADDING) as a full record.
+inline void unpack_record(const RlSlot* first, RlRecord* out) {
+  const unsigned form = packed_form(*first);
+  if (form == RL_FORM_FULL) {
+    memcpy(out, first, sizeof(RlRecord));
+    return;
+  }
+  memcpy(out, first, RL_SLOT_BYTES);
+  out->type = (uint8_t)(out->type & RL_TYPE_MASK);
+  if (form != RL_FORM_STRIDED) {
+    memset(out->addr, 0, sizeof out->addr);
+    return;
+  }
+  RlStrided s;
+  memcpy(&s, first + 1, sizeof s);
+  const uint32_t group = s.group;  // 1..32: packed_record_slots checks it
+  const uint32_t mask = out->active_mask;
+  // Branch-free per lane (a lane outside the mask gets 0 through an all-zero or all-one word), so the loops
+  // vectorise: the engine unpacks every record it gets from the collector.
+  if (group == RL_WARP_SIZE) {
+    for (uint32_t i = 0; i < RL_WARP_SIZE; ++i)
+      out->addr[i] = (s.base + s.stride * i) & (0 - (uint64_t)((mask >> i) & 1u));
+    return;
+  }
+  const uint32_t shift = (uint32_t)__builtin_ctz(group);
+  if ((group & (group - 1)) == 0) {  // the patch's groups: 2, 4, 8, 16
+    for (uint32_t i = 0; i < RL_WARP_SIZE; ++i)
+      out->addr[i] =
+          (s.base + s.stride * (i & (group - 1)) + s.group_stride * (i >> shift)) & (0 - (uint64_t)((mask >> i) & 1u));
+    return;
+  }
+  uint64_t row = s.base;  // base + group_stride * (i / group), kept as i goes (no division per lane)
+  uint32_t in_row = 0;    // i % group
+  for (uint32_t i = 0; i < RL_WARP_SIZE; ++i) {
+    out->addr[i] = (mask >> i) & 1u ? row + s.stride * in_row : 0;
+    if (++in_row == group) {
+      in_row = 0;
+      row += s.group_stride;
+    }
+  }
+}
+
+// Slots the record at `at` takes, of the `left` slots from it to the stream's end; 0 when the record is malformed:
+// it runs past the end, has a form this build does not know, or a strided group outside 1..32.
+inline size_t packed_record_slots(const RlSlot* at, size_t left) {
+  const unsigned n = left > 0 ? packed_slots(*at) : 0;
+  if (n == 0 || left < n) return 0;
+  if (packed_form(*at) == RL_FORM_STRIDED) {
+    const uint32_t group = (uint32_t)at[1].w[3];
+    if (group < 1 || group > RL_WARP_SIZE) return 0;
+  }
+  return n;
+}
+
+// Walks a packed stream: next() gives each record's first slot (PADDING skipped) until the end, or null; a
+// malformed record (packed_record_slots) stops the walk with malformed() true.
+class PackedCursor {
+ public:
+  PackedCursor(const RlSlot* slots, size_t count) : at_(slots), end_(slots + count) {}
+  const RlSlot* next() {
+    while (at_ < end_) {
+      const size_t n = packed_record_slots(at_, (size_t)(end_ - at_));
+      if (n == 0) {
+        malformed_ = true;
+        at_ = end_;
+        return nullptr;
+      }
+      const RlSlot* r = at_;
+      at_ += n;
+      if (packed_form(*r) != RL_FORM_PADDING) return r;
+    }
+    return nullptr;
+  }
+  bool malformed() const { return malformed_; }
+
+ private:
+  const RlSlot* at_;
+  const RlSlot* end_;
+  bool malformed_ = false;
+};
+}  // namespace reuselens
+#endif

@@ -1,0 +1,178 @@
+"""Packed records (reuselens/packed_records.h, docs/trace-format.md "Packed records"): the forms the device patch
+writes into the collector's buffers reproduce every record exactly, and the engine fed the packed stream
+(Engine.consume_packed, the collector's path) gives the results it gives for the full records."""
+
+from __future__ import annotations
+
+import json
+import random
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+from engine_records import SHARED, WRITE, barrier, block_exit, mem, records, warp_addrs
+from packed import FULL, NO_ADDRESSES, PADDING, STRIDED, forms, pack
+
+from reuselens.analyzer import replay
+from reuselens.analyzer.replay import RECORD_DTYPE, _engine_module, replay_run
+
+RUNS = Path(__file__).resolve().parents[1] / "data" / "runs"
+VALUE_RUNS = Path(__file__).resolve().parents[1] / "data" / "value_runs"
+E = _engine_module()
+
+
+def shapes() -> np.ndarray:
+    """One record of each shape the forms must tell apart, edge cases of the arithmetic included."""
+    rng = random.Random(7)
+    top = (1 << 64) - 1
+    rows = [
+        mem(0x10, warp_addrs(0x7F0000001000)),  # coalesced: one stride
+        mem(0x20, [0x7F0000002000] * 32),  # broadcast: stride 0
+        mem(0x30, warp_addrs(0x7F0000003000, stride=-8)),  # descending
+        mem(0x40, {3: 0x1000, 9: 0x1030, 20: 0x1088}),  # partial mask, one stride (8 per lane)
+        mem(0x50, {3: 0x1000, 9: 0x1031}),  # partial, no whole stride between the two lanes
+        mem(0x60, {5: 0x4444}),  # one lane
+        mem(0x70, [0x9000 + 4 * (i % 8) + 0x400 * (i // 8) for i in range(32)]),  # tile rows: groups of 8
+        mem(0x80, [0xA000 + 16 * (i % 4) + 0x1000 * (i // 4) for i in range(32)], size=16),  # groups of 4
+        mem(0x90, [0xB000 + 4 * (i % 16) - 0x80 * (i // 16) for i in range(32)]),  # groups of 16, going down
+        mem(0xA0, [0xC000 + 4 * (i % 3) + 0x100 * (i // 3) for i in range(32)]),  # groups of 3: no form
+        mem(0xB0, [rng.randrange(1 << 40) * 4 for _ in range(32)]),  # a gather
+        mem(0xC0, [top - 4 * i for i in range(32)]),  # near the top of the address space
+        mem(0xD0, [top - 3 + 4 * i & top for i in range(32)]),  # wrapping around it
+        mem(0xE0, warp_addrs(0x100, stride=4, lanes=17), space=SHARED, access=WRITE),
+        mem(0xF0, {0: 0, 1: 0}),  # addresses 0 (a zero-fill half): no addresses
+        mem(0x100, [0x5000 + 4 * i for i in range(31)] + [0x5000]),  # one lane off the stride
+        barrier(0x110),
+        block_exit(lanes=0x0000FFFF),
+    ]
+    return records(rows)
+
+
+def test_forms_are_the_cheapest_exact_ones():
+    # GIVEN records of every shape; WHEN packed as the device patch packs them
+    stream = pack(shapes())
+    # THEN regular lanes take the strided form, barriers and exits the header alone, the rest full records
+    s, f, n = STRIDED, FULL, NO_ADDRESSES
+    assert forms(stream) == [s, s, s, s, f, s, s, s, s, f, f, s, s, s, n, f, n, n]
+
+
+@pytest.mark.parametrize("padding", [0.0, 0.5])
+def test_unpacking_gives_back_every_record_byte_for_byte(padding):
+    recs = shapes()
+    stream = pack(recs, padding=padding, seed=3)
+    assert E.unpack_records(stream) == recs.tobytes()
+
+
+def test_full_records_are_a_packed_stream():
+    # an array of full records is the packed stream of their full forms: the collector's older path
+    recs = shapes()
+    assert E.unpack_records(recs.tobytes()) == recs.tobytes()
+
+
+def test_random_strided_records_round_trip():
+    # GIVEN many random strided and grouped warps, masks and strides (wrapping included)
+    rng = random.Random(11)
+    rows = []
+    for i in range(2000):
+        base, stride = rng.randrange(1 << 64), rng.choice([0, 1, 4, 8, 16, -4, rng.randrange(1 << 64)])
+        group = rng.choice([32, 32, 2, 4, 8, 16])
+        outer = rng.randrange(1 << 64)
+        mask = 0xFFFFFFFF if rng.random() < 0.5 else rng.randrange(1, 1 << 32)
+        addrs = {
+            lane: (base + stride * (lane % group) + outer * (lane // group)) & ((1 << 64) - 1)
+            for lane in range(32)
+            if mask >> lane & 1
+        }
+        rows.append(mem(16 * i, addrs))
+    recs = records(rows)
+    stream = pack(recs, padding=0.1, seed=i)
+    # THEN most take two slots, and each comes back exactly
+    assert forms(stream).count(STRIDED) > 1000
+    assert E.unpack_records(stream) == recs.tobytes()
+
+
+def replayed(run: Path, feed_packed: bool, monkeypatch, *, workers: int) -> str:
+    def packed_feed(engine, recs, path):
+        # the packed stream cut at record bounds into uneven batches, as the collector's buffers cut it
+        stream = pack(np.ascontiguousarray(recs), padding=0.05, seed=len(recs))
+        rng, at, slot = random.Random(len(recs)), 0, 32
+        while at < len(stream):
+            size = rng.choice([1, 7, 300, 100000]) * slot
+            end = min(len(stream), at + size)
+            while end < len(stream) and not record_starts(stream, at, end):
+                end += slot
+            engine.consume_packed(stream[at:end])
+            at = end
+
+    with monkeypatch.context() as m:
+        if feed_packed:
+            m.setattr(replay, "_feed", packed_feed)
+        result = replay_run(run, workers=workers)
+    for timing in ("consume_us", "phase_us", "phase_cpu_us"):  # wall times differ run to run
+        result["stats"].pop(timing)
+    return json.dumps(result, sort_keys=True)
+
+
+def record_starts(stream: bytes, start: int, end: int) -> bool:
+    """Whether `end` is where a record of the stream begins (walking from `start`, a record's beginning)."""
+    at = start
+    while at < end:
+        at += 32 * {FULL: 9, NO_ADDRESSES: 1, STRIDED: 2, PADDING: 1}[stream[at] >> 5]
+    return at == end
+
+
+@pytest.mark.parametrize(
+    "run,workers",
+    [(RUNS / "microbench", 1), (RUNS / "pattern_suite", 3), (VALUE_RUNS / "approx_int", 2)],
+    ids=["microbench", "pattern_suite", "values"],
+)
+def test_packed_stream_gives_the_same_results(run, workers, monkeypatch):
+    # GIVEN a run recorded on the H200; WHEN its records reach the engine packed, cut and padded
+    # THEN every result (graph, distributions, values) is what the full records give
+    if not (run / "run.json").exists():
+        pytest.skip(f"no recorded run in {run}")
+    assert replayed(run, True, monkeypatch, workers=workers) == replayed(run, False, monkeypatch, workers=workers)
+
+
+def engine_with_launch():
+    engine = E.Engine(workers=1)
+    engine.begin_launch(0, 0, [1, 1, 1], [32, 1, 1])
+    return engine
+
+
+@pytest.mark.parametrize(
+    "stream,what",
+    [
+        (pack(shapes())[: -32 * 5], "a full record cut short"),
+        (bytes([7 << 5 | 1]) + bytes(31), "an unknown form"),
+        (bytes([STRIDED << 5 | 1]) + bytes(31), "a strided record without its payload"),
+        (bytes([STRIDED << 5 | 1]) + bytes(31) + struct.pack("<QQQII", 0, 4, 0, 0, 0), "stride group 0"),
+        (bytes([STRIDED << 5 | 1]) + bytes(31) + struct.pack("<QQQII", 0, 4, 0, 33, 0), "stride group 33"),
+    ],
+)
+def test_malformed_streams_are_refused(stream, what):
+    engine = engine_with_launch()
+    with pytest.raises(RuntimeError, match="packed records"):
+        engine.consume_packed(stream)
+    with pytest.raises(ValueError, match="malformed"):
+        E.unpack_records(stream)
+    with pytest.raises(RuntimeError):  # an engine that refused its input is not used again
+        engine.end_launch()
+
+
+def test_a_stream_that_is_not_whole_slots_is_refused():
+    with pytest.raises(ValueError, match="multiple of 32"):
+        engine_with_launch().consume_packed(bytes(33))
+
+
+def test_records_count_once_whatever_the_padding():
+    recs = records([mem(0x10, warp_addrs(0x1000)), barrier(0x20), block_exit()])
+    counts = []
+    for padding in (0.0, 1.0):
+        engine = engine_with_launch()
+        engine.consume_packed(pack(recs, padding=padding))
+        engine.end_launch()
+        counts.append(engine.stats()["records"])
+    assert counts == [3, 3]
+    assert np.frombuffer(E.unpack_records(pack(recs, padding=1.0)), dtype=RECORD_DTYPE).shape == (3,)
