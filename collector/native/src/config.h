@@ -34,10 +34,13 @@ struct Config {
   // REUSELENS_ELEMENT_MAP_BYTES: at most this much device memory for the maps made at one table upload, besides
   // the share of the free memory (a test of the coarse maps; default: no cap)
   uint64_t element_map_cap = UINT64_MAX;
+  // REUSELENS_PACKED_RECORDS=0: the device patch writes every record in the full form (288 bytes) instead of the
+  // cheapest exact packed one (reuselens/packed_records.h); the same records reach the sinks either way
+  bool packed = true;
   uint64_t buffer_bytes = kDefaultBufferBytes;
   uint32_t nbuf = 2;
 
-  uint64_t buffer_records() const;  // records per buffer
+  uint64_t buffer_records() const;  // full-form records per buffer
 };
 
 // The environment's configuration; an invalid value is clamped to the accepted range.

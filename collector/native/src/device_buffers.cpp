@@ -19,7 +19,7 @@ bool allocate_context_buffers(CUcontext ctx, ContextState& cs, Diagnostics& diag
                        "sanitizerAllocHost(flags)", true);
   if (ok && cs.capacity > 0)
     ok = diag.check(sanitizerAllocHost(ctx, reinterpret_cast<void**>(&cs.buffers),
-                                       cs.capacity * cs.nbuf * sizeof(reuselens::RlRecord)),
+                                       cs.capacity * cs.nbuf * sizeof(reuselens::RlSlot)),
                     "sanitizerAllocHost(record buffers)", true);
   return ok;
 }

@@ -3,18 +3,21 @@
 //
 // Transfer protocol (lossless multi-buffering, docs/collector.md):
 //  * Records go straight into pinned host memory (zero-copy over the bus); `nbuf` buffers of `capacity`
-//    records each. A 64-bit ticket t = atomicAdd(head, 1) names the slot: generation g = t / capacity,
-//    buffer b = g % nbuf, slot t % capacity.
+//    32-byte slots each, a record taking 1, 2 or 9 consecutive slots (reuselens/packed_records.h; 18 for a record
+//    and its value companion). A 64-bit ticket t = atomicAdd(head, n) names a record's first slot: generation
+//    g = t / capacity, buffer b = g % nbuf, slot t % capacity. A record never spans two buffers: slots that
+//    would cross a buffer's end are padding.
 //  * Buffer b may hold generation g once the host has drained generation g - nbuf: the host publishes
 //    host_allowed[b] (pinned memory, initially b) and the writer spins (with __nanosleep) until
 //    host_allowed[b] >= g. The GPU waits, nothing is dropped. While writers wait, one of them at a time
 //    (poller[b]) reads host_allowed[b] over the bus and copies it to allowed_cache[b] (device memory), which
 //    the others watch: thousands of waiting warps reading host memory would crowd out the record writes
 //    that complete the generation the host waits for.
-//  * After writing, every lane fences at system scope; the leader then adds 1 to committed[b] (device
+//  * After writing, the leader fences at system scope and adds the record's slots to committed[b] (device
 //    memory, monotonic). The writer that completes generation g sets host_ready[b] = g + 1.
 //  * The host drain thread consumes generation g when host_ready[b] == g + 1, then sets
 //    host_allowed[b] = g + nbuf. At kernel end the host reads `head` and drains the last, partial generation.
+//  * A generation's slots are a packed stream: its records in the order their tickets were taken.
 #pragma once
 
 #include <stdint.h>
@@ -25,8 +28,8 @@
 struct RlDeviceState {
   uint32_t enabled;         // 0: callbacks return at once (launch not selected)
   uint32_t nbuf;            // buffers in the ring, 2..RL_MAX_BUFFERS
-  uint64_t capacity;        // records per buffer
-  void* buffers;            // RlRecord[nbuf * capacity], pinned host memory (device-visible)
+  uint64_t capacity;        // slots per buffer
+  void* buffers;            // RlSlot[nbuf * capacity], pinned host memory (device-visible)
   uint64_t* host_allowed;   // pinned host memory, [nbuf]
   uint64_t* host_ready;     // pinned host memory, [nbuf]
   unsigned long long head;  // tickets handed out
@@ -34,7 +37,9 @@ struct RlDeviceState {
   unsigned long long allowed_cache[RL_MAX_BUFFERS];
   uint32_t poller[RL_MAX_BUFFERS];  // 1 while a waiting writer reads host_allowed[b]
   uint32_t smem_size;               // largest SET_SHARED_MEMORY_SIZE seen (bytes per block)
-  uint32_t values_on;        // value patch only: this launch records values (launch sampling, Config::values_every)
+  uint32_t values_on;  // value patch only: this launch records values (launch sampling, Config::values_every)
+  uint32_t packed;     // 0: every record in the full form (REUSELENS_PACKED_RECORDS=0)
+  uint32_t pad;
   unsigned long long waits;  // tickets that had to wait for the host to hand their buffer back
   unsigned long long polls;  // reads of host_allowed made while waiting
 };

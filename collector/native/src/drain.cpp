@@ -56,18 +56,20 @@ void Drainer::stop() {
 void Drainer::drain_generation(DrainJob& job, uint64_t gen, uint64_t count) {
   ContextState* cs = job.cs;
   uint32_t b = (uint32_t)(gen % cs->nbuf);
-  reuselens::RlRecord* recs = cs->buffers + (uint64_t)b * cs->capacity;
+  reuselens::RlSlot* slots = cs->buffers + (uint64_t)b * cs->capacity;
   std::atomic_thread_fence(std::memory_order_acquire);
   const double t0 = now_s();
-  resolve_records(ranges_, recs, count, &job.unresolved);
+  PackedCounts counts;
+  resolve_records(ranges_, slots, count, &counts);
   const double t1 = now_s();
-  if (count_companions_) {
-    for (uint64_t i = 0; i < count; ++i) job.companions += recs[i].type == reuselens::RL_REC_VALUES;
-  }
-  for (auto& s : sinks_) s->consume(recs, count);
+  for (auto& s : sinks_) s->consume(slots, count);
   job.resolve_s += t1 - t0;
   job.sinks_s += now_s() - t1;
   job.drained += count;
+  job.records += counts.records;
+  job.companions += counts.companions;
+  job.unresolved += counts.unresolved;
+  job.malformed |= counts.malformed;
   ++job.flushes;
 }
 

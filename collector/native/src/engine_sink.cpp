@@ -59,8 +59,8 @@ class EngineSink : public RecordSink {
     consume_s0_ = s.consume_seconds;
     records0_ = s.records;
   }
-  void consume(const reuselens::RlRecord* records, size_t n) override {
-    if (open_) open_ = guard([&] { engine_.consume(records, n); });
+  void consume(const reuselens::RlSlot* slots, size_t n) override {
+    if (open_) open_ = guard([&] { engine_.consume_packed(slots, n); });
   }
   void end_launch(bool complete) override {
     if (open_) {

@@ -136,6 +136,7 @@ void Tool::start_instrumented_launch(const Sanitizer_LaunchData* ld, uint64_t id
                                      const std::string& mangled, ContextState* cs) {
   arm_device_state(*cs);
   cs->h_stage->values_on = cfg_.values && run_.instrumented % cfg_.values_every == 0;  // launch sampling
+  cs->h_stage->packed = cfg_.packed;
   bool ok = check(sanitizerMemcpyHostToDeviceAsync(cs->d_state, cs->h_stage, sizeof(RlDeviceState), ld->hStream),
                   "sanitizerMemcpyHostToDeviceAsync(state)") &&
             check(sanitizerSetLaunchCallbackData(ld->hLaunch, ld->function, ld->hStream, cs->d_state),
@@ -245,17 +246,19 @@ void Tool::record_outcome(DrainJob* job, const std::string& kernel, const Kernel
   const uint64_t total = end.total;
   LaunchEntry& le = run_.launches[job->entry];
   if (!faulted && end.committed != total)
-    error("launch " + std::to_string(le.id) + ": " + std::to_string(end.committed) + " records committed of " +
+    error("launch " + std::to_string(le.id) + ": " + std::to_string(end.committed) + " record slots committed of " +
           std::to_string(total) + " reserved");
   if (!faulted) le.smem = job->cs->h_stage->smem_size;
-  bool complete = !faulted && job->drained == total && end.committed == total;
+  if (job->malformed)
+    error("launch " + std::to_string(le.id) + ": the device patch wrote a record the host cannot read (its form)");
+  bool complete = !faulted && job->drained == total && end.committed == total && !job->malformed;
   if (!faulted && job->drained != total)
-    error("launch " + std::to_string(le.id) + ": drained " + std::to_string(job->drained) + " records of " +
+    error("launch " + std::to_string(le.id) + ": drained " + std::to_string(job->drained) + " record slots of " +
           std::to_string(total));
   end_launch_in_sinks(complete);
-  run_.records_total += job->drained - job->companions;
+  run_.records_total += job->records - job->companions;
   run_.unresolved_total += job->unresolved;
-  le.records = job->drained - job->companions;
+  le.records = job->records - job->companions;
   le.flushes = job->flushes;
   le.status = faulted ? "faulted" : (complete ? "complete" : "incomplete");
   le.seconds = now_s() - le.seconds;
@@ -265,11 +268,11 @@ void Tool::record_outcome(DrainJob* job, const std::string& kernel, const Kernel
   // what LAUNCH_END waited for after the kernel: the drain of the last records (docs/collector.md, "Where a
   // short app's time goes").
   diag_.log(
-      "launch %llu: %llu records in %llu flushes, %.3f s; drain thread: resolving PCs %.3f s, sinks %.3f s; "
-      "GPU: %llu tickets waited for a buffer, %llu polls of the host; end: kernel %.6f s, last records %.6f s",
-      (unsigned long long)le.id, (unsigned long long)le.records, (unsigned long long)job->flushes, le.seconds,
-      job->resolve_s, job->sinks_s, (unsigned long long)end.waits, (unsigned long long)end.polls, end.sync_s,
-      end.drain_wait_s);
+      "launch %llu: %llu records in %llu slots, %llu flushes, %.3f s; drain thread: resolving PCs %.3f s, sinks "
+      "%.3f s; GPU: %llu tickets waited for a buffer, %llu polls of the host; end: kernel %.6f s, last records %.6f s",
+      (unsigned long long)le.id, (unsigned long long)le.records, (unsigned long long)job->drained,
+      (unsigned long long)job->flushes, le.seconds, job->resolve_s, job->sinks_s, (unsigned long long)end.waits,
+      (unsigned long long)end.polls, end.sync_s, end.drain_wait_s);
   if (faulted && !diag_.fault) {
     diag_.fault = true;
     diag_.fault_reason = "kernel fault in " + demangle(kernel);

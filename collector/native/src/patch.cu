@@ -1,15 +1,19 @@
 // ReuseLens device patch: Compute Sanitizer instruction callbacks that write one trace record per
 // warp-level instruction instance (docs/trace-format.md). Built with
 //   nvcc --fatbin --keep-device-functions -Xptxas --compile-as-tools-patch
-// The leader lane (lowest active lane) reserves the slot and writes the header; every active lane writes
+// Each record is written packed (reuselens/packed_records.h): the warp finds the cheapest exact form of its
+// lanes' addresses (none, one stride, two strides over groups of lanes, else every lane's), the leader lane
+// (lowest active lane) reserves its slots and writes the header, and in the full form every active lane writes
 // its own address. Protocol: device_state.h.
 #include <sanitizer_patching.h>
 
 #include "device_state.h"
 #include "patch_lanes.cuh"
+#include "reuselens/packed_records.h"
 #include "reuselens/trace_format.h"
 
 using reuselens::RlRecord;
+using reuselens::RlSlot;
 
 namespace {
 
@@ -44,10 +48,10 @@ __device__ __forceinline__ void wait_for_buffer(RlDeviceState* s, unsigned long 
   }
 }
 
-__device__ __forceinline__ RlRecord* record_at(RlDeviceState* s, unsigned long long t) {
+__device__ __forceinline__ RlSlot* slot_at(RlDeviceState* s, unsigned long long t) {
   const unsigned long long gen = t / s->capacity;
   const uint64_t b = gen % s->nbuf;
-  return reinterpret_cast<RlRecord*>(s->buffers) + b * s->capacity + (t % s->capacity);
+  return reinterpret_cast<RlSlot*>(s->buffers) + b * s->capacity + (t % s->capacity);
 }
 
 // fence.acq_rel.sys: orders the writes before it (and, fences being cumulative, those it observed) before the
@@ -68,19 +72,20 @@ __device__ __forceinline__ void commit(RlDeviceState* s, unsigned long long t, u
   }
 }
 
-// Leader only: `n` consecutive slots in one buffer (a record and its value companion, docs/trace-format.md "Value
-// companions"). Slots that would straddle a buffer's end become padding (a VALUES record of no lanes, committed
-// like any record) and the record takes the next ones: a companion is always the slot after its record.
-__device__ __forceinline__ unsigned long long take_ticket(RlDeviceState* s, unsigned n = 1) {
+// Leader only: `n` consecutive slots in one buffer (a packed record, or a full record and its value companion,
+// docs/trace-format.md "Value companions"). Slots that would straddle a buffer's end become padding (one slot
+// each, committed like any record) and the record takes the next ones: a record never spans two buffers, and a
+// companion is always right after its record.
+__device__ __forceinline__ unsigned long long take_ticket(RlDeviceState* s, unsigned n) {
   for (;;) {
     const unsigned long long t = atomicAdd(&s->head, (unsigned long long)n);
     wait_for_buffer(s, t / s->capacity);
     if (n == 1 || t % s->capacity + n <= s->capacity) return t;
     for (unsigned long long u = t; u < t + n; ++u) {
       if (u % s->capacity == 0) wait_for_buffer(s, u / s->capacity);
-      uint64_t* w = reinterpret_cast<uint64_t*>(record_at(s, u));
-      w[0] = (uint64_t)reuselens::RL_REC_VALUES;
-      for (int i = 1; i < (int)(sizeof(RlRecord) / 8); ++i) w[i] = 0;
+      uint64_t* w = slot_at(s, u)->w;
+      w[0] = (uint64_t)reuselens::RL_FORM_PADDING << RL_FORM_SHIFT;
+      w[1] = w[2] = w[3] = 0;
       release_fence_system();
       commit(s, u);
     }
@@ -88,9 +93,80 @@ __device__ __forceinline__ unsigned long long take_ticket(RlDeviceState* s, unsi
 }
 
 __device__ __forceinline__ uint64_t header_word(uint8_t type, uint8_t space, uint8_t access, uint8_t flags,
-                                                uint16_t size, uint16_t warp) {
-  return (uint64_t)type | ((uint64_t)space << 8) | ((uint64_t)access << 16) | ((uint64_t)flags << 24) |
-         ((uint64_t)size << 32) | ((uint64_t)warp << 48);
+                                                uint16_t size, uint16_t warp, uint32_t form = reuselens::RL_FORM_FULL) {
+  return ((uint64_t)type | ((uint64_t)form << RL_FORM_SHIFT)) | ((uint64_t)space << 8) | ((uint64_t)access << 16) |
+         ((uint64_t)flags << 24) | ((uint64_t)size << 32) | ((uint64_t)warp << 48);
+}
+
+// How a record's addresses are written (packed_records.h): `form`, and for STRIDED its payload.
+struct AddressForm {
+  uint32_t form = reuselens::RL_FORM_FULL;
+  uint64_t base = 0, stride = 0, group_stride = 0;
+  uint32_t group = RL_WARP_SIZE;
+};
+
+// Every lane of `mask` calls this with its own `addr`; `recorded` (within mask) are the lanes the record keeps. The
+// cheapest form that gives each recorded lane its address exactly, the same in every lane: no addresses (none
+// recorded, or with_addr false), one stride over the lanes (coalesced, broadcast, a single lane), for a full warp
+// two strides (a stride within groups of 2-16 lanes, another between groups: tile rows, fragments), else FULL.
+__device__ __forceinline__ AddressForm address_form(uint32_t mask, uint32_t recorded, uint32_t lane, uint64_t addr,
+                                                    bool with_addr) {
+  AddressForm f;
+  if (!with_addr || recorded == 0) {
+    f.form = reuselens::RL_FORM_NO_ADDRESSES;
+    return f;
+  }
+  const bool mine = (recorded >> lane) & 1u;
+  const uint32_t first = __ffs(recorded) - 1, rest = recorded & (recorded - 1);
+  const uint64_t a0 = __shfl_sync(mask, addr, first);
+  bool whole = true;  // the stride divides the first two lanes' distance
+  if (rest != 0) {
+    const uint32_t step = (__ffs(rest) - 1) - first;
+    const uint64_t diff = __shfl_sync(mask, addr, __ffs(rest) - 1) - a0;
+    f.stride = step == 1 ? diff : diff / step;
+    whole = step == 1 || f.stride * step == diff;
+  }
+  f.base = a0 - f.stride * first;
+  if (whole && __all_sync(mask, !mine || addr == f.base + f.stride * lane)) {
+    f.form = reuselens::RL_FORM_STRIDED;
+    return f;
+  }
+  if (recorded != ~0u) return f;
+  // A full warp: the group is the first lane whose step from the lane before differs from lane 1's.
+  const uint64_t prev = __shfl_up_sync(mask, addr, 1);
+  const uint64_t inner = __shfl_sync(mask, addr - prev, 1);
+  const uint32_t breaks = __ballot_sync(mask, lane > 0 && addr - prev != inner);
+  const uint32_t group = breaks ? __ffs(breaks) - 1 : RL_WARP_SIZE;
+  if (group < 2 || group > 16 || (group & (group - 1)) != 0) return f;
+  const uint32_t shift = __ffs(group) - 1;
+  const uint64_t outer = __shfl_sync(mask, addr, group) - a0;
+  if (__all_sync(mask, addr == a0 + inner * (lane & (group - 1)) + outer * (lane >> shift))) {
+    f.form = reuselens::RL_FORM_STRIDED;
+    f.base = a0;
+    f.stride = inner;
+    f.group_stride = outer;
+    f.group = group;
+  }
+  return f;
+}
+
+__device__ __forceinline__ unsigned form_slots(uint32_t form) {
+  return form == reuselens::RL_FORM_FULL ? RL_FULL_SLOTS : form == reuselens::RL_FORM_STRIDED ? 2u : 1u;
+}
+
+// Leader only: the header slot of a record and, for STRIDED, its payload slot.
+__device__ __forceinline__ void write_packed_header(RlSlot* r, uint64_t header, uint32_t recorded, uint64_t pc,
+                                                    const AddressForm& f) {
+  r->w[0] = header;
+  r->w[1] = (uint64_t)RL_UNRESOLVED_FUNCTION | ((uint64_t)recorded << 32);
+  r->w[2] = pc;  // absolute; the host turns it into (function_id, section offset)
+  r->w[3] = flat_block();
+  if (f.form == reuselens::RL_FORM_STRIDED) {
+    r[1].w[0] = f.base;
+    r[1].w[1] = f.stride;
+    r[1].w[2] = f.group_stride;
+    r[1].w[3] = f.group;
+  }
 }
 
 // A lane's value in value mode (docs/trace-format.md, "Value companions"): `known` false when the trace gets none
@@ -122,26 +198,33 @@ __device__ __forceinline__ void emit(void* userdata, uint64_t pc, uint64_t addr,
   const unsigned slots = 1;
   (void)value;
 #endif
+  // Value mode writes full records, each with its companion right after it (the engine pairs them by position).
+  AddressForm f;
+  if (s->packed && slots == 1) f = address_form(mask, recorded, lane, addr, with_addr);
+  const unsigned record_slots = form_slots(f.form);
   unsigned long long t = 0;
-  if (lane == leader) t = take_ticket(s, slots);
+  if (lane == leader) t = take_ticket(s, record_slots * slots);
   t = __shfl_sync(mask, t, leader);
-  RlRecord* r = record_at(s, t);
-  if (lane == leader) {
-    uint64_t* w = reinterpret_cast<uint64_t*>(r);
-    w[0] = header_word(type, space, access, flags, (uint16_t)size, (uint16_t)warp_in_block());
-    w[1] = (uint64_t)RL_UNRESOLVED_FUNCTION | ((uint64_t)recorded << 32);
-    w[2] = pc;  // absolute; the host turns it into (function_id, section offset)
-    w[3] = flat_block();
-    uint32_t idle = with_addr ? ~recorded : ~0u;
-    while (idle) {
-      const int i = __ffs(idle) - 1;
-      idle &= idle - 1;
-      r->addr[i] = 0;
+  RlSlot* first_slot = slot_at(s, t);
+  if (lane == leader)
+    write_packed_header(first_slot,
+                        header_word(type, space, access, flags, (uint16_t)size, (uint16_t)warp_in_block(), f.form),
+                        recorded, pc, f);
+  if (f.form == reuselens::RL_FORM_FULL) {
+    RlRecord* r = reinterpret_cast<RlRecord*>(first_slot);
+    if (lane == leader) {
+      uint32_t idle = with_addr ? ~recorded : ~0u;
+      while (idle) {
+        const int i = __ffs(idle) - 1;
+        idle &= idle - 1;
+        r->addr[i] = 0;
+      }
     }
+    if (with_addr && ((recorded >> lane) & 1u)) r->addr[lane] = addr;
   }
-  if (with_addr && ((recorded >> lane) & 1u)) r->addr[lane] = addr;
 #ifdef RL_VALUES
   if (slots == 2) {
+    RlRecord* r = reinterpret_cast<RlRecord*>(first_slot);
     // The companion: lanes with a value, the silent stores among them (in `pc`), each lane's value; its function
     // id is 0, so the host's PC resolution passes it by.
     const uint32_t valued = __ballot_sync(mask, value.known) & recorded;
@@ -179,7 +262,7 @@ __device__ __forceinline__ void emit(void* userdata, uint64_t pc, uint64_t addr,
   __syncwarp(mask);
   if (lane == leader) {
     release_fence_system();
-    commit(s, t, slots);
+    commit(s, t, record_slots * slots);
   }
 }
 
@@ -358,19 +441,25 @@ __device__ __forceinline__ void emit_bulk(void* ud, uint64_t pc, uint64_t gaddr,
     const uint32_t m = n == 32 ? ~0u : ((1u << n) - 1u);
     for (int half = 0; half < 2; ++half) {
       const bool global = half == 0;
-      unsigned long long t = take_ticket(s);
-      RlRecord* r = record_at(s, t);
-      uint64_t* w = reinterpret_cast<uint64_t*>(r);
       const uint8_t access = global == to_shared ? reuselens::RL_ACCESS_READ : reuselens::RL_ACCESS_WRITE;
-      w[0] = header_word(reuselens::RL_REC_MEM, global ? reuselens::RL_SPACE_GLOBAL : reuselens::RL_SPACE_SHARED,
-                         access, reuselens::RL_FLAG_ASYNC_COPY | reuselens::RL_FLAG_BULK, 16, warp);
-      w[1] = (uint64_t)RL_UNRESOLVED_FUNCTION | ((uint64_t)m << 32);
-      w[2] = global ? pc : pc + 1;
-      w[3] = flat_block();
-      for (uint32_t i = 0; i < 32; ++i)
-        r->addr[i] = i < n ? (global ? gaddr : (uint64_t)saddr) + 16ull * (first + i) : 0;
+      // The blocks are one stride of 16 bytes: the strided form holds them exactly.
+      AddressForm f;
+      f.form = s->packed ? reuselens::RL_FORM_STRIDED : reuselens::RL_FORM_FULL;
+      f.base = (global ? gaddr : (uint64_t)saddr) + 16ull * first;
+      f.stride = 16;
+      const unsigned long long t = take_ticket(s, form_slots(f.form));
+      RlSlot* r = slot_at(s, t);
+      write_packed_header(
+          r,
+          header_word(reuselens::RL_REC_MEM, global ? reuselens::RL_SPACE_GLOBAL : reuselens::RL_SPACE_SHARED, access,
+                      reuselens::RL_FLAG_ASYNC_COPY | reuselens::RL_FLAG_BULK, 16, warp, f.form),
+          m, global ? pc : pc + 1, f);
+      if (f.form == reuselens::RL_FORM_FULL) {
+        RlRecord* full = reinterpret_cast<RlRecord*>(r);
+        for (uint32_t i = 0; i < 32; ++i) full->addr[i] = i < n ? f.base + 16ull * i : 0;
+      }
       release_fence_system();
-      commit(s, t);
+      commit(s, t, form_slots(f.form));
     }
   }
 }

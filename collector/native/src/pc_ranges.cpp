@@ -21,12 +21,18 @@ std::vector<Range> function_ranges(const std::map<CUmodule, ModuleEntry>& module
   return r;
 }
 
-void resolve_records(const std::vector<Range>& ranges, reuselens::RlRecord* r, size_t n, uint64_t* unresolved) {
+void resolve_records(const std::vector<Range>& ranges, reuselens::RlSlot* slots, size_t n, PackedCounts* counts) {
   uint64_t last_start = 1, last_end = 0, last_value = 0;
   uint32_t last_fid = 0;
-  for (size_t i = 0; i < n; ++i) {
-    if (r[i].function_id != RL_UNRESOLVED_FUNCTION) continue;
-    uint64_t pc = r[i].pc;
+  reuselens::PackedCursor cursor(slots, n);
+  while (const reuselens::RlSlot* header = cursor.next()) {
+    // The header slot holds an RlRecord's first 32 bytes: word 0 the type, word 1 the function id (low half) and
+    // the mask, word 2 the pc. The stream is the caller's to change.
+    uint64_t* w = const_cast<reuselens::RlSlot*>(header)->w;
+    ++counts->records;
+    if ((w[0] & RL_TYPE_MASK) == reuselens::RL_REC_VALUES) ++counts->companions;
+    if ((uint32_t)w[1] != RL_UNRESOLVED_FUNCTION) continue;
+    uint64_t pc = w[2];
     if (!(pc >= last_start && pc < last_end)) {
       auto it =
           std::upper_bound(ranges.begin(), ranges.end(), pc, [](uint64_t v, const Range& x) { return v < x.start; });
@@ -40,7 +46,7 @@ void resolve_records(const std::vector<Range>& ranges, reuselens::RlRecord* r, s
         }
       }
       if (!found) {
-        ++*unresolved;
+        ++counts->unresolved;
         continue;
       }
       last_start = it->start;
@@ -53,9 +59,10 @@ void resolve_records(const std::vector<Range>& ranges, reuselens::RlRecord* r, s
         if (pc < nx->start) last_end = nx->start;
       }
     }
-    r[i].function_id = last_fid;
-    r[i].pc = pc - last_start + last_value;
+    w[1] = (w[1] & 0xFFFFFFFF00000000ull) | last_fid;
+    w[2] = pc - last_start + last_value;
   }
+  counts->malformed |= cursor.malformed();
 }
 
 }  // namespace rlc

@@ -9,7 +9,7 @@
 #include <map>
 #include <vector>
 
-#include "reuselens/trace_format.h"
+#include "reuselens/packed_records.h"
 #include "run_state.h"
 
 namespace rlc {
@@ -23,7 +23,15 @@ struct Range {
 // The ranges of every function whose section address is known, sorted by start (outer before nested).
 std::vector<Range> function_ranges(const std::map<CUmodule, ModuleEntry>& modules,
                                    const std::vector<FunctionEntry>& functions);
-// Resolves the records still marked RL_UNRESOLVED_FUNCTION; counts those no range holds in *unresolved.
-void resolve_records(const std::vector<Range>& ranges, reuselens::RlRecord* r, size_t n, uint64_t* unresolved);
+// What resolve_records saw in a packed stream.
+struct PackedCounts {
+  uint64_t records = 0;     // records (padding not counted), value companions included
+  uint64_t companions = 0;  // value companions (RL_REC_VALUES) among them
+  uint64_t unresolved = 0;  // records whose PC no range holds
+  bool malformed = false;   // the walk stopped at a record it could not read (packed_record_slots)
+};
+
+// Resolves the records still marked RL_UNRESOLVED_FUNCTION in a packed stream of `n` slots, and counts them.
+void resolve_records(const std::vector<Range>& ranges, reuselens::RlSlot* slots, size_t n, PackedCounts* counts);
 
 }  // namespace rlc

@@ -60,9 +60,9 @@ class QueuedSink : public RecordSink {
     backlog_at_begin_ = queued_;  // records of earlier launches the engine has not consumed yet
     wait_s_ = copy_s_ = 0;
   }
-  void consume(const reuselens::RlRecord* records, size_t n) override {
+  void consume(const reuselens::RlSlot* slots, size_t n) override {
     if (n == 0) return;  // nothing for the engine, and a 0-byte batch has no place in the ring
-    const uint64_t bytes = n * sizeof(reuselens::RlRecord);
+    const uint64_t bytes = n * sizeof(reuselens::RlSlot);
     Op op{Op::kRecords, n, bytes};
     // One producer at a time: places are taken in queue order, and the copy runs outside mu_ so that the
     // worker can go on popping and releasing meanwhile.
@@ -77,7 +77,7 @@ class QueuedSink : public RecordSink {
         space_.wait(lock, [&] { return place(bytes, op); });
       }
       t1 = Clock::now();
-      copy_.copy(arena_ + op.offset, records, bytes);
+      copy_.copy(arena_ + op.offset, slots, bytes);
     } else {
       // No ring, or a batch larger than the whole bound (which then goes through alone, once the queue is
       // empty): a vector of its own, within the same bound.
@@ -86,7 +86,7 @@ class QueuedSink : public RecordSink {
         space_.wait(lock, [&] { return queued_ == 0 || queued_ + bytes <= limit_; });
       }
       t1 = Clock::now();
-      op.records.assign(records, records + n);
+      op.slots.assign(slots, slots + n);
     }
     wait_s_ += std::chrono::duration<double>(t1 - t0).count();  // produce_mu_ held: one producer at a time
     copy_s_ += std::chrono::duration<double>(Clock::now() - t1).count();
@@ -140,11 +140,11 @@ class QueuedSink : public RecordSink {
  private:
   struct Op {
     enum Kind { kAlloc, kFree, kBegin, kRecords, kEnd } kind;
-    uint64_t a, b;  // kRecords: record count, bytes
+    uint64_t a, b;  // kRecords: slot count, bytes
     LaunchMeta meta;
-    bool in_ring = false;                      // kRecords: the records are in the ring, not in `records`
-    uint64_t offset = 0, end = 0;              // kRecords in the ring: byte offset, and ring position after it
-    std::vector<reuselens::RlRecord> records;  // kRecords larger than the ring
+    bool in_ring = false;                  // kRecords: the slots are in the ring, not in `slots`
+    uint64_t offset = 0, end = 0;          // kRecords in the ring: byte offset, and ring position after it
+    std::vector<reuselens::RlSlot> slots;  // kRecords larger than the ring
     Op(Kind k, uint64_t a_, uint64_t b_) : kind(k), a(a_), b(b_) {}
   };
 
@@ -226,9 +226,9 @@ class QueuedSink : public RecordSink {
         inner_->begin_launch(op.meta);
         break;
       case Op::kRecords: {
-        const auto* recs =
-            op.in_ring ? reinterpret_cast<const reuselens::RlRecord*>(arena_ + op.offset) : op.records.data();
-        inner_->consume(recs, op.a);
+        const auto* slots =
+            op.in_ring ? reinterpret_cast<const reuselens::RlSlot*>(arena_ + op.offset) : op.slots.data();
+        inner_->consume(slots, op.a);
         break;
       }
       case Op::kEnd:

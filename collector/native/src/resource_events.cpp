@@ -104,7 +104,8 @@ void Tool::on_context_created(const Sanitizer_ResourceContextData* cd) {
   // Buffers are made here, not inside a launch callback (creating resources lazily in LAUNCH_END can
   // deadlock the driver: compute-sanitizer-samples#16).
   cs.nbuf = cfg_.nbuf;
-  cs.capacity = cfg_.object_level ? 0 : cfg_.buffer_records();
+  // Slots: a buffer holds buffer_records() records in the full form, and more packed ones.
+  cs.capacity = cfg_.object_level ? 0 : cfg_.buffer_records() * RL_FULL_SLOTS;
   in_tool_alloc_ = true;
   bool ok = allocate_context_buffers(ctx, cs, diag_) && (!cfg_.object_level || allocate_object_buffers(ctx, cs, diag_));
   in_tool_alloc_ = false;
@@ -114,8 +115,9 @@ void Tool::on_context_created(const Sanitizer_ResourceContextData* cd) {
     diag_.log("context %p: device %d (%s %s), object-level: a table of %u allocations", (void*)ctx, (int)dev,
               run_.gpu_name.c_str(), run_.gpu_arch.c_str(), kObjectTableCapacity);
   else
-    diag_.log("context %p: device %d (%s %s), %u buffers of %llu records", (void*)ctx, (int)dev, run_.gpu_name.c_str(),
-              run_.gpu_arch.c_str(), cs.nbuf, (unsigned long long)cs.capacity);
+    diag_.log("context %p: device %d (%s %s), %u buffers of %llu slots (%llu full records)%s", (void*)ctx, (int)dev,
+              run_.gpu_name.c_str(), run_.gpu_arch.c_str(), cs.nbuf, (unsigned long long)cs.capacity,
+              (unsigned long long)(cs.capacity / RL_FULL_SLOTS), cfg_.packed ? ", records packed" : "");
   write_run_json(false);
 }
 

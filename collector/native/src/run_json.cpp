@@ -43,7 +43,8 @@ std::string collector_member(const Config& c, const RunState& run, bool final_wr
   return "  \"collector\": {\"pid\": " + std::to_string(getpid()) +
          ", \"finished\": " + (final_write ? "true" : "false") + ", \"buffers\": " + std::to_string(c.nbuf) +
          ", \"buffer_bytes\": " + std::to_string(c.buffer_bytes) +
-         ", \"buffer_records\": " + std::to_string(c.buffer_records()) + ", \"patch\": " + json_str(c.patch_path) +
+         ", \"buffer_records\": " + std::to_string(c.buffer_records()) +
+         ", \"packed_records\": " + (c.packed ? "true" : "false") + ", \"patch\": " + json_str(c.patch_path) +
          ", \"traces\": " + (c.write_traces ? "true" : "false") +
          ", \"collection\": " + (c.object_level ? "\"objects\"" : "\"trace\"") +
          ", \"element_maps\": " + (c.object_elements ? "true" : "false") +

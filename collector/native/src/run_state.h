@@ -13,7 +13,7 @@
 
 #include "device_state.h"
 #include "memory_operations.h"
-#include "reuselens/trace_format.h"
+#include "reuselens/packed_records.h"
 
 namespace rlc {
 
@@ -48,13 +48,13 @@ struct ModuleEntry {
 struct ContextState {
   bool ready = false;
   bool patches_loaded = false;
-  RlDeviceState* d_state = nullptr;        // device memory
-  RlDeviceState* d_disabled = nullptr;     // device memory, enabled = 0
-  RlDeviceState* h_stage = nullptr;        // pinned host staging for copies
-  reuselens::RlRecord* buffers = nullptr;  // pinned host
-  uint64_t* host_allowed = nullptr;        // pinned host
-  uint64_t* host_ready = nullptr;          // pinned host
-  uint64_t capacity = 0;                   // records per buffer; 0 in object-level mode (no record buffers)
+  RlDeviceState* d_state = nullptr;      // device memory
+  RlDeviceState* d_disabled = nullptr;   // device memory, enabled = 0
+  RlDeviceState* h_stage = nullptr;      // pinned host staging for copies
+  reuselens::RlSlot* buffers = nullptr;  // pinned host, a packed stream per generation
+  uint64_t* host_allowed = nullptr;      // pinned host
+  uint64_t* host_ready = nullptr;        // pinned host
+  uint64_t capacity = 0;                 // slots per buffer; 0 in object-level mode (no record buffers)
   uint32_t nbuf = 2;
   // Object-level mode (object_launches.cpp): the live allocations' table and their marks, in device memory,
   // with pinned staging; `object_bases` are the table's allocations, in table order, as of `objects_version`.

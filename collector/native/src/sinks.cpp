@@ -46,13 +46,28 @@ void TraceFileSink::begin_launch(const LaunchMeta& meta) {
   if (fwrite(&h, sizeof h, 1, f_) != 1) error = "cannot write " + path;
 }
 
-void TraceFileSink::consume(const RlRecord* records, size_t n) {
+void TraceFileSink::consume(const reuselens::RlSlot* slots, size_t n) {
   if (!f_ || n == 0) return;
-  if (fwrite(records, sizeof(RlRecord), n, f_) != n) {
-    error = "cannot write trace of launch " + std::to_string(launch_) + ": " + strerror(errno);
-    return;
+  constexpr size_t kPerWrite = 4096;
+  unpacked_.resize(kPerWrite);
+  reuselens::PackedCursor cursor(slots, n);
+  for (bool more = true; more;) {
+    size_t k = 0;
+    while (k < kPerWrite) {
+      const reuselens::RlSlot* r = cursor.next();
+      if (r == nullptr) {
+        more = false;
+        break;
+      }
+      reuselens::unpack_record(r, &unpacked_[k++]);
+    }
+    if (k > 0 && fwrite(unpacked_.data(), sizeof(RlRecord), k, f_) != k) {
+      error = "cannot write trace of launch " + std::to_string(launch_) + ": " + strerror(errno);
+      return;
+    }
+    count_ += k;
   }
-  count_ += n;
+  if (cursor.malformed()) error = "trace of launch " + std::to_string(launch_) + ": a record the host cannot read";
 }
 
 void TraceFileSink::end_launch(bool complete) {

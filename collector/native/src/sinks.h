@@ -8,7 +8,9 @@
 #include <memory>
 #include <string>
 
-#include "reuselens/trace_format.h"
+#include <vector>
+
+#include "reuselens/packed_records.h"
 
 namespace rlc {
 
@@ -30,7 +32,9 @@ class RecordSink {
   virtual void add_allocation(uint64_t /*address*/, uint64_t /*size*/) {}
   virtual void free_allocation(uint64_t /*address*/) {}
   virtual void begin_launch(const LaunchMeta& meta) = 0;
-  virtual void consume(const reuselens::RlRecord* records, size_t n) = 0;
+  // `n` slots of packed records (reuselens/packed_records.h), whole records, PCs resolved. An array of full
+  // records is such a stream too (RL_FULL_SLOTS slots each).
+  virtual void consume(const reuselens::RlSlot* slots, size_t n) = 0;
   // complete: every record of the launch was delivered.
   virtual void end_launch(bool complete) = 0;
   // At exit: write results into the run directory. Returns false with *error on failure.
@@ -45,18 +49,19 @@ class RecordSink {
   std::string launch_note;
 };
 
-// traces/<launch_id>.rltrace (docs/trace-format.md).
+// traces/<launch_id>.rltrace (docs/trace-format.md): the records unpacked, as full records.
 class TraceFileSink : public RecordSink {
  public:
   explicit TraceFileSink(std::string run_dir) : dir_(std::move(run_dir)) {}
   ~TraceFileSink() override;
   const char* name() const override { return "traces"; }
   void begin_launch(const LaunchMeta& meta) override;
-  void consume(const reuselens::RlRecord* records, size_t n) override;
+  void consume(const reuselens::RlSlot* slots, size_t n) override;
   void end_launch(bool complete) override;
 
  private:
   std::string dir_;
+  std::vector<reuselens::RlRecord> unpacked_;  // one write's worth
   FILE* f_ = nullptr;
   uint64_t count_ = 0;
   uint64_t launch_ = 0;

@@ -91,7 +91,6 @@ bool Tool::claim() {
     diag_.fault_reason = "device patch missing";
   }
   open_sinks();
-  drainer_.count_companions(cfg_.values);
   drainer_.start();
   run_.driver = nvidia_driver_version();
   write_run_json(false);

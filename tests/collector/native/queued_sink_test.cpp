@@ -16,6 +16,12 @@
 #include "sinks.h"
 
 using reuselens::RlRecord;
+
+// The queue carries packed streams (reuselens/packed_records.h); these checks feed it full records, which are one.
+const RlRecord* as_records(const reuselens::RlSlot* slots) { return reinterpret_cast<const RlRecord*>(slots); }
+void feed(rlc::RecordSink& sink, const RlRecord* records, size_t n) {
+  sink.consume(reinterpret_cast<const reuselens::RlSlot*>(records), n * RL_FULL_SLOTS);
+}
 using rlc::LaunchMeta;
 using rlc::RecordSink;
 
@@ -41,7 +47,9 @@ struct Recorder : RecordSink {
   void add_allocation(uint64_t a, uint64_t s) override { note("alloc " + std::to_string(a) + " " + std::to_string(s)); }
   void free_allocation(uint64_t a) override { note("free " + std::to_string(a)); }
   void begin_launch(const LaunchMeta& m) override { note("begin " + std::to_string(m.id) + " " + m.kernel); }
-  void consume(const RlRecord* r, size_t n) override {
+  void consume(const reuselens::RlSlot* slots, size_t count) override {
+    const RlRecord* r = as_records(slots);
+    const size_t n = count / RL_FULL_SLOTS;
     while (hold) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     std::string e = "records";
     for (size_t i = 0; i < n; ++i) e += " " + std::to_string(r[i].pc);
@@ -72,7 +80,9 @@ struct Checker : RecordSink {
   void add_allocation(uint64_t, uint64_t) override {}
   void free_allocation(uint64_t) override {}
   void begin_launch(const LaunchMeta&) override {}
-  void consume(const RlRecord* r, size_t n) override {
+  void consume(const reuselens::RlSlot* slots, size_t count) override {
+    const RlRecord* r = as_records(slots);
+    const size_t n = count / RL_FULL_SLOTS;
     if (++calls % 5 == 0) std::this_thread::sleep_for(std::chrono::microseconds(300));
     for (size_t i = 0; i < n; ++i) {
       if (r[i].pc != next || r[i].block != next * 3) bad = true;
@@ -104,7 +114,7 @@ int ring_round_trip(size_t ring_records, size_t max_batch, int batches, unsigned
       buf[i].block = pc * 3;
       ++pc;
     }
-    sink->consume(buf.data(), n);
+    feed(*sink, buf.data(), n);
     for (auto& r : buf) r.pc = 0xdead;  // the sink must have copied
   }
   std::string err;
@@ -129,7 +139,7 @@ int bounds_without_and_beside_the_ring() {
       inner->hold = false;
     });
     auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < 5; ++i) sink->consume(buf, 4);
+    for (int i = 0; i < 5; ++i) feed(*sink, buf, 4);
     const bool queued = std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(150);  // none waited
     release.join();
     EXPECT(queued);
@@ -143,10 +153,10 @@ int bounds_without_and_beside_the_ring() {
   std::vector<RlRecord> big(20);
   for (auto& r : big) std::memset(&r, 0, sizeof r);
   inner->hold = true;
-  sink->consume(big.data(), 20);  // larger than the bound: goes through alone
+  feed(*sink, big.data(), 20);  // larger than the bound: goes through alone
   std::atomic<bool> returned{false};
   std::thread producer([&] {
-    sink->consume(big.data(), 5);
+    feed(*sink, big.data(), 5);
     returned = true;
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -179,7 +189,7 @@ int main() {
   sink->begin_launch(meta);
   buf[0].pc = 16;
   buf[1].pc = 32;
-  sink->consume(buf, 2);
+  feed(*sink, buf, 2);
   buf[0].pc = 999;  // the caller reuses its buffer at once: the sink must have copied it
   buf[1].pc = 999;
 
@@ -188,9 +198,9 @@ int main() {
   buf[0].pc = 48;
   std::atomic<bool> returned{false};
   std::thread producer([&] {
-    sink->consume(buf, 1);
-    sink->consume(buf, 1);
-    sink->consume(buf, 1);  // waits: the first batch (2 records) plus these exceed 2 records
+    feed(*sink, buf, 1);
+    feed(*sink, buf, 1);
+    feed(*sink, buf, 1);  // waits: the first batch (2 records) plus these exceed 2 records
     returned = true;
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
