@@ -92,6 +92,22 @@ def test_random_strided_records_round_trip():
     assert E.unpack_records(stream) == recs.tobytes()
 
 
+@pytest.mark.parametrize("group", [1, 2, 3, 5, 12, 31, 32])
+@pytest.mark.parametrize("mask", [0xFFFFFFFF, 0x0F0F00F1, 0x80000001])
+def test_every_group_the_format_allows_unpacks_by_its_formula(group, mask):
+    # the patch writes groups of 2, 4, 8, 16 and 32 lanes; the format allows any group of 1-32 lanes
+    base, stride, outer = (1 << 64) - 40, 12, (1 << 63) + 4096
+    header = bytearray(records([mem(0x40, {i: 1 for i in range(32) if mask >> i & 1})]).tobytes()[:32])
+    header[0] |= STRIDED << 5
+    stream = bytes(header) + struct.pack("<QQQII", base, stride, outer, group, 0)
+    full = np.frombuffer(E.unpack_records(stream), dtype=RECORD_DTYPE)[0]
+    expected = [
+        (base + stride * (i % group) + outer * (i // group)) % (1 << 64) if mask >> i & 1 else 0 for i in range(32)
+    ]
+    assert [int(a) for a in full["addr"]] == expected
+    assert int(full["type"]) == 1 and int(full["active_mask"]) == mask
+
+
 def replayed(run: Path, feed_packed: bool, monkeypatch, *, workers: int) -> str:
     def packed_feed(engine, recs, path):
         # the packed stream cut at record bounds into uneven batches, as the collector's buffers cut it
