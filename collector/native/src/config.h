@@ -34,9 +34,11 @@ struct Config {
   // REUSELENS_ELEMENT_MAP_BYTES: at most this much device memory for the maps made at one table upload, besides
   // the share of the free memory (a test of the coarse maps; default: no cap)
   uint64_t element_map_cap = UINT64_MAX;
-  // REUSELENS_PACKED_RECORDS=0: the device patch writes every record in the full form (288 bytes) instead of the
-  // cheapest exact packed one (reuselens/packed_records.h); the same records reach the sinks either way
-  bool packed = true;
+  // REUSELENS_PACKED_RECORDS=1: the device patch writes each record in the cheapest exact packed form
+  // (reuselens/packed_records.h) instead of the full one (288 bytes); the same records reach the sinks either way.
+  // Off by default: the engine's unpacking made the engine-bound PyTorch loop slower (docs/collector.md, "Packed
+  // records")
+  bool packed = false;
   uint64_t buffer_bytes = kDefaultBufferBytes;
   uint32_t nbuf = 2;
 
