@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Prepared in session 25 for the next device call (not run yet): packed records unpacked by the engine queue's copy
+# threads instead of the engine's workers (queue_unpack.patch, against 84dbbc3's tree: parallel_copy.h's unpack,
+# QueuedSink unpacking on its way into the ring, REUSELENS_QUEUE_UNPACK=0 to unpack in the engine as before; its
+# queued_sink_test checks passed locally, also under ThreadSanitizer and ASan/UBSan). Apply it first:
+#   git apply benchmarks/results/h200-2026-12-04-s25/next/queue_unpack.patch
+# then run from the repository root with .whl/, .whl-lsp/ and benchmarks/realapps/src carried:
+#   bash benchmarks/results/h200-2026-12-04-s25/next/script.sh
+# 1. The packed == full GPU test. 2. Fidelity against ncu with packing on. 3. Paired: full (A) / packed with the
+# queue unpacking (B), eight apps, 3 rounds; then full / packed with the engine unpacking. 4. The PyTorch loop, 40
+# steps: native, full, packed (queue unpacking). Keep packing off by default unless 3 and 4 both say otherwise.
+source benchmarks/device_call.sh
+SHORT=cs_matrixMul,cs_transpose,cs_reduction,pb_lu,pb_fdtd2d,shoc_bfs,shoc_bfs_uiuc,shoc_sort
+stamp "GPU test: packed == full"
+timeout 120 python3 -m pytest -q tests/collector/test_gpu_packed.py 2>&1 | grep "passed\|failed\|Error" | tail -5
+REUSELENS_PACKED_RECORDS=1 fidelity_against_ncu
+stamp "paired: full / packed, the queue unpacking"
+timeout 200 python3 benchmarks/ab_collector.py --a full=installed --b queue=installed,REUSELENS_PACKED_RECORDS=1 --apps $SHORT --rounds 3 --out /tmp/ab_q --build /tmp/rb 2>&1 | grep -v "^round \|^build "
+cp /tmp/ab_q/ab_collector.json $OUT/ab_queue_unpack.json 2>/dev/null
+stamp "paired: full / packed, the engine unpacking"
+timeout 200 python3 benchmarks/ab_collector.py --a full=installed --b engine=installed,REUSELENS_PACKED_RECORDS=1,REUSELENS_QUEUE_UNPACK=0 --apps $SHORT --rounds 3 --out /tmp/ab_e --build /tmp/rb 2>&1 | grep -v "^round \|^build "
+cp /tmp/ab_e/ab_collector.json $OUT/ab_engine_unpack.json 2>/dev/null
+stamp "PyTorch loop, 40 steps, native"
+timeout 45 python3 benchmarks/pytorch_overhead.py --out /tmp/pt_native --steps 40 --rounds 1 --modes native --timeout 40 2>&1 | grep "native:"
+for P in 0 1; do
+  stamp "PyTorch loop, 40 steps, collect, REUSELENS_PACKED_RECORDS=$P"
+  REUSELENS_PACKED_RECORDS=$P timeout 110 python3 benchmarks/pytorch_overhead.py --out /tmp/pt_$P --steps 40 --rounds 1 --modes collect --timeout 105 2>&1 | grep "collect:"
+  grep -h "engine steps\|launch ends waited" /tmp/pt_$P/runs/*/collector.log 2>/dev/null | tail -2 | cut -c1-330
+done
+stamp done
