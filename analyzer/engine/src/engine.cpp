@@ -65,23 +65,22 @@ void Engine::begin_launch(const LaunchInfo& launch) {
   impl_->check_usable();
   impl_->begin_launch(launch);
 }
-void Engine::consume(const RlRecord* records, size_t count) {
-  impl_->check_usable();
+// A consume that throws leaves the engine unusable (engine.h): its error is kept for every later call.
+template <class Impl, class Consume>
+static void consume_or_fail(Impl& impl, Consume&& consume) {
+  impl.check_usable();
   try {
-    impl_->consume(records, count);
+    consume();
   } catch (const std::exception& e) {
-    impl_->failure = e.what();
+    impl.failure = e.what();
     throw;
   }
 }
+void Engine::consume(const RlRecord* records, size_t count) {
+  consume_or_fail(*impl_, [&] { impl_->consume(records, count); });
+}
 void Engine::consume_packed(const RlSlot* slots, size_t count) {
-  impl_->check_usable();
-  try {
-    impl_->consume_packed(slots, count);
-  } catch (const std::exception& e) {
-    impl_->failure = e.what();
-    throw;
-  }
+  consume_or_fail(*impl_, [&] { impl_->consume_packed(slots, count); });
 }
 void Engine::end_launch(bool complete) {
   impl_->check_usable();
