@@ -6,7 +6,8 @@
 //                                                  after add_allocation(ADDRESS, SIZE)), prints "ok" or
 //                                                  "error: <message>"
 //   hostile_driver --fuzz SEED [ROUNDS]            random allocations, launch shapes and records with every field
-//                                                  drawn from its whole range; prints "ok N" (N calls refused)
+//                                                  drawn from its whole range, also packed with random forms;
+//                                                  prints "ok N" (N calls refused)
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -103,6 +104,31 @@ int fuzz(unsigned seed, int rounds) {
       const uint64_t base = rng() % 2 ? edgy(rng, ~0ull) : rng() % 4096;
       for (int lane = 0; lane < 32; ++lane) r.addr[lane] = rng() % 8 ? base + uint64_t(lane) * (rng() % 3) * 4 : rng();
     }
+    // The same records packed (packed_records.h) into a second engine: each record full, header-only or strided,
+    // with forms and stride groups drawn from the whole byte (unknown ones included), padding between, and the
+    // stream sometimes cut inside a record.
+    std::vector<RlSlot> packed;
+    for (const RlRecord& r : recs) {
+      const auto* whole = reinterpret_cast<const RlSlot*>(&r);
+      if (rng() % 8 == 0) packed.push_back(RlSlot{{uint64_t(RL_FORM_PADDING) << RL_FORM_SHIFT, 0, 0, 0}});
+      const uint64_t form = wild && rng() % 16 == 0 ? rng() % 8 : rng() % 3;
+      RlSlot head = whole[0];
+      head.w[0] = (head.w[0] & ~uint64_t(0xE0)) | (form << RL_FORM_SHIFT);
+      if (form == RL_FORM_FULL) {
+        packed.insert(packed.end(), whole, whole + RL_FULL_SLOTS);
+        packed[packed.size() - RL_FULL_SLOTS] = head;
+      } else {
+        packed.push_back(head);
+        if (form == RL_FORM_STRIDED)
+          packed.push_back(
+              RlSlot{{r.addr[0], edgy(rng, ~0ull), edgy(rng, ~0ull), wild ? edgy(rng, 0xffffffffu) : 1 + rng() % 32}});
+      }
+    }
+    if (wild && rng() % 2 == 0) packed.resize(rng() % (packed.size() + 1));
+    Engine packed_engine({unsigned(1 + rng() % 3), 64ull << 20});
+    if (attempt([&] { packed_engine.begin_launch(launch); }) &&
+        attempt([&] { packed_engine.consume_packed(packed.data(), packed.size()); }))
+      attempt([&] { packed_engine.end_launch(true); });
     if (!attempt([&] { engine.consume(recs.data(), recs.size()); })) continue;
     attempt([&] { engine.end_launch(rng() % 2 == 0); });
     attempt([&] { return engine.to_json().size(); });
