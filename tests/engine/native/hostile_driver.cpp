@@ -87,8 +87,12 @@ int fuzz(unsigned seed, int rounds) {
     for (int d = 0; d < 3; ++d) launch.block[d] = uint32_t(rng() % 3 ? 1 + rng() % 64 : edgy(rng, 0xffffffffu));
     if (!wild) launch.block[1] = launch.block[2] = 1;
     if (!wild) launch.block[0] = 1 + launch.block[0] % 1024;
-    if (!attempt([&] { engine.begin_launch(launch); })) continue;
-    const uint32_t warps = (launch.block[0] * launch.block[1] * launch.block[2] + 31) / 32;
+    LaunchInfo valid = launch;  // a launch the engine accepts, so that every round's packed stream gets consumed
+    valid.block[0] = 1 + launch.block[0] % 1024;
+    valid.block[1] = valid.block[2] = 1;
+    const bool launched = attempt([&] { engine.begin_launch(launch); });
+    const LaunchInfo& shape = launched ? launch : valid;
+    const uint32_t warps = (shape.block[0] * shape.block[1] * shape.block[2] + 31) / 32;
     std::vector<RlRecord> recs(100);
     for (RlRecord& r : recs) {
       std::memset(&r, 0, sizeof r);
@@ -104,14 +108,15 @@ int fuzz(unsigned seed, int rounds) {
       const uint64_t base = rng() % 2 ? edgy(rng, ~0ull) : rng() % 4096;
       for (int lane = 0; lane < 32; ++lane) r.addr[lane] = rng() % 8 ? base + uint64_t(lane) * (rng() % 3) * 4 : rng();
     }
-    // The same records packed (packed_records.h) into a second engine: each record full, header-only or strided,
-    // with forms and stride groups drawn from the whole byte (unknown ones included), padding between, and the
-    // stream sometimes cut inside a record.
+    // The same records packed (packed_records.h) into a second engine: each record full, header-only or strided
+    // (strides from the whole range), padding between, and in a wild round one defect (each would stop the stream's
+    // walk before any other was met): forms from the whole 3 bits, stride groups from the whole 32, or a cut stream.
     std::vector<RlSlot> packed;
+    const int defect = wild ? int(1 + rng() % 3) : 0;
     for (const RlRecord& r : recs) {
       const auto* whole = reinterpret_cast<const RlSlot*>(&r);
       if (rng() % 8 == 0) packed.push_back(RlSlot{{uint64_t(RL_FORM_PADDING) << RL_FORM_SHIFT, 0, 0, 0}});
-      const uint64_t form = wild && rng() % 16 == 0 ? rng() % 8 : rng() % 3;
+      const uint64_t form = defect == 1 && rng() % 16 == 0 ? rng() % 8 : rng() % 3;
       RlSlot head = whole[0];
       head.w[0] = (head.w[0] & ~uint64_t(0xE0)) | (form << RL_FORM_SHIFT);
       if (form == RL_FORM_FULL) {
@@ -120,16 +125,16 @@ int fuzz(unsigned seed, int rounds) {
       } else {
         packed.push_back(head);
         if (form == RL_FORM_STRIDED)
-          packed.push_back(
-              RlSlot{{r.addr[0], edgy(rng, ~0ull), edgy(rng, ~0ull), wild ? edgy(rng, 0xffffffffu) : 1 + rng() % 32}});
+          packed.push_back(RlSlot{{r.addr[0], edgy(rng, ~0ull), edgy(rng, ~0ull),
+                                   defect == 2 ? 1 + edgy(rng, 0xfffffffeu) : 1 + rng() % 32}});
       }
     }
-    if (wild && rng() % 2 == 0) packed.resize(rng() % (packed.size() + 1));
+    if (defect == 3) packed.resize(rng() % (packed.size() + 1));
     Engine packed_engine({unsigned(1 + rng() % 3), 64ull << 20});
-    if (attempt([&] { packed_engine.begin_launch(launch); }) &&
+    if (attempt([&] { packed_engine.begin_launch(shape); }) &&
         attempt([&] { packed_engine.consume_packed(packed.data(), packed.size()); }))
       attempt([&] { packed_engine.end_launch(true); });
-    if (!attempt([&] { engine.consume(recs.data(), recs.size()); })) continue;
+    if (!launched || !attempt([&] { engine.consume(recs.data(), recs.size()); })) continue;
     attempt([&] { engine.end_launch(rng() % 2 == 0); });
     attempt([&] { return engine.to_json().size(); });
   }
