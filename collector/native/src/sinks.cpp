@@ -46,28 +46,52 @@ void TraceFileSink::begin_launch(const LaunchMeta& meta) {
   if (fwrite(&h, sizeof h, 1, f_) != 1) error = "cannot write " + path;
 }
 
+// Full records go to the file where they lie, a run at a time (the default: no copy on the drain thread); packed
+// ones are unpacked into unpacked_ first. Order is kept: whatever waits in unpacked_ is written before a run.
 void TraceFileSink::consume(const reuselens::RlSlot* slots, size_t n) {
   if (!f_ || n == 0) return;
   constexpr size_t kPerWrite = 4096;
   unpacked_.resize(kPerWrite);
-  reuselens::PackedCursor cursor(slots, n);
-  for (bool more = true; more;) {
-    size_t k = 0;
-    while (k < kPerWrite) {
-      const reuselens::RlSlot* r = cursor.next();
-      if (r == nullptr) {
-        more = false;
-        break;
-      }
-      reuselens::unpack_record(r, &unpacked_[k++]);
-    }
-    if (k > 0 && fwrite(unpacked_.data(), sizeof(RlRecord), k, f_) != k) {
+  size_t waiting = 0;                      // records in unpacked_
+  const reuselens::RlSlot* run = nullptr;  // a run of full records in `slots`, `run_length` long
+  size_t run_length = 0;
+  bool failed = false;  // a write failed: nothing more of this call is written
+  const auto write = [&](const void* records, size_t k) {
+    if (k == 0 || failed) return;
+    failed = fwrite(records, sizeof(RlRecord), k, f_) != k;
+    if (failed)
       error = "cannot write trace of launch " + std::to_string(launch_) + ": " + strerror(errno);
-      return;
+    else
+      count_ += k;
+  };
+  const auto write_waiting = [&] {
+    write(unpacked_.data(), waiting);
+    waiting = 0;
+  };
+  const auto write_run = [&] {
+    write(run, run_length);
+    run_length = 0;
+  };
+  reuselens::PackedCursor cursor(slots, n);
+  while (const reuselens::RlSlot* r = cursor.next()) {
+    if (reuselens::packed_form(*r) == reuselens::RL_FORM_FULL) {
+      if (run_length > 0 && r != run + run_length * RL_FULL_SLOTS)
+        write_run();  // padding between: a new run  // padding between: a new run
+      if (run_length == 0) {
+        write_waiting();
+        run = r;
+      }
+      ++run_length;
+      continue;
     }
-    count_ += k;
+    write_run();
+    reuselens::unpack_record(r, &unpacked_[waiting]);
+    if (++waiting == kPerWrite) write_waiting();
   }
-  if (cursor.malformed()) error = "trace of launch " + std::to_string(launch_) + ": a record the host cannot read";
+  write_run();
+  write_waiting();
+  if (cursor.malformed() && !failed)
+    error = "trace of launch " + std::to_string(launch_) + ": a record the host cannot read";
 }
 
 void TraceFileSink::end_launch(bool complete) {
