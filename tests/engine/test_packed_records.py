@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from engine_records import SHARED, WRITE, barrier, block_exit, mem, records, warp_addrs
-from packed import FULL, NO_ADDRESSES, PADDING, STRIDED, forms, pack
+from packed import FULL, NO_ADDRESSES, PADDING, SLOT, STRIDED, forms, pack
 
 from reuselens.analyzer import replay
 from reuselens.analyzer.replay import RECORD_DTYPE, _engine_module, replay_run
@@ -62,6 +62,10 @@ def test_unpacking_gives_back_every_record_byte_for_byte(padding):
     recs = shapes()
     stream = pack(recs, padding=padding, seed=3)
     assert E.unpack_records(stream) == recs.tobytes()
+
+
+def test_the_model_slot_size_is_the_engines():
+    assert E.SLOT_BYTES == SLOT and 9 * SLOT == E.RECORD_BYTES
 
 
 def test_full_records_are_a_packed_stream():
