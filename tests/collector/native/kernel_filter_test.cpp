@@ -13,17 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "expect.h"
 #include "kernel_filter.h"
 
 namespace {
-
-#define EXPECT(cond)                                          \
-  do {                                                        \
-    if (!(cond)) {                                            \
-      std::printf("failed: %s (line %d)\n", #cond, __LINE__); \
-      return 1;                                               \
-    }                                                         \
-  } while (0)
 
 const char* kGemm = "_Z11gemm_kernelPfS_S_i";       // gemm_kernel(float*, float*, float*, int)
 const char* kSoftmax = "_Z14softmax_kernelPKfPfi";  // softmax_kernel(float const*, float*, int)

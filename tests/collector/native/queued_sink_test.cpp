@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "expect.h"
 #include "sinks.h"
 
 using reuselens::RlRecord;
@@ -24,14 +25,6 @@ void feed(rlc::RecordSink& sink, const RlRecord* records, size_t n) {
 }
 using rlc::LaunchMeta;
 using rlc::RecordSink;
-
-#define EXPECT(cond)                                          \
-  do {                                                        \
-    if (!(cond)) {                                            \
-      std::printf("failed: %s (line %d)\n", #cond, __LINE__); \
-      return 1;                                               \
-    }                                                         \
-  } while (0)
 
 struct Recorder : RecordSink {
   std::mutex mu;

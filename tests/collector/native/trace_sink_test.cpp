@@ -8,18 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "expect.h"
 #include "sinks.h"
 
 using reuselens::RlRecord;
 using reuselens::RlSlot;
-
-#define EXPECT(cond)                                          \
-  do {                                                        \
-    if (!(cond)) {                                            \
-      std::printf("failed: %s (line %d)\n", #cond, __LINE__); \
-      return 1;                                               \
-    }                                                         \
-  } while (0)
 
 namespace {
 
