@@ -30,8 +30,8 @@ constexpr uint64_t kMaxRing = 1ull << 40;  // a larger bound gets no ring (each 
 // the H200 host, but made the whole run 35-70 ms longer: docs/collector.md, Overhead.)
 class QueuedSink : public RecordSink {
  public:
-  QueuedSink(std::unique_ptr<RecordSink> inner, uint64_t limit_bytes, unsigned copy_threads)
-      : inner_(std::move(inner)), limit_(limit_bytes ? limit_bytes : 1), copy_(copy_threads) {
+  QueuedSink(std::unique_ptr<RecordSink> inner, uint64_t limit_bytes, unsigned copy_threads, bool unpack)
+      : inner_(std::move(inner)), limit_(limit_bytes ? limit_bytes : 1), copy_(copy_threads), unpack_(unpack) {
     arena_bytes_ = (std::min(limit_, kMaxRing) + kHugeBytes - 1) / kHugeBytes * kHugeBytes;
     void* p = limit_ <= kMaxRing ? mmap(nullptr, arena_bytes_, PROT_READ | PROT_WRITE,
                                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
@@ -62,11 +62,15 @@ class QueuedSink : public RecordSink {
   }
   void consume(const reuselens::RlSlot* slots, size_t n) override {
     if (n == 0) return;  // nothing for the engine, and a 0-byte batch has no place in the ring
-    const uint64_t bytes = n * sizeof(reuselens::RlSlot);
-    Op op{Op::kRecords, n, bytes};
     // One producer at a time: places are taken in queue order, and the copy runs outside mu_ so that the
     // worker can go on popping and releasing meanwhile.
     std::lock_guard<std::mutex> producing(produce_mu_);
+    // Packed records are unpacked on their way into the ring, by the copy threads, when asked (unpack_): the
+    // engine then gets full records and spends nothing on them.
+    const bool unpacking = unpack_ && find_packed(slots, n);
+    const uint64_t records = unpacking ? starts_.size() : 0;
+    const uint64_t bytes = unpacking ? records * sizeof(reuselens::RlRecord) : n * sizeof(reuselens::RlSlot);
+    Op op{Op::kRecords, unpacking ? records * RL_FULL_SLOTS : n, bytes};
     using Clock = std::chrono::steady_clock;
     const auto t0 = Clock::now();
     Clock::time_point t1;
@@ -77,7 +81,10 @@ class QueuedSink : public RecordSink {
         space_.wait(lock, [&] { return place(bytes, op); });
       }
       t1 = Clock::now();
-      copy_.copy(arena_ + op.offset, slots, bytes);
+      if (unpacking)
+        copy_.unpack(reinterpret_cast<reuselens::RlRecord*>(arena_ + op.offset), starts_.data(), records);
+      else
+        copy_.copy(arena_ + op.offset, slots, bytes);
     } else {
       // No ring, or a batch larger than the whole bound (which then goes through alone, once the queue is
       // empty): a vector of its own, within the same bound.
@@ -86,7 +93,13 @@ class QueuedSink : public RecordSink {
         space_.wait(lock, [&] { return queued_ == 0 || queued_ + bytes <= limit_; });
       }
       t1 = Clock::now();
-      op.slots.assign(slots, slots + n);
+      if (unpacking) {
+        op.slots.resize(records * RL_FULL_SLOTS);
+        for (uint64_t i = 0; i < records; ++i)
+          reuselens::unpack_record(starts_[i], reinterpret_cast<reuselens::RlRecord*>(op.slots.data()) + i);
+      } else {
+        op.slots.assign(slots, slots + n);
+      }
     }
     wait_s_ += std::chrono::duration<double>(t1 - t0).count();  // produce_mu_ held: one producer at a time
     copy_s_ += std::chrono::duration<double>(Clock::now() - t1).count();
@@ -147,6 +160,19 @@ class QueuedSink : public RecordSink {
     std::vector<reuselens::RlSlot> slots;  // kRecords larger than the ring
     Op(Kind k, uint64_t a_, uint64_t b_) : kind(k), a(a_), b(b_) {}
   };
+
+  // Under produce_mu_: the records of a packed stream into starts_; false (copy the slots as they are) when there is
+  // nothing to unpack (full records only) or the stream is malformed (the engine then reports it).
+  bool find_packed(const reuselens::RlSlot* slots, size_t n) {
+    starts_.clear();
+    reuselens::PackedCursor cursor(slots, n);
+    bool packed = false;
+    while (const reuselens::RlSlot* r = cursor.next()) {
+      starts_.push_back(r);
+      packed |= reuselens::packed_form(*r) != reuselens::RL_FORM_FULL;
+    }
+    return packed && !cursor.malformed();
+  }
 
   // Ring positions grow while the queue is not empty; position p lies at byte p % limit_. Live records span
   // [read_pos_, write_pos_); a batch never wraps around the end, so it may skip the rest of the lap. An empty
@@ -258,7 +284,9 @@ class QueuedSink : public RecordSink {
 
   std::unique_ptr<RecordSink> inner_;
   const uint64_t limit_;
-  ParallelCopy copy_;      // used under produce_mu_ only
+  ParallelCopy copy_;                             // used under produce_mu_ only
+  const bool unpack_;                             // unpack packed records into the ring (make_queued_sink)
+  std::vector<const reuselens::RlSlot*> starts_;  // find_packed's records (produce_mu_)
   char* arena_ = nullptr;  // the ring; null if the reservation failed (every batch then gets its own vector)
   uint64_t arena_bytes_ = 0;
   std::mutex produce_mu_, mu_;
@@ -277,8 +305,8 @@ class QueuedSink : public RecordSink {
 }  // namespace
 
 std::unique_ptr<RecordSink> make_queued_sink(std::unique_ptr<RecordSink> inner, uint64_t limit_bytes,
-                                             unsigned copy_threads) {
-  return std::make_unique<QueuedSink>(std::move(inner), limit_bytes, copy_threads);
+                                             unsigned copy_threads, bool unpack) {
+  return std::make_unique<QueuedSink>(std::move(inner), limit_bytes, copy_threads, unpack);
 }
 
 }  // namespace rlc

@@ -73,8 +73,9 @@ std::unique_ptr<RecordSink> make_engine_sink();
 
 // `inner` on a thread of its own behind a queue of at most `limit_bytes` of records (copied), so that the drain
 // thread returns buffers to the GPU without waiting for it; errors surface at the next end_launch or finish.
-// `copy_threads` cores share each large copy into the queue (parallel_copy.h).
+// `copy_threads` cores share each large copy into the queue (parallel_copy.h); with `unpack`, packed records
+// (reuselens/packed_records.h) go into the queue unpacked, so `inner` gets full records.
 std::unique_ptr<RecordSink> make_queued_sink(std::unique_ptr<RecordSink> inner, uint64_t limit_bytes,
-                                             unsigned copy_threads = 1);
+                                             unsigned copy_threads = 1, bool unpack = false);
 
 }  // namespace rlc

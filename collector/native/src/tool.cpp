@@ -141,7 +141,10 @@ void Tool::open_sinks() {
   run_.engine = true;
   uint64_t limit = engine_queue_bytes();
   unsigned copy_threads = queue_copy_threads();
-  sinks_.push_back(limit ? make_queued_sink(std::move(e), limit, copy_threads) : std::move(e));
+  // Packed records are unpacked by the queue's copy threads unless REUSELENS_QUEUE_UNPACK=0 (then by the engine's
+  // workers, docs/collector.md "Packed records").
+  const bool queue_unpacks = cfg_.packed && getenv_str("REUSELENS_QUEUE_UNPACK") != "0";
+  sinks_.push_back(limit ? make_queued_sink(std::move(e), limit, copy_threads, queue_unpacks) : std::move(e));
   if (limit)
     diag_.log("online analysis behind a queue of %llu bytes, %u copy threads", (unsigned long long)limit, copy_threads);
   else

@@ -117,6 +117,98 @@ int ring_round_trip(size_t ring_records, size_t max_batch, int batches, unsigned
   return 0;
 }
 
+// Packed streams (reuselens/packed_records.h) through the ring: strided records of one stride and of groups, full
+// ones, header-only ones and padding, in batches that wrap the ring or exceed it. With `unpack` the wrapped sink
+// must get full records only (the copy threads unpacked them), without it the packed forms; either way the same
+// records, in order.
+RlRecord expected_record(uint64_t pc) {
+  RlRecord r;
+  std::memset(&r, 0, sizeof r);
+  r.type = pc % 11 == 0 ? 2 : 1;
+  r.pc = pc;
+  r.block = pc * 3;
+  r.active_mask = pc % 4 == 1 ? 0x00FF0F01u : ~0u;
+  const uint32_t group = pc % 3 == 0 ? 32 : pc % 3 == 1 ? 8 : 4;
+  for (uint32_t lane = 0; lane < 32; ++lane) {
+    if (r.type != 1 || !((r.active_mask >> lane) & 1u)) continue;
+    r.addr[lane] = pc % 5 == 0 ? (~pc ^ lane) : (pc << 12) + 4 * (lane % group) + 4096 * (lane / group);
+  }
+  return r;
+}
+
+void append_packed(std::vector<reuselens::RlSlot>& out, uint64_t pc, unsigned padding) {
+  reuselens::RlSlot pad{};
+  pad.w[0] = (uint64_t)reuselens::RL_FORM_PADDING << RL_FORM_SHIFT;
+  for (unsigned i = 0; i < padding; ++i) out.push_back(pad);
+  const RlRecord r = expected_record(pc);
+  reuselens::RlSlot head;
+  std::memcpy(&head, &r, sizeof head);
+  if (r.type != 1) {
+    head.w[0] |= (uint64_t)reuselens::RL_FORM_NO_ADDRESSES << RL_FORM_SHIFT;
+    out.push_back(head);
+  } else if (pc % 5 == 0) {
+    const auto* whole = reinterpret_cast<const reuselens::RlSlot*>(&r);
+    out.insert(out.end(), whole, whole + RL_FULL_SLOTS);
+  } else {
+    head.w[0] |= (uint64_t)reuselens::RL_FORM_STRIDED << RL_FORM_SHIFT;
+    reuselens::RlSlot payload{};
+    payload.w[0] = pc << 12;
+    payload.w[1] = 4;
+    payload.w[2] = 4096;
+    payload.w[3] = pc % 3 == 0 ? 32 : pc % 3 == 1 ? 8 : 4;
+    out.push_back(head);
+    out.push_back(payload);
+  }
+}
+
+struct PackedChecker : RecordSink {
+  uint64_t next = 0;
+  uint64_t packed_seen = 0;  // records that arrived in a form other than FULL
+  bool bad = false;
+  int calls = 0;
+  const char* name() const override { return "packed checker"; }
+  void begin_launch(const LaunchMeta&) override {}
+  void consume(const reuselens::RlSlot* slots, size_t count) override {
+    if (++calls % 5 == 0) std::this_thread::sleep_for(std::chrono::microseconds(300));
+    reuselens::PackedCursor cursor(slots, count);
+    while (const reuselens::RlSlot* at = cursor.next()) {
+      packed_seen += reuselens::packed_form(*at) != reuselens::RL_FORM_FULL;
+      RlRecord r;
+      reuselens::unpack_record(at, &r);
+      const RlRecord want = expected_record(next++);
+      bad |= std::memcmp(&r, &want, sizeof r) != 0;
+    }
+    bad |= cursor.malformed();
+  }
+  void end_launch(bool) override {}
+};
+
+int packed_round_trip(size_t ring_records, size_t max_batch, int batches, unsigned copy_threads, bool unpack) {
+  auto owned = std::make_unique<PackedChecker>();
+  PackedChecker* inner = owned.get();
+  auto sink = rlc::make_queued_sink(std::move(owned), ring_records * sizeof(RlRecord), copy_threads, unpack);
+  std::vector<reuselens::RlSlot> buf;
+  uint64_t pc = 0, packed = 0;
+  unsigned seed = 777;
+  for (int batch = 0; batch < batches; ++batch) {
+    seed = seed * 1103515245u + 12345u;
+    const size_t n = 1 + (seed >> 16) % max_batch;
+    buf.clear();
+    for (size_t i = 0; i < n; ++i, ++pc) {
+      packed += pc % 5 != 0 || pc % 11 == 0;  // every record but the full ones (header-only ones included)
+      append_packed(buf, pc, (unsigned)((seed >> (i % 16)) & 1u) * (unsigned)(i % 3));
+    }
+    sink->consume(buf.data(), buf.size());
+    for (auto& slot : buf) slot.w[2] = 0xdead;  // the sink must have copied (or unpacked)
+  }
+  std::string err;
+  EXPECT(sink->finish("/run", &err));
+  EXPECT(!inner->bad);
+  EXPECT(inner->next == pc);
+  EXPECT(unpack ? inner->packed_seen == 0 : inner->packed_seen == packed);
+  return 0;
+}
+
 // Without a ring (a bound beyond the largest ring) batches still queue up to the bound instead of one at a time;
 // with a ring, a batch larger than the bound still counts against it, so ring batches wait until it is done.
 int bounds_without_and_beside_the_ring() {
@@ -168,6 +260,11 @@ int main() {
   if (ring_round_trip(1500, 2000, 150, 4) != 0) return 1;  // parts of at least 64 KiB: up to 4 threads copy
   if (ring_round_trip(1500, 2000, 150, 3) != 0) return 1;
   if (bounds_without_and_beside_the_ring() != 0) return 1;
+  for (bool unpack : {true, false}) {
+    if (packed_round_trip(7, 9, 3000, 1, unpack) != 0) return 1;       // wrap-arounds, batches beyond the ring
+    if (packed_round_trip(1500, 2000, 150, 4, unpack) != 0) return 1;  // shares of 256 records or more: 4 threads
+    if (packed_round_trip(1500, 2000, 150, 3, unpack) != 0) return 1;
+  }
   auto owned = std::make_unique<Recorder>();
   Recorder* inner = owned.get();
   auto sink = rlc::make_queued_sink(std::move(owned), 2 * sizeof(RlRecord));  // room for two records
