@@ -17,7 +17,7 @@ def test_parallel_copy_copies_every_byte(tmp_path, sanitizer):
     exe = build(
         tmp_path / "parallel_copy_test",
         [REPO / "tests/collector/native/parallel_copy_test.cpp"],
-        [REPO / "collector/native/src"],
+        [REPO / "collector/native/src", REPO / "analyzer/engine/include"],
         sanitizer,
     )
     run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300, env=SANITIZER_ENV)
