@@ -1,7 +1,7 @@
 """Packed records on the GPU (reuselens/packed_records.h, docs/trace-format.md "Packed records"): the device patch
 chooses each record's form itself, so only a real GPU shows that the forms it writes give back every lane's address.
-Each program runs twice, records packed (REUSELENS_PACKED_RECORDS=1) and every record in the full form (the
-default, REUSELENS_PACKED_RECORDS=0); both runs must give the same records, lane for lane, and the packed run must
+Each program runs twice, records packed (the default, REUSELENS_PACKED_RECORDS=1) and every record in the full form
+(REUSELENS_PACKED_RECORDS=0); both runs must give the same records, lane for lane, and the packed run must
 really pack (fewer slots than nine per record, as collector.log's slot counts show)."""
 
 from __future__ import annotations

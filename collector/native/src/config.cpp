@@ -61,7 +61,7 @@ Config read_config() {
   if (!cap.empty()) c.element_map_cap = strtoull(cap.c_str(), nullptr, 10);
   c.patch_path = getenv_str("REUSELENS_PATCH");
   c.values = !c.object_level && getenv_str("REUSELENS_VALUES") == "1";
-  c.packed = getenv_str("REUSELENS_PACKED_RECORDS") == "1";
+  c.packed = getenv_str("REUSELENS_PACKED_RECORDS") != "0";
   const std::string every = getenv_str("REUSELENS_VALUES_EVERY");
   if (!every.empty()) c.values_every = std::max<uint64_t>(1, strtoull(every.c_str(), nullptr, 10));
   c.values_approx = values_approx_from_env();

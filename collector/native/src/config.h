@@ -34,11 +34,10 @@ struct Config {
   // REUSELENS_ELEMENT_MAP_BYTES: at most this much device memory for the maps made at one table upload, besides
   // the share of the free memory (a test of the coarse maps; default: no cap)
   uint64_t element_map_cap = UINT64_MAX;
-  // REUSELENS_PACKED_RECORDS=1: the device patch writes each record in the cheapest exact packed form
-  // (reuselens/packed_records.h) instead of the full one (288 bytes); the same records reach the sinks either way.
-  // Off by default: the engine's unpacking made the engine-bound PyTorch loop slower (docs/collector.md, "Packed
-  // records")
-  bool packed = false;
+  // The device patch writes each record in the cheapest exact packed form (reuselens/packed_records.h) instead of
+  // the full one (288 bytes); the same records reach the sinks either way. REUSELENS_PACKED_RECORDS=0 writes every
+  // record full (docs/collector.md, "Packed records")
+  bool packed = true;
   uint64_t buffer_bytes = kDefaultBufferBytes;
   uint32_t nbuf = 2;
 

@@ -38,7 +38,7 @@ struct RlDeviceState {
   uint32_t poller[RL_MAX_BUFFERS];  // 1 while a waiting writer reads host_allowed[b]
   uint32_t smem_size;               // largest SET_SHARED_MEMORY_SIZE seen (bytes per block)
   uint32_t values_on;  // value patch only: this launch records values (launch sampling, Config::values_every)
-  uint32_t packed;     // 1: records in their packed forms (REUSELENS_PACKED_RECORDS=1); 0: all full
+  uint32_t packed;     // 1: records in their packed forms (the default); 0: all full (REUSELENS_PACKED_RECORDS=0)
   uint32_t pad;
   unsigned long long waits;  // tickets that had to wait for the host to hand their buffer back
   unsigned long long polls;  // reads of host_allowed made while waiting

@@ -1,7 +1,7 @@
 // ReuseLens device patch: Compute Sanitizer instruction callbacks that write one trace record per
 // warp-level instruction instance (docs/trace-format.md). Built with
 //   nvcc --fatbin --keep-device-functions -Xptxas --compile-as-tools-patch
-// A record is written packed when the launch's state says so (REUSELENS_PACKED_RECORDS=1, reuselens/packed_records.h):
+// A record is written packed when the launch's state says so (by default; reuselens/packed_records.h):
 // the warp finds the cheapest exact form of its lanes' addresses (none, one stride, two strides over groups of
 // lanes, else every lane's); otherwise, and in value mode, in the full form. The leader lane (lowest active lane)
 // reserves its slots and writes the header, and in the full form every active lane writes its own address.
