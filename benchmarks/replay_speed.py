@@ -10,13 +10,17 @@ slowest worker) and the step split of that replay (slowest worker and all worker
 routing, blocks, global shadow).
 
     python3 benchmarks/replay_speed.py RUN_DIR [--workers 1,4,12] [--repeat 2] [--engine A.so,B.so]
-                                               [--independent 12]
+                                               [--independent 12] [--check-equal]
 
 --engine replays with each given engine module in turn (a `_engine*.so` built from another revision, e.g. by
 benchmarks/build_revision.sh; `installed` names the installed one), alternating per worker count and repeat, so
 that two engines meet the same machine state. Each replay then runs in a child forked after the traces were read
 (they are shared, not copied): a process keeps one extension module per name, and loading a second file under the
 same name hands back the first, so comparing two engines in one process compares one with itself.
+
+--check-equal: every replay's result (the engine's analysis JSON and object touches) must be the same, whatever the
+engine or worker count; the first that differs stops the benchmark with exit code 1 (an optimisation must not
+change a count).
 
 --independent N also runs N one-worker engines at once, each replaying the whole run on its own thread with its
 own shadow (the records, read-only, are shared: N copies of a large run would not fit), and prints what they reach
@@ -29,8 +33,10 @@ from __future__ import annotations
 
 import argparse
 import functools
+import hashlib
 import importlib.machinery
 import importlib.util
+import json
 import multiprocessing
 import sys
 import threading
@@ -100,8 +106,11 @@ def measure(path: str, isolate: bool, job):
     return value
 
 
-def replay_once(run: dict, allocations: list, launches: list, workers: int, module) -> tuple[float, dict]:
-    """Wall seconds of one replay on a fresh engine, and the engine's stats after it."""
+def replay_once(
+    run: dict, allocations: list, launches: list, workers: int, module, digest: bool = False
+) -> tuple[float, dict, str | None]:
+    """Wall seconds of one replay on a fresh engine, the engine's stats after it, and (digest) a hash of its result:
+    the analysis JSON and the object touches, taken after the clock stopped."""
     collector = run.get("collector") or {}
     engine = module.Engine(
         workers=workers,
@@ -117,7 +126,14 @@ def replay_once(run: dict, allocations: list, launches: list, workers: int, modu
         )
         replay._feed(engine, trace.records, trace.path)
         engine.end_launch(complete=True)
-    return time.perf_counter() - began, engine.stats()
+    wall = time.perf_counter() - began
+    result = None
+    if digest:
+        analysis = json.loads(engine.to_json())
+        analysis.pop("stats", None)  # the engine's timings and worker count
+        text = json.dumps(analysis, sort_keys=True) + "\n" + engine.object_touches_json()
+        result = hashlib.sha256(text.encode()).hexdigest()
+    return wall, engine.stats(), result
 
 
 def independent(run: dict, allocations: list, launches: list, copies: int, module) -> float:
@@ -152,6 +168,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=2, help="replays per worker count; the best is printed")
     parser.add_argument("--engine", default="installed", help="comma-separated engine modules to compare")
     parser.add_argument("--independent", type=int, default=0, help="also N one-worker engines at once")
+    parser.add_argument(
+        "--check-equal", action="store_true", help="every replay's result must be the same (else exit code 1)"
+    )
     args = parser.parse_args(argv)
     if args.independent < 0 or args.repeat < 1:
         parser.error("--independent: 0 or more engines; --repeat: at least 1")
@@ -161,13 +180,23 @@ def main(argv: list[str] | None = None) -> int:
     records = sum(len(trace.records) for _, trace in launches)
     print(f"{args.run_dir}: {len(launches)} launches with traces, {records:,} records")
     rate: dict[int, float] = {}  # worker count -> the last engine's best records/s
+    reference: tuple[str, str] | None = None  # --check-equal: (which replay, its result's digest)
     for workers in (int(w) for w in args.workers.split(",")):
         results: dict[str, list] = {path: [] for path in engines}
         for _ in range(args.repeat):
             for path in engines:
-                results[path].append(
-                    measure(path, isolate, functools.partial(replay_once, run, allocations, launches, workers))
+                wall, stats, digest = measure(
+                    path,
+                    isolate,
+                    functools.partial(replay_once, run, allocations, launches, workers, digest=args.check_equal),
                 )
+                results[path].append((wall, stats))
+                if args.check_equal:
+                    which = f"{path} at {workers} workers"
+                    reference = reference or (which, digest)
+                    if digest != reference[1]:
+                        print(f"replay_speed: the result of {which} differs from that of {reference[0]}")
+                        return 1
         for path in engines:
             best, stats = min(results[path], key=lambda r: r[0])
             cpu = sum(stats["phase_cpu_seconds"])
@@ -186,6 +215,8 @@ def main(argv: list[str] | None = None) -> int:
                     for name, crit, cpu_s in zip(STEPS, stats["phase_seconds"], stats["phase_cpu_seconds"])
                 )
             )
+    if args.check_equal:
+        print(f"results: every replay's the same ({len(engines)} engine(s) x {args.workers} workers x {args.repeat})")
     if args.independent:
         n = args.independent
         walls = [

@@ -84,3 +84,27 @@ def test_each_engine_of_a_comparison_is_loaded_in_its_own_process(tmp_path):
     assert done.stderr.strip().splitlines()[-1].startswith(f"replay_speed: the replay with {fake} failed: ImportError")
     with pytest.raises(RuntimeError, match="under the same name"):  # the guard, in this process
         replay_speed.engine_module(str(copy))
+
+
+def test_check_equal_passes_when_every_replay_agrees(capsys):
+    code = replay_speed.main([str(RUN), "--workers", "1,2", "--repeat", "1", "--check-equal"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "results: every replay's the same (1 engine(s) x 1,2 workers x 1)" in out
+
+
+def test_check_equal_stops_at_the_first_replay_that_differs(monkeypatch, capsys):
+    """A result that differs (here: the two-worker replay's, made to) stops the benchmark with exit code 1 and names
+    the replays; the timings, which differ between any two replays, are not part of what is compared."""
+    real = replay_speed.replay_once
+
+    def differing(run, allocations, launches, workers, module, digest=False):
+        wall, stats, result = real(run, allocations, launches, workers, module, digest=digest)
+        return wall, stats, (result + "x" if workers == 2 else result)
+
+    monkeypatch.setattr(replay_speed, "replay_once", differing)
+    code = replay_speed.main([str(RUN), "--workers", "1,2", "--repeat", "2", "--check-equal"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "the result of installed at 2 workers differs from that of installed at 1 workers" in out
+    assert "every replay's the same" not in out
