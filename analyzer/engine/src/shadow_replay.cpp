@@ -428,18 +428,27 @@ bool Engine::Impl::replay_shared_groups(const RlRecord& r, const Ctx& c, uint32_
   constexpr unsigned kMaxGroups = 8;
   uint64_t first[kMaxGroups];  // each footprint's first granule (the lane loop's g0)
   uint32_t lanes[kMaxGroups];  // the lanes on it
-  unsigned n = 0;
+  unsigned n = 0, at = 0;      // at: the footprint of the lane before
   for (uint32_t m = mask; m; m &= m - 1) {
     const unsigned lane = unsigned(__builtin_ctz(m));
     const uint64_t g = r.addr[lane] >> 2;
-    unsigned i = 0;
-    while (i < n && first[i] != g) ++i;
-    if (i == n) {
-      if (n == kMaxGroups) return false;
-      first[n] = g;
-      lanes[n++] = 0;
+    // GEMM fragments put a lane on its predecessor's footprint (lanes 4i..4i+3 on one) or on the next one (lane i
+    // on the (i mod 4)-th of four): those two are tried before the search.
+    unsigned i = at;
+    if (n == 0 || first[i] != g) {
+      i = at + 1 < n ? at + 1 : 0;
+      if (i >= n || first[i] != g) {
+        i = 0;
+        while (i < n && first[i] != g) ++i;
+        if (i == n) {
+          if (n == kMaxGroups) return false;
+          first[n] = g;
+          lanes[n++] = 0;
+        }
+      }
     }
     lanes[i] |= 1u << lane;
+    at = i;
   }
   if (n == unsigned(popcount32(mask))) return false;  // no lane shares its address: the overlap is partial
   for (unsigned i = 0; i < n; ++i) {
@@ -455,10 +464,30 @@ bool Engine::Impl::replay_shared_groups(const RlRecord& r, const Ctx& c, uint32_
   for (unsigned i = 0; i < n; ++i) {
     const unsigned lead = unsigned(__builtin_ctz(lanes[i])), last = 31u - unsigned(__builtin_clz(lanes[i]));
     const uint32_t tid0 = warp_tid + lead, tid1 = warp_tid + last;
+    const uint64_t now = shared_base | uint64_t(tid0) << 28, after = shared_base | uint64_t(tid1) << 28;
+    // A footprint one earlier access wrote or read whole (a fragment stored by one lane) holds the same entry in
+    // each of its words: one outcome for all of them, as the loop below would find word by word.
+    const uint64_t* tail = bs.shared.entry(first[i] + granules - 1, wk.shared_words);  // grows the array first
+    uint64_t* e = bs.shared.entry(first[i], wk.shared_words);
+    if (granules > 1 && tail == e + (granules - 1)) {
+      uint64_t differ = 0;
+      for (uint64_t k = 1; k < granules; ++k) differ |= e[k] ^ e[0];
+      if (differ == 0) {
+        const uint64_t code = touch_shared(e, now, r, c, tid0, false);
+        for (uint64_t k = 0; k < granules; ++k) e[k] = after;  // the footprint's last lane wrote it last
+        if (code != run.code) {
+          flush_run(run, r, c, wk);
+          run = Run{code, 0, 0};
+        }
+        run.accesses += granules;
+        run.bytes += r.size;  // granules cover the lane's size bytes: 4 per word, the rest in the last
+        continue;
+      }
+    }
     for (uint64_t k = 0; k < granules; ++k) {
-      uint64_t* e = bs.shared.entry(first[i] + k, wk.shared_words);
-      const uint64_t code = touch_shared(e, shared_base | uint64_t(tid0) << 28, r, c, tid0, false);
-      *e = shared_base | uint64_t(tid1) << 28;  // the footprint's last lane wrote it last
+      e = bs.shared.entry(first[i] + k, wk.shared_words);
+      const uint64_t code = touch_shared(e, now, r, c, tid0, false);
+      *e = after;
       if (code != run.code) {
         flush_run(run, r, c, wk);
         run = Run{code, 0, 0};
