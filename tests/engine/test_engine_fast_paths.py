@@ -138,9 +138,11 @@ def shared_window_trace(seed: int, n: int = 1500) -> np.ndarray:
     """Shared records on the edges of the word window of the shared distributions (docs/engine.md, "Per-lane
     cost"): lanes permuted inside a warp's words (tid ^ j, a sorting network's compare-exchange) under half and
     random masks, reversed and strided lanes, 8- and 16-byte vectors at unaligned addresses, a lane below the
-    window's start or past its end, the columns of a padded tile (beyond any window: the general pass), words near
-    0 (the window starts below 0), and lanes whose prior accesses come from many PCs and threads (more distinct
-    outcomes per record than are folded at once)."""
+    window's start or past its end, the columns of a padded tile (beyond any window: the general pass), the rows of
+    one (cuBLAS's transposed fragment stores: eight rows 36 to 60 words apart from an unaligned word, in the wide
+    window) and sixteen words of one bank (the most the wide window counts), words near 0 (the window starts below
+    0), and lanes whose prior accesses come from many PCs and threads (more distinct outcomes per record than are
+    folded at once)."""
     rng = np.random.default_rng(seed)
     recs = random_mem_records(rng, n, SHARED, 4, 8, 16, [0.5, 0.4, 0.1], [1, 2, 4, 8, 16], [0.1, 0.1, 0.5, 0.2, 0.1])
     lanes = np.arange(32)
@@ -148,7 +150,7 @@ def shared_window_trace(seed: int, n: int = 1500) -> np.ndarray:
         size, tid = int(recs["size"][i]), int(recs["warp"][i]) * 32 + lanes
         j = 1 << int(rng.integers(0, 9))
         start = int(rng.integers(0, 64)) if rng.random() < 0.3 else int(rng.integers(0, 2000))
-        pattern = int(rng.integers(0, 8))
+        pattern = int(rng.integers(0, 10))
         if pattern == 0:
             words = start + (tid ^ j)
         elif pattern == 1:
@@ -162,6 +164,10 @@ def shared_window_trace(seed: int, n: int = 1500) -> np.ndarray:
             words[rng.integers(1, 32)] += int(rng.integers(-80, -60)) if pattern == 4 else int(rng.integers(150, 260))
         elif pattern == 6:
             words = start + lanes * 33  # a column of a tile padded to 33 words per row
+        elif pattern == 8:  # eight padded rows, four consecutive words in each (lane i: row i % 8)
+            words = start + (lanes % 8) * int(rng.integers(36, 61)) + lanes // 8
+        elif pattern == 9:  # sixteen rows of 32 words, two banks: 16 words in each
+            words = start + (lanes % 16) * 32 + lanes // 16
         else:
             words = rng.integers(0, 48, 32)  # few words, many prior accesses
         offset = int(rng.integers(0, 4)) if rng.random() < 0.3 else 0
@@ -210,7 +216,7 @@ def shared_groups_trace(seed: int, n: int = 1500) -> np.ndarray:
     for i in range(n):
         size = int(recs["size"][i])
         stride = max(1, (size + 3) // 4) * int(rng.choice([1, 1, 2, 3]))  # words between two groups' footprints
-        pattern = int(rng.integers(0, 8))
+        pattern = int(rng.integers(0, 10))
         if pattern == 0:
             group = lanes // 8  # four groups of eight contiguous lanes
         elif pattern == 1:

@@ -228,17 +228,19 @@ bool run_group_figures(const RlRecord& r, unsigned per_group, SharedFigures& f, 
   return true;
 }
 
-// Footprints inside one WordWindow (the common case) from `base`, a multiple of 32; first_lane_window places it so
-// that lanes permuted within a warp's words, reversed, strided by a few words, and contiguous 8- and 16-byte
-// vectors all fit. False when a footprint lies outside or wraps around past 2^64 - 1; the general pass
-// below then decides. (Offsets are taken modulo 2^64, a multiple of 32, so banks survive a base below 0.)
+// Footprints inside one Window (WordWindow, the common case, or WideWordWindow) from `base`, a multiple of 32;
+// first_lane_window places it so that lanes permuted within a warp's words, reversed, strided by a few words, and
+// contiguous 8- and 16-byte vectors all fit. False when a footprint lies outside or wraps around past 2^64 - 1;
+// the general pass below then decides. (Offsets are taken modulo 2^64, a multiple of 32, so banks survive a base
+// below 0.)
+template <class Window>
 bool windowed_shared_figures(const RlRecord& r, unsigned per_group, uint64_t base, SharedFigures& f) {
   if (!r.active_mask) return false;
   f = SharedFigures();
   const uint64_t last = uint64_t(r.size) - 1;
   const uint32_t group_lanes = per_group >= 32 ? ~0u : (1u << per_group) - 1;
   uint64_t outside = 0;  // an offset at or beyond kWords (or a wrapped footprint) sets a bit from kWords up
-  WordWindow group, all;
+  Window group, all;
   for (unsigned g0 = 0; g0 < 32; g0 += per_group) {
     const uint32_t lanes = r.active_mask >> g0 & group_lanes;
     if (!lanes) continue;
@@ -254,7 +256,7 @@ bool windowed_shared_figures(const RlRecord& r, unsigned per_group, uint64_t bas
         group.add(w);
       }
       if (crossing < 4) {
-        if (outside >= WordWindow::kWords) return false;
+        if (outside >= Window::kWords) return false;
         const uint64_t n = group.words();
         f.pushed = popcount32(lanes);
         f.wave = group.busiest_bank();
@@ -267,12 +269,12 @@ bool windowed_shared_figures(const RlRecord& r, unsigned per_group, uint64_t bas
     for (uint32_t m = lanes; m; m &= m - 1) {
       const uint64_t a = r.addr[g0 + unsigned(__builtin_ctz(m))];
       const uint64_t w0 = (a >> 2) - base, w1 = ((a + last) >> 2) - base;
-      outside |= w0 | w1 | (a + last < a ? WordWindow::kWords : 0);  // w0 too: a footprint may start below base
+      outside |= w0 | w1 | (a + last < a ? Window::kWords : 0);  // w0 too: a footprint may start below base
       // Outside the window the figures are discarded (the general pass below decides), so nothing to add.
-      if ((w0 | w1) < WordWindow::kWords && w0 <= w1) group.add_span(w0, w1 - w0 + 1);
+      if ((w0 | w1) < Window::kWords && w0 <= w1) group.add_span(w0, w1 - w0 + 1);
       f.pushed += w1 - w0 + 1;
     }
-    if (outside >= WordWindow::kWords) return false;
+    if (outside >= Window::kWords) return false;
     const uint64_t n = group.words();
     f.wave += group.busiest_bank();
     f.ideal += (n + 31) / 32;
@@ -291,11 +293,12 @@ uint64_t first_lane_window(const RlRecord& r) {
   return r.active_mask ? ((r.addr[__builtin_ctz(r.active_mask)] >> 2) & ~uint64_t(31)) - 64 : 0;
 }
 
-// A second place, for footprints the usual one misses: from the lowest word's multiple of 32, when the highest word
-// lies within the window from there. A padded tile's column (cuBLAS's SGEMM stores its asynchronous copies of A
+// A second place, for footprints the usual one misses: from the lowest word's multiple of 32; `words`, how many
+// words from there to the highest word. A padded tile's column (cuBLAS's SGEMM stores its asynchronous copies of A
 // to rows 36 words apart: eight rows, four lanes each, 256 words from the first) starts below or ends beyond the
-// usual window, and the general pass below sorts intervals. False when no window holds every footprint.
-bool lowest_word_window(const RlRecord& r, uint64_t& base) {
+// usual window, and fits the wide one; beyond that the general pass below sorts intervals. False when a footprint
+// wraps around past 2^64 - 1.
+bool lowest_word_window(const RlRecord& r, uint64_t& base, uint64_t& words) {
   uint64_t lo = ~0ull, hi = 0, wraps = 0;
   for (uint32_t m = r.active_mask; m; m &= m - 1) {
     const uint64_t a = r.addr[unsigned(__builtin_ctz(m))], end = a + r.size - 1;
@@ -304,7 +307,8 @@ bool lowest_word_window(const RlRecord& r, uint64_t& base) {
     wraps |= end < a;
   }
   base = lo & ~uint64_t(31);
-  return !wraps && hi - base < WordWindow::kWords;
+  words = hi - base + 1;
+  return !wraps;
 }
 
 // Any footprints: word intervals (WordUnion), so the cost does not grow with the access size.
@@ -337,9 +341,12 @@ void Engine::Impl::shared_distribution(const RlRecord& r, Ctx& c, NodeStats& s) 
   SharedFigures f;
   bool consecutive = false;
   if (!run_group_figures(r, per_group, f, consecutive)) {
-    uint64_t base = 0;
-    if (!windowed_shared_figures(r, per_group, first_lane_window(r), f) &&
-        !(lowest_word_window(r, base) && windowed_shared_figures(r, per_group, base, f))) {
+    uint64_t base = 0, words = 0;
+    if (!windowed_shared_figures<WordWindow>(r, per_group, first_lane_window(r), f) &&
+        !(lowest_word_window(r, base, words) &&
+          (words <= WordWindow::kWords       ? windowed_shared_figures<WordWindow>(r, per_group, base, f)
+           : words <= WideWordWindow::kWords ? windowed_shared_figures<WideWordWindow>(r, per_group, base, f)
+                                             : false))) {
       f = general_shared_figures(r, per_group);
     }
     consecutive = consecutive_lanes(r);

@@ -70,17 +70,25 @@ class WordUnion {
 // row, lanes permuted inside a warp's words as in a sorting network, 8- and 16-byte vectors). One bit per word,
 // so the distinct words and the busiest bank come without sorting the lanes' intervals (the sort and the two
 // merges were most of the distribution step on shared-memory kernels). Offsets are relative to that multiple of
-// 32, so bit k of the window is bank k % 32.
-class WordWindow {
- public:
-  static constexpr uint64_t kWords = 256;
+// 32, so bit k of the window is bank k % 32. kQuarters 64-bit words: WordWindow (256 words) is the usual one;
+// WideWordWindow (512) takes what the usual one misses by a little, a padded tile's rows (cuBLAS's SGEMM stores its
+// A fragments to eight rows 36 words apart: 256 words from the first lane, 257-287 from a multiple of 32), which
+// otherwise took the general pass's sort: a quarter of that kernel's shared records (session 26).
+template <unsigned kQuarters>
+class WordWindowOf {
+  static_assert(kQuarters == 4 || kQuarters == 8, "busiest_bank counts up to 8 words a bank (4 quarters) or 16 (8)");
 
-  void clear() { bits_[0] = bits_[1] = bits_[2] = bits_[3] = 0; }
+ public:
+  static constexpr uint64_t kWords = 64 * kQuarters;
+
+  void clear() {
+    for (uint64_t& b : bits_) b = 0;
+  }
   // One word, as an offset below kWords. Branch-free with constant indices, so the window stays in registers
   // (a store and reload per lane through an indexed word made a dependency chain through memory).
   void add(uint64_t offset) {
     const uint64_t bit = 1ull << (offset & 63), quarter = offset >> 6;
-    for (unsigned i = 0; i < 4; ++i) bits_[i] |= quarter == i ? bit : 0;
+    for (unsigned i = 0; i < kQuarters; ++i) bits_[i] |= quarter == i ? bit : 0;
   }
   // The words [offset, offset + n), all below kWords: one mask when they lie in one quarter (a vector access
   // of 8 or 16 bytes: one operation instead of one per word).
@@ -91,21 +99,21 @@ class WordWindow {
       return;
     }
     const uint64_t bits = (n == 64 ? ~0ull : (1ull << n) - 1) << shift;
-    for (unsigned i = 0; i < 4; ++i) bits_[i] |= quarter == i ? bits : 0;
+    for (unsigned i = 0; i < kQuarters; ++i) bits_[i] |= quarter == i ? bits : 0;
   }
-  void include(const WordWindow& o) {
-    for (unsigned i = 0; i < 4; ++i) bits_[i] |= o.bits_[i];
+  void include(const WordWindowOf& o) {
+    for (unsigned i = 0; i < kQuarters; ++i) bits_[i] |= o.bits_[i];
   }
   uint64_t words() const {
     uint64_t n = 0;
     for (uint64_t b : bits_) n += b ? popcount64(b) : 0;
     return n;
   }
-  // The largest number of words in one bank. The eight 32-bit slices of the window are added bank-wise into
-  // a 4-bit counter per bank held as four bit planes (c0 the lowest); the maximum is then read from the
-  // planes top down, keeping the banks that reach it.
+  // The largest number of words in one bank. The 32-bit slices of the window (eight, or sixteen wide) are added
+  // bank-wise into a counter per bank held as bit planes (c0 the lowest; four planes count to 8, five to 16);
+  // the maximum is then read from the planes top down, keeping the banks that reach it.
   uint64_t busiest_bank() const {
-    uint32_t c0 = 0, c1 = 0, c2 = 0, c3 = 0;
+    uint32_t c0 = 0, c1 = 0, c2 = 0, c3 = 0, c4 = 0;
     for (uint64_t b : bits_) {
       if (!b) continue;
       for (uint32_t x : {uint32_t(b), uint32_t(b >> 32)}) {
@@ -113,25 +121,34 @@ class WordWindow {
         c0 ^= x;
         const uint32_t carry1 = c1 & carry0;
         c1 ^= carry0;
-        c3 |= c2 & carry1;
-        c2 ^= carry1;
+        if constexpr (kQuarters == 4) {  // at most 8 words a bank: c3 is set only by the eighth
+          c3 |= c2 & carry1;
+          c2 ^= carry1;
+        } else {
+          const uint32_t carry2 = c2 & carry1;
+          c2 ^= carry1;
+          c4 |= c3 & carry2;
+          c3 ^= carry2;
+        }
       }
     }
     uint32_t banks = ~0u;
     uint64_t best = 0;
-    const uint32_t planes[4] = {c3, c2, c1, c0};
-    for (unsigned i = 0; i < 4; ++i) {
+    const uint32_t planes[5] = {c4, c3, c2, c1, c0};
+    for (unsigned i = 0; i < 5; ++i) {
       if (planes[i] & banks) {
         banks &= planes[i];
-        best += 8u >> i;
+        best += 16u >> i;
       }
     }
     return best;
   }
 
  private:
-  uint64_t bits_[4] = {0, 0, 0, 0};
+  uint64_t bits_[kQuarters] = {};
 };
+using WordWindow = WordWindowOf<4>;
+using WideWordWindow = WordWindowOf<8>;
 
 }  // namespace detail
 }  // namespace reuselens
