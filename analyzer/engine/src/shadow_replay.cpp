@@ -460,43 +460,58 @@ bool Engine::Impl::replay_shared_groups(const RlRecord& r, const Ctx& c, uint32_
   const uint64_t shared_base = pack_shared(c.id, 0, write, c.sync.wsync, c.sync.bsync);
   const uint32_t warp_tid = uint32_t(r.warp) * 32;
   BlockState& bs = wk.block_state(r.block);
-  Run run{0, 0, 0};
+  // Outcomes folded per record before they reach the EdgeBuffer, as the lane loop folds them: a tile that
+  // asynchronous copies wrote word by word (each word its own lane's) gives each footprint's words alternating
+  // outcomes (same thread, warp, block), and a visit per change cost more than the touches.
+  constexpr unsigned kOutcomes = 8;
+  Run outcomes[kOutcomes];
+  unsigned n_outcomes = 0;
+  const auto add = [&](uint64_t code, uint64_t accesses, uint64_t bytes) {
+    for (unsigned o = 0; o < n_outcomes; ++o) {
+      if (outcomes[o].code == code) {
+        outcomes[o].accesses += accesses;
+        outcomes[o].bytes += bytes;
+        return;
+      }
+    }
+    if (n_outcomes == kOutcomes) {
+      for (const Run& o : outcomes) flush_run(o, r, c, wk);
+      n_outcomes = 0;
+    }
+    outcomes[n_outcomes++] = Run{code, accesses, bytes};
+  };
   for (unsigned i = 0; i < n; ++i) {
     const unsigned lead = unsigned(__builtin_ctz(lanes[i])), last = 31u - unsigned(__builtin_clz(lanes[i]));
     const uint32_t tid0 = warp_tid + lead, tid1 = warp_tid + last;
     const uint64_t now = shared_base | uint64_t(tid0) << 28, after = shared_base | uint64_t(tid1) << 28;
-    // A footprint one earlier access wrote or read whole (a fragment stored by one lane) holds the same entry in
-    // each of its words: one outcome for all of them, as the loop below would find word by word.
     const uint64_t* tail = bs.shared.entry(first[i] + granules - 1, wk.shared_words);  // grows the array first
     uint64_t* e = bs.shared.entry(first[i], wk.shared_words);
-    if (granules > 1 && tail == e + (granules - 1)) {
+    if (tail == e + (granules - 1)) {  // the footprint's words are consecutive entries of the flat array
+      // A footprint one earlier access wrote or read whole (a fragment stored by one lane) holds the same entry in
+      // each of its words: one outcome for all of them, as the loop below would find word by word.
       uint64_t differ = 0;
       for (uint64_t k = 1; k < granules; ++k) differ |= e[k] ^ e[0];
       if (differ == 0) {
         const uint64_t code = touch_shared(e, now, r, c, tid0, false);
         for (uint64_t k = 0; k < granules; ++k) e[k] = after;  // the footprint's last lane wrote it last
-        if (code != run.code) {
-          flush_run(run, r, c, wk);
-          run = Run{code, 0, 0};
-        }
-        run.accesses += granules;
-        run.bytes += r.size;  // granules cover the lane's size bytes: 4 per word, the rest in the last
+        add(code, granules, r.size);  // granules cover the lane's size bytes: 4 per word, the rest in the last
         continue;
       }
+      for (uint64_t k = 0; k < granules; ++k) {
+        const uint64_t code = touch_shared(e + k, now, r, c, tid0, false);
+        e[k] = after;
+        add(code, 1, std::min<uint64_t>(4, r.size - 4 * k));
+      }
+      continue;
     }
-    for (uint64_t k = 0; k < granules; ++k) {
+    for (uint64_t k = 0; k < granules; ++k) {  // words past the flat array, kept one by one (shared_shadow.h)
       e = bs.shared.entry(first[i] + k, wk.shared_words);
       const uint64_t code = touch_shared(e, now, r, c, tid0, false);
       *e = after;
-      if (code != run.code) {
-        flush_run(run, r, c, wk);
-        run = Run{code, 0, 0};
-      }
-      run.accesses += 1;
-      run.bytes += std::min<uint64_t>(4, r.size - 4 * k);
+      add(code, 1, std::min<uint64_t>(4, r.size - 4 * k));
     }
   }
-  flush_run(run, r, c, wk);
+  for (unsigned o = 0; o < n_outcomes; ++o) flush_run(outcomes[o], r, c, wk);
   const uint64_t followers = uint64_t(popcount32(mask)) - n;
   const Run same{uint64_t(c.id) | uint64_t(kWarpSame) << 28 | uint64_t(write) << 56, followers * granules,
                  followers * r.size};
