@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -199,3 +200,44 @@ def test_huge_distribution_values_do_not_cost_memory_per_value():
     grown_kib, count, addresses, wavefronts = json.loads(run.stdout)
     assert count == 120 and addresses == [[32 * 16384, 1]] and wavefronts == [[32 * 512, 1]]
     assert grown_kib < 100 << 10, f"{grown_kib >> 10} MiB for 120 PCs"
+
+
+def test_shared_words_past_the_flat_shadow_match_the_reference_model():
+    """Shared words past the block's flat shadow (1 MiB of offsets, more than any GPU has) live in a map, one node
+    each, and two nodes made one after the other may lie back to back in memory. Session 26's closed forms took
+    consecutive node addresses for consecutive words: a 20-byte footprint over such nodes read and overwrote the
+    allocator's own bytes (`munmap_chunk(): invalid pointer`, found in review). Records on both sides of the limit,
+    that one first, in a child process (a crash fails this test alone); the edges must be the Python model's."""
+    run = child(f"""
+        import json, sys
+        import numpy as np
+        sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})
+        from engine_records import READ, SHARED, WRITE, mem, records
+        from engine_reference import Reference, engine_edges
+        from reuselens.analyzer.replay import analyze_records
+
+        far = 4 << 20  # byte offset 4 MiB: word 2^20, in the map
+        rows = [
+            mem(0x10, [far + 400] + [None] * 31, space=SHARED, access=WRITE),
+            mem(0x20, [far, far + 16] + [None] * 30, space=SHARED, access=WRITE),
+            mem(0x40, [far, far] + [None] * 30, space=SHARED, access=READ, size=20),
+        ]
+        rng = np.random.default_rng(5)
+        lanes = np.arange(32)
+        for i in range(1200):  # lane groups sharing footprints, around the limit and past it
+            size = int(rng.choice([4, 8, 16, 20]))
+            start = int(rng.integers((1 << 20) - 4096, (1 << 20) + 8192)) // 4 * 4 if i % 3 else far + int(rng.integers(0, 2048)) * 4
+            group = [lanes // 4, lanes % 4, lanes // 8, lanes][i % 4]
+            addrs = [int(start + g * ((size + 3) // 4) * 4 * int(rng.integers(1, 3))) for g in group]
+            mask = [a if rng.random() < 0.9 else None for a in addrs]
+            rows.append(mem(0x100 + 16 * (i % 7), mask, space=SHARED, access=WRITE if i % 5 == 0 else READ, size=size))
+        recs = records(rows)
+        recs["warp"] = np.arange(len(recs)) % 4
+        launch = {{"id": 0, "function_id": 0, "grid": [1, 1, 1], "block": [128, 1, 1]}}
+        out = analyze_records([(launch, recs)], workers=1)
+        ref = Reference()
+        ref.run_launch(0, 0, 128, recs)
+        print(json.dumps(engine_edges(out["kernels"][0]) == {{k: dict(v) for k, v in ref.edges[0].items()}}))
+    """)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout.split() == ["true"]

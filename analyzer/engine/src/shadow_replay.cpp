@@ -381,10 +381,11 @@ bool Engine::Impl::replay_shared_consecutive(const RlRecord& r, const Ctx& c, ui
   const unsigned words = n << shift;
   const unsigned first = unsigned(__builtin_ctz(mask));
   const uint64_t g0 = r.addr[first] >> 2;
+  // Words past the flat array are map nodes, which may lie back to back in memory: their addresses prove nothing.
+  if (g0 + words > SharedShadow::kMaxFlatWords) return false;
   BlockState& bs = wk.block_state(r.block);
-  const uint64_t* last = bs.shared.entry(g0 + words - 1, wk.shared_words);  // grows the array first, if it must
+  bs.shared.entry(g0 + words - 1, wk.shared_words);  // grows the array first, if it must
   uint64_t* e = bs.shared.entry(g0, wk.shared_words);
-  if (last != e + (words - 1)) return false;
   constexpr uint64_t kTidStep = 1ull << 28;
   const uint64_t ref = e[0];
   uint64_t differ = 0, held = 0;
@@ -484,9 +485,11 @@ bool Engine::Impl::replay_shared_groups(const RlRecord& r, const Ctx& c, uint32_
     const unsigned lead = unsigned(__builtin_ctz(lanes[i])), last = 31u - unsigned(__builtin_clz(lanes[i]));
     const uint32_t tid0 = warp_tid + lead, tid1 = warp_tid + last;
     const uint64_t now = shared_base | uint64_t(tid0) << 28, after = shared_base | uint64_t(tid1) << 28;
-    const uint64_t* tail = bs.shared.entry(first[i] + granules - 1, wk.shared_words);  // grows the array first
+    bs.shared.entry(first[i] + granules - 1, wk.shared_words);  // grows the array first
     uint64_t* e = bs.shared.entry(first[i], wk.shared_words);
-    if (tail == e + (granules - 1)) {  // the footprint's words are consecutive entries of the flat array
+    // The footprint's words are consecutive entries of the flat array. (Words past it are map nodes, which may lie
+    // back to back in memory: their addresses prove nothing.)
+    if (first[i] + granules <= SharedShadow::kMaxFlatWords) {
       // A footprint one earlier access wrote or read whole (a fragment stored by one lane) holds the same entry in
       // each of its words: one outcome for all of them, as the loop below would find word by word.
       uint64_t differ = 0;
