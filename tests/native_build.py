@@ -20,9 +20,14 @@ ENGINE_SOURCES = sorted(p for p in (REPO / "analyzer/engine/src").glob("*.cpp") 
 SANITIZER_ENV = dict(os.environ, TSAN_OPTIONS="halt_on_error=1", UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1")
 
 
-def build(exe: Path, sources: list[Path], includes: list[Path], sanitizer: str | None = None) -> Path:
-    """`exe` compiled from `sources`: warnings as errors without a sanitizer, -fsanitize=`sanitizer` with one."""
-    flags = ["-O1", "-Wall", "-Wextra", "-Werror"] if sanitizer is None else ["-O1", "-g", f"-fsanitize={sanitizer}"]
+def build(
+    exe: Path, sources: list[Path], includes: list[Path], sanitizer: str | None = None, optimize: str = "-O1"
+) -> Path:
+    """`exe` compiled from `sources` at `optimize`: warnings as errors without a sanitizer, -fsanitize=`sanitizer`
+    with one."""
+    flags = (
+        [optimize, "-Wall", "-Wextra", "-Werror"] if sanitizer is None else [optimize, "-g", f"-fsanitize={sanitizer}"]
+    )
     if sanitizer is not None:
         probe = exe.with_name(exe.name + "_probe")
         source = probe.with_suffix(".cpp")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import random
 import struct
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +17,7 @@ from packed import FULL, NO_ADDRESSES, PADDING, SLOT, STRIDED, forms, pack
 
 from reuselens.analyzer import replay
 from reuselens.analyzer.replay import RECORD_DTYPE, _engine_module, replay_run
+from tests.native_build import COMPILER, NO_COMPILER, REPO, build
 
 RUNS = Path(__file__).resolve().parents[1] / "data" / "runs"
 VALUE_RUNS = Path(__file__).resolve().parents[1] / "data" / "value_runs"
@@ -196,3 +198,21 @@ def test_records_count_once_whatever_the_padding():
         counts.append(engine.stats()["records"])
     assert counts == [3, 3]
     assert np.frombuffer(E.unpack_records(pack(recs, padding=1.0)), dtype=RECORD_DTYPE).shape == (3,)
+
+
+@pytest.mark.skipif(COMPILER is None, reason=NO_COMPILER)
+@pytest.mark.parametrize("level", ["-O1", "-O2", "-O3"])
+def test_every_strided_form_unpacks_as_defined_at_each_optimisation_level(tmp_path, level):
+    """The collector's queue and trace sink unpack with this header, built at the package's optimisation level, not
+    the engine's: GCC 12.2's loop vectorizer at -O2 and -O3 made lanes 2 and 3 of a one-stride record copies of
+    lanes 0 and 1 in a former form of the loop (found in session 26's review; every other test built it at -O1 or
+    inlined it where it came out right). 12,960 forms, each lane against its definition."""
+    exe = build(
+        tmp_path / "unpack_check",
+        [REPO / "tests/engine/native/unpack_check.cpp"],
+        [REPO / "analyzer/engine/include"],
+        optimize=level,
+    )
+    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.strip() == "12960 forms unpacked as defined"
