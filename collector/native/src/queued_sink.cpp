@@ -71,6 +71,7 @@ class QueuedSink : public RecordSink {
     const uint64_t records = unpacking ? starts_.size() : 0;
     const uint64_t bytes = unpacking ? records * sizeof(reuselens::RlRecord) : n * sizeof(reuselens::RlSlot);
     Op op{Op::kRecords, unpacking ? records * RL_FULL_SLOTS : n, bytes};
+    op.full = unpacking;
     using Clock = std::chrono::steady_clock;
     const auto t0 = Clock::now();
     Clock::time_point t1;
@@ -156,6 +157,7 @@ class QueuedSink : public RecordSink {
     uint64_t a, b;  // kRecords: slot count, bytes
     LaunchMeta meta;
     bool in_ring = false;                  // kRecords: the slots are in the ring, not in `slots`
+    bool full = false;                     // kRecords: unpacked here, every record full (consume_full)
     uint64_t offset = 0, end = 0;          // kRecords in the ring: byte offset, and ring position after it
     std::vector<reuselens::RlSlot> slots;  // kRecords larger than the ring
     Op(Kind k, uint64_t a_, uint64_t b_) : kind(k), a(a_), b(b_) {}
@@ -254,7 +256,10 @@ class QueuedSink : public RecordSink {
       case Op::kRecords: {
         const auto* slots =
             op.in_ring ? reinterpret_cast<const reuselens::RlSlot*>(arena_ + op.offset) : op.slots.data();
-        inner_->consume(slots, op.a);
+        if (op.full)
+          inner_->consume_full(reinterpret_cast<const reuselens::RlRecord*>(slots), op.a / RL_FULL_SLOTS);
+        else
+          inner_->consume(slots, op.a);
         break;
       }
       case Op::kEnd:

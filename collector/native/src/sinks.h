@@ -35,6 +35,11 @@ class RecordSink {
   // `n` slots of packed records (reuselens/packed_records.h), whole records, PCs resolved. An array of full
   // records is such a stream too (RL_FULL_SLOTS slots each).
   virtual void consume(const reuselens::RlSlot* slots, size_t n) = 0;
+  // `n` full records, known to be full (the engine queue unpacked them): a sink that would otherwise look at each
+  // record's form to find where the next one starts may skip that walk.
+  virtual void consume_full(const reuselens::RlRecord* records, size_t n) {
+    consume(reinterpret_cast<const reuselens::RlSlot*>(records), n * RL_FULL_SLOTS);
+  }
   // complete: every record of the launch was delivered.
   virtual void end_launch(bool complete) = 0;
   // At exit: write results into the run directory. Returns false with *error on failure.

@@ -180,6 +180,11 @@ struct PackedChecker : RecordSink {
     }
     bad |= cursor.malformed();
   }
+  uint64_t full_records = 0;  // records handed over as known-full ones (consume_full)
+  void consume_full(const RlRecord* records, size_t n) override {
+    full_records += n;
+    consume(reinterpret_cast<const reuselens::RlSlot*>(records), n * RL_FULL_SLOTS);
+  }
   void end_launch(bool) override {}
 };
 
@@ -188,16 +193,18 @@ int packed_round_trip(size_t ring_records, size_t max_batch, int batches, unsign
   PackedChecker* inner = owned.get();
   auto sink = rlc::make_queued_sink(std::move(owned), ring_records * sizeof(RlRecord), copy_threads, unpack);
   std::vector<reuselens::RlSlot> buf;
-  uint64_t pc = 0, packed = 0;
+  uint64_t pc = 0, packed = 0, in_packed_batches = 0;  // the last: records of batches with one packed record or more
   unsigned seed = 777;
   for (int batch = 0; batch < batches; ++batch) {
     seed = seed * 1103515245u + 12345u;
     const size_t n = 1 + (seed >> 16) % max_batch;
     buf.clear();
+    const uint64_t packed_before = packed;
     for (size_t i = 0; i < n; ++i, ++pc) {
       packed += pc % 5 != 0 || pc % 11 == 0;  // every record but the full ones (header-only ones included)
       append_packed(buf, pc, (unsigned)((seed >> (i % 16)) & 1u) * (unsigned)(i % 3));
     }
+    if (packed != packed_before) in_packed_batches += n;  // a batch of full records alone is copied as it is
     sink->consume(buf.data(), buf.size());
     for (auto& slot : buf) slot.w[2] = 0xdead;  // the sink must have copied (or unpacked)
   }
@@ -206,6 +213,7 @@ int packed_round_trip(size_t ring_records, size_t max_batch, int batches, unsign
   EXPECT(!inner->bad);
   EXPECT(inner->next == pc);
   EXPECT(unpack ? inner->packed_seen == 0 : inner->packed_seen == packed);
+  EXPECT(inner->full_records == (unpack ? in_packed_batches : 0));  // the batches the queue unpacked say so
   return 0;
 }
 
