@@ -1,15 +1,16 @@
 """Engine throughput: records/s and lane-accesses/s for 1 worker and scaling over workers, plus peak RSS.
 
 Usage: python benchmarks/engine.py [--blocks 16384] [--workers 1,2,4,8,16] [--repeat 3] [--independent 1,4,8,16]
-                                  [--pattern mix|gather|strided|shared|bitonic|gemm|matvec|stencil] [--footprint-mb 256]
+                                  [--pattern mix|gather|strided|shared|bitonic|gemm|matvec|stencil|transpose]
+                                  [--footprint-mb 256]
                                   [--values]
 
 --values: value mode (issue 19): every memory record followed by its value companion (values from a few small
 numbers, stores one in two silent), the engine in value mode; the figures count records without companions.
 
 The trace is generated, not recorded; warps of 264 resident blocks interleaved instruction by instruction, as a
-drain thread sees them. Every pattern but stencil (5) has 8 instructions per warp, so --blocks N gives about 64 N
-records.
+drain thread sees them. Every pattern but stencil (5) and transpose (17) has 8 instructions per warp, so --blocks N
+gives about 64 N records.
   mix (default): a realistic mix per warp (coalesced global loads, a neighbour exchange, a shared-memory tile
     written, __syncthreads, read by another warp, a table shared by all blocks, 8-byte stores, a re-read).
   gather: a Monte-Carlo lookup kernel: 7 loads of 4 B per lane, each at a uniformly random index of a
@@ -25,6 +26,9 @@ records.
     shuffled as a drain delivers them, block exits; about 64 * --blocks records (--blocks 131072: one launch of
     about 1100 blocks, as sortingNetworks' 1 M-key launches). Issue 14: the per-record cost of the block step
     grows with the shadow of the resident blocks (32 KiB each) once they are interleaved.
+  transpose: cuda-samples transposeNoBankConflicts (17 instructions per warp, --blocks scaled to about 64 N
+    records): rows loaded and stored into a padded shared tile, a barrier, its columns (lanes 33 words apart) read
+    and stored; the column reads' distributions have a closed form since session 27.
   stencil: a 2-D stencil sweep as PolyBench's fdtd2d and jacobi run it: per thread, 4-byte coalesced loads of
     its element, the one a row below and the one to its right (a[tid + 1]: the last lane's neighbour belongs to the
     next warp), then a load and a store of the output element.
@@ -84,6 +88,25 @@ def stencil_program(gid: np.ndarray, tid: np.ndarray) -> list[tuple[int, int, in
         (0x30, 1, 1, 4, here + 4),
         (0x40, 1, 1, 4, B + 4 * gid),
         (0x50, 1, 2, 4, B + 4 * gid),
+    ]
+
+
+TRANSPOSE_ROW = 1024  # floats per row of the transpose pattern's matrix
+
+
+def transpose_program(gid: np.ndarray, tid: np.ndarray) -> list[tuple[int, int, int, int, np.ndarray]]:
+    """cuda-samples transposeNoBankConflicts, one 32 x 32 tile per block of 32 x 8 threads: four rows per thread
+    loaded (coalesced) and stored into tile[33][32] by row, a barrier, four column elements read out of the tile
+    (tile[tx][ty + j]: lanes 33 words apart) and stored (coalesced) to the transposed tile."""
+    tile = (gid // (32 * WARPS)) * 32  # the block's first column in the matrix's first row of tiles
+    tx, ty = tid % 32, tid // 32
+    rows = [ty + 8 * j for j in range(4)]
+    return [
+        *[(0x10, 1, 1, 4, A + 4 * (r * TRANSPOSE_ROW + tile + tx)) for r in rows],
+        *[(0x20, 2, 2, 4, 4 * (r * 33 + tx)) for r in rows],
+        (0x30, 9, 0, 0, np.zeros_like(gid)),  # __syncthreads
+        *[(0x40, 2, 1, 4, 4 * (tx * 33 + r)) for r in rows],
+        *[(0x50, 1, 2, 4, B + 4 * (r * TRANSPOSE_ROW + tile + tx)) for r in rows],
     ]
 
 
@@ -336,6 +359,8 @@ def generate(blocks: int, pattern: str = "mix", footprint_mb: int = 256) -> np.n
         return matvec_records(blocks)
     if pattern == "stencil":
         return mix_records(blocks, stencil_program)
+    if pattern == "transpose":
+        return mix_records(max(1, blocks * 8 // 17), transpose_program)
     if pattern == "bitonic":
         return bitonic_launch(max(1, 64 * blocks // BITONIC_RECORDS_PER_BLOCK), np.random.default_rng(14))
     return mix_records(blocks, program)
@@ -467,7 +492,7 @@ def main() -> int:
     )
     ap.add_argument(
         "--pattern",
-        choices=("mix", "gather", "strided", "shared", "bitonic", "gemm", "matvec", "stencil"),
+        choices=("mix", "gather", "strided", "shared", "bitonic", "gemm", "matvec", "stencil", "transpose"),
         default="mix",
     )
     ap.add_argument("--footprint-mb", type=int, default=256, help="table / matrix size of gather and strided")

@@ -363,6 +363,52 @@ def test_shared_words_in_closed_form_match_reference_model(seed, workers):
     assert {"cold", "thread", "warp_same_inst", "warp_diff_inst", "block"} <= labels
 
 
+def shared_column_trace(seed: int, n: int = 1500) -> np.ndarray:
+    """Shared records that read or write a column of a row-major tile (docs/engine.md, "Per-lane cost"): lanes of 1,
+    2 or 4 bytes at a constant stride of whole words, padded (33 words, as cuda-samples transposeNoBankConflicts) or
+    not (32: every lane in one bank), 64 words, odd and even strides, full and partial masks; among their near misses:
+    a stride of 6 bytes, a footprint across two words, a descending column, one lane off the column, and columns
+    that wrap around past 2^64 - 1 (their later lanes at the bottom of the address space)."""
+    rng = np.random.default_rng(seed)
+    recs = random_mem_records(rng, n, SHARED, 3, 4, 8, [0.6, 0.3, 0.1], [1, 2, 4], [0.2, 0.2, 0.6])
+    lanes = np.arange(32)
+    for i in range(n):
+        size = int(recs["size"][i])
+        words = int(rng.choice([2, 3, 8, 16, 17, 31, 32, 33, 48, 64, 65, 96, 1024]))
+        stride = 4 * words
+        start = 4 * int(rng.integers(0, 2000)) + int(rng.integers(0, 5 - size))  # inside the word
+        kind = rng.random()
+        mask = 0xFFFFFFFF if kind < 0.55 else int(rng.integers(1, 2**32))
+        if kind > 0.9:
+            mask = 1 << int(rng.integers(0, 32)) | 1 << int(rng.integers(0, 32))  # two lanes (or one)
+        shape = rng.random()
+        if shape < 0.7:
+            addr = start + stride * lanes
+        elif shape < 0.75:
+            addr = start + 6 * lanes  # not whole words
+        elif shape < 0.8:
+            addr = 4 * (start // 4) + 4 - size // 2 + stride * lanes  # the footprint across two words (sizes 2, 4)
+        elif shape < 0.85:
+            addr = start + stride * (31 - lanes)  # descending
+        elif shape < 0.9:
+            addr = start + stride * lanes
+            addr[int(rng.integers(0, 32))] += 4 * int(rng.choice([1, 32]))  # one lane off the column
+        else:
+            top = 2**64 - 4 * int(rng.integers(1, 3 * words))  # a lane in the middle in the top word or near it
+            addr = np.array([(top + (start % 4) + stride * (lane - 16)) % 2**64 for lane in range(32)], dtype=np.uint64)
+        recs["active_mask"][i] = mask
+        recs["addr"][i] = np.where((mask >> lanes) & 1, addr.astype(np.uint64), 0)
+    return with_block_barriers(recs, rng)
+
+
+@pytest.mark.parametrize("seed", [19, 20, 21])
+@pytest.mark.parametrize("workers", [1, 3])
+def test_shared_columns_in_closed_form_match_reference_model(seed, workers):
+    kernel = one_launch_matches_reference_model(shared_column_trace(seed), blocks=3, threads=128, workers=workers)
+    waves = {v for d in engine_distributions(kernel).values() for v in d.get("wavefronts", {})}
+    assert {1, 2, 8, 16, 32} <= {int(w) for w in waves}  # odd, 2-, 8-, 16- and 32-way strides all seen
+
+
 def shared_vector_shapes_trace(seed: int, n: int = 1500) -> np.ndarray:
     """Shared 8- and 16-byte records of the shapes whose distributions are closed form per group of 128 / size lanes
     (docs/engine.md, "Per-lane cost"): a GEMM's A fragment (each group of lanes on one footprint), its B fragment

@@ -311,6 +311,45 @@ bool lowest_word_window(const RlRecord& r, uint64_t& base, uint64_t& words) {
   return !wraps;
 }
 
+// A column of a row-major tile (cuda-samples transpose's tile[threadIdx.x][j], padded or not, a matrix read down its
+// columns): lanes of at most 4 bytes, each footprint inside one word, lane i at a + i * stride over the lane index
+// (inactive lanes skipped) with a stride of whole words. Every lane then has a word of its own, so the distinct words
+// and the pushed ones are the active lanes, one group's ideal is one wavefront, and the busiest bank holds as many
+// words as lanes land on it: for a full warp gcd(stride in words, 32) (32 when the stride is a multiple of 32 words:
+// every lane in one bank). Such a column spans up to 31 strides, beyond both word windows, and the general pass
+// sorted its intervals: half the distribution step of a transpose. A column may wrap around past 2^64 - 1: its
+// words and banks are then taken modulo 2^64 as the general pass takes them (a footprint inside one word never
+// wraps itself). False for any other shape.
+bool strided_word_figures(const RlRecord& r, SharedFigures& f) {
+  const uint32_t mask = r.active_mask;
+  if (r.size == 0 || r.size > 4 || (mask & (mask - 1)) == 0) return false;  // one lane: the closed forms above
+  const unsigned first = unsigned(__builtin_ctz(mask)), second = unsigned(__builtin_ctz(mask & (mask - 1)));
+  const uint64_t a_first = r.addr[first], step = r.addr[second] - a_first, lanes_between = second - first;
+  if (step % lanes_between != 0) return false;
+  const uint64_t stride = step / lanes_between;  // an ascending column; a descending one takes the general pass
+  if (stride == 0 || (stride & 3) != 0 || stride > (uint64_t(1) << 32) || (a_first & 3) + r.size > 4) return false;
+  uint64_t off = 0;
+  for (uint32_t m = mask; m; m &= m - 1) {
+    const unsigned lane = unsigned(__builtin_ctz(m));
+    off |= r.addr[lane] ^ (a_first + uint64_t(lane - first) * stride);
+  }
+  if (off) return false;
+  const uint64_t lanes = unsigned(__builtin_popcount(mask)), words = (stride >> 2) & 31;  // word stride mod banks
+  uint64_t busiest;
+  if (mask == ~0u) {
+    busiest = words == 0 ? 32 : uint64_t(1) << __builtin_ctzll(words);  // gcd(words, 32)
+  } else {
+    uint8_t in_bank[32] = {};  // lanes per bank, up to a rotation of the banks (which leaves the busiest's count)
+    busiest = 0;
+    for (uint32_t m = mask; m; m &= m - 1)
+      busiest = std::max<uint64_t>(busiest, ++in_bank[(uint64_t(__builtin_ctz(m)) * words) & 31]);
+  }
+  f.distinct = f.pushed = lanes;
+  f.wave = busiest;
+  f.ideal = 1;
+  return true;
+}
+
 // Any footprints: word intervals (WordUnion), so the cost does not grow with the access size.
 SharedFigures general_shared_figures(const RlRecord& r, unsigned per_group) {
   SharedFigures f;
@@ -342,7 +381,7 @@ void Engine::Impl::shared_distribution(const RlRecord& r, Ctx& c, NodeStats& s) 
   bool consecutive = false;
   if (!run_group_figures(r, per_group, f, consecutive)) {
     uint64_t base = 0, words = 0;
-    if (!windowed_shared_figures<WordWindow>(r, per_group, first_lane_window(r), f) &&
+    if (!strided_word_figures(r, f) && !windowed_shared_figures<WordWindow>(r, per_group, first_lane_window(r), f) &&
         !(lowest_word_window(r, base, words) &&
           (words <= WordWindow::kWords       ? windowed_shared_figures<WordWindow>(r, per_group, base, f)
            : words <= WideWordWindow::kWords ? windowed_shared_figures<WideWordWindow>(r, per_group, base, f)
