@@ -322,11 +322,11 @@ bool lowest_word_window(const RlRecord& r, uint64_t& base, uint64_t& words) {
 // wraps itself). False for any other shape.
 bool strided_word_figures(const RlRecord& r, SharedFigures& f) {
   const uint32_t mask = r.active_mask;
-  if (r.size == 0 || r.size > 4 || (mask & (mask - 1)) == 0) return false;  // one lane: the closed forms above
+  if (r.size == 0 || r.size > 4 || (mask & (mask - 1)) == 0) return false;  // one lane: the passes below
   const unsigned first = unsigned(__builtin_ctz(mask)), second = unsigned(__builtin_ctz(mask & (mask - 1)));
   const uint64_t a_first = r.addr[first], step = r.addr[second] - a_first, lanes_between = second - first;
   if (step % lanes_between != 0) return false;
-  const uint64_t stride = step / lanes_between;  // an ascending column; a descending one takes the general pass
+  const uint64_t stride = step / lanes_between;  // an ascending column; a descending one goes on to the passes below
   if (stride == 0 || (stride & 3) != 0 || stride > (uint64_t(1) << 32) || (a_first & 3) + r.size > 4) return false;
   uint64_t off = 0;
   for (uint32_t m = mask; m; m &= m - 1) {
@@ -334,7 +334,7 @@ bool strided_word_figures(const RlRecord& r, SharedFigures& f) {
     off |= r.addr[lane] ^ (a_first + uint64_t(lane - first) * stride);
   }
   if (off) return false;
-  const uint64_t lanes = unsigned(__builtin_popcount(mask)), words = (stride >> 2) & 31;  // word stride mod banks
+  const uint64_t lanes = popcount32(mask), words = (stride >> 2) & 31;  // word stride mod banks
   uint64_t busiest;
   if (mask == ~0u) {
     busiest = words == 0 ? 32 : uint64_t(1) << __builtin_ctzll(words);  // gcd(words, 32)
