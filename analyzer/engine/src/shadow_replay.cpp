@@ -82,6 +82,41 @@ struct Engine::Impl::Run {
   uint64_t accesses, bytes;
 };
 
+namespace {
+// A record's runs folded by outcome before they reach the EdgeBuffer: lanes often alternate between a few outcomes
+// (a compare-exchange step of a sorting network: every other lane last saw its own thread, the others a neighbour;
+// a tile that asynchronous copies wrote word by word: each footprint's words alternate between same thread, warp and
+// block), and one EdgeBuffer visit per distinct outcome costs less than one per run. Up to kOutcomes distinct
+// outcomes, then all are spilled. Only sums, so the result does not depend on the folding. Its runs have no
+// initialiser, as Run has none: only the filled slots are read.
+template <class Run>
+class OutcomeFold {
+ public:
+  template <class Spill>
+  void add(const Run& run, Spill&& spill) {
+    for (unsigned i = 0; i < n_; ++i) {
+      if (runs_[i].code == run.code) {
+        runs_[i].accesses += run.accesses;
+        runs_[i].bytes += run.bytes;
+        return;
+      }
+    }
+    if (n_ == kOutcomes) spill_all(spill);
+    runs_[n_++] = run;
+  }
+  template <class Spill>
+  void spill_all(Spill&& spill) {
+    for (unsigned i = 0; i < n_; ++i) spill(runs_[i]);
+    n_ = 0;
+  }
+
+ private:
+  static constexpr unsigned kOutcomes = 8;
+  Run runs_[kOutcomes];
+  unsigned n_ = 0;
+};
+}  // namespace
+
 // Turns a run into its edge key (section 3.2.1) and adds its counts to the worker's EdgeBuffer.
 void Engine::Impl::flush_run(const Run& run, const RlRecord& r, const Ctx& c, Worker& wk) {
   if (!run.accesses) return;
@@ -461,25 +496,10 @@ bool Engine::Impl::replay_shared_groups(const RlRecord& r, const Ctx& c, uint32_
   const uint64_t shared_base = pack_shared(c.id, 0, write, c.sync.wsync, c.sync.bsync);
   const uint32_t warp_tid = uint32_t(r.warp) * 32;
   BlockState& bs = wk.block_state(r.block);
-  // Outcomes folded per record before they reach the EdgeBuffer, as the lane loop folds them: a tile that
-  // asynchronous copies wrote word by word (each word its own lane's) gives each footprint's words alternating
-  // outcomes (same thread, warp, block), and a visit per change cost more than the touches.
-  constexpr unsigned kOutcomes = 8;
-  Run outcomes[kOutcomes];
-  unsigned n_outcomes = 0;
+  OutcomeFold<Run> outcomes;  // as the lane loop folds them
+  const auto spill = [&](const Run& o) { flush_run(o, r, c, wk); };
   const auto add = [&](uint64_t code, uint64_t accesses, uint64_t bytes) {
-    for (unsigned o = 0; o < n_outcomes; ++o) {
-      if (outcomes[o].code == code) {
-        outcomes[o].accesses += accesses;
-        outcomes[o].bytes += bytes;
-        return;
-      }
-    }
-    if (n_outcomes == kOutcomes) {
-      for (const Run& o : outcomes) flush_run(o, r, c, wk);
-      n_outcomes = 0;
-    }
-    outcomes[n_outcomes++] = Run{code, accesses, bytes};
+    outcomes.add(Run{code, accesses, bytes}, spill);
   };
   for (unsigned i = 0; i < n; ++i) {
     const unsigned lead = unsigned(__builtin_ctz(lanes[i])), last = 31u - unsigned(__builtin_clz(lanes[i]));
@@ -514,7 +534,7 @@ bool Engine::Impl::replay_shared_groups(const RlRecord& r, const Ctx& c, uint32_
       add(code, 1, std::min<uint64_t>(4, r.size - 4 * k));
     }
   }
-  for (unsigned o = 0; o < n_outcomes; ++o) flush_run(outcomes[o], r, c, wk);
+  outcomes.spill_all(spill);
   const uint64_t followers = uint64_t(popcount32(mask)) - n;
   const Run same{uint64_t(c.id) | uint64_t(kWarpSame) << 28 | uint64_t(write) << 56, followers * granules,
                  followers * r.size};
@@ -653,28 +673,12 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
   RegionShadow* lane_region = nullptr;  // global, not kDirect: the region of the last lane (see the lane loop)
   const uint32_t warp_tid = uint32_t(r.warp) * 32;
   Run run{0, 0, 0};
-  // Runs of the record folded by outcome before they reach the EdgeBuffer: lanes often alternate between a few
-  // outcomes (a compare-exchange step of a sorting network: every other lane last saw its own thread, the others
-  // a neighbour), and one EdgeBuffer visit per distinct outcome costs less than one per run. Only sums, so the
-  // result does not depend on the folding.
-  constexpr unsigned kOutcomes = 8;
-  Run outcomes[kOutcomes];
-  unsigned n_outcomes = 0;
+  OutcomeFold<Run> outcomes;
+  const auto spill = [&](const Run& o) { flush_run(o, r, c, wk); };
   auto flush = [&]() {
     if (!run.accesses) return;
     if (kOneGranule) run.bytes = run.accesses * size;
-    for (unsigned i = 0; i < n_outcomes; ++i) {
-      if (outcomes[i].code == run.code) {
-        outcomes[i].accesses += run.accesses;
-        outcomes[i].bytes += run.bytes;
-        return;
-      }
-    }
-    if (n_outcomes == kOutcomes) {
-      for (const Run& o : outcomes) flush_run(o, r, c, wk);
-      n_outcomes = 0;
-    }
-    outcomes[n_outcomes++] = run;
+    outcomes.add(run, spill);
   };
   for (uint32_t m = mask; m; m &= m - 1) {
     unsigned lane = unsigned(__builtin_ctz(m));
@@ -733,7 +737,7 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
     }
   }
   flush();
-  for (unsigned i = 0; i < n_outcomes; ++i) flush_run(outcomes[i], r, c, wk);
+  outcomes.spill_all(spill);
   if (silent_known) wk.stats_for(c.id)->values.silent += silent_known;
 }
 
