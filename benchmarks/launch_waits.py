@@ -14,39 +14,38 @@ import re
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from overhead_split import log_marks  # noqa: E402  the launches' first and last line, the engine's catch-up
+
 LAUNCH = re.compile(
-    r"^\[\s*([0-9.]+)\] launch \d+: (\d+) records .*?drain thread: resolving PCs ([0-9.]+) s, sinks ([0-9.]+) s;"
+    r"^\[\s*[0-9.]+\] launch \d+: (\d+) records .*?drain thread: resolving PCs ([0-9.]+) s, sinks ([0-9.]+) s;"
     r".*end: kernel ([0-9.]+) s, last records ([0-9.]+) s"
 )
 QUEUE = re.compile(r"queue: ([0-9.]+) s waiting for space, ([0-9.]+) s copying")
-ENGINE_AFTER = re.compile(r"exit: engine finished in ([0-9.]+) s")
 ENGINE_STEPS = re.compile(r"engine steps, slowest worker / all workers' CPU: (.*?); consume wall ([0-9.]+) s")
 STEP_CPU = re.compile(r"[0-9.]+ / ([0-9.]+) s")
-FIELDS = ("launches", "records", "first", "last", "kernel", "last_records", "resolve", "sinks", "q_wait", "q_copy")
+FIELDS = ("launches", "records", "kernel", "last_records", "resolve", "sinks", "q_wait", "q_copy")
 
 
 def summarize(log: Path) -> dict:
     s = dict.fromkeys(FIELDS, 0.0)
-    s["first"] = None
-    s["engine_after"] = None
+    marks = log_marks(log)
+    s["first"] = marks.get("first_launch_s")
+    s["last"] = marks.get("last_launch_s", 0.0)
+    s["engine_after"] = marks.get("engine_finish_s")
     s["consume_wall"] = None
     s["engine_cpu"] = None
     for line in log.read_text(errors="replace").splitlines():
         if m := LAUNCH.match(line):
-            t = float(m[1])
-            s["first"] = t if s["first"] is None else s["first"]
-            s["last"] = t
             s["launches"] += 1
-            s["records"] += int(m[2])
-            s["resolve"] += float(m[3])
-            s["sinks"] += float(m[4])
-            s["kernel"] += float(m[5])
-            s["last_records"] += float(m[6])
+            s["records"] += int(m[1])
+            s["resolve"] += float(m[2])
+            s["sinks"] += float(m[3])
+            s["kernel"] += float(m[4])
+            s["last_records"] += float(m[5])
         elif m := QUEUE.search(line):
             s["q_wait"] += float(m[1])
             s["q_copy"] += float(m[2])
-        elif m := ENGINE_AFTER.search(line):
-            s["engine_after"] = float(m[1])
         elif m := ENGINE_STEPS.search(line):
             s["engine_cpu"] = sum(float(c) for c in STEP_CPU.findall(m[1]))
             s["consume_wall"] = float(m[2])
