@@ -60,9 +60,15 @@ void Drainer::drain_generation(DrainJob& job, uint64_t gen, uint64_t count) {
   std::atomic_thread_fence(std::memory_order_acquire);
   const double t0 = now_s();
   PackedCounts counts;
-  resolve_records(ranges_, slots, count, &counts);
+  resolve_records(ranges_, slots, count, &counts, &starts_);
   const double t1 = now_s();
-  for (auto& s : sinks_) s->consume(slots, count);
+  // A malformed stream goes on as it is: the walk stopped at the bad record, and each sink reports it its own way.
+  for (auto& s : sinks_) {
+    if (counts.malformed)
+      s->consume(slots, count);
+    else
+      s->consume_walked(slots, count, starts_, counts.packed);
+  }
   job.resolve_s += t1 - t0;
   job.sinks_s += now_s() - t1;
   job.drained += count;

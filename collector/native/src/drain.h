@@ -58,7 +58,8 @@ class Drainer {
   void drain_generation(DrainJob& job, uint64_t gen, uint64_t count);
 
   std::vector<std::unique_ptr<RecordSink>>& sinks_;
-  std::vector<Range> ranges_;  // replaced only under mu_
+  std::vector<Range> ranges_;                     // replaced only under mu_
+  std::vector<const reuselens::RlSlot*> starts_;  // the generation being drained: its records' first slots
   std::thread thread_;
   std::mutex mu_;
   std::condition_variable cv_;

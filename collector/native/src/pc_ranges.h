@@ -29,9 +29,13 @@ struct PackedCounts {
   uint64_t companions = 0;  // value companions (RL_REC_VALUES) among them
   uint64_t unresolved = 0;  // records whose PC no range holds
   bool malformed = false;   // the walk stopped at a record it could not read (packed_record_slots)
+  bool packed = false;      // some record is in a form other than FULL
 };
 
 // Resolves the records still marked RL_UNRESOLVED_FUNCTION in a packed stream of `n` slots, and counts them.
-void resolve_records(const std::vector<Range>& ranges, reuselens::RlSlot* slots, size_t n, PackedCounts* counts);
+// With `starts`, also keeps each record's first slot there (in order, PADDING left out; cleared first): the engine
+// queue needs them to unpack the stream, and finding them is a second serial walk of the stream otherwise.
+void resolve_records(const std::vector<Range>& ranges, reuselens::RlSlot* slots, size_t n, PackedCounts* counts,
+                     std::vector<const reuselens::RlSlot*>* starts = nullptr);
 
 }  // namespace rlc

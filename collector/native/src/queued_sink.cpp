@@ -65,46 +65,14 @@ class QueuedSink : public RecordSink {
     // One producer at a time: places are taken in queue order, and the copy runs outside mu_ so that the
     // worker can go on popping and releasing meanwhile.
     std::lock_guard<std::mutex> producing(produce_mu_);
-    // Packed records are unpacked on their way into the ring, by the copy threads, when asked (unpack_): the
-    // engine then gets full records and spends nothing on them.
     const bool unpacking = unpack_ && find_packed(slots, n);
-    const uint64_t records = unpacking ? starts_.size() : 0;
-    const uint64_t bytes = unpacking ? records * sizeof(reuselens::RlRecord) : n * sizeof(reuselens::RlSlot);
-    Op op{Op::kRecords, unpacking ? records * RL_FULL_SLOTS : n, bytes};
-    op.full = unpacking;
-    using Clock = std::chrono::steady_clock;
-    const auto t0 = Clock::now();
-    Clock::time_point t1;
-    if (arena_ && bytes <= limit_) {
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        // Beyond the bound the caller waits (the GPU then waits, as without the queue).
-        space_.wait(lock, [&] { return place(bytes, op); });
-      }
-      t1 = Clock::now();
-      if (unpacking)
-        copy_.unpack(reinterpret_cast<reuselens::RlRecord*>(arena_ + op.offset), starts_.data(), records);
-      else
-        copy_.copy(arena_ + op.offset, slots, bytes);
-    } else {
-      // No ring, or a batch larger than the whole bound (which then goes through alone, once the queue is
-      // empty): a vector of its own, within the same bound.
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        space_.wait(lock, [&] { return queued_ == 0 || queued_ + bytes <= limit_; });
-      }
-      t1 = Clock::now();
-      if (unpacking) {
-        op.slots.resize(records * RL_FULL_SLOTS);
-        for (uint64_t i = 0; i < records; ++i)
-          reuselens::unpack_record(starts_[i], reinterpret_cast<reuselens::RlRecord*>(op.slots.data()) + i);
-      } else {
-        op.slots.assign(slots, slots + n);
-      }
-    }
-    wait_s_ += std::chrono::duration<double>(t1 - t0).count();  // produce_mu_ held: one producer at a time
-    copy_s_ += std::chrono::duration<double>(Clock::now() - t1).count();
-    push(std::move(op));
+    produce(slots, n, starts_, unpacking);
+  }
+  void consume_walked(const reuselens::RlSlot* slots, size_t n, const std::vector<const reuselens::RlSlot*>& starts,
+                      bool packed) override {
+    if (n == 0) return;
+    std::lock_guard<std::mutex> producing(produce_mu_);
+    produce(slots, n, starts, unpack_ && packed);
   }
   void end_launch(bool complete) override {
     push_in_order(Op{Op::kEnd, complete ? 1u : 0u, 0});
@@ -163,6 +131,49 @@ class QueuedSink : public RecordSink {
     Op(Kind k, uint64_t a_, uint64_t b_) : kind(k), a(a_), b(b_) {}
   };
 
+  // Under produce_mu_: the batch into the queue. Packed records are unpacked on their way into the ring, by the
+  // copy threads, when asked (unpack_): the engine then gets full records and spends nothing on them. `starts`: the
+  // records' first slots, read only when unpacking.
+  void produce(const reuselens::RlSlot* slots, size_t n, const std::vector<const reuselens::RlSlot*>& starts,
+               bool unpacking) {
+    const uint64_t records = unpacking ? starts.size() : 0;
+    const uint64_t bytes = unpacking ? records * sizeof(reuselens::RlRecord) : n * sizeof(reuselens::RlSlot);
+    Op op{Op::kRecords, unpacking ? records * RL_FULL_SLOTS : n, bytes};
+    op.full = unpacking;
+    using Clock = std::chrono::steady_clock;
+    const auto t0 = Clock::now();
+    Clock::time_point t1;
+    if (arena_ && bytes <= limit_) {
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        // Beyond the bound the caller waits (the GPU then waits, as without the queue).
+        space_.wait(lock, [&] { return place(bytes, op); });
+      }
+      t1 = Clock::now();
+      if (unpacking)
+        copy_.unpack(reinterpret_cast<reuselens::RlRecord*>(arena_ + op.offset), starts.data(), records);
+      else
+        copy_.copy(arena_ + op.offset, slots, bytes);
+    } else {
+      // No ring, or a batch larger than the whole bound (which then goes through alone, once the queue is
+      // empty): a vector of its own, within the same bound.
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        space_.wait(lock, [&] { return queued_ == 0 || queued_ + bytes <= limit_; });
+      }
+      t1 = Clock::now();
+      if (unpacking) {
+        op.slots.resize(records * RL_FULL_SLOTS);
+        for (uint64_t i = 0; i < records; ++i)
+          reuselens::unpack_record(starts[i], reinterpret_cast<reuselens::RlRecord*>(op.slots.data()) + i);
+      } else {
+        op.slots.assign(slots, slots + n);
+      }
+    }
+    wait_s_ += std::chrono::duration<double>(t1 - t0).count();  // produce_mu_ held: one producer at a time
+    copy_s_ += std::chrono::duration<double>(Clock::now() - t1).count();
+    push(std::move(op));
+  }
   // Under produce_mu_: the records of a packed stream into starts_; false (copy the slots as they are) when there is
   // nothing to unpack (full records only) or the stream is malformed (the engine then reports it).
   bool find_packed(const reuselens::RlSlot* slots, size_t n) {

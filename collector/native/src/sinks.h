@@ -35,6 +35,13 @@ class RecordSink {
   // `n` slots of packed records (reuselens/packed_records.h), whole records, PCs resolved. An array of full
   // records is such a stream too (RL_FULL_SLOTS slots each).
   virtual void consume(const reuselens::RlSlot* slots, size_t n) = 0;
+  // The same stream with each record's first slot already found (`starts`, in order, PADDING left out; `packed`:
+  // some record is in a form other than FULL): the drain walks the stream once, to resolve its PCs, and keeps them
+  // (pc_ranges.h), so a sink that needs them (the engine queue, to unpack) does not walk it a second time.
+  virtual void consume_walked(const reuselens::RlSlot* slots, size_t n,
+                              const std::vector<const reuselens::RlSlot*>& /*starts*/, bool /*packed*/) {
+    consume(slots, n);
+  }
   // `n` full records, known to be full (the engine queue unpacked them): a sink that would otherwise look at each
   // record's form to find where the next one starts may skip that walk.
   virtual void consume_full(const reuselens::RlRecord* records, size_t n) {
