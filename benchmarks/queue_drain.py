@@ -1,13 +1,19 @@
-"""What the GPU waits for when online analysis is on, measured without a GPU: the drain thread's copies into
-the engine queue (collector/native/src/queued_sink.cpp) with a consumer as fast or as slow as the engine.
+"""What the GPU waits for when online analysis is on, measured without a GPU: the drain thread's work on each
+buffer (PC resolution, collector/native/src/pc_ranges.cpp, and the hand-over to the engine queue,
+collector/native/src/queued_sink.cpp, whose copy threads unpack the packed records into its ring) with a consumer as
+fast or as slow as the engine. `--walk two` finds the records in each buffer twice (the resolving walk, then the
+queue's own, as before session 28), `one` hands the queue the records the resolving walk found (consume_walked).
+Needs cuda.h (pc_ranges.h takes its types from it): CUDA_HOME, nvcc's toolkit or /usr/local/cuda.
 
-Usage: python benchmarks/queue_drain.py [--engine-ns 30,300] [--copy-threads 1,4] [--repeat 3]
+Usage: python benchmarks/queue_drain.py [--engine-ns 30,300] [--copy-threads 1,4] [--walk two,one] [--repeat 3]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import pathlib
+import shutil
 import subprocess
 import sys
 
@@ -16,25 +22,44 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 from native_build import NoCompiler, built  # noqa: E402
 
 
+def cuda_include() -> pathlib.Path | None:
+    """cuda.h's folder, looked for as collector/native/CMakeLists.txt looks for it."""
+    candidates = [pathlib.Path(os.environ["CUDA_HOME"]) / "include"] if os.environ.get("CUDA_HOME") else []
+    if nvcc := shutil.which("nvcc"):
+        candidates.append(pathlib.Path(nvcc).resolve().parent.parent / "include")
+    candidates.append(pathlib.Path("/usr/local/cuda/include"))
+    return next((c for c in candidates if (c / "cuda.h").is_file()), None)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--engine-ns", default="30,300", help="consumer speed, ns per record (comma-separated)")
     ap.add_argument("--copy-threads", default="1,4", help="cores sharing each copy (comma-separated)")
+    ap.add_argument("--walk", default="two,one", help="two: the queue walks each buffer again; one: it does not")
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
+    cuda = cuda_include()
+    if cuda is None:
+        print("queue_drain: no cuda.h (set CUDA_HOME)", file=sys.stderr)
+        return 1
     try:
         with built(
             "queue_drain",
-            [REPO / "benchmarks/native/queue_drain.cpp", REPO / "collector/native/src/queued_sink.cpp"],
-            [REPO / "collector/native/src", REPO / "analyzer/engine/include"],
+            [
+                REPO / "benchmarks/native/queue_drain.cpp",
+                REPO / "collector/native/src/queued_sink.cpp",
+                REPO / "collector/native/src/pc_ranges.cpp",
+            ],
+            [REPO / "collector/native/src", REPO / "analyzer/engine/include", cuda],
         ) as exe:
             for ns in args.engine_ns.split(","):
                 for threads in args.copy_threads.split(","):
                     for _ in range(args.repeat):
-                        out = subprocess.run(
-                            [str(exe), ns, threads], capture_output=True, text=True, check=True
-                        ).stdout.strip()
-                        print(f"engine {ns:>4} ns/record, {threads:>2} copy threads: {out}")
+                        for walk in args.walk.split(","):  # alternated, so that both meet the same machine state
+                            out = subprocess.run(
+                                [str(exe), ns, threads, walk], capture_output=True, text=True, check=True
+                            ).stdout.strip()
+                            print(f"engine {ns:>4} ns/record, {threads:>2} copy threads, {walk} walk: {out}")
     except NoCompiler as e:
         print(e, file=sys.stderr)
         return 1
