@@ -1,7 +1,7 @@
 """Engine throughput: records/s and lane-accesses/s for 1 worker and scaling over workers, plus peak RSS.
 
 Usage: python benchmarks/engine.py [--blocks 16384] [--workers 1,2,4,8,16] [--repeat 3] [--independent 1,4,8,16]
-                                  [--pattern mix|gather|strided|shared|bitonic|gemm|matvec|stencil|transpose]
+                                  [--pattern mix|gather|strided|shared|bitonic|gemm|matvec|stencil|transpose|bfs]
                                   [--footprint-mb 256]
                                   [--values]
 
@@ -35,6 +35,9 @@ gives about 64 N records.
   matvec: a matrix-vector product as PolyBench's mvt (its second kernel), gesummv and atax run it: thread i of
     4096 sums A[j][i] * y[j] over j, so each step is a coalesced load of a row segment and a load of y[j] that
     every lane and every warp of the grid reads (a broadcast: all those records meet in one granule).
+  bfs: SHOC BFS's warp-centric kernel over a tree: per warp 32 consecutive vertices, each one's level loaded by
+    every lane (a broadcast), and for one in eight its edge bounds (broadcasts), 4 neighbour ids and the neighbours'
+    levels, loaded and stored (4 lanes, scattered); 77% broadcasts here, 97% in SHOC BFS on the H200.
   gemm: a SIMT SGEMM (cuBLAS's and CUTLASS's FFMA kernels, the GEMMs of a PyTorch training loop): 64 x 64 tiles
     of C, 8-byte loads of A and B staged in shared memory, and 16-byte fragment loads from it that groups of 8
     and 4 lanes share.
@@ -209,6 +212,43 @@ def shared_records(blocks: int) -> np.ndarray:
     return np.concatenate(out)
 
 
+BFS_CHUNK, BFS_DEGREE = 32, 4  # vertices per warp, neighbours per vertex
+
+
+def bfs_records(blocks: int) -> np.ndarray:
+    """SHOC BFS's warp-centric kernel (BFS_kernel_warp, its default algorithm) over a tree: each warp takes 32
+    consecutive vertices v and, one after another, loads levels[v] with every lane (a broadcast); for the one vertex
+    in eight on the frontier it loads edgeArray[v] and edgeArray[v + 1] (broadcasts), its 4 neighbours' ids (lanes
+    0-3, consecutive) and their levels (lanes 0-3, scattered over the whole levels array), and stores those levels.
+    Warps of 264 resident blocks interleaved per instruction, as a drain sees them; about 64 * `blocks` records
+    (SHOC BFS on the H200: 97% of its records are broadcasts, session 24's record_shapes.py)."""
+    rng = np.random.default_rng(28)
+    per_warp = BFS_CHUNK + BFS_CHUNK // 8 * 5  # records a warp issues
+    warps = max(1, 64 * blocks // per_warp)
+    vertices = warps * BFS_CHUNK
+    lane = np.arange(32)
+    out = []
+    for wave in range(0, (warps + WARPS - 1) // WARPS, RESIDENT):
+        b = np.arange(wave, min((warps + WARPS - 1) // WARPS, wave + RESIDENT))
+        first = (b[:, None] * WARPS + np.arange(WARPS)[None, :]) * BFS_CHUNK  # each warp's first vertex
+        for j in range(BFS_CHUNK):
+            v = first + j
+            out.append(records(b, 1, 1, 4, 0x10, np.broadcast_to((A + 4 * v)[..., None], (*v.shape, 32))))
+            if j % 8:
+                continue  # not on the frontier
+            out.append(records(b, 1, 1, 4, 0x20, np.broadcast_to((B + 4 * v)[..., None], (*v.shape, 32))))
+            out.append(records(b, 1, 1, 4, 0x30, np.broadcast_to((B + 4 * v + 4)[..., None], (*v.shape, 32))))
+            ids = records(b, 1, 1, 4, 0x40, C + 4 * (BFS_DEGREE * v[..., None] + lane))
+            neighbours = rng.integers(0, vertices, size=(*v.shape, 32))
+            loads = records(b, 1, 1, 4, 0x50, A + 4 * neighbours)
+            stores = records(b, 1, 2, 4, 0x60, A + 4 * neighbours)
+            for r in (ids, loads, stores):
+                r["active_mask"] = (1 << BFS_DEGREE) - 1
+                r["addr"][:, BFS_DEGREE:] = 0
+            out += [ids, loads, stores]
+    return np.concatenate(out)
+
+
 GEMM_TILE, GEMM_STEP, GEMM_K = 64, 8, 256  # C tile per block, k per step, the inner dimension
 GEMM_RECORDS_PER_BLOCK = WARPS * (GEMM_K // GEMM_STEP * (6 + 2 * GEMM_STEP) + 4)
 
@@ -357,6 +397,8 @@ def generate(blocks: int, pattern: str = "mix", footprint_mb: int = 256) -> np.n
         return gemm_records(blocks)
     if pattern == "matvec":
         return matvec_records(blocks)
+    if pattern == "bfs":
+        return bfs_records(blocks)
     if pattern == "stencil":
         return mix_records(blocks, stencil_program)
     if pattern == "transpose":
@@ -492,7 +534,7 @@ def main() -> int:
     )
     ap.add_argument(
         "--pattern",
-        choices=("mix", "gather", "strided", "shared", "bitonic", "gemm", "matvec", "stencil", "transpose"),
+        choices=("mix", "gather", "strided", "shared", "bitonic", "gemm", "matvec", "stencil", "transpose", "bfs"),
         default="mix",
     )
     ap.add_argument("--footprint-mb", type=int, default=256, help="table / matrix size of gather and strided")
