@@ -214,7 +214,8 @@ int packed_round_trip(size_t ring_records, size_t max_batch, int batches, unsign
       while (const reuselens::RlSlot* at = cursor.next()) starts.push_back(at);
       EXPECT(!cursor.malformed());
       sink->consume_walked(buf.data(), buf.size(), starts, packed != packed_before);
-    } else {  // (starts goes away here: the ASan run catches a sink that keeps reading it)
+      // (starts goes away here: the ASan run catches a sink that keeps reading it)
+    } else {
       sink->consume(buf.data(), buf.size());
     }
     for (auto& slot : buf) slot.w[2] = 0xdead;  // the sink must have copied (or unpacked)
@@ -225,6 +226,24 @@ int packed_round_trip(size_t ring_records, size_t max_batch, int batches, unsign
   EXPECT(inner->next == pc);
   EXPECT(unpack ? inner->packed_seen == 0 : inner->packed_seen == packed);
   EXPECT(inner->full_records == (unpack ? in_packed_batches : 0));  // the batches the queue unpacked say so
+  return 0;
+}
+
+// consume_walked takes the walk's word for it: a packed batch said to hold full records only is queued as it is, so
+// the queue did not walk the batch itself (its consume() would have found the packed records and unpacked them).
+int walked_batches_are_not_walked_again() {
+  auto owned = std::make_unique<PackedChecker>();
+  PackedChecker* inner = owned.get();
+  auto sink = rlc::make_queued_sink(std::move(owned), 64 * sizeof(RlRecord), 2, true);
+  std::vector<reuselens::RlSlot> buf;
+  for (uint64_t pc = 0; pc < 20; ++pc) append_packed(buf, pc, 0);
+  std::vector<const reuselens::RlSlot*> starts;
+  reuselens::PackedCursor cursor(buf.data(), buf.size());
+  while (const reuselens::RlSlot* at = cursor.next()) starts.push_back(at);
+  sink->consume_walked(buf.data(), buf.size(), starts, false);
+  std::string err;
+  EXPECT(sink->finish("/run", &err));
+  EXPECT(!inner->bad && inner->next == 20 && inner->packed_seen > 0 && inner->full_records == 0);
   return 0;
 }
 
@@ -279,6 +298,7 @@ int main() {
   if (ring_round_trip(1500, 2000, 150, 4) != 0) return 1;  // parts of at least 64 KiB: up to 4 threads copy
   if (ring_round_trip(1500, 2000, 150, 3) != 0) return 1;
   if (bounds_without_and_beside_the_ring() != 0) return 1;
+  if (walked_batches_are_not_walked_again() != 0) return 1;
   for (bool unpack : {true, false}) {
     for (bool walked : {false, true}) {
       if (packed_round_trip(7, 9, 3000, 1, unpack, walked) != 0) return 1;  // wrap-arounds, batches beyond the ring
