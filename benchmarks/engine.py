@@ -224,12 +224,12 @@ def bfs_records(blocks: int) -> np.ndarray:
     (SHOC BFS on the H200: 97% of its records are broadcasts, session 24's record_shapes.py)."""
     rng = np.random.default_rng(28)
     per_warp = BFS_CHUNK + BFS_CHUNK // 8 * 5  # records a warp issues
-    warps = max(1, 64 * blocks // per_warp)
-    vertices = warps * BFS_CHUNK
+    grid = (max(1, 64 * blocks // per_warp) + WARPS - 1) // WARPS  # whole blocks of 8 warps
+    vertices = grid * WARPS * BFS_CHUNK
     lane = np.arange(32)
     out = []
-    for wave in range(0, (warps + WARPS - 1) // WARPS, RESIDENT):
-        b = np.arange(wave, min((warps + WARPS - 1) // WARPS, wave + RESIDENT))
+    for wave in range(0, grid, RESIDENT):
+        b = np.arange(wave, min(grid, wave + RESIDENT))
         first = (b[:, None] * WARPS + np.arange(WARPS)[None, :]) * BFS_CHUNK  # each warp's first vertex
         for j in range(BFS_CHUNK):
             v = first + j
