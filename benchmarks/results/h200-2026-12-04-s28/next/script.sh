@@ -3,7 +3,8 @@
 # walks each buffer once; a callee's PCs after its kernel's tail resolved to the callee) never ran on the GPU. 1. GPU
 # tests, fidelity. 2. The collector without it (walk.patch taken back) built beside. 3. Paired: two walks (A) / one
 # (B), eight apps, 3 rounds. 4. SHOC BFS collected under both, its launch waits (drain: resolving, sinks, copy).
-# 5. The suite, 2 rounds, clean install. Every step has its own timeout; nothing walks BFS's 6.9 GB of traces.
+# 5. The suite, 2 rounds, clean install. 6. SHOC BFS's traces replayed from memory at 12 and 1 workers. Every step
+# has its own timeout (call 4 lost 200 s to a walk of BFS's 6.9 GB of traces without one).
 #   bash benchmarks/results/h200-2026-12-04-s28/next/script.sh
 source benchmarks/device_call.sh
 D=benchmarks/results/h200-2026-12-04-s28/next
@@ -32,4 +33,9 @@ for round in 1 2; do
   timeout 30 python3 benchmarks/launch_waits.py /tmp/bfs_two /tmp/bfs_one | tee -a $OUT/launch_waits_bfs.txt
 done
 short_suite 2 --build /tmp/rb
+# Whether the twelve-worker replays' ids step (4.81 CPU-s against one worker's 0.73 on BFS, call 4) was the traces'
+# file mapping faulted in inside the clock: replay_speed now copies them into memory first (d40626e).
+stamp "SHOC BFS with traces, replayed from memory at 12 and 1 workers"
+(cd /tmp/rb && REUSELENS_ONLINE_ANALYSIS=0 timeout 90 reuselens profile --no-analyze --traces --run-dir /tmp/tr_bfs -- ./shoc_bfs $ARGS > /dev/null 2>&1)
+timeout 150 python3 benchmarks/replay_speed.py /tmp/tr_bfs --workers 12,1 --repeat 1 2>&1 | tee $OUT/replay_bfs.txt | tail -5
 stamp done
