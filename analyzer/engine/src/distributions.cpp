@@ -69,8 +69,28 @@ bool consecutive_lanes(const RlRecord& r) {
 // Distributions of section 3.2.2 for a global access: distinct lane addresses, distinct 32-byte sectors of
 // the lane footprints [addr, addr + size), and the ideal ceil(lanes * size / 32).
 // Returns the lowest and highest lane address (for routing).
+// A global record whose active lanes all hold one address: one footprint, its sectors (two when it straddles a
+// boundary), as the general pass of global_distribution counts them.
+static std::pair<uint64_t, uint64_t> one_address(const RlRecord& r, uint64_t addr, unsigned lanes, NodeStats& s) {
+  s.addresses.add(1);
+  s.sectors.add(uint32_t(std::max(((addr + r.size - 1) >> 5) + 1, addr >> 5) - (addr >> 5)));
+  s.sectors_ideal.add(uint32_t((uint64_t(lanes) * r.size + 31) / 32));
+  return std::make_pair(addr, addr);
+}
+
 std::pair<uint64_t, uint64_t> Engine::Impl::global_distribution(const RlRecord& r, Ctx& c, NodeStats& s, uint64_t* a,
                                                                 unsigned lanes) {
+  // A broadcast (every lane on one address: SHOC BFS's levels[v], a loop bound), read where it lies: copying its
+  // 32 addresses first took a fifth of the routing step on benchmarks/engine.py --pattern bfs. The figures are the
+  // ones the copy's pass below gives a single address.
+  if (r.active_mask == 0xffffffffu && r.size <= 4 && r.addr[1] == r.addr[0]) {
+    uint64_t other_address = 0;
+    for (unsigned i = 1; i < 32; ++i) other_address |= r.addr[i] ^ r.addr[0];
+    if (!other_address) {
+      c.flags |= kSharedGranule;
+      return one_address(r, r.addr[0], lanes, s);
+    }
+  }
   size_t n = 0;
   if (r.active_mask == 0xffffffffu) {
     std::memcpy(a, r.addr, 32 * sizeof(uint64_t));
@@ -95,12 +115,7 @@ std::pair<uint64_t, uint64_t> Engine::Impl::global_distribution(const RlRecord& 
       other_address |= a[i] ^ a[0];
     }
     if (!other_granule) c.flags |= kSharedGranule;
-    if (!other_address) {  // one address: one footprint, its sectors (two when it straddles a boundary)
-      s.addresses.add(1);
-      s.sectors.add(uint32_t(std::max(((a[0] + last) >> 5) + 1, a[0] >> 5) - (a[0] >> 5)));  // as the general pass
-      s.sectors_ideal.add(uint32_t((uint64_t(lanes) * r.size + 31) / 32));
-      return std::make_pair(a[0], a[0]);
-    }
+    if (!other_address) return one_address(r, a[0], lanes, s);
   }
   // Contiguous lanes (a[i] = a[i-1] + size, whole granules, no wrap-around: the fully coalesced case): the
   // footprints are one interval, all addresses distinct and no granule shared; the general pass below gives
