@@ -64,24 +64,24 @@ bool consecutive_lanes(const RlRecord& r) {
   return broken == 0 && a0 + uint64_t(r.size) * n - 1 >= a0;  // no wrap-around
 }
 
-}  // namespace
-
-// Distributions of section 3.2.2 for a global access: distinct lane addresses, distinct 32-byte sectors of
-// the lane footprints [addr, addr + size), and the ideal ceil(lanes * size / 32).
-// Returns the lowest and highest lane address (for routing).
-// A global record whose active lanes all hold one address: one footprint, its sectors (two when it straddles a
-// boundary), as the general pass of global_distribution counts them.
-static std::pair<uint64_t, uint64_t> one_address(const RlRecord& r, uint64_t addr, unsigned lanes, NodeStats& s) {
+// A global record whose active lanes all hold one address: one footprint, its sectors (for the lanes of at most
+// 4 bytes that reach here, two when it straddles a boundary), as the general pass of global_distribution counts them.
+std::pair<uint64_t, uint64_t> one_address(const RlRecord& r, uint64_t addr, unsigned lanes, NodeStats& s) {
   s.addresses.add(1);
   s.sectors.add(uint32_t(std::max(((addr + r.size - 1) >> 5) + 1, addr >> 5) - (addr >> 5)));
   s.sectors_ideal.add(uint32_t((uint64_t(lanes) * r.size + 31) / 32));
   return std::make_pair(addr, addr);
 }
 
+}  // namespace
+
+// Distributions of section 3.2.2 for a global access: distinct lane addresses, distinct 32-byte sectors of
+// the lane footprints [addr, addr + size), and the ideal ceil(lanes * size / 32).
+// Returns the lowest and highest lane address (for routing).
 std::pair<uint64_t, uint64_t> Engine::Impl::global_distribution(const RlRecord& r, Ctx& c, NodeStats& s, uint64_t* a,
                                                                 unsigned lanes) {
   // A broadcast (every lane on one address: SHOC BFS's levels[v], a loop bound), read where it lies: copying its
-  // 32 addresses first took a fifth of the routing step on benchmarks/engine.py --pattern bfs. The figures are the
+  // 32 addresses first took a sixth of the routing step on benchmarks/engine.py --pattern bfs. The figures are the
   // ones the copy's pass below gives a single address.
   if (r.active_mask == 0xffffffffu && r.size <= 4 && r.addr[1] == r.addr[0]) {
     uint64_t other_address = 0;
