@@ -18,6 +18,16 @@ class NoCompiler(RuntimeError):
     pass
 
 
+def cuda_include() -> pathlib.Path | None:
+    """cuda.h's folder (the collector's headers take their types from it), looked for as
+    collector/native/CMakeLists.txt looks for it: CUDA_HOME, nvcc's toolkit, /usr/local/cuda."""
+    candidates = [pathlib.Path(os.environ["CUDA_HOME"]) / "include"] if os.environ.get("CUDA_HOME") else []
+    if nvcc := shutil.which("nvcc"):
+        candidates.append(pathlib.Path(nvcc).resolve().parent.parent / "include")
+    candidates += [pathlib.Path("/usr/local/cuda/include"), pathlib.Path("/usr/local/cuda-13.0/include")]
+    return next((c for c in candidates if (c / "cuda.h").is_file()), None)
+
+
 @contextlib.contextmanager
 def built(name: str, sources: list[pathlib.Path], includes: list[pathlib.Path] = ()) -> Iterator[pathlib.Path]:
     """The executable built from `sources` (-O2, C++17, threads) in a temporary folder, removed afterwards."""

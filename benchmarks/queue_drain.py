@@ -11,24 +11,13 @@ Usage: python benchmarks/queue_drain.py [--engine-ns 30,300] [--copy-threads 1,4
 from __future__ import annotations
 
 import argparse
-import os
 import pathlib
-import shutil
 import subprocess
 import sys
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
-from native_build import NoCompiler, built  # noqa: E402
-
-
-def cuda_include() -> pathlib.Path | None:
-    """cuda.h's folder, looked for as collector/native/CMakeLists.txt looks for it."""
-    candidates = [pathlib.Path(os.environ["CUDA_HOME"]) / "include"] if os.environ.get("CUDA_HOME") else []
-    if nvcc := shutil.which("nvcc"):
-        candidates.append(pathlib.Path(nvcc).resolve().parent.parent / "include")
-    candidates.append(pathlib.Path("/usr/local/cuda/include"))
-    return next((c for c in candidates if (c / "cuda.h").is_file()), None)
+from native_build import NoCompiler, built, cuda_include  # noqa: E402
 
 
 def main() -> int:

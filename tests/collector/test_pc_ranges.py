@@ -5,25 +5,12 @@ queue against a walk of its own."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
+from benchmarks.native_build import cuda_include
 from tests.native_build import COMPILER, NO_COMPILER, REPO, SANITIZER_ENV, build
-
-
-def cuda_include() -> Path | None:
-    """Where cuda.h is (pc_ranges.h includes it for its types), found as collector/native/CMakeLists.txt finds it."""
-    candidates = [Path(os.environ["CUDA_HOME"]) / "include"] if os.environ.get("CUDA_HOME") else []
-    nvcc = shutil.which("nvcc")
-    if nvcc:
-        candidates.append(Path(nvcc).resolve().parent.parent / "include")
-    candidates += [Path("/usr/local/cuda/include"), Path("/usr/local/cuda-13.0/include")]
-    return next((c for c in candidates if (c / "cuda.h").is_file()), None)
-
 
 CUDA_INCLUDE = cuda_include()
 
