@@ -5,6 +5,7 @@ set -uo pipefail
 export PYTHONUNBUFFERED=1
 exec > >(tee "$OUT/log.txt") 2>&1
 T0=$(date +%s)
+DEVICE_CALL_REPO=$PWD
 stamp() { echo "== [$(($(date +%s) - T0)) s] $*"; }
 source benchmarks/device_setup.sh > /tmp/setup.txt 2>&1 || { tail -30 /tmp/setup.txt; exit 1; }
 rm -f "$OUT/pip_build.txt"
@@ -39,4 +40,15 @@ short_suite() {
     > "$OUT/realapps_full_clean.txt" 2>&1
   grep -v "^build\|^round" "$OUT/realapps_full_clean.txt" | tail -12
   cp /tmp/rf/realapps.json "$OUT/realapps_full_clean.json"
+}
+# gpu_tests: the GPU pytest files every stop's closing note reports (online results against replays included).
+gpu_tests() {
+  stamp "GPU tests"
+  timeout 120 python3 -m pytest -q tests/collector/test_gpu.py tests/collector/test_gpu_configurations.py \
+    tests/collector/test_gpu_values.py tests/memory/test_memory_gpu.py tests/collector/test_gpu_packed.py 2>&1 | tail -2
+}
+# manifest_args APP: the app's arguments from benchmarks/realapps/manifest.json, for running it by hand (from any folder).
+manifest_args() {
+  python3 -c "import json, sys; print(' '.join(next(a['args'] for a in json.load(open(sys.argv[1]))['apps'] if a['name'] == sys.argv[2])))" \
+    "$DEVICE_CALL_REPO/benchmarks/realapps/manifest.json" "$1"
 }

@@ -10,13 +10,11 @@
 #   bash benchmarks/results/h200-2026-12-04-s28/next/script.sh
 source benchmarks/device_call.sh
 D=benchmarks/results/h200-2026-12-04-s28/next
-REPO=$PWD
 APPS=cs_matrixMul,cs_transpose,cs_reduction,pb_lu,pb_fdtd2d,shoc_bfs,shoc_bfs_uiuc,shoc_sort
 stamp "the build without session 28's native changes (in the background)"
 timeout 240 bash benchmarks/build_revision.sh --patch $D/s28.patch /tmp/old -R > /tmp/old.txt 2>&1 &
 BUILD=$!
-stamp "GPU tests"
-timeout 120 python3 -m pytest -q tests/collector/test_gpu.py tests/collector/test_gpu_configurations.py tests/collector/test_gpu_values.py tests/memory/test_memory_gpu.py tests/collector/test_gpu_packed.py 2>&1 | tail -2
+gpu_tests
 fidelity_against_ncu
 stamp "build the apps"
 timeout 150 python3 benchmarks/realapps.py --src benchmarks/realapps/src --out /tmp/nat --build /tmp/rb --rounds 1 --modes native --jobs 16 --apps $APPS > /tmp/nat.txt 2>&1 || tail -5 /tmp/nat.txt
@@ -28,7 +26,7 @@ stamp "paired: before (A) / session 28 (B)"
   --rounds 3 --out /tmp/ab --build /tmp/rb > /tmp/ab.txt 2>&1; grep -v "^round\|^build\|^  " /tmp/ab.txt | tail -12
 cp /tmp/ab/ab_collector.json $OUT/ab_s28.json 2>/dev/null
 stamp "SHOC BFS under both: launch waits"
-ARGS=$(python3 -c "import json; print(' '.join(next(a['args'] for a in json.load(open('$REPO/benchmarks/realapps/manifest.json'))['apps'] if a['name'] == 'shoc_bfs')))")
+ARGS=$(manifest_args shoc_bfs)
 for round in 1 2; do
   (cd /tmp/rb && REUSELENS_COLLECTOR_LIB=$OLD_LIB timeout 60 reuselens profile --no-analyze --run-dir /tmp/bfs_before -- ./shoc_bfs $ARGS > /dev/null 2>&1)
   (cd /tmp/rb && timeout 60 reuselens profile --no-analyze --run-dir /tmp/bfs_s28 -- ./shoc_bfs $ARGS > /dev/null 2>&1)
