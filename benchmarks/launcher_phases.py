@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Where `reuselens profile --object-level` spends the time the app does not: the launcher's phases, timed.
+"""Where `reuselens profile` spends the time the app does not: the launcher's phases, timed.
 
-Each round runs the app alone, then `reuselens profile --object-level` in a child interpreter that timestamps its
+Each round runs the app alone, then `reuselens profile` (--mode: the reuse profile, the default; `--no-analyze`;
+`--object-level`; `--intra-object`) in a child interpreter that timestamps its
 phases on the system-wide monotonic clock, so the parent can also place the interpreter's start-up (from its
 spawn to the child's first line). Printed per phase: the median over the rounds, in milliseconds.
 
@@ -16,19 +17,22 @@ spawn to the child's first line). Printed per phase: the median over the rounds,
 * early wait: waiting, after the app's exit, for the analysis started at the tool library's exit files (while the
   app tears down; docs/collector.md "Launcher start-up");
 * preload wait: waiting for the thread that imports the analysis while the app runs;
-* memory report: the memory analysis and its table, on the early analysis's thread when it started (then mostly
-  during the app's teardown, inside "app": not added to the sum), else after the app;
-* report: report.json (no kernels, one note);
+* memory report / reuse analysis: the memory analysis and its table, or the reuse profile's analysis, on the early
+  analysis's thread when it started (then mostly during the app's teardown, inside "app": not added to the sum),
+  else after the app;
+* report: report.json (an object-level profile's: no kernels, one note; a reuse profile's: the analysis with the
+  finished run's fields, written);
+* summary: the reuse profile's findings table, printed;
 * exit: the rest until the process is gone (flush, os._exit).
 
-Also the time from the collector's exit files (object_touches.json's modification) to the launcher seeing the
+Also the time from the collector's exit files (the newest file it wrote) to the launcher seeing the
 app's exit: the app's teardown after the collector's last write, which an analysis started at that write could
 overlap, and how long before that exit the launcher saw those files (its on_collected, which starts the early
 analysis), or that it never did. After the phases, the app's wall time when this script starts it with the launcher's very command, environment
 and session (the collector injected as the launcher injects it): set against "app", it tells whether what the app
 loses under the launcher comes from that environment or from the launcher's process.
 
-    python3 benchmarks/launcher_phases.py [--rounds 5] [--intra-object] -- ./app args
+    python3 benchmarks/launcher_phases.py [--rounds 5] [--mode reuse|no-analyze|object-level|intra-object] -- ./app args
 """
 
 from __future__ import annotations
@@ -55,9 +59,28 @@ PHASES = (
     "early wait",
     "preload wait",
     "memory report",
+    "reuse analysis",
     "report",
+    "summary",
     "exit",
 )
+
+
+MODES = {
+    "reuse": [],
+    "no-analyze": ["--no-analyze"],
+    "object-level": ["--object-level"],
+    "intra-object": ["--intra-object"],
+}
+
+
+def _collector_last_write(run_dir: Path) -> float | None:
+    """When the collector wrote its last file (run.json and report.json aside, which the launcher writes after the
+    exit)."""
+    if not run_dir.is_dir():
+        return None
+    times = [p.stat().st_mtime for p in run_dir.iterdir() if p.is_file() and p.name not in ("run.json", "report.json")]
+    return max(times) if times else None
 
 
 def child(argv: list[str]) -> None:
@@ -96,6 +119,10 @@ def child(argv: list[str]) -> None:
         from reuselens.analyzer import pipeline
 
         stamp("report", pipeline, "build_report")
+        stamp("report", pipeline, "save_with_run_fields")  # the reuse profile's (it builds no report of its own)
+        from reuselens.cli import summary
+
+        stamp("summary", summary, "print_summary")
 
     profile_cli._finish_preload = finish_preload
     stamp("preload wait", profile_cli, "_finish_preload")
@@ -108,6 +135,7 @@ def child(argv: list[str]) -> None:
 
     profile_cli._EarlyAnalysis.start = early_start
     stamp("memory report", memory_cli, "report_text")
+    stamp("reuse analysis", profile_cli, "_report")  # looked up when the profile starts its early analysis
     real_popen = launcher.subprocess.Popen
 
     class StampedPopen(real_popen):  # the app's spawn (the launcher's first child), and when its exit is seen
@@ -142,13 +170,18 @@ def child(argv: list[str]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--intra-object", action="store_true", help="profile with --intra-object")
+    parser.add_argument(
+        "--mode",
+        choices=tuple(MODES),
+        default="reuse",
+        help="which profile: the reuse profile (the default), --no-analyze, --object-level or --intra-object",
+    )
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         parser.error("no command: launcher_phases.py -- ./app args")
-    mode = "--intra-object" if args.intra_object else "--object-level"
+    mode = MODES[args.mode]
     spent: dict[str, list[float]] = {p: [] for p in PHASES}
     native, total, replayed, tails = [], [], [], []
     announced: list[float] = []  # per round where the launcher saw them: exit files seen, to the app's exit seen
@@ -159,7 +192,7 @@ def main() -> int:
             subprocess.run(command, stdout=subprocess.DEVNULL, check=True)
             native.append(time.monotonic() - t0)
             stamps_file = Path(work) / "stamps.json"
-            argv = ["profile", mode, "--run-dir", str(Path(work) / "run"), "--", *command]
+            argv = ["profile", *mode, "--run-dir", str(Path(work) / "run"), "--", *command]
             started = time.monotonic()
             subprocess.run([sys.executable, __file__, "--child", str(stamps_file), *argv], stdout=subprocess.DEVNULL)
             end = time.monotonic()
@@ -179,18 +212,19 @@ def main() -> int:
             replayed.append(time.monotonic() - t0)
             if "collected" in launched and "app" in stamps:
                 announced.append(stamps["app"][1] - launched["collected"])
-            touches = Path(work) / "run" / "object_touches.json"  # the collector's last file but run.json
-            if touches.is_file() and "exit_seen_wall" in launched:
-                tails.append(launched["exit_seen_wall"] - touches.stat().st_mtime)
+            last_write = _collector_last_write(Path(work) / "run")
+            if last_write is not None and "exit_seen_wall" in launched:
+                tails.append(launched["exit_seen_wall"] - last_write)
             stamps["interpreter"] = [started, stamps["cli imports"][0]]
             stamps["exit"][1] = end
             for phase in PHASES:
                 if phase in stamps:
                     spent[phase].append(stamps[phase][1] - stamps[phase][0])
-            report = stamps.get("memory report")
+            report = stamps.get("memory report") or stamps.get("reuse analysis")
             overlapped.append(report is not None and "app" in stamps and report[0] < stamps["app"][1])
     print(
-        f"{' '.join(command)}: native {statistics.median(native) * 1e3:.0f} ms, {mode} {statistics.median(total) * 1e3:.0f} ms"
+        f"{' '.join(command)}: native {statistics.median(native) * 1e3:.0f} ms, "
+        f"profile {' '.join(mode)} {statistics.median(total) * 1e3:.0f} ms"
     )
     print(f"  the app alone with the launcher's environment: {statistics.median(replayed) * 1e3:.0f} ms")
     if tails:  # what a memory analysis started at the collector's last write could overlap
@@ -207,7 +241,7 @@ def main() -> int:
     for phase in PHASES:
         if spent[phase]:
             ms = statistics.median(spent[phase]) * 1e3
-            if phase == "memory report" and during_teardown:
+            if phase in ("memory report", "reuse analysis") and during_teardown:
                 print(f"  {phase:<14} {ms:8.1f} ms (started during the app's teardown, in {sum(overlapped)} rounds)")
                 continue
             accounted += ms
