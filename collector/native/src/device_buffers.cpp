@@ -54,20 +54,4 @@ bool clear_context_state(ContextState& cs, Diagnostics& diag) {
                     true);
 }
 
-void arm_device_state(ContextState& cs) {
-  RlDeviceState* st = cs.h_stage;
-  memset(st, 0, sizeof *st);
-  st->enabled = 1;
-  st->nbuf = cs.nbuf;
-  st->capacity = cs.capacity;
-  st->buffers = cs.buffers;
-  st->host_allowed = cs.host_allowed;
-  st->host_ready = cs.host_ready;
-  for (uint32_t b = 0; b < cs.nbuf; ++b) {
-    st->allowed_cache[b] = b;
-    cs.host_allowed[b] = b;
-    cs.host_ready[b] = 0;
-  }
-}
-
 }  // namespace rlc

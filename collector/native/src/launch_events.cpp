@@ -9,15 +9,6 @@
 
 namespace rlc {
 
-struct Tool::KernelEnd {
-  SanitizerResult sync = SANITIZER_SUCCESS;  // sanitizerStreamSynchronize
-  SanitizerResult copy = SANITIZER_SUCCESS;  // the device state's copy back
-  bool faulted = false;
-  uint64_t total = 0, committed = 0;    // records reserved / committed, when not faulted
-  uint64_t waits = 0, polls = 0;        // tickets that waited for the host; its flag's reads meanwhile
-  double sync_s = 0, drain_wait_s = 0;  // LAUNCH_END's waits: for the kernel, then for the last records' drain
-};
-
 void Tool::on_launch_begin(const Sanitizer_LaunchData* ld) {
   std::unique_lock<std::recursive_mutex> g(mu_);
   if (!claim()) return;
@@ -30,7 +21,10 @@ void Tool::on_launch_begin(const Sanitizer_LaunchData* ld) {
   ContextState* cs = ready_context(ld->context);
   bool select = should_instrument(ld, id, mangled, me, cs);
   if (select && cfg_.object_level) finish_object_launch(g);  // one at a time; its LAUNCH_END was not seen
-  if (select && !cfg_.object_level) wait_for_previous_launch(id, g);
+  if (select && !cfg_.object_level) {
+    wait_for_previous_launch(id, g);
+    settle_ended_launch(false);  // the one before, if the drain thread is done with it
+  }
   uint32_t fid = me != nullptr ? launched_function_id(ld, mangled, *me) : UINT32_MAX;
   if (run_.launches.size() < kMaxLaunchEntries || select) record_launch(ld, id, fid, mangled, me, select);
   if (me == nullptr || !me->patched) {
@@ -148,10 +142,10 @@ void Tool::start_instrumented_launch(const Sanitizer_LaunchData* ld, uint64_t id
     return;
   }
   ++run_.instrumented;
-  LaunchMeta meta = launch_meta(id, fid, mangled);
-  for (auto& s : sinks_) s->begin_launch(meta);
   run_.launches.back().has_trace = cfg_.write_traces;
   auto* job = new DrainJob();
+  job->meta = launch_meta(id, fid, mangled);  // the drain thread tells the sinks, after the launches before it
+  job->base_gen = cs->next_gen;
   job->cs = cs;
   job->launch = ld->hLaunch;
   job->function = ld->function;
@@ -202,17 +196,38 @@ void Tool::on_launch_end(const Sanitizer_LaunchData* ld) {
   finish_job(job, g);
 }
 
-// Wait for the launch's kernel (without the tool lock: other threads may launch meanwhile), let the drain
-// thread deliver its last records, check the counts and record the outcome.
+// Wait for the launch's kernel (without the tool lock: other threads may launch meanwhile) and hand its end to the
+// drain thread, which drains its last records while the app goes on (drain.h); the launch ended before it is
+// settled first. A faulted launch is settled at once, and its context's generations start again.
 void Tool::finish_job(DrainJob* job, std::unique_lock<std::recursive_mutex>& g) {
   job->finalizing = true;
-  const std::string kernel = run_.launches[job->entry].kernel;
-  KernelEnd end = await_kernel(job, g);
-  record_outcome(job, kernel, end);
+  const KernelEnd end = await_kernel(job, g);
+  ContextState* cs = job->cs;
+  // Where the next launch starts, before the job stops being current(): a launch begun on another thread meanwhile
+  // (waiting in wait_for_previous_launch) must not start in this one's generations.
+  cs->next_gen = (end.end_ticket + cs->capacity - 1) / cs->capacity;  // a fresh generation
+  drainer_.end(job, end);
+  settle_ended_launch(true);
+  ended_ = job;
+  if (end.faulted) {
+    cs->restart_generations = true;
+    settle_ended_launch(true);
+  }
+  launch_cv_.notify_all();
+}
+
+// The launch whose kernel ended last, once the drain thread is done with it (wait: until it is): its counts
+// checked and its outcome recorded.
+void Tool::settle_ended_launch(bool wait) {
+  DrainJob* job = ended_;
+  if (job == nullptr || (!wait && !drainer_.done(job))) return;
+  ended_ = nullptr;
+  job->end.drain_wait_s = drainer_.wait_done(job);
+  record_outcome(job);
 }
 
 // Called and returns with the tool lock held; releases it meanwhile.
-Tool::KernelEnd Tool::await_kernel(DrainJob* job, std::unique_lock<std::recursive_mutex>& g) {
+KernelEnd Tool::await_kernel(DrainJob* job, std::unique_lock<std::recursive_mutex>& g) {
   ContextState* cs = job->cs;
   Sanitizer_StreamHandle hs = job->hstream;
   KernelEnd end;
@@ -224,21 +239,24 @@ Tool::KernelEnd Tool::await_kernel(DrainJob* job, std::unique_lock<std::recursiv
   if (!end.faulted) {
     end.copy = sanitizerMemcpyDeviceToHost(cs->h_stage, cs->d_state, sizeof(RlDeviceState), hs);
     end.faulted = end.copy != SANITIZER_SUCCESS;
-    if (!end.faulted) {
-      end.total = cs->h_stage->head;
-      for (uint32_t b = 0; b < cs->nbuf; ++b) end.committed += cs->h_stage->committed[b];
-      end.waits = cs->h_stage->waits;
-      end.polls = cs->h_stage->polls;
+    if (!end.faulted) {  // the counters go on from the launch's first generation (arm_device_state)
+      const RlDeviceState* st = cs->h_stage;
+      end.end_ticket = st->head;
+      end.total = st->head - job->base_gen * cs->capacity;
+      for (uint32_t b = 0; b < cs->nbuf; ++b)
+        end.committed += st->committed[b] - committed_before(*cs, job->base_gen, b);
+      end.waits = st->waits;
+      end.polls = st->polls;
+      end.smem = st->smem_size;
     }
   }
-  const double t1 = now_s();
-  drainer_.finish(job, end.faulted, end.total);
-  end.drain_wait_s = now_s() - t1;
   g.lock();
   return end;
 }
 
-void Tool::record_outcome(DrainJob* job, const std::string& kernel, const KernelEnd& end) {
+void Tool::record_outcome(DrainJob* job) {
+  const KernelEnd& end = job->end;
+  const std::string kernel = run_.launches[job->entry].kernel;
   if (end.sync != SANITIZER_SUCCESS)
     check(end.sync, ("kernel " + demangle(kernel) + " (sanitizerStreamSynchronize)").c_str());
   if (end.copy != SANITIZER_SUCCESS) check(end.copy, "sanitizerMemcpyDeviceToHost(state)");
@@ -248,14 +266,14 @@ void Tool::record_outcome(DrainJob* job, const std::string& kernel, const Kernel
   if (!faulted && end.committed != total)
     error("launch " + std::to_string(le.id) + ": " + std::to_string(end.committed) + " record slots committed of " +
           std::to_string(total) + " reserved");
-  if (!faulted) le.smem = job->cs->h_stage->smem_size;
+  if (!faulted) le.smem = end.smem;
   if (job->malformed)
     error("launch " + std::to_string(le.id) + ": the device patch wrote a record the host cannot read (its form)");
-  bool complete = !faulted && job->drained == total && end.committed == total && !job->malformed;
+  const bool complete = job->complete;
   if (!faulted && job->drained != total)
     error("launch " + std::to_string(le.id) + ": drained " + std::to_string(job->drained) + " record slots of " +
           std::to_string(total));
-  end_launch_in_sinks(complete);
+  report_sinks_at_end(*job);
   run_.records_total += job->records - job->companions;
   run_.unresolved_total += job->unresolved;
   le.records = job->records - job->companions;
@@ -269,34 +287,27 @@ void Tool::record_outcome(DrainJob* job, const std::string& kernel, const Kernel
   // short app's time goes").
   diag_.log(
       "launch %llu: %llu records in %llu slots, %llu flushes, %.3f s; drain thread: resolving PCs %.3f s, sinks "
-      "%.3f s; GPU: %llu tickets waited for a buffer, %llu polls of the host; end: kernel %.6f s, last records %.6f s",
+      "%.3f s; GPU: %llu tickets waited for a buffer, %llu polls of the host; end: kernel %.6f s, last records %.6f s "
+      "(taken up after %.6f s, the last generation %.6f s)",
       (unsigned long long)le.id, (unsigned long long)le.records, (unsigned long long)job->drained,
       (unsigned long long)job->flushes, le.seconds, job->resolve_s, job->sinks_s, (unsigned long long)end.waits,
-      (unsigned long long)end.polls, end.sync_s, end.drain_wait_s);
+      (unsigned long long)end.polls, end.sync_s, end.drain_wait_s, job->taken_at - job->ended_at, job->last_s);
   if (faulted && !diag_.fault) {
     diag_.fault = true;
     diag_.fault_reason = "kernel fault in " + demangle(kernel);
   }
-  drainer_.clear();
   delete job;
-  launch_cv_.notify_all();
   if (faulted)
     write_run_json(false);
   else
     maybe_write_run_json();
 }
 
-void Tool::end_launch_in_sinks(bool complete) {
-  for (auto& s : sinks_) {
-    s->end_launch(complete);
-    if (!s->launch_note.empty()) {
-      diag_.log_lines(std::string("sink ") + s->name() + ": ", s->launch_note);
-      s->launch_note.clear();
-    }
-    if (!s->error.empty()) {
-      error(std::string(s->name()) + ": " + s->error);
-      s->error.clear();
-    }
+// What the sinks said at the launch's end (the drain thread told them: Drainer::close_job).
+void Tool::report_sinks_at_end(const DrainJob& job) {
+  for (const SinkReport& r : job.reports) {
+    if (!r.note.empty()) diag_.log_lines("sink " + r.sink + ": ", r.note);
+    if (!r.error.empty()) error(r.sink + ": " + r.error);
   }
 }
 

@@ -106,6 +106,7 @@ void Tool::on_context_created(const Sanitizer_ResourceContextData* cd) {
   cs.nbuf = cfg_.nbuf;
   // Slots: a buffer holds buffer_records() records in the full form, and more packed ones.
   cs.capacity = cfg_.object_level ? 0 : cfg_.buffer_records() * RL_FULL_SLOTS;
+  cs.restart_generations = true;  // a context made again at a destroyed one's address: its flags are new memory
   in_tool_alloc_ = true;
   bool ok = allocate_context_buffers(ctx, cs, diag_) && (!cfg_.object_level || allocate_object_buffers(ctx, cs, diag_));
   in_tool_alloc_ = false;
@@ -132,6 +133,7 @@ void Tool::on_context_destroy_starting(const Sanitizer_ResourceContextData* cd) 
     diag_.log("context %p destroyed: finishing its instrumented launch still open", (void*)cd->context);
     finish_job(open_job, g);
   }
+  settle_ended_launch(true);  // its records drained before its buffers go
   cit->second.ready = false;
   cit->second.patches_loaded = false;
   // Its modules' patches go with it too: unpatching them at their unload, which comes after, would fail.
@@ -221,6 +223,7 @@ void Tool::on_memory_alloc(Sanitizer_CallbackId cbid, const Sanitizer_ResourceMe
   ++objects_version_;
   add_memory_operation({MemoryOperation::kAlloc, 0, reinterpret_cast<uint64_t>(m->stream), run_.allocs.size()});
   run_.allocs.push_back(std::move(a));
+  settle_ended_launch(true);  // the sinks get the last launch's records before the allocation, as it happened
   for (auto& s : sinks_) s->add_allocation(m->address, m->size);
 }
 
@@ -235,6 +238,7 @@ void Tool::on_memory_free(const Sanitizer_ResourceMemoryData* m) {
   add_memory_operation({MemoryOperation::kFree, 0, reinterpret_cast<uint64_t>(m->stream), it->second});
   live_allocs_.erase(it);
   ++objects_version_;
+  settle_ended_launch(true);  // the sinks get the last launch's records before the free
   for (auto& s : sinks_) s->free_allocation(m->address);
 }
 
@@ -278,6 +282,9 @@ void Tool::resolve_module(CUmodule mod, ModuleEntry& me) {
   if (resolve_section_bases(mod, me, run_.functions)) rebuild_ranges();
 }
 
-void Tool::rebuild_ranges() { drainer_.set_ranges(function_ranges(modules_, run_.functions)); }
+void Tool::rebuild_ranges() {
+  settle_ended_launch(true);  // the last launch's PCs resolved against the modules it ran with
+  drainer_.set_ranges(function_ranges(modules_, run_.functions));
+}
 
 }  // namespace rlc

@@ -56,6 +56,8 @@ struct ContextState {
   uint64_t* host_ready = nullptr;        // pinned host
   uint64_t capacity = 0;                 // slots per buffer; 0 in object-level mode (no record buffers)
   uint32_t nbuf = 2;
+  uint64_t next_gen = 0;            // the generation the next instrumented launch starts at (drain.h)
+  bool restart_generations = true;  // number them from 0 again, the flags reset (first launch, after a fault)
   // Object-level mode (object_launches.cpp): the live allocations' table and their marks, in device memory,
   // with pinned staging; `object_bases` are the table's allocations, in table order, as of `objects_version`.
   // The state and the marks are one block (kObjectStateBytes, then the marks), on the device and in the staging,

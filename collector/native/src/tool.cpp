@@ -186,6 +186,7 @@ void Tool::at_exit() {
     diag_.log("exit: finishing the instrumented launch still open");
     finish_job(open_job, g);
   }
+  settle_ended_launch(true);
   if (object_launch_.active) diag_.log("exit: finishing the object-level launch still open");
   finish_object_launch(g);
   if (cfg_.object_level)

@@ -75,11 +75,11 @@ class Tool {
   void start_instrumented_launch(const Sanitizer_LaunchData* ld, uint64_t id, uint32_t fid, const std::string& mangled,
                                  ContextState* cs);
   LaunchMeta launch_meta(uint64_t id, uint32_t fid, const std::string& mangled) const;
-  struct KernelEnd;
   void finish_job(DrainJob* job, std::unique_lock<std::recursive_mutex>& g);
   KernelEnd await_kernel(DrainJob* job, std::unique_lock<std::recursive_mutex>& g);
-  void record_outcome(DrainJob* job, const std::string& kernel, const KernelEnd& end);
-  void end_launch_in_sinks(bool complete);
+  void settle_ended_launch(bool wait);
+  void record_outcome(DrainJob* job);
+  void report_sinks_at_end(const DrainJob& job);
 
   // object_launches.cpp: object-level mode, one launch at a time (docs/memory.md, "Object-level mode")
   void start_object_launch(const Sanitizer_LaunchData* ld, uint64_t id, ContextState* cs);
@@ -117,6 +117,7 @@ class Tool {
   bool in_tool_alloc_ = false;
   std::vector<std::unique_ptr<RecordSink>> sinks_;
   Drainer drainer_;
+  DrainJob* ended_ = nullptr;  // the launch whose kernel ended last, until settled (settle_ended_launch)
   bool exited_ = false;
 
   // Object-level mode: the launch in flight, every finished launch's touches, and a count of allocation events
