@@ -16,7 +16,12 @@
 //  * After writing, the leader fences at system scope and adds the record's slots to committed[b] (device
 //    memory, monotonic). The writer that completes generation g sets host_ready[b] = g + 1.
 //  * The host drain thread consumes generation g when host_ready[b] == g + 1, then sets
-//    host_allowed[b] = g + nbuf. At kernel end the host reads `head` and drains the last, partial generation.
+//    host_allowed[b] = g + nbuf. At kernel end the host reads `head` and drains the last, partial generation,
+//    while the app goes on (drain.h).
+//  * Generations are numbered on through a context's launches (arm_device_state): a launch's tickets start at the
+//    first generation after the last launch's (head = g0 * capacity, committed[b] as if every generation before g0
+//    were complete), so host_allowed keeps it off the buffer of a last generation still being drained. The
+//    numbering starts again at 0, the flags reset, for a context's first launch and after a fault.
 //  * A generation's slots are a packed stream: its records in the order their tickets were taken.
 #pragma once
 
