@@ -66,6 +66,7 @@ PHASES = (
 )
 
 
+PROFILE_ENV = "REUSELENS_PHASES_PROFILE"  # the child's cProfile output for the reuse analysis (--profile-analysis)
 MODES = {
     "reuse": [],
     "no-analyze": ["--no-analyze"],
@@ -135,6 +136,19 @@ def child(argv: list[str]) -> None:
 
     profile_cli._EarlyAnalysis.start = early_start
     stamp("memory report", memory_cli, "report_text")
+    if profile_to := os.environ.get(PROFILE_ENV):  # --profile-analysis: the analysis's thread under cProfile
+        real_report = profile_cli._report
+
+        def profiled(*args, **kwargs):
+            import cProfile
+
+            profiler = cProfile.Profile()
+            try:
+                return profiler.runcall(real_report, *args, **kwargs)
+            finally:
+                profiler.dump_stats(profile_to)
+
+        profile_cli._report = profiled
     stamp("reuse analysis", profile_cli, "_report")  # looked up when the profile starts its early analysis
     real_popen = launcher.subprocess.Popen
 
@@ -177,6 +191,13 @@ def main() -> int:
         help="which profile: the reuse profile (the default), --no-analyze, --object-level or --intra-object",
     )
     parser.add_argument("command", nargs=argparse.REMAINDER)
+    parser.add_argument(
+        "--profile-analysis",
+        type=Path,
+        metavar="FILE",
+        help="the reuse profile's analysis, on its thread, under cProfile: its statistics (last round) written to FILE "
+        "and the 25 costliest calls printed",
+    )
     args = parser.parse_args()
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
@@ -194,7 +215,10 @@ def main() -> int:
             stamps_file = Path(work) / "stamps.json"
             argv = ["profile", *mode, "--run-dir", str(Path(work) / "run"), "--", *command]
             started = time.monotonic()
-            subprocess.run([sys.executable, __file__, "--child", str(stamps_file), *argv], stdout=subprocess.DEVNULL)
+            env = dict(os.environ, **({PROFILE_ENV: str(args.profile_analysis)} if args.profile_analysis else {}))
+            subprocess.run(
+                [sys.executable, __file__, "--child", str(stamps_file), *argv], stdout=subprocess.DEVNULL, env=env
+            )
             end = time.monotonic()
             total.append(end - started)
             written = json.loads(stamps_file.read_text())
@@ -247,6 +271,10 @@ def main() -> int:
             accounted += ms
             print(f"  {phase:<14} {ms:8.1f} ms")
     print(f"  {'(other)':<14} {statistics.median(total) * 1e3 - accounted:8.1f} ms")
+    if args.profile_analysis and args.profile_analysis.is_file():
+        import pstats
+
+        pstats.Stats(str(args.profile_analysis)).sort_stats("cumulative").print_stats(25)
     return 0
 
 
