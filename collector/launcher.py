@@ -558,22 +558,26 @@ def profile(
     finish_watch = FinishWatch(run_path) if on_collected is not None else None
     collected = False  # on_collected was called
     started = time.monotonic()
+    # Caught from before the app starts: the app runs in its own session, so a stop that came between its start
+    # and the handlers (a server told to stop just then, tests/lsp/test_server_signals.py under load) ended the
+    # launcher and left the app running.
+    stop_signals = _StopSignals()
+    stop_signals.__enter__()
     try:
         proc = subprocess.Popen([program, *map(str, argv[1:])], cwd=cwd_path, env=full_env, start_new_session=True)
     except OSError as error:
+        stop_signals.__exit__()
         base.update(status="partial", partial_reason=f"app could not be started ({error.strerror})")
         write_json_atomic(run_path / MANIFEST, base)
         raise ProfileFailedError(f"{argv[0]}: cannot start ({error.strerror})") from None
 
-    if on_start is not None:
-        on_start()
     stop_reason: str | None = None
     last_progress = 0.0
     exit_watch: _ExitWatch | None = None
-    stop_signals = _StopSignals()
     try:
-        stop_signals.__enter__()
         # inside the try: an interrupt from here on still stops the app
+        if on_start is not None:
+            on_start()
         exit_watch = _ExitWatch(proc, also=finish_watch.fileno() if finish_watch is not None else -1)
         while True:
             if exit_watch.exited(0.1):

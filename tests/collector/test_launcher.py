@@ -483,6 +483,29 @@ LAUNCHER_WITHOUT_GPU = textwrap.dedent("""
 """)
 
 
+# The same, with the signal sent to the launcher by itself the moment the app has started, before its wait loop.
+LAUNCHER_SIGNALLED_AT_START = textwrap.dedent("""
+    import os, signal, subprocess, sys
+    from pathlib import Path
+    import reuselens.collector.launcher as launcher
+    fake, pid_file, sig = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+    launcher.check_gpu = lambda: ""
+    launcher.require_driver = lambda: None
+    launcher.find_tool_library = lambda *a, **k: fake
+
+    class SignalledAtStart(subprocess.Popen):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            if kwargs.get("start_new_session"):  # the app
+                pid_file.write_text(str(self.pid))
+                os.kill(os.getpid(), sig)
+
+    launcher.subprocess.Popen = SignalledAtStart
+    from reuselens.cli.main import main
+    sys.exit(main(sys.argv[4:]))
+""")
+
+
 def _default_stop_signals() -> None:
     for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         signal.signal(sig, signal.SIG_DFL)
@@ -788,3 +811,44 @@ def test_run_json_read_at_the_exit_files_is_the_one_finished_unless_it_changed(
     # THEN the finish takes run.json as read at the exit files when it is still that file, and reads it again when not
     assert calm_reads == 0
     assert len(reads) == 1 and summary.records == 99
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+def test_stop_signal_as_the_app_starts_still_stops_it(no_gpu_needed, fake_app, tmp_path, sig):
+    # GIVEN a launcher that gets the signal right after the app's start, before it waits for it (a server told to
+    # stop just then); the app sleeps
+    app = fake_app("import time\ntime.sleep(300)\n")
+    pid_file, run_dir = tmp_path / "app.pid", tmp_path / "run"
+    launcher_proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            LAUNCHER_SIGNALLED_AT_START,
+            str(no_gpu_needed),
+            str(pid_file),
+            str(int(sig)),
+            "profile",
+            "--run-dir",
+            str(run_dir),
+            "--timeout",
+            "120",
+            "--no-analyze",
+            "--",
+            str(app),
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_default_stop_signals,
+    )
+    # THEN the launcher ends soon, the app is gone and run.json says why the run is partial
+    launcher_proc.wait(timeout=30)
+    app_pid = int(pid_file.read_text())
+    try:
+        os.kill(app_pid, 0)
+    except ProcessLookupError:
+        pass
+    else:
+        os.kill(app_pid, signal.SIGKILL)  # an orphan must not outlive the test
+        pytest.fail("the app outlived the launcher")
+    manifest = json.loads((run_dir / "run.json").read_text())
+    assert (manifest["status"], manifest["partial_reason"]) == ("partial", f"stopped by {sig.name}")
