@@ -102,6 +102,7 @@ void Drainer::loop() {
     DrainJob& job = *jobs_.front();
     drain_job(job, g);
     jobs_.pop_front();
+    job.done_at = now_s();
     job.done = true;
     cv_.notify_all();
   }
@@ -130,7 +131,7 @@ void Drainer::drain_job(DrainJob& job, std::unique_lock<std::mutex>& g) {
       continue;
     }
     if (job.ended) {
-      job.taken_at = now_s();
+      if (job.taken_at == 0) job.taken_at = now_s();  // once: a full generation's flag may still be in flight
       const KernelEnd& end = job.end;
       if (!end.faulted) {
         const uint64_t full = end.end_ticket / cs->capacity;
@@ -142,8 +143,8 @@ void Drainer::drain_job(DrainJob& job, std::unique_lock<std::mutex>& g) {
       } else {
         g.unlock();
       }
+      close_job(job);  // the sinks' end (a trace file's header written, closed) is part of the last generation
       job.last_s = now_s() - job.taken_at;
-      close_job(job);
       g.lock();
       return;
     }

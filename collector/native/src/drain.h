@@ -72,6 +72,7 @@ struct DrainJob {
   // (taken_at), and how long the last generation then took (last_s), so that the wait at the end splits into the
   // thread's wake-up and its work (docs/collector.md, "Where a short app's time goes").
   double ended_at = 0, taken_at = 0, last_s = 0;
+  double done_at = 0;  // when the drain thread was done with it (the launch's `seconds` end there, not at settling)
 };
 
 class Drainer {

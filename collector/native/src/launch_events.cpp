@@ -279,7 +279,7 @@ void Tool::record_outcome(DrainJob* job) {
   le.records = job->records - job->companions;
   le.flushes = job->flushes;
   le.status = faulted ? "faulted" : (complete ? "complete" : "incomplete");
-  le.seconds = now_s() - le.seconds;
+  le.seconds = (job->done_at > 0 ? job->done_at : now_s()) - le.seconds;  // begin to drained
   run_.launch_sync_s += end.sync_s;
   run_.launch_drain_wait_s += end.drain_wait_s;
   // Where the drain thread's time went, how often the GPU waited for a buffer the host had not handed back, and

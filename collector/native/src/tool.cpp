@@ -186,6 +186,9 @@ void Tool::at_exit() {
     diag_.log("exit: finishing the instrumented launch still open");
     finish_job(open_job, g);
   }
+  // A launch another thread is finishing (in its LAUNCH_END, the tool lock released while its kernel ends): its
+  // end reaches the drain thread once that thread has the lock again, and stop() waits for every launch's end.
+  while ((open_job = drainer_.current()) != nullptr && open_job->finalizing) launch_cv_.wait(g);
   settle_ended_launch(true);
   if (object_launch_.active) diag_.log("exit: finishing the object-level launch still open");
   finish_object_launch(g);
