@@ -506,6 +506,21 @@ LAUNCHER_SIGNALLED_AT_START = textwrap.dedent("""
 """)
 
 
+def _app_gone_and_run_stopped(app_pid: int, run_dir: Path, sig: signal.Signals) -> dict:
+    """Checks that the app is gone (killing an orphan, which must not outlive the test) and run.json says the run
+    was stopped by `sig`; returns run.json."""
+    try:
+        os.kill(app_pid, 0)
+    except ProcessLookupError:
+        pass
+    else:
+        os.kill(app_pid, signal.SIGKILL)
+        pytest.fail("the app outlived the launcher")
+    manifest = json.loads((run_dir / "run.json").read_text())
+    assert (manifest["status"], manifest["partial_reason"]) == ("partial", f"stopped by {sig.name}")
+    return manifest
+
+
 def _default_stop_signals() -> None:
     for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         signal.signal(sig, signal.SIG_DFL)
@@ -549,15 +564,7 @@ def test_stop_signal_to_the_launcher_stops_the_app_and_finishes_run_json(no_gpu_
     launcher_proc.send_signal(sig)
     # THEN it ends soon (not at --timeout 120), the app is gone and run.json says why the run is partial
     launcher_proc.wait(timeout=30)
-    try:
-        os.kill(app_pid, 0)
-    except ProcessLookupError:
-        pass
-    else:
-        os.kill(app_pid, signal.SIGKILL)  # an orphan must not outlive the test
-        pytest.fail("the app outlived the launcher")
-    manifest = json.loads((run_dir / "run.json").read_text())
-    assert (manifest["status"], manifest["partial_reason"]) == ("partial", f"stopped by {sig.name}")
+    manifest = _app_gone_and_run_stopped(app_pid, run_dir, sig)
     assert manifest["exit_code"] == -sig
     assert launcher_proc.returncode in (-sig, 130)  # the signal keeps its effect once the run is finished
 
@@ -842,13 +849,4 @@ def test_stop_signal_as_the_app_starts_still_stops_it(no_gpu_needed, fake_app, t
     )
     # THEN the launcher ends soon, the app is gone and run.json says why the run is partial
     launcher_proc.wait(timeout=30)
-    app_pid = int(pid_file.read_text())
-    try:
-        os.kill(app_pid, 0)
-    except ProcessLookupError:
-        pass
-    else:
-        os.kill(app_pid, signal.SIGKILL)  # an orphan must not outlive the test
-        pytest.fail("the app outlived the launcher")
-    manifest = json.loads((run_dir / "run.json").read_text())
-    assert (manifest["status"], manifest["partial_reason"]) == ("partial", f"stopped by {sig.name}")
+    _app_gone_and_run_stopped(int(pid_file.read_text()), run_dir, sig)
