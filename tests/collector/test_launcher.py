@@ -506,6 +506,11 @@ LAUNCHER_SIGNALLED_AT_START = textwrap.dedent("""
 """)
 
 
+def _profile_no_analyze(run_dir: Path) -> list[str]:
+    """`reuselens profile`'s arguments up to the app: a collect-only run with a timeout far beyond the tests'."""
+    return ["profile", "--run-dir", str(run_dir), "--timeout", "120", "--no-analyze", "--"]
+
+
 def _app_gone_and_run_stopped(app_pid: int, run_dir: Path, sig: signal.Signals) -> dict:
     """Checks that the app is gone (killing an orphan, which must not outlive the test) and run.json says the run
     was stopped by `sig`; returns run.json."""
@@ -539,13 +544,7 @@ def test_stop_signal_to_the_launcher_stops_the_app_and_finishes_run_json(no_gpu_
             "-c",
             LAUNCHER_WITHOUT_GPU,
             str(no_gpu_needed),
-            "profile",
-            "--run-dir",
-            str(run_dir),
-            "--timeout",
-            "120",
-            "--no-analyze",
-            "--",
+            *_profile_no_analyze(run_dir),
             str(app),
             str(pid_file),
         ],
@@ -834,13 +833,7 @@ def test_stop_signal_as_the_app_starts_still_stops_it(no_gpu_needed, fake_app, t
             str(no_gpu_needed),
             str(pid_file),
             str(int(sig)),
-            "profile",
-            "--run-dir",
-            str(run_dir),
-            "--timeout",
-            "120",
-            "--no-analyze",
-            "--",
+            *_profile_no_analyze(run_dir),
             str(app),
         ],
         stderr=subprocess.PIPE,
