@@ -5,7 +5,11 @@ fast or as slow as the engine. `--walk two` finds the records in each buffer twi
 queue's own, as before session 28), `one` hands the queue the records the resolving walk found (consume_walked).
 Needs cuda.h (pc_ranges.h takes its types from it): CUDA_HOME, nvcc's toolkit or /usr/local/cuda.
 
-Usage: python benchmarks/queue_drain.py [--engine-ns 30,300] [--copy-threads 1,4] [--walk two,one] [--repeat 3]
+`--ring cold` starts each run from a fresh ring, as a collected app does (its first lap's page faults), `warm`
+(the default) after a lap of untimed buffers.
+
+Usage: python benchmarks/queue_drain.py [--engine-ns 30,300] [--copy-threads 1,4] [--walk two,one] [--ring warm]
+       [--repeat 3]
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ def main() -> int:
     ap.add_argument("--engine-ns", default="30,300", help="consumer speed, ns per record (comma-separated)")
     ap.add_argument("--copy-threads", default="1,4", help="cores sharing each copy (comma-separated)")
     ap.add_argument("--walk", default="two,one", help="two: the queue walks each buffer again; one: it does not")
+    ap.add_argument("--ring", default="warm", help="warm: after a lap of untimed buffers; cold: a fresh ring")
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
     cuda = cuda_include()
@@ -46,9 +51,11 @@ def main() -> int:
                     for _ in range(args.repeat):
                         for walk in args.walk.split(","):  # alternated, so that both meet the same machine state
                             out = subprocess.run(
-                                [str(exe), ns, threads, walk], capture_output=True, text=True, check=True
+                                [str(exe), ns, threads, walk, args.ring], capture_output=True, text=True, check=True
                             ).stdout.strip()
-                            print(f"engine {ns:>4} ns/record, {threads:>2} copy threads, {walk} walk: {out}")
+                            print(
+                                f"engine {ns:>4} ns/record, {threads:>2} copy threads, {walk} walk, {args.ring}: {out}"
+                            )
     except NoCompiler as e:
         print(e, file=sys.stderr)
         return 1

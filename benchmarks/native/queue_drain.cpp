@@ -3,8 +3,9 @@
 // to the engine queue (queued_sink.cpp), whose copy threads unpack the records into the ring, while a consumer
 // stands in for the engine at a given speed. 256 MiB of packed records (broadcasts: two slots each, SHOC BFS's
 // commonest form) in 8 MiB buffers, each written afresh before it is drained (as the GPU does), 0.5 ms apart,
-// after as many untimed buffers as fill the 1 GiB ring once.
-//   queue_drain ENGINE_NS COPY_THREADS WALK   (WALK: two = resolve, then the queue finds the records again;
+// after as many untimed buffers as fill the 1 GiB ring once (RING warm), or from a fresh ring, as a run starts
+// (RING cold: what a short app pays, its first lap's page faults).
+//   queue_drain ENGINE_NS COPY_THREADS WALK [RING]   (WALK: two = resolve, then the queue finds the records again;
 //                                                     one = the records found by the resolving walk, consume_walked)
 // Prints the drain thread's seconds (resolving, handing over), per record, how long the queue needed to empty after
 // the last buffer, and the queue's own note (waiting for space, copying). The buffers are written just before their
@@ -67,6 +68,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   const bool one_walk = walk == "one";
+  const std::string ring = argc > 4 ? argv[4] : "warm";
+  if (ring != "warm" && ring != "cold") {
+    std::fprintf(stderr, "queue_drain: RING is warm or cold, not %s\n", ring.c_str());
+    return 2;
+  }
   const size_t buffer_slots = (8u << 20) / sizeof(RlSlot), total = 256u << 20;
   auto sink = rlc::make_queued_sink(std::make_unique<Engine>(engine_ns), 1ull << 30, copy_threads, true);
   const std::vector<rlc::Range> ranges{{0x10000, 0x20000, 1, 0x100}};
@@ -74,7 +80,7 @@ int main(int argc, char** argv) {
   std::vector<const RlSlot*> starts;
   // Untimed first: buffers enough to fill the whole ring once, so that its pages are faulted in (the collector's
   // ring stays mapped for the run; a run's first lap is a cost of its own, not of the walk).
-  for (int warm = 0; warm < 32; ++warm) {
+  for (int warm = 0; ring == "warm" && warm < 32; ++warm) {
     fill(buf, 0);
     rlc::PackedCounts counts;
     rlc::resolve_records(ranges, buf.data(), buf.size(), &counts, &starts);
@@ -82,8 +88,9 @@ int main(int argc, char** argv) {
   }
   // The stand-in engine catches up before the clock starts (a slow one is still behind by the whole ring): the
   // hand-over is then timed from an empty queue, not from the warm-up's backlog.
-  std::this_thread::sleep_for(std::chrono::nanoseconds(uint64_t(engine_ns * 32 * buffer_slots / 2)) +
-                              std::chrono::milliseconds(50));
+  if (ring == "warm")
+    std::this_thread::sleep_for(std::chrono::nanoseconds(uint64_t(engine_ns * 32 * buffer_slots / 2)) +
+                                std::chrono::milliseconds(50));
   sink->begin_launch(rlc::LaunchMeta{});
   double resolving = 0, handing = 0;
   uint64_t records = 0;
