@@ -2,9 +2,10 @@
 """Where a collected run's launches waited, summed from its collector.log (docs/collector.md, "Where a short app's
 time goes"): per run, the launches' span, what their ends waited for (the kernel, then the last records' drain,
 split into the drain thread's taking the end up and its work on the last generation; "-" for logs from before
-session 29, which did not split it), the drain thread's own time (resolving PCs, the sinks), the engine queue's part of the sinks (waiting for space,
-copying or unpacking into it), how long the engine took after the app's exit, and from the engine's exit line its
-consume wall and its workers' CPU per record (all steps; docs/engine.md, "Determinism and parallelism").
+session 29, which did not split it), the drain thread's own time (resolving PCs, the sinks), the engine queue's
+part of the sinks (waiting for space, copying or unpacking into it), how long the engine took after the app's
+exit, and from the engine's exit line its consume wall and its workers' CPU per record (all steps; docs/engine.md,
+"Determinism and parallelism").
 
     python3 benchmarks/launch_waits.py RUN_DIR [RUN_DIR ...]
 """
@@ -64,8 +65,8 @@ def main(argv: list[str]) -> int:
         print(__doc__.strip().splitlines()[-1].strip(), file=sys.stderr)
         return 2
     print(
-        f"{'run':28} {'launches':>8} {'M rec':>6} {'span s':>7} {'kernel':>7} {'drain':>7} {'taken':>7} {'last g':>7} {'resolve':>7} "
-        f"{'sinks':>7} {'q wait':>7} {'q copy':>7} {'eng after':>9} {'consume':>7} {'CPU ns/rec':>10}"
+        f"{'run':28} {'launches':>8} {'M rec':>6} {'span s':>7} {'kernel':>7} {'drain':>7} {'taken':>7} {'last g':>7} "
+        f"{'resolve':>7} {'sinks':>7} {'q wait':>7} {'q copy':>7} {'eng after':>9} {'consume':>7} {'CPU ns/rec':>10}"
     )
     for arg in argv:
         log = Path(arg) / "collector.log"
@@ -81,8 +82,8 @@ def main(argv: list[str]) -> int:
         name = "/".join(Path(arg).parts[-2:])
         print(
             f"{name[-28:]:28} {int(s['launches']):8d} {s['records'] / 1e6:6.2f} {span:7.3f} "
-            f"{s['kernel']:7.3f} {s['last_records']:7.3f} {taken:>7} {last:>7} {s['resolve']:7.3f} {s['sinks']:7.3f} {s['q_wait']:7.3f} "
-            f"{s['q_copy']:7.3f} {after:>9} {consume:>7} {per_record:>10}"
+            f"{s['kernel']:7.3f} {s['last_records']:7.3f} {taken:>7} {last:>7} {s['resolve']:7.3f} {s['sinks']:7.3f} "
+            f"{s['q_wait']:7.3f} {s['q_copy']:7.3f} {after:>9} {consume:>7} {per_record:>10}"
         )
     return 0
 
