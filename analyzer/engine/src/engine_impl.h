@@ -134,7 +134,7 @@ struct Engine::Impl {
   template <unsigned kSpace>
   uint64_t compare_value(uint64_t code, const RlRecord& values, unsigned lane, uint64_t g, uint64_t k, uint32_t size,
                          uint32_t tid, BlockState* bs, Worker& wk, RegionShadow* region, unsigned w) const;
-  void prefetch_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, size_t& hint);
+  void prefetch_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, size_t& hint, LinesAhead& lines);
   void phase4(const RlRecord* recs, size_t n, unsigned w);
 
   // Walks what phase 2 routed to owner `w`, in record order: piece k of the batch was routed by worker

@@ -681,6 +681,7 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
     outcomes.add(run, spill);
   };
   for (uint32_t m = mask; m; m &= m - 1) {
+    if constexpr (global && !kDirect) wk.lines_ahead.ask_one();
     unsigned lane = unsigned(__builtin_ctz(m));
     uint32_t tid = warp_tid + lane;
     uint64_t w1 = w1_base | uint64_t(tid) << 40;
@@ -810,7 +811,7 @@ void Engine::Impl::replay_record(const RlRecord& r, const Ctx& c, uint32_t mask,
 // PolyBench fdtd2d launches: global step 0.51 -> 0.30 s at one worker, 16.2 -> 17.1 M records/s at twelve;
 // benchmarks/results/h200-2026-12-03-s20, call 2). Only mapped region shadow is asked for; nothing is charged or
 // committed here.
-void Engine::Impl::prefetch_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, size_t& hint) {
+void Engine::Impl::prefetch_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, size_t& hint, LinesAhead& lines) {
   if (r.type != RL_REC_MEM || r.space != RL_SPACE_GLOBAL || !mask) return;
   if ((c.flags & (kOneChunk | kConsecutive)) == (kOneChunk | kConsecutive)) {
     const uint64_t lo = r.addr[__builtin_ctz(mask)] >> 2;
@@ -831,7 +832,7 @@ void Engine::Impl::prefetch_lanes(const RlRecord& r, const Ctx& c, uint32_t mask
   if (c.flags & kOneChunk) return;
   for (uint32_t m = mask; m; m &= m - 1) {
     uint64_t g = r.addr[__builtin_ctz(m)] >> 2;
-    if (const RegionShadow* reg = find_region(g, hint)) __builtin_prefetch(reg->slot(g), 1);
+    if (const RegionShadow* reg = find_region(g, hint)) lines.add(reg->slot(g));
   }
 }
 
@@ -841,7 +842,10 @@ void Engine::Impl::phase4(const RlRecord* recs, size_t n, unsigned w) {
   if (W == 1) {
     size_t hint = 0;
     for (size_t i = 0; i < n; ++i) {
-      if (i + kAhead < n) prefetch_lanes(recs[i + kAhead], ctx[i + kAhead], recs[i + kAhead].active_mask, hint);
+      if (i + kAhead < n) {
+        wk.lines_ahead.ask_rest();
+        prefetch_lanes(recs[i + kAhead], ctx[i + kAhead], recs[i + kAhead].active_mask, hint, wk.lines_ahead);
+      }
       const RlRecord& r = recs[i];
       if (r.type == RL_REC_MEM && r.space == RL_SPACE_GLOBAL) replay_record(r, ctx[i], r.active_mask, 0, wk);
     }
@@ -850,7 +854,8 @@ void Engine::Impl::phase4(const RlRecord* recs, size_t n, unsigned w) {
     for_each_routed<true>(&Worker::by_chunk, n, w, recs, [&](const Item& it, Routed<Item>& list, uint32_t x) {
       if (x + kAhead < list.items.size()) {  // the walk asked for that record's lines kAhead items ago
         const Item& ahead = list.items[x + kAhead];
-        prefetch_lanes(recs[ahead.index], ctx[ahead.index], ahead.mask, hint);
+        wk.lines_ahead.ask_rest();
+        prefetch_lanes(recs[ahead.index], ctx[ahead.index], ahead.mask, hint, wk.lines_ahead);
       }
       const RlRecord& r = recs[it.index];
       Ctx full = ctx[it.index];
@@ -858,5 +863,6 @@ void Engine::Impl::phase4(const RlRecord* recs, size_t n, unsigned w) {
       replay_record(r, full, it.mask, w, wk);
     });
   }
+  wk.lines_ahead.drop();
 }
 }  // namespace reuselens

@@ -36,6 +36,34 @@ struct BlockState {
   uint32_t warps_done = 0;
 };
 
+// Shadow lines of an irregular record ahead (phase 4, prefetch_lanes), asked for one per lane the replay takes
+// instead of all at once: a burst of 32 prefetches fills the core's miss buffers, and the replay behind the burst
+// waits for its lines to arrive instead of working while they come (a random gather's global step spent half its
+// time on its entries' loads, prefetched two records ahead in bursts; docs/engine.md, "Irregular access").
+class LinesAhead {
+ public:
+  void add(const void* line) {
+    if (n_ < kMax) {
+      at_[n_++] = line;
+    } else {
+      __builtin_prefetch(line, 1);
+    }
+  }
+  void ask_one() {
+    if (next_ < n_) __builtin_prefetch(at_[next_++], 1);
+  }
+  void ask_rest() {
+    while (next_ < n_) __builtin_prefetch(at_[next_++], 1);
+    n_ = next_ = 0;
+  }
+  void drop() { n_ = next_ = 0; }  // the end of a walk: what was not asked for is not needed
+
+ private:
+  static constexpr unsigned kMax = 32;  // one record's lanes
+  const void* at_[kMax];
+  unsigned n_ = 0, next_ = 0;
+};
+
 struct Worker {
   explicit Worker(Budget* b) : budget(b), fallback(b), global_values(b) {}
   Budget* budget;
@@ -44,6 +72,7 @@ struct Worker {
   PagedShadow fallback;           // global granules outside allocations, owned chunks
   ValueShadow global_values;      // value mode: the global granules this worker owns
   SameIssueTable same;
+  LinesAhead lines_ahead;  // phase 4
   EdgeBuffer buffer;
   std::vector<Routed<uint32_t>> by_block;  // phase 2 output, per block owner: record indices
   std::vector<Routed<Item>> by_chunk;      // phase 2 output, per chunk owner: global lanes
