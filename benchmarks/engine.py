@@ -3,7 +3,7 @@
 Usage: python benchmarks/engine.py [--blocks 16384] [--workers 1,2,4,8,16] [--repeat 3] [--independent 1,4,8,16]
                                   [--pattern mix|gather|strided|shared|bitonic|gemm|matvec|stencil|transpose|bfs]
                                   [--footprint-mb 256]
-                                  [--values]
+                                  [--values] [--engine installed|PATH/_engine*.so]
 
 --values: value mode (issue 19): every memory record followed by its value companion (values from a few small
 numbers, stores one in two silent), the engine in value mode; the figures count records without companions.
@@ -54,12 +54,17 @@ import resource
 import sys
 import threading
 import time
+from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # numpy's BLAS threads would compete with the workers
 import numpy as np  # noqa: E402
 
-from reuselens.analyzer import _engine  # noqa: E402
 from reuselens.analyzer.replay import RECORD_DTYPE  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from engine_module import engine_module  # noqa: E402
+
+_engine = None  # the engine module measured (--engine), loaded by main
 
 A, B, C = 0x7F0000000000, 0x7F1000000000, 0x7F2000000000
 WARPS = 8
@@ -539,11 +544,19 @@ def main() -> int:
     )
     ap.add_argument("--footprint-mb", type=int, default=256, help="table / matrix size of gather and strided")
     ap.add_argument("--values", action="store_true", help="value mode: companions after every memory record")
+    ap.add_argument(
+        "--engine",
+        default="installed",
+        help="the engine module measured: a _engine*.so built from another revision (benchmarks/build_revision.sh) "
+        "or `installed`; one per run, so compare two by alternating runs",
+    )
     args = ap.parse_args()
     if args.footprint_mb < 1:
         ap.error("--footprint-mb: at least 1")
     if args.values and args.independent:
         ap.error("--independent replays without values: leave out --values")
+    global _engine
+    _engine = engine_module(args.engine)
     recs = generate(args.blocks, args.pattern, args.footprint_mb)
     lanes = lane_accesses(recs)
     records_counted = len(recs)  # the figures count records, not their value companions

@@ -35,8 +35,6 @@ import argparse
 import dataclasses
 import functools
 import hashlib
-import importlib.machinery
-import importlib.util
 import json
 import multiprocessing
 import sys
@@ -48,6 +46,9 @@ import numpy as np
 
 from reuselens.analyzer import replay, replay_manifest
 from reuselens.analyzer.rundir import MANIFEST, inside_run, open_run
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from engine_module import engine_module  # noqa: E402
 
 STEPS = ("ids", "new PCs", "routing", "blocks", "global shadow")
 
@@ -70,19 +71,6 @@ def load(run_dir: Path) -> tuple[dict, list, list]:
     if not launches:
         raise SystemExit(f"replay_speed: {run_dir} holds no traces (record it with `reuselens profile --traces`)")
     return run, replay_manifest.allocations(manifest, run), launches
-
-
-def engine_module(path: str):
-    """The engine module built at `path` (`installed`: the one `reuselens` imports). Once per process: see measure."""
-    if path == "installed":
-        return replay._engine_module()
-    loader = importlib.machinery.ExtensionFileLoader("reuselens.analyzer._engine", path)
-    spec = importlib.util.spec_from_file_location("reuselens.analyzer._engine", path, loader=loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    if Path(module.__file__).resolve() != Path(path).resolve():  # the process had loaded another engine before
-        raise RuntimeError(f"{path} was not loaded: this process holds {module.__file__} under the same name")
-    return module
 
 
 def measure(path: str, isolate: bool, job):
