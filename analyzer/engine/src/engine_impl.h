@@ -91,7 +91,13 @@ struct Engine::Impl {
 
   // ---- shadow replay, phases 3 and 4 (shadow_replay.cpp) -------------------------------------------------
   struct Run;
-  RegionShadow* find_region(uint64_t granule, size_t& hint);
+  // The region holding granule, or null; `hint`, the index of the region found last, is tried first (inline: most
+  // lanes of a record and most records in a row lie in one region).
+  RegionShadow* find_region(uint64_t granule, size_t& hint) {
+    if (hint < regions.size() && regions[hint]->contains_granule(granule)) return regions[hint].get();
+    return search_region(granule, hint);
+  }
+  RegionShadow* search_region(uint64_t granule, size_t& hint);
   Entry* global_slot(uint64_t granule, Worker& wk);
   Entry* global_entry(uint64_t granule, Worker& wk);
   void flush_run(const Run& run, const RlRecord& r, const Ctx& c, Worker& wk);

@@ -290,20 +290,22 @@ class RegionShadow {
   // or its mapping failed: the worker's sparse table serves). Only for a granule whose entry() was asked for,
   // which charged its page.
   uint64_t* value_slot(uint64_t granule) const { return values_ ? values_ + (granule - first_) : nullptr; }
+  // Every lane of the global replay asks for its entry, so the test of its page is kept inline, and a page's first
+  // touch (charging, advice) is out of line.
   Entry* entry(uint64_t granule) {
-    uint64_t i = granule - first_;
-    uint64_t page = i / kPageEntries;
-    std::atomic<uint64_t>& word = touched_[page / 64];
-    uint64_t bit = 1ull << (page % 64);
-    if (!(word.load(std::memory_order_relaxed) & bit) && !(word.fetch_or(bit) & bit)) {
-      const uint64_t charge = values_ ? kPageBytes + kPageEntries * sizeof(uint64_t) : kPageBytes;
-      committed_ += charge;
-      budget_->take(charge);
-      if (page % kPopulatePages == 0 && page > 0 && touched(page - 1)) populate_ahead(page);
-      if (page % kHugePages == kHugePages / 2 && huge_pages_enabled()) advise_ahead(page / kHugePages);
-      if (huge_pages_enabled()) note_scattered_touch(page / kHugePages);
-    }
+    const uint64_t i = granule - first_, page = i / kPageEntries;
+    if (!(touched_[page / 64].load(std::memory_order_relaxed) >> (page % 64) & 1)) touch_page(page);
     return shadow_ + i;
+  }
+  [[gnu::noinline]] void touch_page(uint64_t page) {
+    const uint64_t bit = 1ull << (page % 64);
+    if (touched_[page / 64].fetch_or(bit) & bit) return;  // another worker touched it first
+    const uint64_t charge = values_ ? kPageBytes + kPageEntries * sizeof(uint64_t) : kPageBytes;
+    committed_ += charge;
+    budget_->take(charge);
+    if (page % kPopulatePages == 0 && page > 0 && touched(page - 1)) populate_ahead(page);
+    if (page % kHugePages == kHugePages / 2 && huge_pages_enabled()) advise_ahead(page / kHugePages);
+    if (huge_pages_enabled()) note_scattered_touch(page / kHugePages);
   }
   // Dense first touch (at least 3/4 of the first half of a 2 MiB block of shadow touched when its middle page
   // is): the blocks ahead are asked to come as transparent huge pages. One fault instead of 512 — first-touch

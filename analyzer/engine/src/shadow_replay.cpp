@@ -34,8 +34,7 @@ inline uint64_t label_in_block(uint32_t old_tid, uint32_t old_wsync, uint32_t ol
 
 }  // namespace
 
-RegionShadow* Engine::Impl::find_region(uint64_t granule, size_t& hint) {
-  if (hint < regions.size() && regions[hint]->contains_granule(granule)) return regions[hint].get();
+RegionShadow* Engine::Impl::search_region(uint64_t granule, size_t& hint) {
   uint64_t addr = granule << 2;
   auto it = std::upper_bound(regions.begin(), regions.end(), addr,
                              [](uint64_t a, const std::unique_ptr<RegionShadow>& r) { return a < r->base(); });
