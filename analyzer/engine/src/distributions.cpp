@@ -30,7 +30,8 @@ void insertion_sort(uint64_t* a, size_t n) {
 // share a sector, the general pass would find n distinct addresses, n sectors and no shared granule (an access's
 // granules lie in the sector of its first byte when its footprint does). Checked without sorting the addresses,
 // which took most of the distribution step on random gathers: a bitmap of hashed sectors, where a lane whose bit
-// is already set (about one record in eight, by chance) is compared with the lanes before it. The bitmap, not a
+// is already set is compared with the lanes before it (by chance, in about four of ten records of 32 scattered
+// lanes, once or twice each). The bitmap, not a
 // hash table, because probing a table's slots mispredicted a branch on one lane in four. Gives up (false) at the
 // first lane that does not fit; `lo` and `hi` get the lowest and highest address.
 bool disjoint_sectors(const uint64_t* a, size_t n, uint64_t last, uint64_t& lo, uint64_t& hi) {
