@@ -31,6 +31,15 @@ for round in 1 2; do
     done
   done
 done
+# Session 23 measured strided (256 MB: rows of 8192 floats, 32 KiB apart, 128 KiB of shadow apart) at 18.9 M
+# lane-accesses/s per worker, warm, against 37.8 for the gather; on the development VM strided is the faster one.
+# Whether the power-of-two row pitch is why (a warp's 32 shadow lines in one cache set): 250 MB has rows of 7904.
+for mb in 256 250; do
+  stamp "engine.py --pattern strided --footprint-mb $mb, after, one worker"
+  timeout 60 python3 benchmarks/engine.py --pattern strided --footprint-mb $mb --workers 1 --repeat 2 \
+    > $OUT/engine_strided_${mb}mb.txt 2>&1
+  grep -E "^  workers|global" $OUT/engine_strided_${mb}mb.txt | head -4
+done
 stamp "build SHOC BFS"
 timeout 150 python3 benchmarks/realapps.py --src benchmarks/realapps/src --out /tmp/nat --build /tmp/rb --rounds 1 \
   --modes native --jobs 16 --apps shoc_bfs > /tmp/nat.txt 2>&1 || tail -5 /tmp/nat.txt
