@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Prepared in session 30 for the next session's first device call (session 30 had no device: its one call lost its
-# machine and no more were lent). Checks main with session 30's engine changes (`engine.patch`, f94d1c8..HEAD of session 30: a
-# scattered record's shadow lines asked for one per lane replayed; -fno-semantic-interposition; scattered lanes'
-# sectors checked with a bitmap; the region hint and touched-page test inline; hidden visibility). The engine analyses online inside the
-# collector, so they must pass on the GPU:
+# machine and no more were lent). Checks main with session 30's engine changes (`engine.patch`, every engine change
+# since f94d1c8: a scattered record's shadow lines asked for one per lane replayed; -fno-semantic-interposition;
+# scattered lanes' sectors checked with a bitmap; the region hint and touched-page test inline; hidden visibility).
+# The engine analyses online inside the collector, so they must pass on the GPU:
 # 1. GPU tests and fidelity against ncu on main. 2. The engine before the changes built beside (engine.patch taken
 # back). 3. engine.py's gather and strided patterns (256 MB) at 1 and 12 workers, the two engines alternating, two
 # rounds. 4. SHOC BFS's traces replayed from memory by both engines at 12 and 1 workers, results checked equal.
