@@ -1,7 +1,7 @@
 """Engine throughput: records/s and lane-accesses/s for 1 worker and scaling over workers, plus peak RSS.
 
 Usage: python benchmarks/engine.py [--blocks 16384] [--workers 1,2,4,8,16] [--repeat 3] [--independent 1,4,8,16]
-                                  [--pattern mix|gather|strided|shared|bitonic|gemm|matvec|stencil|transpose|bfs]
+                                  [--pattern mix|gather|scalars|strided|shared|bitonic|gemm|matvec|stencil|transpose|bfs]
                                   [--footprint-mb 256]
                                   [--values] [--engine installed|PATH/_engine*.so]
 
@@ -15,6 +15,8 @@ gives about 64 N records.
     written, __syncthreads, read by another warp, a table shared by all blocks, 8-byte stores, a re-read).
   gather: a Monte-Carlo lookup kernel: 7 loads of 4 B per lane, each at a uniformly random index of a
     --footprint-mb table (fixed seed), then a coalesced store of the result.
+  scalars: the gather's loads made warp-uniform: each warp reads 7 elements at random indices of the table with all
+    its lanes (broadcasts, as a graph walk's per-vertex loads are, over data far larger than the caches).
   strided: a column walk (PolyBench mvt/gemm): lane gid reads A[gid * n + j] of a row-major n x n float matrix
     of --footprint-mb, for j = 0, 1, ...: the 32 lanes of a warp touch 32 rows, 4 n bytes apart.
   shared: a bitonic sort of 512 keys in shared memory per block of 256 threads (cuda-samples sortingNetworks,
@@ -128,6 +130,20 @@ def gather_program(footprint: int, rng: np.random.Generator):
         loads = [
             (0x10, 1, 1, 4, A + 4 * rng.integers(0, footprint // 4, size=gid.shape)) for _ in range(GATHER_LOOKUPS)
         ]
+        return [*loads, (0x20, 1, 2, 4, B + 4 * gid)]
+
+    return warp_program
+
+
+def scalars_program(footprint: int, rng: np.random.Generator):
+    """Warp-uniform lookups: each warp's 7 loads of 4 bytes at random indices of a `footprint`-byte table at A,
+    every lane on the warp's one address, then a coalesced store to B."""
+
+    def warp_program(gid: np.ndarray, tid: np.ndarray) -> list[tuple[int, int, int, int, np.ndarray]]:
+        def one_per_warp():
+            return np.broadcast_to(rng.integers(0, footprint // 4, size=gid.shape[:-1])[..., None], gid.shape)
+
+        loads = [(0x10, 1, 1, 4, A + 4 * one_per_warp()) for _ in range(GATHER_LOOKUPS)]
         return [*loads, (0x20, 1, 2, 4, B + 4 * gid)]
 
     return warp_program
@@ -394,6 +410,8 @@ def generate(blocks: int, pattern: str = "mix", footprint_mb: int = 256) -> np.n
         raise SystemExit("--footprint-mb: at most 1024 (the benchmark's allocations are 1 GiB)")
     if pattern == "gather":
         return mix_records(blocks, gather_program(footprint, np.random.default_rng(14)))
+    if pattern == "scalars":
+        return mix_records(blocks, scalars_program(footprint, np.random.default_rng(14)))
     if pattern == "strided":
         return strided_records(blocks, footprint)
     if pattern == "shared":
@@ -539,10 +557,22 @@ def main() -> int:
     )
     ap.add_argument(
         "--pattern",
-        choices=("mix", "gather", "strided", "shared", "bitonic", "gemm", "matvec", "stencil", "transpose", "bfs"),
+        choices=(
+            "mix",
+            "gather",
+            "scalars",
+            "strided",
+            "shared",
+            "bitonic",
+            "gemm",
+            "matvec",
+            "stencil",
+            "transpose",
+            "bfs",
+        ),
         default="mix",
     )
-    ap.add_argument("--footprint-mb", type=int, default=256, help="table / matrix size of gather and strided")
+    ap.add_argument("--footprint-mb", type=int, default=256, help="table / matrix size of gather, scalars and strided")
     ap.add_argument("--values", action="store_true", help="value mode: companions after every memory record")
     ap.add_argument(
         "--engine",
@@ -564,7 +594,7 @@ def main() -> int:
         recs = with_value_companions(recs)
     print(
         f"trace ({args.pattern}"
-        + (f", {args.footprint_mb} MB footprint" if args.pattern in ("gather", "strided") else "")
+        + (f", {args.footprint_mb} MB footprint" if args.pattern in ("gather", "scalars", "strided") else "")
         + f"): {len(recs):,} records, {lanes:,} lane-accesses, {recs.nbytes / 2**20:.0f} MiB; "
         f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}"
     )

@@ -828,6 +828,11 @@ void Engine::Impl::prefetch_lanes(const RlRecord& r, const Ctx& c, uint32_t mask
     }
     return;
   }
+  if (c.flags & kSharedGranule) {  // a broadcast (SHOC BFS's levels[v]): its one entry, which one lane replays
+    const uint64_t g = r.addr[__builtin_ctz(mask)] >> 2;
+    if (const RegionShadow* reg = find_region(g, hint)) __builtin_prefetch(reg->slot(g), 1);
+    return;
+  }
   if (c.flags & kOneChunk) return;
   for (uint32_t m = mask; m; m &= m - 1) {
     uint64_t g = r.addr[__builtin_ctz(m)] >> 2;
