@@ -2,11 +2,11 @@
 # Prepared in session 30 for the next session's first device call (session 30 had no device: its one call lost its
 # machine and no more were lent). Checks main with session 30's engine changes (`engine.patch`, every engine change
 # since f94d1c8: a scattered record's shadow lines asked for one per lane replayed; -fno-semantic-interposition;
-# scattered lanes' sectors checked with a bitmap; the region hint and touched-page test inline; hidden visibility).
+# scattered lanes' sectors checked with a bitmap; the region hint and touched-page test inline; hidden visibility;
+# a broadcast's entry prefetched).
 # The engine analyses online inside the collector, so they must pass on the GPU:
 # 1. GPU tests and fidelity against ncu on main. 2. The engine before the changes built beside (engine.patch taken
-# back). 3. engine.py's gather and strided patterns (256 MB) at 1 and 12 workers, the two engines alternating, two
-# rounds. 4. SHOC BFS's traces replayed from memory by both engines at 12 and 1 workers, results checked equal.
+# back). 3. engine.py's gather, scalars and strided patterns (256 MB) at 1 and 12 workers under both engines. 4. SHOC BFS's traces replayed from memory by both engines at 12 and 1 workers, results checked equal.
 # Then, as calls 2 and 3: `bash benchmarks/results/h200-2026-12-04-s29/next/script.sh` (the ring patches' pairing,
 # lost with session 30's machine) and the suite (`source benchmarks/device_call.sh; short_suite 2`).
 #   bash benchmarks/results/h200-2026-12-04-s30/next/script.sh
@@ -20,8 +20,8 @@ fidelity_against_ncu
 wait $BUILD  # the pid: a bare `wait` also waits for the log's tee
 BEFORE=$(grep "_engine" /tmp/before.txt)
 [ -n "$BEFORE" ] || { tail -20 /tmp/before.txt; exit 1; }
-for round in 1 2; do
-  for pattern in gather strided; do
+for round in 1; do  # one round: the call's 600 s hold the GPU checks, these six runs and BFS's replays
+  for pattern in gather scalars strided; do
     for engine in $BEFORE installed; do
       name=$([ $engine = installed ] && echo after || echo before)
       stamp "engine.py --pattern $pattern, $name, round $round"
