@@ -6,7 +6,9 @@
 # a broadcast's entry prefetched).
 # The engine analyses online inside the collector, so they must pass on the GPU:
 # 1. GPU tests and fidelity against ncu on main. 2. The engine before the changes built beside (engine.patch taken
-# back). 3. engine.py's gather, scalars and strided patterns (256 MB) at 1 and 12 workers under both engines. 4. SHOC BFS's traces replayed from memory by both engines at 12 and 1 workers, results checked equal.
+# back). 3. engine.py's gather, scalars and strided patterns (256 MB) at 1 and 12 workers under both engines.
+# 4. Strided at 256 and 250 MB, one worker (the row pitch a power of two or not). 5. SHOC BFS's traces replayed
+# from memory by both engines at 12 and 1 workers, results checked equal.
 # Then, as calls 2 and 3: `bash benchmarks/results/h200-2026-12-04-s29/next/script.sh` (the ring patches' pairing,
 # lost with session 30's machine) and the suite (`source benchmarks/device_call.sh; short_suite 2`).
 #   bash benchmarks/results/h200-2026-12-04-s30/next/script.sh
