@@ -164,9 +164,9 @@ inline uint64_t Engine::Impl::touch(Entry* e, uint64_t w0, uint64_t w1, bool glo
   uint32_t og = e_gen(old);
   uint64_t prior_wrote = (old.w1 >> 50 & 1) << 56;
   if (og == gen) {
-    const uint64_t label = same_issue ? kWarpSame
+    const uint64_t label = same_issue ? uint64_t(kWarpSame)
                            : e_block(old) != r.block
-                               ? kGrid
+                               ? uint64_t(kGrid)
                                : label_in_block(e_tid(old), e_wsync(old), e_bsync(old), r, c, tid);
     return e_node(old) | label << 28 | prior_wrote;
   }
@@ -181,7 +181,8 @@ inline uint64_t Engine::Impl::touch_shared(uint64_t* e, uint64_t now, const RlRe
   const uint64_t old = *e;
   *e = now;
   if (!old) return 0;
-  const uint64_t label = same_issue ? kWarpSame : label_in_block(s_tid(old), s_wsync(old), s_bsync(old), r, c, tid);
+  const uint64_t label =
+      same_issue ? uint64_t(kWarpSame) : label_in_block(s_tid(old), s_wsync(old), s_bsync(old), r, c, tid);
   return s_node(old) | label << 28 | uint64_t(s_write(old)) << 56;
 }
 
