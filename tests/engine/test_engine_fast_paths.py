@@ -3,7 +3,7 @@ contiguous lanes (closed-form sectors), scattered lanes in distinct sectors (no 
 runs of equal outcomes folded before the edge buffer, shared-memory words counted in a
 bit window instead of sorted, and a record's runs folded by outcome. The trace is built to sit on their edges: allocations
 whose base is not 1 KiB aligned (a chunk straddles two shadow pages of the region, or its end), contiguous,
-reversed, permuted, scattered (a gather, with and without two lanes in one sector), overlapping and broadcast lanes (all on one granule), sizes 1 to 16 at unaligned addresses, partial masks, and records
+reversed, permuted, scattered (a gather, with and without two lanes in one sector), at one stride of 32 bytes or more (a column walk), overlapping and broadcast lanes (all on one granule), sizes 1 to 16 at unaligned addresses, partial masks, and records
 that run off the end of an allocation into untracked memory."""
 
 from __future__ import annotations
@@ -48,9 +48,13 @@ def fast_path_trace(seed: int, n: int = 1200) -> np.ndarray:
     lanes = np.arange(32)
     size = recs["size"].astype(np.int64)[:, None]
     order = np.empty((n, 32), dtype=np.int64)
-    pattern = rng.integers(0, 9, n)
+    pattern = rng.integers(0, 11, n)
     for i in range(n):
-        if pattern[i] == 7:
+        if pattern[i] == 9:  # a column walk: one stride of at least 32 bytes, the least such for the size
+            order[i] = lanes * -(-32 // int(size[i, 0]))
+        elif pattern[i] == 10:  # ... or a longer one, footprints at any offset in their sectors
+            order[i] = lanes * (rng.integers(32, 300) // int(size[i, 0]) + 1)
+        elif pattern[i] == 7:
             order[i] = 0  # a broadcast: every lane on one address
         elif pattern[i] == 8:
             order[i] = lanes % 2  # two addresses, one granule when the size is 1 or 2 and the start allows it

@@ -138,6 +138,26 @@ std::pair<uint64_t, uint64_t> Engine::Impl::global_distribution(const RlRecord& 
       return std::make_pair(a[0], a[n - 1]);
     }
   }
+  // Lanes ascending at one stride of at least 32 bytes, each footprint inside one sector (a column walk: lane i on
+  // row i of a row-major matrix): n addresses, n sectors and no shared granule (a stride of 32 bytes or more puts
+  // the next footprint at least 8 granules further), as the general pass below would find one lane at a time.
+  // The span from the first lane to the last one's last byte must not wrap around the address space.
+  uint64_t span = 0;
+  if (n > 2 && a[1] > a[0] && a[1] - a[0] >= 32 && a[2] - a[1] == a[1] - a[0] &&
+      !__builtin_mul_overflow(a[1] - a[0], uint64_t(n - 1), &span) && a[0] <= UINT64_MAX - last &&
+      span <= UINT64_MAX - last - a[0]) {
+    const uint64_t stride = a[1] - a[0];
+    uint64_t broken = 0;
+    for (size_t i = 2; i < n; ++i) broken |= a[i] ^ (a[i - 1] + stride);
+    for (size_t i = 0; i < n; ++i) broken |= ((a[i] + last) >> 5) ^ (a[i] >> 5);
+    if (!broken) {
+      c.flags |= kNoOverlap;
+      s.addresses.add(uint32_t(n));
+      s.sectors.add(uint32_t(n));
+      s.sectors_ideal.add(uint32_t((uint64_t(lanes) * r.size + 31) / 32));
+      return std::make_pair(a[0], a[n - 1]);
+    }
+  }
   // Sorted footprints [a, a + size): the last sector of each is non-decreasing, so a footprint adds the
   // sectors after its predecessor's last one (distinct sectors of the union). The lane order is usually
   // already sorted (coalesced and strided accesses); scattered lanes in distinct sectors need no sort at all.
