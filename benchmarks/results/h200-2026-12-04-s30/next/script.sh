@@ -3,7 +3,7 @@
 # machine and no more were lent). Checks main with session 30's engine changes (`engine.patch`, every engine change
 # since f94d1c8: a scattered record's shadow lines asked for one per lane replayed; -fno-semantic-interposition;
 # scattered lanes' sectors checked with a bitmap; the region hint and touched-page test inline; hidden visibility;
-# a broadcast's entry prefetched).
+# a broadcast's entry prefetched; a column walk's distribution in closed form).
 # The engine analyses online inside the collector, so they must pass on the GPU:
 # 1. GPU tests and fidelity against ncu on main. 2. The engine before the changes built beside (engine.patch taken
 # back). 3. engine.py's gather, scalars and strided patterns (256 MB) at 1 and 12 workers under both engines.
