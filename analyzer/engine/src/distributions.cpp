@@ -138,10 +138,10 @@ std::pair<uint64_t, uint64_t> Engine::Impl::global_distribution(const RlRecord& 
       return std::make_pair(a[0], a[n - 1]);
     }
   }
-  // Lanes ascending at one stride of at least 32 bytes, each footprint inside one sector (a column walk: lane i on
-  // row i of a row-major matrix): n addresses, n sectors and no shared granule (a stride of 32 bytes or more puts
-  // the next footprint at least 8 granules further), as the general pass below would find one lane at a time.
-  // The span from the first lane to the last one's last byte must not wrap around the address space.
+  // Lanes ascending at one stride of at least 32 bytes, each footprint inside one sector (a column walk: the i-th
+  // active lane on row i of a row-major matrix): n addresses, n sectors and no shared granule (a stride of 32 bytes
+  // or more puts the next footprint at least 8 granules further), as the general pass below would find one lane at a
+  // time. The span from the first lane to the last one's last byte must not wrap around the address space.
   uint64_t span = 0;
   if (n > 2 && a[1] > a[0] && a[1] - a[0] >= 32 && a[2] - a[1] == a[1] - a[0] &&
       !__builtin_mul_overflow(a[1] - a[0], uint64_t(n - 1), &span) && a[0] <= UINT64_MAX - last &&
