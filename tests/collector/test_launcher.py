@@ -531,6 +531,15 @@ def _default_stop_signals() -> None:
         signal.signal(sig, signal.SIG_DFL)
 
 
+def _launcher_process(script: str, *args: str) -> subprocess.Popen:
+    """`script` (a launcher run as a user's `reuselens profile` would be) in its own interpreter, stderr captured. A
+    test run started under nohup or with `&` ignores SIGHUP or SIGINT, and ignored signals are inherited: the launcher
+    and the app start from the defaults, as in a terminal."""
+    return subprocess.Popen(
+        [sys.executable, "-c", script, *args], stderr=subprocess.PIPE, text=True, preexec_fn=_default_stop_signals
+    )
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
 def test_stop_signal_to_the_launcher_stops_the_app_and_finishes_run_json(no_gpu_needed, fake_app, tmp_path, sig):
     # `reuselens profile` in its own process, as a user or a supervisor runs it; the app writes its pid, then sleeps
@@ -538,21 +547,8 @@ def test_stop_signal_to_the_launcher_stops_the_app_and_finishes_run_json(no_gpu_
         "import os, pathlib, sys, time\npathlib.Path(sys.argv[1]).write_text(str(os.getpid()))\ntime.sleep(300)\n"
     )
     pid_file, run_dir = tmp_path / "app.pid", tmp_path / "run"
-    launcher_proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            LAUNCHER_WITHOUT_GPU,
-            str(no_gpu_needed),
-            *_profile_no_analyze(run_dir),
-            str(app),
-            str(pid_file),
-        ],
-        stderr=subprocess.PIPE,
-        text=True,
-        # A test run started under nohup or with `&` ignores SIGHUP or SIGINT, and ignored signals are inherited:
-        # the launcher and the app start from the defaults, as in a terminal.
-        preexec_fn=_default_stop_signals,
+    launcher_proc = _launcher_process(
+        LAUNCHER_WITHOUT_GPU, str(no_gpu_needed), *_profile_no_analyze(run_dir), str(app), str(pid_file)
     )
     deadline = time.monotonic() + 30
     while not (pid_file.exists() and pid_file.read_text()):
@@ -825,20 +821,13 @@ def test_stop_signal_as_the_app_starts_still_stops_it(no_gpu_needed, fake_app, t
     # stop just then); the app sleeps
     app = fake_app("import time\ntime.sleep(300)\n")
     pid_file, run_dir = tmp_path / "app.pid", tmp_path / "run"
-    launcher_proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            LAUNCHER_SIGNALLED_AT_START,
-            str(no_gpu_needed),
-            str(pid_file),
-            str(int(sig)),
-            *_profile_no_analyze(run_dir),
-            str(app),
-        ],
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=_default_stop_signals,
+    launcher_proc = _launcher_process(
+        LAUNCHER_SIGNALLED_AT_START,
+        str(no_gpu_needed),
+        str(pid_file),
+        str(int(sig)),
+        *_profile_no_analyze(run_dir),
+        str(app),
     )
     # THEN the launcher ends soon, the app is gone and run.json says why the run is partial
     launcher_proc.wait(timeout=30)
