@@ -66,8 +66,6 @@ from reuselens.analyzer.replay import RECORD_DTYPE  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from engine_module import engine_module  # noqa: E402
 
-_engine = None  # the engine module measured (--engine), loaded by main
-
 A, B, C = 0x7F0000000000, 0x7F1000000000, 0x7F2000000000
 WARPS = 8
 RESIDENT = 264  # resident blocks: 132 SMs x 2, as on an H200
@@ -120,30 +118,22 @@ def transpose_program(gid: np.ndarray, tid: np.ndarray) -> list[tuple[int, int, 
     ]
 
 
+PATTERNS = ("mix", "gather", "scalars", "strided", "shared", "bitonic", "gemm", "matvec", "stencil", "transpose", "bfs")
+TABLE_PATTERNS = ("gather", "scalars", "strided")  # whose footprint --footprint-mb sets
 GATHER_LOOKUPS = 7
 
 
-def gather_program(footprint: int, rng: np.random.Generator):
-    """Monte-Carlo lookups: random 4-byte loads from a `footprint`-byte table at A, the result stored to B."""
+def gather_program(footprint: int, rng: np.random.Generator, per_warp: bool = False):
+    """Monte-Carlo lookups: random 4-byte loads from a `footprint`-byte table at A, the result stored to B. per_warp
+    (the scalars pattern): each load at one random index per warp, every lane on it."""
+
+    def indices(gid: np.ndarray) -> np.ndarray:
+        if not per_warp:
+            return rng.integers(0, footprint // 4, size=gid.shape)
+        return np.broadcast_to(rng.integers(0, footprint // 4, size=gid.shape[:-1])[..., None], gid.shape)
 
     def warp_program(gid: np.ndarray, tid: np.ndarray) -> list[tuple[int, int, int, int, np.ndarray]]:
-        loads = [
-            (0x10, 1, 1, 4, A + 4 * rng.integers(0, footprint // 4, size=gid.shape)) for _ in range(GATHER_LOOKUPS)
-        ]
-        return [*loads, (0x20, 1, 2, 4, B + 4 * gid)]
-
-    return warp_program
-
-
-def scalars_program(footprint: int, rng: np.random.Generator):
-    """Warp-uniform lookups: each warp's 7 loads of 4 bytes at random indices of a `footprint`-byte table at A,
-    every lane on the warp's one address, then a coalesced store to B."""
-
-    def warp_program(gid: np.ndarray, tid: np.ndarray) -> list[tuple[int, int, int, int, np.ndarray]]:
-        def one_per_warp():
-            return np.broadcast_to(rng.integers(0, footprint // 4, size=gid.shape[:-1])[..., None], gid.shape)
-
-        loads = [(0x10, 1, 1, 4, A + 4 * one_per_warp()) for _ in range(GATHER_LOOKUPS)]
+        loads = [(0x10, 1, 1, 4, A + 4 * indices(gid)) for _ in range(GATHER_LOOKUPS)]
         return [*loads, (0x20, 1, 2, 4, B + 4 * gid)]
 
     return warp_program
@@ -411,7 +401,7 @@ def generate(blocks: int, pattern: str = "mix", footprint_mb: int = 256) -> np.n
     if pattern == "gather":
         return mix_records(blocks, gather_program(footprint, np.random.default_rng(14)))
     if pattern == "scalars":
-        return mix_records(blocks, scalars_program(footprint, np.random.default_rng(14)))
+        return mix_records(blocks, gather_program(footprint, np.random.default_rng(14), per_warp=True))
     if pattern == "strided":
         return strided_records(blocks, footprint)
     if pattern == "shared":
@@ -468,7 +458,13 @@ def step_seconds(e) -> dict[str, object]:
 
 
 def measure(
-    recs: np.ndarray, workers: int, repeat: int, warm: bool = False, threads: int = 32 * WARPS, values: bool = False
+    engine,
+    recs: np.ndarray,
+    workers: int,
+    repeat: int,
+    warm: bool = False,
+    threads: int = 32 * WARPS,
+    values: bool = False,
 ) -> tuple[float, float, int, dict[str, object]]:
     """Best wall time, best process CPU time (all threads), peak shadow bytes over `repeat` runs, and the step
     split of the best run. Cold: the launch is the engine's first, so every shadow page is faulted in during
@@ -476,7 +472,7 @@ def measure(
     an older generation), as every launch after the first sees the buffers it reuses."""
     best, best_cpu, peak_shadow, steps = float("inf"), float("inf"), 0, {}
     for _ in range(repeat):
-        e = _engine.Engine(workers=workers, values=values)
+        e = engine.Engine(workers=workers, values=values)
         for base in (A, B, C):
             e.add_allocation(base, 1 << 30)
         for launch in range(2 if warm else 1):
@@ -514,12 +510,12 @@ def step_lines(steps: dict[str, object], workers: int) -> list[str]:
     ]
 
 
-def independent(recs: np.ndarray, copies: int, threads: int = 32 * WARPS) -> float:
+def independent(engine, recs: np.ndarray, copies: int, threads: int = 32 * WARPS) -> float:
     """Wall seconds for `copies` single-worker engines, each on its own thread with its own shadow and its own
     copy of `recs`, replaying at once (warm launch: each engine's first launch runs before the clock starts)."""
     engines, traces = [], [recs.copy() for _ in range(copies)]
     for _ in range(copies):
-        e = _engine.Engine(workers=1)
+        e = engine.Engine(workers=1)
         for base in (A, B, C):
             e.add_allocation(base, 1 << 30)
         engines.append(e)
@@ -557,22 +553,10 @@ def main() -> int:
     )
     ap.add_argument(
         "--pattern",
-        choices=(
-            "mix",
-            "gather",
-            "scalars",
-            "strided",
-            "shared",
-            "bitonic",
-            "gemm",
-            "matvec",
-            "stencil",
-            "transpose",
-            "bfs",
-        ),
+        choices=PATTERNS,
         default="mix",
     )
-    ap.add_argument("--footprint-mb", type=int, default=256, help="table / matrix size of gather, scalars and strided")
+    ap.add_argument("--footprint-mb", type=int, default=256, help="table / matrix size of " + ", ".join(TABLE_PATTERNS))
     ap.add_argument("--values", action="store_true", help="value mode: companions after every memory record")
     ap.add_argument(
         "--engine",
@@ -585,8 +569,7 @@ def main() -> int:
         ap.error("--footprint-mb: at least 1")
     if args.values and args.independent:
         ap.error("--independent replays without values: leave out --values")
-    global _engine
-    _engine = engine_module(args.engine)
+    engine = engine_module(args.engine)
     recs = generate(args.blocks, args.pattern, args.footprint_mb)
     lanes = lane_accesses(recs)
     records_counted = len(recs)  # the figures count records, not their value companions
@@ -594,7 +577,7 @@ def main() -> int:
         recs = with_value_companions(recs)
     print(
         f"trace ({args.pattern}"
-        + (f", {args.footprint_mb} MB footprint" if args.pattern in ("gather", "scalars", "strided") else "")
+        + (f", {args.footprint_mb} MB footprint" if args.pattern in TABLE_PATTERNS else "")
         + f"): {len(recs):,} records, {lanes:,} lane-accesses, {recs.nbytes / 2**20:.0f} MiB; "
         f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}"
     )
@@ -606,7 +589,9 @@ def main() -> int:
         )
         base = None
         for w in [int(x) for x in args.workers.split(",")]:
-            t, cpu, shadow, steps = measure(recs, w, args.repeat, warm, threads_per_block(args.pattern), args.values)
+            t, cpu, shadow, steps = measure(
+                engine, recs, w, args.repeat, warm, threads_per_block(args.pattern), args.values
+            )
             base = base or t
             print(
                 f"  workers {w:2d}: {records_counted / t / 1e6:6.2f} M records/s  {lanes / t / 1e6:7.1f} M lane-accesses/s "
@@ -623,7 +608,9 @@ def main() -> int:
         for n in [int(x) for x in args.independent.split(",")]:
             share = recs if n == 1 else generate(args.blocks // n, args.pattern, args.footprint_mb)
             share_lanes = lane_accesses(share)
-            rate = n * share_lanes / min(independent(share, n, threads_per_block(args.pattern)) for _ in range(2))
+            rate = (
+                n * share_lanes / min(independent(engine, share, n, threads_per_block(args.pattern)) for _ in range(2))
+            )
             if n == 1:
                 single = rate
             print(
