@@ -522,20 +522,24 @@ def independent(engine, recs: np.ndarray, copies: int, threads: int = 32 * WARPS
     start = threading.Barrier(copies + 1)
 
     def replay(e, mine: np.ndarray) -> None:
-        for launch in range(2):
-            if launch == 1:
-                start.wait()
-            e.begin_launch(launch, 0, [grid_blocks(mine), 1, 1], [threads, 1, 1], 0)
-            for s in range(0, len(mine), 1 << 16):
-                e.consume(mine[s : s + (1 << 16)])
-            e.end_launch()
+        try:
+            for launch in range(2):
+                if launch == 1:
+                    start.wait()
+                e.begin_launch(launch, 0, [grid_blocks(mine), 1, 1], [threads, 1, 1], 0)
+                for s in range(0, len(mine), 1 << 16):
+                    e.consume(mine[s : s + (1 << 16)])
+                e.end_launch()
+        except BaseException:
+            start.abort()  # the others, and the clock, would wait for this engine forever
+            raise
 
-    threads = [threading.Thread(target=replay, args=(e, t)) for e, t in zip(engines, traces)]
-    for t in threads:
+    runners = [threading.Thread(target=replay, args=(e, t)) for e, t in zip(engines, traces)]
+    for t in runners:
         t.start()
     start.wait()
     t0 = time.perf_counter()
-    for t in threads:
+    for t in runners:
         t.join()
     return time.perf_counter() - t0
 
