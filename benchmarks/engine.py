@@ -1,7 +1,7 @@
 """Engine throughput: records/s and lane-accesses/s for 1 worker and scaling over workers, plus peak RSS.
 
 Usage: python benchmarks/engine.py [--blocks 16384] [--workers 1,2,4,8,16] [--repeat 3] [--independent 1,4,8,16]
-                                  [--pattern mix|gather|scalars|strided|shared|bitonic|gemm|matvec|stencil|transpose|bfs]
+                                  [--pattern mix|gather|scalars|strided|shared|bitonic|gemm|sgemm|matvec|stencil|transpose|bfs]
                                   [--footprint-mb 256]
                                   [--values] [--engine installed|PATH/_engine*.so]
 
@@ -43,6 +43,12 @@ gives about 64 N records.
   gemm: a SIMT SGEMM (cuBLAS's and CUTLASS's FFMA kernels, the GEMMs of a PyTorch training loop): 64 x 64 tiles
     of C, 8-byte loads of A and B staged in shared memory, and 16-byte fragment loads from it that groups of 8
     and 4 lanes share.
+  sgemm: recorded, not generated: the slice of PyTorch's cuBLAS SGEMM launch kept in tests/data/real_launches
+    (sm80_xmma, 32 x 32 tiles, 64 threads a block: cp.async tile loads into a padded shared tile, 16-byte
+    fragments that lanes share in groups of four, C stores, barriers), its 12 blocks copied as blocks of one grid
+    of 1,024 resident blocks whose records interleave one by one, as that launch's did on the H200 (about 940
+    distinct blocks in every 4,096 records); every copy reads the slice's global addresses, moved into the
+    benchmark's allocations; about 64 * --blocks records. The loop of a PyTorch training step is 95% such records.
 Targets (issue 7): >= 50 M lane-accesses/s per worker; speed-up >= 0.85 N at N workers. Issue 14: the same
 per worker on gather and strided with a footprint of at least 256 MB.
 """
@@ -118,7 +124,20 @@ def transpose_program(gid: np.ndarray, tid: np.ndarray) -> list[tuple[int, int, 
     ]
 
 
-PATTERNS = ("mix", "gather", "scalars", "strided", "shared", "bitonic", "gemm", "matvec", "stencil", "transpose", "bfs")
+PATTERNS = (
+    "mix",
+    "gather",
+    "scalars",
+    "strided",
+    "shared",
+    "bitonic",
+    "gemm",
+    "sgemm",
+    "matvec",
+    "stencil",
+    "transpose",
+    "bfs",
+)
 TABLE_PATTERNS = ("gather", "scalars", "strided")  # whose footprint --footprint-mb sets
 GATHER_LOOKUPS = 7
 
@@ -318,6 +337,50 @@ def gemm_records(blocks: int) -> np.ndarray:
     return np.concatenate(out)
 
 
+REAL_LAUNCHES = Path(__file__).resolve().parents[1] / "tests" / "data" / "real_launches"
+SGEMM_SLICE = "cublas_sgemm_32x32_nn"
+SGEMM_RESIDENT = 1024  # that launch's whole grid: 1,024 blocks of 64 threads fit on the H200 at once
+HUGE = 2 << 20
+
+
+def sgemm_slice() -> tuple[dict, np.ndarray]:
+    """The recorded slice (tests/data/real_launches/README.md) and its records, their global addresses moved into
+    A's gigabyte: the allocations live at the recording laid out one after another, each at its offset within 2
+    MiB, so that lanes fall on shadow pages and 1 KiB chunks as they did."""
+    import zstandard  # a test dependency, as the slice is test data
+
+    meta = json.loads((REAL_LAUNCHES / f"{SGEMM_SLICE}.json").read_text())
+    raw = zstandard.ZstdDecompressor().decompress((REAL_LAUNCHES / f"{SGEMM_SLICE}.records.zst").read_bytes())
+    recs = np.frombuffer(raw, dtype=RECORD_DTYPE).copy()
+    addr = recs["addr"][(recs["type"] == 1) & (recs["space"] == 1)]
+    moved, offset = addr.copy(), 0
+    for base, size in sorted(meta["allocations"]):
+        start = offset + base % HUGE
+        inside = (addr >= base) & (addr < base + size)
+        moved[inside] = addr[inside] - base + A + start
+        offset = (start + size + HUGE - 1) // HUGE * HUGE
+    if offset > 1 << 30:
+        raise SystemExit(f"{SGEMM_SLICE}: its allocations take more than the benchmark's 1 GiB")
+    recs["addr"][(recs["type"] == 1) & (recs["space"] == 1)] = moved
+    return meta, recs
+
+
+def sgemm_records(blocks: int) -> np.ndarray:
+    """The SGEMM slice's blocks copied into a grid of about 64 * `blocks` records, SGEMM_RESIDENT blocks at a time,
+    their records interleaved one by one (each record of the slice issued by every resident copy in turn)."""
+    _, one = sgemm_slice()
+    per_copy = int(one["block"].max()) + 1
+    copies = max(1, 64 * blocks // len(one))
+    wave = max(1, SGEMM_RESIDENT // per_copy)
+    out = []
+    for first in range(0, copies, wave):
+        k = np.arange(first, min(copies, first + wave), dtype=np.uint64)
+        r = np.repeat(one, len(k))
+        r["block"] += np.tile(k, len(one)) * np.uint64(per_copy)
+        out.append(r)
+    return np.concatenate(out)
+
+
 SORT_THREADS = 512  # bitonicSortShared: SHARED_SIZE_LIMIT / 2 threads, two keys each
 SORT_KEYS = 2 * SORT_THREADS
 SORT_WARPS = SORT_THREADS // 32
@@ -326,6 +389,8 @@ BITONIC_RECORDS_PER_BLOCK = 7700  # about, with random keys (about 19 active lan
 
 
 def threads_per_block(pattern: str) -> int:
+    if pattern == "sgemm":
+        return sgemm_slice()[0]["block"][0]
     return SORT_THREADS if pattern == "bitonic" else 32 * WARPS
 
 
@@ -408,6 +473,8 @@ def generate(blocks: int, pattern: str = "mix", footprint_mb: int = 256) -> np.n
         return shared_records(blocks)
     if pattern == "gemm":
         return gemm_records(blocks)
+    if pattern == "sgemm":
+        return sgemm_records(blocks)
     if pattern == "matvec":
         return matvec_records(blocks)
     if pattern == "bfs":
