@@ -598,3 +598,44 @@ def test_summarized_segments_change_nothing_but_their_count(tmp_path, workers):
     assert on_result == off_result
     assert on_touches == off_touches
     assert on_stats["peak_shadow_bytes"] == off_stats["peak_shadow_bytes"]
+
+
+def shared_shapes_trace(seed: int, n: int = 1500) -> np.ndarray:
+    """Shared records that repeat a few shapes (lane offsets from the first active lane: a padded tile's rows of four
+    lanes 36 words apart, lanes scattered over 300 words, lanes sharing words, a permutation) at other bases, four
+    records of one PC at a time, as the warps of one instruction issue it: moved by whole words, which keeps the
+    figures (the engine reuses them), and with near misses, which do not (the engine must not reuse them): moved by a
+    byte or three, another mask (lane 1 left out of the two lanes on one word), another size, one lane 64 KiB away."""
+    rng = np.random.default_rng(seed)
+    sizes, size_p = [1, 2, 4, 8, 16], [0.1, 0.1, 0.5, 0.15, 0.15]
+    recs = random_mem_records(rng, n, SHARED, 3, 4, 2, [0.6, 0.3, 0.1], sizes, size_p)
+    lanes = np.arange(32)
+    shapes = [  # (shape, its near miss), in bytes for 4-byte lanes
+        (4 * (36 * (lanes // 4) + lanes % 4), 4 * (36 * (lanes // 4) + lanes % 4 + (lanes == 31))),
+        (4 * rng.integers(0, 300, 32), 4 * rng.integers(0, 300, 32)),
+        (4 * (lanes // 3), 4 * (lanes // 2)),
+        (4 * rng.permutation(32), 4 * rng.permutation(32)),
+        (4 * np.maximum(lanes - 1, 0), 4 * np.maximum(lanes - 1, 0)),  # lanes 0 and 1 share a word
+        (4 * lanes, 4 * lanes + 65536 * (lanes == 5)),  # the same offsets but for bits 16 and up
+        (4 * (lanes // 2), 4 * (lanes // 2) + 65536 * (lanes == 1)),  # ... and 17 words instead of 16
+    ]
+    masks = [0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFD, 0x0F0F0F0F, 0xFFFF0000]
+    for i in range(n):
+        if i % 4 == 0:  # four warps issue one instruction: its PC, size and shape
+            pair, size = shapes[int(rng.integers(0, len(shapes)))], int(recs["size"][i])
+        shape = pair[1] if rng.random() < 0.25 else pair[0]
+        size_i = size if rng.random() < 0.8 else int(rng.choice(sizes, p=size_p))
+        if size_i >= 8:
+            shape = shape * (size_i // 4)  # footprints of vectors at the same word pattern
+        recs["pc"][i], recs["size"][i] = recs["pc"][i - i % 4], size_i
+        base = 4 * int(rng.integers(0, 2000)) + int(rng.choice([0, 0, 0, 1, 2, 3]))
+        mask = masks[int(rng.integers(0, len(masks)))]
+        recs["active_mask"][i] = mask
+        recs["addr"][i] = np.where((mask >> lanes) & 1, base + shape, 0)
+    return with_block_barriers(recs, rng)
+
+
+@pytest.mark.parametrize("seed", [71, 72, 73])
+@pytest.mark.parametrize("workers", [1, 3])
+def test_shared_shapes_met_again_match_reference_model(seed, workers):
+    one_launch_matches_reference_model(shared_shapes_trace(seed), blocks=3, threads=128, workers=workers)

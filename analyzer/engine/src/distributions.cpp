@@ -413,9 +413,56 @@ SharedFigures general_shared_figures(const RlRecord& r, unsigned per_group) {
   return f;
 }
 
+// A shared record's lane offsets from its first active lane's address a0 (0 for inactive lanes), in one branch-free
+// pass; `differ`: their bits that differ from `seen`'s. False when an address reaches bit 32 (no shape is kept).
+bool lane_offsets(const RlRecord& r, uint64_t a0, uint32_t* offset, const uint32_t* seen, uint32_t& differ) {
+  uint64_t high = 0;
+  differ = 0;
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    const uint64_t a = (r.active_mask >> lane & 1) ? r.addr[lane] : a0;
+    high |= a;
+    offset[lane] = uint32_t(a - a0);
+    differ |= offset[lane] ^ seen[lane];
+  }
+  return (high >> 32) == 0;
+}
+
+// A slot's shape after kMissesKept misses in a row is replaced at every kMissesKept-th miss only.
+constexpr uint32_t kMissesKept = 8;
+
+void keep_shape(SharedShape& seen, uint32_t node, const RlRecord& r, uint64_t a0, const uint32_t* offset,
+                const SharedFigures& f, uint8_t flags) {
+  seen.node = node;
+  seen.mask = r.active_mask;
+  seen.size = r.size;
+  seen.low_bits = uint32_t(a0 & 3);
+  std::memcpy(seen.offset, offset, sizeof seen.offset);
+  seen.distinct = uint32_t(f.distinct);
+  seen.wave = uint32_t(f.wave);
+  seen.ideal = uint32_t(f.ideal);
+  seen.flags = flags;
+}
+
 }  // namespace
 
-void Engine::Impl::shared_distribution(const RlRecord& r, Ctx& c, NodeStats& s) {
+void Engine::Impl::shared_distribution(const RlRecord& r, Ctx& c, NodeStats& s, SharedShapes& shapes) {
+  const uint32_t mask = r.active_mask;
+  SharedShape& seen = shapes.of(c.id);
+  const uint64_t a0 = mask ? r.addr[__builtin_ctz(mask)] : 0;
+  uint32_t offset[32], differ = 0;
+  bool have_offsets = false, small = false;
+  if (mask != 0 && seen.mask == mask && seen.size == r.size && seen.low_bits == uint32_t(a0 & 3)) {
+    small = lane_offsets(r, a0, offset, seen.offset, differ);
+    have_offsets = true;
+    if (small && differ == 0) {
+      seen.misses = 0;
+      c.flags |= seen.flags;
+      s.addresses.add(seen.distinct);
+      s.wavefronts.add(seen.wave);
+      s.wavefronts_ideal.add(seen.ideal);
+      return;
+    }
+  }
   const unsigned per_group = r.size <= 4 ? 32u : std::max(1u, 128u / r.size);
   SharedFigures f;
   bool consecutive = false;
@@ -431,11 +478,17 @@ void Engine::Impl::shared_distribution(const RlRecord& r, Ctx& c, NodeStats& s) 
     consecutive = consecutive_lanes(r);
   }
   // lanes' granules are a subset of their footprint words: distinct footprints mean no shared granule
-  if (f.distinct == f.pushed) c.flags |= kNoOverlap;
-  if (consecutive) c.flags |= kConsecutive;
+  const uint8_t flags = uint8_t((f.distinct == f.pushed ? kNoOverlap : 0) | (consecutive ? kConsecutive : 0));
+  c.flags |= flags;
   s.addresses.add(uint32_t(f.distinct));
   s.wavefronts.add(uint32_t(f.wave));
   s.wavefronts_ideal.add(uint32_t(f.ideal));
+  // A shape is kept unless its slot keeps missing (a sorting network's swaps, whose masks follow the data): then only
+  // now and then, so that a PC whose shapes settle gets its slot back.
+  if (mask != 0 && (++seen.misses <= kMissesKept || seen.misses % kMissesKept == 0)) {
+    if (!have_offsets) small = lane_offsets(r, a0, offset, seen.offset, differ);
+    if (small) keep_shape(seen, c.id, r, a0, offset, f, flags);
+  }
 }
 
 void Engine::Impl::route_global(const RlRecord& r, uint32_t i, uint32_t slot, Worker& wk) {
@@ -509,7 +562,7 @@ void Engine::Impl::distribute_and_route(const RlRecord& r, size_t i, Worker& wk)
       route_global(r, uint32_t(i), slot, wk);
     }
   } else if (r.space == RL_SPACE_SHARED) {
-    shared_distribution(r, c, s);
+    shared_distribution(r, c, s, wk.shared_shapes);
   }
 }
 

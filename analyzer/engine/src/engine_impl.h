@@ -75,7 +75,7 @@ struct Engine::Impl {
   // ---- phase 2: distributions and routing (distributions.cpp) --------------------------------------------
   static std::pair<uint64_t, uint64_t> global_distribution(const RlRecord& r, Ctx& c, NodeStats& s, uint64_t* a,
                                                            unsigned lanes);
-  static void shared_distribution(const RlRecord& r, Ctx& c, NodeStats& s);
+  static void shared_distribution(const RlRecord& r, Ctx& c, NodeStats& s, SharedShapes& shapes);
   void route_global(const RlRecord& r, uint32_t i, uint32_t slot, Worker& wk);
   void phase2_piece(const RlRecord* recs, size_t n, size_t piece, unsigned w, Worker& wk);
   void finish_routing(Worker& wk);

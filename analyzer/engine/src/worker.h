@@ -64,6 +64,29 @@ class LinesAhead {
   unsigned n_ = 0, next_ = 0;
 };
 
+// The figures of a shared record whose shape was met before (shared_distribution). A record's distinct words,
+// wavefronts and ideal depend only on its active lanes' addresses relative to the first one's, the byte of that
+// address in its word, the mask and the size, as long as no footprint wraps around past 2^64 - 1 (all addresses are
+// below 2^32 here): moving every footprint by whole words turns the banks round, which keeps each group's busiest
+// bank. The warps of one instruction usually repeat one shape (lane offsets from the thread index, a base from the
+// warp's), and finding its figures again took a cascade of closed forms and windows, or a sort of intervals (cuBLAS's
+// SGEMM stores its asynchronous copies to rows 36 words apart: four passes over the lanes before the wide window
+// fits). One shape per slot, the slot chosen by the record's node; the slot's key is the whole shape, so a stale or
+// another node's shape only misses.
+struct SharedShape {
+  uint32_t node = 0;  // 0: empty (node ids start at 1); only picks the slot, the figures need no node
+  uint32_t mask = 0, size = 0, low_bits = 0;  // low_bits: the first active lane's address modulo 4
+  uint32_t offset[32] = {};                   // each lane's address minus the first active one's (0: inactive)
+  uint32_t distinct = 0, wave = 0, ideal = 0;
+  uint8_t flags = 0;    // kNoOverlap, kConsecutive
+  uint32_t misses = 0;  // lookups of the slot that missed since its last hit
+};
+struct SharedShapes {
+  static constexpr unsigned kSlots = 64;
+  SharedShape slot[kSlots];
+  SharedShape& of(uint32_t node) { return slot[node % kSlots]; }
+};
+
 struct Worker {
   explicit Worker(Budget* b) : budget(b), fallback(b), global_values(b) {}
   Budget* budget;
@@ -72,7 +95,8 @@ struct Worker {
   PagedShadow fallback;           // global granules outside allocations, owned chunks
   ValueShadow global_values;      // value mode: the global granules this worker owns
   SameIssueTable same;
-  LinesAhead lines_ahead;  // phase 4
+  SharedShapes shared_shapes;  // phase 2
+  LinesAhead lines_ahead;      // phase 4
   EdgeBuffer buffer;
   std::vector<Routed<uint32_t>> by_block;  // phase 2 output, per block owner: record indices
   std::vector<Routed<Item>> by_chunk;      // phase 2 output, per chunk owner: global lanes
