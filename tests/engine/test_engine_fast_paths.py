@@ -639,3 +639,26 @@ def shared_shapes_trace(seed: int, n: int = 1500) -> np.ndarray:
 @pytest.mark.parametrize("workers", [1, 3])
 def test_shared_shapes_met_again_match_reference_model(seed, workers):
     one_launch_matches_reference_model(shared_shapes_trace(seed), blocks=3, threads=128, workers=workers)
+
+
+@pytest.mark.parametrize("workers", [1, 3])
+def test_shared_shapes_near_2_to_the_32_are_not_taken_for_others(workers):
+    # Lanes on both sides of 2^32 have the 32-bit offsets of lanes that are not (a reviewer's pair: {2^32 - 4, 0} and
+    # {4, 8} as 8-byte lanes, mask 0x3): their figures and overlap differ, so no such shape may be kept or found.
+    pairs = [
+        (8, [2**32 - 4, 0], [4, 8]),
+        (4, [2**32 - 2, 2], [2, 6]),
+        (4, [2**31 - 4, 2**31], [4, 8]),
+        (16, [2**31 - 8, 2**31 + 8], [8, 24]),
+    ]
+    rows = []
+    for size, near, far_from_it in pairs:
+        for lanes in (near, far_from_it, near, far_from_it, far_from_it, near):
+            rows.append((size, lanes))
+    recs = np.zeros(len(rows) * 4, dtype=RECORD_DTYPE)
+    for i, (size, lanes) in enumerate(rows * 4):
+        recs[i]["type"], recs[i]["space"], recs[i]["access"], recs[i]["size"] = MEM, SHARED, 1 + (i % 3 == 0), size
+        recs[i]["block"], recs[i]["warp"], recs[i]["pc"] = i % 2, i % 4, 0x40
+        recs[i]["active_mask"] = 0x3
+        recs[i]["addr"][:2] = lanes
+    one_launch_matches_reference_model(recs, blocks=2, threads=128, workers=workers)

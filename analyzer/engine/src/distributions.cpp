@@ -414,25 +414,25 @@ SharedFigures general_shared_figures(const RlRecord& r, unsigned per_group) {
 }
 
 // A shared record's lane offsets from its first active lane's address a0 (0 for inactive lanes), in one branch-free
-// pass; `differ`: their bits that differ from `seen`'s. False when an address reaches bit 32 (no shape is kept).
+// pass; `differ`: their bits that differ from `seen`'s. False when a footprint reaches bit 31: then an offset might
+// not fit in 32 signed bits (two shapes would look alike) or a footprint cross 2^32, and no shape is kept.
 bool lane_offsets(const RlRecord& r, uint64_t a0, uint32_t* offset, const uint32_t* seen, uint32_t& differ) {
   uint64_t high = 0;
   differ = 0;
   for (unsigned lane = 0; lane < 32; ++lane) {
     const uint64_t a = (r.active_mask >> lane & 1) ? r.addr[lane] : a0;
-    high |= a;
+    high |= a | (a + r.size - 1);
     offset[lane] = uint32_t(a - a0);
     differ |= offset[lane] ^ seen[lane];
   }
-  return (high >> 32) == 0;
+  return (high >> 31) == 0;
 }
 
 // A slot's shape after kMissesKept misses in a row is replaced at every kMissesKept-th miss only.
 constexpr uint32_t kMissesKept = 8;
 
-void keep_shape(SharedShape& seen, uint32_t node, const RlRecord& r, uint64_t a0, const uint32_t* offset,
-                const SharedFigures& f, uint8_t flags) {
-  seen.node = node;
+void keep_shape(SharedShape& seen, const RlRecord& r, uint64_t a0, const uint32_t* offset, const SharedFigures& f,
+                uint8_t flags) {
   seen.mask = r.active_mask;
   seen.size = r.size;
   seen.low_bits = uint32_t(a0 & 3);
@@ -487,7 +487,7 @@ void Engine::Impl::shared_distribution(const RlRecord& r, Ctx& c, NodeStats& s, 
   // now and then, so that a PC whose shapes settle gets its slot back.
   if (mask != 0 && (++seen.misses <= kMissesKept || seen.misses % kMissesKept == 0)) {
     if (!have_offsets) small = lane_offsets(r, a0, offset, seen.offset, differ);
-    if (small) keep_shape(seen, c.id, r, a0, offset, f, flags);
+    if (small) keep_shape(seen, r, a0, offset, f, flags);
   }
 }
 

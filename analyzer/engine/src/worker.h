@@ -66,15 +66,14 @@ class LinesAhead {
 
 // The figures of a shared record whose shape was met before (shared_distribution). A record's distinct words,
 // wavefronts and ideal depend only on its active lanes' addresses relative to the first one's, the byte of that
-// address in its word, the mask and the size, as long as no footprint wraps around past 2^64 - 1 (all addresses are
-// below 2^32 here): moving every footprint by whole words turns the banks round, which keeps each group's busiest
-// bank. The warps of one instruction usually repeat one shape (lane offsets from the thread index, a base from the
-// warp's), and finding its figures again took a cascade of closed forms and windows, or a sort of intervals (cuBLAS's
-// SGEMM stores its asynchronous copies to rows 36 words apart: four passes over the lanes before the wide window
-// fits). One shape per slot, the slot chosen by the record's node; the slot's key is the whole shape, so a stale or
-// another node's shape only misses.
+// address in its word, the mask and the size, as long as no footprint crosses 2^32 and the offsets fit in 32 signed
+// bits (every footprint below 2^31 here; shared windows are under 1 MiB): moving every footprint by whole words turns
+// the banks round, which keeps each group's busiest bank. The warps of one instruction usually repeat one shape
+// (lane offsets from the thread index, a base from the warp's), and finding its figures again took a cascade of
+// closed forms and windows, or a sort of intervals (cuBLAS's SGEMM stores its asynchronous copies to rows 36 words
+// apart: four passes over the lanes before the wide window fits). One shape per slot, the slot chosen by the record's
+// node; the key is the whole shape, so another node's shape in the slot only misses.
 struct SharedShape {
-  uint32_t node = 0;  // 0: empty (node ids start at 1); only picks the slot, the figures need no node
   uint32_t mask = 0, size = 0, low_bits = 0;  // low_bits: the first active lane's address modulo 4
   uint32_t offset[32] = {};                   // each lane's address minus the first active one's (0: inactive)
   uint32_t distinct = 0, wave = 0, ideal = 0;
