@@ -72,7 +72,8 @@ class LinesAhead {
 // (lane offsets from the thread index, a base from the warp's), and finding its figures again took a cascade of
 // closed forms and windows, or a sort of intervals (cuBLAS's SGEMM stores its asynchronous copies to rows 36 words
 // apart: four passes over the lanes before the wide window fits). One shape per slot, the slot chosen by the record's
-// node; the key is the whole shape, so another node's shape in the slot only misses.
+// node (256 slots: a kernel has tens of shared PCs, cuBLAS's SGEMM 54); the key is the whole shape, so another node's
+// shape in the slot only misses.
 struct SharedShape {
   uint32_t mask = 0, size = 0, low_bits = 0;  // low_bits: the first active lane's address modulo 4
   uint32_t offset[32] = {};                   // each lane's address minus the first active one's (0: inactive)
@@ -81,7 +82,7 @@ struct SharedShape {
   uint32_t misses = 0;  // lookups of the slot that missed since its last hit
 };
 struct SharedShapes {
-  static constexpr unsigned kSlots = 64;
+  static constexpr unsigned kSlots = 256;
   SharedShape slot[kSlots];
   SharedShape& of(uint32_t node) { return slot[node % kSlots]; }
 };
