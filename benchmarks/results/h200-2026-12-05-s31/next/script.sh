@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prepared in session 31 for the next session's first device call (sessions 30 and 31 had no device machine). Checks
-# main with sessions 30 and 31's engine changes (`engine.patch` = `git diff f94d1c8 52086ed -- analyzer/engine`:
+# main with sessions 30 and 31's engine changes (`engine.patch` = `git diff f94d1c8 HEAD -- analyzer/engine` at session 31's end:
 # session 30's irregular-access changes, docs/engine.md "Irregular access", and session 31's shared shapes met again,
 # "Per-lane cost"), which analyse online inside the collector and have never run on the GPU:
 # 1. GPU tests and fidelity against ncu on main. 2. The engine before both sessions built beside (engine.patch taken
