@@ -52,3 +52,19 @@ manifest_args() {
   python3 -c "import json, sys; print(' '.join(next(a['args'] for a in json.load(open(sys.argv[1]))['apps'] if a['name'] == sys.argv[2])))" \
     "$DEVICE_CALL_REPO/benchmarks/realapps/manifest.json" "$1"
 }
+# engine_pairs BEFORE PATTERN...: benchmarks/engine.py's patterns at 1 and 12 workers (2 runs each, the best printed)
+# under the engine module BEFORE (a _engine*.so built beside by build_revision.sh) and under the installed one, in
+# turn; each output in $OUT/engine_PATTERN_{before,after}.txt, its worker and step lines printed.
+engine_pairs() {
+  local before=$1 pattern engine name
+  shift
+  for pattern in "$@"; do
+    for engine in "$before" installed; do
+      name=$([ "$engine" = installed ] && echo after || echo before)
+      stamp "engine.py --pattern $pattern, $name"
+      timeout 80 python3 benchmarks/engine.py --pattern "$pattern" --workers 1,12 --repeat 2 --engine "$engine" \
+        > "$OUT/engine_${pattern}_${name}.txt" 2>&1
+      grep -E "^  workers|slowest" "$OUT/engine_${pattern}_${name}.txt" | head -8
+    done
+  done
+}

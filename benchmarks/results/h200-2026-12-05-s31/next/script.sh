@@ -20,13 +20,5 @@ fidelity_against_ncu
 wait $BUILD  # the pid: a bare `wait` also waits for the log's tee
 BEFORE=$(grep "_engine" /tmp/before.txt)
 [ -n "$BEFORE" ] || { tail -20 /tmp/before.txt; exit 1; }
-for pattern in gather sgemm transpose; do
-  for engine in $BEFORE installed; do
-    name=$([ $engine = installed ] && echo after || echo before)
-    stamp "engine.py --pattern $pattern, $name"
-    timeout 80 python3 benchmarks/engine.py --pattern $pattern --workers 1,12 --repeat 2 --engine $engine \
-      > $OUT/engine_${pattern}_${name}.txt 2>&1
-    grep -E "^  workers|slowest" $OUT/engine_${pattern}_${name}.txt | head -8
-  done
-done
+engine_pairs "$BEFORE" gather sgemm transpose
 stamp done

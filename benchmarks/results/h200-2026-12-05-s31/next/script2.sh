@@ -11,15 +11,7 @@ stamp "the engine before sessions 30 and 31"
 timeout 240 bash benchmarks/build_revision.sh --patch $D/engine.patch /tmp/before -R > /tmp/before.txt 2>&1
 BEFORE=$(grep "_engine" /tmp/before.txt)
 [ -n "$BEFORE" ] || { tail -20 /tmp/before.txt; exit 1; }
-for pattern in scalars strided; do
-  for engine in $BEFORE installed; do
-    name=$([ $engine = installed ] && echo after || echo before)
-    stamp "engine.py --pattern $pattern, $name"
-    timeout 80 python3 benchmarks/engine.py --pattern $pattern --workers 1,12 --repeat 2 --engine $engine \
-      > $OUT/engine_${pattern}_${name}.txt 2>&1
-    grep -E "^  workers|slowest" $OUT/engine_${pattern}_${name}.txt | head -8
-  done
-done
+engine_pairs "$BEFORE" scalars strided
 for mb in 256 250; do
   stamp "engine.py --pattern strided --footprint-mb $mb, after, one worker"
   timeout 60 python3 benchmarks/engine.py --pattern strided --footprint-mb $mb --workers 1 --repeat 2 \
