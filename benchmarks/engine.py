@@ -2,6 +2,7 @@
 
 Usage: python benchmarks/engine.py [--blocks 16384] [--workers 1,2,4,8,16] [--repeat 3] [--independent 1,4,8,16]
                                   [--pattern mix|gather|scalars|strided|shared|bitonic|gemm|sgemm|matvec|stencil|transpose|bfs]
+                                  [--slice DIR/NAME]
                                   [--footprint-mb 256]
                                   [--values] [--engine installed|PATH/_engine*.so]
 
@@ -45,10 +46,12 @@ gives about 64 N records.
     and 4 lanes share.
   sgemm: recorded, not generated: the slice of PyTorch's cuBLAS SGEMM launch kept in tests/data/real_launches
     (sm80_xmma, 32 x 32 tiles, 64 threads a block: cp.async tile loads into a padded shared tile, 16-byte
-    fragments that lanes share in groups of four, C stores, barriers), its 12 blocks copied as blocks of one grid
-    of 1,024 resident blocks whose records interleave one by one, as that launch's did on the H200 (about 940
-    distinct blocks in every 4,096 records); every copy reads the slice's global addresses, moved into the
-    benchmark's allocations; about 64 * --blocks records. The loop of a PyTorch training step is 95% such records.
+    fragments that lanes share in groups of four, C stores, barriers), copied as --slice does; its 1,024 blocks
+    were all resident on the H200 (about 940 distinct blocks in every 4,096 records). The loop of a PyTorch training
+    step is 95% such records.
+--slice DIR/NAME: any launch slice (benchmarks/launch_slice.py): its blocks copied as blocks of one grid of about
+  64 * --blocks records, as many at a time as interleaved in the recorded launch, their records interleaved one by
+  one; every copy reads the slice's global addresses, moved into the benchmark's allocations.
 Targets (issue 7): >= 50 M lane-accesses/s per worker; speed-up >= 0.85 N at N workers. Issue 14: the same
 per worker on gather and strided with a footprint of at least 256 MB.
 """
@@ -125,6 +128,7 @@ def transpose_program(gid: np.ndarray, tid: np.ndarray) -> list[tuple[int, int, 
 
 
 PATTERNS = (
+    "slice",
     "mix",
     "gather",
     "scalars",
@@ -338,19 +342,21 @@ def gemm_records(blocks: int) -> np.ndarray:
 
 
 REAL_LAUNCHES = Path(__file__).resolve().parents[1] / "tests" / "data" / "real_launches"
-SGEMM_SLICE = "cublas_sgemm_32x32_nn"
-SGEMM_RESIDENT = 1024  # that launch's whole grid: 1,024 blocks of 64 threads fit on the H200 at once
+SGEMM_SLICE = REAL_LAUNCHES / "cublas_sgemm_32x32_nn"
+MAX_RESIDENT = 1024  # a slice that does not say how many blocks interleaved: its grid, up to this many
 HUGE = 2 << 20
 
 
-def sgemm_slice() -> tuple[dict, np.ndarray]:
-    """The recorded slice (tests/data/real_launches/README.md) and its records, their global addresses moved into
-    A's gigabyte: the allocations live at the recording laid out one after another, each at its offset within 2
-    MiB, so that lanes fall on shadow pages and 1 KiB chunks as they did."""
-    import zstandard  # a test dependency, as the slice is test data
+def launch_slice(path: Path) -> tuple[dict, np.ndarray]:
+    """A recorded slice (tests/data/real_launches/README.md; benchmarks/launch_slice.py writes them) and its records,
+    their global addresses moved into A's gigabyte: the allocations live at the recording laid out one after another,
+    each at its offset within 2 MiB, so that lanes fall on shadow pages and 1 KiB chunks as they did."""
+    import zstandard  # a test dependency, as slices are test data
 
-    meta = json.loads((REAL_LAUNCHES / f"{SGEMM_SLICE}.json").read_text())
-    raw = zstandard.ZstdDecompressor().decompress((REAL_LAUNCHES / f"{SGEMM_SLICE}.records.zst").read_bytes())
+    meta = json.loads(Path(f"{path}.json").read_text())
+    if (meta.get("format"), meta.get("version")) != ("reuselens-real-launch-slice", 1):
+        raise SystemExit(f"{path}.json: not a launch slice of version 1")
+    raw = zstandard.ZstdDecompressor().decompress(Path(f"{path}.records.zst").read_bytes())
     recs = np.frombuffer(raw, dtype=RECORD_DTYPE).copy()
     addr = recs["addr"][(recs["type"] == 1) & (recs["space"] == 1)]
     moved, offset = addr.copy(), 0
@@ -360,18 +366,33 @@ def sgemm_slice() -> tuple[dict, np.ndarray]:
         moved[inside] = addr[inside] - base + A + start
         offset = (start + size + HUGE - 1) // HUGE * HUGE
     if offset > 1 << 30:
-        raise SystemExit(f"{SGEMM_SLICE}: its allocations take more than the benchmark's 1 GiB")
+        raise SystemExit(f"{path}: its allocations take more than the benchmark's 1 GiB")
     recs["addr"][(recs["type"] == 1) & (recs["space"] == 1)] = moved
     return meta, recs
 
 
-def sgemm_records(blocks: int) -> np.ndarray:
-    """The SGEMM slice's blocks copied into a grid of about 64 * `blocks` records, SGEMM_RESIDENT blocks at a time,
-    their records interleaved one by one (each record of the slice issued by every resident copy in turn)."""
-    _, one = sgemm_slice()
+def slice_threads(meta: dict) -> int:
+    x, y, z = meta["block"]
+    return x * y * z
+
+
+def slice_resident(meta: dict) -> int:
+    """How many blocks' records interleaved in the recorded launch (launch_slice.py counts them); for a slice that
+    does not say, its grid, up to MAX_RESIDENT (the cuBLAS slice's 1,024 blocks were all resident on the H200)."""
+    if "resident_blocks" in meta:
+        return max(1, int(meta["resident_blocks"]))
+    x, y, z = meta["grid"]
+    return min(x * y * z, MAX_RESIDENT)
+
+
+def slice_records(blocks: int, path: Path) -> np.ndarray:
+    """The slice's blocks copied into a grid of about 64 * `blocks` records, as many blocks at a time as interleaved
+    in the recorded launch, their records interleaved one by one (each record of the slice issued by every resident
+    copy in turn)."""
+    meta, one = launch_slice(path)
     per_copy = int(one["block"].max()) + 1
     copies = max(1, 64 * blocks // len(one))
-    wave = max(1, SGEMM_RESIDENT // per_copy)
+    wave = max(1, slice_resident(meta) // per_copy)
     out = []
     for first in range(0, copies, wave):
         k = np.arange(first, min(copies, first + wave), dtype=np.uint64)
@@ -388,9 +409,9 @@ SORT_RESIDENT = 528  # 132 SMs x 4 blocks of 512 threads
 BITONIC_RECORDS_PER_BLOCK = 7700  # about, with random keys (about 19 active lanes per record)
 
 
-def threads_per_block(pattern: str) -> int:
-    if pattern == "sgemm":
-        return sgemm_slice()[0]["block"][0]
+def threads_per_block(pattern: str, slice_path: Path | None = None) -> int:
+    if pattern in ("sgemm", "slice"):
+        return slice_threads(launch_slice(SGEMM_SLICE if pattern == "sgemm" else slice_path)[0])
     return SORT_THREADS if pattern == "bitonic" else 32 * WARPS
 
 
@@ -459,7 +480,7 @@ def bitonic_launch(blocks: int, rng: np.random.Generator, interleave: bool = Tru
     return np.concatenate(out)
 
 
-def generate(blocks: int, pattern: str = "mix", footprint_mb: int = 256) -> np.ndarray:
+def generate(blocks: int, pattern: str = "mix", footprint_mb: int = 256, slice_path: Path | None = None) -> np.ndarray:
     footprint = footprint_mb << 20
     if footprint > 1 << 30:
         raise SystemExit("--footprint-mb: at most 1024 (the benchmark's allocations are 1 GiB)")
@@ -474,7 +495,9 @@ def generate(blocks: int, pattern: str = "mix", footprint_mb: int = 256) -> np.n
     if pattern == "gemm":
         return gemm_records(blocks)
     if pattern == "sgemm":
-        return sgemm_records(blocks)
+        return slice_records(blocks, SGEMM_SLICE)
+    if pattern == "slice":
+        return slice_records(blocks, slice_path)
     if pattern == "matvec":
         return matvec_records(blocks)
     if pattern == "bfs":
@@ -628,6 +651,12 @@ def main() -> int:
         default="mix",
     )
     ap.add_argument("--footprint-mb", type=int, default=256, help="table / matrix size of " + ", ".join(TABLE_PATTERNS))
+    ap.add_argument(
+        "--slice",
+        type=Path,
+        help="a launch slice (DIR/NAME of NAME.json and NAME.records.zst, benchmarks/launch_slice.py) copied into a "
+        "full grid; implies --pattern slice",
+    )
     ap.add_argument("--values", action="store_true", help="value mode: companions after every memory record")
     ap.add_argument(
         "--engine",
@@ -640,14 +669,23 @@ def main() -> int:
         ap.error("--footprint-mb: at least 1")
     if args.values and args.independent:
         ap.error("--independent replays without values: leave out --values")
+    if args.slice is not None:
+        if args.pattern not in ("mix", "slice"):
+            ap.error("--slice replays a recorded slice: leave out --pattern")
+        if not Path(f"{args.slice}.json").is_file():
+            ap.error(f"--slice: {args.slice}.json does not exist")
+        args.pattern = "slice"
+    elif args.pattern == "slice":
+        ap.error("--pattern slice: name the slice with --slice DIR/NAME")
     engine = engine_module(args.engine)
-    recs = generate(args.blocks, args.pattern, args.footprint_mb)
+    recs = generate(args.blocks, args.pattern, args.footprint_mb, args.slice)
+    threads = threads_per_block(args.pattern, args.slice)
     lanes = lane_accesses(recs)
     records_counted = len(recs)  # the figures count records, not their value companions
     if args.values:
         recs = with_value_companions(recs)
     print(
-        f"trace ({args.pattern}"
+        f"trace ({args.pattern if args.slice is None else args.slice}"
         + (f", {args.footprint_mb} MB footprint" if args.pattern in TABLE_PATTERNS else "")
         + f"): {len(recs):,} records, {lanes:,} lane-accesses, {recs.nbytes / 2**20:.0f} MiB; "
         f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}"
@@ -660,9 +698,7 @@ def main() -> int:
         )
         base = None
         for w in [int(x) for x in args.workers.split(",")]:
-            t, cpu, shadow, steps = measure(
-                engine, recs, w, args.repeat, warm, threads_per_block(args.pattern), args.values
-            )
+            t, cpu, shadow, steps = measure(engine, recs, w, args.repeat, warm, threads, args.values)
             base = base or t
             print(
                 f"  workers {w:2d}: {records_counted / t / 1e6:6.2f} M records/s  {lanes / t / 1e6:7.1f} M lane-accesses/s "
@@ -677,11 +713,9 @@ def main() -> int:
         )
         single = None  # lane-accesses/s of one engine alone (needs 1 in the list)
         for n in [int(x) for x in args.independent.split(",")]:
-            share = recs if n == 1 else generate(args.blocks // n, args.pattern, args.footprint_mb)
+            share = recs if n == 1 else generate(args.blocks // n, args.pattern, args.footprint_mb, args.slice)
             share_lanes = lane_accesses(share)
-            rate = (
-                n * share_lanes / min(independent(engine, share, n, threads_per_block(args.pattern)) for _ in range(2))
-            )
+            rate = n * share_lanes / min(independent(engine, share, n, threads) for _ in range(2))
             if n == 1:
                 single = rate
             print(
