@@ -291,15 +291,20 @@ class RegionShadow {
   // which charged its page.
   uint64_t* value_slot(uint64_t granule) const { return values_ ? values_ + (granule - first_) : nullptr; }
   // Every lane of the global replay asks for its entry, so the test of its page is kept inline, and a page's first
-  // touch (charging, advice) is out of line.
+  // touch (charging, advice) is out of line. The caller owns the granule's chunk (no other worker reads or writes
+  // its entry), and the first touch writes it before the replay reads it (an atomic or of 0: the value stays): the
+  // replay reads an entry before writing it, and a page first read maps the zero page, whose write then faults
+  // again to copy it, or, in a block advised for huge pages, the huge zero page, which the write splits into 4 KiB
+  // pages. One fault instead of two (the whole process of a cold gather over 1 GiB of shadow: 152 K faults -> 122 K).
   Entry* entry(uint64_t granule) {
     const uint64_t i = granule - first_, page = i / kPageEntries;
-    if (!(touched_[page / 64].load(std::memory_order_relaxed) >> (page % 64) & 1)) touch_page(page);
+    if (!(touched_[page / 64].load(std::memory_order_relaxed) >> (page % 64) & 1)) touch_page(page, i);
     return shadow_ + i;
   }
-  [[gnu::noinline]] void touch_page(uint64_t page) {
+  [[gnu::noinline]] void touch_page(uint64_t page, uint64_t i) {
     const uint64_t bit = 1ull << (page % 64);
     if (touched_[page / 64].fetch_or(bit) & bit) return;  // another worker touched it first
+    __atomic_fetch_or(&shadow_[i].w0, uint64_t(0), __ATOMIC_RELAXED);
     const uint64_t charge = values_ ? kPageBytes + kPageEntries * sizeof(uint64_t) : kPageBytes;
     committed_ += charge;
     budget_->take(charge);
