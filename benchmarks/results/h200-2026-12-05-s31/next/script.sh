@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Prepared in session 31 for the next session's first device call (sessions 30 and 31 had no device machine). Checks
 # main with sessions 30 and 31's engine changes (`engine.patch` = `git diff f94d1c8 HEAD -- analyzer/engine` at
-# session 31's end: session 30's irregular-access changes, docs/engine.md "Irregular access", and session 31's
-# shared shapes met again, "Per-lane cost"), which analyse online inside the collector and have never run on the GPU:
+# session 31's end: session 30's irregular-access changes, docs/engine.md "Irregular access"; session 31's shared
+# shapes met again, "Per-lane cost", and first touches that write before they read, "Shadow memory"), which analyse
+# online inside the collector and have never run on the GPU:
 # 1. GPU tests and fidelity against ncu on main. 2. The engine before both sessions built beside (engine.patch taken
 # back). 3. engine.py's gather (256 MB), sgemm (the recorded cuBLAS slice, the PyTorch loop's records) and transpose
 # patterns at 1 and 12 workers under both engines.
