@@ -349,8 +349,8 @@ HUGE = 2 << 20
 
 def launch_slice(path: Path) -> tuple[dict, np.ndarray]:
     """A recorded slice (tests/data/real_launches/README.md; benchmarks/launch_slice.py writes them) and its records,
-    their global addresses moved into A's gigabyte: the allocations live at the recording laid out one after another,
-    each at its offset within 2 MiB, so that lanes fall on shadow pages and 1 KiB chunks as they did."""
+    their global addresses moved into A's gigabyte: the allocations the slice touches laid out one after another, each
+    at its offset within 2 MiB, so that lanes fall on shadow pages and 1 KiB chunks as they did."""
     import zstandard  # a test dependency, as slices are test data
 
     meta = json.loads(Path(f"{path}.json").read_text())
@@ -361,8 +361,10 @@ def launch_slice(path: Path) -> tuple[dict, np.ndarray]:
     addr = recs["addr"][(recs["type"] == 1) & (recs["space"] == 1)]
     moved, offset = addr.copy(), 0
     for base, size in sorted(meta["allocations"]):
-        start = offset + base % HUGE
         inside = (addr >= base) & (addr < base + size)
+        if not inside.any():  # an allocation the slice never touches (a pool's other blocks) takes no room
+            continue
+        start = offset + base % HUGE
         moved[inside] = addr[inside] - base + A + start
         offset = (start + size + HUGE - 1) // HUGE * HUGE
     if offset > 1 << 30:

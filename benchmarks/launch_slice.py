@@ -43,17 +43,25 @@ def launch_slice(run_dir: Path, launch_id: str, keep_blocks: int) -> tuple[dict,
     launches = [launch for launch in replay_manifest.launches(manifest, run.manifest) if launch.trace]
     if not launches:
         raise SystemExit(f"{run_dir}: no launch has a trace (record with --traces)")
-    traces = {launch.id: read_trace(inside_run(run.path, launch.trace, "launches.trace")) for launch in launches}
-    if launch_id == "largest":
-        chosen = max(launches, key=lambda launch: len(traces[launch.id].records))
-    else:
-        chosen = next((launch for launch in launches if str(launch.id) == launch_id), None)
-        if chosen is None:
-            raise SystemExit(
-                f"{run_dir}: launch {launch_id} has no trace (launches with one: "
-                f"{', '.join(str(launch.id) for launch in launches[:20])})"
-            )
-    records = np.asarray(traces[chosen.id].records)
+    if launch_id != "largest":
+        launches = [launch for launch in launches if str(launch.id) == launch_id]
+        if not launches:
+            raise SystemExit(f"{run_dir}: launch {launch_id} has no trace (record it with --traces)")
+    traces = {}
+    for launch in launches:
+        try:
+            traces[launch.id] = read_trace(inside_run(run.path, launch.trace, "launches.trace"))
+        except TraceError as exc:  # `largest` goes on without a damaged trace; a launch asked for by id does not
+            if launch_id != "largest":
+                raise
+            print(f"launch_slice: skipped: {exc}", file=sys.stderr)
+    if not traces:
+        raise SystemExit(f"{run_dir}: no trace could be read")
+    chosen = max((launch for launch in launches if launch.id in traces), key=lambda x: len(traces[x.id].records))
+    trace = traces[chosen.id]
+    if trace.launch_id != chosen.id:
+        raise SystemExit(f"{trace.path}: holds launch {trace.launch_id}, run.json says launch {chosen.id}")
+    records = np.asarray(trace.records)
     if len(records) == 0:
         raise SystemExit(f"{run_dir}: launch {chosen.id} recorded no records")
     kept = np.unique(records["block"])[:keep_blocks]
@@ -96,9 +104,15 @@ def main() -> int:
     except (RunDirectoryError, TraceError) as exc:
         print(f"launch_slice: {exc}", file=sys.stderr)
         return 1
+    payloads = {
+        Path(f"{args.out}.records.zst"): zstandard.ZstdCompressor(level=19).compress(sliced.tobytes()),
+        Path(f"{args.out}.json"): (json.dumps(meta, indent=1) + "\n").encode(),
+    }
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    Path(f"{args.out}.records.zst").write_bytes(zstandard.ZstdCompressor(level=19).compress(sliced.tobytes()))
-    Path(f"{args.out}.json").write_text(json.dumps(meta, indent=1) + "\n")
+    for path, data in payloads.items():  # both written beside, then renamed: never one without the other
+        path.with_name(path.name + ".part").write_bytes(data)
+    for path in payloads:
+        path.with_name(path.name + ".part").replace(path)
     print(
         f"{args.out}: launch {meta['launch']} ({meta['kernel'][:60]}), {meta['records']:,} of "
         f"{meta['launch_records']:,} records, blocks {meta['blocks_kept'][0]}-{meta['blocks_kept'][-1]}, "

@@ -7,6 +7,7 @@ PyTorch loop's engine cost is measured on (docs/engine.md, "Benchmark")."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -23,9 +24,9 @@ RUN = REPO / "tests" / "data" / "runs" / "pattern_suite"
 GLOBAL, SHARED = 1, 2
 
 
-def cut_slice(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+def cut_slice(tmp_path: Path, *args: str, run: Path = RUN) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, str(REPO / "benchmarks" / "launch_slice.py"), str(RUN), *args, "--out", str(tmp_path / "s")],
+        [sys.executable, str(REPO / "benchmarks" / "launch_slice.py"), str(run), *args, "--out", str(tmp_path / "s")],
         capture_output=True,
         text=True,
     )
@@ -114,3 +115,29 @@ def test_engine_py_slice_option_needs_an_existing_slice(tmp_path):
         text=True,
     )
     assert done.returncode != 0 and "none.json does not exist" in done.stderr
+
+
+def test_a_damaged_trace_fails_the_launch_asked_for_and_is_skipped_by_largest(tmp_path):
+    run = tmp_path / "run"
+    shutil.copytree(RUN, run)
+    manifest = json.loads((run / "run.json").read_text())
+    largest = max(manifest["launches"], key=lambda entry: entry["records"])
+    other = next(entry for entry in manifest["launches"] if entry["id"] != largest["id"] and entry.get("trace"))
+    (run / other["trace"]).write_bytes(b"not a trace")
+    done = cut_slice(tmp_path, "--launch", str(other["id"]), run=run)
+    assert done.returncode != 0 and "truncated trace header" in done.stderr and not (tmp_path / "s.json").exists()
+    assert not list(tmp_path.glob("s.*"))  # nothing half-written
+    done = cut_slice(tmp_path, "--launch", "largest", run=run)
+    assert done.returncode == 0 and "skipped" in done.stderr
+    assert json.loads((tmp_path / "s.json").read_text())["launch"] == largest["id"]
+
+
+def test_allocations_a_slice_never_touches_take_no_room(tmp_path):
+    assert cut_slice(tmp_path, "--launch", "largest", "--blocks", "1").returncode == 0
+    meta = json.loads((tmp_path / "s.json").read_text())
+    meta["allocations"].append([1 << 47, 4 << 30])  # a 4 GiB pool block the launch never reads
+    (tmp_path / "s.json").write_text(json.dumps(meta))
+    bench = bench_module()
+    _, one = bench.launch_slice(tmp_path / "s")
+    lanes = one["addr"][(one["type"] == 1) & (one["space"] == GLOBAL)]
+    assert ((lanes == 0) | ((lanes >= bench.A) & (lanes < bench.A + (1 << 30)))).all()
