@@ -3,7 +3,8 @@
 # 12 workers under main's engine and the engine before sessions 30 and 31; strided at 256 and 250 MB, one worker
 # (session 23 measured strided at half the gather's rate there: is a power-of-two row pitch, a warp's 32 shadow lines
 # in one cache set, the reason?); SHOC BFS's traces replayed from memory by both engines at 12 and 1 workers, results
-# checked equal (97% broadcasts: session 30's broadcast prefetch).
+# checked equal (97% broadcasts: session 30's broadcast prefetch); the sgemm pattern at 1, 12 and 16 workers against
+# as many independent engines (issue 14's scaling target, on the PyTorch loop's records).
 #   bash benchmarks/results/h200-2026-12-05-s31/next/script2.sh
 source benchmarks/device_call.sh
 D=benchmarks/results/h200-2026-12-05-s31/next
@@ -18,6 +19,11 @@ for mb in 256 250; do
     > $OUT/engine_strided_${mb}mb.txt 2>&1
   grep -E "^  workers|slowest" $OUT/engine_strided_${mb}mb.txt | head -4
 done
+# Issue 14's scaling target on the PyTorch loop's records: 16 workers against 16 independent one-worker engines.
+stamp "engine.py --pattern sgemm, scaling against independent engines"
+timeout 150 python3 benchmarks/engine.py --pattern sgemm --workers 1,12,16 --independent 1,12,16 --repeat 2 \
+  > $OUT/engine_sgemm_scaling.txt 2>&1
+grep -E "^  workers|^  engines" $OUT/engine_sgemm_scaling.txt
 stamp "build SHOC BFS"
 timeout 150 python3 benchmarks/realapps.py --src benchmarks/realapps/src --out /tmp/nat --build /tmp/rb --rounds 1 \
   --modes native --jobs 16 --apps shoc_bfs > /tmp/nat.txt 2>&1 || tail -5 /tmp/nat.txt
