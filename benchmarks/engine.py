@@ -51,7 +51,9 @@ gives about 64 N records.
     step is 95% such records.
 --slice DIR/NAME: any launch slice (benchmarks/launch_slice.py): its blocks copied as blocks of one grid of about
   64 * --blocks records, as many at a time as interleaved in the recorded launch, their records interleaved one by
-  one; every copy reads the slice's global addresses, moved into the benchmark's allocations.
+  one; every copy reads the slice's global addresses, moved into the benchmark's allocations. So the copies share
+  their global data: the global step of a global-heavy slice (fdtd2d, SHOC BFS) finds its shadow in the caches, unlike
+  the launch's; measure that step on recorded launches (benchmarks/replay_speed.py).
 Targets (issue 7): >= 50 M lane-accesses/s per worker; speed-up >= 0.85 N at N workers. Issue 14: the same
 per worker on gather and strided with a footprint of at least 256 MB.
 """

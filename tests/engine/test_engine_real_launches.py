@@ -53,3 +53,32 @@ def test_cublas_sgemm_slice_matches_reference_model(workers):
     assert engine_distributions(kernel) == expected
     labels = {e["label"] for e in kernel["edges"]}
     assert {"cold", "warp_same_inst", "block"} <= labels
+
+
+# Slices of the real-application suite's engine-bound apps (session 31's device call 5, benchmarks/launch_slice.py):
+# PolyBench fdtd2d's third step and LU's second kernel, cuda-samples transposeNoBankConflicts and reduce7, SHOC BFS's
+# warp-centric kernel and sort's radixSortBlocks.
+SUITE_SLICES = ["pb_fdtd2d", "pb_lu", "cs_transpose", "cs_reduction", "shoc_bfs", "shoc_sort"]
+
+
+@pytest.mark.parametrize("name", SUITE_SLICES)
+@pytest.mark.parametrize("workers", [1, 3])
+def test_suite_app_slices_match_reference_model(name, workers):
+    meta, recs = load(name)
+    assert meta["launch_records"] >= len(recs) > 0 and meta["resident_blocks"] >= 1
+    x, y, z = meta["block"]
+    launch = {
+        "id": 0,
+        "function_id": 0,
+        "grid": meta["grid"],
+        "block": meta["block"],
+        "dynamic_shared_bytes": meta["dynamic_shared_bytes"],
+    }
+    out = analyze_records([(launch, recs)], workers=workers, allocations=[tuple(a) for a in meta["allocations"]])
+    ref = Reference()
+    ref.run_launch(0, 0, x * y * z, recs)
+    kernel = out["kernels"][0]
+    assert engine_edges(kernel) == {k: dict(v) for k, v in ref.edges[0].items()}
+    assert engine_spans(kernel) == dict(ref.spans[0])
+    expected = {pc: {k: dict(v) for k, v in d.items()} for pc, d in distributions(recs).items()}
+    assert engine_distributions(kernel) == expected
