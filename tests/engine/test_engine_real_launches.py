@@ -32,40 +32,9 @@ def fragment_records(recs: np.ndarray) -> int:
     return sum(len(set(r["addr"].tolist())) < 32 for r in shared if r["active_mask"] == 0xFFFFFFFF)
 
 
-@pytest.mark.parametrize("workers", [1, 3])
-def test_cublas_sgemm_slice_matches_reference_model(workers):
-    meta, recs = load("cublas_sgemm_32x32_nn")
-    assert fragment_records(recs) > 500  # the slice holds the shapes it is kept for
-    launch = {
-        "id": 0,
-        "function_id": 0,
-        "grid": meta["grid"],
-        "block": meta["block"],
-        "dynamic_shared_bytes": meta["dynamic_shared_bytes"],
-    }
-    out = analyze_records([(launch, recs)], workers=workers, allocations=[tuple(a) for a in meta["allocations"]])
-    ref = Reference()
-    ref.run_launch(0, 0, meta["block"][0], recs)
-    kernel = out["kernels"][0]
-    assert engine_edges(kernel) == {k: dict(v) for k, v in ref.edges[0].items()}
-    assert engine_spans(kernel) == dict(ref.spans[0])
-    expected = {pc: {k: dict(v) for k, v in d.items()} for pc, d in distributions(recs).items()}
-    assert engine_distributions(kernel) == expected
-    labels = {e["label"] for e in kernel["edges"]}
-    assert {"cold", "warp_same_inst", "block"} <= labels
-
-
-# Slices of the real-application suite's engine-bound apps (session 31's device call 5, benchmarks/launch_slice.py):
-# PolyBench fdtd2d's third step and LU's second kernel, cuda-samples transposeNoBankConflicts and reduce7, SHOC BFS's
-# warp-centric kernel and sort's radixSortBlocks.
-SUITE_SLICES = ["pb_fdtd2d", "pb_lu", "cs_transpose", "cs_reduction", "shoc_bfs", "shoc_sort"]
-
-
-@pytest.mark.parametrize("name", SUITE_SLICES)
-@pytest.mark.parametrize("workers", [1, 3])
-def test_suite_app_slices_match_reference_model(name, workers):
-    meta, recs = load(name)
-    assert meta["launch_records"] >= len(recs) > 0 and meta["resident_blocks"] >= 1
+def slice_matches_reference_model(meta: dict, recs: np.ndarray, workers: int) -> dict:
+    """The slice as one launch with its allocations: the engine's edges, barrier spans and distributions equal the
+    Python model's; the engine's kernel entry."""
     x, y, z = meta["block"]
     launch = {
         "id": 0,
@@ -82,3 +51,27 @@ def test_suite_app_slices_match_reference_model(name, workers):
     assert engine_spans(kernel) == dict(ref.spans[0])
     expected = {pc: {k: dict(v) for k, v in d.items()} for pc, d in distributions(recs).items()}
     assert engine_distributions(kernel) == expected
+    return kernel
+
+
+@pytest.mark.parametrize("workers", [1, 3])
+def test_cublas_sgemm_slice_matches_reference_model(workers):
+    meta, recs = load("cublas_sgemm_32x32_nn")
+    assert fragment_records(recs) > 500  # the slice holds the shapes it is kept for
+    kernel = slice_matches_reference_model(meta, recs, workers)
+    labels = {e["label"] for e in kernel["edges"]}
+    assert {"cold", "warp_same_inst", "block"} <= labels
+
+
+# Slices of the real-application suite's engine-bound apps (session 31's device call 5, benchmarks/launch_slice.py):
+# PolyBench fdtd2d's third step and LU's second kernel, cuda-samples transposeNoBankConflicts and reduce7, SHOC BFS's
+# warp-centric kernel and sort's radixSortBlocks.
+SUITE_SLICES = ["pb_fdtd2d", "pb_lu", "cs_transpose", "cs_reduction", "shoc_bfs", "shoc_sort"]
+
+
+@pytest.mark.parametrize("name", SUITE_SLICES)
+@pytest.mark.parametrize("workers", [1, 3])
+def test_suite_app_slices_match_reference_model(name, workers):
+    meta, recs = load(name)
+    assert meta["launch_records"] >= len(recs) > 0 and meta["resident_blocks"] >= 1
+    slice_matches_reference_model(meta, recs, workers)

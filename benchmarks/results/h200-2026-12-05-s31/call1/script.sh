@@ -10,7 +10,7 @@
 # Then, as calls of their own: `next/script2.sh` (scalars, strided at two row pitches, SHOC BFS's traces replayed by
 # both engines and checked equal), the suite (`source benchmarks/device_call.sh; short_suite 2`), and last session
 # 29's `next/script.sh` (the ring patches' pairing; whether it made session 30's machine stop answering is not known).
-#   bash benchmarks/results/h200-2026-12-05-s31/next/script.sh
+#   bash benchmarks/results/h200-2026-12-05-s31/call1/script.sh
 source benchmarks/device_call.sh
 D=benchmarks/results/h200-2026-12-05-s31/next
 stamp "the engine before sessions 30 and 31 (in the background)"

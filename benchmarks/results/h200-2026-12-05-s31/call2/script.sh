@@ -3,7 +3,7 @@
 # main's engine than under the engine before sessions 30 and 31, run one after the other. Alternating three engines
 # (before both sessions: engine.patch taken back; before session 31: session31.patch taken back; main) for three
 # rounds tells host drift from a change, and which session's.
-#   bash benchmarks/results/h200-2026-12-05-s31/next/ab.sh
+#   bash benchmarks/results/h200-2026-12-05-s31/call2/script.sh
 source benchmarks/device_call.sh
 D=benchmarks/results/h200-2026-12-05-s31/next
 stamp "the engines before sessions 30-31 and before session 31"

@@ -5,7 +5,7 @@
 # in one cache set, the reason?); SHOC BFS's traces replayed from memory by both engines at 12 and 1 workers, results
 # checked equal (97% broadcasts: session 30's broadcast prefetch); the sgemm pattern at 1, 12 and 16 workers against
 # as many independent engines (issue 14's scaling target, on the PyTorch loop's records).
-#   bash benchmarks/results/h200-2026-12-05-s31/next/script2.sh
+#   bash benchmarks/results/h200-2026-12-05-s31/call4/script.sh
 source benchmarks/device_call.sh
 D=benchmarks/results/h200-2026-12-05-s31/next
 stamp "the engine before sessions 30 and 31"

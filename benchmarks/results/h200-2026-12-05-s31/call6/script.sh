@@ -2,7 +2,7 @@
 # Session 31's call 6: the 40-step PyTorch training loop (issue 14: <= 3x native), natively and under
 # `reuselens profile --no-analyze`, one round each, as session 27's call 1 ran it (6.1x then), with the engine of
 # sessions 30 and 31 (the shared shapes cut its cuBLAS SGEMM records' routing step by half).
-#   bash benchmarks/results/h200-2026-12-05-s31/next/pytorch.sh
+#   bash benchmarks/results/h200-2026-12-05-s31/call6/script.sh
 source benchmarks/device_call.sh
 stamp "PyTorch loop, 40 steps, native"
 timeout 45 python3 benchmarks/pytorch_overhead.py --out /tmp/pt_native --steps 40 --rounds 1 --modes native \

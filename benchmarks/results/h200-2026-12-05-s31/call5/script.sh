@@ -5,7 +5,7 @@
 # off, and its launch with the most records is cut to its first 12 blocks into $OUT/slices/. Commit the slices
 # worth keeping under tests/data/real_launches (a slice holds records only: no source, no machine code), then
 # `python benchmarks/engine.py --slice tests/data/real_launches/NAME`.
-#   bash benchmarks/results/h200-2026-12-05-s31/next/script3.sh
+#   bash benchmarks/results/h200-2026-12-05-s31/call5/script.sh
 source benchmarks/device_call.sh
 APPS=(pb_fdtd2d cs_transpose shoc_bfs shoc_sort cs_reduction pb_lu)
 stamp "build ${APPS[*]}"
