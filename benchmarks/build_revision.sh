@@ -16,7 +16,10 @@ if [ "${1:-}" = "--patch" ]; then
   patch=$(realpath "${2:?$usage}")
   dir=${3:?$usage}
   cp -r "${sources[@]}" "$src"/
-  (cd "$src" && git apply ${4:-} "$patch")
+  # Only the package's sources are copied: a patch's other files (its tests) are left out, not failed on.
+  includes=()
+  for path in "${sources[@]}"; do includes+=(--include="$path" --include="$path/*"); done
+  (cd "$src" && git apply "${includes[@]}" ${4:-} "$patch")
 else
   rev=${1:?$usage}
   dir=${2:?$usage}

@@ -25,7 +25,7 @@ timeout 150 python3 benchmarks/realapps.py --src benchmarks/realapps/src --out /
 wait $BUILD $BUILD_HALF  # the pids: a bare `wait` also waits for the log's tee
 NEW_LIB=$(grep libreuselens_collector /tmp/new.txt)
 HALF_LIB=$(grep libreuselens_collector /tmp/half.txt)
-[ -n "$NEW_LIB" ] && [ -n "$HALF_LIB" ] || { tail -20 /tmp/new.txt /tmp/half.txt; exit 1; }
+[ -n "$NEW_LIB" ] && [ -n "$HALF_LIB" ] || { tail -n 20 /tmp/new.txt /tmp/half.txt; exit 1; }
 export REUSELENS_COLLECTOR_LIB=$NEW_LIB
 gpu_tests
 fidelity_against_ncu
