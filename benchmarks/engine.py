@@ -349,15 +349,21 @@ MAX_RESIDENT = 1024  # a slice that does not say how many blocks interleaved: it
 HUGE = 2 << 20
 
 
+def slice_meta(path: Path) -> dict:
+    """A slice's description (NAME.json), checked for its format."""
+    meta = json.loads(Path(f"{path}.json").read_text())
+    if (meta.get("format"), meta.get("version")) != ("reuselens-real-launch-slice", 1):
+        raise SystemExit(f"{path}.json: not a launch slice of version 1")
+    return meta
+
+
 def launch_slice(path: Path) -> tuple[dict, np.ndarray]:
     """A recorded slice (tests/data/real_launches/README.md; benchmarks/launch_slice.py writes them) and its records,
     their global addresses moved into A's gigabyte: the allocations the slice touches laid out one after another, each
     at its offset within 2 MiB, so that lanes fall on shadow pages and 1 KiB chunks as they did."""
     import zstandard  # a test dependency, as slices are test data
 
-    meta = json.loads(Path(f"{path}.json").read_text())
-    if (meta.get("format"), meta.get("version")) != ("reuselens-real-launch-slice", 1):
-        raise SystemExit(f"{path}.json: not a launch slice of version 1")
+    meta = slice_meta(path)
     raw = zstandard.ZstdDecompressor().decompress(Path(f"{path}.records.zst").read_bytes())
     recs = np.frombuffer(raw, dtype=RECORD_DTYPE).copy()
     addr = recs["addr"][(recs["type"] == 1) & (recs["space"] == 1)]
@@ -415,7 +421,7 @@ BITONIC_RECORDS_PER_BLOCK = 7700  # about, with random keys (about 19 active lan
 
 def threads_per_block(pattern: str, slice_path: Path | None = None) -> int:
     if pattern in ("sgemm", "slice"):
-        return slice_threads(launch_slice(SGEMM_SLICE if pattern == "sgemm" else slice_path)[0])
+        return slice_threads(slice_meta(SGEMM_SLICE if pattern == "sgemm" else slice_path))
     return SORT_THREADS if pattern == "bitonic" else 32 * WARPS
 
 
