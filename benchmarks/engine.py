@@ -599,14 +599,22 @@ def measure(
 
 def step_lines(steps: dict[str, object], workers: int) -> list[str]:
     """Per step: the critical path (slowest worker per batch, summed) and the mean worker's time; their ratio
-    is the load imbalance, and consume's wall time beyond the critical paths is hand-over between steps."""
+    is the load imbalance, and consume's wall time beyond the critical paths is hand-over between steps. With
+    several workers the block and global steps run fused (consume.cpp): a worker's global step begins when its own
+    block step ends, so their critical paths overlap and the remainder is negative by as much as they overlapped."""
     crit, cpu, wall = steps["crit"], steps["cpu"], steps["wall"]
+    rest = wall - sum(crit)
+    rest_text = (
+        f"hand-over and idling {1e3 * rest:.1f} ms"
+        if rest >= 0
+        else f"block and global steps overlapped {-1e3 * rest:.1f} ms"
+    )
     return [
         "              ms per step, slowest worker: "
         + "  ".join(f"{name} {1e3 * x:6.1f}" for name, x in zip(STEPS, crit)),
         "              ms per step, mean worker:    "
         + "  ".join(f"{name} {1e3 * x / workers:6.1f}" for name, x in zip(STEPS, cpu)),
-        f"              consume wall {1e3 * wall:.1f} ms, hand-over and idling {1e3 * (wall - sum(crit)):.1f} ms",
+        f"              consume wall {1e3 * wall:.1f} ms, {rest_text}",
     ]
 
 

@@ -216,3 +216,37 @@ def test_time_split_is_consistent(workers):
     assert wall > 0 and sum(crit) > 0
     for slowest, total in zip(crit, cpu):
         assert total / workers - 1e-9 <= slowest <= total + 1e-9
+
+
+def test_budget_error_in_one_workers_block_step_stops_the_others():
+    """Phases 3 and 4 run fused (consume.cpp): chunk owners wait for block owners' pieces. A block owner that
+    exceeds the shadow budget in its block step must release them: the error is reported, nothing hangs. The
+    budgets sweep the point where the shared and local shadow (block step) or the global shadow (global step)
+    runs out first; a child process with a timeout turns a hang into a failure."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(
+        f"""
+        import sys
+        sys.path.insert(0, {str(__import__("pathlib").Path(__file__).parent)!r})
+        from test_engine_determinism import random_trace, A
+        from reuselens.analyzer.replay import analyze_records
+        recs = random_trace(21, n=12000, blocks=64)
+        outcomes = []
+        for kib in (4, 16, 64, 256, 1024, 2048, 4096, 8192, 16384, 65536, 262144):
+            try:
+                analyze_records([({{"id": 0, "function_id": 0, "grid": [64, 1, 1], "block": [128, 1, 1]}}, recs)],
+                                workers=4, allocations=[(A, 1 << 20)], shadow_budget_bytes=kib << 10)
+                outcomes.append("ok")
+            except RuntimeError as error:
+                assert "shadow memory budget" in str(error), error
+                outcomes.append("budget")
+        print(" ".join(outcomes))
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    outcomes = done.stdout.split()
+    assert outcomes[0] == "budget" and outcomes[-1] == "ok", outcomes

@@ -80,7 +80,9 @@ void Engine::Impl::prefetch_block(const RlRecord& r, Worker& wk) {
   }
 }
 // One worker owns everything: walk the batch itself instead of routed lists.
-void Engine::Impl::phase3(const RlRecord* recs, size_t n, unsigned w) {
+// publish: phases 3 and 4 run fused (consume.cpp): each finished piece is announced in block_progress[w], after
+// its Sync slots, for the chunk owners that wait on them.
+void Engine::Impl::phase3(const RlRecord* recs, size_t n, unsigned w, bool publish) {
   Worker& wk = *workers[w];
   constexpr size_t kAhead = 3;  // for_each_routed asks for the record's header 6 records ahead
   if (W == 1) {
@@ -89,11 +91,18 @@ void Engine::Impl::phase3(const RlRecord* recs, size_t n, unsigned w) {
       block_step(recs[i], ctx[i], ctx[i].sync, 0, wk);
     }
   } else {
-    for_each_routed<false>(&Worker::by_block, n, w, recs, [&](uint32_t item, Routed<uint32_t>& list, uint32_t x) {
+    const auto visit = [&](uint32_t item, Routed<uint32_t>& list, uint32_t x) {
       if (x + kAhead < list.items.size()) prefetch_block(recs[record_index(list.items[x + kAhead])], wk);
       const uint32_t i = record_index(item);
       block_step(recs[i], ctx[i], list.sync[x], w, wk);
-    });
+    };
+    if (publish) {
+      std::atomic<size_t>& done = block_progress[w].done;
+      for_each_routed<false>(&Worker::by_block, n, w, recs, visit,
+                             [&done](size_t piece) { done.store(piece + 1, std::memory_order_release); });
+    } else {
+      for_each_routed<false>(&Worker::by_block, n, w, recs, visit);
+    }
   }
 }
 }  // namespace reuselens

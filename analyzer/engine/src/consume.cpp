@@ -6,7 +6,10 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <string>
+#include <thread>
 
 namespace reuselens {
 
@@ -40,6 +43,54 @@ void Engine::Impl::phases12(const RlRecord* recs, size_t n, unsigned w, Worker& 
     }
   }
   if (wk.deferred.empty()) finish_routing(wk);
+}
+
+// Phases 3 and 4 of a batch in one run of the pool (docs/engine.md, "Determinism and parallelism"): each worker
+// does its block step, then its global step, which reads each record's barrier counters (Sync) once the record's
+// block owner has announced that piece done (block_progress). Owners still walk their records in record order,
+// so results are those of two runs; what changes is the barrier between the steps: a worker whose block step was
+// light starts its global step instead of waiting for the busiest block owner, and the run ends when the busiest
+// worker's two steps together are done rather than the sum of each step's busiest. Only on the pool's threads
+// (run, not run_inline, where one thread runs the shares in turn and the first global step would wait for a block
+// step not yet begun). REUSELENS_ENGINE_FUSE=0 runs the two steps apart (to measure what this buys).
+bool Engine::Impl::fusion_enabled() {
+  static const bool enabled = [] {
+    const char* v = std::getenv("REUSELENS_ENGINE_FUSE");
+    return v == nullptr || std::strcmp(v, "0") != 0;
+  }();
+  return enabled;
+}
+namespace {
+struct BlockOwnerFailed {};  // await_block_owner: the owner's block step threw; the pool reports its error
+}  // namespace
+void Engine::Impl::fused_blocks_and_global(const RlRecord* recs, size_t n, unsigned w, Worker& wk) {
+  try {
+    timed(wk, 3, [&] { phase3(recs, n, w, true); });
+  } catch (...) {  // the chunk owners waiting on this worker's pieces stop
+    block_progress[w].done.store(kFusedAbort, std::memory_order_release);
+    throw;
+  }
+  try {
+    timed(wk, 4, [&] { phase4(recs, n, w, true); });
+  } catch (const BlockOwnerFailed&) {
+  }
+}
+// Waits until block owner `owner` has done piece `piece` of the batch; *known: how many it has done, as last seen.
+void Engine::Impl::await_block_owner(unsigned owner, size_t piece, size_t* known) {
+  const std::atomic<size_t>& done = block_progress[owner].done;
+  for (unsigned spins = 0;; ++spins) {
+    const size_t now = done.load(std::memory_order_acquire);
+    if (now == kFusedAbort) throw BlockOwnerFailed{};
+    if (now > piece) {
+      *known = now;
+      return;
+    }
+    if (spins < 1024) {
+      cpu_relax();
+    } else {
+      std::this_thread::yield();
+    }
+  }
 }
 
 void Engine::Impl::consume(const RlRecord* recs, size_t n) {
@@ -177,8 +228,15 @@ void Engine::Impl::consume_records(const RlRecord* recs, const RlRecord* const* 
         finish_routing(wk);
       });
     }
-    run_timed(b, [&](unsigned w, Worker& wk) { timed(wk, 3, [&] { phase3(recs, b, w); }); });
-    run_timed(b, [&](unsigned w, Worker& wk) { timed(wk, 4, [&] { phase4(recs, b, w); }); });
+    if (W > 1 && b >= config.inline_batch_records && fusion_enabled()) {
+      for (unsigned w = 0; w < W; ++w) block_progress[w].done.store(0, std::memory_order_relaxed);
+      run_timed(b, [&](unsigned w, Worker& wk) { fused_blocks_and_global(recs, b, w, wk); });
+    } else {
+      run_timed(b, [&](unsigned w, Worker& wk) { timed(wk, 3, [&] { phase3(recs, b, w); }); });
+      run_timed(b, [&](unsigned w, Worker& wk) { timed(wk, 4, [&] { phase4(recs, b, w); }); });
+    }
+    // The slowest worker per step. Fused, a worker's global step begins when its block step ends, so the two
+    // steps' slowest may overlap in time and their sum exceed the run's wall time.
     for (int step = 0; step < 5; ++step) {
       double most = 0;
       for (auto& w : workers) {

@@ -43,6 +43,7 @@ Engine::Impl::Impl(const EngineConfig& c)
     workers.back()->by_block.resize(W);
     workers.back()->by_chunk.resize(W);
   }
+  block_progress.reset(new PieceProgress[W]);
 }
 
 // ---- public API ----------------------------------------------------------------------------------------------

@@ -7,9 +7,11 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -57,6 +59,16 @@ struct Engine::Impl {
   std::vector<uint32_t> misses;       // finish_phase1: records with new PCs, all workers, in record order
   std::atomic<size_t> next_piece{0};  // phases 1-2: the next piece of the batch nobody has taken yet
   std::vector<PieceRef> piece_map;    // phase 2: who routed each piece (phases 3-4 walk pieces in order)
+  // Phases 3 and 4 in one run (fused_blocks_and_global): per block owner, how many pieces of the batch its block
+  // step has done (release: the Sync slots of those pieces are written); kFusedAbort once it threw.
+  struct alignas(64) PieceProgress {
+    std::atomic<size_t> done{0};
+  };
+  static constexpr size_t kFusedAbort = ~size_t(0);
+  std::unique_ptr<PieceProgress[]> block_progress;
+  static bool fusion_enabled();
+  void fused_blocks_and_global(const RlRecord* recs, size_t n, unsigned w, Worker& wk);
+  void await_block_owner(unsigned owner, size_t piece, size_t* known);
   std::vector<Group> groups;
   std::map<GroupKey, size_t> group_index;
   EngineStats counters;
@@ -87,7 +99,7 @@ struct Engine::Impl {
   void on_exit(const RlRecord& r, Worker& wk);
   void block_step(const RlRecord& r, const Ctx& c, Sync& out, unsigned w, Worker& wk);
   void prefetch_block(const RlRecord& r, Worker& wk);
-  void phase3(const RlRecord* recs, size_t n, unsigned w);
+  void phase3(const RlRecord* recs, size_t n, unsigned w, bool publish = false);
 
   // ---- shadow replay, phases 3 and 4 (shadow_replay.cpp) -------------------------------------------------
   struct Run;
@@ -141,16 +153,17 @@ struct Engine::Impl {
   uint64_t compare_value(uint64_t code, const RlRecord& values, unsigned lane, uint64_t g, uint64_t k, uint32_t size,
                          uint32_t tid, BlockState* bs, Worker& wk, RegionShadow* region, unsigned w) const;
   void prefetch_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, size_t& hint, LinesAhead& lines);
-  void phase4(const RlRecord* recs, size_t n, unsigned w);
+  void phase4(const RlRecord* recs, size_t n, unsigned w, bool await = false);
 
   // Walks what phase 2 routed to owner `w`, in record order: piece k of the batch was routed by worker
   // piece_map[k].worker as its piece_map[k].local-th piece. The records come from all over the batch (other cores'
   // caches), so the next ones are prefetched while the current one is replayed: their header and context, and the lane
   // addresses of those whose lanes are replayed (phase 4's, kLanes; phase 3's shared and local ones, lanes_wanted);
   // phase 3 writes the context (barrier counters), so it asks for the line to write.
-  template <bool kLanes, class T, class Visit>
-  void for_each_routed(std::vector<Routed<T>> Worker::* routed, size_t n, unsigned w, const RlRecord* recs,
-                       Visit visit) {
+  // after_piece(k), if given, runs once piece k's items are visited.
+  template <bool kLanes, class T, class Visit, class AfterPiece = std::nullptr_t>
+  void for_each_routed(std::vector<Routed<T>> Worker::* routed, size_t n, unsigned w, const RlRecord* recs, Visit visit,
+                       AfterPiece after_piece = nullptr) {
     constexpr size_t kAhead = 6;
     for (size_t piece = 0; piece < pieces_of(n); ++piece) {
       const PieceRef& from = piece_map[piece];
@@ -178,6 +191,7 @@ struct Engine::Impl {
         }
         visit(items[x], list, x);
       }
+      if constexpr (!std::is_same_v<AfterPiece, std::nullptr_t>) after_piece(piece);
     }
   }
 

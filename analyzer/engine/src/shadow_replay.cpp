@@ -841,7 +841,9 @@ void Engine::Impl::prefetch_lanes(const RlRecord& r, const Ctx& c, uint32_t mask
   }
 }
 
-void Engine::Impl::phase4(const RlRecord* recs, size_t n, unsigned w) {
+// await: phases 3 and 4 run fused (consume.cpp): a record's Sync is read once its block owner has announced the
+// record's piece done.
+void Engine::Impl::phase4(const RlRecord* recs, size_t n, unsigned w, bool await) {
   Worker& wk = *workers[w];
   constexpr size_t kAhead = 2;
   if (W == 1) {
@@ -856,6 +858,7 @@ void Engine::Impl::phase4(const RlRecord* recs, size_t n, unsigned w) {
     }
   } else {
     size_t hint = 0;
+    size_t known[kMaxWorkers] = {};  // await: pieces each block owner is known to have done
     for_each_routed<true>(&Worker::by_chunk, n, w, recs, [&](const Item& it, Routed<Item>& list, uint32_t x) {
       if (x + kAhead < list.items.size()) {  // the walk asked for that record's lines kAhead items ago
         const Item& ahead = list.items[x + kAhead];
@@ -863,6 +866,10 @@ void Engine::Impl::phase4(const RlRecord* recs, size_t n, unsigned w) {
         prefetch_lanes(recs[ahead.index], ctx[ahead.index], ahead.mask, hint, wk.lines_ahead);
       }
       const RlRecord& r = recs[it.index];
+      if (await) {
+        const unsigned owner = block_owner(r.block);
+        if (it.index / kPiece >= known[owner]) await_block_owner(owner, it.index / kPiece, &known[owner]);
+      }
       Ctx full = ctx[it.index];
       full.sync = (*workers[piece_map[it.index / kPiece].worker]).by_block[block_owner(r.block)].sync[it.slot];
       replay_record(r, full, it.mask, w, wk);
