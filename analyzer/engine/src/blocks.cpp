@@ -84,6 +84,7 @@ void Engine::Impl::prefetch_block(const RlRecord& r, Worker& wk) {
 // its Sync slots, for the chunk owners that wait on them.
 void Engine::Impl::phase3(const RlRecord* recs, size_t n, unsigned w, bool publish) {
   Worker& wk = *workers[w];
+  std::vector<Ctx>& ctx = batch_slots[step_slot].ctx;
   constexpr size_t kAhead = 3;  // for_each_routed asks for the record's header 6 records ahead
   if (W == 1) {
     for (size_t i = 0; i < n; ++i) {
@@ -98,10 +99,10 @@ void Engine::Impl::phase3(const RlRecord* recs, size_t n, unsigned w, bool publi
     };
     if (publish) {
       std::atomic<size_t>& done = block_progress[w].done;
-      for_each_routed<false>(&Worker::by_block, n, w, recs, visit,
+      for_each_routed<false>(&Worker::Routing::by_block, n, w, recs, visit,
                              [&done](size_t piece) { done.store(piece + 1, std::memory_order_release); });
     } else {
-      for_each_routed<false>(&Worker::by_block, n, w, recs, visit);
+      for_each_routed<false>(&Worker::Routing::by_block, n, w, recs, visit);
     }
   }
 }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <thread>
 
@@ -17,12 +18,13 @@ namespace reuselens {
 // counter. A worker stops at its first malformed record; pieces before it went to the other workers, so
 // the lowest index any worker reports is the first malformed record of the batch.
 void Engine::Impl::phases12(const RlRecord* recs, size_t n, unsigned w, Worker& wk) {
-  for (auto& v : wk.by_block) v.clear();
-  for (auto& v : wk.by_chunk) v.clear();
+  Worker::Routing& routing = wk.routing[route_slot];
+  for (auto& v : routing.by_block) v.clear();
+  for (auto& v : routing.by_chunk) v.clear();
+  routing.pieces_routed = 0;
   wk.misses.clear();
   wk.deferred.clear();
   wk.error_index = SIZE_MAX;
-  wk.pieces_routed = 0;
   wk.scratch.resize(64);
   for (;;) {
     size_t piece = next_piece.fetch_add(1, std::memory_order_relaxed);
@@ -74,6 +76,15 @@ void Engine::Impl::fused_blocks_and_global(const RlRecord* recs, size_t n, unsig
     timed(wk, 4, [&] { phase4(recs, n, w, true); });
   } catch (const BlockOwnerFailed&) {
   }
+}
+// Phases 1-2 of the next batch in the run of this one's steps 3-4 (consume_records). REUSELENS_ENGINE_PIPELINE=0
+// runs them apart, to measure what this buys.
+bool Engine::Impl::pipelining_enabled() {
+  static const bool enabled = [] {
+    const char* v = std::getenv("REUSELENS_ENGINE_PIPELINE");
+    return v == nullptr || std::strcmp(v, "0") != 0;
+  }();
+  return enabled;
 }
 // Waits until block owner `owner` has done piece `piece` of the batch; *known: how many it has done, as last seen.
 void Engine::Impl::await_block_owner(unsigned owner, size_t piece, size_t* known) {
@@ -202,41 +213,49 @@ void Engine::Impl::release_held() {
   consume_records(&held_record, &none, 1);
 }
 
+// Batches go through the steps in turn: phases 1-2 (ids, distributions, routing), then 3-4 (block and global
+// steps). With several workers, phases 1-2 of batch k + 1 share a run of the pool with phases 3-4 of batch k
+// (pipelined, docs/engine.md "Determinism and parallelism"): each worker does its block and global steps of batch k,
+// then takes pieces of batch k + 1 as the other workers do. The two batches live in the two slots (their contexts,
+// piece maps and routed lists); phases 1-2 depend on nothing phases 3-4 write, and the serial work between
+// (new PCs' ids, the first malformed record) still runs between runs, when no step does. A call of K batches
+// then takes K + 1 runs instead of 3K, and the pieces of the next batch fill the time a worker would have waited
+// for the busiest owner.
 void Engine::Impl::consume_records(const RlRecord* recs, const RlRecord* const* values, size_t n) {
   for (auto& w : workers) w->page_lo = w->page_hi = 0;  // regions may have changed since the last call
   const size_t batch = batch_records(W);
   const auto start = std::chrono::steady_clock::now();
-  while (n > 0) {
-    size_t b = std::min(n, batch);
-    ctx.resize(b);
-    batch_recs = recs;
-    batch_values = values;
-    // Phases 1 and 2 in one run: a piece whose PCs are all known (the steady state) goes on to phase 2 at
-    // once; the others wait for the serial insertion of their new PCs and run phase 2 in a second run.
+  batch_recs = recs;  // values_of: a record's companion, by its place in this call
+  batch_values = values;
+  const auto parallel = [&](size_t b) { return W > 1 && b >= config.inline_batch_records; };
+  // Phases 1-2 of the batch at `at` (b records) into route_slot; with `steps`, in the same run as steps(w, wk),
+  // and after_run() once that run is over (before finish_phase1 may report a malformed record of this batch).
+  const auto route = [&](const RlRecord* at, size_t b, const std::function<void(unsigned, Worker&)>& steps,
+                         const std::function<void()>& after_run) {
+    route_ctx().resize(b);
+    batch_slots[route_slot].piece_map.resize(pieces_of(b));
     next_piece.store(0);
-    piece_map.resize(pieces_of(b));
-    run_timed(b, [&](unsigned w, Worker& wk) { phases12(recs, b, w, wk); });
+    run_timed(std::max(b, steps ? config.inline_batch_records : b), [&](unsigned w, Worker& wk) {
+      if (steps) steps(w, wk);
+      phases12(at, b, w, wk);
+    });
+    if (after_run) after_run();
     auto t0 = std::chrono::steady_clock::now();
-    bool late = finish_phase1(recs);
+    const bool late = finish_phase1(at);
     workers[0]->busy[1] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (late) {
       run_timed(b, [&](unsigned w, Worker& wk) {
         if (wk.deferred.empty()) return;
         timed(wk, 2, [&] {
-          for (uint32_t piece : wk.deferred) phase2_piece(recs, b, piece, w, wk);
+          for (uint32_t piece : wk.deferred) phase2_piece(at, b, piece, w, wk);
         });
         finish_routing(wk);
       });
     }
-    if (W > 1 && b >= config.inline_batch_records && fusion_enabled()) {
-      for (unsigned w = 0; w < W; ++w) block_progress[w].done.store(0, std::memory_order_relaxed);
-      run_timed(b, [&](unsigned w, Worker& wk) { fused_blocks_and_global(recs, b, w, wk); });
-    } else {
-      run_timed(b, [&](unsigned w, Worker& wk) { timed(wk, 3, [&] { phase3(recs, b, w); }); });
-      run_timed(b, [&](unsigned w, Worker& wk) { timed(wk, 4, [&] { phase4(recs, b, w); }); });
-    }
-    // The slowest worker per step. Fused, a worker's global step begins when its block step ends, so the two
-    // steps' slowest may overlap in time and their sum exceed the run's wall time.
+  };
+  const auto account = [&](size_t b) {
+    // The slowest worker per step. Fused and pipelined, steps of one run overlap in time, so the steps' slowest may
+    // sum to more than the run's wall time.
     for (int step = 0; step < 5; ++step) {
       double most = 0;
       for (auto& w : workers) {
@@ -248,9 +267,41 @@ void Engine::Impl::consume_records(const RlRecord* recs, const RlRecord* const* 
     }
     launch_records += b;
     counters.records += b;
-    recs += b;
-    if (values) values += b;
+  };
+  const std::function<void(unsigned, Worker&)> no_steps;
+  const std::function<void()> nothing;
+  size_t b = std::min(n, batch);
+  route_slot = 0;
+  if (n > 0) route(recs, b, no_steps, nothing);
+  while (n > 0) {
+    step_slot = route_slot;
+    const RlRecord* next = recs + b;
+    const size_t next_b = std::min(n - b, batch);
+    const bool fuse = parallel(b) && fusion_enabled();
+    if (fuse) {
+      for (unsigned w = 0; w < W; ++w) block_progress[w].done.store(0, std::memory_order_relaxed);
+      std::function<void(unsigned, Worker&)> steps = [&](unsigned w, Worker& wk) {
+        fused_blocks_and_global(recs, b, w, wk);
+      };
+      if (next_b > 0 && pipelining_enabled()) {
+        route_slot ^= 1;
+        route(next, next_b, steps, [&] { account(b); });  // the next batch's ids and routing count with this run
+      } else {
+        run_timed(b, steps);
+        account(b);
+        route_slot ^= 1;
+        if (next_b > 0) route(next, next_b, no_steps, nothing);
+      }
+    } else {
+      run_timed(b, [&](unsigned w, Worker& wk) { timed(wk, 3, [&] { phase3(recs, b, w); }); });
+      run_timed(b, [&](unsigned w, Worker& wk) { timed(wk, 4, [&] { phase4(recs, b, w); }); });
+      account(b);
+      route_slot ^= 1;
+      if (next_b > 0) route(next, next_b, no_steps, nothing);
+    }
+    recs = next;
     n -= b;
+    b = next_b;
   }
   batch_recs = nullptr;
   batch_values = nullptr;

@@ -501,7 +501,7 @@ void Engine::Impl::route_global(const RlRecord& r, uint32_t i, uint32_t slot, Wo
     for (uint64_t ch = c0; ch <= c1; ++ch) masks[owner_of(ch, W)] |= 1u << lane;
   }
   for (unsigned o = 0; o < W; ++o) {
-    if (masks[o]) wk.by_chunk[o].items.push_back(Item{i, masks[o], slot});
+    if (masks[o]) wk.routing[route_slot].by_chunk[o].items.push_back(Item{i, masks[o], slot});
   }
 }
 
@@ -509,7 +509,7 @@ void Engine::Impl::phase2_piece(const RlRecord* recs, size_t n, size_t piece, un
   constexpr size_t kAhead = 4;  // value mode: a companion is a record of its own, elsewhere in memory
   for (size_t i = piece * kPiece, hi = std::min(n, i + kPiece); i < hi; ++i) {
     if (batch_values && i + kAhead < hi) {
-      if (const RlRecord* v = batch_values[i + kAhead]) {
+      if (const RlRecord* v = values_of(recs[i + kAhead])) {
         const char* p = reinterpret_cast<const char*>(v);
         for (size_t line = 0; line < sizeof(RlRecord); line += 64) __builtin_prefetch(p + line);
       }
@@ -517,19 +517,20 @@ void Engine::Impl::phase2_piece(const RlRecord* recs, size_t n, size_t piece, un
     distribute_and_route(recs[i], i, wk);
   }
   if (W > 1) {
-    for (auto& v : wk.by_block) v.ends.push_back(uint32_t(v.items.size()));
-    for (auto& v : wk.by_chunk) v.ends.push_back(uint32_t(v.items.size()));
-    piece_map[piece] = PieceRef{w, wk.pieces_routed++};
+    Worker::Routing& routing = wk.routing[route_slot];
+    for (auto& v : routing.by_block) v.ends.push_back(uint32_t(v.items.size()));
+    for (auto& v : routing.by_chunk) v.ends.push_back(uint32_t(v.items.size()));
+    batch_slots[route_slot].piece_map[piece] = PieceRef{w, routing.pieces_routed++};
   }
 }
 void Engine::Impl::finish_routing(Worker& wk) {
-  for (auto& v : wk.by_block) v.sync.resize(v.items.size());
+  for (auto& v : wk.routing[route_slot].by_block) v.sync.resize(v.items.size());
 }
 void Engine::Impl::distribute_and_route(const RlRecord& r, size_t i, Worker& wk) {
-  Ctx& c = ctx[i];
+  Ctx& c = route_ctx()[i];
   uint32_t slot = 0;  // position in the block owner's list: where phase 3 leaves the counters
   if (W > 1) {
-    auto& to_owner = wk.by_block[block_owner(r.block)].items;
+    auto& to_owner = wk.routing[route_slot].by_block[block_owner(r.block)].items;
     slot = uint32_t(to_owner.size());
     const bool replayed_in_phase3 = r.type == RL_REC_MEM && r.space != RL_SPACE_GLOBAL;  // shared, local
     to_owner.push_back(uint32_t(i) | (replayed_in_phase3 ? kLanesWanted : 0));
@@ -557,7 +558,8 @@ void Engine::Impl::distribute_and_route(const RlRecord& r, size_t i, Worker& wk)
     if (W == 1) {
       // phase 4 walks the batch itself
     } else if (c_lo == c_hi) {  // no per-lane routing
-      if (lanes) wk.by_chunk[owner_of(c_lo, W)].items.push_back(Item{uint32_t(i), r.active_mask, slot});
+      if (lanes)
+        wk.routing[route_slot].by_chunk[owner_of(c_lo, W)].items.push_back(Item{uint32_t(i), r.active_mask, slot});
     } else {
       route_global(r, uint32_t(i), slot, wk);
     }

@@ -40,8 +40,10 @@ Engine::Impl::Impl(const EngineConfig& c)
   gen_kernel.push_back(kNone);
   for (unsigned w = 0; w < W; ++w) {
     workers.emplace_back(new Worker(&budget));
-    workers.back()->by_block.resize(W);
-    workers.back()->by_chunk.resize(W);
+    for (auto& r : workers.back()->routing) {
+      r.by_block.resize(W);
+      r.by_chunk.resize(W);
+    }
   }
   block_progress.reset(new PieceProgress[W]);
 }

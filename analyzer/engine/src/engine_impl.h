@@ -55,10 +55,18 @@ struct Engine::Impl {
   uint32_t warps_per_block = 1, threads_per_block = 32;
   uint64_t launch_records = 0;
 
-  std::vector<Ctx> ctx;
+  // Two batches may be in flight (consume.cpp): phases 1-2 fill slot route_slot while phases 3-4 read slot
+  // step_slot. Each slot: the records' contexts and who routed each piece (phases 3-4 walk pieces in order).
+  struct BatchSlot {
+    std::vector<Ctx> ctx;
+    std::vector<PieceRef> piece_map;
+  };
+  BatchSlot batch_slots[2];
+  unsigned route_slot = 0, step_slot = 0;
+  std::vector<Ctx>& route_ctx() { return batch_slots[route_slot].ctx; }
+  const std::vector<Ctx>& step_ctx() const { return batch_slots[step_slot].ctx; }
   std::vector<uint32_t> misses;       // finish_phase1: records with new PCs, all workers, in record order
   std::atomic<size_t> next_piece{0};  // phases 1-2: the next piece of the batch nobody has taken yet
-  std::vector<PieceRef> piece_map;    // phase 2: who routed each piece (phases 3-4 walk pieces in order)
   // Phases 3 and 4 in one run (fused_blocks_and_global): per block owner, how many pieces of the batch its block
   // step has done (release: the Sync slots of those pieces are written); kFusedAbort once it threw.
   struct alignas(64) PieceProgress {
@@ -67,6 +75,7 @@ struct Engine::Impl {
   static constexpr size_t kFusedAbort = ~size_t(0);
   std::unique_ptr<PieceProgress[]> block_progress;
   static bool fusion_enabled();
+  static bool pipelining_enabled();
   void fused_blocks_and_global(const RlRecord* recs, size_t n, unsigned w, Worker& wk);
   void await_block_owner(unsigned owner, size_t piece, size_t* known);
   std::vector<Group> groups;
@@ -162,12 +171,14 @@ struct Engine::Impl {
   // phase 3 writes the context (barrier counters), so it asks for the line to write.
   // after_piece(k), if given, runs once piece k's items are visited.
   template <bool kLanes, class T, class Visit, class AfterPiece = std::nullptr_t>
-  void for_each_routed(std::vector<Routed<T>> Worker::* routed, size_t n, unsigned w, const RlRecord* recs, Visit visit,
-                       AfterPiece after_piece = nullptr) {
+  void for_each_routed(std::vector<Routed<T>> Worker::Routing::* routed, size_t n, unsigned w, const RlRecord* recs,
+                       Visit visit, AfterPiece after_piece = nullptr) {
     constexpr size_t kAhead = 6;
+    const std::vector<Ctx>& ctx = step_ctx();
+    const std::vector<PieceRef>& piece_map = batch_slots[step_slot].piece_map;
     for (size_t piece = 0; piece < pieces_of(n); ++piece) {
       const PieceRef& from = piece_map[piece];
-      Routed<T>& list = ((*workers[from.worker]).*routed)[w];
+      Routed<T>& list = (workers[from.worker]->routing[step_slot].*routed)[w];
       size_t j = from.local;
       uint32_t lo = j ? list.ends[j - 1] : 0, hi = list.ends[j];
       const T* items = list.items.data();

@@ -99,7 +99,7 @@ Engine::Impl::PieceState Engine::Impl::phase1_piece(const RlRecord* recs, size_t
       wk.error = check_record(r);
       return PieceState::kMalformed;
     }
-    Ctx& c = ctx[i];
+    Ctx& c = route_ctx()[i];
     c = Ctx{0, 0, Sync{0, 0, 0, 0}};
     if (r.type == RL_REC_BLOCK_EXIT) continue;
     c.id = find_id(r, wk);
@@ -127,6 +127,7 @@ bool Engine::Impl::finish_phase1(const RlRecord* recs) {
     w->lanes = 0;
   }
   std::sort(misses.begin(), misses.end());  // pieces were dealt out round-robin: back to record order
+  std::vector<Ctx>& ctx = route_ctx();
   for (uint32_t i : misses) ctx[i].id = recs[i].type == RL_REC_MEM ? node_id(recs[i]) : barrier_id(recs[i]);
   for (auto& w : workers) {
     if (!w->deferred.empty()) return true;

@@ -845,6 +845,7 @@ void Engine::Impl::prefetch_lanes(const RlRecord& r, const Ctx& c, uint32_t mask
 // record's piece done.
 void Engine::Impl::phase4(const RlRecord* recs, size_t n, unsigned w, bool await) {
   Worker& wk = *workers[w];
+  const std::vector<Ctx>& ctx = step_ctx();
   constexpr size_t kAhead = 2;
   if (W == 1) {
     size_t hint = 0;
@@ -859,7 +860,7 @@ void Engine::Impl::phase4(const RlRecord* recs, size_t n, unsigned w, bool await
   } else {
     size_t hint = 0;
     size_t known[kMaxWorkers] = {};  // await: pieces each block owner is known to have done
-    for_each_routed<true>(&Worker::by_chunk, n, w, recs, [&](const Item& it, Routed<Item>& list, uint32_t x) {
+    for_each_routed<true>(&Worker::Routing::by_chunk, n, w, recs, [&](const Item& it, Routed<Item>& list, uint32_t x) {
       if (x + kAhead < list.items.size()) {  // the walk asked for that record's lines kAhead items ago
         const Item& ahead = list.items[x + kAhead];
         wk.lines_ahead.ask_rest();
@@ -871,7 +872,8 @@ void Engine::Impl::phase4(const RlRecord* recs, size_t n, unsigned w, bool await
         if (it.index / kPiece >= known[owner]) await_block_owner(owner, it.index / kPiece, &known[owner]);
       }
       Ctx full = ctx[it.index];
-      full.sync = (*workers[piece_map[it.index / kPiece].worker]).by_block[block_owner(r.block)].sync[it.slot];
+      const PieceRef& from = batch_slots[step_slot].piece_map[it.index / kPiece];
+      full.sync = workers[from.worker]->routing[step_slot].by_block[block_owner(r.block)].sync[it.slot];
       replay_record(r, full, it.mask, w, wk);
     });
   }

@@ -98,13 +98,19 @@ struct Worker {
   SharedShapes shared_shapes;  // phase 2
   LinesAhead lines_ahead;      // phase 4
   EdgeBuffer buffer;
-  std::vector<Routed<uint32_t>> by_block;  // phase 2 output, per block owner: record indices
-  std::vector<Routed<Item>> by_chunk;      // phase 2 output, per chunk owner: global lanes
-  std::vector<uint32_t> misses;            // phase 1: records whose PC is new (or changed)
-  size_t error_index = SIZE_MAX;           // phase 1: first malformed record this worker met
-  std::vector<uint32_t> deferred;          // pieces with new PCs: phase 2 after their insertion
-  uint32_t pieces_routed = 0;              // pieces this worker ran phase 2 on, this batch
-  double busy[5] = {0, 0, 0, 0, 0};        // seconds in each step of the current batch
+  // Phase 2 output, one per batch slot (consume.cpp: phases 1-2 route one batch while phases 3-4 replay the one
+  // before): per block owner the record indices, per chunk owner the global lanes, and how many pieces this worker
+  // routed in that batch.
+  struct Routing {
+    std::vector<Routed<uint32_t>> by_block;
+    std::vector<Routed<Item>> by_chunk;
+    uint32_t pieces_routed = 0;
+  };
+  Routing routing[2];
+  std::vector<uint32_t> misses;      // phase 1: records whose PC is new (or changed)
+  size_t error_index = SIZE_MAX;     // phase 1: first malformed record this worker met
+  std::vector<uint32_t> deferred;    // pieces with new PCs: phase 2 after their insertion
+  double busy[5] = {0, 0, 0, 0, 0};  // seconds in each step of the current batch
   std::string error;
   uint64_t lanes = 0;
   uint64_t segment_records = 0;  // global records replayed as a summarized segment (replay_segment)

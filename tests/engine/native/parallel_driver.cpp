@@ -114,6 +114,14 @@ int main() {
       std::printf("%u workers report other kernels than 1 worker\n", workers);
       return 1;
     }
+    // the whole trace in one call: several batches, each batch's steps sharing a run with the next one's routing
+    // (consume_records' pipeline), small first batches handed to the workers too
+    for (uint64_t inline_batch : {uint64_t(2048), uint64_t(0)}) {
+      if (kernels(workers, recs, recs.size(), inline_batch) != one) {
+        std::printf("%u workers, the trace in one call, report other kernels than 1 worker\n", workers);
+        return 1;
+      }
+    }
     // short batches (a short launch's records): inline on the consuming thread, and handed to the workers
     for (uint64_t inline_batch : {uint64_t(0), uint64_t(1) << 40}) {
       if (kernels(workers, recs, 500, inline_batch) != one) {
@@ -133,6 +141,10 @@ int main() {
   for (unsigned workers : {2u, 5u}) {
     if (kernels(workers, valued, 7001, 2048, true) != one_valued) {
       std::printf("value mode: %u workers report other kernels than 1 worker\n", workers);
+      return 1;
+    }
+    if (kernels(workers, valued, valued.size(), 2048, true) != one_valued) {
+      std::printf("value mode: %u workers, the trace in one call, report other kernels than 1 worker\n", workers);
       return 1;
     }
   }
