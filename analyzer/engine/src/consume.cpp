@@ -27,7 +27,7 @@ void Engine::Impl::phases12(const RlRecord* recs, size_t n, unsigned w, Worker& 
   wk.error_index = SIZE_MAX;
   wk.scratch.resize(64);
   for (;;) {
-    size_t piece = next_piece.fetch_add(1, std::memory_order_relaxed);
+    size_t piece = next_piece.at.fetch_add(1, std::memory_order_relaxed);
     if (piece >= pieces_of(n)) break;
     PieceState state = PieceState::kClean;
     timed(wk, 0, [&] {
@@ -234,7 +234,7 @@ void Engine::Impl::consume_records(const RlRecord* recs, const RlRecord* const* 
                          const std::function<void()>& after_run) {
     route_ctx().resize(b);
     batch_slots[route_slot].piece_map.resize(pieces_of(b));
-    next_piece.store(0);
+    next_piece.at.store(0);
     run_timed(std::max(b, steps ? config.inline_batch_records : b), [&](unsigned w, Worker& wk) {
       if (steps) steps(w, wk);
       phases12(at, b, w, wk);

@@ -65,8 +65,12 @@ struct Engine::Impl {
   unsigned route_slot = 0, step_slot = 0;
   std::vector<Ctx>& route_ctx() { return batch_slots[route_slot].ctx; }
   const std::vector<Ctx>& step_ctx() const { return batch_slots[step_slot].ctx; }
-  std::vector<uint32_t> misses;       // finish_phase1: records with new PCs, all workers, in record order
-  std::atomic<size_t> next_piece{0};  // phases 1-2: the next piece of the batch nobody has taken yet
+  std::vector<uint32_t> misses;  // finish_phase1: records with new PCs, all workers, in record order
+  // phases 1-2: the next piece of the batch nobody has taken yet. A line of its own: every piece takes it while
+  // other workers' steps 3-4 read the batch slots beside it (pipelined runs, consume.cpp).
+  struct alignas(64) NextPiece {
+    std::atomic<size_t> at{0};
+  } next_piece;
   // Phases 3 and 4 in one run (fused_blocks_and_global): per block owner, how many pieces of the batch its block
   // step has done (release: the Sync slots of those pieces are written); kFusedAbort once it threw.
   struct alignas(64) PieceProgress {

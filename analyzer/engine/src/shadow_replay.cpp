@@ -860,6 +860,8 @@ void Engine::Impl::phase4(const RlRecord* recs, size_t n, unsigned w, bool await
   } else {
     size_t hint = 0;
     size_t known[kMaxWorkers] = {};  // await: pieces each block owner is known to have done
+    const std::vector<PieceRef>& piece_map = batch_slots[step_slot].piece_map;
+    const unsigned slot = step_slot;
     for_each_routed<true>(&Worker::Routing::by_chunk, n, w, recs, [&](const Item& it, Routed<Item>& list, uint32_t x) {
       if (x + kAhead < list.items.size()) {  // the walk asked for that record's lines kAhead items ago
         const Item& ahead = list.items[x + kAhead];
@@ -872,8 +874,8 @@ void Engine::Impl::phase4(const RlRecord* recs, size_t n, unsigned w, bool await
         if (it.index / kPiece >= known[owner]) await_block_owner(owner, it.index / kPiece, &known[owner]);
       }
       Ctx full = ctx[it.index];
-      const PieceRef& from = batch_slots[step_slot].piece_map[it.index / kPiece];
-      full.sync = workers[from.worker]->routing[step_slot].by_block[block_owner(r.block)].sync[it.slot];
+      const PieceRef& from = piece_map[it.index / kPiece];
+      full.sync = workers[from.worker]->routing[slot].by_block[block_owner(r.block)].sync[it.slot];
       replay_record(r, full, it.mask, w, wk);
     });
   }

@@ -101,7 +101,8 @@ struct Worker {
   // Phase 2 output, one per batch slot (consume.cpp: phases 1-2 route one batch while phases 3-4 replay the one
   // before): per block owner the record indices, per chunk owner the global lanes, and how many pieces this worker
   // routed in that batch.
-  struct Routing {
+  // A slot's own cache lines: one worker routes into one slot while the others read its other slot (pipelined runs).
+  struct alignas(64) Routing {
     std::vector<Routed<uint32_t>> by_block;
     std::vector<Routed<Item>> by_chunk;
     uint32_t pieces_routed = 0;
