@@ -18,6 +18,7 @@ rm -f "$OUT/pip_build.txt"
 fidelity_against_ncu() {
   mkdir -p /tmp/zf
   local p
+  rm -rf /tmp/fid_microbench /tmp/fid_zero_fill  # a warm machine keeps an earlier call's: fidelity.py refuses them
   for p in microbench zero_fill; do nvcc -O3 -lineinfo -arch=sm_90 -o "/tmp/zf/$p" "tests/gpu/$p.cu" || return 1; done
   for p in microbench zero_fill; do
     stamp "fidelity: $p (ncu x3)"

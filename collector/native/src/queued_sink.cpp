@@ -83,8 +83,9 @@ class QueuedSink : public RecordSink {
     char note[200];
     std::lock_guard<std::mutex> lock(mu_);
     snprintf(note, sizeof note,
-             "queue: %.3f s waiting for space, %.3f s copying; %llu MiB queued ahead at launch start", wait_s_, copy_s_,
-             (unsigned long long)(backlog_at_begin_ >> 20));
+             "queue: %.3f s waiting for space, %.3f s copying; %llu MiB queued ahead at launch start; %llu MiB of the "
+             "ring touched",
+             wait_s_, copy_s_, (unsigned long long)(backlog_at_begin_ >> 20), (unsigned long long)(touched_ >> 20));
     launch_note = note;
     if (!inner_notes_.empty()) launch_note += "\n" + inner_notes_;
     inner_notes_.clear();
@@ -189,21 +190,28 @@ class QueuedSink : public RecordSink {
 
   // Ring positions grow while the queue is not empty; position p lies at byte p % limit_. Live records span
   // [read_pos_, write_pos_); a batch never wraps around the end, so it may skip the rest of the lap. An empty
-  // queue starts at the start again; a queue that never empties (an engine a little behind for a whole
-  // launch) walks the whole ring, so up to `limit_` bytes get touched, and they stay for the rest of the run.
-  // (Skipping to the next lap early, whenever the start was free, kept memory warm but cut the capacity down
-  // to the part touched so far: with the engine behind, the drain then waited for it.)
+  // queue starts at the start again. A queue that seldom empties (an engine a little behind, launch after launch,
+  // as when a launch's last records are drained while the next launch runs) would walk the whole ring, and a
+  // record unpacked onto a page touched for the first time cost 5 times one onto a warm page (the page's fault
+  // and zeroing: 162-169 against 30 ns a record on the development machine). So a batch that would reach past the
+  // pages touched so far goes to the next lap's start instead, when that is free and the queue, this batch
+  // included, holds at most an eighth of the touched part. Until the engine has taken that eighth, the queue can
+  // hold only about the touched part (the reader is still in the old lap); an engine further behind never skips,
+  // and gets the whole ring, touching more as it needs it. (Skipping whenever the start was free, session 25,
+  // cut the capacity down to the part touched so far for good: with the engine behind, the drain then waited.)
   // Called with mu_ held; false = no room yet.
   bool place(uint64_t bytes, Op& op) {
     if (queued_ + bytes > limit_) return false;               // also waits out a batch larger than the ring
     if (read_pos_ == write_pos_) read_pos_ = write_pos_ = 0;  // empty: start again at the (warm) start
     uint64_t pos = write_pos_, off = pos % limit_;
     const uint64_t next_lap = pos - off + limit_;
-    if (off + bytes > limit_) {
+    const bool start_free = next_lap + bytes - read_pos_ <= limit_;  // the reader is past the lap's first `bytes`
+    if (off + bytes > limit_ || (off + bytes > touched_ && start_free && queued_ + bytes <= touched_ / 8)) {
       pos = next_lap;
       off = 0;
     }
     if (pos + bytes - read_pos_ > limit_) return false;
+    touched_ = std::max(touched_, off + bytes);
     op.in_ring = true;
     op.offset = off;
     op.end = pos + bytes;
@@ -310,6 +318,7 @@ class QueuedSink : public RecordSink {
   std::deque<Op> ops_;
   uint64_t queued_ = 0;                    // record bytes queued, ring or not
   uint64_t write_pos_ = 0, read_pos_ = 0;  // ring positions (see place)
+  uint64_t touched_ = 0;                   // the ring's bytes written so far, from its start (see place)
   bool stopping_ = false;
   std::string errors_;
   std::string inner_notes_;         // the wrapped sink's launch notes since the last end_launch (mu_)
