@@ -250,3 +250,23 @@ def test_budget_error_in_one_workers_block_step_stops_the_others():
     assert done.returncode == 0, done.stderr
     outcomes = done.stdout.split()
     assert outcomes[0] == "budget" and outcomes[-1] == "ok", outcomes
+
+
+@pytest.mark.parametrize("workers", [2, 5])
+def test_malformed_record_of_a_later_batch_is_named_exactly(workers):
+    """With several workers a batch's ids and routing run beside the steps of the batch before it (pipelined,
+    consume.cpp): a malformed record in a later batch of one consume() call is still reported with its place in
+    the launch, after a first call has shifted the batches."""
+    from reuselens.analyzer import _engine
+
+    for bad in (8191, 8192, 20000, 29999):
+        recs = random_trace(4, n=30000)
+        recs["type"][bad] = MEM
+        recs["space"][bad] = GLOBAL
+        recs["size"][bad] = 0
+        e = _engine.Engine(workers=workers)
+        e.add_allocation(A, 1 << 20)
+        e.begin_launch(0, 0, [12, 1, 1], [128, 1, 1], 0)
+        e.consume(recs[:100])
+        with pytest.raises(RuntimeError, match=f"record {bad} of launch 0: access size 0"):
+            e.consume(recs[100:])

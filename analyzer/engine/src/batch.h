@@ -53,9 +53,11 @@ struct Item {
   uint32_t slot;  // the record's position in what its piece's worker routed to the block owner (Routed::sync)
 };
 // Phase 2 output of one worker for one owner: the items of each piece the worker dealt with, in record order;
-// ends[j] = items.size() after the worker's j-th piece, so the owner can walk all pieces in batch order.
+// ends[j] = items.size() after the worker's j-th piece, so the owner can walk all pieces in batch order. A line of
+// its own: in a pipelined run (consume.cpp) owners read one batch slot's lists while their router pushes onto the
+// other slot's, which the allocator may have put right behind.
 template <class T>
-struct Routed {
+struct alignas(64) Routed {
   std::vector<T> items;
   std::vector<uint32_t> ends;
   std::vector<Sync> sync;  // by_block only: counters of items[x], written by the block owner in phase 3

@@ -72,10 +72,12 @@ void Engine::Impl::fused_blocks_and_global(const RlRecord* recs, size_t n, unsig
     block_progress[w].done.store(kFusedAbort, std::memory_order_release);
     throw;
   }
+  wk.block_waits = 0;
   try {
     timed(wk, 4, [&] { phase4(recs, n, w, true); });
   } catch (const BlockOwnerFailed&) {
   }
+  wk.busy[4] -= wk.block_waits;  // waiting for block owners is no global-step work: it counts as hand-over
 }
 // Phases 1-2 of the next batch in the run of this one's steps 3-4 (consume_records). REUSELENS_ENGINE_PIPELINE=0
 // runs them apart, to measure what this buys.
@@ -87,8 +89,22 @@ bool Engine::Impl::pipelining_enabled() {
   return enabled;
 }
 // Waits until block owner `owner` has done piece `piece` of the batch; *known: how many it has done, as last seen.
-void Engine::Impl::await_block_owner(unsigned owner, size_t piece, size_t* known) {
+// Spins, then yields, then sleeps in short naps: a wait behind a busy owner must not keep a core from the app and
+// the collector beside the engine (its workers run at a lower priority online for the same reason). The time is
+// the worker's block_waits.
+void Engine::Impl::await_block_owner(unsigned owner, size_t piece, size_t* known, Worker& wk) {
   const std::atomic<size_t>& done = block_progress[owner].done;
+  const size_t already = done.load(std::memory_order_acquire);
+  if (already != kFusedAbort && already > piece) {  // the common case: no wait to time
+    *known = already;
+    return;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  struct Waited {  // counted however the wait ends
+    Worker& wk;
+    std::chrono::steady_clock::time_point t0;
+    ~Waited() { wk.block_waits += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
+  } waited{wk, t0};
   for (unsigned spins = 0;; ++spins) {
     const size_t now = done.load(std::memory_order_acquire);
     if (now == kFusedAbort) throw BlockOwnerFailed{};
@@ -98,8 +114,10 @@ void Engine::Impl::await_block_owner(unsigned owner, size_t piece, size_t* known
     }
     if (spins < 1024) {
       cpu_relax();
-    } else {
+    } else if (spins < 2048) {
       std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
     }
   }
 }

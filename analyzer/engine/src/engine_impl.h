@@ -81,7 +81,7 @@ struct Engine::Impl {
   static bool fusion_enabled();
   static bool pipelining_enabled();
   void fused_blocks_and_global(const RlRecord* recs, size_t n, unsigned w, Worker& wk);
-  void await_block_owner(unsigned owner, size_t piece, size_t* known);
+  void await_block_owner(unsigned owner, size_t piece, size_t* known, Worker& wk);
   std::vector<Group> groups;
   std::map<GroupKey, size_t> group_index;
   EngineStats counters;

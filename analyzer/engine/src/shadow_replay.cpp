@@ -871,7 +871,7 @@ void Engine::Impl::phase4(const RlRecord* recs, size_t n, unsigned w, bool await
       const RlRecord& r = recs[it.index];
       if (await) {
         const unsigned owner = block_owner(r.block);
-        if (it.index / kPiece >= known[owner]) await_block_owner(owner, it.index / kPiece, &known[owner]);
+        if (it.index / kPiece >= known[owner]) await_block_owner(owner, it.index / kPiece, &known[owner], wk);
       }
       Ctx full = ctx[it.index];
       const PieceRef& from = piece_map[it.index / kPiece];

@@ -112,6 +112,7 @@ struct Worker {
   size_t error_index = SIZE_MAX;     // phase 1: first malformed record this worker met
   std::vector<uint32_t> deferred;    // pieces with new PCs: phase 2 after their insertion
   double busy[5] = {0, 0, 0, 0, 0};  // seconds in each step of the current batch
+  double block_waits = 0;            // fused run: seconds the global step waited for block owners
   std::string error;
   uint64_t lanes = 0;
   uint64_t segment_records = 0;  // global records replayed as a summarized segment (replay_segment)
