@@ -19,10 +19,11 @@ pytestmark = [pytest.mark.asyncio, pytest.mark.filterwarnings("error::pytest_lsp
 
 PY = sys.executable
 STANDIN_RUN2 = [PY, str(STANDIN), "--recorded", str(FIXTURES / "run2")]
-# The "application": records its pid, then sleeps while the flag file exists (so a test can hold a run).
+# The "application": records its pid (written whole, then renamed: a test that sees the file reads it at once),
+# then sleeps while the flag file exists (so a test can hold a run).
 APP = (
     "import os, sys, time, pathlib; d = pathlib.Path(sys.argv[1]); n = len(list(d.glob('pid*')));"
-    "(d / f'pid{n}').write_text(str(os.getpid()));"
+    "(d / f'.pid{n}').write_text(str(os.getpid())); os.replace(d / f'.pid{n}', d / f'pid{n}');"
     "[time.sleep(0.05) for _ in iter(lambda: (d / 'hold').exists(), False)]; print('app done')"
 )
 

@@ -47,10 +47,10 @@ def test_launches_waits_and_engine_figures_are_summed(tmp_path):
         [
             "[    0.200] context 0x1: device 0 (NVIDIA H200 sm_90), 2 buffers of 58254 records",
             launch_line(0.250, 0, 10240, 0.001, 0.002, 0.000150, 0.000800, 0.000100),
-            "[    0.251] sink engine: " + QUEUE % (0.0, 0.0004, 0),
+            "[    0.251] sink engine: " + QUEUE % (0.0, 0.0004, 0, 64),
             "[    0.251] sink engine: engine: launch 0 analysed, 10240 records in 0.001 s (14.51 M records/s)",
             launch_line(0.650, 1, 30000, 0.003, 0.004, 0.000250, 0.001200, 0.000300),
-            "[    0.651] sink engine: " + QUEUE % (0.002, 0.0006, 135),
+            "[    0.651] sink engine: " + QUEUE % (0.002, 0.0006, 135, 200),
             "[    0.700] exit: engine finished in 0.044 s: queue emptied in 0.043 s, then engine results in 0.001 s",
             "[    0.700] exit: engine: engine steps, slowest worker / all workers' CPU: ids 0.040 / 0.010 s; new PCs "
             "0.004 / 0.004 s; distributions and routing 0.144 / 0.006 s; blocks 0.141 / 0.008 s; global shadow 0.178 / "
