@@ -104,6 +104,35 @@ std::string kernels(unsigned workers, const std::vector<RlRecord>& recs, size_t 
   return json.substr(0, json.find("\"stats\""));  // stats name the worker count
 }
 
+// The shadow budget runs out somewhere in the trace's batches: in a block step (others' global steps wait on it
+// in the fused run, consume.cpp) or in a global step. Whichever: the error, and no hang. How many budgets failed.
+int budget_failures(unsigned workers, const std::vector<RlRecord>& recs) {
+  int failures = 0;
+  for (uint64_t kib : {4u, 64u, 256u, 1024u, 4096u, 16384u, 65536u}) {
+    EngineConfig config;
+    config.workers = workers;
+    config.shadow_budget_bytes = kib << 10;
+    config.inline_batch_records = 0;
+    Engine e(config);
+    e.add_allocation(kAlloc, 1 << 20);
+    LaunchInfo l;
+    l.grid[0] = 40;
+    l.block[0] = 128;
+    e.begin_launch(l);
+    try {
+      e.consume(recs.data(), recs.size());
+      e.end_launch(true);
+    } catch (const EngineError& error) {
+      if (std::strstr(error.what(), "shadow memory budget") == nullptr) {
+        std::printf("budget %llu KiB: unexpected error: %s\n", (unsigned long long)kib, error.what());
+        return -1;
+      }
+      ++failures;
+    }
+  }
+  return failures;
+}
+
 }  // namespace
 
 int main() {
@@ -145,6 +174,13 @@ int main() {
     }
     if (kernels(workers, valued, valued.size(), 2048, true) != one_valued) {
       std::printf("value mode: %u workers, the trace in one call, report other kernels than 1 worker\n", workers);
+      return 1;
+    }
+  }
+  for (unsigned workers : {2u, 5u}) {
+    const int failed = budget_failures(workers, recs);
+    if (failed <= 0) {
+      std::printf("%u workers: no budget ran out (%d)\n", workers, failed);
       return 1;
     }
   }
