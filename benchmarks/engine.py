@@ -53,7 +53,10 @@ gives about 64 N records.
   64 * --blocks records, as many at a time as interleaved in the recorded launch, their records interleaved one by
   one; every copy reads the slice's global addresses, moved into the benchmark's allocations. So the copies share
   their global data: the global step of a global-heavy slice (fdtd2d, SHOC BFS) finds its shadow in the caches, unlike
-  the launch's; measure that step on recorded launches (benchmarks/replay_speed.py).
+  the launch's; measure that step on recorded launches (benchmarks/replay_speed.py). And at several workers all
+  copies' global records go to the few owners of the slice's chunks: on sgemm at 12 workers the global step's
+  slowest worker took 33.5 ms against a mean near 5 (H200, session 32, call 3), so the speed-up at several workers
+  on a slice understates a real launch's, whose blocks read other tiles.
 Targets (issue 7): >= 50 M lane-accesses/s per worker; speed-up >= 0.85 N at N workers. Issue 14: the same
 per worker on gather and strided with a footprint of at least 256 MB.
 """
