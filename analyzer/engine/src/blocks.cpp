@@ -92,18 +92,17 @@ void Engine::Impl::phase3(const RlRecord* recs, size_t n, unsigned w, bool publi
       block_step(recs[i], ctx[i], ctx[i].sync, 0, wk);
     }
   } else {
-    const auto visit = [&](uint32_t item, Routed<uint32_t>& list, uint32_t x) {
-      if (x + kAhead < list.items.size()) prefetch_block(recs[record_index(list.items[x + kAhead])], wk);
-      const uint32_t i = record_index(item);
-      block_step(recs[i], ctx[i], list.sync[x], w, wk);
-    };
-    if (publish) {
-      std::atomic<size_t>& done = block_progress[w].done;
-      for_each_routed<false>(&Worker::Routing::by_block, n, w, recs, visit,
-                             [&done](size_t piece) { done.store(piece + 1, std::memory_order_release); });
-    } else {
-      for_each_routed<false>(&Worker::Routing::by_block, n, w, recs, visit);
-    }
+    std::atomic<size_t>& done = block_progress[w].done;
+    for_each_routed<false>(
+        &Worker::Routing::by_block, n, w, recs,
+        [&](uint32_t item, Routed<uint32_t>& list, uint32_t x) {
+          if (x + kAhead < list.items.size()) prefetch_block(recs[record_index(list.items[x + kAhead])], wk);
+          const uint32_t i = record_index(item);
+          block_step(recs[i], ctx[i], list.sync[x], w, wk);
+        },
+        [&](size_t piece) {
+          if (publish) done.store(piece + 1, std::memory_order_release);
+        });
   }
 }
 }  // namespace reuselens

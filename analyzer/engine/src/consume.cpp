@@ -1,13 +1,12 @@
 // The batch driver of consume(): the steps of each batch run in turn on the worker pool, and their time is
 // counted per step (EngineStats).
 #include "engine_impl.h"
+#include "switches.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <functional>
 #include <string>
 #include <thread>
@@ -56,10 +55,7 @@ void Engine::Impl::phases12(const RlRecord* recs, size_t n, unsigned w, Worker& 
 // (run, not run_inline, where one thread runs the shares in turn and the first global step would wait for a block
 // step not yet begun). REUSELENS_ENGINE_FUSE=0 runs the two steps apart (to measure what this buys).
 bool Engine::Impl::fusion_enabled() {
-  static const bool enabled = [] {
-    const char* v = std::getenv("REUSELENS_ENGINE_FUSE");
-    return v == nullptr || std::strcmp(v, "0") != 0;
-  }();
+  static const bool enabled = switched_on("REUSELENS_ENGINE_FUSE");
   return enabled;
 }
 namespace {
@@ -82,10 +78,7 @@ void Engine::Impl::fused_blocks_and_global(const RlRecord* recs, size_t n, unsig
 // Phases 1-2 of the next batch in the run of this one's steps 3-4 (consume_records). REUSELENS_ENGINE_PIPELINE=0
 // runs them apart, to measure what this buys.
 bool Engine::Impl::pipelining_enabled() {
-  static const bool enabled = [] {
-    const char* v = std::getenv("REUSELENS_ENGINE_PIPELINE");
-    return v == nullptr || std::strcmp(v, "0") != 0;
-  }();
+  static const bool enabled = switched_on("REUSELENS_ENGINE_PIPELINE");
   return enabled;
 }
 // Waits until block owner `owner` has done piece `piece` of the batch; *known: how many it has done, as last seen.
@@ -286,36 +279,32 @@ void Engine::Impl::consume_records(const RlRecord* recs, const RlRecord* const* 
     launch_records += b;
     counters.records += b;
   };
-  const std::function<void(unsigned, Worker&)> no_steps;
-  const std::function<void()> nothing;
   size_t b = std::min(n, batch);
   route_slot = 0;
-  if (n > 0) route(recs, b, no_steps, nothing);
+  if (n > 0) route(recs, b, {}, {});
   while (n > 0) {
     step_slot = route_slot;
     const RlRecord* next = recs + b;
     const size_t next_b = std::min(n - b, batch);
     const bool fuse = parallel(b) && fusion_enabled();
+    const std::function<void(unsigned, Worker&)> fused = [&](unsigned w, Worker& wk) {
+      fused_blocks_and_global(recs, b, w, wk);
+    };
     if (fuse) {
       for (unsigned w = 0; w < W; ++w) block_progress[w].done.store(0, std::memory_order_relaxed);
-      std::function<void(unsigned, Worker&)> steps = [&](unsigned w, Worker& wk) {
-        fused_blocks_and_global(recs, b, w, wk);
-      };
-      if (next_b > 0 && pipelining_enabled()) {
-        route_slot ^= 1;
-        route(next, next_b, steps, [&] { account(b); });  // the next batch's ids and routing count with this run
-      } else {
-        run_timed(b, steps);
-        account(b);
-        route_slot ^= 1;
-        if (next_b > 0) route(next, next_b, no_steps, nothing);
-      }
+    }
+    route_slot ^= 1;
+    if (fuse && next_b > 0 && pipelining_enabled()) {
+      route(next, next_b, fused, [&] { account(b); });  // the next batch's ids and routing count with this run
     } else {
-      run_timed(b, [&](unsigned w, Worker& wk) { timed(wk, 3, [&] { phase3(recs, b, w); }); });
-      run_timed(b, [&](unsigned w, Worker& wk) { timed(wk, 4, [&] { phase4(recs, b, w); }); });
+      if (fuse) {
+        run_timed(b, fused);
+      } else {
+        run_timed(b, [&](unsigned w, Worker& wk) { timed(wk, 3, [&] { phase3(recs, b, w); }); });
+        run_timed(b, [&](unsigned w, Worker& wk) { timed(wk, 4, [&] { phase4(recs, b, w); }); });
+      }
       account(b);
-      route_slot ^= 1;
-      if (next_b > 0) route(next, next_b, no_steps, nothing);
+      if (next_b > 0) route(next, next_b, {}, {});
     }
     recs = next;
     n -= b;

@@ -33,6 +33,7 @@
 
 #include "reuselens/engine.h"
 #include "reuselens/object_touches.h"
+#include "switches.h"
 
 namespace reuselens {
 namespace detail {
@@ -325,10 +326,7 @@ class RegionShadow {
   // buys: benchmarks/engine.py).
   static constexpr uint64_t kMaxAdviceBlocks = 64;  // 128 MiB of shadow per call at most
   static bool huge_pages_enabled() {
-    static const bool enabled = [] {
-      const char* v = std::getenv("REUSELENS_SHADOW_THP");
-      return v == nullptr || std::strcmp(v, "0") != 0;
-    }();
+    static const bool enabled = switched_on("REUSELENS_SHADOW_THP");
     return enabled;
   }
   void advise_ahead(uint64_t block) {
@@ -406,10 +404,7 @@ class RegionShadow {
   // the entries is per granule) and with REUSELENS_SHADOW_SEGMENTS=0 (to measure what it buys).
   static constexpr unsigned kSegmentShift = 5;  // 32 granules, 128 bytes of data, 512 bytes of shadow
   static bool segments_enabled() {
-    static const bool enabled = [] {
-      const char* v = std::getenv("REUSELENS_SHADOW_SEGMENTS");
-      return v == nullptr || std::strcmp(v, "0") != 0;
-    }();
+    static const bool enabled = switched_on("REUSELENS_SHADOW_SEGMENTS");
     return enabled;
   }
   // Whether granules g .. g + 31 (g segment-aligned) all lie in the region, with a flag to keep for them.

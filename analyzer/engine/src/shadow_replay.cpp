@@ -869,13 +869,11 @@ void Engine::Impl::phase4(const RlRecord* recs, size_t n, unsigned w, bool await
         prefetch_lanes(recs[ahead.index], ctx[ahead.index], ahead.mask, hint, wk.lines_ahead);
       }
       const RlRecord& r = recs[it.index];
-      if (await) {
-        const unsigned owner = block_owner(r.block);
-        if (it.index / kPiece >= known[owner]) await_block_owner(owner, it.index / kPiece, &known[owner], wk);
-      }
+      const unsigned owner = block_owner(r.block);
+      const size_t piece = it.index / kPiece;
+      if (await && piece >= known[owner]) await_block_owner(owner, piece, &known[owner], wk);
       Ctx full = ctx[it.index];
-      const PieceRef& from = piece_map[it.index / kPiece];
-      full.sync = workers[from.worker]->routing[slot].by_block[block_owner(r.block)].sync[it.slot];
+      full.sync = workers[piece_map[piece].worker]->routing[slot].by_block[owner].sync[it.slot];
       replay_record(r, full, it.mask, w, wk);
     });
   }
