@@ -22,8 +22,8 @@ JSON_VERSION: int
 SLOT_BYTES: int
 """Size of one slot of a packed record stream (reuselens/packed_records.h, docs/trace-format.md): 32."""
 
-def unpack_records(slots: Buffer) -> bytes:
-    """The full 288-byte records of a packed stream, as the trace sink writes them; malformed: ValueError."""
+def unpack_records(slots: Buffer, for_engine: bool = False) -> bytes:
+    """The full 288-byte records of a packed stream (trace sink); for_engine: as the engine gets them (unwritten bytes 0xA5)."""
 
 def record_layout() -> dict[str, tuple[int, int]]:
     """Field name -> (offset, size) in bytes of RlRecord, from the C++ header."""

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from engine_records import SHARED, WRITE, barrier, block_exit, mem, records, warp_addrs
+from engine_records import ATOMIC, BAR_WARP, SHARED, WRITE, barrier, block_exit, mem, records, warp_addrs
 from packed import FULL, NO_ADDRESSES, PADDING, SLOT, STRIDED, forms, pack
 
 from reuselens.analyzer import replay
@@ -112,6 +112,106 @@ def test_every_group_the_format_allows_unpacks_by_its_formula(group, mask):
     ]
     assert [int(a) for a in full["addr"]] == expected
     assert int(full["type"]) == 1 and int(full["active_mask"]) == mask
+
+
+ONE_ADDRESS, VALUES_FLAG = 0x10, 0x8  # RL_FLAG_ONE_ADDRESS, RL_FLAG_VALUES (trace_format.h)
+POISON = 0xA5A5A5A5A5A5A5A5  # what unpack_records(for_engine=True) leaves in every byte not written
+
+
+def broadcasts(rng: random.Random, n: int, *, base: int = 0x7F0000010000) -> list[tuple]:
+    """Records whose active lanes share one address, of every kind the engine queue may hand over by that address
+    alone and of kinds it must not: sizes 1-8, full and partial masks, one lane, loads, stores, atomics, shared
+    memory, a record with a value companion's flag, blocks and warps mixed."""
+    rows = []
+    for _ in range(n):
+        addr = base + 4 * rng.randrange(4096) + rng.choice([0, 0, 0, 1, 2])
+        mask = rng.choice([0xFFFFFFFF, 0xFFFFFFFF, 0x0000FFFF, 0x80000001, 0x00F000F0, 1 << rng.randrange(32)])
+        size = rng.choice([4, 4, 4, 1, 2, 8])
+        rows.append(
+            mem(
+                0x1000 + 16 * rng.randrange(6),
+                {lane: addr - addr % size for lane in range(32) if mask >> lane & 1},
+                size=size,
+                access=rng.choice([1, 1, WRITE, ATOMIC]),
+                space=SHARED if rng.random() < 0.1 else 1,
+                flags=VALUES_FLAG if rng.random() < 0.05 else 0,
+                block=rng.randrange(6),
+                warp=rng.randrange(4),
+            )
+        )
+    return rows
+
+
+def handed_by_one_address(rec: np.void, form: int) -> bool:
+    mask, lanes = int(rec["active_mask"]), [int(a) for a in rec["addr"]]
+    active = [lanes[i] for i in range(32) if mask >> i & 1]
+    return (
+        form == STRIDED  # (lanes all at address 0 come as a header alone, NO_ADDRESSES, and are unpacked whole)
+        and int(rec["type"]) == 1
+        and int(rec["space"]) == 1
+        and 1 <= int(rec["size"]) <= 4
+        and not int(rec["flags"]) & VALUES_FLAG
+        and len(active) >= 2
+        and len(set(active)) == 1
+    )
+
+
+def test_the_engine_is_handed_only_the_bytes_it_reads():
+    # GIVEN records of every shape and broadcasts of every kind; WHEN unpacked as the engine queue hands them over
+    recs = records([*broadcasts(random.Random(5), 400), barrier(0x10, kind=BAR_WARP), *(tuple(r) for r in shapes())])
+    stream = pack(recs)
+    whole = np.frombuffer(E.unpack_records(stream), dtype=RECORD_DTYPE)
+    handed = np.frombuffer(E.unpack_records(stream, for_engine=True), dtype=RECORD_DTYPE)
+    assert whole.tobytes() == recs.tobytes()
+    flagged = 0
+    for w, h, form in zip(whole, handed, forms(stream), strict=True):
+        header = [f for f in RECORD_DTYPE.names if f not in ("addr", "flags")]
+        assert [h[f] for f in header] == [w[f] for f in header]
+        if handed_by_one_address(w, form):
+            # THEN a global broadcast of at most 4 bytes comes as its one address, in its first active lane's slot
+            flagged += 1
+            first = (int(w["active_mask"]) & -int(w["active_mask"])).bit_length() - 1
+            assert int(h["flags"]) == int(w["flags"]) | ONE_ADDRESS
+            assert [int(a) for a in h["addr"]] == [int(w["addr"][first]) if i == first else POISON for i in range(32)]
+        elif int(w["type"]) in (2, 3):
+            # a barrier or an exit as its header alone
+            assert int(h["flags"]) == int(w["flags"]) and all(int(a) == POISON for a in h["addr"])
+        else:
+            # and every other record whole
+            assert h.tobytes() == w.tobytes()
+    assert flagged > 100
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+@pytest.mark.parametrize("values", [False, True], ids=["plain", "value-mode"])
+def test_broadcasts_handed_by_one_address_give_the_results_of_whole_records(workers, values):
+    # GIVEN batches of gathers, whose lanes fill every slot of the engine's unpacking buffer with other addresses,
+    # then broadcasts of every kind in and out of an allocation, barriers between them
+    rng = random.Random(workers)
+    rows = []
+    for _ in range(3):
+        rows += [mem(0x2000, [0x7F0000010000 + 4 * rng.randrange(1 << 16) for _ in range(32)]) for _ in range(5000)]
+        rows += broadcasts(rng, 5000) + broadcasts(rng, 500, base=0x5000000000)
+        rows += [barrier(0x3000, block=b, warp=w) for b in range(6) for w in range(4)]
+    recs = records(rows)
+    # no companions follow these records: value mode changes only the engine's path
+    recs["flags"] &= np.uint8(0xFF ^ VALUES_FLAG)
+
+    def results(feed) -> str:
+        engine = E.Engine(workers=workers, values=values)
+        engine.add_allocation(0x7F0000000000, 1 << 24)
+        engine.begin_launch(0, 0, [6, 1, 1], [128, 1, 1])
+        feed(engine)
+        engine.end_launch()
+        result = json.loads(engine.to_json())
+        for timing in ("consume_us", "phase_us", "phase_cpu_us"):  # wall times differ run to run
+            result["stats"].pop(timing)
+        return json.dumps(result, sort_keys=True)
+
+    # WHEN fed packed, as the collector hands them over, and whole
+    # THEN every result is the same
+    whole = results(lambda e: e.consume(recs))
+    assert results(lambda e: e.consume_packed(pack(recs))) == whole
 
 
 def replayed(run: Path, feed_packed: bool, monkeypatch, *, workers: int) -> str:

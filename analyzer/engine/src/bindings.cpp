@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -49,14 +50,20 @@ void consume_packed(Engine& engine, const py::buffer& data) {
   engine.consume_packed(static_cast<const RlSlot*>(slots), n);
 }
 
-// The full records of a packed stream, as the collector's trace sink writes them; ValueError if malformed.
-py::bytes unpack_records(const py::buffer& data) {
+// The full records of a packed stream, as the collector's trace sink writes them; ValueError if malformed. With
+// for_engine, as the engine queue hands them to the engine (unpack_for_engine), every byte it leaves unwritten 0xA5.
+py::bytes unpack_records(const py::buffer& data, bool for_engine) {
   auto [slots, n] = whole_units(data, sizeof(RlSlot), "packed records");
   std::string out;
   PackedCursor cursor(static_cast<const RlSlot*>(slots), n);
   while (const RlSlot* r = cursor.next()) {
     RlRecord full;
-    unpack_record(r, &full);
+    if (for_engine) {
+      std::memset(&full, 0xA5, sizeof full);
+      unpack_for_engine(r, &full);
+    } else {
+      unpack_record(r, &full);
+    }
     out.append(reinterpret_cast<const char*>(&full), sizeof full);
   }
   if (cursor.malformed()) throw py::value_error("malformed packed records");
@@ -119,8 +126,9 @@ PYBIND11_MODULE(_engine, m) {
   m.attr("TRACE_MIN_VERSION") = RL_TRACE_MIN_VERSION;
   m.attr("JSON_VERSION") = RL_ENGINE_JSON_VERSION;
   m.attr("SLOT_BYTES") = RL_SLOT_BYTES;
-  m.def("unpack_records", &unpack_records, py::arg("slots"),
-        "the full records (bytes, 288 each) of a packed stream (reuselens/packed_records.h)");
+  m.def("unpack_records", &unpack_records, py::arg("slots"), py::arg("for_engine") = false,
+        "the full records (bytes, 288 each) of a packed stream (reuselens/packed_records.h); for_engine: as the "
+        "engine queue hands them to the engine, the bytes it leaves unwritten 0xA5");
   m.def("record_layout", &record_layout, "field -> (offset, size) of RlRecord, from the C++ header");
   m.def("header_layout", &header_layout, "field -> (offset, size) of RlTraceHeader, from the C++ header");
   m.def(

@@ -32,7 +32,7 @@ void Engine::Impl::phases12(const RlRecord* recs, size_t n, unsigned w, Worker& 
     timed(wk, 0, [&] {
       if (batch_packed) {  // consume_packed: this piece's records are still packed (recs is `unpacked`)
         for (size_t i = piece * kPiece, hi = std::min(n, i + kPiece); i < hi; ++i)
-          unpack_record(batch_packed[i], &unpacked[i]);
+          unpack_for_engine(batch_packed[i], &unpacked[i]);
       }
       state = phase1_piece(recs, n, piece, wk);
     });
@@ -138,7 +138,7 @@ void Engine::Impl::consume_packed(const RlSlot* slots, size_t count) {
     const size_t n = packed_starts.size();
     if (n == 0) return;
     if (config.values) {
-      for (size_t i = 0; i < n; ++i) unpack_record(packed_starts[i], &unpacked[i]);
+      for (size_t i = 0; i < n; ++i) unpack_for_engine(packed_starts[i], &unpacked[i]);
       consume_values(unpacked.data(), n);
     } else {
       batch_packed = packed_starts.data();

@@ -85,6 +85,12 @@ std::pair<uint64_t, uint64_t> one_address(const RlRecord& r, uint64_t addr, unsi
 // Returns the lowest and highest lane address (for routing).
 std::pair<uint64_t, uint64_t> Engine::Impl::global_distribution(const RlRecord& r, Ctx& c, NodeStats& s, uint64_t* a,
                                                                 unsigned lanes) {
+  // A broadcast the engine queue handed over by its one address (packed_records.h, unpack_for_engine): what the
+  // tests below find for its lanes, from the one slot written.
+  if (r.flags & RL_FLAG_ONE_ADDRESS) {
+    c.flags |= kSharedGranule;
+    return one_address(r, r.addr[__builtin_ctz(r.active_mask)], lanes, s);
+  }
   // A broadcast (every lane on one address: SHOC BFS's levels[v], a loop bound), read where it lies: copying its
   // 32 addresses first took a sixth of the routing step on benchmarks/engine.py --pattern bfs. The figures are the
   // ones the copy's pass below gives a single address.

@@ -769,7 +769,7 @@ bool Engine::Impl::direct_window(const RlRecord& r, const Ctx& c, uint32_t mask,
   uint64_t lo = g, hi = g;
   if (c.flags & kConsecutive) {
     hi = r.addr[31 - __builtin_clz(mask)] >> 2;
-  } else {
+  } else if (!(r.flags & RL_FLAG_ONE_ADDRESS)) {  // one address: in the first active lane's slot alone
     for (uint32_t m = mask & (mask - 1); m; m &= m - 1) {
       const uint64_t x = r.addr[__builtin_ctz(m)] >> 2;
       lo = std::min(lo, x);

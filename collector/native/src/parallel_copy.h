@@ -1,5 +1,5 @@
 // A memcpy shared by a few threads, for the engine queue's copy of each full record buffer (queued_sink.cpp), and
-// the same threads unpacking packed records into full ones (reuselens/packed_records.h).
+// the same threads unpacking packed records as the engine reads them (reuselens/packed_records.h, unpack_for_engine).
 // One core copied the GPU-written pinned buffer at 3.5-4.7 GB/s on the H200 host, below the rate at which the
 // GPU fills it, so the GPU waited for that copy (docs/collector.md, Overhead); several cores together are not
 // limited by one core's outstanding misses.
@@ -48,11 +48,11 @@ class ParallelCopy {
   }
 
   // One caller at a time: the `n` packed records starting at starts[0..n) (reuselens/packed_records.h) unpacked
-  // into dst[0..n), the threads taking a share of the records each.
+  // into dst[0..n) as the engine reads them (unpack_for_engine), the threads taking a share of the records each.
   void unpack(reuselens::RlRecord* dst, const reuselens::RlSlot* const* starts, uint64_t n) {
     const unsigned parts = (unsigned)std::min<uint64_t>(threads(), std::max<uint64_t>(1, n / kMinRecords));
     if (parts == 1) {
-      for (uint64_t i = 0; i < n; ++i) reuselens::unpack_record(starts[i], dst + i);
+      for (uint64_t i = 0; i < n; ++i) reuselens::unpack_for_engine(starts[i], dst + i);
       return;
     }
     run(parts, reinterpret_cast<char*>(dst), nullptr, n, starts);
@@ -91,7 +91,7 @@ class ParallelCopy {
     const uint64_t share = bytes_ / parts_ + (bytes_ % parts_ != 0);
     const uint64_t from = std::min(bytes_, k * share), to = std::min(bytes_, from + share);
     auto* out = reinterpret_cast<reuselens::RlRecord*>(dst_);
-    for (uint64_t i = from; i < to; ++i) reuselens::unpack_record(starts_[i], out + i);
+    for (uint64_t i = from; i < to; ++i) reuselens::unpack_for_engine(starts_[i], out + i);
   }
 
   // Part k of the current job; parts start on 4 KiB boundaries of the block. The share is rounded up twice (to

@@ -133,8 +133,8 @@ class QueuedSink : public RecordSink {
   };
 
   // Under produce_mu_: the batch into the queue. Packed records are unpacked on their way into the ring, by the
-  // copy threads, when asked (unpack_): the engine then gets full records and spends nothing on them. `starts`: the
-  // records' first slots, read only when unpacking.
+  // copy threads, when asked (unpack_): the engine then gets them whole, but for the bytes it never reads
+  // (unpack_for_engine), and spends nothing on them. `starts`: the records' first slots, read only when unpacking.
   void produce(const reuselens::RlSlot* slots, size_t n, const std::vector<const reuselens::RlSlot*>& starts,
                bool unpacking) {
     const uint64_t records = unpacking ? starts.size() : 0;
@@ -166,7 +166,7 @@ class QueuedSink : public RecordSink {
       if (unpacking) {
         op.slots.resize(records * RL_FULL_SLOTS);
         for (uint64_t i = 0; i < records; ++i)
-          reuselens::unpack_record(starts[i], reinterpret_cast<reuselens::RlRecord*>(op.slots.data()) + i);
+          reuselens::unpack_for_engine(starts[i], reinterpret_cast<reuselens::RlRecord*>(op.slots.data()) + i);
       } else {
         op.slots.assign(slots, slots + n);
       }

@@ -7,6 +7,7 @@
 // Built and run by tests/collector/test_queued_sink.py. Prints "ok" and exits 0, or names the failed check.
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
@@ -118,10 +119,12 @@ int ring_round_trip(size_t ring_records, size_t max_batch, int batches, unsigned
   return 0;
 }
 
-// Packed streams (reuselens/packed_records.h) through the ring: strided records of one stride and of groups, full
-// ones, header-only ones and padding, in batches that wrap the ring or exceed it. With `unpack` the wrapped sink
-// must get full records only (the copy threads unpacked them), without it the packed forms; either way the same
-// records, in order.
+// Packed streams (reuselens/packed_records.h) through the ring: strided records of one stride and of groups,
+// broadcasts (stride 0), full ones, header-only ones and padding, in batches that wrap the ring or exceed it. With
+// `unpack` the wrapped sink must get every record as the copy threads unpack it for the engine (unpack_for_engine:
+// whole, but a barrier its header alone and a broadcast its one address), without it the packed forms; either way
+// the same records, in order.
+bool broadcast(uint64_t pc) { return pc % 7 == 3; }
 RlRecord expected_record(uint64_t pc) {
   RlRecord r;
   std::memset(&r, 0, sizeof r);
@@ -129,12 +132,28 @@ RlRecord expected_record(uint64_t pc) {
   r.pc = pc;
   r.block = pc * 3;
   r.active_mask = pc % 4 == 1 ? 0x00FF0F01u : ~0u;
+  if (r.type == 1) {
+    r.space = reuselens::RL_SPACE_GLOBAL;
+    r.size = 4;
+  }
   const uint32_t group = pc % 3 == 0 ? 32 : pc % 3 == 1 ? 8 : 4;
   for (uint32_t lane = 0; lane < 32; ++lane) {
     if (r.type != 1 || !((r.active_mask >> lane) & 1u)) continue;
-    r.addr[lane] = pc % 5 == 0 ? (~pc ^ lane) : (pc << 12) + 4 * (lane % group) + 4096 * (lane / group);
+    r.addr[lane] = pc % 5 == 0     ? (~pc ^ lane)
+                   : broadcast(pc) ? pc << 12
+                                   : (pc << 12) + 4 * (lane % group) + 4096 * (lane / group);
   }
   return r;
+}
+// Whether `got` is `want` as the engine reads it: the header (a broadcast's with RL_FLAG_ONE_ADDRESS), then no
+// address of a barrier, a flagged broadcast's first active lane alone, every lane of any other record.
+bool as_the_engine_reads(const RlRecord& got, RlRecord want) {
+  const bool one_address = want.type == 1 && broadcast(want.pc) && want.pc % 5 != 0;
+  if (one_address) want.flags |= reuselens::RL_FLAG_ONE_ADDRESS;
+  if (std::memcmp(&got, &want, offsetof(RlRecord, addr)) != 0) return false;
+  if (want.type != 1) return true;
+  if (one_address) return got.addr[__builtin_ctz(want.active_mask)] == want.addr[__builtin_ctz(want.active_mask)];
+  return std::memcmp(got.addr, want.addr, sizeof want.addr) == 0;
 }
 
 void append_packed(std::vector<reuselens::RlSlot>& out, uint64_t pc, unsigned padding) {
@@ -154,8 +173,8 @@ void append_packed(std::vector<reuselens::RlSlot>& out, uint64_t pc, unsigned pa
     head.w[0] |= (uint64_t)reuselens::RL_FORM_STRIDED << RL_FORM_SHIFT;
     reuselens::RlSlot payload{};
     payload.w[0] = pc << 12;
-    payload.w[1] = 4;
-    payload.w[2] = 4096;
+    payload.w[1] = broadcast(pc) ? 0 : 4;
+    payload.w[2] = broadcast(pc) ? 0 : 4096;
     payload.w[3] = pc % 3 == 0 ? 32 : pc % 3 == 1 ? 8 : 4;
     out.push_back(head);
     out.push_back(payload);
@@ -181,10 +200,11 @@ struct PackedChecker : RecordSink {
     }
     bad |= cursor.malformed();
   }
-  uint64_t full_records = 0;  // records handed over as known-full ones (consume_full)
+  uint64_t full_records = 0;  // records handed over as known-full ones (consume_full): unpacked for the engine
   void consume_full(const RlRecord* records, size_t n) override {
+    if (++calls % 5 == 0) std::this_thread::sleep_for(std::chrono::microseconds(300));
     full_records += n;
-    consume(reinterpret_cast<const reuselens::RlSlot*>(records), n * RL_FULL_SLOTS);
+    for (size_t i = 0; i < n; ++i) bad |= !as_the_engine_reads(records[i], expected_record(next++));
   }
   void end_launch(bool) override {}
 };

@@ -113,6 +113,37 @@ inline void unpack_record(const RlSlot* first, RlRecord* out) {
   }
 }
 
+// The record at `first` (as unpack_record takes it) as the online engine reads it (the engine queue's copy threads,
+// Engine::consume_packed), without the bytes it never reads: unpack_record writes 288 bytes a record, most of a
+// broadcast-heavy run's drain (SHOC BFS: 97% of its 25.6 M records are one address read by a whole warp). A barrier or
+// block exit gets its header alone: the engine reads no address of one. A global record of at most 4 bytes per lane,
+// without a companion, whose two or more active lanes share one address gets that address in its first active
+// lane's slot alone and RL_FLAG_ONE_ADDRESS (the engine's broadcast path reads that lane only): the header's line
+// instead of four and a half. Every other record as unpack_record gives it. Never for a trace file.
+inline void unpack_for_engine(const RlSlot* first, RlRecord* out) {
+  const unsigned form = packed_form(*first);
+  const uint64_t head = first->w[0];  // type | form, space, access, flags, size, warp (little-endian)
+  const unsigned type = (unsigned)(head & RL_TYPE_MASK);
+  if (form == RL_FORM_STRIDED) {
+    const RlSlot& form_slot = first[1];  // RlStrided: base, stride, group_stride, group
+    const uint32_t mask = (uint32_t)(first->w[1] >> 32), size = (uint32_t)(head >> 32 & 0xFFFFu);
+    if (form_slot.w[1] == 0 && ((uint32_t)form_slot.w[3] == RL_WARP_SIZE || form_slot.w[2] == 0) &&
+        type == RL_REC_MEM && (head >> 8 & 0xFFu) == RL_SPACE_GLOBAL && !(head >> 24 & RL_FLAG_VALUES) && size >= 1 &&
+        size <= 4 && (mask & (mask - 1)) != 0) {
+      memcpy(out, first, RL_SLOT_BYTES);
+      out->type = (uint8_t)type;
+      out->flags = (uint8_t)(out->flags | RL_FLAG_ONE_ADDRESS);
+      out->addr[__builtin_ctz(mask)] = form_slot.w[0];
+      return;
+    }
+  } else if (form == RL_FORM_NO_ADDRESSES && (type == RL_REC_BARRIER || type == RL_REC_BLOCK_EXIT)) {
+    memcpy(out, first, RL_SLOT_BYTES);
+    out->type = (uint8_t)type;
+    return;
+  }
+  unpack_record(first, out);
+}
+
 // Slots the record at `at` takes, of the `left` slots from it to the stream's end; 0 when the record is malformed:
 // it runs past the end, has a form this build does not know, or a strided group outside 1..32.
 inline size_t packed_record_slots(const RlSlot* at, size_t left) {
