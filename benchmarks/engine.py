@@ -7,7 +7,8 @@ Usage: python benchmarks/engine.py [--blocks 16384] [--workers 1,2,4,8,16] [--re
                                   [--values | --handed-over] [--engine installed|PATH/_engine*.so]
 
 --handed-over: the records as the engine queue hands them to the online engine (unpack_for_engine: a broadcast by
-its one address, a barrier or exit by its header; the other bytes hold whatever the memory held), not whole.
+its one address, a coalesced access by its first and last, a barrier or exit by its header; the other bytes hold
+whatever the memory held), not whole.
 
 --values: value mode (issue 19): every memory record followed by its value companion (values from a few small
 numbers, stores one in two silent), the engine in value mode; the figures count records without companions.
@@ -546,30 +547,37 @@ def with_value_companions(recs: np.ndarray, seed: int = 7) -> np.ndarray:
 
 
 def handed_over(engine, recs: np.ndarray) -> np.ndarray:
-    """`recs` as the online engine gets them from the engine queue: packed as the device patch packs a broadcast
-    (its one address in the strided form) and a barrier or exit (its header alone), every other record whole here,
-    then unpacked by the queue's own function (unpack_for_engine), which writes none of the bytes the engine never
-    reads. (The patch packs more records in the strided form; unpacked for the engine, those come back whole, as
-    they are here.)"""
+    """`recs` as the online engine gets them from the engine queue: packed as the device patch packs a record whose
+    lanes one stride of 0 (a broadcast) or of its size (a coalesced access) gives (the strided form) and a barrier or
+    exit (its header alone), every other record whole here, then unpacked by the queue's own function
+    (unpack_for_engine), which writes none of the bytes the engine never reads. (The patch packs more records in the
+    strided form; unpacked for the engine, those come back whole, as they are here.)"""
     words = recs.view(np.uint64).reshape(len(recs), 36)
     lanes = (recs["active_mask"][:, None].astype(np.uint64) >> np.arange(32, dtype=np.uint64)) & 1 == 1
-    first = np.argmax(lanes, axis=1)
+    first = np.argmax(lanes, axis=1).astype(np.uint64)
     first_addr = recs["addr"][np.arange(len(recs)), first]
     mem = recs["type"] == 1
-    one = mem & lanes.any(axis=1) & ((recs["addr"] == first_addr[:, None]) | ~lanes).all(axis=1)
+    strided = np.zeros(len(recs), dtype=bool)
+    stride = np.zeros(len(recs), dtype=np.uint64)
+    for step in (np.zeros(len(recs), dtype=np.uint64), recs["size"].astype(np.uint64)):
+        along = first_addr[:, None] + step[:, None] * (np.arange(32, dtype=np.uint64)[None, :] - first[:, None])
+        fits = mem & lanes.any(axis=1) & ~strided & ((recs["addr"] == along) | ~lanes).all(axis=1)
+        stride[fits] = step[fits]
+        strided |= fits
     header_only = (recs["type"] == 2) | (recs["type"] == 3) | (mem & ~lanes.any(axis=1))
-    slots = np.where(one, 2, np.where(header_only, 1, 9))
+    slots = np.where(strided, 2, np.where(header_only, 1, 9))
     at = np.concatenate(([0], np.cumsum(slots)[:-1]))
     stream = np.zeros((int(slots.sum()), 4), dtype=np.uint64)
-    full = ~one & ~header_only
+    full = ~strided & ~header_only
     for k in range(9):  # whole records, slot by slot
         stream[at[full] + k] = words[full, 4 * k : 4 * k + 4]
     packed = ~full
     stream[at[packed]] = words[packed, 0:4]
-    form = np.where(one[packed], 2, 1).astype(np.uint64)  # STRIDED, NO_ADDRESSES
+    form = np.where(strided[packed], 2, 1).astype(np.uint64)  # STRIDED, NO_ADDRESSES
     stream[at[packed], 0] |= form << np.uint64(5)
-    stream[at[one] + 1, 0] = first_addr[one]  # base; stride and group stride 0
-    stream[at[one] + 1, 3] = 32  # one group of 32 lanes
+    stream[at[strided] + 1, 0] = first_addr[strided] - stride[strided] * first[strided]  # base
+    stream[at[strided] + 1, 1] = stride[strided]
+    stream[at[strided] + 1, 3] = 32  # one group of 32 lanes
     if "for_engine" not in (engine.unpack_records.__doc__ or ""):
         raise SystemExit("--handed-over: this engine module has no unpack_records(for_engine=...)")
     return np.frombuffer(engine.unpack_records(stream.tobytes(), for_engine=True), dtype=RECORD_DTYPE).copy()
@@ -716,7 +724,8 @@ def main() -> int:
         "--handed-over",
         action="store_true",
         help="the records as the engine queue hands them to the online engine: broadcasts by their one address, "
-        "barriers and exits by their header (packed_records.h, unpack_for_engine); without it, whole records",
+        "coalesced accesses by their first and last, barriers and exits by their header (packed_records.h, "
+        "unpack_for_engine); without it, whole records",
     )
     ap.add_argument(
         "--engine",

@@ -2,8 +2,9 @@
 // sink unpacks it (unpack_record, whole records) and as the queue hands records to the engine (unpack_for_engine,
 // reuselens/packed_records.h), alternating, on one thread.
 //   unpack_speed RING_KIB BROADCAST_PERCENT BARRIER_PERCENT
-// The stream: 4 M records, that share of them broadcasts (a global 4-byte load whose 32 lanes read one address, two
-// slots), that share barriers (one slot), the rest coalesced 4-byte loads (two slots). The ring: RING_KIB of records,
+// The stream: 4 M records in runs of 32 of one kind (the warps of one instruction), that share of them broadcasts (a
+// global 4-byte load whose 32 lanes read one address, two slots), that share barriers (one slot), the rest coalesced
+// 4-byte loads (two slots). The ring: RING_KIB of records,
 // written round and round (a few MiB: the queue short and its pages in the cache; 1 GiB: the whole ring, from memory).
 // Prints ns a record for each way, three rounds.
 #include <algorithm>
@@ -24,9 +25,12 @@ namespace {
 std::vector<const RlSlot*> fill(std::vector<RlSlot>& stream, size_t records, unsigned broadcast, unsigned barrier) {
   std::vector<const RlSlot*> starts;
   uint64_t rng = 7;
+  unsigned pick = 0;
   for (size_t k = 0; k < records; ++k) {
-    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-    const unsigned pick = unsigned(rng >> 33) % 100;
+    if (k % 32 == 0) {  // the warps of one instruction come together (the drain's order): a kind per 32 records
+      rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+      pick = unsigned(rng >> 33) % 100;
+    }
     starts.push_back(reinterpret_cast<const RlSlot*>(stream.size()));  // an offset until the stream stops growing
     RlSlot head{};
     if (pick < barrier) {

@@ -114,23 +114,29 @@ def test_every_group_the_format_allows_unpacks_by_its_formula(group, mask):
     assert int(full["type"]) == 1 and int(full["active_mask"]) == mask
 
 
-ONE_ADDRESS, VALUES_FLAG = 0x10, 0x8  # RL_FLAG_ONE_ADDRESS, RL_FLAG_VALUES (trace_format.h)
+# trace_format.h: RL_FLAG_VALUES and what the engine queue sets on a record it hands over by some of its addresses
+VALUES_FLAG, ONE_ADDRESS, CONSECUTIVE_LANES = 0x8, 0x10, 0x20
 POISON = 0xA5A5A5A5A5A5A5A5  # what unpack_records(for_engine=True) leaves in every byte not written
 
 
-def broadcasts(rng: random.Random, n: int, *, base: int = 0x7F0000010000) -> list[tuple]:
-    """Records whose active lanes share one address, of every kind the engine queue may hand over by that address
-    alone and of kinds it must not: sizes 1-8, full and partial masks, one lane, loads, stores, atomics, shared
-    memory, a record with a value companion's flag, blocks and warps mixed."""
+def strided_lanes(rng: random.Random, n: int, *, base: int = 0x7F0000010000) -> list[tuple]:
+    """Records whose lanes one stride gives, of every kind the engine queue may hand over by one or two addresses
+    and of kinds it must not: broadcasts (stride 0) and coalesced accesses (stride = size) of 1-16 bytes, full,
+    partial, gapped and one-lane masks, loads, stores, atomics, footprints across 1 KiB chunks, shared memory, a
+    record with a value companion's flag, blocks and warps mixed."""
     rows = []
     for _ in range(n):
+        size = rng.choice([4, 4, 4, 8, 16, 1, 2])
+        stride = rng.choice([0, size, size, size * 2])
         addr = base + 4 * rng.randrange(4096) + rng.choice([0, 0, 0, 1, 2])
-        mask = rng.choice([0xFFFFFFFF, 0xFFFFFFFF, 0x0000FFFF, 0x80000001, 0x00F000F0, 1 << rng.randrange(32)])
-        size = rng.choice([4, 4, 4, 1, 2, 8])
+        addr -= addr % size
+        mask = rng.choice(
+            [0xFFFFFFFF, 0xFFFFFFFF, 0x0000FFFF, 0xFFFF0000, 0x0FF00000, 0x80000001, 0x00F000F0, 1 << rng.randrange(32)]
+        )
         rows.append(
             mem(
                 0x1000 + 16 * rng.randrange(6),
-                {lane: addr - addr % size for lane in range(32) if mask >> lane & 1},
+                {lane: addr + stride * lane for lane in range(32) if mask >> lane & 1},
                 size=size,
                 access=rng.choice([1, 1, WRITE, ATOMIC]),
                 space=SHARED if rng.random() < 0.1 else 1,
@@ -142,56 +148,69 @@ def broadcasts(rng: random.Random, n: int, *, base: int = 0x7F0000010000) -> lis
     return rows
 
 
-def handed_by_one_address(rec: np.void, form: int) -> bool:
-    mask, lanes = int(rec["active_mask"]), [int(a) for a in rec["addr"]]
-    active = [lanes[i] for i in range(32) if mask >> i & 1]
-    return (
+def handed_over_as(rec: np.void, form: int) -> int:
+    """The flag the engine queue hands `rec` over with (trace_format.h), 0 when it hands it over whole."""
+    mask, lanes, size = int(rec["active_mask"]), [int(a) for a in rec["addr"]], int(rec["size"])
+    active = [i for i in range(32) if mask >> i & 1]
+    if not (
         form == STRIDED  # (lanes all at address 0 come as a header alone, NO_ADDRESSES, and are unpacked whole)
         and int(rec["type"]) == 1
         and int(rec["space"]) == 1
-        and 1 <= int(rec["size"]) <= 4
         and not int(rec["flags"]) & VALUES_FLAG
         and len(active) >= 2
-        and len(set(active)) == 1
-    )
+    ):
+        return 0
+    first = lanes[active[0]]
+    if 1 <= size <= 4 and all(lanes[i] == first for i in active):
+        return ONE_ADDRESS
+    gapless = active == list(range(active[0], active[-1] + 1))
+    if size in (4, 8, 16) and gapless and all(lanes[i] == first + size * (i - active[0]) for i in active):
+        return CONSECUTIVE_LANES if first + size * len(active) - 1 < 1 << 64 else 0
+    return 0
 
 
 def test_the_engine_is_handed_only_the_bytes_it_reads():
-    # GIVEN records of every shape and broadcasts of every kind; WHEN unpacked as the engine queue hands them over
-    recs = records([*broadcasts(random.Random(5), 400), barrier(0x10, kind=BAR_WARP), *(tuple(r) for r in shapes())])
+    # GIVEN records of every shape, broadcasts and coalesced accesses of every kind; WHEN unpacked as the engine
+    # queue hands them over
+    rows = [*strided_lanes(random.Random(5), 600), barrier(0x10, kind=BAR_WARP), *(tuple(r) for r in shapes())]
+    recs = records(rows)
     stream = pack(recs)
     whole = np.frombuffer(E.unpack_records(stream), dtype=RECORD_DTYPE)
     handed = np.frombuffer(E.unpack_records(stream, for_engine=True), dtype=RECORD_DTYPE)
     assert whole.tobytes() == recs.tobytes()
-    flagged = 0
+    seen = {ONE_ADDRESS: 0, CONSECUTIVE_LANES: 0}
     for w, h, form in zip(whole, handed, forms(stream), strict=True):
         header = [f for f in RECORD_DTYPE.names if f not in ("addr", "flags")]
         assert [h[f] for f in header] == [w[f] for f in header]
-        if handed_by_one_address(w, form):
-            # THEN a global broadcast of at most 4 bytes comes as its one address, in its first active lane's slot
-            flagged += 1
-            first = (int(w["active_mask"]) & -int(w["active_mask"])).bit_length() - 1
-            assert int(h["flags"]) == int(w["flags"]) | ONE_ADDRESS
-            assert [int(a) for a in h["addr"]] == [int(w["addr"][first]) if i == first else POISON for i in range(32)]
+        flag = handed_over_as(w, form)
+        mask = int(w["active_mask"])
+        lo, hi = (mask & -mask).bit_length() - 1, mask.bit_length() - 1
+        if flag:
+            # THEN a global broadcast of at most 4 bytes comes as its one address in its first active lane's slot,
+            # a coalesced access of 4, 8 or 16 bytes as its first and last active lanes' addresses
+            seen[flag] += 1
+            written = {lo} if flag == ONE_ADDRESS else {lo, hi}
+            assert int(h["flags"]) == int(w["flags"]) | flag
+            assert [int(a) for a in h["addr"]] == [int(w["addr"][i]) if i in written else POISON for i in range(32)]
         elif int(w["type"]) in (2, 3):
             # a barrier or an exit as its header alone
             assert int(h["flags"]) == int(w["flags"]) and all(int(a) == POISON for a in h["addr"])
         else:
             # and every other record whole
             assert h.tobytes() == w.tobytes()
-    assert flagged > 100
+    assert min(seen.values()) > 50
 
 
 @pytest.mark.parametrize("workers", [1, 2, 3])
 @pytest.mark.parametrize("values", [False, True], ids=["plain", "value-mode"])
-def test_broadcasts_handed_by_one_address_give_the_results_of_whole_records(workers, values):
+def test_records_handed_over_by_some_addresses_give_the_results_of_whole_records(workers, values):
     # GIVEN batches of gathers, whose lanes fill every slot of the engine's unpacking buffer with other addresses,
-    # then broadcasts of every kind in and out of an allocation, barriers between them
+    # then broadcasts and coalesced accesses of every kind in and out of an allocation, barriers between them
     rng = random.Random(workers)
     rows = []
     for _ in range(3):
         rows += [mem(0x2000, [0x7F0000010000 + 4 * rng.randrange(1 << 16) for _ in range(32)]) for _ in range(5000)]
-        rows += broadcasts(rng, 5000) + broadcasts(rng, 500, base=0x5000000000)
+        rows += strided_lanes(rng, 5000) + strided_lanes(rng, 500, base=0x5000000000)
         rows += [barrier(0x3000, block=b, warp=w) for b in range(6) for w in range(4)]
     recs = records(rows)
     # no companions follow these records: value mode changes only the engine's path

@@ -85,11 +85,20 @@ std::pair<uint64_t, uint64_t> one_address(const RlRecord& r, uint64_t addr, unsi
 // Returns the lowest and highest lane address (for routing).
 std::pair<uint64_t, uint64_t> Engine::Impl::global_distribution(const RlRecord& r, Ctx& c, NodeStats& s, uint64_t* a,
                                                                 unsigned lanes) {
-  // A broadcast the engine queue handed over by its one address (packed_records.h, unpack_for_engine): what the
-  // tests below find for its lanes, from the one slot written.
-  if (r.flags & RL_FLAG_ONE_ADDRESS) {
-    c.flags |= kSharedGranule;
-    return one_address(r, r.addr[__builtin_ctz(r.active_mask)], lanes, s);
+  // A record the engine queue handed over by one or two of its addresses (packed_records.h, unpack_for_engine): what
+  // the tests below find for its lanes (a broadcast; a coalesced access, the contiguous case), from those slots.
+  if (r.flags & kHandedOverFlags) {
+    const uint64_t a0 = r.addr[__builtin_ctz(r.active_mask)];
+    if (r.flags & RL_FLAG_ONE_ADDRESS) {
+      c.flags |= kSharedGranule;
+      return one_address(r, a0, lanes, s);
+    }
+    const uint64_t an = a0 + uint64_t(r.size) * (lanes - 1);
+    c.flags |= kNoOverlap | kConsecutive;
+    s.addresses.add(lanes);
+    s.sectors.add(uint32_t(((an + r.size - 1) >> 5) - (a0 >> 5) + 1));
+    s.sectors_ideal.add(uint32_t((uint64_t(lanes) * r.size + 31) / 32));
+    return std::make_pair(a0, an);
   }
   // A broadcast (every lane on one address: SHOC BFS's levels[v], a loop bound), read where it lies: copying its
   // 32 addresses first took a sixth of the routing step on benchmarks/engine.py --pattern bfs. The figures are the
@@ -500,9 +509,11 @@ void Engine::Impl::shared_distribution(const RlRecord& r, Ctx& c, NodeStats& s, 
 void Engine::Impl::route_global(const RlRecord& r, uint32_t i, uint32_t slot, Worker& wk) {
   uint32_t masks[kMaxWorkers] = {0};
   uint64_t last = (r.size + 3) / 4 - 1;
+  uint64_t scratch[RL_WARP_SIZE];
+  const uint64_t* addr = lane_addresses(r, scratch);
   for (uint32_t m = r.active_mask; m; m &= m - 1) {
     unsigned lane = unsigned(__builtin_ctz(m));
-    uint64_t g = r.addr[lane] >> 2;
+    uint64_t g = addr[lane] >> 2;
     uint64_t c0 = chunk_of(g), c1 = chunk_of(g + last);
     for (uint64_t ch = c0; ch <= c1; ++ch) masks[owner_of(ch, W)] |= 1u << lane;
   }

@@ -19,6 +19,7 @@
 #include "batch.h"
 #include "instructions.h"
 #include "kernel_group.h"
+#include "lane_addresses.h"
 #include "pool.h"
 #include "reuselens/engine.h"
 #include "reuselens/object_touches.h"

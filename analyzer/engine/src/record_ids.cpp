@@ -22,8 +22,8 @@ uint32_t Engine::Impl::node_id(const RlRecord& r) {
   }
   if (nodes.size() >= kMaxNode) throw EngineError("more than 2^28 distinct memory instructions");
   uint32_t id = uint32_t(nodes.size());
-  // RL_FLAG_ONE_ADDRESS describes how one record's lanes were handed over, not the instruction
-  nodes.push_back(NodeInfo{r.function_id, r.pc, r.space, r.access, uint8_t(r.flags & ~RL_FLAG_ONE_ADDRESS), r.size});
+  // kHandedOverFlags say how one record's lanes were handed over, not what the instruction is
+  nodes.push_back(NodeInfo{r.function_id, r.pc, r.space, r.access, uint8_t(r.flags & ~kHandedOverFlags), r.size});
   node_ids.emplace(k, id);
   return id;
 }

@@ -670,6 +670,8 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
     }
   }
   BlockState* bs = global ? nullptr : &wk.block_state(r.block);
+  uint64_t scratch[RL_WARP_SIZE];
+  const uint64_t* addr = lane_addresses(r, scratch);  // shared and local records are always whole
   RegionShadow* lane_region = nullptr;  // global, not kDirect: the region of the last lane (see the lane loop)
   const uint32_t warp_tid = uint32_t(r.warp) * 32;
   Run run{0, 0, 0};
@@ -685,7 +687,7 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
     unsigned lane = unsigned(__builtin_ctz(m));
     uint32_t tid = warp_tid + lane;
     uint64_t w1 = w1_base | uint64_t(tid) << 40;
-    uint64_t g0 = r.addr[lane] >> 2;
+    uint64_t g0 = addr[lane] >> 2;
     for (uint64_t k = 0; k < granules; ++k) {
       uint64_t g = g0 + k;
       bool same;
@@ -769,9 +771,11 @@ bool Engine::Impl::direct_window(const RlRecord& r, const Ctx& c, uint32_t mask,
   uint64_t lo = g, hi = g;
   if (c.flags & kConsecutive) {
     hi = r.addr[31 - __builtin_clz(mask)] >> 2;
-  } else if (!(r.flags & RL_FLAG_ONE_ADDRESS)) {  // one address: in the first active lane's slot alone
+  } else {
+    uint64_t scratch[RL_WARP_SIZE];
+    const uint64_t* addr = lane_addresses(r, scratch);
     for (uint32_t m = mask & (mask - 1); m; m &= m - 1) {
-      const uint64_t x = r.addr[__builtin_ctz(m)] >> 2;
+      const uint64_t x = addr[__builtin_ctz(m)] >> 2;
       lo = std::min(lo, x);
       hi = std::max(hi, x);
     }
@@ -835,8 +839,10 @@ void Engine::Impl::prefetch_lanes(const RlRecord& r, const Ctx& c, uint32_t mask
     return;
   }
   if (c.flags & kOneChunk) return;
+  uint64_t scratch[RL_WARP_SIZE];
+  const uint64_t* addr = lane_addresses(r, scratch);
   for (uint32_t m = mask; m; m &= m - 1) {
-    uint64_t g = r.addr[__builtin_ctz(m)] >> 2;
+    uint64_t g = addr[__builtin_ctz(m)] >> 2;
     if (const RegionShadow* reg = find_region(g, hint)) lines.add(reg->slot(g));
   }
 }

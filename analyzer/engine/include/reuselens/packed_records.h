@@ -114,31 +114,49 @@ inline void unpack_record(const RlSlot* first, RlRecord* out) {
 }
 
 // The record at `first` (as unpack_record takes it) as the online engine reads it (the engine queue's copy threads,
-// Engine::consume_packed), without the bytes it never reads: unpack_record writes 288 bytes a record, most of a
-// broadcast-heavy run's drain (SHOC BFS: 97% of its 25.6 M records are one address read by a whole warp). A barrier or
-// block exit gets its header alone: the engine reads no address of one. A global record of at most 4 bytes per lane,
-// without a companion, whose two or more active lanes share one address gets that address in its first active
-// lane's slot alone and RL_FLAG_ONE_ADDRESS (the engine's broadcast path reads that lane only): the header's line
-// instead of four and a half. Every other record as unpack_record gives it. Never for a trace file.
+// Engine::consume_packed), without the bytes it never reads: unpack_record writes 288 bytes a record, the drain's
+// largest cost on a record-heavy run. A barrier or block exit gets its header alone: the engine reads no address of
+// one. A global record without a companion, two or more lanes active, whose lanes the strided form gives one stride
+// over the warp gets the header and one or two addresses (trace_format.h): RL_FLAG_ONE_ADDRESS for at most 4 bytes
+// per lane at stride 0 (SHOC BFS's per-vertex loads, 97% of its records), its first active lane's address;
+// RL_FLAG_CONSECUTIVE_LANES for 4, 8 or 16 bytes per lane at a stride of that size, the active lanes consecutive
+// from the first (a coalesced access: most global records of most kernels), its first and last active lanes'. The
+// header's line and at most one more instead of four and a half. Every other record as unpack_record gives it.
+// Never for a trace file.
 inline void unpack_for_engine(const RlSlot* first, RlRecord* out) {
   const unsigned form = packed_form(*first);
   const uint64_t head = first->w[0];  // type | form, space, access, flags, size, warp (little-endian)
   const unsigned type = (unsigned)(head & RL_TYPE_MASK);
+  // The header made whole before it is stored: a flag or'ed into `out` after the header's store waited for the line
+  // to come from memory, one record at a time (into a ring beyond the caches, a broadcast took 27 ns instead of 11 on
+  // the development machine).
+  RlSlot header = *first;
+  header.w[0] = head & ~(uint64_t)(0xFFu & ~RL_TYPE_MASK);  // the form's bits cleared
   if (form == RL_FORM_STRIDED) {
     const RlSlot& form_slot = first[1];  // RlStrided: base, stride, group_stride, group
     const uint32_t mask = (uint32_t)(first->w[1] >> 32), size = (uint32_t)(head >> 32 & 0xFFFFu);
-    if (form_slot.w[1] == 0 && ((uint32_t)form_slot.w[3] == RL_WARP_SIZE || form_slot.w[2] == 0) &&
-        type == RL_REC_MEM && (head >> 8 & 0xFFu) == RL_SPACE_GLOBAL && !(head >> 24 & RL_FLAG_VALUES) && size >= 1 &&
-        size <= 4 && (mask & (mask - 1)) != 0) {
-      memcpy(out, first, RL_SLOT_BYTES);
-      out->type = (uint8_t)type;
-      out->flags = (uint8_t)(out->flags | RL_FLAG_ONE_ADDRESS);
-      out->addr[__builtin_ctz(mask)] = form_slot.w[0];
-      return;
+    const uint64_t stride = form_slot.w[1];
+    if (type == RL_REC_MEM && (head >> 8 & 0xFFu) == RL_SPACE_GLOBAL && !(head >> 24 & RL_FLAG_VALUES) &&
+        (mask & (mask - 1)) != 0 && (uint32_t)form_slot.w[3] == RL_WARP_SIZE) {
+      const unsigned lo = (unsigned)__builtin_ctz(mask), hi = 31u - (unsigned)__builtin_clz(mask);
+      const uint64_t a_lo = form_slot.w[0] + stride * lo;
+      uint64_t flag = 0;
+      if (stride == 0 && size >= 1 && size <= 4) {
+        flag = RL_FLAG_ONE_ADDRESS;
+      } else if (stride == size && (size == 4 || size == 8 || size == 16) && (mask >> lo & ((mask >> lo) + 1)) == 0 &&
+                 a_lo + (uint64_t)size * (hi - lo + 1) - 1 >= a_lo) {
+        flag = RL_FLAG_CONSECUTIVE_LANES;
+      }
+      if (flag) {
+        header.w[0] |= flag << 24;  // the flags byte
+        memcpy(out, &header, RL_SLOT_BYTES);
+        out->addr[lo] = a_lo;
+        if (flag == RL_FLAG_CONSECUTIVE_LANES) out->addr[hi] = form_slot.w[0] + stride * hi;
+        return;
+      }
     }
   } else if (form == RL_FORM_NO_ADDRESSES && (type == RL_REC_BARRIER || type == RL_REC_BLOCK_EXIT)) {
-    memcpy(out, first, RL_SLOT_BYTES);
-    out->type = (uint8_t)type;
+    memcpy(out, &header, RL_SLOT_BYTES);
     return;
   }
   unpack_record(first, out);
