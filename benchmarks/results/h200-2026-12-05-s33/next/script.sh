@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # Prepared in session 33 (no device machine was lent that session) for the next session's first device call.
-# 0569728 hands global broadcasts to the online engine by their one address and barriers by their header
-# (packed_records.h, unpack_for_engine; docs/collector.md "Packed records"), never run on the GPU; 2a2389d (session
-# 32's last engine edit) has not run there either. 1. GPU tests (online results against replays of the same traces:
-# the flagged records on real launches) and fidelity against ncu. 2. The suite from a user's install. 3. The
-# collector without 0569728 (one_address.patch taken back) paired with it, eight apps, 3 rounds (SHOC BFS is the
-# one that should move: 97% broadcasts, bound by the drain thread's sinks). 4. The unpacking's cost per record on
-# this host (unpack_speed.py) and the drain with four copy threads (queue_drain.py).
+# 0569728 and 9c59f2b hand global broadcasts and coalesced accesses to the online engine by one or two of their
+# addresses and barriers by their header (packed_records.h, unpack_for_engine; docs/collector.md "Packed records"),
+# never run on the GPU; 2a2389d (session 32's last engine edit) has not run there either.
+# 1. GPU tests (online results against replays of the same traces: the flagged records on real launches) and
+#    fidelity against ncu.
+# 2. The suite from a user's install.
+# 3. The collector without the hand-over (handed_over.patch taken back) paired with it, eight apps, 3 rounds: SHOC
+#    BFS (97% broadcasts, bound by the drain thread's sinks) and the coalesced apps' last generations should move.
+# 4. The unpacking's cost per record on this host (unpack_speed.py), the drain with four copy threads (queue_drain.py).
 #   bash benchmarks/results/h200-2026-12-05-s33/next/script.sh   (carry .whl and benchmarks/realapps/src)
 source benchmarks/device_call.sh
 D=benchmarks/results/h200-2026-12-05-s33/next
 APPS=cs_matrixMul,cs_transpose,cs_reduction,pb_lu,pb_fdtd2d,shoc_bfs,shoc_bfs_uiuc,shoc_sort
-stamp "the collector before 0569728 (in the background)"
-timeout 300 bash benchmarks/build_revision.sh --patch $D/one_address.patch /tmp/before -R > /tmp/before.txt 2>&1 &
+stamp "the collector before the hand-over (in the background)"
+timeout 300 bash benchmarks/build_revision.sh --patch $D/handed_over.patch /tmp/before -R > /tmp/before.txt 2>&1 &
 BUILD=$!
 gpu_tests
 fidelity_against_ncu
@@ -20,11 +22,11 @@ short_suite 2
 wait $BUILD  # the pid: a bare `wait` also waits for the log's tee
 BEFORE_LIB=$(grep libreuselens_collector /tmp/before.txt)
 [ -n "$BEFORE_LIB" ] || { tail -n 20 /tmp/before.txt; exit 1; }
-stamp "paired: before 0569728 (A) / with it (B), eight apps, 3 rounds"
-timeout 200 python3 benchmarks/ab_collector.py --a before=$BEFORE_LIB --b one_address=installed --apps $APPS \
+stamp "paired: before the hand-over (A) / with it (B), eight apps, 3 rounds"
+timeout 200 python3 benchmarks/ab_collector.py --a before=$BEFORE_LIB --b handed_over=installed --apps $APPS \
   --rounds 3 --out /tmp/ab --build /tmp/rf/build > /tmp/ab.txt 2>&1
 grep -v "^round\|^build\|^  " /tmp/ab.txt | tail -12
-cp /tmp/ab/ab_collector.json $OUT/ab_one_address.json 2>/dev/null
+cp /tmp/ab/ab_collector.json $OUT/ab_handed_over.json 2>/dev/null
 stamp "unpack speed, one thread"
 timeout 90 python3 benchmarks/unpack_speed.py
 stamp "queue drain, four copy threads"
