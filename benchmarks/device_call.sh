@@ -69,3 +69,32 @@ engine_pairs() {
     done
   done
 }
+# collector_beside PATCH DIR [-R]: the package of the working tree with PATCH applied (-R: taken back) built into DIR
+# by build_revision.sh, in the background; then `beside_lib DIR` waits for it and sets BESIDE_LIB to its tool
+# library's path (called as it is, not in $(...): only this shell can wait for the build), or prints the build's tail
+# and fails.
+collector_beside() {
+  local patch=$1 dir=$2
+  shift 2
+  stamp "the collector with $(basename "$patch")${1:+ taken back} (in the background)"
+  timeout 300 bash benchmarks/build_revision.sh --patch "$patch" "$dir" "$@" > "$dir.build.txt" 2>&1 &
+  BESIDE_PID=$!
+}
+beside_lib() {
+  wait "$BESIDE_PID"  # the pid: a bare `wait` also waits for the log's tee
+  BESIDE_LIB=$(grep -m1 libreuselens_collector "$1.build.txt")
+  [ -n "$BESIDE_LIB" ] || { tail -n 20 "$1.build.txt"; return 1; }
+}
+# pytorch_loop STEPS: the PyTorch training loop (benchmarks/pytorch_overhead.py) natively, then under `reuselens
+# profile --no-analyze`, one round each; the engine's and the drain's lines of its collector.log, and its JSON in
+# $OUT/pytorch_collect.json.
+pytorch_loop() {
+  stamp "PyTorch loop, $1 steps, native"
+  timeout 45 python3 benchmarks/pytorch_overhead.py --out /tmp/pt_native --steps "$1" --rounds 1 --modes native \
+    --timeout 40 2>&1 | grep "native:"
+  stamp "PyTorch loop, $1 steps, collect"
+  timeout 110 python3 benchmarks/pytorch_overhead.py --out /tmp/pt_c --steps "$1" --rounds 1 --modes collect \
+    --timeout 105 2>&1 | grep "collect:"
+  grep -h "engine steps\|launch ends waited\|drain thread" /tmp/pt_c/runs/*/collector.log 2>/dev/null | tail -3 | cut -c1-400
+  cp /tmp/pt_c/pytorch_overhead.json "$OUT/pytorch_collect.json" 2>/dev/null
+}

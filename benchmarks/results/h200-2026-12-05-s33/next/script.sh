@@ -13,17 +13,13 @@
 source benchmarks/device_call.sh
 D=benchmarks/results/h200-2026-12-05-s33/next
 APPS=cs_matrixMul,cs_transpose,cs_reduction,pb_lu,pb_fdtd2d,shoc_bfs,shoc_bfs_uiuc,shoc_sort
-stamp "the collector before the hand-over (in the background)"
-timeout 300 bash benchmarks/build_revision.sh --patch $D/handed_over.patch /tmp/before -R > /tmp/before.txt 2>&1 &
-BUILD=$!
+collector_beside $D/handed_over.patch /tmp/before -R
 gpu_tests
 fidelity_against_ncu
 short_suite 2
-wait $BUILD  # the pid: a bare `wait` also waits for the log's tee
-BEFORE_LIB=$(grep libreuselens_collector /tmp/before.txt)
-[ -n "$BEFORE_LIB" ] || { tail -n 20 /tmp/before.txt; exit 1; }
+beside_lib /tmp/before || exit 1
 stamp "paired: before the hand-over (A) / with it (B), eight apps, 3 rounds"
-timeout 200 python3 benchmarks/ab_collector.py --a before=$BEFORE_LIB --b handed_over=installed --apps $APPS \
+timeout 200 python3 benchmarks/ab_collector.py --a before=$BESIDE_LIB --b handed_over=installed --apps $APPS \
   --rounds 3 --out /tmp/ab --build /tmp/rf/build > /tmp/ab.txt 2>&1
 grep -v "^round\|^build\|^  " /tmp/ab.txt | tail -12
 cp /tmp/ab/ab_collector.json $OUT/ab_handed_over.json 2>/dev/null

@@ -9,29 +9,17 @@
 source benchmarks/device_call.sh
 D=benchmarks/results/h200-2026-12-05-s33/next
 LONG=cs_mergeSort,cs_sortingNetworks,pb_gemm,pb_mvt
-stamp "the collector before the hand-over (in the background)"
-timeout 300 bash benchmarks/build_revision.sh --patch $D/handed_over.patch /tmp/before -R > /tmp/before.txt 2>&1 &
-BUILD=$!
+collector_beside $D/handed_over.patch /tmp/before -R
 stamp "the four long apps: native, collect, full, one round"
 timeout 330 python3 benchmarks/realapps.py --src benchmarks/realapps/src --out /tmp/rl --rounds 1 \
   --modes native,collect,full --jobs 16 --apps $LONG > "$OUT/realapps_long.txt" 2>&1
 grep -v "^build\|^round" "$OUT/realapps_long.txt" | tail -8
 cp /tmp/rl/realapps.json "$OUT/realapps_long.json" 2>/dev/null
-wait $BUILD
-BEFORE_LIB=$(grep libreuselens_collector /tmp/before.txt)
-if [ -n "$BEFORE_LIB" ]; then
+if beside_lib /tmp/before; then
   stamp "paired: before the hand-over (A) / with it (B), PolyBench gemm, 2 rounds"
-  timeout 120 python3 benchmarks/ab_collector.py --a before=$BEFORE_LIB --b handed_over=installed --apps pb_gemm \
+  timeout 120 python3 benchmarks/ab_collector.py --a before=$BESIDE_LIB --b handed_over=installed --apps pb_gemm \
     --rounds 2 --out /tmp/ab_gemm --build /tmp/rl/build > /tmp/ab_gemm.txt 2>&1
   grep -v "^round\|^build\|^  " /tmp/ab_gemm.txt | tail -4
-else
-  tail -n 20 /tmp/before.txt
 fi
-stamp "PyTorch loop, 40 steps, native"
-timeout 45 python3 benchmarks/pytorch_overhead.py --out /tmp/pt_native --steps 40 --rounds 1 --modes native \
-  --timeout 40 2>&1 | grep "native:"
-stamp "PyTorch loop, 40 steps, collect"
-timeout 110 python3 benchmarks/pytorch_overhead.py --out /tmp/pt_c --steps 40 --rounds 1 --modes collect \
-  --timeout 105 2>&1 | grep "collect:"
-grep -h "engine steps\|launch ends waited\|drain thread" /tmp/pt_c/runs/*/collector.log 2>/dev/null | tail -3 | cut -c1-400
+pytorch_loop 40
 stamp done
