@@ -32,6 +32,9 @@ HEADER_BYTES = 64
 RECORD_BYTES = 288
 FLAG_COMPLETE = 0x1
 CHUNK_RECORDS = 1 << 16
+# A MEM record's flags that only records the engine queue hands the online engine carry (trace_format.h:
+# RL_FLAG_ONE_ADDRESS, RL_FLAG_CONSECUTIVE_LANES): the engine would read one or two of its lanes' slots alone.
+QUEUE_ONLY_FLAGS = 0x30
 
 # Built from the offsets in docs/trace-format.md; tests/engine/test_layout.py checks them against the C++ header.
 RECORD_DTYPE = np.dtype(
@@ -185,6 +188,13 @@ class _Allocations:
 def _feed(engine: Any, records: np.ndarray, path: Path) -> None:
     for start in range(0, len(records), CHUNK_RECORDS):
         chunk = np.ascontiguousarray(records[start : start + CHUNK_RECORDS])
+        queue_only = np.flatnonzero((chunk["type"] == 1) & (chunk["flags"] & QUEUE_ONLY_FLAGS != 0))
+        if len(queue_only):
+            i = int(queue_only[0])
+            raise TraceError(
+                f"{path}: record {start + i} has flags {int(chunk['flags'][i]):#x}: bits 0x{QUEUE_ONLY_FLAGS:x} mark "
+                "records the collector hands its online engine, never a trace file's (docs/trace-format.md)"
+            )
         try:
             engine.consume(chunk)
         except Exception as exc:  # EngineError: a malformed record or the shadow budget

@@ -160,6 +160,16 @@ def test_malformed_record_names_the_file(tmp_path):
         replay_run(run)
 
 
+@pytest.mark.parametrize("flag", [0x10, 0x20])
+def test_a_record_with_the_engine_queues_flags_names_the_file(tmp_path, flag):
+    # GIVEN a trace whose second record carries a flag only the engine queue's records carry (one or two of its lane
+    # slots written); THEN its replay stops with the file and the record named, instead of reading lanes it lacks
+    recs = records([mem(0x10, warp_addrs(A)), mem(0x20, warp_addrs(A), flags=flag)])
+    run = make_run(tmp_path, {0: recs})
+    with pytest.raises(TraceError, match=rf"0\.rltrace: record 1 has flags {flag:#x}: bits 0x30 mark records"):
+        replay_run(run)
+
+
 def test_not_a_run_directory(tmp_path):
     with pytest.raises(RunDirectoryError, match=r"not a run directory \(no run.json"):
         replay_run(tmp_path)
