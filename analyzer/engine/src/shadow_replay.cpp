@@ -771,11 +771,9 @@ bool Engine::Impl::direct_window(const RlRecord& r, const Ctx& c, uint32_t mask,
   uint64_t lo = g, hi = g;
   if (c.flags & kConsecutive) {
     hi = r.addr[31 - __builtin_clz(mask)] >> 2;
-  } else {
-    uint64_t scratch[RL_WARP_SIZE];
-    const uint64_t* addr = lane_addresses(r, scratch);
+  } else if (!(r.flags & RL_FLAG_ONE_ADDRESS)) {  // (one address: lo = hi; consecutive lanes: kConsecutive above)
     for (uint32_t m = mask & (mask - 1); m; m &= m - 1) {
-      const uint64_t x = addr[__builtin_ctz(m)] >> 2;
+      const uint64_t x = r.addr[__builtin_ctz(m)] >> 2;
       lo = std::min(lo, x);
       hi = std::max(hi, x);
     }
