@@ -85,16 +85,19 @@ std::string Engine::Impl::check_record(const RlRecord& r) const {
 Engine::Impl::PieceState Engine::Impl::phase1_piece(const RlRecord* recs, size_t n, size_t piece, Worker& wk) {
   const size_t misses_before = wk.misses.size();
   // The piece's records were written by the queue's copy threads on other cores (or long ago, behind a deep queue):
-  // every line of a record a few ahead is asked for, header and lanes, so that this loop's header reads and the
-  // routing of the same piece right after it (phase2_piece: the lanes) find them near.
+  // the header's line of a record a few ahead is asked for, so that this loop's header reads find it near, and once
+  // a record's header is read, the lines of its lanes when the routing of the same piece right after this loop
+  // (phase2_piece) reads them: a barrier, an exit and a record handed over by one or two addresses (lane_addresses.h)
+  // have nothing there that any step reads, or anything written this time round the queue's ring.
   constexpr size_t kAhead = 4;
   for (size_t i = piece * kPiece, hi = std::min(n, i + kPiece); i < hi; ++i) {
-    if (i + kAhead < hi) {
-      const char* p = reinterpret_cast<const char*>(recs + i + kAhead);
-      for (size_t line = 0; line < sizeof(RlRecord); line += 64) __builtin_prefetch(p + line);
+    if (i + kAhead < hi) __builtin_prefetch(recs + i + kAhead);
+    const RlRecord& r = recs[i];
+    if (r.type == RL_REC_MEM && !(r.flags & kHandedOverFlags)) {
+      const char* p = reinterpret_cast<const char*>(&r);
+      for (size_t line = 64; line < sizeof(RlRecord); line += 64) __builtin_prefetch(p + line);
       __builtin_prefetch(p + sizeof(RlRecord) - 1);
     }
-    const RlRecord& r = recs[i];
     if (!plausible(r)) {
       wk.error_index = i;
       wk.error = check_record(r);
