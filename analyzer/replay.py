@@ -33,7 +33,7 @@ RECORD_BYTES = 288
 FLAG_COMPLETE = 0x1
 CHUNK_RECORDS = 1 << 16
 # A MEM record's flags that only records the engine queue hands the online engine carry (trace_format.h:
-# RL_FLAG_ONE_ADDRESS, RL_FLAG_CONSECUTIVE_LANES): the engine would read one or two of its lanes' slots alone.
+# RL_FLAG_ONE_ADDRESS, RL_FLAG_ONE_STRIDE): the engine would read one or two of its lanes' slots alone.
 QUEUE_ONLY_FLAGS = 0x30
 
 # Built from the offsets in docs/trace-format.md; tests/engine/test_layout.py checks them against the C++ header.

@@ -7,8 +7,8 @@ Usage: python benchmarks/engine.py [--blocks 16384] [--workers 1,2,4,8,16] [--re
                                   [--values | --handed-over] [--engine installed|PATH/_engine*.so]
 
 --handed-over: the records as the engine queue hands them to the online engine (unpack_for_engine: a broadcast by
-its one address, a coalesced access by its first and last, a barrier or exit by its header; the other bytes hold
-whatever the memory held), not whole.
+its one address, another record of one stride over the warp by its first and last, a barrier or exit by its header;
+the other bytes hold whatever the memory held), not whole.
 
 --values: value mode (issue 19): every memory record followed by its value companion (values from a few small
 numbers, stores one in two silent), the engine in value mode; the figures count records without companions.
@@ -548,22 +548,22 @@ def with_value_companions(recs: np.ndarray, seed: int = 7) -> np.ndarray:
 
 def handed_over(engine, recs: np.ndarray) -> np.ndarray:
     """`recs` as the online engine gets them from the engine queue: packed as the device patch packs a record whose
-    lanes one stride of 0 (a broadcast) or of its size (a coalesced access) gives (the strided form) and a barrier or
-    exit (its header alone), every other record whole here, then unpacked by the queue's own function
-    (unpack_for_engine), which writes none of the bytes the engine never reads. (The patch packs more records in the
-    strided form; unpacked for the engine, those come back whole, as they are here.)"""
+    lanes one stride over the warp gives (the strided form) and a barrier or exit (its header alone), every other
+    record whole here, then unpacked by the queue's own function (unpack_for_engine), which writes none of the bytes
+    the engine never reads. (The patch packs more records in the strided form, with a stride within groups of lanes;
+    unpacked for the engine, those come back whole, as they are here.)"""
     words = recs.view(np.uint64).reshape(len(recs), 36)
     lanes = (recs["active_mask"][:, None].astype(np.uint64) >> np.arange(32, dtype=np.uint64)) & 1 == 1
     first = np.argmax(lanes, axis=1).astype(np.uint64)
     first_addr = recs["addr"][np.arange(len(recs)), first]
     mem = recs["type"] == 1
-    strided = np.zeros(len(recs), dtype=bool)
-    stride = np.zeros(len(recs), dtype=np.uint64)
-    for step in (np.zeros(len(recs), dtype=np.uint64), recs["size"].astype(np.uint64)):
-        along = first_addr[:, None] + step[:, None] * (np.arange(32, dtype=np.uint64)[None, :] - first[:, None])
-        fits = mem & lanes.any(axis=1) & ~strided & ((recs["addr"] == along) | ~lanes).all(axis=1)
-        stride[fits] = step[fits]
-        strided |= fits
+    # one stride over the warp from the first active lane to the last (any stride, modulo 2^64, as the patch's form)
+    last = 31 - np.argmax(lanes[:, ::-1], axis=1).astype(np.uint64)
+    span = np.maximum(last - first, np.uint64(1))
+    last_addr = recs["addr"][np.arange(len(recs)), last]
+    stride = np.where((last_addr - first_addr) % span == 0, (last_addr - first_addr) // span, np.uint64(0))
+    along = first_addr[:, None] + stride[:, None] * (np.arange(32, dtype=np.uint64)[None, :] - first[:, None])
+    strided = mem & lanes.any(axis=1) & ((recs["addr"] == along) | ~lanes).all(axis=1)
     header_only = (recs["type"] == 2) | (recs["type"] == 3) | (mem & ~lanes.any(axis=1))
     slots = np.where(strided, 2, np.where(header_only, 1, 9))
     at = np.concatenate(([0], np.cumsum(slots)[:-1]))
@@ -724,7 +724,7 @@ def main() -> int:
         "--handed-over",
         action="store_true",
         help="the records as the engine queue hands them to the online engine: broadcasts by their one address, "
-        "coalesced accesses by their first and last, barriers and exits by their header (packed_records.h, "
+        "other records of one stride by their first and last, barriers and exits by their header (packed_records.h, "
         "unpack_for_engine); without it, whole records",
     )
     ap.add_argument(

@@ -115,19 +115,20 @@ def test_every_group_the_format_allows_unpacks_by_its_formula(group, mask):
 
 
 # trace_format.h: RL_FLAG_VALUES and what the engine queue sets on a record it hands over by some of its addresses
-VALUES_FLAG, ONE_ADDRESS, CONSECUTIVE_LANES = 0x8, 0x10, 0x20
+VALUES_FLAG, ONE_ADDRESS, ONE_STRIDE = 0x8, 0x10, 0x20
 POISON = 0xA5A5A5A5A5A5A5A5  # what unpack_records(for_engine=True) leaves in every byte not written
 
 
 def strided_lanes(rng: random.Random, n: int, *, base: int = 0x7F0000010000) -> list[tuple]:
     """Records whose lanes one stride gives, of every kind the engine queue may hand over by one or two addresses
-    and of kinds it must not: broadcasts (stride 0) and coalesced accesses (stride = size) of 1-16 bytes, full,
+    and of kinds it must not: broadcasts (stride 0), coalesced accesses (stride = size), strides of twice the size and
+    of 4 KiB (a column walk) and descending ones, of 1-16 bytes, full,
     partial, gapped and one-lane masks, loads, stores, atomics, footprints across 1 KiB chunks, shared memory, a
     record with a value companion's flag, blocks and warps mixed."""
     rows = []
     for _ in range(n):
         size = rng.choice([4, 4, 4, 8, 16, 1, 2])
-        stride = rng.choice([0, size, size, size * 2])
+        stride = rng.choice([0, size, size, size * 2, 4096, -size])
         addr = base + 4 * rng.randrange(4096) + rng.choice([0, 0, 0, 1, 2])
         addr -= addr % size
         mask = rng.choice(
@@ -158,15 +159,16 @@ def handed_over_as(rec: np.void, form: int) -> int:
         and int(rec["space"]) == 1
         and not int(rec["flags"]) & VALUES_FLAG
         and len(active) >= 2
+        and size >= 1
     ):
         return 0
-    first = lanes[active[0]]
-    if 1 <= size <= 4 and all(lanes[i] == first for i in active):
+    lo, hi = active[0], active[-1]
+    stride, rest = divmod(lanes[hi] - lanes[lo], hi - lo)  # Python integers: a descending stride stays negative
+    if rest or any(lanes[i] != lanes[lo] + stride * (i - lo) for i in active):
+        return 0  # not one stride over the warp: the patch packs it in groups, or whole
+    if stride == 0 and size <= 4:
         return ONE_ADDRESS
-    gapless = active == list(range(active[0], active[-1] + 1))
-    if size in (4, 8, 16) and gapless and all(lanes[i] == first + size * (i - active[0]) for i in active):
-        return CONSECUTIVE_LANES if first + size * len(active) - 1 < 1 << 64 else 0
-    return 0
+    return ONE_STRIDE if stride >= 0 and lanes[hi] + size - 1 < 1 << 64 else 0
 
 
 def test_the_engine_is_handed_only_the_bytes_it_reads():
@@ -178,7 +180,7 @@ def test_the_engine_is_handed_only_the_bytes_it_reads():
     whole = np.frombuffer(E.unpack_records(stream), dtype=RECORD_DTYPE)
     handed = np.frombuffer(E.unpack_records(stream, for_engine=True), dtype=RECORD_DTYPE)
     assert whole.tobytes() == recs.tobytes()
-    seen = {ONE_ADDRESS: 0, CONSECUTIVE_LANES: 0}
+    seen = {ONE_ADDRESS: 0, ONE_STRIDE: 0}
     for w, h, form in zip(whole, handed, forms(stream), strict=True):
         header = [f for f in RECORD_DTYPE.names if f not in ("addr", "flags")]
         assert [h[f] for f in header] == [w[f] for f in header]
@@ -187,7 +189,7 @@ def test_the_engine_is_handed_only_the_bytes_it_reads():
         lo, hi = (mask & -mask).bit_length() - 1, mask.bit_length() - 1
         if flag:
             # THEN a global broadcast of at most 4 bytes comes as its one address in its first active lane's slot,
-            # a coalesced access of 4, 8 or 16 bytes as its first and last active lanes' addresses
+            # any other record of one stride (not negative) over the warp as its first and last active lanes' ones
             seen[flag] += 1
             written = {lo} if flag == ONE_ADDRESS else {lo, hi}
             assert int(h["flags"]) == int(w["flags"]) | flag

@@ -85,38 +85,53 @@ std::pair<uint64_t, uint64_t> one_address(const RlRecord& r, uint64_t addr, unsi
 // Returns the lowest and highest lane address (for routing).
 std::pair<uint64_t, uint64_t> Engine::Impl::global_distribution(const RlRecord& r, Ctx& c, NodeStats& s, uint64_t* a,
                                                                 unsigned lanes) {
-  // A record the engine queue handed over by one or two of its addresses (packed_records.h, unpack_for_engine): what
-  // the tests below find for its lanes (a broadcast; a coalesced access, the contiguous case), from those slots.
+  // A record the engine queue handed over by one or two of its addresses (packed_records.h, unpack_for_engine): a
+  // broadcast and a coalesced access (one stride of its size over lanes consecutive from the first) get what the
+  // tests below find for their lanes, from those slots; any other stride, its lanes filled in for the tests.
   if (r.flags & kHandedOverFlags) {
-    const uint64_t a0 = r.addr[__builtin_ctz(r.active_mask)];
+    const unsigned lo = unsigned(__builtin_ctz(r.active_mask)), hi = 31u - unsigned(__builtin_clz(r.active_mask));
+    const uint64_t a0 = r.addr[lo], an = r.addr[hi];
     if (r.flags & RL_FLAG_ONE_ADDRESS) {
       c.flags |= kSharedGranule;
       return one_address(r, a0, lanes, s);
     }
-    const uint64_t an = a0 + uint64_t(r.size) * (lanes - 1);
-    c.flags |= kNoOverlap | kConsecutive;
-    s.addresses.add(lanes);
-    s.sectors.add(uint32_t(((an + r.size - 1) >> 5) - (a0 >> 5) + 1));
-    s.sectors_ideal.add(uint32_t((uint64_t(lanes) * r.size + 31) / 32));
-    return std::make_pair(a0, an);
+    const uint32_t from_lo = r.active_mask >> lo;
+    const uint64_t stride = (an - a0) / (hi - lo);
+    const bool gapless = (from_lo & (from_lo + 1)) == 0;
+    if (consecutive_size(r.size) && gapless && stride == r.size) {
+      c.flags |= kNoOverlap | kConsecutive;  // the contiguous case below, which no wrap-around lets through
+      s.addresses.add(lanes);
+      s.sectors.add(uint32_t(((an + r.size - 1) >> 5) - (a0 >> 5) + 1));
+      s.sectors_ideal.add(uint32_t((uint64_t(lanes) * r.size + 31) / 32));
+      return std::make_pair(a0, an);
+    }
+    if (gapless && lanes > 2 && stride >= 32 && stride % 32 == 0 && ((a0 + r.size - 1) >> 5) == (a0 >> 5)) {
+      c.flags |= kNoOverlap;  // the column walk below: every footprint in a sector of its own
+      s.addresses.add(lanes);
+      s.sectors.add(lanes);
+      s.sectors_ideal.add(uint32_t((uint64_t(lanes) * r.size + 31) / 32));
+      return std::make_pair(a0, an);
+    }
   }
+  uint64_t scratch[RL_WARP_SIZE];
+  const uint64_t* addr = lane_addresses(r, scratch);
   // A broadcast (every lane on one address: SHOC BFS's levels[v], a loop bound), read where it lies: copying its
   // 32 addresses first took a sixth of the routing step on benchmarks/engine.py --pattern bfs. The figures are the
   // ones the copy's pass below gives a single address.
-  if (r.active_mask == 0xffffffffu && r.size <= 4 && r.addr[1] == r.addr[0]) {
+  if (r.active_mask == 0xffffffffu && r.size <= 4 && addr[1] == addr[0]) {
     uint64_t other_address = 0;
-    for (unsigned i = 1; i < 32; ++i) other_address |= r.addr[i] ^ r.addr[0];
+    for (unsigned i = 1; i < 32; ++i) other_address |= addr[i] ^ addr[0];
     if (!other_address) {
       c.flags |= kSharedGranule;
-      return one_address(r, r.addr[0], lanes, s);
+      return one_address(r, addr[0], lanes, s);
     }
   }
   size_t n = 0;
   if (r.active_mask == 0xffffffffu) {
-    std::memcpy(a, r.addr, 32 * sizeof(uint64_t));
+    std::memcpy(a, addr, 32 * sizeof(uint64_t));
     n = 32;
   } else {
-    for (uint32_t m = r.active_mask; m; m &= m - 1) a[n++] = r.addr[__builtin_ctz(m)];
+    for (uint32_t m = r.active_mask; m; m &= m - 1) a[n++] = addr[__builtin_ctz(m)];
   }
   // No lane: the global half of a cp.async whose lanes were all zero fills (docs/trace-format.md). The instruction
   // executed, but the L1 saw no request: ncu counted 26,624 global load requests for the 65,536 LDGSTS of a cuBLAS

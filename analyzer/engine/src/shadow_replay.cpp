@@ -771,9 +771,11 @@ bool Engine::Impl::direct_window(const RlRecord& r, const Ctx& c, uint32_t mask,
   uint64_t lo = g, hi = g;
   if (c.flags & kConsecutive) {
     hi = r.addr[31 - __builtin_clz(mask)] >> 2;
-  } else if (!(r.flags & RL_FLAG_ONE_ADDRESS)) {  // (one address: lo = hi; consecutive lanes: kConsecutive above)
+  } else if (!(r.flags & RL_FLAG_ONE_ADDRESS)) {  // (one address: lo = hi)
+    uint64_t scratch[RL_WARP_SIZE];
+    const uint64_t* addr = lane_addresses(r, scratch);
     for (uint32_t m = mask & (mask - 1); m; m &= m - 1) {
-      const uint64_t x = r.addr[__builtin_ctz(m)] >> 2;
+      const uint64_t x = addr[__builtin_ctz(m)] >> 2;
       lo = std::min(lo, x);
       hi = std::max(hi, x);
     }

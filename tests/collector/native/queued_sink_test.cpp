@@ -146,17 +146,14 @@ RlRecord expected_record(uint64_t pc) {
   return r;
 }
 // Whether `got` is `want` as the engine reads it: the header (with the flag of a record handed over by some of its
-// addresses: a broadcast, one stride of 0 over the warp; a coalesced access, one stride of its size over lanes
-// consecutive from the first), then no address of a barrier, only the written slots of a flagged record (its
-// first active lane's, and a coalesced one's last), every lane of any other record.
+// addresses, one stride over the warp: a broadcast by its one address, any other by its first and last active
+// lanes'), then no address of a barrier, only the written slots of a flagged record, every lane of any other record.
 bool as_the_engine_reads(const RlRecord& got, RlRecord want) {
-  const bool strided = want.type == 1 && want.pc % 5 != 0, one_stride = want.pc % 3 == 0;  // group 32
+  const bool one_stride = want.type == 1 && want.pc % 5 != 0 && want.pc % 3 == 0;  // strided, in one group of 32
   const uint32_t lo = (uint32_t)__builtin_ctz(want.active_mask), hi = 31u - (uint32_t)__builtin_clz(want.active_mask);
-  const uint32_t from_lo = want.active_mask >> lo;
-  uint8_t flag = 0;
-  if (strided && one_stride && broadcast(want.pc)) flag = reuselens::RL_FLAG_ONE_ADDRESS;
-  if (strided && one_stride && !broadcast(want.pc) && (from_lo & (from_lo + 1)) == 0)
-    flag = reuselens::RL_FLAG_CONSECUTIVE_LANES;
+  const uint8_t flag = !one_stride          ? 0
+                       : broadcast(want.pc) ? (uint8_t)reuselens::RL_FLAG_ONE_ADDRESS
+                                            : (uint8_t)reuselens::RL_FLAG_ONE_STRIDE;
   want.flags |= flag;
   if (std::memcmp(&got, &want, offsetof(RlRecord, addr)) != 0) return false;
   if (want.type != 1) return true;

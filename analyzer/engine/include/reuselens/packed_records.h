@@ -117,12 +117,11 @@ inline void unpack_record(const RlSlot* first, RlRecord* out) {
 // Engine::consume_packed), without the bytes it never reads: unpack_record writes 288 bytes a record, the drain's
 // largest cost on a record-heavy run. A barrier or block exit gets its header alone: the engine reads no address of
 // one. A global record without a companion, two or more lanes active, whose lanes the strided form gives one stride
-// over the warp gets the header and one or two addresses (trace_format.h): RL_FLAG_ONE_ADDRESS for at most 4 bytes
-// per lane at stride 0 (SHOC BFS's per-vertex loads, 97% of its records), its first active lane's address;
-// RL_FLAG_CONSECUTIVE_LANES for 4, 8 or 16 bytes per lane at a stride of that size, the active lanes consecutive
-// from the first (a coalesced access: most global records of most kernels), its first and last active lanes'. The
-// header's line and at most one more instead of four and a half. Every other record as unpack_record gives it.
-// Never for a trace file.
+// over the warp (not negative, no wrap-around) gets the header and one or two addresses, flagged (trace_format.h):
+// RL_FLAG_ONE_ADDRESS for at most 4 bytes per lane at stride 0 (SHOC BFS's per-vertex loads, 97% of its records),
+// its first active lane's address; RL_FLAG_ONE_STRIDE for the others (a coalesced access, a column walk: most global
+// records of most kernels), its first and last active lanes'. The header's line and at most one more instead of four
+// and a half. Every other record as unpack_record gives it. Never for a trace file.
 inline void unpack_for_engine(const RlSlot* first, RlRecord* out) {
   const unsigned form = packed_form(*first);
   const uint64_t head = first->w[0];  // type | form, space, access, flags, size, warp (little-endian)
@@ -137,21 +136,20 @@ inline void unpack_for_engine(const RlSlot* first, RlRecord* out) {
     const uint32_t mask = (uint32_t)(first->w[1] >> 32), size = (uint32_t)(head >> 32 & 0xFFFFu);
     const uint64_t stride = form_slot.w[1];
     if (type == RL_REC_MEM && (head >> 8 & 0xFFu) == RL_SPACE_GLOBAL && !(head >> 24 & RL_FLAG_VALUES) &&
-        (mask & (mask - 1)) != 0 && (uint32_t)form_slot.w[3] == RL_WARP_SIZE) {
+        (mask & (mask - 1)) != 0 && (uint32_t)form_slot.w[3] == RL_WARP_SIZE && size >= 1) {
       const unsigned lo = (unsigned)__builtin_ctz(mask), hi = 31u - (unsigned)__builtin_clz(mask);
       const uint64_t a_lo = form_slot.w[0] + stride * lo;
       uint64_t flag = 0;
-      if (stride == 0 && size >= 1 && size <= 4) {
+      if (stride == 0 && size <= 4) {
         flag = RL_FLAG_ONE_ADDRESS;
-      } else if (stride == size && (size == 4 || size == 8 || size == 16) && (mask >> lo & ((mask >> lo) + 1)) == 0 &&
-                 a_lo + (uint64_t)size * (hi - lo + 1) - 1 >= a_lo) {
-        flag = RL_FLAG_CONSECUTIVE_LANES;
+      } else if (size - 1 <= UINT64_MAX - a_lo && stride <= (UINT64_MAX - a_lo - (size - 1)) / (hi - lo)) {
+        flag = RL_FLAG_ONE_STRIDE;  // (the stride is read back from the two addresses: no wrap-around allowed)
       }
       if (flag) {
         header.w[0] |= flag << 24;  // the flags byte
         memcpy(out, &header, RL_SLOT_BYTES);
         out->addr[lo] = a_lo;
-        if (flag == RL_FLAG_CONSECUTIVE_LANES) out->addr[hi] = form_slot.w[0] + stride * hi;
+        if (flag == RL_FLAG_ONE_STRIDE) out->addr[hi] = a_lo + stride * (hi - lo);
         return;
       }
     }

@@ -22,19 +22,20 @@ enum RlBarrierKind { RL_BARRIER_BLOCK = 1, RL_BARRIER_WARP = 2, RL_BARRIER_MBARR
 enum RlAccessFlags { RL_ACCESS_READ = 0x1, RL_ACCESS_WRITE = 0x2, RL_ACCESS_ATOMIC_SYSTEM = 0x4 };
 // ASYNC_COPY: one half of a cp.async or bulk copy; MATRIX: ldmatrix/stmatrix rows; BULK: cp.async.bulk blocks;
 // VALUES: a MEM record whose value companion (RL_REC_VALUES) is the next record of the trace.
-// ONE_ADDRESS and CONSECUTIVE_LANES: never in a trace file or a device buffer; only on records the online engine is
-// handed unpacked (packed_records.h, unpack_for_engine), global records without a companion, two or more lanes
-// active, of which some addr slots are not written (they hold whatever the memory held). ONE_ADDRESS: at most 4 bytes
-// per lane, every active lane on one address, written in the first active lane's slot alone. CONSECUTIVE_LANES: 4, 8
-// or 16 bytes per lane, the active lanes consecutive from the first active one, lane first + j at that lane's address
-// + j * size (no wrap-around past 2^64), written in the first and the last active lanes' slots alone.
+// ONE_ADDRESS and ONE_STRIDE: never in a trace file or a device buffer; only on records the online engine is handed
+// unpacked (packed_records.h, unpack_for_engine), global records without a companion, two or more lanes active, of
+// which some addr slots are not written (they hold whatever the memory held). ONE_ADDRESS: at most 4 bytes per lane,
+// every active lane on one address, written in the first active lane's slot alone. ONE_STRIDE: active lane l at
+// a + stride * (l - lo), lo and hi the first and last active lanes, a = addr[lo], the stride not negative and the span
+// a .. a + stride * (hi - lo) + size - 1 below 2^64; written in the slots of lo and hi alone, the stride being
+// (addr[hi] - addr[lo]) / (hi - lo).
 enum RlRecordFlags {
   RL_FLAG_ASYNC_COPY = 0x1,
   RL_FLAG_MATRIX = 0x2,
   RL_FLAG_BULK = 0x4,
   RL_FLAG_VALUES = 0x8,
   RL_FLAG_ONE_ADDRESS = 0x10,
-  RL_FLAG_CONSECUTIVE_LANES = 0x20
+  RL_FLAG_ONE_STRIDE = 0x20
 };
 // Flags of a companion (RL_REC_VALUES): UNIFORM, every lane of its active_mask has the value in addr[0] (the other
 // addr slots are not written: a warp's values are often one value, or all zero, and the patch says so instead of
