@@ -9,7 +9,9 @@
 # 2. The suite from a user's install.
 # 3. The collector without the hand-over (handed_over.patch taken back) paired with it, eight apps, 3 rounds: SHOC
 #    BFS (97% broadcasts, bound by the drain thread's sinks) and the coalesced apps' last generations should move.
-# 4. The unpacking's cost per record on this host (unpack_speed.py), the drain with four copy threads (queue_drain.py).
+# 4. The engine alone at twelve workers on three patterns, records whole and as handed over (engine.py
+#    --handed-over); the unpacking's cost per record on this host (unpack_speed.py); the drain with four copy
+#    threads (queue_drain.py).
 #   bash benchmarks/results/h200-2026-12-05-s33/next/script.sh   (carry .whl and benchmarks/realapps/src)
 source benchmarks/device_call.sh
 D=benchmarks/results/h200-2026-12-05-s33/next
@@ -24,6 +26,13 @@ timeout 200 python3 benchmarks/ab_collector.py --a before=$BESIDE_LIB --b handed
   --rounds 3 --out /tmp/ab --build /tmp/rf/build > /tmp/ab.txt 2>&1
 grep -v "^round\|^build\|^  " /tmp/ab.txt | tail -12
 cp /tmp/ab/ab_collector.json $OUT/ab_handed_over.json 2>/dev/null
+for pattern in bfs stencil strided; do  # the engine alone at twelve workers, records whole and as handed over
+  for how in "" --handed-over; do
+    timeout 60 python3 benchmarks/engine.py --pattern $pattern --workers 12 --repeat 2 $how \
+      > /tmp/e_$pattern$how.txt 2>&1
+    echo "engine.py $pattern ${how:-whole}: $(grep -A1 '^warm' /tmp/e_$pattern$how.txt | tail -1 | cut -c1-60)"
+  done
+done
 stamp "unpack speed, one thread"
 timeout 90 python3 benchmarks/unpack_speed.py
 stamp "queue drain, four copy threads"
