@@ -96,7 +96,7 @@ std::pair<uint64_t, uint64_t> Engine::Impl::global_distribution(const RlRecord& 
       return one_address(r, a0, lanes, s);
     }
     const uint32_t from_lo = r.active_mask >> lo;
-    const uint64_t stride = (an - a0) / (hi - lo);
+    const uint64_t stride = handed_over_stride(r);
     const bool gapless = (from_lo & (from_lo + 1)) == 0;
     if (consecutive_size(r.size) && gapless && stride == r.size) {
       c.flags |= kNoOverlap | kConsecutive;  // the contiguous case below, which no wrap-around lets through
