@@ -83,6 +83,7 @@ from reuselens.analyzer.replay import RECORD_DTYPE  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from engine_module import engine_module  # noqa: E402
+from record_shapes import one_stride  # noqa: E402
 
 A, B, C = 0x7F0000000000, 0x7F1000000000, 0x7F2000000000
 WARPS = 8
@@ -553,18 +554,12 @@ def handed_over(engine, recs: np.ndarray) -> np.ndarray:
     the engine never reads. (The patch packs more records in the strided form, with a stride within groups of lanes;
     unpacked for the engine, those come back whole, as they are here.)"""
     words = recs.view(np.uint64).reshape(len(recs), 36)
-    lanes = (recs["active_mask"][:, None].astype(np.uint64) >> np.arange(32, dtype=np.uint64)) & 1 == 1
-    first = np.argmax(lanes, axis=1).astype(np.uint64)
-    first_addr = recs["addr"][np.arange(len(recs)), first]
-    mem = recs["type"] == 1
-    # one stride over the warp from the first active lane to the last (any stride, modulo 2^64, as the patch's form)
-    last = 31 - np.argmax(lanes[:, ::-1], axis=1).astype(np.uint64)
-    span = np.maximum(last - first, np.uint64(1))
-    last_addr = recs["addr"][np.arange(len(recs)), last]
-    stride = np.where((last_addr - first_addr) % span == 0, (last_addr - first_addr) // span, np.uint64(0))
-    along = first_addr[:, None] + stride[:, None] * (np.arange(32, dtype=np.uint64)[None, :] - first[:, None])
-    strided = mem & lanes.any(axis=1) & ((recs["addr"] == along) | ~lanes).all(axis=1)
-    header_only = (recs["type"] == 2) | (recs["type"] == 3) | (mem & ~lanes.any(axis=1))
+    forms = one_stride(recs)
+    strided = forms.one
+    header_only = forms.header & (recs["type"] != 4)  # (no value companions here: --handed-over refuses --values)
+    first = forms.first.astype(np.int64)
+    base = (forms.a0 - forms.stride * first).view(np.uint64)  # int64 arithmetic wraps as the patch's uint64 does
+    stride = forms.stride.view(np.uint64)
     slots = np.where(strided, 2, np.where(header_only, 1, 9))
     at = np.concatenate(([0], np.cumsum(slots)[:-1]))
     stream = np.zeros((int(slots.sum()), 4), dtype=np.uint64)
@@ -575,7 +570,7 @@ def handed_over(engine, recs: np.ndarray) -> np.ndarray:
     stream[at[packed]] = words[packed, 0:4]
     form = np.where(strided[packed], 2, 1).astype(np.uint64)  # STRIDED, NO_ADDRESSES
     stream[at[packed], 0] |= form << np.uint64(5)
-    stream[at[strided] + 1, 0] = first_addr[strided] - stride[strided] * first[strided]  # base
+    stream[at[strided] + 1, 0] = base[strided]
     stream[at[strided] + 1, 1] = stride[strided]
     stream[at[strided] + 1, 3] = 32  # one group of 32 lanes
     if "for_engine" not in (engine.unpack_records.__doc__ or ""):

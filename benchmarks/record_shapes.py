@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -45,8 +46,22 @@ COST = {
 }
 
 
-def classify(records: np.ndarray) -> dict[str, int | float]:
-    """Counts of each shape among `records` (RECORD_DTYPE), and the compact form's bytes (other: 8 per lane)."""
+class OneStride(NamedTuple):
+    """Per record (RECORD_DTYPE): `header`, a record of its header alone (not a memory record, or no active lane);
+    `one`, a memory record whose active lanes one stride gives, lane i at `a0` + (i - `first`) * `stride` (int64,
+    wrapping: the device patch's strided form with one group of 32 lanes; stride 0, a broadcast, included)."""
+
+    header: np.ndarray
+    one: np.ndarray
+    first: np.ndarray
+    a0: np.ndarray
+    stride: np.ndarray
+    lanes: np.ndarray  # (n, 32) active lanes
+    addr: np.ndarray  # (n, 32) int64 addresses
+
+
+def one_stride(records: np.ndarray) -> OneStride:
+    """Which records one stride over the warp gives (OneStride), vectorised."""
     mem = records["type"] == REC_MEM
     mask = records["active_mask"].astype(np.uint64)
     lanes = ((mask[:, None] >> np.arange(32, dtype=np.uint64)) & 1).astype(bool)  # (n, 32)
@@ -56,16 +71,24 @@ def classify(records: np.ndarray) -> dict[str, int | float]:
     first = np.argmax(lanes, axis=1)
     rows = np.arange(len(records))
     a0 = addr[rows, first]
-    broadcast = ~header & np.all(~lanes | (addr == a0[:, None]), axis=1)
     # stride from the first two active lanes (the second: the first of the lanes left); then every active lane must
-    # sit on base + (i - first) * stride. One active lane: stride 0, which a broadcast already took.
+    # sit on base + (i - first) * stride. One active lane: stride 0.
     rest = lanes.copy()
     rest[rows, first] = False
     second = np.where(active >= 2, np.argmax(rest, axis=1), first)
     delta, gap = addr[rows, second] - a0, np.maximum(second - first, 1)
     stride = delta // gap
     expected = a0[:, None] + (np.arange(32)[None, :] - first[:, None]) * stride[:, None]
-    arithmetic = ~header & ~broadcast & (delta % gap == 0) & np.all(~lanes | (addr == expected), axis=1)
+    one = ~header & (delta % gap == 0) & np.all(~lanes | (addr == expected), axis=1)
+    return OneStride(header, one, first, a0, np.where(one, stride, 0), lanes, addr)
+
+
+def classify(records: np.ndarray) -> dict[str, int | float]:
+    """Counts of each shape among `records` (RECORD_DTYPE), and the compact form's bytes (other: 8 per lane)."""
+    f = one_stride(records)
+    header, lanes, addr, active = f.header, f.lanes, f.addr, f.lanes.sum(axis=1)
+    broadcast = f.one & (f.stride == 0)
+    arithmetic = f.one & ~broadcast
     two_level = np.zeros(len(records), dtype=bool)
     lane = np.arange(32)
     for k in range(1, 5):
