@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prepared in session 33 (no device machine was lent that session) for the next session's first device call.
-# 0569728..d4360a3 hand global broadcasts and the other records of one stride over the warp (coalesced accesses,
+# 0569728..4f6e078 hand global broadcasts and the other records of one stride over the warp (coalesced accesses,
 # column walks) to the online engine by one or two of their addresses and barriers by their header (packed_records.h,
 # unpack_for_engine; docs/collector.md "Packed records"), never run on the GPU; 2a2389d (session 32's last engine
 # edit) has not run there either.

@@ -6,7 +6,7 @@
 #    the suite's).
 # 2. The 40-step PyTorch loop natively and collected (issue 14: <= 3x).
 # 3. PolyBench gemm (a broadcast of A[i][k] in half its records) and mvt (a column walk) paired before / with the
-#    hand-over (0569728..d4360a3), 2 rounds, as long as the call lasts.
+#    hand-over (0569728..4f6e078), 2 rounds, as long as the call lasts.
 #   bash benchmarks/results/h200-2026-12-05-s33/next/script2.sh   (carry .whl and benchmarks/realapps/src)
 source benchmarks/device_call.sh
 D=benchmarks/results/h200-2026-12-05-s33/next
