@@ -1,7 +1,7 @@
 """Engine throughput: records/s and lane-accesses/s for 1 worker and scaling over workers, plus peak RSS.
 
 Usage: python benchmarks/engine.py [--blocks 16384] [--workers 1,2,4,8,16] [--repeat 3] [--independent 1,4,8,16]
-                                  [--pattern mix|gather|scalars|strided|shared|bitonic|gemm|sgemm|matvec|stencil|transpose|bfs]
+                                  [--pattern mix|gather|scalars|strided|shared|bitonic|gemm|gemm-pairs|sgemm|matvec|stencil|transpose|bfs]
                                   [--slice DIR/NAME]
                                   [--footprint-mb 256]
                                   [--values | --handed-over] [--engine installed|PATH/_engine*.so]
@@ -48,6 +48,8 @@ gives about 64 N records.
   gemm: a SIMT SGEMM (cuBLAS's and CUTLASS's FFMA kernels, the GEMMs of a PyTorch training loop): 64 x 64 tiles
     of C, 8-byte loads of A and B staged in shared memory, and 16-byte fragment loads from it that groups of 8
     and 4 lanes share.
+  gemm-pairs: the same with warps of 16 x 2 threads: each A fragment read by a pair of lanes (16 footprints per
+    record, as the 64 x 64-tile cuBLAS SGEMM of the PyTorch loop reads a third of its fragments), B's by 16 lanes.
   sgemm: recorded, not generated: the slice of PyTorch's cuBLAS SGEMM launch kept in tests/data/real_launches
     (sm80_xmma, 32 x 32 tiles, 64 threads a block: cp.async tile loads into a padded shared tile, 16-byte
     fragments that lanes share in groups of four, C stores, barriers), copied as --slice does; its 1,024 blocks
@@ -146,6 +148,7 @@ PATTERNS = (
     "shared",
     "bitonic",
     "gemm",
+    "gemm-pairs",
     "sgemm",
     "matvec",
     "stencil",
@@ -315,13 +318,15 @@ def matvec_records(blocks: int) -> np.ndarray:
     return np.concatenate(out)
 
 
-def gemm_records(blocks: int) -> np.ndarray:
+def gemm_records(blocks: int, pairs: bool = False) -> np.ndarray:
     """A SIMT SGEMM as cuBLAS's and CUTLASS's FFMA kernels run it, 256 threads per 64 x 64 tile of C: per step of
     8 along k, each thread loads 8 bytes of A's and of B's tile, stores them to shared memory, a barrier, then for
     each k the 4 x 4 piece of C it computes takes a 16-byte fragment of A and of B from shared memory, shared by the
     lanes of its row and its column (a warp is 4 x 8 threads: 4 A fragments read by 8 lanes each, 8 B fragments by
-    4), a barrier; at the end each thread stores its piece of C. Warps of 264 resident blocks interleaved per
-    instruction; about 64 * `blocks` records."""
+    4), a barrier; at the end each thread stores its piece of C. `pairs` (the gemm-pairs pattern): a warp is 16 x 2
+    threads, so that each A fragment is read by two lanes, as 16-byte fragment loads with 16 distinct addresses are
+    in the 64 x 64-tile cuBLAS SGEMM of the PyTorch loop (tests/data/library_runs/pytorch), and the B fragments by
+    sixteen. Warps of 264 resident blocks interleaved per instruction; about 64 * `blocks` records."""
     tiles = max(1, 64 * blocks // GEMM_RECORDS_PER_BLOCK)
     gx = 8  # N = 512
     n, k_dim = GEMM_TILE * gx, GEMM_K
@@ -332,8 +337,12 @@ def gemm_records(blocks: int) -> np.ndarray:
         bx, by = (b % gx)[:, None, None], (b // gx)[:, None, None]
         warp = np.arange(WARPS)[None, :, None]
         tid = (warp * 32 + lane[None, None, :]).repeat(len(b), 0)
-        ty = 4 * (warp // 2) + lane // 8 + 0 * tid  # the thread's row and column of 4 x 4 pieces
-        tx = 8 * (warp % 2) + lane % 8 + 0 * tid
+        if pairs:
+            ty = lane // 2 + 0 * tid
+            tx = 2 * warp + lane % 2 + 0 * tid
+        else:
+            ty = 4 * (warp // 2) + lane // 8 + 0 * tid  # the thread's row and column of 4 x 4 pieces
+            tx = 8 * (warp % 2) + lane % 8 + 0 * tid
         s_a, s_b = 0, 4 * GEMM_TILE * GEMM_STEP  # the two shared tiles, k-major
         for k0 in range(0, k_dim, GEMM_STEP):
             a = A + 4 * ((by * GEMM_TILE + tid // 4) * k_dim + k0 + 2 * (tid % 4))
@@ -512,6 +521,8 @@ def generate(blocks: int, pattern: str = "mix", footprint_mb: int = 256, slice_p
         return shared_records(blocks)
     if pattern == "gemm":
         return gemm_records(blocks)
+    if pattern == "gemm-pairs":
+        return gemm_records(blocks, pairs=True)
     if pattern == "sgemm":
         return slice_records(blocks, SGEMM_SLICE)
     if pattern == "slice":

@@ -154,7 +154,7 @@ def shared_window_trace(seed: int, n: int = 1500) -> np.ndarray:
         size, tid = int(recs["size"][i]), int(recs["warp"][i]) * 32 + lanes
         j = 1 << int(rng.integers(0, 9))
         start = int(rng.integers(0, 64)) if rng.random() < 0.3 else int(rng.integers(0, 2000))
-        pattern = int(rng.integers(0, 10))
+        pattern = int(rng.integers(0, 13))
         if pattern == 0:
             words = start + (tid ^ j)
         elif pattern == 1:
@@ -209,18 +209,19 @@ def one_launch_matches_reference_model(recs: np.ndarray, blocks: int, threads: i
 
 def shared_groups_trace(seed: int, n: int = 1500) -> np.ndarray:
     """Shared records whose lanes share addresses in groups, as GEMM fragments are read (each address by 4, 8 or
-    16 lanes; the groups' lanes contiguous, strided or interleaved): replayed per group in closed form when the
-    groups' footprints are disjoint and at most eight (docs/engine.md, "Per-lane cost"). On the edges: exactly
-    eight and nine groups, footprints one granule apart for 8- and 16-byte accesses (overlapping: the lane loop),
-    unaligned addresses, partial masks (a group of one lane), and plain records between them, so that groups find
-    prior accesses of many threads, PCs and barriers."""
+    16 lanes, or by two as cuBLAS's 64 x 64-tile SGEMM reads them; the groups' lanes contiguous, strided or
+    interleaved): replayed per group in closed form when the groups' footprints are disjoint (docs/engine.md,
+    "Per-lane cost"). On the edges: nine, sixteen and up to thirty-one groups, in and out of address order,
+    footprints one granule apart for 8- and 16-byte accesses (overlapping: the lane loop), unaligned addresses,
+    partial masks (a group of one lane), and plain records between them, so that groups find prior accesses of many
+    threads, PCs and barriers."""
     rng = np.random.default_rng(seed)
     recs = random_mem_records(rng, n, SHARED, 3, 4, 12, [0.6, 0.3, 0.1], [1, 4, 8, 16], [0.1, 0.4, 0.2, 0.3])
     lanes = np.arange(32)
     for i in range(n):
         size = int(recs["size"][i])
         stride = max(1, (size + 3) // 4) * int(rng.choice([1, 1, 2, 3]))  # words between two groups' footprints
-        pattern = int(rng.integers(0, 10))
+        pattern = int(rng.integers(0, 13))
         if pattern == 0:
             group = lanes // 8  # four groups of eight contiguous lanes
         elif pattern == 1:
@@ -229,7 +230,7 @@ def shared_groups_trace(seed: int, n: int = 1500) -> np.ndarray:
             group = lanes // 4  # eight groups: the most in closed form
         elif pattern == 3:
             group = lanes // 4
-            group[int(rng.integers(0, 32))] = 8  # nine groups: the lane loop
+            group[int(rng.integers(0, 32))] = 8  # nine groups
         elif pattern == 4:
             group = (lanes // 8) % 2 + 2 * (lanes % 2)  # four groups, two-level interleave
         elif pattern == 5:
@@ -237,6 +238,14 @@ def shared_groups_trace(seed: int, n: int = 1500) -> np.ndarray:
             stride = int(rng.integers(1, max(2, (size + 3) // 4)))  # footprints overlap when wider than a word
         elif pattern == 6:
             group = rng.integers(0, 3, 32)  # three groups, random lanes
+        elif pattern == 7:
+            group = lanes // 2  # sixteen groups of two lanes
+        elif pattern == 8:
+            group = (31 - lanes) // 2  # sixteen, in descending address order
+            if rng.random() < 0.5:
+                stride = int(rng.integers(1, max(2, (size + 3) // 4)))  # overlapping when wider than a word
+        elif pattern == 9:
+            group = rng.permutation(32) % int(rng.integers(17, 32))  # 17 to 31 groups, lanes scattered
         else:
             group = lanes  # no shared address (every lane its own word or vector)
         start = int(rng.integers(0, 1500))

@@ -456,15 +456,16 @@ bool Engine::Impl::replay_shared_consecutive(const RlRecord& r, const Ctx& c, ui
 
 // Lanes of a shared record that share their address (a tile's row or column read by several lanes of a warp, as
 // GEMM fragments are, or all of them: a broadcast), in closed form: per distinct footprint, its first lane
-// against the entries, the other lanes warp_same_inst on what the lane before them wrote. Only when the record
-// has at most kMaxGroups distinct footprints and they are pairwise disjoint, so that no lane meets another
-// footprint's write of this issue: the counts and the final entries are then the lane loop's (sums of runs do
-// not depend on their order). False, with nothing done, otherwise.
+// against the entries, the other lanes warp_same_inst on what the lane before them wrote. Only when the
+// footprints are pairwise disjoint, so that no lane meets another footprint's write of this issue: the counts and
+// the final entries are then the lane loop's (sums of runs do not depend on their order). Any number of
+// footprints, up to one per lane: cuBLAS's 64 x 64-tile SGEMM reads 16-byte fragments that lanes share in pairs
+// (16 footprints), which the lane loop replayed word by word, 128 lookups of the same-issue table. False, with
+// nothing done, otherwise.
 bool Engine::Impl::replay_shared_groups(const RlRecord& r, const Ctx& c, uint32_t mask, Worker& wk, uint64_t granules) {
-  constexpr unsigned kMaxGroups = 8;
-  uint64_t first[kMaxGroups];  // each footprint's first granule (the lane loop's g0)
-  uint32_t lanes[kMaxGroups];  // the lanes on it
-  unsigned n = 0, at = 0;      // at: the footprint of the lane before
+  uint64_t first[RL_WARP_SIZE];  // each footprint's first granule (the lane loop's g0)
+  uint32_t lanes[RL_WARP_SIZE];  // the lanes on it
+  unsigned n = 0, at = 0;        // at: the footprint of the lane before
   for (uint32_t m = mask; m; m &= m - 1) {
     const unsigned lane = unsigned(__builtin_ctz(m));
     const uint64_t g = r.addr[lane] >> 2;
@@ -477,7 +478,6 @@ bool Engine::Impl::replay_shared_groups(const RlRecord& r, const Ctx& c, uint32_
         i = 0;
         while (i < n && first[i] != g) ++i;
         if (i == n) {
-          if (n == kMaxGroups) return false;
           first[n] = g;
           lanes[n++] = 0;
         }
@@ -487,9 +487,15 @@ bool Engine::Impl::replay_shared_groups(const RlRecord& r, const Ctx& c, uint32_
     at = i;
   }
   if (n == unsigned(popcount32(mask))) return false;  // no lane shares its address: the overlap is partial
-  for (unsigned i = 0; i < n; ++i) {
-    for (unsigned j = i + 1; j < n; ++j) {
-      if ((first[i] > first[j] ? first[i] - first[j] : first[j] - first[i]) < granules) return false;
+  if (granules > 1) {  // one-word footprints are disjoint when distinct; wider ones when sorted ends keep apart
+    uint64_t sorted[RL_WARP_SIZE];
+    for (unsigned i = 0; i < n; ++i) {
+      unsigned j = i;
+      for (; j > 0 && sorted[j - 1] > first[i]; --j) sorted[j] = sorted[j - 1];
+      sorted[j] = first[i];
+    }
+    for (unsigned i = 1; i < n; ++i) {
+      if (sorted[i] - sorted[i - 1] < granules) return false;
     }
   }
   const bool write = (r.access & RL_ACCESS_WRITE) != 0;
