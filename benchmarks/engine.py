@@ -1,7 +1,7 @@
 """Engine throughput: records/s and lane-accesses/s for 1 worker and scaling over workers, plus peak RSS.
 
 Usage: python benchmarks/engine.py [--blocks 16384] [--workers 1,2,4,8,16] [--repeat 3] [--independent 1,4,8,16]
-                                  [--pattern mix|gather|scalars|strided|shared|bitonic|gemm|gemm-pairs|sgemm|matvec|stencil|transpose|bfs]
+                                  [--pattern mix|gather|scalars|strided|shared|bitonic|gemm|gemm-pairs|fragments|sgemm|matvec|stencil|transpose|bfs]
                                   [--slice DIR/NAME]
                                   [--footprint-mb 256]
                                   [--values | --handed-over] [--engine installed|PATH/_engine*.so]
@@ -50,6 +50,11 @@ gives about 64 N records.
     and 4 lanes share.
   gemm-pairs: the same with warps of 16 x 2 threads: each A fragment read by a pair of lanes (16 footprints per
     record, as the 64 x 64-tile cuBLAS SGEMM of the PyTorch loop reads a third of its fragments), B's by 16 lanes.
+  fragments: a 4 KiB shared tile per block that 4-byte asynchronous copies of its eight warps write (each warp 512
+    bytes), a barrier, then read back as 16-byte fragments, each lane its own, consecutive (each warp the whole
+    tile), a barrier, over and over: so every fragment load finds its words written by four issues of another warp,
+    as the 64 x 64-tile cuBLAS SGEMM's fragment loads with 32 distinct addresses do (two thirds of them in the
+    PyTorch loop, tests/data/library_runs/pytorch).
   sgemm: recorded, not generated: the slice of PyTorch's cuBLAS SGEMM launch kept in tests/data/real_launches
     (sm80_xmma, 32 x 32 tiles, 64 threads a block: cp.async tile loads into a padded shared tile, 16-byte
     fragments that lanes share in groups of four, C stores, barriers), copied as --slice does; its 1,024 blocks
@@ -149,6 +154,7 @@ PATTERNS = (
     "bitonic",
     "gemm",
     "gemm-pairs",
+    "fragments",
     "sgemm",
     "matvec",
     "stencil",
@@ -360,6 +366,27 @@ def gemm_records(blocks: int, pairs: bool = False) -> np.ndarray:
     return np.concatenate(out)
 
 
+FRAGMENT_RECORDS_PER_BLOCK = WARPS * (4 + 1 + 8 + 1)  # per pass: 4 copies, a barrier, 8 fragment loads, a barrier
+
+
+def fragment_records(blocks: int) -> np.ndarray:
+    """The fragments pattern: RESIDENT blocks, as many passes as give about 64 * `blocks` records."""
+    b = np.arange(RESIDENT)
+    lane = np.arange(32)[None, None, :]
+    warp = np.arange(WARPS)[None, :, None]
+    shape = (len(b), WARPS, 32)
+    none = np.zeros(shape, dtype=np.int64)
+    out = []
+    for _ in range(max(1, 64 * blocks // (FRAGMENT_RECORDS_PER_BLOCK * RESIDENT))):
+        for j in range(4):
+            out.append(records(b, 2, 2, 4, 0x10 + 0x10 * j, np.broadcast_to(4 * (lane + 32 * (4 * warp + j)), shape)))
+        out.append(records(b, 9, 0, 0, 0x50, none))
+        for k in range(8):
+            out.append(records(b, 2, 1, 16, 0x60 + 0x10 * k, np.broadcast_to(16 * lane + 512 * k + 0 * warp, shape)))
+        out.append(records(b, 9, 0, 0, 0xE0, none))
+    return np.concatenate(out)
+
+
 REAL_LAUNCHES = Path(__file__).resolve().parents[1] / "tests" / "data" / "real_launches"
 SGEMM_SLICE = REAL_LAUNCHES / "cublas_sgemm_32x32_nn"
 MAX_RESIDENT = 1024  # a slice that does not say how many blocks interleaved: its grid, up to this many
@@ -523,6 +550,8 @@ def generate(blocks: int, pattern: str = "mix", footprint_mb: int = 256, slice_p
         return gemm_records(blocks)
     if pattern == "gemm-pairs":
         return gemm_records(blocks, pairs=True)
+    if pattern == "fragments":
+        return fragment_records(blocks)
     if pattern == "sgemm":
         return slice_records(blocks, SGEMM_SLICE)
     if pattern == "slice":

@@ -409,8 +409,12 @@ void Engine::Impl::flush_consecutive_values(const RlRecord& r, const Ctx& c, uin
 }
 
 // The same for a consecutive shared record (4-, 8- or 16-byte lanes), against its block's shared entries
-// (shared_shadow.h: no generation, no block). False, with nothing done, as above, and also when the words are not
-// one run of the block's flat array (offsets beyond it are kept one by one).
+// (shared_shadow.h: no generation, no block). Entries that one issue did not write alike (a GEMM's tile that 4-byte
+// asynchronous copies of several warps wrote, read back as 16-byte fragments; a tile written by such fragments,
+// overwritten word by word) are labelled word by word in this one pass, outside value mode: the lane loop's
+// outcomes, without its per-granule lookups (the lanes' footprints are consecutive, so no lane meets another's
+// word of this issue). False, with nothing done, when the words are not one run of the block's flat array (offsets
+// beyond it are kept one by one), and in value mode when the entries differ, whose comparison the lane loop makes.
 bool Engine::Impl::replay_shared_consecutive(const RlRecord& r, const Ctx& c, uint32_t mask, Worker& wk) {
   const unsigned n = popcount32(mask), shift = consecutive_shift(r.size);  // word i belongs to lane i >> shift
   const unsigned words = n << shift;
@@ -418,6 +422,7 @@ bool Engine::Impl::replay_shared_consecutive(const RlRecord& r, const Ctx& c, ui
   const uint64_t g0 = r.addr[first] >> 2;
   // Words past the flat array are map nodes, which may lie back to back in memory: their addresses prove nothing.
   if (g0 + words > SharedShadow::kMaxFlatWords) return false;
+  const RlRecord* values = values_of(r);
   BlockState& bs = wk.block_state(r.block);
   bs.shared.entry(g0 + words - 1, wk.shared_words);  // grows the array first, if it must
   uint64_t* e = bs.shared.entry(g0, wk.shared_words);
@@ -428,20 +433,40 @@ bool Engine::Impl::replay_shared_consecutive(const RlRecord& r, const Ctx& c, ui
     differ |= e[i] - ref - uint64_t(i >> shift) * kTidStep;
     held |= e[i];
   }
-  if (differ != 0 && held != 0) return false;
   const uint32_t tid0 = uint32_t(r.warp) * 32 + first;
-  uint64_t code = 0;
-  if (held != 0) {
-    const uint32_t old_tid0 = s_tid(ref);
-    if (old_tid0 + n - 1 > 0x3ff) return false;
-    const uint64_t label = consecutive_label(old_tid0, tid0, n, s_wsync(ref), s_bsync(ref), r, c);
-    if (label == kMixedLabels) return false;
-    code = s_node(ref) | label << 28 | uint64_t(s_write(ref)) << 56;
-  }
   const bool write = (r.access & RL_ACCESS_WRITE) != 0;
   const uint64_t now = pack_shared(c.id, tid0, write, c.sync.wsync, c.sync.bsync);
+  uint64_t code = 0;
+  bool alike = differ == 0 || held == 0;
+  if (alike && held != 0) {
+    const uint32_t old_tid0 = s_tid(ref);
+    const uint64_t label = old_tid0 + n - 1 > 0x3ff
+                               ? kMixedLabels
+                               : consecutive_label(old_tid0, tid0, n, s_wsync(ref), s_bsync(ref), r, c);
+    alike = label != kMixedLabels;
+    if (alike) code = s_node(ref) | label << 28 | uint64_t(s_write(ref)) << 56;
+  }
+  if (!alike) {
+    if (values) return false;
+    OutcomeFold<Run> outcomes;  // as the lane loop folds them
+    const auto spill = [&](const Run& o) { flush_run(o, r, c, wk); };
+    Run run{0, 0, 0};
+    for (unsigned i = 0; i < words; ++i) {
+      const uint64_t lane = i >> shift;
+      const uint64_t word_code = touch_shared(e + i, now + lane * kTidStep, r, c, tid0 + uint32_t(lane), false);
+      if (word_code != run.code) {
+        if (run.accesses) outcomes.add(run, spill);
+        run = Run{word_code, 0, 0};
+      }
+      run.accesses += 1;
+      run.bytes += 4;
+    }
+    outcomes.add(run, spill);
+    outcomes.spill_all(spill);
+    return true;
+  }
   for (unsigned i = 0; i < words; ++i) e[i] = now + uint64_t(i >> shift) * kTidStep;
-  if (const RlRecord* values = values_of(r)) {
+  if (values) {
     if (write && !(r.access & RL_ACCESS_READ) && code != 0) {  // silent against the block's own data (replay_lanes)
       wk.stats_for(c.id)->values.silent += unsigned(popcount32(uint32_t(values->pc) & values->active_mask & mask));
     }
