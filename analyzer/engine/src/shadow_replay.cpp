@@ -451,9 +451,29 @@ bool Engine::Impl::replay_shared_consecutive(const RlRecord& r, const Ctx& c, ui
     OutcomeFold<Run> outcomes;  // as the lane loop folds them
     const auto spill = [&](const Run& o) { flush_run(o, r, c, wk); };
     Run run{0, 0, 0};
+    // Words one issue wrote differ only in their thread field, so their outcome is one of three (touch_shared with
+    // label_in_block: the same thread, this warp, another warp), worked out once per run of such words.
+    constexpr uint64_t kAllButThread = ~(uint64_t(0x3ff) << 28);
+    uint64_t issue = 0, by_class[3] = {0, 0, 0};  // the entry the outcomes are for (0: none yet); by_class[same?]
     for (unsigned i = 0; i < words; ++i) {
       const uint64_t lane = i >> shift;
-      const uint64_t word_code = touch_shared(e + i, now + lane * kTidStep, r, c, tid0 + uint32_t(lane), false);
+      const uint32_t tid = tid0 + uint32_t(lane);
+      const uint64_t old = e[i];
+      e[i] = now + lane * kTidStep;
+      uint64_t word_code = 0;
+      if (old != 0) {
+        if (((old ^ issue) & kAllButThread) != 0) {  // (node ids start at 1: no entry matches issue 0)
+          issue = old;
+          const uint64_t base = s_node(old) | uint64_t(s_write(old)) << 56;
+          const uint32_t wd = (c.sync.wsync - s_wsync(old)) & kWsyncMask,
+                         bd = (c.sync.bsync - s_bsync(old)) & kBsyncMask;
+          by_class[0] = base | uint64_t(kThread) << 28;
+          by_class[1] = base | uint64_t(kWarpDiff | (wd != 0 && wd <= kWsyncMask / 2 ? 8 : 0)) << 28;
+          by_class[2] = base | uint64_t(kBlock | (bd != 0 && bd <= kBsyncMask / 2 ? 8 : 0)) << 28;
+        }
+        const uint32_t old_tid = s_tid(old);
+        word_code = by_class[old_tid == tid ? 0 : old_tid / 32 == r.warp ? 1 : 2];
+      }
       if (word_code != run.code) {
         if (run.accesses) outcomes.add(run, spill);
         run = Run{word_code, 0, 0};
