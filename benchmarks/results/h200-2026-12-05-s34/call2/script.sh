@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Session 34, call 2: the engine alone on this host.
-# 1. This session's two closed forms of the shared replay (shared_closed_forms.patch = git diff f243ac0 3728560 --
+# 1. This session's two closed forms of the shared replay (shared_closed_forms.patch = git diff f243ac0 36ea525 --
 #    analyzer/engine: fragments that lanes read in pairs, consecutive fragments over a tile of several issues'
 #    words), the engine without them (built beside, the patch taken back) and with them, engine.py at 1 and 12
 #    workers: gemm-pairs, fragments (the two shapes), sgemm (the recorded cuBLAS slice).
