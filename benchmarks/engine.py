@@ -1,7 +1,7 @@
 """Engine throughput: records/s and lane-accesses/s for 1 worker and scaling over workers, plus peak RSS.
 
 Usage: python benchmarks/engine.py [--blocks 16384] [--workers 1,2,4,8,16] [--repeat 3] [--independent 1,4,8,16]
-                                  [--pattern mix|gather|scalars|strided|shared|bitonic|gemm|gemm-pairs|fragments|sgemm|matvec|stencil|transpose|bfs]
+                                  [--pattern mix|gather|scalars|strided|shared|bitonic|gemm|gemm-pairs|fragments|fragments-swizzled|sgemm|matvec|stencil|transpose|bfs]
                                   [--slice DIR/NAME]
                                   [--footprint-mb 256]
                                   [--values | --handed-over] [--engine installed|PATH/_engine*.so]
@@ -55,6 +55,8 @@ gives about 64 N records.
     tile), a barrier, over and over: so every fragment load finds its words written by four issues of another warp,
     as the 64 x 64-tile cuBLAS SGEMM's fragment loads with 32 distinct addresses do (two thirds of them in the
     PyTorch loop, tests/data/library_runs/pytorch).
+  fragments-swizzled: the same with the fragments of each 512-byte row in another order per load (lane ^ (k + 1),
+    as swizzled shared layouts read them): disjoint footprints, not consecutive lanes.
   sgemm: recorded, not generated: the slice of PyTorch's cuBLAS SGEMM launch kept in tests/data/real_launches
     (sm80_xmma, 32 x 32 tiles, 64 threads a block: cp.async tile loads into a padded shared tile, 16-byte
     fragments that lanes share in groups of four, C stores, barriers), copied as --slice does; its 1,024 blocks
@@ -155,6 +157,7 @@ PATTERNS = (
     "gemm",
     "gemm-pairs",
     "fragments",
+    "fragments-swizzled",
     "sgemm",
     "matvec",
     "stencil",
@@ -369,8 +372,8 @@ def gemm_records(blocks: int, pairs: bool = False) -> np.ndarray:
 FRAGMENT_RECORDS_PER_BLOCK = WARPS * (4 + 1 + 8 + 1)  # per pass: 4 copies, a barrier, 8 fragment loads, a barrier
 
 
-def fragment_records(blocks: int) -> np.ndarray:
-    """The fragments pattern: RESIDENT blocks, as many passes as give about 64 * `blocks` records."""
+def fragment_records(blocks: int, swizzled: bool = False) -> np.ndarray:
+    """The fragments patterns: RESIDENT blocks, as many passes as give about 64 * `blocks` records."""
     b = np.arange(RESIDENT)
     lane = np.arange(32)[None, None, :]
     warp = np.arange(WARPS)[None, :, None]
@@ -382,7 +385,8 @@ def fragment_records(blocks: int) -> np.ndarray:
             out.append(records(b, 2, 2, 4, 0x10 + 0x10 * j, np.broadcast_to(4 * (lane + 32 * (4 * warp + j)), shape)))
         out.append(records(b, 9, 0, 0, 0x50, none))
         for k in range(8):
-            out.append(records(b, 2, 1, 16, 0x60 + 0x10 * k, np.broadcast_to(16 * lane + 512 * k + 0 * warp, shape)))
+            slot = lane ^ (k + 1) if swizzled else lane
+            out.append(records(b, 2, 1, 16, 0x60 + 0x10 * k, np.broadcast_to(16 * slot + 512 * k + 0 * warp, shape)))
         out.append(records(b, 9, 0, 0, 0xE0, none))
     return np.concatenate(out)
 
@@ -552,6 +556,8 @@ def generate(blocks: int, pattern: str = "mix", footprint_mb: int = 256, slice_p
         return gemm_records(blocks, pairs=True)
     if pattern == "fragments":
         return fragment_records(blocks)
+    if pattern == "fragments-swizzled":
+        return fragment_records(blocks, swizzled=True)
     if pattern == "sgemm":
         return slice_records(blocks, SGEMM_SLICE)
     if pattern == "slice":

@@ -255,6 +255,50 @@ def shared_groups_trace(seed: int, n: int = 1500) -> np.ndarray:
     return with_barriers(recs, rng, 0.05)
 
 
+def shared_disjoint_trace(seed: int, n: int = 1500) -> np.ndarray:
+    """Shared records whose lanes' footprints share no word but are not consecutive, replayed in one pass with each
+    run of one issue's words labelled once (replay_shared_disjoint, docs/engine.md "Where the next factor is"): a
+    padded tile's column stored by a warp (lanes a row apart), fragments swizzled within a row (lane ^ x), lanes in a
+    random order, in blocks of consecutive lanes a row apart; sizes 1 to 16 bytes, odd ones included (6 and 12: the
+    last word of a lane's footprint counts its remaining bytes); near misses whose footprints overlap (the lane
+    loop), far offsets past the block's flat array, partial masks, consecutive records and barriers between them."""
+    rng = np.random.default_rng(seed)
+    recs = random_mem_records(
+        rng, n, SHARED, 3, 4, 12, [0.5, 0.4, 0.1], [1, 2, 4, 6, 8, 12, 16], [0.1, 0.05, 0.35, 0.05, 0.15, 0.05, 0.25]
+    )
+    lanes = np.arange(32)
+    for i in range(n):
+        words = (int(recs["size"][i]) + 3) // 4
+        pattern = int(rng.integers(0, 7))
+        if pattern == 0:
+            slot = lanes * (words + int(rng.integers(0, 3)))  # a column of a tile padded by 0-2 words a row
+        elif pattern == 1:
+            slot = (lanes ^ int(rng.integers(1, 32))) * words  # swizzled within the row
+        elif pattern == 2:
+            slot = rng.permutation(32) * words  # any order
+        elif pattern == 3:
+            slot = (lanes % 4) * words + (lanes // 4) * (4 * words + int(rng.integers(1, 9)))  # 4 lanes a row apart
+        elif pattern == 4:
+            slot = (lanes ^ 1) * max(1, words - 1)  # overlapping when wider than a word: the lane loop
+        elif pattern == 5:
+            slot = lanes * words  # consecutive (its own closed form)
+        else:
+            slot = rng.permutation(32) * words + ((1 << 18) - 16 * words)  # reaching past the flat array
+        start = int(rng.integers(0, 1200))
+        offset = int(rng.integers(0, 4)) if rng.random() < 0.2 else 0
+        recs["addr"][i] = (start + slot) * 4 + offset
+        recs["active_mask"][i] = 0xFFFFFFFF if rng.random() < 0.7 else int(rng.integers(1, 2**32))
+    return with_barriers(recs, rng, 0.05)
+
+
+@pytest.mark.parametrize("seed", [6, 7, 8])
+@pytest.mark.parametrize("workers", [1, 3])
+def test_shared_disjoint_footprints_match_reference_model(seed, workers):
+    kernel = one_launch_matches_reference_model(shared_disjoint_trace(seed), blocks=3, threads=128, workers=workers)
+    labels = {e["label"] for e in kernel["edges"]}
+    assert {"thread", "warp_diff_inst", "block"} <= labels
+
+
 @pytest.mark.parametrize("seed", [3, 4, 5])
 @pytest.mark.parametrize("workers", [1, 3])
 def test_shared_lanes_grouped_by_address_match_reference_model(seed, workers):

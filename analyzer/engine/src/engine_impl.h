@@ -154,6 +154,7 @@ struct Engine::Impl {
                                 const RlRecord& values, SlotOf slot_of, RegionShadow* region, unsigned w, Worker& wk);
   bool replay_shared_consecutive(const RlRecord& r, const Ctx& c, uint32_t mask, Worker& wk);
   bool replay_shared_groups(const RlRecord& r, const Ctx& c, uint32_t mask, Worker& wk, uint64_t granules);
+  bool replay_shared_disjoint(const RlRecord& r, const Ctx& c, uint32_t mask, Worker& wk, uint64_t granules);
   template <unsigned kSpace, bool kOneGranule, bool kDirect>
   void replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk, Entry* page,
                     uint64_t page_lo);

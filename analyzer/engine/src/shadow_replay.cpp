@@ -114,6 +114,59 @@ class OutcomeFold {
   Run runs_[kOutcomes];
   unsigned n_ = 0;
 };
+
+// touch_shared's outcome codes (not same-issue) for the words of a record whose lanes touch no word twice. Words one
+// issue wrote differ only in their thread field, so their outcome is one of three (label_in_block: the same thread,
+// this warp, another warp), worked out once per run of such words: the sync arithmetic and the code's assembly, word
+// by word, were most of a 16-byte fragment load's 128 words.
+class SharedWordOutcomes {
+ public:
+  SharedWordOutcomes(const RlRecord& r, const Ctx& c) : warp_(r.warp), wsync_(c.sync.wsync), bsync_(c.sync.bsync) {}
+  uint64_t code(uint64_t old, uint32_t tid) {
+    if (old == 0) return 0;
+    if (((old ^ issue_) & kAllButThread) != 0) learn(old);  // (node ids start at 1: no entry matches issue 0)
+    const uint32_t old_tid = s_tid(old);
+    return by_class_[old_tid == tid ? 0 : old_tid / 32 == warp_ ? 1 : 2];
+  }
+
+ private:
+  static constexpr uint64_t kAllButThread = ~(uint64_t(0x3ff) << 28);
+  void learn(uint64_t old) {
+    issue_ = old;
+    const uint64_t base = s_node(old) | uint64_t(s_write(old)) << 56;
+    const uint32_t wd = (wsync_ - s_wsync(old)) & kWsyncMask, bd = (bsync_ - s_bsync(old)) & kBsyncMask;
+    by_class_[0] = base | uint64_t(kThread) << 28;
+    by_class_[1] = base | uint64_t(kWarpDiff | (wd != 0 && wd <= kWsyncMask / 2 ? 8 : 0)) << 28;
+    by_class_[2] = base | uint64_t(kBlock | (bd != 0 && bd <= kBsyncMask / 2 ? 8 : 0)) << 28;
+  }
+  uint32_t warp_, wsync_, bsync_;
+  uint64_t issue_ = 0, by_class_[3] = {0, 0, 0};
+};
+
+// Folds a record's word outcomes into runs (consecutive words with one outcome), and the runs by outcome, as the
+// lane loop does before they reach the EdgeBuffer.
+template <class Run, class Spill>
+class WordRuns {
+ public:
+  explicit WordRuns(Spill spill) : spill_(spill) {}
+  void add(uint64_t code, uint64_t bytes) {
+    if (code != run_.code) {
+      if (run_.accesses) outcomes_.add(run_, spill_);
+      run_ = Run{code, 0, 0};
+    }
+    run_.accesses += 1;
+    run_.bytes += bytes;
+  }
+  void finish() {
+    if (run_.accesses) outcomes_.add(run_, spill_);
+    outcomes_.spill_all(spill_);
+  }
+
+ private:
+  Spill spill_;
+  Run run_{0, 0, 0};
+  OutcomeFold<Run> outcomes_;
+};
 }  // namespace
 
 // Turns a run into its edge key (section 3.2.1) and adds its counts to the worker's EdgeBuffer.
@@ -448,41 +501,15 @@ bool Engine::Impl::replay_shared_consecutive(const RlRecord& r, const Ctx& c, ui
   }
   if (!alike) {
     if (values) return false;
-    OutcomeFold<Run> outcomes;  // as the lane loop folds them
     const auto spill = [&](const Run& o) { flush_run(o, r, c, wk); };
-    Run run{0, 0, 0};
-    // Words one issue wrote differ only in their thread field, so their outcome is one of three (touch_shared with
-    // label_in_block: the same thread, this warp, another warp), worked out once per run of such words.
-    constexpr uint64_t kAllButThread = ~(uint64_t(0x3ff) << 28);
-    uint64_t issue = 0, by_class[3] = {0, 0, 0};  // the entry the outcomes are for (0: none yet); by_class[same?]
+    WordRuns<Run, decltype(spill)> runs(spill);
+    SharedWordOutcomes outcomes(r, c);
     for (unsigned i = 0; i < words; ++i) {
       const uint64_t lane = i >> shift;
-      const uint32_t tid = tid0 + uint32_t(lane);
-      const uint64_t old = e[i];
+      runs.add(outcomes.code(e[i], tid0 + uint32_t(lane)), 4);
       e[i] = now + lane * kTidStep;
-      uint64_t word_code = 0;
-      if (old != 0) {
-        if (((old ^ issue) & kAllButThread) != 0) {  // (node ids start at 1: no entry matches issue 0)
-          issue = old;
-          const uint64_t base = s_node(old) | uint64_t(s_write(old)) << 56;
-          const uint32_t wd = (c.sync.wsync - s_wsync(old)) & kWsyncMask,
-                         bd = (c.sync.bsync - s_bsync(old)) & kBsyncMask;
-          by_class[0] = base | uint64_t(kThread) << 28;
-          by_class[1] = base | uint64_t(kWarpDiff | (wd != 0 && wd <= kWsyncMask / 2 ? 8 : 0)) << 28;
-          by_class[2] = base | uint64_t(kBlock | (bd != 0 && bd <= kBsyncMask / 2 ? 8 : 0)) << 28;
-        }
-        const uint32_t old_tid = s_tid(old);
-        word_code = by_class[old_tid == tid ? 0 : old_tid / 32 == r.warp ? 1 : 2];
-      }
-      if (word_code != run.code) {
-        if (run.accesses) outcomes.add(run, spill);
-        run = Run{word_code, 0, 0};
-      }
-      run.accesses += 1;
-      run.bytes += 4;
     }
-    outcomes.add(run, spill);
-    outcomes.spill_all(spill);
+    runs.finish();
     return true;
   }
   for (unsigned i = 0; i < words; ++i) e[i] = now + uint64_t(i >> shift) * kTidStep;
@@ -496,6 +523,37 @@ bool Engine::Impl::replay_shared_consecutive(const RlRecord& r, const Ctx& c, ui
   } else {
     flush_run(Run{code, words, uint64_t(n) * r.size}, r, c, wk);
   }
+  return true;
+}
+
+// A shared record whose lanes' footprints share no word (kNoOverlap: a padded tile's column stored by a warp, a
+// swizzled fragment load) outside value mode: the lane loop's outcomes and entries in one pass over the lanes, each
+// word labelled by SharedWordOutcomes instead of label_in_block. False, with nothing done, when a footprint reaches
+// past the block's flat array (offsets beyond it are kept one by one).
+bool Engine::Impl::replay_shared_disjoint(const RlRecord& r, const Ctx& c, uint32_t mask, Worker& wk,
+                                          uint64_t granules) {
+  uint64_t top = 0;  // the highest footprint start
+  for (uint32_t m = mask; m; m &= m - 1) top = std::max(top, r.addr[__builtin_ctz(m)] >> 2);
+  if (top + granules > SharedShadow::kMaxFlatWords) return false;
+  BlockState& bs = wk.block_state(r.block);
+  const uint64_t last = top + granules - 1;
+  uint64_t* const words = bs.shared.entry(last, wk.shared_words) - last;  // grows the array first, if it must
+  const uint64_t shared_base = pack_shared(c.id, 0, (r.access & RL_ACCESS_WRITE) != 0, c.sync.wsync, c.sync.bsync);
+  const uint32_t warp_tid = uint32_t(r.warp) * 32;
+  const auto spill = [&](const Run& o) { flush_run(o, r, c, wk); };
+  WordRuns<Run, decltype(spill)> runs(spill);
+  SharedWordOutcomes outcomes(r, c);
+  for (uint32_t m = mask; m; m &= m - 1) {
+    const unsigned lane = unsigned(__builtin_ctz(m));
+    const uint32_t tid = warp_tid + lane;
+    const uint64_t now = shared_base | uint64_t(tid) << 28;
+    uint64_t* e = words + (r.addr[lane] >> 2);
+    for (uint64_t k = 0; k < granules; ++k) {  // a lane's granules cover its size bytes: 4 per word, the rest last
+      runs.add(outcomes.code(e[k], tid), r.size <= 4 ? r.size : std::min<uint64_t>(4, r.size - 4 * k));
+      e[k] = now;
+    }
+  }
+  runs.finish();
   return true;
 }
 
@@ -693,6 +751,7 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
   if constexpr (kSpace == RL_SPACE_SHARED) {
     if ((c.flags & kConsecutive) && mask == r.active_mask && replay_shared_consecutive(r, c, mask, wk)) return;
     if (check_same && (mask & (mask - 1)) && !batch_values && replay_shared_groups(r, c, mask, wk, granules)) return;
+    if (!check_same && !values_of(r) && replay_shared_disjoint(r, c, mask, wk, granules)) return;
   }
   // Value mode: each lane's value (its companion, null without one), compared per lane-granule below.
   const RlRecord* values = values_of(r);
