@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Session 34, call 2: the engine alone on this host.
-# 1. This session's two closed forms of the shared replay (shared_closed_forms.patch = git diff f243ac0 36ea525 --
-#    analyzer/engine: fragments that lanes read in pairs, consecutive fragments over a tile of several issues'
-#    words), the engine without them (built beside, the patch taken back) and with them, engine.py at 1 and 12
-#    workers: gemm-pairs, fragments (the two shapes), sgemm (the recorded cuBLAS slice).
+# 1. This session's closed forms of the shared replay (shared_closed_forms.patch = git diff f243ac0 93366ae --
+#    analyzer/engine: fragments that lanes read in pairs; any footprints that share no word, consecutive or
+#    not, labelled in one pass), the engine without them (built beside, the patch taken back) and with them, engine.py at 1 and 12
+#    workers: gemm-pairs, fragments, fragments-swizzled (the shapes), sgemm (the recorded cuBLAS slice).
 # 2. Session 33's hand-over on the engine alone: engine.py at twelve workers, records whole and as handed over
 #    (bfs, strided); the unpacking's cost per record (unpack_speed.py).
 #   bash benchmarks/results/h200-2026-12-05-s34/call2/script.sh   (carry .whl)
@@ -12,7 +12,7 @@ D=benchmarks/results/h200-2026-12-05-s34/call2
 collector_beside $D/shared_closed_forms.patch /tmp/before_shared -R
 beside_lib /tmp/before_shared || exit 1
 BEFORE_ENGINE=$(grep -m1 "_engine" /tmp/before_shared.build.txt)
-engine_pairs "$BEFORE_ENGINE" gemm-pairs fragments sgemm
+engine_pairs "$BEFORE_ENGINE" gemm-pairs fragments fragments-swizzled sgemm
 for pattern in bfs strided; do  # the engine alone at twelve workers, records whole and as handed over
   for how in "" --handed-over; do
     stamp "engine.py $pattern ${how:-whole}, 12 workers"
