@@ -299,6 +299,19 @@ def test_shared_disjoint_footprints_match_reference_model(seed, workers):
     assert {"thread", "warp_diff_inst", "block"} <= labels
 
 
+@pytest.mark.parametrize("stride", [4, 36, 16])
+def test_shared_records_with_no_active_lane_make_no_shadow(stride):
+    """A memory record with no active lane accesses nothing: its addresses (a padded column, consecutive words,
+    vectors) must not grow the block's shared shadow, whatever closed form its shape would take."""
+    recs = np.zeros(8, dtype=RECORD_DTYPE)
+    recs["type"], recs["space"], recs["access"], recs["pc"] = MEM, SHARED, 2, 0x10
+    recs["size"] = 16 if stride == 16 else 4
+    recs["addr"][:] = 40000 + stride * np.arange(32)[None, :]
+    recs["active_mask"] = 0
+    launch = {"id": 0, "function_id": 0, "grid": [1, 1, 1], "block": [64, 1, 1]}
+    assert analyze_records([(launch, recs)], workers=1)["stats"]["peak_shadow_bytes"] == 0
+
+
 @pytest.mark.parametrize("seed", [3, 4, 5])
 @pytest.mark.parametrize("workers", [1, 3])
 def test_shared_lanes_grouped_by_address_match_reference_model(seed, workers):

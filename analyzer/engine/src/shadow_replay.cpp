@@ -529,9 +529,11 @@ bool Engine::Impl::replay_shared_consecutive(const RlRecord& r, const Ctx& c, ui
 // A shared record whose lanes' footprints share no word (kNoOverlap: a padded tile's column stored by a warp, a
 // swizzled fragment load) outside value mode: the lane loop's outcomes and entries in one pass over the lanes, each
 // word labelled by SharedWordOutcomes instead of label_in_block. False, with nothing done, when a footprint reaches
-// past the block's flat array (offsets beyond it are kept one by one).
+// past the block's flat array (offsets beyond it are kept one by one), and for a record with no lane (which makes
+// no entry).
 bool Engine::Impl::replay_shared_disjoint(const RlRecord& r, const Ctx& c, uint32_t mask, Worker& wk,
                                           uint64_t granules) {
+  if (mask == 0) return false;
   uint64_t top = 0;  // the highest footprint start
   for (uint32_t m = mask; m; m &= m - 1) top = std::max(top, r.addr[__builtin_ctz(m)] >> 2);
   if (top + granules > SharedShadow::kMaxFlatWords) return false;
