@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 34, call 1, on 93366ae: the first half of session 33's prepared call (next/script.sh there), whose whole
+# Session 34, call 1, on 52082f0: the first half of session 33's prepared call (next/script.sh there), whose whole
 # would not fit one call's 600 s; its engine-only steps move to call 2.
 # 1. GPU tests (online results against replays of the same traces: the hand-over's flagged records and this
 #    session's two shared-replay closed forms on real launches) and fidelity against ncu.
