@@ -143,8 +143,8 @@ class SharedWordOutcomes {
   uint64_t issue_ = 0, by_class_[3] = {0, 0, 0};
 };
 
-// Folds a record's word outcomes into runs (consecutive words with one outcome), and the runs by outcome, as the
-// lane loop does before they reach the EdgeBuffer.
+// Folds a record's lane-granule outcomes into runs (consecutive ones with one outcome), and the runs by outcome,
+// before they reach the EdgeBuffer: the lane loop's and the closed forms' that label word by word.
 template <class Run, class Spill>
 class WordRuns {
  public:
@@ -786,14 +786,8 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
   const uint64_t* addr = lane_addresses(r, scratch);  // shared and local records are always whole
   RegionShadow* lane_region = nullptr;  // global, not kDirect: the region of the last lane (see the lane loop)
   const uint32_t warp_tid = uint32_t(r.warp) * 32;
-  Run run{0, 0, 0};
-  OutcomeFold<Run> outcomes;
   const auto spill = [&](const Run& o) { flush_run(o, r, c, wk); };
-  auto flush = [&]() {
-    if (!run.accesses) return;
-    if (kOneGranule) run.bytes = run.accesses * size;
-    outcomes.add(run, spill);
-  };
+  WordRuns<Run, decltype(spill)> runs(spill);
   for (uint32_t m = mask; m; m &= m - 1) {
     if constexpr (global && !kDirect) wk.lines_ahead.ask_one();
     unsigned lane = unsigned(__builtin_ctz(m));
@@ -842,17 +836,10 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
         RegionShadow* region = !global ? nullptr : kDirect ? wk.page_region : wk.entry_region;
         code = compare_value<kSpace>(code, *values, lane, g, k, size, tid, bs, wk, region, w);
       }
-      if (code != run.code) {
-        flush();
-        run.code = code;
-        run.accesses = run.bytes = 0;
-      }
-      run.accesses += 1;
-      if (!kOneGranule) run.bytes += std::min<uint64_t>(4, size - 4 * k);
+      runs.add(code, kOneGranule ? size : std::min<uint64_t>(4, size - 4 * k));
     }
   }
-  flush();
-  outcomes.spill_all(spill);
+  runs.finish();
   if (silent_known) wk.stats_for(c.id)->values.silent += silent_known;
 }
 
