@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 34, call 1, on 52082f0 (machines were scarce: the checks and the figures issue 14 asks for first).
+# Session 34, call 1, on 94e3eae (machines were scarce: the checks and the figures issue 14 asks for first).
 # 1. GPU tests (online results against replays of the same traces: session 33's hand-over of flagged records and
 #    this session's shared-replay closed forms on real launches) and fidelity against ncu.
 # 2. The suite from a user's install, two rounds.

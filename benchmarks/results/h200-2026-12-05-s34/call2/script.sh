@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Session 34, call 2: the engine alone on this host.
-# 1. This session's closed forms of the shared replay (shared_closed_forms.patch = git diff f243ac0 52082f0 --
+# 1. This session's closed forms of the shared replay (shared_closed_forms.patch = git diff f243ac0 94e3eae --
 #    analyzer/engine: fragments that lanes read in pairs; any footprints that share no word, consecutive or
 #    not, labelled in one pass), the engine without them (built beside, the patch taken back) and with them, engine.py at 1 and 12
 #    workers: gemm-pairs, fragments, fragments-swizzled (the shapes), sgemm (the recorded cuBLAS slice).
