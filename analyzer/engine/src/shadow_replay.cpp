@@ -571,20 +571,28 @@ bool Engine::Impl::replay_shared_groups(const RlRecord& r, const Ctx& c, uint32_
   uint64_t first[RL_WARP_SIZE];  // each footprint's first granule (the lane loop's g0)
   uint32_t lanes[RL_WARP_SIZE];  // the lanes on it
   unsigned n = 0, at = 0;        // at: the footprint of the lane before
+  uint64_t lowest = ~uint64_t(0), highest = 0;
   for (uint32_t m = mask; m; m &= m - 1) {
     const unsigned lane = unsigned(__builtin_ctz(m));
     const uint64_t g = r.addr[lane] >> 2;
     // GEMM fragments put a lane on its predecessor's footprint (lanes 4i..4i+3 on one) or on the next one (lane i
-    // on the (i mod 4)-th of four): those two are tried before the search.
+    // on the (i mod 4)-th of four): those two are tried before the search. A footprint past every one so far (lanes
+    // in address order, as pairs of lanes on 16 fragments are) is new without a search.
     unsigned i = at;
     if (n == 0 || first[i] != g) {
       i = at + 1 < n ? at + 1 : 0;
       if (i >= n || first[i] != g) {
         i = 0;
-        while (i < n && first[i] != g) ++i;
+        if (g <= highest && g >= lowest) {
+          while (i < n && first[i] != g) ++i;
+        } else {
+          i = n;
+        }
         if (i == n) {
           first[n] = g;
           lanes[n++] = 0;
+          lowest = std::min(lowest, g);
+          highest = std::max(highest, g);
         }
       }
     }
