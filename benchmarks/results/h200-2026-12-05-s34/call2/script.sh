@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Session 34, call 2: the engine alone on this host.
-# 1. This session's closed forms of the shared replay (shared_closed_forms.patch = git diff f243ac0 94e3eae --
-#    analyzer/engine: fragments that lanes read in pairs; any footprints that share no word, consecutive or
-#    not, labelled in one pass), the engine without them (built beside, the patch taken back) and with them, engine.py at 1 and 12
+# 1. This session's closed forms of the shared replay (shared_closed_forms.patch = git diff f243ac0 6fcfa57 --
+#    analyzer/engine: fragments that lanes read in pairs, found without a quadratic search since session 35; any
+#    footprints that share no word, consecutive or not, labelled in one pass), the engine without them (built beside, the patch taken back) and with them, engine.py at 1 and 12
 #    workers: gemm-pairs, fragments, fragments-swizzled (the shapes), sgemm (the recorded cuBLAS slice).
 # 2. Session 33's hand-over on the engine alone: engine.py at twelve workers, records whole and as handed over
 #    (bfs, strided); the unpacking's cost per record (unpack_speed.py).
