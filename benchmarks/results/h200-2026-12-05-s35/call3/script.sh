@@ -7,6 +7,7 @@
 #    a slice of each of the six heaviest functions' largest launch.
 # 2. cuda-samples mergeSort: its launches' records from a collect run, then its two largest launches traced alone
 #    and sliced.
+# 3. cuda-samples sortingNetworks profiled, its report and analysis brought back (why 5 MB for 45 findings).
 #   bash benchmarks/results/h200-2026-12-05-s35/call3/script.sh   (carry .whl and benchmarks/realapps/src)
 source benchmarks/device_call.sh
 W=/tmp/s35c3
@@ -63,6 +64,11 @@ for id in $(head -2 $W/ms_launches.txt | cut -d' ' -f2); do
   timeout 90 python3 benchmarks/launch_slice.py $W/ms_t --launch $id --blocks 12 --out $W/slices/ms_launch$id 2>&1 | tail -1
   python3 $W/pick.py $W/ms_t 1 /dev/stdout | head -2
 done
+stamp "sortingNetworks, profiled: its report and analysis (3.6 MB and 1.4 MB in call 2) to read"
+timeout 120 python3 benchmarks/realapps.py --src benchmarks/realapps/src --out /tmp/ms --rounds 1 --modes native \
+  --apps cs_sortingNetworks > $W/sn_build.txt 2>&1 || tail -5 $W/sn_build.txt
+(cd /tmp/ms/build && timeout 90 reuselens profile --run-dir $W/sn -- ./cs_sortingNetworks > $W/sn.txt 2>&1) || tail -3 $W/sn.txt
+(cd $W/sn && tar czf $OUT/sn_report.tgz report.json analysis.json run.json collector.log) && ls -la $OUT/sn_report.tgz
 ls -la $W/slices
 (cd $W/slices && tar czf $OUT/slices.tgz .)
 stamp done
