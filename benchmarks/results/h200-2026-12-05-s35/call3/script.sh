@@ -65,18 +65,18 @@ for id in $(head -2 $W/ms_launches.txt | cut -d' ' -f2); do
   timeout 90 python3 benchmarks/launch_slice.py $W/ms_t --launch $id --blocks 12 --out $W/slices/ms_launch$id 2>&1 | tail -1
   python3 $W/pick.py $W/ms_t 1 /dev/stdout | head -2
 done
-stamp "sortingNetworks, profiled: its report and analysis (3.6 MB and 1.4 MB in call 2) to read"
-timeout 120 python3 benchmarks/realapps.py --src benchmarks/realapps/src --out /tmp/ms --rounds 1 --modes native \
-  --apps cs_sortingNetworks > $W/sn_build.txt 2>&1 || tail -5 $W/sn_build.txt
-(cd /tmp/ms/build && timeout 90 reuselens profile --run-dir $W/sn -- ./cs_sortingNetworks > $W/sn.txt 2>&1) || tail -3 $W/sn.txt
-(cd $W/sn && tar czf $OUT/sn_report.tgz report.json analysis.json run.json collector.log) && ls -la $OUT/sn_report.tgz
 ls -la $W/slices
 (cd $W/slices && tar czf $OUT/slices.tgz .)
 for f in $(ls $W/slices/pt_[012]_*.json $W/slices/ms_*.json 2>/dev/null); do  # the engine alone on this host
   name=$(basename $f .json)
   stamp "engine.py --slice $name, 1 and 12 workers"
-  timeout 45 python3 benchmarks/engine.py --slice $W/slices/$name --workers 1,12 --repeat 1 > $W/engine_$name.txt 2>&1
+  timeout 30 python3 benchmarks/engine.py --slice $W/slices/$name --workers 1,12 --repeat 1 > $W/engine_$name.txt 2>&1
   grep -E "^  workers|slowest" $W/engine_$name.txt | cut -c1-150
 done
 (cd $W && tar czf $OUT/engine_slices.tgz engine_*.txt)
+stamp "sortingNetworks, profiled: its report and analysis (3.6 MB and 1.4 MB in call 2) to read"
+timeout 120 python3 benchmarks/realapps.py --src benchmarks/realapps/src --out /tmp/ms --rounds 1 --modes native \
+  --apps cs_sortingNetworks > $W/sn_build.txt 2>&1 || tail -5 $W/sn_build.txt
+(cd /tmp/ms/build && timeout 90 reuselens profile --run-dir $W/sn -- ./cs_sortingNetworks > $W/sn.txt 2>&1) || tail -3 $W/sn.txt
+(cd $W/sn && tar czf $OUT/sn_report.tgz report.json analysis.json run.json collector.log) && ls -la $OUT/sn_report.tgz
 stamp done
