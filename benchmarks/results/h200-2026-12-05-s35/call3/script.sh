@@ -7,7 +7,7 @@
 #    a slice of each of the six heaviest functions' largest launch.
 # 2. cuda-samples mergeSort: its launches' records from a collect run, then its two largest launches traced alone
 #    and sliced.
-# 3. The engine alone on this host, on the three heaviest PyTorch slices and mergeSort's, at 1 and 12 workers.
+# 3. The engine alone on this host, on the heaviest PyTorch slice and mergeSort's largest, at 1 and 12 workers.
 # 4. cuda-samples sortingNetworks profiled, its report and analysis brought back (why 5 MB for 45 findings).
 #   bash benchmarks/results/h200-2026-12-05-s35/call3/script.sh   (carry .whl and benchmarks/realapps/src)
 source benchmarks/device_call.sh
@@ -67,10 +67,10 @@ for id in $(head -2 $W/ms_launches.txt | cut -d' ' -f2); do
 done
 ls -la $W/slices
 (cd $W/slices && tar czf $OUT/slices.tgz .)
-for f in $(ls $W/slices/pt_[012]_*.json $W/slices/ms_*.json 2>/dev/null); do  # the engine alone on this host
+for f in $(ls $W/slices/pt_0_*.json $W/slices/ms_*.json 2>/dev/null | head -2); do  # the engine alone on this host
   name=$(basename $f .json)
   stamp "engine.py --slice $name, 1 and 12 workers"
-  timeout 30 python3 benchmarks/engine.py --slice $W/slices/$name --workers 1,12 --repeat 1 > $W/engine_$name.txt 2>&1
+  timeout 25 python3 benchmarks/engine.py --slice $W/slices/$name --workers 1,12 --repeat 1 > $W/engine_$name.txt 2>&1
   grep -E "^  workers|slowest" $W/engine_$name.txt | cut -c1-150
 done
 (cd $W && tar czf $OUT/engine_slices.tgz engine_*.txt)
