@@ -60,8 +60,10 @@ gives about 64 N records.
   sgemm: recorded, not generated: the slice of PyTorch's cuBLAS SGEMM launch kept in tests/data/real_launches
     (sm80_xmma, 32 x 32 tiles, 64 threads a block: cp.async tile loads into a padded shared tile, 16-byte
     fragments that lanes share in groups of four, C stores, barriers), copied as --slice does; its 1,024 blocks
-    were all resident on the H200 (about 940 distinct blocks in every 4,096 records). The loop of a PyTorch training
-    step is 95% such records.
+    were all resident on the H200 (about 940 distinct blocks in every 4,096 records). A PyTorch training step's
+    records are 95% cuBLAS SGEMMs, but this 32 x 32 kernel is 3% of them: its two heaviest SGEMMs (89%) are the
+    slices tests/data/real_launches/pytorch_xmma_sgemm_64x64_tn and pytorch_cutlass_sgemm_256x128_nt, which
+    --slice takes.
 --slice DIR/NAME: any launch slice (benchmarks/launch_slice.py): its blocks copied as blocks of one grid of about
   64 * --blocks records, as many at a time as interleaved in the recorded launch, their records interleaved one by
   one; every copy reads the slice's global addresses, moved into the benchmark's allocations. So the copies share
