@@ -582,12 +582,8 @@ bool Engine::Impl::replay_shared_groups(const RlRecord& r, const Ctx& c, uint32_
     if (n == 0 || first[i] != g) {
       i = at + 1 < n ? at + 1 : 0;
       if (i >= n || first[i] != g) {
-        i = 0;
-        if (g <= highest && g >= lowest) {
-          while (i < n && first[i] != g) ++i;
-        } else {
-          i = n;
-        }
+        i = g < lowest || g > highest ? n : 0;
+        while (i < n && first[i] != g) ++i;
         if (i == n) {
           first[n] = g;
           lanes[n++] = 0;
