@@ -380,6 +380,55 @@ def test_coalesced_records_in_closed_form_match_reference_model(seed, workers, b
     assert any(e["prior_kernel"] for e in kernels[1]["edges"])
 
 
+def lane_rows_trace(seed: int, n: int = 1500, base: int = ALIGNED) -> np.ndarray:
+    """Global records whose lanes come in rows of consecutive lanes on consecutive footprints, the rows far apart (a
+    tile's rows: cuBLAS's xmma SGEMM reads 4 rows of 8 lanes, 4 KiB apart), so that a record spans several chunks
+    and is replayed run by run (Engine::Impl::replay_lane_runs). Rows of 2 to 32 lanes, 4 to 16 bytes each, a row
+    stride that puts rows in other chunks, in the same chunk, across a chunk's bound (the allocation 512 bytes off
+    a chunk), zero (rows reread one another: lanes share granules, the lane loop) or not a multiple of the size
+    (unaligned rows); partial masks; a few rows cut short or reversed. The rows are the same few tiles, read by
+    several warps and blocks, so that runs find entries alike, of another warp's issue, or mixed."""
+    rng = np.random.default_rng(seed)
+    recs = random_mem_records(rng, n, GLOBAL, 3, 4, 6, [0.6, 0.3, 0.1], [4, 8, 16], [0.5, 0.2, 0.3])
+    lanes = np.arange(32)
+    for i in range(n):
+        size = int(recs["size"][i])
+        group = int(rng.choice([2, 4, 8, 16, 32]))
+        row_stride = int(rng.choice([4096, 1024, 2048, 3 * 1024 + 512, 160, 0, 4096 + 4]))
+        tile = int(rng.integers(0, 4)) * 8192 + int(rng.choice([0, 0, 32 * size, 1024 - 2 * size]))
+        addr = base + tile + (lanes // group) * row_stride + (lanes % group) * size
+        kind = rng.random()
+        if kind < 0.05:
+            addr = addr[::-1].copy()  # rows descending: no run starts at the first lane
+        elif kind < 0.1:
+            addr[int(rng.integers(1, 32))] += 4 * size  # a row broken in the middle
+        r = rng.random()
+        if r < 0.7:
+            mask = 0xFFFFFFFF
+        elif r < 0.85:
+            lo = int(rng.integers(0, 31))
+            hi = int(rng.integers(lo + 1, 32))
+            mask = ((1 << (hi + 1)) - 1) & ~((1 << lo) - 1)
+        else:
+            mask = int(rng.integers(1, 2**32))
+        recs["active_mask"][i] = mask
+        recs["addr"][i] = np.where((mask >> lanes) & 1, addr, 0)
+    return with_block_barriers(recs, rng)
+
+
+@pytest.mark.parametrize("seed", [31, 32, 33])
+@pytest.mark.parametrize("workers", [1, 3])
+@pytest.mark.parametrize("base", [ALIGNED, ALIGNED + 512])
+def test_rows_of_consecutive_lanes_match_reference_model(seed, workers, base):
+    size = 5 * 8192
+    kernels = two_launches_match_reference_model(
+        lane_rows_trace(seed, base=base), lane_rows_trace(seed + 20, base=base), 3, workers, [(base, size)]
+    )
+    labels = {e["label"] for k in kernels for e in k["edges"]}
+    assert {"cold", "thread", "warp_same_inst", "warp_diff_inst", "block", "grid"} <= labels
+    assert any(e["prior_kernel"] for e in kernels[1]["edges"])
+
+
 @pytest.mark.parametrize("seed", [10, 11, 12])
 @pytest.mark.parametrize("workers", [1, 3])
 def test_coalesced_shared_records_in_closed_form_match_reference_model(seed, workers):

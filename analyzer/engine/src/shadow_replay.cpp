@@ -772,7 +772,7 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
   if constexpr (kDirect) {  // every lane lies in that region's page, and so in one of its slices
     RegionShadow* reg = wk.page_region;
     reg->note_accesses(r.access, page_lo, w, uint64_t(popcount32(mask)) * granules);
-    if ((c.flags & kConsecutive) && mask == r.active_mask) {
+    if ((c.flags & kConsecutive) && (mask == r.active_mask || (c.flags & kLaneRun))) {
       const uint64_t lo = r.addr[__builtin_ctz(mask)] >> 2;
       if (kOneGranule && mask == ~0u && r.size == 4 && !(lo & 31) && reg->whole_segment(lo) &&
           replay_segment(r, c, w, wk, page + (lo - page_lo))) {
@@ -895,6 +895,51 @@ bool Engine::Impl::direct_window(const RlRecord& r, const Ctx& c, uint32_t mask,
   return true;
 }
 
+// A global record over several chunks whose lanes come in runs of consecutive lanes on consecutive footprints: a
+// tile's rows (cuBLAS's sm80_xmma SGEMM reads 4 rows of 8 lanes, 4 KiB apart: a fifth of the engine's time on its
+// slice went to the lane loop, which looks each lane's region up), or a coalesced access that crosses a chunk's
+// bound. Each run of two or more lanes inside one chunk is replayed as a coalesced record of that chunk is
+// (direct_window, then replay_consecutive or the direct lane loop); the lanes left over take the lane loop together.
+// Same counts and entries as the lane loop over the whole mask: no two lanes share a granule (kNoOverlap), so the
+// lanes' order across runs changes nothing, and each run keeps its own lanes' order. False, with nothing done, when
+// the record's first two lanes of `mask` are not such a pair (a gather, a column walk: their cost stays one test), in
+// value mode (whose comparisons walk a record's lanes in order), and for a record handed over by its first and last
+// addresses (the closed forms read a run's first and last lanes' slots).
+bool Engine::Impl::replay_lane_runs(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk) {
+  if (!(c.flags & kNoOverlap) || !consecutive_size(r.size) || (r.flags & kHandedOverFlags) || values_of(r) ||
+      (mask & (mask - 1)) == 0) {
+    return false;
+  }
+  const unsigned first = unsigned(__builtin_ctz(mask));
+  if (!(mask >> (first + 1) & 1) || r.addr[first + 1] != r.addr[first] + r.size) return false;
+  const uint64_t last_granule = r.size / 4 - 1;  // whole granules: consecutive_size
+  Ctx run_ctx = c;
+  run_ctx.flags = uint8_t((c.flags & ~kSharedGranule) | kOneChunk | kConsecutive | kLaneRun);
+  uint32_t left = mask, lone = 0;
+  while (left) {
+    const unsigned lo = unsigned(__builtin_ctz(left));
+    const uint64_t chunk = chunk_of(r.addr[lo] >> 2);
+    unsigned hi = lo;
+    while (hi < 31 && (left >> (hi + 1) & 1) && r.addr[hi + 1] == r.addr[hi] + r.size &&
+           chunk_of((r.addr[hi + 1] >> 2) + last_granule) == chunk) {
+      ++hi;
+    }
+    const uint32_t run = (hi == 31 ? ~0u : (2u << hi) - 1) & ~((1u << lo) - 1);
+    left &= ~run;
+    if (hi == lo || chunk_of((r.addr[lo] >> 2) + last_granule) != chunk || !direct_window(r, run_ctx, run, wk)) {
+      lone |= run;
+      continue;
+    }
+    if (r.size == 4) {
+      replay_lanes<RL_SPACE_GLOBAL, true, true>(r, run_ctx, run, w, wk, wk.page, wk.page_lo);
+    } else {
+      replay_lanes<RL_SPACE_GLOBAL, false, true>(r, run_ctx, run, w, wk, wk.page, wk.page_lo);
+    }
+  }
+  if (lone) replay_space<RL_SPACE_GLOBAL>(r, c, lone, w, wk);
+  return true;
+}
+
 void Engine::Impl::replay_record(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk) {
   switch (r.space) {
     case RL_SPACE_GLOBAL:
@@ -902,6 +947,7 @@ void Engine::Impl::replay_record(const RlRecord& r, const Ctx& c, uint32_t mask,
         if (r.size <= 4) return replay_lanes<RL_SPACE_GLOBAL, true, true>(r, c, mask, w, wk, wk.page, wk.page_lo);
         return replay_lanes<RL_SPACE_GLOBAL, false, true>(r, c, mask, w, wk, wk.page, wk.page_lo);
       }
+      if (!(c.flags & kOneChunk) && replay_lane_runs(r, c, mask, w, wk)) return;
       return replay_space<RL_SPACE_GLOBAL>(r, c, mask, w, wk);
     case RL_SPACE_SHARED:
       return replay_space<RL_SPACE_SHARED>(r, c, mask, w, wk);
