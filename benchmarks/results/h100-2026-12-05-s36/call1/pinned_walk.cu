@@ -1,6 +1,6 @@
 // Session 36: how fast one host thread walks a packed record stream that the GPU just wrote into mapped pinned
 // memory (as the drain thread's PC resolution does: resolve_records in collector/native/src/pc_ranges.cpp), with
-// and without software prefetch ahead of the walk, and after the generation was first read by three helper
+// and without software prefetch ahead of the walk, and after the generation was first read by two or four
 // threads side by side. The stream: 16 MiB, 47% full records (9 slots) and 53% strided (2 slots), as
 // cuda-samples mergeSortSharedKernel's launch 0 (79.0 M slots for 14.9 M records, session 35's collector.log).
 //   nvcc -O3 -std=c++17 -I analyzer/engine/include pinned_walk.cu -o /tmp/pinned_walk -lpthread && /tmp/pinned_walk
@@ -96,24 +96,23 @@ int main() {
     run("walk, prefetch 4 KiB ahead", [&] { sink = walk<4096>(pinned, n); });
     run("walk, prefetch 8 KiB ahead", [&] { sink = walk<8192>(pinned, n); });
     for (unsigned threads : {2u, 4u}) {
+      const auto touch_in_parallel = [&] {
+        std::vector<std::thread> t;
+        const size_t part = (n + threads - 1) / threads;
+        for (unsigned k = 0; k < threads; ++k) {
+          const size_t from = std::min(n, k * part);
+          t.emplace_back([&, from] { sink = touch_part(pinned + from, std::min(part, n - from)); });
+        }
+        for (auto& x : t) x.join();
+      };
       char name[64];
       snprintf(name, sizeof name, "%u threads touch, then walk", threads);
       run(name, [&] {
-        std::vector<std::thread> t;
-        const size_t part = (n + threads - 1) / threads;
-        for (unsigned k = 0; k < threads; ++k)
-          t.emplace_back([&, k] { sink = touch_part(pinned + std::min(n, k * part), std::min(part, n - std::min(n, k * part))); });
-        for (auto& x : t) x.join();
+        touch_in_parallel();
         sink = walk<0>(pinned, n);
       });
       snprintf(name, sizeof name, "%u threads touch only", threads);
-      run(name, [&] {
-        std::vector<std::thread> t;
-        const size_t part = (n + threads - 1) / threads;
-        for (unsigned k = 0; k < threads; ++k)
-          t.emplace_back([&, k] { sink = touch_part(pinned + std::min(n, k * part), std::min(part, n - std::min(n, k * part))); });
-        for (auto& x : t) x.join();
-      });
+      run(name, touch_in_parallel);
     }
     run("memcpy (one thread)", [&] { memcpy(host.data(), pinned, n * 32); });
   }
