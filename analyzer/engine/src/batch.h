@@ -30,10 +30,13 @@ constexpr uint8_t kSharedGranule = 4;
 // (a[i] = a[i-1] + size: the fully coalesced access of a scalar or vector). Lane j covers granules
 // [j << s, (j + 1) << s) of the record's run, s = consecutive_shift(size).
 constexpr uint8_t kConsecutive = 8;
-// Ctx flag, set only on the copy of a record's context that replay_lane_runs passes with one run of its lanes: the
-// lane mask replayed is a run of consecutive lanes on consecutive footprints in one chunk, so kConsecutive and
-// kOneChunk hold for that mask though not for the whole record.
-constexpr uint8_t kLaneRun = 16;
+// Whether the lanes of `mask` are one run of consecutive lanes (none: false). Any such part of a kConsecutive record's
+// lanes is consecutive lanes on consecutive footprints too, and so is each run replay_lane_runs cuts.
+inline bool one_run_of_lanes(uint32_t mask) {
+  if (mask == 0) return false;
+  const uint32_t from_first = mask >> __builtin_ctz(mask);
+  return (from_first & (from_first + 1)) == 0;
+}
 inline bool consecutive_size(uint32_t size) { return size == 4 || size == 8 || size == 16; }
 inline unsigned consecutive_shift(uint32_t size) { return size >> 3; }  // log2(size / 4) for 4, 8 and 16
 constexpr unsigned kMaxWorkers = 64;  // route_global keeps one lane mask per worker on the stack

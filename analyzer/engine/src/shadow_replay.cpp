@@ -772,7 +772,7 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
   if constexpr (kDirect) {  // every lane lies in that region's page, and so in one of its slices
     RegionShadow* reg = wk.page_region;
     reg->note_accesses(r.access, page_lo, w, uint64_t(popcount32(mask)) * granules);
-    if ((c.flags & kConsecutive) && (mask == r.active_mask || (c.flags & kLaneRun))) {
+    if ((c.flags & kConsecutive) && one_run_of_lanes(mask)) {
       const uint64_t lo = r.addr[__builtin_ctz(mask)] >> 2;
       if (kOneGranule && mask == ~0u && r.size == 4 && !(lo & 31) && reg->whole_segment(lo) &&
           replay_segment(r, c, w, wk, page + (lo - page_lo))) {
@@ -914,7 +914,7 @@ bool Engine::Impl::replay_lane_runs(const RlRecord& r, const Ctx& c, uint32_t ma
   if (!(mask >> (first + 1) & 1) || r.addr[first + 1] != r.addr[first] + r.size) return false;
   const uint64_t last_granule = r.size / 4 - 1;  // whole granules: consecutive_size
   Ctx run_ctx = c;
-  run_ctx.flags = uint8_t((c.flags & ~kSharedGranule) | kOneChunk | kConsecutive | kLaneRun);
+  run_ctx.flags = uint8_t((c.flags & ~kSharedGranule) | kOneChunk | kConsecutive);  // true of each run replayed
   uint32_t left = mask, lone = 0;
   while (left) {
     const unsigned lo = unsigned(__builtin_ctz(left));
