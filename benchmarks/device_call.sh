@@ -1,10 +1,20 @@
 # Sourced first by a device call's script (benchmarks/results/*/callN/script.sh), from the repository root on the GPU
 # machine: strict mode, everything printed also kept in $OUT/log.txt, `stamp` for the elapsed seconds of each step,
 # and benchmarks/device_setup.sh (the package built and installed); the call ends here when the build fails.
+# At exit every other file under $OUT goes into $OUT/results.tgz: only 8 files come back from a call, and session
+# 37's calls lost their logs and half their outputs to that limit (`tar xzf results.tgz` here).
 set -uo pipefail
 export PYTHONUNBUFFERED=1
 exec > >(tee "$OUT/log.txt") 2>&1
 T0=$(date +%s)
+pack_outputs() {
+  local list
+  list=$(mktemp)
+  (cd "$OUT" && find . -type f ! -path ./log.txt ! -path ./results.tgz | sort > "$list" &&
+    if [ -s "$list" ]; then tar czf results.tgz --remove-files -T "$list" && find . -mindepth 1 -type d -empty -delete; fi)
+  rm -f "$list"
+}
+trap pack_outputs EXIT
 DEVICE_CALL_REPO=$PWD
 stamp() { echo "== [$(($(date +%s) - T0)) s] $*"; }
 source benchmarks/device_setup.sh > /tmp/setup.txt 2>&1 || { tail -30 /tmp/setup.txt; exit 1; }
