@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# For the next session's first device call: shared records handed to the online engine by one or two addresses
+# (shared_hand_over.patch, made in session 37 after its device time was spent; README.md beside). The working tree
+# with the patch applied is installed and checked (GPU tests: online results against replays of the same traces;
+# fidelity), then measured against the tree without it: the engine's replay of five shared-heavy slices at twelve
+# workers as the queue hands records over, and four shared-heavy apps collected, paired, 2 rounds.
+#   bash benchmarks/results/h100-2026-12-05-s37/next/script.sh   (carry .whl and benchmarks/realapps/src)
+P=benchmarks/results/h100-2026-12-05-s37/next/shared_hand_over.patch
+git apply "$P" || { echo "the patch does not apply to this tree"; exit 1; }
+source benchmarks/device_call.sh
+collector_beside "$P" /tmp/old -R
+gpu_tests
+fidelity_against_ncu
+beside_lib /tmp/old && OLD_ENGINE=$(grep -m1 "_engine" /tmp/old.build.txt)
+R=tests/data/real_launches
+for round in 1 2; do
+  for s in cs_mergesort_shared cs_merge_intervals shoc_sort cs_transpose pytorch_cutlass_sgemm_256x128_nt; do
+    for eng in "$OLD_ENGINE" installed; do
+      name=$([ "$eng" = installed ] && echo shared || echo before)
+      stamp "engine.py $s --handed-over, 12 workers, $name, round $round"
+      timeout 40 python3 benchmarks/engine.py --slice $R/$s --handed-over --workers 12 --repeat 2 --engine "$eng" \
+        > $OUT/eng_${s}_${name}_${round}.txt 2>&1
+      grep -A3 "workers 12" $OUT/eng_${s}_${name}_${round}.txt | tail -4 | cut -c1-150
+    done
+  done
+done
+stamp "build the apps"
+timeout 150 python3 benchmarks/realapps.py --src benchmarks/realapps/src --out /tmp/rf --rounds 1 --modes native \
+  --apps cs_mergeSort,cs_sortingNetworks,cs_transpose,shoc_sort --jobs 16 > $OUT/build.txt 2>&1 || tail -5 $OUT/build.txt
+stamp "shared records handed over against whole, collect, 2 rounds"
+timeout 240 python3 benchmarks/ab_collector.py --a before=$BESIDE_LIB --b shared=installed \
+  --apps cs_mergeSort,cs_sortingNetworks,cs_transpose,shoc_sort --rounds 2 --out /tmp/abs --build /tmp/rf/build \
+  > $OUT/ab_shared.txt 2>&1
+tail -7 $OUT/ab_shared.txt
+grep -h "engine steps" /tmp/abs/runs/r*/cs_sortingNetworks-*/collector.log 2>/dev/null | cut -c1-330
+stamp done
