@@ -595,12 +595,11 @@ def with_value_companions(recs: np.ndarray, seed: int = 7) -> np.ndarray:
     return out
 
 
-def handed_over(engine, recs: np.ndarray) -> np.ndarray:
-    """`recs` as the online engine gets them from the engine queue: packed as the device patch packs a record whose
-    lanes one stride over the warp gives (the strided form) and a barrier or exit (its header alone), every other
-    record whole here, then unpacked by the queue's own function (unpack_for_engine), which writes none of the bytes
-    the engine never reads. (The patch packs more records in the strided form, with a stride within groups of lanes;
-    unpacked for the engine, those come back whole, as they are here.)"""
+def packed_stream(recs: np.ndarray) -> np.ndarray:
+    """`recs` as the device patch packs them (docs/trace-format.md, "Packed records"), 32-byte slots of four words:
+    a record whose lanes one stride over the warp gives in the strided form, a barrier or exit as its header alone,
+    every other record whole. (The patch packs more records in the strided form, with a stride within groups of
+    lanes; unpacked for the engine, those come back whole, as they are here.)"""
     words = recs.view(np.uint64).reshape(len(recs), 36)
     forms = one_stride(recs)
     strided = forms.one
@@ -621,6 +620,13 @@ def handed_over(engine, recs: np.ndarray) -> np.ndarray:
     stream[at[strided] + 1, 0] = base[strided]
     stream[at[strided] + 1, 1] = stride[strided]
     stream[at[strided] + 1, 3] = 32  # one group of 32 lanes
+    return stream
+
+
+def handed_over(engine, recs: np.ndarray) -> np.ndarray:
+    """`recs` as the online engine gets them from the engine queue: packed (packed_stream), then unpacked by the
+    queue's own function (unpack_for_engine), which writes none of the bytes the engine never reads."""
+    stream = packed_stream(recs)
     if "for_engine" not in (engine.unpack_records.__doc__ or ""):
         raise SystemExit("--handed-over: this engine module has no unpack_records(for_engine=...)")
     return np.frombuffer(engine.unpack_records(stream.tobytes(), for_engine=True), dtype=RECORD_DTYPE).copy()

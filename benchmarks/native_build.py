@@ -29,15 +29,17 @@ def cuda_include() -> pathlib.Path | None:
 
 
 @contextlib.contextmanager
-def built(name: str, sources: list[pathlib.Path], includes: list[pathlib.Path] = ()) -> Iterator[pathlib.Path]:
-    """The executable built from `sources` (-O2, C++17, threads) in a temporary folder, removed afterwards."""
+def built(
+    name: str, sources: list[pathlib.Path], includes: list[pathlib.Path] = (), flags: tuple[str, ...] = ("-O2",)
+) -> Iterator[pathlib.Path]:
+    """The executable built from `sources` (`flags`, C++17, threads) in a temporary folder, removed afterwards."""
     cxx = shutil.which(os.environ.get("CXX", "g++")) or shutil.which("c++")
     if not cxx:
         raise NoCompiler(f"{name}: no C++ compiler found (set CXX)")
     with tempfile.TemporaryDirectory() as tmp:
         exe = pathlib.Path(tmp) / name
         subprocess.run(
-            [cxx, "-O2", "-std=c++17", "-pthread", *(f"-I{i}" for i in includes), *map(str, sources), "-o", str(exe)],
+            [cxx, *flags, "-std=c++17", "-pthread", *(f"-I{i}" for i in includes), *map(str, sources), "-o", str(exe)],
             check=True,
         )
         yield exe
