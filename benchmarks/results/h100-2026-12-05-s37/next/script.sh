@@ -3,7 +3,8 @@
 # (shared_hand_over.patch, made in session 37 after its device time was spent; README.md beside). The working tree
 # with the patch applied is installed and checked (GPU tests: online results against replays of the same traces;
 # fidelity), then measured against the tree without it: the engine's replay of five shared-heavy slices at twelve
-# workers as the queue hands records over, and four shared-heavy apps collected, paired, 2 rounds.
+# workers as the queue hands records over, the queue and engine without the GPU (benchmarks/pipeline.py, trees with and
+# without the patch), and four shared-heavy apps collected, paired, 2 rounds.
 #   bash benchmarks/results/h100-2026-12-05-s37/next/script.sh   (carry .whl and benchmarks/realapps/src)
 P=benchmarks/results/h100-2026-12-05-s37/next/shared_hand_over.patch
 git apply "$P" || { echo "the patch does not apply to this tree"; exit 1; }
@@ -22,6 +23,18 @@ for round in 1 2; do
         > $OUT/eng_${s}_${name}_${round}.txt 2>&1
       grep -A3 "workers 12" $OUT/eng_${s}_${name}_${round}.txt | tail -4 | cut -c1-150
     done
+  done
+done
+stamp "pipeline.py (queue and engine, no GPU), 12 workers, without and with the patch"
+rm -rf /tmp/oldtree && mkdir /tmp/oldtree && cp -r analyzer collector benchmarks tests /tmp/oldtree/ &&
+  (cd /tmp/oldtree && git apply -R --exclude="docs/*" "$DEVICE_CALL_REPO/$P") || echo "no tree without the patch"
+S=$R/cs_mergesort_shared,$R/cs_merge_intervals,$R/shoc_sort,$R/cs_transpose
+for round in 1 2; do
+  for tree in /tmp/oldtree "$DEVICE_CALL_REPO"; do
+    name=$([ "$tree" = /tmp/oldtree ] && echo before || echo shared)
+    timeout 150 python3 $tree/benchmarks/pipeline.py --slice $S --workers 12 --launches 2 \
+      > $OUT/pipeline_${name}_${round}.txt 2>&1
+    grep -E "^trace|end to end" $OUT/pipeline_${name}_${round}.txt | sed "s/^/$name: /"
   done
 done
 stamp "build the apps"
