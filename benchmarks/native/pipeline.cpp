@@ -119,11 +119,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::ifstream in(argv[1], std::ios::binary);
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (!in.eof() && in.fail()) {
+  if (!in) {
     std::fprintf(stderr, "pipeline: cannot read %s\n", argv[1]);
     return 1;
   }
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (bytes.empty() || bytes.size() % sizeof(RlSlot) != 0) {
     std::fprintf(stderr, "pipeline: %s is not whole 32-byte slots\n", argv[1]);
     return 1;

@@ -72,8 +72,8 @@ def test_the_pipeline_analyses_as_the_engine_module_replays(tmp_path, trace):
     assert got == expected
 
 
-def test_a_stream_that_is_not_whole_slots_is_refused(tmp_path):
-    # (the program itself, through the driver's build: a malformed stream stops it with one line)
+def test_a_stream_that_is_not_whole_slots_or_missing_is_refused(tmp_path):
+    # (the program itself, through the driver's build: a malformed or missing stream stops it with one line)
     from native_build import built
     from pipeline import sources
 
@@ -86,5 +86,10 @@ def test_a_stream_that_is_not_whole_slots_is_refused(tmp_path):
         flags=("-O0",),
     ) as exe:
         done = subprocess.run([str(exe), str(bad), "1", "32", "0", "1", "1", "1", ""], capture_output=True, text=True)
+        missing = subprocess.run(
+            [str(exe), str(tmp_path / "none.slots"), "1", "32", "0", "1", "1", "1", ""], capture_output=True, text=True
+        )
     assert done.returncode == 1
     assert "is not whole 32-byte slots" in done.stderr
+    assert missing.returncode == 1
+    assert "cannot read" in missing.stderr
