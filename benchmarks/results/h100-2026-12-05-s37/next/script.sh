@@ -46,4 +46,14 @@ timeout 240 python3 benchmarks/ab_collector.py --a before=$BESIDE_LIB --b shared
   > $OUT/ab_shared.txt 2>&1
 tail -7 $OUT/ab_shared.txt
 grep -h "engine steps" /tmp/abs/runs/r*/cs_sortingNetworks-*/collector.log 2>/dev/null | cut -c1-330
+# If time is left: the host side's throughput by worker and copy-thread count (this tree), to say which of the two the
+# pipeline waits on there.
+if [ $(($(date +%s) - T0)) -lt 470 ]; then
+  stamp "pipeline.py, workers 12 and 14, copy threads 2 and 4"
+  for ct in 2 4; do
+    timeout 60 python3 benchmarks/pipeline.py --slice $R/cs_mergesort_shared,$R/pytorch_xmma_sgemm_64x64_tn \
+      --workers 12,14 --copy-threads $ct --launches 2 > $OUT/pipeline_ct$ct.txt 2>&1
+    grep -E "^trace|^stream|end to end" $OUT/pipeline_ct$ct.txt | cut -c1-120
+  done
+fi
 stamp done
