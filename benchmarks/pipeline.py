@@ -2,7 +2,7 @@
 """The collector's host side of online analysis, without a GPU: a recorded launch slice (or one of engine.py's
 patterns) packed as the device patch packs it, handed buffer by buffer to the engine queue, whose copy threads unpack
 it into the ring, while the real engine analyses the ring with its workers (benchmarks/native/pipeline.cpp builds
-both from this checkout: collector/native/src/queued_sink.cpp and analyzer/engine).
+both from this checkout: collector/native/src/queued_sink.cpp, the collector's engine sink and analyzer/engine).
 
 What an engine-bound app waits for, measured where neither the GPU nor the app adds its noise: the queue's copy
 threads write each record's lines on one core and the workers read them on others, as online, which
@@ -13,7 +13,7 @@ pipeline's records/s end to end.
     python3 benchmarks/pipeline.py --slice tests/data/real_launches/cs_mergesort_shared [--workers 12]
         [--copy-threads 4] [--launches 2] [--blocks 2048] [--repeat 2] [--results FILE] [--quick-build]
 
---results writes the engine's JSON (as analysis.json would hold it) of the last run; tests/engine/test_bench_pipeline.py
+--results copies the last run's analysis.json (as the engine sink writes it into a run directory) to FILE; tests/engine/test_bench_pipeline.py
 compares it with the engine module's replay of the same records.
 """
 
@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -31,11 +32,17 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 import engine as engine_bench  # noqa: E402  (benchmarks/engine.py: the traces and their packing)
 from native_build import NoCompiler, built  # noqa: E402
 
+COLLECTOR = REPO / "collector/native/src"
+INCLUDES = [COLLECTOR, REPO / "analyzer/engine/include", REPO / "analyzer/engine/src"]
+# engine_sink.cpp compiles its sink only with the engine (as collector/native/CMakeLists.txt builds it)
+DEFINES = ("-DREUSELENS_WITH_ENGINE",)
+
 
 def sources() -> list[pathlib.Path]:
     engine_sources = sorted((REPO / "analyzer/engine/src").glob("*.cpp"))
     engine_sources = [s for s in engine_sources if s.name != "bindings.cpp"]  # the Python module's, not the engine's
-    return [REPO / "benchmarks/native/pipeline.cpp", REPO / "collector/native/src/queued_sink.cpp", *engine_sources]
+    collector = [COLLECTOR / name for name in ("queued_sink.cpp", "engine_sink.cpp", "support.cpp", "json.cpp")]
+    return [REPO / "benchmarks/native/pipeline.cpp", *collector, *engine_sources]
 
 
 def main() -> int:
@@ -74,8 +81,8 @@ def main() -> int:
             built(
                 "pipeline",
                 sources(),
-                [REPO / "collector/native/src", REPO / "analyzer/engine/include", REPO / "analyzer/engine/src"],
-                flags=("-O1",) if args.quick_build else ("-O3", "-DNDEBUG", "-fno-semantic-interposition"),
+                INCLUDES,
+                flags=DEFINES + (("-O1",) if args.quick_build else ("-O3", "-DNDEBUG", "-fno-semantic-interposition")),
             ) as exe,
         ):
             for trace in traces:
@@ -85,18 +92,22 @@ def main() -> int:
                 path = pathlib.Path(tmp) / "stream.slots"
                 engine_bench.packed_stream(recs).tofile(path)
                 print(f"trace ({trace or args.pattern}): {len(recs):,} records, grid {grid} x {threads} threads")
+                run_dir = pathlib.Path(tmp) / "run"
+                run_dir.mkdir(exist_ok=True)
                 for workers in [int(w) for w in args.workers.split(",")]:
                     for _ in range(args.repeat):
-                        command = [str(exe), str(path), str(grid), str(threads), "0", str(workers)]
-                        command += [str(args.copy_threads), str(args.launches), allocations]
-                        if args.results is not None:
-                            command.append(str(args.results))
-                        done = subprocess.run(command, capture_output=True, text=True)
+                        command = [str(exe), str(path), str(grid), str(threads), "0", str(args.copy_threads)]
+                        command += [str(args.launches), allocations, str(run_dir)]
+                        env = {**os.environ, "REUSELENS_ENGINE_WORKERS": str(workers)}
+                        print(f"{workers} engine workers")
+                        done = subprocess.run(command, capture_output=True, text=True, env=env)
                         sys.stdout.write(done.stdout)
                         sys.stdout.flush()
                         if done.returncode != 0:
                             sys.stderr.write(done.stderr)
                             return done.returncode
+                        if args.results is not None:
+                            shutil.copyfile(run_dir / "analysis.json", args.results)
     except NoCompiler as e:
         print(e, file=sys.stderr)
         return 1

@@ -1,14 +1,16 @@
 // The collector's host side of online analysis, without a GPU or an app: a packed record stream (as the device
 // patch writes it; benchmarks/pipeline.py makes one from a recorded launch slice) handed buffer by buffer to the
-// engine queue (queued_sink.cpp), whose copy threads unpack it into the ring, while the real engine consumes the
-// ring with its workers (analyzer/engine), as engine_sink.cpp runs it. What a record-heavy app waits for when
-// the engine is its bound, measured where the GPU and the app cannot add their noise.
-//   pipeline STREAM GRID BLOCK DYNAMIC_SHARED WORKERS COPY_THREADS LAUNCHES ALLOCATIONS [RESULTS]
+// engine queue (queued_sink.cpp), whose copy threads unpack it into the ring, while the collector's own engine sink
+// (engine_sink.cpp, make_engine_sink: the workers and settings the REUSELENS_* variables give it, as in an app)
+// analyses the ring. What a record-heavy app waits for when the engine is its bound, measured where the GPU and the
+// app cannot add their noise.
+//   pipeline STREAM GRID BLOCK DYNAMIC_SHARED COPY_THREADS LAUNCHES ALLOCATIONS RUN_DIR
 // STREAM: a file of 32-byte slots; GRID, BLOCK: x sizes of the launch; LAUNCHES: the stream replayed as that many
 // launches of one kernel, one after another (the first finds the shadow empty, the others warm); ALLOCATIONS:
-// base:size,... in bytes; RESULTS: where to write the engine's JSON at the end (what analysis.json would hold).
-// Prints per launch the engine's consume seconds and M records/s (its own clock), then the whole pipeline's wall
-// seconds from the first buffer handed over to the queue's last record analysed.
+// base:size,... in bytes; RUN_DIR: where the engine sink writes analysis.json at the end, as in a run directory.
+// Prints the queue's and the engine's notes per launch (the engine's M records/s on its own clock), the engine's
+// steps over the run, then the whole pipeline's wall seconds from the first buffer handed over to the queue's last
+// record analysed.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -20,7 +22,6 @@
 #include <string>
 #include <vector>
 
-#include "reuselens/engine.h"
 #include "reuselens/packed_records.h"
 #include "sinks.h"
 
@@ -29,58 +30,6 @@ using reuselens::RlSlot;
 namespace {
 
 constexpr size_t kBufferBytes = 8u << 20;  // the collector's default trace buffer
-
-// engine_sink.cpp's consuming side alone: records the queue unpacked go to Engine::consume, packed ones (none, with
-// unpacking copy threads) to consume_packed. No run directory.
-class EngineOnly : public rlc::RecordSink {
- public:
-  explicit EngineOnly(const reuselens::EngineConfig& config) : engine_(config) {}
-  const char* name() const override { return "engine"; }
-  void add_allocation(uint64_t address, uint64_t size) override { engine_.add_allocation(address, size); }
-  void begin_launch(const rlc::LaunchMeta& m) override {
-    reuselens::LaunchInfo info;
-    info.launch_id = m.id;
-    info.kernel_function_id = m.function_id;
-    for (int i = 0; i < 3; ++i) info.grid[i] = m.grid[i], info.block[i] = m.block[i];
-    info.dynamic_shared_bytes = uint32_t(m.dynamic_shared_bytes > 0 ? m.dynamic_shared_bytes : 0);
-    engine_.begin_launch(info);
-    before_ = engine_.stats();
-  }
-  void consume(const RlSlot* slots, size_t n) override { engine_.consume_packed(slots, n); }
-  void consume_full(const reuselens::RlRecord* records, size_t n) override { engine_.consume(records, n); }
-  // run_dir: here the results file, if any.
-  bool finish(const std::string& results, std::string* err) override {
-    if (results.empty()) return true;
-    std::ofstream out(results, std::ios::binary);
-    out << engine_.to_json();
-    if (!out) *err = "cannot write " + results;
-    return bool(out);
-  }
-  void end_launch(bool complete) override {
-    engine_.end_launch(complete);
-    const reuselens::EngineStats s = engine_.stats();
-    const double secs = s.consume_seconds - before_.consume_seconds;
-    const double records = double(s.records - before_.records);
-    char line[320];
-    std::snprintf(line, sizeof line,
-                  "  launch: %.0f records, engine consume %.3f s (%.2f M records/s); steps, slowest worker / all "
-                  "workers' CPU, ms: ids %.1f / %.1f, routing %.1f / %.1f, blocks %.1f / %.1f, global %.1f / %.1f",
-                  records, secs, secs > 0 ? records / secs / 1e6 : 0.0,
-                  1e3 * (s.phase_seconds[0] - before_.phase_seconds[0]),
-                  1e3 * (s.phase_cpu_seconds[0] - before_.phase_cpu_seconds[0]),
-                  1e3 * (s.phase_seconds[2] - before_.phase_seconds[2]),
-                  1e3 * (s.phase_cpu_seconds[2] - before_.phase_cpu_seconds[2]),
-                  1e3 * (s.phase_seconds[3] - before_.phase_seconds[3]),
-                  1e3 * (s.phase_cpu_seconds[3] - before_.phase_cpu_seconds[3]),
-                  1e3 * (s.phase_seconds[4] - before_.phase_seconds[4]),
-                  1e3 * (s.phase_cpu_seconds[4] - before_.phase_cpu_seconds[4]));
-    launch_note = line;
-  }
-
- private:
-  reuselens::Engine engine_;
-  reuselens::EngineStats before_;
-};
 
 struct Buffer {
   size_t first = 0, slots = 0;  // in the stream
@@ -112,10 +61,9 @@ bool cut(const std::vector<RlSlot>& stream, std::vector<Buffer>& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 9 && argc != 10) {
+  if (argc != 9) {
     std::fprintf(stderr,
-                 "usage: pipeline STREAM GRID BLOCK DYNAMIC_SHARED WORKERS COPY_THREADS LAUNCHES ALLOCATIONS "
-                 "[RESULTS]\n");
+                 "usage: pipeline STREAM GRID BLOCK DYNAMIC_SHARED COPY_THREADS LAUNCHES ALLOCATIONS RUN_DIR\n");
     return 2;
   }
   std::ifstream in(argv[1], std::ios::binary);
@@ -140,12 +88,16 @@ int main(int argc, char** argv) {
   meta.grid[0] = uint32_t(std::strtoul(argv[2], nullptr, 10));
   meta.block[0] = uint32_t(std::strtoul(argv[3], nullptr, 10));
   meta.dynamic_shared_bytes = std::strtoll(argv[4], nullptr, 10);
-  reuselens::EngineConfig config;
-  config.workers = unsigned(std::atoi(argv[5]));
-  const unsigned copy_threads = unsigned(std::atoi(argv[6]));
-  const int launches = std::atoi(argv[7]);
-  auto sink = rlc::make_queued_sink(std::make_unique<EngineOnly>(config), 1ull << 30, copy_threads, true);
-  std::stringstream allocations(argv[8]);
+  const unsigned copy_threads = unsigned(std::atoi(argv[5]));
+  const int launches = std::atoi(argv[6]);
+  std::unique_ptr<rlc::RecordSink> engine = rlc::make_engine_sink();
+  if (!engine) {
+    std::fprintf(stderr,
+                 "pipeline: no engine sink (REUSELENS_ONLINE_ANALYSIS=0, or the engine refused its settings)\n");
+    return 1;
+  }
+  auto sink = rlc::make_queued_sink(std::move(engine), 1ull << 30, copy_threads, true);
+  std::stringstream allocations(argv[7]);
   for (std::string item; std::getline(allocations, item, ',');) {
     const size_t colon = item.find(':');
     if (colon == std::string::npos) continue;
@@ -153,9 +105,9 @@ int main(int argc, char** argv) {
   }
   uint64_t records = 0;
   for (const Buffer& b : buffers) records += b.starts.size();
-  std::printf("stream: %zu slots (%.1f bytes a record), %llu records, %zu buffers; %u workers, %u copy threads\n",
-              stream.size(), double(stream.size() * sizeof(RlSlot)) / double(records), (unsigned long long)records,
-              buffers.size(), config.workers, copy_threads);
+  std::printf("stream: %zu slots (%.1f bytes a record), %llu records, %zu buffers; %u copy threads\n", stream.size(),
+              double(stream.size() * sizeof(RlSlot)) / double(records), (unsigned long long)records, buffers.size(),
+              copy_threads);
   const auto t0 = std::chrono::steady_clock::now();
   for (int launch = 0; launch < launches; ++launch) {
     meta.id = uint64_t(launch);
@@ -167,7 +119,7 @@ int main(int argc, char** argv) {
     sink->launch_note.clear();
   }
   std::string err;
-  const bool ok = sink->finish(argc == 10 ? argv[9] : "", &err);
+  const bool ok = sink->finish(argv[8], &err);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("%s\n", sink->finish_note.c_str());
   std::printf("pipeline: %d launches, %.3f s, %.2f M records/s end to end\n", launches, wall,

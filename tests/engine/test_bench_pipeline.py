@@ -75,19 +75,18 @@ def test_the_pipeline_analyses_as_the_engine_module_replays(tmp_path, trace):
 def test_a_stream_that_is_not_whole_slots_or_missing_is_refused(tmp_path):
     # (the program itself, through the driver's build: a malformed or missing stream stops it with one line)
     from native_build import built
-    from pipeline import sources
+    from pipeline import DEFINES, INCLUDES, sources
 
     bad = tmp_path / "bad.slots"
     bad.write_bytes(b"\0" * 33)
-    with built(
-        "pipeline",
-        sources(),
-        [REPO / "collector/native/src", REPO / "analyzer/engine/include", REPO / "analyzer/engine/src"],
-        flags=("-O0",),
-    ) as exe:
-        done = subprocess.run([str(exe), str(bad), "1", "32", "0", "1", "1", "1", ""], capture_output=True, text=True)
+    with built("pipeline", sources(), INCLUDES, flags=(*DEFINES, "-O0")) as exe:
+        done = subprocess.run(
+            [str(exe), str(bad), "1", "32", "0", "1", "1", "", str(tmp_path)], capture_output=True, text=True
+        )
         missing = subprocess.run(
-            [str(exe), str(tmp_path / "none.slots"), "1", "32", "0", "1", "1", "1", ""], capture_output=True, text=True
+            [str(exe), str(tmp_path / "none.slots"), "1", "32", "0", "1", "1", "", str(tmp_path)],
+            capture_output=True,
+            text=True,
         )
     assert done.returncode == 1
     assert "is not whole 32-byte slots" in done.stderr
