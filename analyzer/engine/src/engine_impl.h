@@ -162,6 +162,7 @@ struct Engine::Impl {
   void replay_space(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk);
   void replay_record(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk);
   bool direct_window(const RlRecord& r, const Ctx& c, uint32_t mask, Worker& wk);
+  void replay_in_window(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk);
   bool replay_lane_runs(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk);
   template <unsigned kSpace>
   uint64_t* value_slot(uint64_t g, uint32_t tid, BlockState* bs, Worker& wk, RegionShadow* region) const;

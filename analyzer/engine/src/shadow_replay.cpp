@@ -895,6 +895,13 @@ bool Engine::Impl::direct_window(const RlRecord& r, const Ctx& c, uint32_t mask,
   return true;
 }
 
+// The global lanes of `mask` replayed through the shadow window direct_window has just set (wk.page): a lane of
+// at most 4 bytes touches one granule, which spares the lane loop its per-granule walk.
+void Engine::Impl::replay_in_window(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk) {
+  if (r.size <= 4) return replay_lanes<RL_SPACE_GLOBAL, true, true>(r, c, mask, w, wk, wk.page, wk.page_lo);
+  replay_lanes<RL_SPACE_GLOBAL, false, true>(r, c, mask, w, wk, wk.page, wk.page_lo);
+}
+
 // A global record over several chunks whose lanes come in runs of consecutive lanes on consecutive footprints: a
 // tile's rows (cuBLAS's sm80_xmma SGEMM reads 4 rows of 8 lanes, 4 KiB apart: a fifth of the engine's time on its
 // slice went to the lane loop, which looks each lane's region up), or a coalesced access that crosses a chunk's
@@ -930,11 +937,7 @@ bool Engine::Impl::replay_lane_runs(const RlRecord& r, const Ctx& c, uint32_t ma
       lone |= run;
       continue;
     }
-    if (r.size == 4) {
-      replay_lanes<RL_SPACE_GLOBAL, true, true>(r, run_ctx, run, w, wk, wk.page, wk.page_lo);
-    } else {
-      replay_lanes<RL_SPACE_GLOBAL, false, true>(r, run_ctx, run, w, wk, wk.page, wk.page_lo);
-    }
+    replay_in_window(r, run_ctx, run, w, wk);
   }
   if (lone) replay_space<RL_SPACE_GLOBAL>(r, c, lone, w, wk);
   return true;
@@ -943,10 +946,7 @@ bool Engine::Impl::replay_lane_runs(const RlRecord& r, const Ctx& c, uint32_t ma
 void Engine::Impl::replay_record(const RlRecord& r, const Ctx& c, uint32_t mask, unsigned w, Worker& wk) {
   switch (r.space) {
     case RL_SPACE_GLOBAL:
-      if ((c.flags & kOneChunk) && mask && direct_window(r, c, mask, wk)) {
-        if (r.size <= 4) return replay_lanes<RL_SPACE_GLOBAL, true, true>(r, c, mask, w, wk, wk.page, wk.page_lo);
-        return replay_lanes<RL_SPACE_GLOBAL, false, true>(r, c, mask, w, wk, wk.page, wk.page_lo);
-      }
+      if ((c.flags & kOneChunk) && mask && direct_window(r, c, mask, wk)) return replay_in_window(r, c, mask, w, wk);
       if (!(c.flags & kOneChunk) && replay_lane_runs(r, c, mask, w, wk)) return;
       return replay_space<RL_SPACE_GLOBAL>(r, c, mask, w, wk);
     case RL_SPACE_SHARED:

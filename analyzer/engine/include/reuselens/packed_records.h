@@ -183,11 +183,12 @@ inline size_t packed_record_slots(const RlSlot* at, size_t left) {
 // sortingNetworks' (benchmarks/results/h100-2026-12-05-s36: call 1's pinned_walk.cu, call 2).
 class PackedCursor {
  public:
-  PackedCursor(const RlSlot* slots, size_t count) : begin_(slots), at_(slots), end_(slots + count) {}
+  PackedCursor(const RlSlot* slots, size_t count)
+      : begin_(slots), at_(slots), end_(slots + count), stream_bytes_(count * RL_SLOT_BYTES) {}
   const RlSlot* next() {
     while (at_ < end_) {
-      const size_t here = (size_t)(at_ - begin_) * RL_SLOT_BYTES, stop = (size_t)(end_ - begin_) * RL_SLOT_BYTES;
-      const size_t want = stop - here > kAheadBytes ? here + kAheadBytes : stop;
+      const size_t here = (size_t)(at_ - begin_) * RL_SLOT_BYTES;
+      const size_t want = stream_bytes_ - here > kAheadBytes ? here + kAheadBytes : stream_bytes_;
       for (; ahead_ < want; ahead_ += 64) __builtin_prefetch(reinterpret_cast<const char*>(begin_) + ahead_, 1);
       const size_t n = packed_record_slots(at_, (size_t)(end_ - at_));
       if (n == 0) {
@@ -208,6 +209,7 @@ class PackedCursor {
   const RlSlot* begin_;
   const RlSlot* at_;
   const RlSlot* end_;
+  size_t stream_bytes_;
   size_t ahead_ = 0;  // bytes from begin_ to the first line not asked for yet
   bool malformed_ = false;
 };
