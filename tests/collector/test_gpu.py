@@ -66,8 +66,12 @@ def test_every_launch_complete_with_valid_records(programs, tmp_path):
     total = re.search(r"exit: launch ends waited ([0-9.]+) s for their kernels and ([0-9.]+) s", log)
     assert total and abs(float(total[2]) - sum(float(d) for _, d, _, _ in ends)) < 0.002 * len(ends) + 0.001
     # the drain thread drains a launch's last generation while the app goes on (drain.h): what the app waited for it
-    # is at most what it took the drain thread, give or take the printed digits
-    assert all(float(wait) <= float(taken) + float(last) + 1e-4 for _, wait, taken, last in ends)
+    # is at most what it took the drain thread, give or take the app thread's wake-up once the drain is done (the
+    # drain's clock stops before it takes its lock back and signals; on the GPU host, with the engine's workers
+    # busy, that took over 0.1 ms in 2 of 7 runs of this test in session 38)
+    wake_up = 0.002
+    late = [(wait, taken, last) for _, wait, taken, last in ends if float(wait) > float(taken) + float(last) + wake_up]
+    assert not late, f"launch ends waited longer than the drain took (wait, taken up after, last generation): {late}"
 
 
 def test_atomic_flags(programs, tmp_path):
