@@ -2,7 +2,7 @@
 12 k + j, unturned): at twelve workers each owner then gets runs of consecutive records in the batch (every resident
 copy of one slice block in turn) instead of one record in twelve. Set against the turned copies in the same call, it
 says how much of the block step's cost at twelve workers is the owner's records lying scattered over the batch.
-    python3 benchmarks/results/h100-2026-12-05-s38/call5/owner_runs.py ENGINE.PY ARGS...
+    python3 benchmarks/results/h100-2026-12-05-s38/next/owner_runs.py ENGINE.PY ARGS...
 """
 
 import sys

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Session 38, call 5 (the device time left): the block step at twelve workers with each owner's records in runs
+# For the next session (session 38 had no device time left to start it): the block step at twelve workers with each owner's records in runs
 # (owner_runs.py: the slice copies unturned) against one record in twelve (engine.py as it is), in one call.
-#   bash benchmarks/results/h100-2026-12-05-s38/call5/script.sh   (carry .whl)
+#   bash benchmarks/results/h100-2026-12-05-s38/next/script.sh   (carry .whl)
 source benchmarks/device_call.sh
-D=benchmarks/results/h100-2026-12-05-s38/call5
+D=benchmarks/results/h100-2026-12-05-s38/next
 R=tests/data/real_launches
 for s in cs_mergesort_shared pytorch_xmma_sgemm_64x64_tn shoc_sort; do
   for how in turned runs; do
