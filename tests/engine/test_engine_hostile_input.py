@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -113,6 +114,41 @@ def test_engine_refuses_every_call_after_a_failed_consume():
     ):
         with pytest.raises(RuntimeError, match="engine unusable after an earlier error: record 1 of launch 0"):
             call()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize(
+    "flags, mask, said",
+    [
+        (0x20, 0x4, "handed over by the stride between its first and last lanes \\(flag 0x20\\) with fewer than two"),
+        (0x20, 0x0, "handed over by the stride between its first and last lanes \\(flag 0x20\\) with fewer than two"),
+        (0x10, 0x0, "handed over by its first lane's address \\(flag 0x10\\) with no active lane"),
+    ],
+)
+def test_record_handed_over_by_addresses_it_lacks_is_named_not_a_crash(workers, flags, mask, said):
+    """The engine queue hands a global record over by its first lane's address (RL_FLAG_ONE_ADDRESS) or by its first
+    and last lanes' (RL_FLAG_ONE_STRIDE, the stride read back between them), only for two or more active lanes. Given
+    to consume() with one lane, the stride's division by zero killed the process (SIGFPE); with none, the lane
+    search read past the record (SIGSEGV). In a child: before the check, the crash took the interpreter down."""
+    run = child(f"""
+        import numpy as np
+        from reuselens.analyzer import _engine
+        from reuselens.analyzer.replay import RECORD_DTYPE
+
+        engine = _engine.Engine(workers={workers})
+        engine.begin_launch(0, 0, [1, 1, 1], [32, 1, 1])
+        r = np.zeros(2, dtype=RECORD_DTYPE)
+        r["type"], r["space"], r["size"], r["access"], r["pc"] = 1, 1, 4, 1, [0, 16]
+        r["addr"] = (1 << 20) + np.arange(32, dtype=np.uint64) * 4
+        r["active_mask"] = [0xFFFFFFFF, {mask}]
+        r["flags"][1] = {flags}
+        try:
+            engine.consume(r)
+        except RuntimeError as error:
+            print(error)
+    """)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert re.fullmatch(f"record 1 of launch 0: {said}.*\\n", run.stdout), run.stdout
 
 
 def _shared(pc: int, size: int, addrs: list[int], mask: int = 0xFFFFFFFF, access: int = READ) -> tuple:

@@ -61,9 +61,13 @@ uint32_t Engine::Impl::find_id(const RlRecord& r, Worker& wk) const {
 // Fast test of what check_record spells out (this runs for every record).
 bool Engine::Impl::plausible(const RlRecord& r) const {
   bool mem = r.type == RL_REC_MEM, bar = r.type == RL_REC_BARRIER;
+  // Handed over by its addresses (lane_addresses.h): by its first active lane's, so it has one; by its first and
+  // last lanes' (the stride between them), so it has two.
+  const bool handed = mem & ((r.flags & kHandedOverFlags) != 0), by_two = mem & ((r.flags & RL_FLAG_ONE_STRIDE) != 0);
   return (mem | bar | (r.type == RL_REC_BLOCK_EXIT)) & (r.warp < warps_per_block) & (r.block < kMaxBlock) &
          ((!mem) | ((r.space >= RL_SPACE_GLOBAL) & (r.space <= RL_SPACE_LOCAL) & (r.size != 0))) &
-         ((!bar) | ((r.space >= RL_BARRIER_BLOCK) & (r.space <= RL_BARRIER_MBARRIER)));
+         ((!bar) | ((r.space >= RL_BARRIER_BLOCK) & (r.space <= RL_BARRIER_MBARRIER))) &
+         ((!handed) | (r.active_mask != 0)) & ((!by_two) | ((r.active_mask & (r.active_mask - 1)) != 0));
 }
 std::string Engine::Impl::check_record(const RlRecord& r) const {
   if (r.type == RL_REC_VALUES) return "a value companion (record type 4) in a launch analysed without value mode";
@@ -75,6 +79,12 @@ std::string Engine::Impl::check_record(const RlRecord& r) const {
   if (r.type == RL_REC_MEM) {
     if (r.space < RL_SPACE_GLOBAL || r.space > RL_SPACE_LOCAL) return "unknown memory space " + std::to_string(r.space);
     if (r.size == 0) return "access size 0";
+    if ((r.flags & RL_FLAG_ONE_STRIDE) && (r.active_mask & (r.active_mask - 1)) == 0) {
+      return "handed over by the stride between its first and last lanes (flag 0x20) with fewer than two active lanes";
+    }
+    if ((r.flags & RL_FLAG_ONE_ADDRESS) && r.active_mask == 0) {
+      return "handed over by its first lane's address (flag 0x10) with no active lane";
+    }
   }
   if (r.type == RL_REC_BARRIER && (r.space < RL_BARRIER_BLOCK || r.space > RL_BARRIER_MBARRIER)) {
     return "unknown barrier kind " + std::to_string(r.space);
