@@ -12,7 +12,7 @@ source benchmarks/results/s39/next/apply_walk.sh
 source benchmarks/device_call.sh
 N=benchmarks/results/s39/next
 RUNS=benchmarks/results/h100-2026-12-05-s38/next/owner_runs.py
-SHARED=benchmarks/results/h100-2026-12-05-s37/next/shared_hand_over.patch
+SHARED=$N/shared_hand_over_on_walk.patch  # session 37's shared_hand_over.patch, rebased on walk_ahead.patch
 collector_beside $N/walk_ahead.patch /tmp/old -R
 gpu_tests
 # The other two engines' packages are built while ncu counts (the GPU tests' launch waits are timed: not beside them).
