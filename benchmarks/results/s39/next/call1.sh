@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Prepared in session 39 (no device machine was lent to it): the owners' walks looking ahead across pieces
 # (walk_ahead.patch) against main's engine, and with more on top: the chunk owners asking for each record's barrier
-# counters ahead and the routing finding each owner's lanes at once (sync_ahead.patch + route_owners.patch, "more").
+# counters ahead, the routing finding each owner's lanes at once and phase 4 asking for shadow lines some lanes ahead
+# (sync_ahead.patch + route_owners.patch + lanes_ahead.patch, "more").
 # GPU tests and fidelity with walk_ahead.patch; then engine.py's slices and the strided and gather patterns at twelve
 # workers, --handed-over, two rounds, each under main's engine (walk_ahead.patch taken back), the patch's (installed)
 # and "more", the slices as engine.py turns their copies (one record in twelve per owner, as in a real launch)
@@ -15,7 +16,7 @@ RUNS=benchmarks/results/h100-2026-12-05-s38/next/owner_runs.py
 collector_beside $N/walk_ahead.patch /tmp/old -R
 gpu_tests
 # The third engine's package is built while ncu counts (the GPU tests' launch waits are timed: not beside them).
-cat $N/sync_ahead.patch $N/route_owners.patch > /tmp/more.patch  # two files of their own: one patch
+cat $N/sync_ahead.patch $N/route_owners.patch $N/lanes_ahead.patch > /tmp/more.patch  # in turn, as one patch
 timeout 300 bash benchmarks/build_revision.sh --patch /tmp/more.patch /tmp/more > /tmp/more.build.txt 2>&1 &
 MORE_PID=$!
 fidelity_against_ncu

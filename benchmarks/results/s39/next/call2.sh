@@ -2,14 +2,14 @@
 # Prepared in session 39: the chosen engine change online. Six apps under `profile --no-analyze`, main's collector
 # (the patches taken back, built beside) against the installed one with them, paired, two rounds; the engine's step
 # lines of sortingNetworks' runs; then the PyTorch loop (40 steps) with them. CANDIDATE picks what call 1 found
-# best: walk (walk_ahead.patch, the default) or more (walk_ahead + sync_ahead + route_owners).
+# best: walk (walk_ahead.patch, the default) or more (walk_ahead + sync_ahead + route_owners + lanes_ahead).
 #   CANDIDATE=more bash benchmarks/results/s39/next/call2.sh   (carry .whl and benchmarks/realapps/src)
 N=benchmarks/results/s39/next
 source $N/apply_walk.sh
 CANDIDATE=${CANDIDATE:-walk}
 cp $N/walk_ahead.patch /tmp/candidate.patch
 if [ "$CANDIDATE" = more ]; then
-  for p in sync_ahead route_owners; do
+  for p in sync_ahead route_owners lanes_ahead; do
     if git apply --check $N/$p.patch 2>/dev/null; then git apply $N/$p.patch && echo "$p.patch applied"; fi
     cat $N/$p.patch >> /tmp/candidate.patch
   done
