@@ -36,23 +36,23 @@ struct Buffer {
   std::vector<const RlSlot*> starts;
 };
 
-// The stream cut into buffers of at most kBufferBytes at record bounds, each record's first slot found, as the
-// drain's resolving walk finds them (the queue then does not walk the buffer again: consume_walked).
+// The stream cut into buffers of at most kBufferBytes at record bounds, each record's first slot found by the walk the
+// drain's PC resolution makes (PackedCursor), so that the queue does not walk the buffer again (consume_walked).
 bool cut(const std::vector<RlSlot>& stream, std::vector<Buffer>& out) {
   const size_t per_buffer = kBufferBytes / sizeof(RlSlot);
+  reuselens::PackedCursor cursor(stream.data(), stream.size());
   Buffer b;
-  for (size_t at = 0; at < stream.size();) {
-    const size_t n = reuselens::packed_record_slots(&stream[at], stream.size() - at);
-    if (n == 0) return false;
-    if (at + n - b.first > per_buffer) {
+  for (const RlSlot* r = cursor.next(); r != nullptr; r = cursor.next()) {
+    const size_t at = size_t(r - stream.data());
+    if (at + reuselens::packed_slots(*r) - b.first > per_buffer) {
       b.slots = at - b.first;
       out.push_back(std::move(b));
       b = Buffer{};
       b.first = at;
     }
-    if (reuselens::packed_form(stream[at]) != reuselens::RL_FORM_PADDING) b.starts.push_back(&stream[at]);
-    at += n;
+    b.starts.push_back(r);
   }
+  if (cursor.malformed()) return false;
   b.slots = stream.size() - b.first;
   if (b.slots) out.push_back(std::move(b));
   return true;
