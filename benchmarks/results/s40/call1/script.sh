@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Session 40, call 1: session 39's prepared engine changes decided in one call (session 40's device starts kept
+# failing, so its calls 1 and 2 became one). The tree gets all four patches ("more": walk_ahead + sync_ahead +
+# route_owners + lanes_ahead, installed); main's collector and engine (the four taken back) and walk_ahead's alone
+# (the other three taken back) are built beside. GPU tests and fidelity with "more"; engine.py at twelve workers,
+# handed over, under main / walk / more, four slices turned and the strided and gather patterns; then six apps online
+# under `profile --no-analyze`, main against more, paired, two rounds (ab_collector.py).
+#   bash benchmarks/results/s40/call1/script.sh   (carry .whl and benchmarks/realapps/src)
+N=benchmarks/results/s39/next
+source $N/apply_walk.sh
+for p in sync_ahead route_owners lanes_ahead; do
+  if git apply --check $N/$p.patch 2>/dev/null; then git apply $N/$p.patch && echo "$p.patch applied"; fi
+done
+cat $N/walk_ahead.patch $N/sync_ahead.patch $N/route_owners.patch $N/lanes_ahead.patch > /tmp/candidate.patch
+cat $N/sync_ahead.patch $N/route_owners.patch $N/lanes_ahead.patch > /tmp/more_only.patch
+source benchmarks/device_call.sh
+stamp "tree: $(git diff --stat | tail -1)"
+collector_beside /tmp/candidate.patch /tmp/old -R
+gpu_tests
+# walk_ahead alone, built while ncu counts (the GPU tests' launch waits are timed: not beside a build)
+timeout 300 bash benchmarks/build_revision.sh --patch /tmp/more_only.patch /tmp/walk -R > /tmp/walk.build.txt 2>&1 &
+WALK_PID=$!
+fidelity_against_ncu
+beside_lib /tmp/old && MAIN_ENGINE=$(grep -m1 "_engine" /tmp/old.build.txt)
+wait $WALK_PID
+WALK_ENGINE=$(grep -m1 "_engine" /tmp/walk.build.txt)
+[ -n "$WALK_ENGINE" ] || { tail -20 /tmp/walk.build.txt; WALK_ENGINE=none; }
+R=tests/data/real_launches
+stamp "engine.py, 12 workers, handed over: main / walk / more"
+for what in pytorch_xmma_sgemm_64x64_tn cs_mergesort_shared shoc_sort shoc_bfs strided gather; do
+  for name in main walk more; do
+    case $name in main) eng=$MAIN_ENGINE ;; walk) eng=$WALK_ENGINE ;; more) eng=installed ;; esac
+    [ "$eng" = none ] && continue
+    case $what in strided|gather) src=(--pattern $what) ;; *) src=(--slice $R/$what) ;; esac
+    f=$OUT/eng_${what}_${name}.txt
+    timeout 40 python3 benchmarks/engine.py "${src[@]}" --handed-over --workers 12 --repeat 2 --engine "$eng" > $f 2>&1
+    echo "$what $name: $(grep -A4 '^warm' $f | grep -E 'M records|mean worker' | sed 's/ms per step, mean worker://' | tr -s ' ' | cut -c1-75 | tr '\n' ' ')"
+  done
+done
+stamp "build the apps"
+APPS=cs_mergeSort,cs_sortingNetworks,cs_transpose,shoc_sort,shoc_bfs,pb_fdtd2d
+timeout 150 python3 benchmarks/realapps.py --src benchmarks/realapps/src --out /tmp/rf --rounds 1 --modes native \
+  --apps $APPS --jobs 16 > $OUT/build.txt 2>&1 || tail -5 $OUT/build.txt
+stamp "more against main, collect, 2 rounds"
+timeout 200 python3 benchmarks/ab_collector.py --a main=$BESIDE_LIB --b more=installed \
+  --apps $APPS --rounds 2 --out /tmp/abs --build /tmp/rf/build > $OUT/ab_more.txt 2>&1
+tail -9 $OUT/ab_more.txt
+grep -h "engine steps" /tmp/abs/runs/r*/cs_sortingNetworks-*/collector.log 2>/dev/null | cut -c1-330
+stamp done
