@@ -3,10 +3,10 @@
 # failing, so its calls 1 and 2 became one). The tree gets all four patches ("more": walk_ahead + sync_ahead +
 # route_owners + lanes_ahead, installed); main's collector and engine (the four taken back) and walk_ahead's alone
 # (the other three taken back) are built beside. GPU tests and fidelity with "more"; engine.py at twelve workers,
-# handed over, under main / walk / more, four slices turned and the strided and gather patterns; then six apps online
+# handed over, under main / walk / more, four slices turned and the strided and gather patterns (last); six apps online
 # under `profile --no-analyze`, main against more, paired, two rounds (ab_collector.py); then, time left, the eight
 # short apps from a user's install and the 40-step PyTorch loop with more.
-#   bash benchmarks/results/s40/call1/script.sh   (carry .whl and benchmarks/realapps/src)
+#   LIMIT=550 bash benchmarks/results/s40/call1/script.sh   (carry .whl and benchmarks/realapps/src)
 N=benchmarks/results/s39/next
 source $N/apply_walk.sh
 for p in sync_ahead route_owners lanes_ahead; do
@@ -26,18 +26,6 @@ beside_lib /tmp/old && MAIN_ENGINE=$(grep -m1 "_engine" /tmp/old.build.txt)
 wait $WALK_PID
 WALK_ENGINE=$(grep -m1 "_engine" /tmp/walk.build.txt)
 [ -n "$WALK_ENGINE" ] || { tail -20 /tmp/walk.build.txt; WALK_ENGINE=none; }
-R=tests/data/real_launches
-stamp "engine.py, 12 workers, handed over: main / walk / more"
-for what in pytorch_xmma_sgemm_64x64_tn cs_mergesort_shared shoc_sort shoc_bfs strided gather; do
-  for name in main walk more; do
-    case $name in main) eng=$MAIN_ENGINE ;; walk) eng=$WALK_ENGINE ;; more) eng=installed ;; esac
-    [ "$eng" = none ] && continue
-    case $what in strided|gather) src=(--pattern $what) ;; *) src=(--slice $R/$what) ;; esac
-    f=$OUT/eng_${what}_${name}.txt
-    timeout 40 python3 benchmarks/engine.py "${src[@]}" --handed-over --workers 12 --repeat 2 --engine "$eng" > $f 2>&1
-    echo "$what $name: $(grep -A4 '^warm' $f | grep -E 'M records|mean worker' | sed 's/ms per step, mean worker://' | tr -s ' ' | cut -c1-75 | tr '\n' ' ')"
-  done
-done
 stamp "build the apps"
 APPS=cs_mergeSort,cs_sortingNetworks,cs_transpose,shoc_sort,shoc_bfs,pb_fdtd2d
 timeout 150 python3 benchmarks/realapps.py --src benchmarks/realapps/src --out /tmp/rf --rounds 1 --modes native \
@@ -49,6 +37,20 @@ tail -9 $OUT/ab_more.txt
 grep -h "engine steps" /tmp/abs/runs/r*/cs_sortingNetworks-*/collector.log 2>/dev/null | cut -c1-330
 # The figures a closing note reports, with "more" installed (main's own are session 38's call 4): left out when the
 # call is late.
-if [ $(($(date +%s) - T0)) -lt 420 ]; then short_suite 2; fi
-if [ $(($(date +%s) - T0)) -lt 500 ]; then pytorch_loop 40; fi
+if [ $(($(date +%s) - T0)) -lt 400 ]; then short_suite 2; fi
+if [ $(($(date +%s) - T0)) -lt 440 ]; then pytorch_loop 40; fi
+# The steps' figures last (the call's limit may cut them): where each engine's time goes at twelve workers.
+R=tests/data/real_launches
+stamp "engine.py, 12 workers, handed over: main / walk / more"
+for what in pytorch_xmma_sgemm_64x64_tn cs_mergesort_shared shoc_sort shoc_bfs strided gather; do
+  for name in main walk more; do
+    case $name in main) eng=$MAIN_ENGINE ;; walk) eng=$WALK_ENGINE ;; more) eng=installed ;; esac
+    [ "$eng" = none ] && continue
+    [ $(($(date +%s) - T0)) -lt ${LIMIT:-550} ] || break 2  # LIMIT: the call's seconds less the packing's
+    case $what in strided|gather) src=(--pattern $what) ;; *) src=(--slice $R/$what) ;; esac
+    f=$OUT/eng_${what}_${name}.txt
+    timeout 40 python3 benchmarks/engine.py "${src[@]}" --handed-over --workers 12 --repeat 2 --engine "$eng" > $f 2>&1
+    echo "$what $name: $(grep -A4 '^warm' $f | grep -E 'M records|mean worker' | sed 's/ms per step, mean worker://' | tr -s ' ' | cut -c1-75 | tr '\n' ' ')"
+  done
+done
 stamp done
