@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # Session 40, call 1: session 39's prepared engine changes decided in one call (session 40's device starts kept
-# failing, so its calls 1 and 2 became one). The tree gets all four patches ("more": walk_ahead + sync_ahead +
-# route_owners + lanes_ahead, installed); main's collector and engine (the four taken back) and walk_ahead's alone
-# (the other three taken back) are built beside. GPU tests and fidelity with "more"; engine.py at twelve workers,
+# failing, so its calls 1 and 2 became one). The tree gets all four patches and this session's own_lanes.patch
+# ("more": walk_ahead + sync_ahead + route_owners + lanes_ahead + own_lanes, installed); main's collector and engine
+# (the five taken back) and walk_ahead's alone (the other four taken back) are built beside. GPU tests and fidelity with "more"; engine.py at twelve workers,
 # handed over, under main / walk / more, four slices turned and the strided and gather patterns (last); six apps online
 # under `profile --no-analyze`, main against more, paired, two rounds (ab_collector.py); then, time left, the eight
 # short apps from a user's install and the 40-step PyTorch loop with more.
 #   LIMIT=550 bash benchmarks/results/s40/call1/script.sh   (carry .whl and benchmarks/realapps/src)
 N=benchmarks/results/s39/next
 source $N/apply_walk.sh
-for p in sync_ahead route_owners lanes_ahead; do
-  if git apply --check $N/$p.patch 2>/dev/null; then git apply $N/$p.patch && echo "$p.patch applied"; fi
+OWN=benchmarks/results/s40/own_lanes.patch
+for p in $N/sync_ahead.patch $N/route_owners.patch $N/lanes_ahead.patch $OWN; do
+  if git apply --check $p 2>/dev/null; then git apply $p && echo "$(basename $p) applied"; fi
 done
-cat $N/walk_ahead.patch $N/sync_ahead.patch $N/route_owners.patch $N/lanes_ahead.patch > /tmp/candidate.patch
-cat $N/sync_ahead.patch $N/route_owners.patch $N/lanes_ahead.patch > /tmp/more_only.patch
+cat $N/walk_ahead.patch $N/sync_ahead.patch $N/route_owners.patch $N/lanes_ahead.patch $OWN > /tmp/candidate.patch
+cat $N/sync_ahead.patch $N/route_owners.patch $N/lanes_ahead.patch $OWN > /tmp/more_only.patch
 source benchmarks/device_call.sh
 stamp "tree: $(git diff --stat | tail -1)"
 collector_beside /tmp/candidate.patch /tmp/old -R
