@@ -36,8 +36,10 @@ struct Buffer {
   std::vector<const RlSlot*> starts;
 };
 
-// The stream cut into buffers of at most kBufferBytes at record bounds, each record's first slot found by the walk the
-// drain's PC resolution makes (PackedCursor), so that the queue does not walk the buffer again (consume_walked).
+// The stream cut into buffers at record bounds, each record's first slot found by the walk the drain's PC resolution
+// makes (PackedCursor), so that the queue does not walk the buffer again (consume_walked). A buffer's records fit in
+// kBufferBytes; the cursor steps over padding, so a padding run after a buffer's last record stays in that buffer, as
+// the device leaves it at the end of its own buffer.
 bool cut(const std::vector<RlSlot>& stream, std::vector<Buffer>& out) {
   const size_t per_buffer = kBufferBytes / sizeof(RlSlot);
   reuselens::PackedCursor cursor(stream.data(), stream.size());
