@@ -38,8 +38,8 @@ struct Buffer {
 
 // The stream cut into buffers at record bounds, each record's first slot found by the walk the drain's PC resolution
 // makes (PackedCursor), so that the queue does not walk the buffer again (consume_walked). A buffer's records fit in
-// kBufferBytes; the cursor steps over padding, so a padding run after a buffer's last record stays in that buffer, as
-// the device leaves it at the end of its own buffer.
+// kBufferBytes; the cursor steps over padding, so a padding run after a buffer's last record stays in that buffer
+// (the device pads where a record would cross its own buffer's end: patch.cu, take_ticket).
 bool cut(const std::vector<RlSlot>& stream, std::vector<Buffer>& out) {
   const size_t per_buffer = kBufferBytes / sizeof(RlSlot);
   reuselens::PackedCursor cursor(stream.data(), stream.size());
