@@ -6,15 +6,15 @@
 # lanes_ahead, the deepest look-ahead, left out), installed; engine modules of main, walk, walk+sync,
 # walk+sync+route and more are built beside (engine target only, while fidelity runs); GPU tests with "kept"; then
 # engine.py at twelve workers, handed over, on gather, strided, the xmma slice and the mergesort_shared slice under
-# the six engines, two rounds (the second in reverse order); then, time left, six apps online, main against kept.
-#   LIMIT=560 bash benchmarks/results/s41/call2/script.sh   (carry .whl and benchmarks/realapps/src)
+# the six engines, two rounds (the second in reverse order, gather and strided only). Sized for the session's last
+# device time (735 s, a failed start costing 90-120 s of it): no online pairs.
+#   LIMIT=420 bash benchmarks/results/s41/call2/script.sh   (carry .whl)
 N=benchmarks/results/s39/next
 OWN=benchmarks/results/s40/own_lanes.patch
 KEPT=($N/walk_ahead.patch $N/sync_ahead.patch $N/route_owners.patch $OWN)
 for p in "${KEPT[@]}"; do git apply "$p" && echo "$(basename $p) applied" || exit 1; done
-cat "${KEPT[@]}" > /tmp/kept.patch
 source benchmarks/device_call.sh
-LIMIT=${LIMIT:-560}
+LIMIT=${LIMIT:-420}
 stamp "tree: $(git diff --stat | tail -1)"
 # variant NAME PATCH...: the engine module of main with PATCH... applied, engine target only, in /tmp/eng_NAME.
 variant() {
@@ -29,13 +29,14 @@ variant() {
     timeout 200 cmake --build /tmp/eng_$name --target _engine -j 3 >> /tmp/eng_$name.txt 2>&1
 }
 stamp "engine modules beside: main, walk, walk+sync, walk+sync+route, more (in the background)"
-variant main &
-variant walk $N/walk_ahead.patch &
-variant sync $N/walk_ahead.patch $N/sync_ahead.patch &
-variant route $N/walk_ahead.patch $N/sync_ahead.patch $N/route_owners.patch &
-variant more $N/walk_ahead.patch $N/sync_ahead.patch $N/route_owners.patch $N/lanes_ahead.patch $OWN &
+PIDS=()  # waited for by pid: a bare `wait` also waits for the log's tee (device_call.sh)
+variant main & PIDS+=($!)
+variant walk $N/walk_ahead.patch & PIDS+=($!)
+variant sync $N/walk_ahead.patch $N/sync_ahead.patch & PIDS+=($!)
+variant route $N/walk_ahead.patch $N/sync_ahead.patch $N/route_owners.patch & PIDS+=($!)
+variant more $N/walk_ahead.patch $N/sync_ahead.patch $N/route_owners.patch $N/lanes_ahead.patch $OWN & PIDS+=($!)
 fidelity_against_ncu
-wait
+wait "${PIDS[@]}"
 declare -A ENG=([kept]=installed)
 for name in main walk sync route more; do
   ENG[$name]=$(find /tmp/eng_$name -name "_engine*.so" | head -1)
@@ -44,13 +45,14 @@ done
 gpu_tests
 R=tests/data/real_launches
 ORDER=(main walk sync route kept more)
+ITEMS=(gather strided pytorch_xmma_sgemm_64x64_tn cs_mergesort_shared)
 for round in 1 2; do
   stamp "engine.py, 12 workers, handed over, round $round: ${ORDER[*]}"
-  for what in gather strided pytorch_xmma_sgemm_64x64_tn cs_mergesort_shared; do
+  for what in "${ITEMS[@]}"; do
     for name in "${ORDER[@]}"; do
       eng=${ENG[$name]}
       [ "$eng" = none ] && continue
-      [ $(($(date +%s) - T0)) -lt $((LIMIT - 150)) ] || break 3
+      [ $(($(date +%s) - T0)) -lt $((LIMIT - 15)) ] || break 3
       case $what in strided|gather) src=(--pattern $what) ;; *) src=(--slice $R/$what) ;; esac
       f=$OUT/eng_${what}_${name}_$round.txt
       timeout 40 python3 benchmarks/engine.py "${src[@]}" --handed-over --workers 12 --repeat 2 --engine "$eng" > $f 2>&1
@@ -58,19 +60,6 @@ for round in 1 2; do
     done
   done
   ORDER=(more kept route sync walk main)
+  ITEMS=(gather strided)
 done
-# Time left: the online pairs of main against kept (main's collector built beside once the steps are timed).
-if [ $(($(date +%s) - T0)) -lt $((LIMIT - 140)) ]; then
-  collector_beside /tmp/kept.patch /tmp/old -R
-  APPS=cs_mergeSort,cs_transpose,shoc_sort,shoc_bfs,pb_fdtd2d
-  timeout 100 python3 benchmarks/realapps.py --src benchmarks/realapps/src --out /tmp/rf --rounds 1 --modes native \
-    --apps $APPS --jobs 8 > $OUT/build.txt 2>&1 || tail -5 $OUT/build.txt
-  if beside_lib /tmp/old; then
-    stamp "kept against main, collect, 1 round"
-    left=$((LIMIT - 10 - $(date +%s) + T0))
-    [ $left -gt 30 ] && timeout $left python3 benchmarks/ab_collector.py --a main=$BESIDE_LIB --b kept=installed \
-      --apps $APPS --rounds 1 --out /tmp/abs --build /tmp/rf/build > $OUT/ab_kept.txt 2>&1
-    tail -8 $OUT/ab_kept.txt
-  fi
-fi
 stamp done
