@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "reuselens/trace_format.h"
+
 namespace reuselens {
 namespace detail {
 
@@ -55,9 +57,9 @@ struct Ctx {
   Sync sync;
 };
 struct Item {
-  uint32_t index;
-  uint32_t mask;  // lanes the owner must look at
-  uint32_t slot;  // the record's position in what its piece's worker routed to the block owner (Routed::sync)
+  uint32_t index;  // the record's index in the batch, flagged kLanesWanted when all its lanes are written
+  uint32_t mask;   // lanes the owner must look at
+  uint32_t slot;   // the record's position in what its piece's worker routed to the block owner (Routed::sync)
 };
 // Phase 2 output of one worker for one owner: the items of each piece the worker dealt with, in record order;
 // ends[j] = items.size() after the worker's j-th piece, so the owner can walk all pieces in batch order. A line of
@@ -77,15 +79,36 @@ struct alignas(64) Routed {
 struct PieceRef {
   uint32_t worker, local;
 };
+// What lies ahead of the item an owner's walk visits (Engine::Impl::for_each_routed): item(d), the item d places
+// further on (d <= kWalkAhead), or null past the walk's end. The walk keeps the items it has asked for in a ring.
+constexpr size_t kWalkAhead = 6;  // how far ahead a walk asks for its records' lines
+constexpr size_t kWalkRing = 8;   // a power of two above kWalkAhead
+template <class T>
+struct RoutedAhead {
+  const T* const* ring;  // item k of the walk at ring[k % kWalkRing], for k in (visited - 1, fetched)
+  size_t visited;        // the index of the item being visited
+  size_t fetched;        // how many items the walk has asked for
+  const T* item(size_t d) const { return visited + d < fetched ? ring[(visited + d) % kWalkRing] : nullptr; }
+};
 // A block owner's item (a record index) flagged kLanesWanted: phase 3 reads the record's lanes (a shared or local
 // access), not only its header, so the walk asks for all its lines ahead. Every record reaches its block owner, and
 // the owner's items are scattered over the batch: the hardware prefetcher, which streams a one-worker walk, does
-// not follow them. Batches hold far fewer than 2^31 records.
+// not follow them. A chunk owner's item (Item::index) is flagged kLanesWanted when the record is whole; one the queue
+// handed over by one or two addresses (lane_addresses.h) has nothing in its lane slots that any step reads but its
+// first active lane's address and, handed over by two (RL_FLAG_ONE_STRIDE), its last one's: kLastLaneWanted. Batches
+// hold far fewer than 2^30 records.
 constexpr uint32_t kLanesWanted = 1u << 31;
-inline uint32_t record_index(uint32_t i) { return i & ~kLanesWanted; }
-inline uint32_t record_index(const Item& it) { return it.index; }
+constexpr uint32_t kLastLaneWanted = 1u << 30;
+inline uint32_t record_index(uint32_t i) { return i & ~(kLanesWanted | kLastLaneWanted); }
+inline uint32_t record_index(const Item& it) { return record_index(it.index); }
 inline bool lanes_wanted(uint32_t i) { return (i & kLanesWanted) != 0; }
-inline bool lanes_wanted(const Item&) { return true; }  // a chunk owner replays the item's lanes
+inline bool lanes_wanted(const Item& it) { return lanes_wanted(it.index); }
+inline bool last_lane_wanted(const Item& it) { return (it.index & kLastLaneWanted) != 0; }
+// A global record's index as its chunk owners' items carry it.
+inline uint32_t chunk_item_index(uint32_t i, uint8_t record_flags) {
+  if (record_flags & RL_FLAG_ONE_STRIDE) return i | kLastLaneWanted;
+  return (record_flags & RL_FLAG_ONE_ADDRESS) ? i : i | kLanesWanted;
+}
 
 // Owner worker of a chunk: a multiplicative hash mapped onto [0, workers) by multiply-shift (no division).
 inline unsigned owner_of(uint64_t chunk, unsigned workers) {

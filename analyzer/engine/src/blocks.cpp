@@ -85,7 +85,7 @@ void Engine::Impl::prefetch_block(const RlRecord& r, Worker& wk) {
 void Engine::Impl::phase3(const RlRecord* recs, size_t n, unsigned w, bool publish) {
   Worker& wk = *workers[w];
   std::vector<Ctx>& ctx = batch_slots[step_slot].ctx;
-  constexpr size_t kAhead = 3;  // for_each_routed asks for the record's header 6 records ahead
+  constexpr size_t kAhead = 3;  // for_each_routed asks for the record's lines 6 records ahead
   if (W == 1) {
     for (size_t i = 0; i < n; ++i) {
       if (i + kAhead < n) prefetch_block(recs[i + kAhead], wk);
@@ -93,10 +93,10 @@ void Engine::Impl::phase3(const RlRecord* recs, size_t n, unsigned w, bool publi
     }
   } else {
     std::atomic<size_t>& done = block_progress[w].done;
-    for_each_routed<false>(
+    for_each_routed(
         &Worker::Routing::by_block, n, w, recs,
-        [&](uint32_t item, Routed<uint32_t>& list, uint32_t x) {
-          if (x + kAhead < list.items.size()) prefetch_block(recs[record_index(list.items[x + kAhead])], wk);
+        [&](uint32_t item, Routed<uint32_t>& list, uint32_t x, RoutedAhead<uint32_t> ahead) {
+          if (const uint32_t* later = ahead.item(kAhead)) prefetch_block(recs[record_index(*later)], wk);
           const uint32_t i = record_index(item);
           block_step(recs[i], ctx[i], list.sync[x], w, wk);
         },

@@ -522,6 +522,7 @@ void Engine::Impl::shared_distribution(const RlRecord& r, Ctx& c, NodeStats& s, 
 }
 
 void Engine::Impl::route_global(const RlRecord& r, uint32_t i, uint32_t slot, Worker& wk) {
+  const uint32_t item_index = chunk_item_index(i, r.flags);
   uint32_t masks[kMaxWorkers] = {0};
   uint64_t last = (r.size + 3) / 4 - 1;
   uint64_t scratch[RL_WARP_SIZE];
@@ -533,7 +534,7 @@ void Engine::Impl::route_global(const RlRecord& r, uint32_t i, uint32_t slot, Wo
     for (uint64_t ch = c0; ch <= c1; ++ch) masks[owner_of(ch, W)] |= 1u << lane;
   }
   for (unsigned o = 0; o < W; ++o) {
-    if (masks[o]) wk.routing[route_slot].by_chunk[o].items.push_back(Item{i, masks[o], slot});
+    if (masks[o]) wk.routing[route_slot].by_chunk[o].items.push_back(Item{item_index, masks[o], slot});
   }
 }
 
@@ -591,7 +592,8 @@ void Engine::Impl::distribute_and_route(const RlRecord& r, size_t i, Worker& wk)
       // phase 4 walks the batch itself
     } else if (c_lo == c_hi) {  // no per-lane routing
       if (lanes)
-        wk.routing[route_slot].by_chunk[owner_of(c_lo, W)].items.push_back(Item{uint32_t(i), r.active_mask, slot});
+        wk.routing[route_slot].by_chunk[owner_of(c_lo, W)].items.push_back(
+            Item{chunk_item_index(uint32_t(i), r.flags), r.active_mask, slot});
     } else {
       route_global(r, uint32_t(i), slot, wk);
     }

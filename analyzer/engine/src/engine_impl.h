@@ -175,40 +175,67 @@ struct Engine::Impl {
   // Walks what phase 2 routed to owner `w`, in record order: piece k of the batch was routed by worker
   // piece_map[k].worker as its piece_map[k].local-th piece. The records come from all over the batch (other cores'
   // caches), so the next ones are prefetched while the current one is replayed: their header and context, and the lane
-  // addresses of those whose lanes are replayed (phase 4's, kLanes; phase 3's shared and local ones, lanes_wanted);
-  // phase 3 writes the context (barrier counters), so it asks for the line to write.
+  // addresses of those whose lanes are replayed (phase 4's whole records, phase 3's shared and local ones:
+  // lanes_wanted); phase 3 writes the context (barrier counters), so it asks for the line to write. A second cursor
+  // runs kWalkAhead items ahead of the visit, across pieces: at twelve workers a piece of 64 records holds five or six
+  // of an owner's, and a look-ahead confined to one piece's items asked for almost nothing (until session 39).
+  // visit(item, list, x, ahead): ahead.item(d), the item d places further on, for the visit's own prefetching.
   // after_piece(k), if given, runs once piece k's items are visited.
-  template <bool kLanes, class T, class Visit, class AfterPiece = std::nullptr_t>
+  template <class T, class Visit, class AfterPiece = std::nullptr_t>
   void for_each_routed(std::vector<Routed<T>> Worker::Routing::* routed, size_t n, unsigned w, const RlRecord* recs,
                        Visit visit, AfterPiece after_piece = nullptr) {
-    constexpr size_t kAhead = 6;
     const std::vector<Ctx>& ctx = step_ctx();
     const std::vector<PieceRef>& piece_map = batch_slots[step_slot].piece_map;
-    for (size_t piece = 0; piece < pieces_of(n); ++piece) {
-      const PieceRef& from = piece_map[piece];
-      Routed<T>& list = (workers[from.worker]->routing[step_slot].*routed)[w];
-      size_t j = from.local;
-      uint32_t lo = j ? list.ends[j - 1] : 0, hi = list.ends[j];
-      const T* items = list.items.data();
-      for (uint32_t x = lo; x < hi; ++x) {
-        if (x + kAhead < hi) {
-          uint32_t ahead = record_index(items[x + kAhead]);
-          const char* p = reinterpret_cast<const char*>(recs + ahead);
-          __builtin_prefetch(p);
-          if (lanes_wanted(items[x + kAhead])) {
-            __builtin_prefetch(p + 64);
-            __builtin_prefetch(p + 128);
-            __builtin_prefetch(p + 192);
-            __builtin_prefetch(p + 256);
-          }
-          if (kLanes) {
-            __builtin_prefetch(&ctx[ahead], 0);
-          } else {
-            __builtin_prefetch(&ctx[ahead], 0);
-            __builtin_prefetch(&list.sync[x + kAhead], 1);
-          }
-        }
-        visit(items[x], list, x);
+    const size_t pieces = pieces_of(n);
+    const auto list_of = [&](size_t piece) -> Routed<T>& {
+      return (workers[piece_map[piece].worker]->routing[step_slot].*routed)[w];
+    };
+    const auto first_of = [&](const Routed<T>& list, size_t piece) {
+      const uint32_t j = piece_map[piece].local;
+      return j ? list.ends[j - 1] : 0;
+    };
+    // The cursor ahead: the next item to ask for is items[x] of `list`, while x < hi; then piece `next` is opened.
+    size_t next = 0;
+    Routed<T>* list = nullptr;
+    uint32_t x = 0, hi = 0;
+    const T* ring[kWalkRing];
+    size_t fetched = 0;
+    const auto fetch = [&] {
+      while (x == hi) {
+        if (next == pieces) return;
+        list = &list_of(next);
+        x = first_of(*list, next);
+        hi = list->ends[piece_map[next].local];
+        ++next;
+      }
+      const T& item = list->items[x];
+      const uint32_t i = record_index(item);
+      const char* p = reinterpret_cast<const char*>(recs + i);
+      __builtin_prefetch(p);
+      if (lanes_wanted(item)) {
+        __builtin_prefetch(p + 64);
+        __builtin_prefetch(p + 128);
+        __builtin_prefetch(p + 192);
+        __builtin_prefetch(p + 256);
+      } else if constexpr (std::is_same_v<T, Item>) {
+        // Handed over: the first active lane's address and, by two, the last's, as they lie in a full warp (a record
+        // of 288 bytes starts half-way into a line every other record, its lane slots then in the lines after it).
+        __builtin_prefetch(p + offsetof(RlRecord, addr));
+        if (last_lane_wanted(item)) __builtin_prefetch(p + offsetof(RlRecord, addr) + 8 * (RL_WARP_SIZE - 1));
+      }
+      __builtin_prefetch(&ctx[i], 0);
+      if constexpr (!std::is_same_v<T, Item>) __builtin_prefetch(&list->sync[x], 1);
+      ring[fetched++ % kWalkRing] = &item;
+      ++x;
+    };
+    for (size_t k = 0; k < kWalkAhead; ++k) fetch();
+    size_t visited = 0;
+    for (size_t piece = 0; piece < pieces; ++piece) {
+      Routed<T>& here = list_of(piece);
+      const T* items = here.items.data();
+      for (uint32_t at = first_of(here, piece), end = here.ends[piece_map[piece].local]; at < end; ++at, ++visited) {
+        fetch();
+        visit(items[at], here, at, RoutedAhead<T>{ring, visited, fetched});
       }
       if constexpr (!std::is_same_v<AfterPiece, std::nullptr_t>) after_piece(piece);
     }

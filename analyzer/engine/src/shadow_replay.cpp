@@ -1017,20 +1017,22 @@ void Engine::Impl::phase4(const RlRecord* recs, size_t n, unsigned w, bool await
     size_t known[kMaxWorkers] = {};  // await: pieces each block owner is known to have done
     const std::vector<PieceRef>& piece_map = batch_slots[step_slot].piece_map;
     const unsigned slot = step_slot;
-    for_each_routed<true>(&Worker::Routing::by_chunk, n, w, recs, [&](const Item& it, Routed<Item>& list, uint32_t x) {
-      if (x + kAhead < list.items.size()) {  // the walk asked for that record's lines kAhead items ago
-        const Item& ahead = list.items[x + kAhead];
-        wk.lines_ahead.ask_rest();
-        prefetch_lanes(recs[ahead.index], ctx[ahead.index], ahead.mask, hint, wk.lines_ahead);
-      }
-      const RlRecord& r = recs[it.index];
-      const unsigned owner = block_owner(r.block);
-      const size_t piece = it.index / kPiece;
-      if (await && piece >= known[owner]) await_block_owner(owner, piece, &known[owner], wk);
-      Ctx full = ctx[it.index];
-      full.sync = workers[piece_map[piece].worker]->routing[slot].by_block[owner].sync[it.slot];
-      replay_record(r, full, it.mask, w, wk);
-    });
+    for_each_routed(
+        &Worker::Routing::by_chunk, n, w, recs, [&](const Item& it, Routed<Item>&, uint32_t, RoutedAhead<Item> ahead) {
+          if (const Item* later = ahead.item(kAhead)) {  // the walk asked for that record's lines kAhead items ago
+            wk.lines_ahead.ask_rest();
+            const uint32_t at = record_index(*later);
+            prefetch_lanes(recs[at], ctx[at], later->mask, hint, wk.lines_ahead);
+          }
+          const uint32_t i = record_index(it);
+          const RlRecord& r = recs[i];
+          const unsigned owner = block_owner(r.block);
+          const size_t piece = i / kPiece;
+          if (await && piece >= known[owner]) await_block_owner(owner, piece, &known[owner], wk);
+          Ctx full = ctx[i];
+          full.sync = workers[piece_map[piece].worker]->routing[slot].by_block[owner].sync[it.slot];
+          replay_record(r, full, it.mask, w, wk);
+        });
   }
   wk.lines_ahead.drop();
 }
