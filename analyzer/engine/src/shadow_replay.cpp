@@ -1017,12 +1017,22 @@ void Engine::Impl::phase4(const RlRecord* recs, size_t n, unsigned w, bool await
     size_t known[kMaxWorkers] = {};  // await: pieces each block owner is known to have done
     const std::vector<PieceRef>& piece_map = batch_slots[step_slot].piece_map;
     const unsigned slot = step_slot;
+    // Where the block owner left a record's barrier counters: a line another core wrote, read once per item.
+    const auto sync_of = [&](size_t piece, unsigned owner, uint32_t at) {
+      return &workers[piece_map[piece].worker]->routing[slot].by_block[owner].sync[at];
+    };
     for_each_routed(
         &Worker::Routing::by_chunk, n, w, recs, [&](const Item& it, Routed<Item>&, uint32_t, RoutedAhead<Item> ahead) {
           if (const Item* later = ahead.item(kAhead)) {  // the walk asked for that record's lines kAhead items ago
             wk.lines_ahead.ask_rest();
             const uint32_t at = record_index(*later);
-            prefetch_lanes(recs[at], ctx[at], later->mask, hint, wk.lines_ahead);
+            const RlRecord& ra = recs[at];
+            prefetch_lanes(ra, ctx[at], later->mask, hint, wk.lines_ahead);
+            // Its counters too, once its block owner is known to have written them: asked for earlier, the line
+            // would come before the owner's write and have to come again.
+            const unsigned owner = block_owner(ra.block);
+            const size_t piece = at / kPiece;
+            if (!await || piece < known[owner]) __builtin_prefetch(sync_of(piece, owner, later->slot));
           }
           const uint32_t i = record_index(it);
           const RlRecord& r = recs[i];
@@ -1030,7 +1040,7 @@ void Engine::Impl::phase4(const RlRecord* recs, size_t n, unsigned w, bool await
           const size_t piece = i / kPiece;
           if (await && piece >= known[owner]) await_block_owner(owner, piece, &known[owner], wk);
           Ctx full = ctx[i];
-          full.sync = workers[piece_map[piece].worker]->routing[slot].by_block[owner].sync[it.slot];
+          full.sync = *sync_of(piece, owner, it.slot);
           replay_record(r, full, it.mask, w, wk);
         });
   }
