@@ -721,7 +721,9 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
   const uint64_t w1_base = pack_w1(r.block, 0, write, c.sync.bsync);
   const uint64_t shared_base = pack_shared(c.id, 0, write, c.sync.wsync, c.sync.bsync);
   const bool check_same = kSpace != RL_SPACE_LOCAL && !(c.flags & kNoOverlap);
-  const bool filter = global && !kDirect && W > 1 && !(c.flags & kOneChunk);  // lanes may span other owners
+  // Lanes of other owners may lie in `mask` only when a lane spans granules in two chunks: a lane of at most 4
+  // bytes has one granule, and route_global gave it to that granule's owner alone.
+  const bool filter = global && !kDirect && !kOneGranule && W > 1 && !(c.flags & kOneChunk);
   if constexpr (kOneGranule && global) {
     // All lanes on one granule (a broadcast read of a scalar, a tile row read by a whole warp): the lanes after
     // the first find the entry the previous lane of this very issue wrote, so their outcome is known without
