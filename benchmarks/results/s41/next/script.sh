@@ -25,4 +25,11 @@ if [ $(($(date +%s) - T0)) -lt $((LIMIT - 20)) ]; then
     -- ./shoc_sort $(manifest_args shoc_sort) 2>&1 | grep -v "^run written" | tee -a $OUT/phases_profiled.txt
 fi
 cd $REPO
+# One worker against twelve on the gather pattern, on this host (session 41 had one worker only on the development
+# machine: 70.5 M lane-accesses/s, against twelve workers' 12.6 M each here).
+if [ $(($(date +%s) - T0)) -lt $((LIMIT - 30)) ]; then
+  stamp "engine.py gather, 1 and 12 workers"
+  timeout 60 python3 benchmarks/engine.py --pattern gather --handed-over --workers 1,12 --repeat 2 > $OUT/eng_gather_1_12.txt 2>&1
+  grep -A4 "^warm" $OUT/eng_gather_1_12.txt | grep -E "workers|mean worker"
+fi
 stamp done
