@@ -57,7 +57,7 @@ struct Ctx {
   Sync sync;
 };
 struct Item {
-  uint32_t index;  // the record's index in the batch, flagged kLanesWanted when all its lanes are written
+  uint32_t index;  // the record's index in the batch, flagged with the lane slots a step reads (chunk_item_index)
   uint32_t mask;   // lanes the owner must look at
   uint32_t slot;   // the record's position in what its piece's worker routed to the block owner (Routed::sync)
 };

@@ -85,7 +85,8 @@ void Engine::Impl::prefetch_block(const RlRecord& r, Worker& wk) {
 void Engine::Impl::phase3(const RlRecord* recs, size_t n, unsigned w, bool publish) {
   Worker& wk = *workers[w];
   std::vector<Ctx>& ctx = batch_slots[step_slot].ctx;
-  constexpr size_t kAhead = 3;  // for_each_routed asks for the record's lines 6 records ahead
+  constexpr size_t kAhead = 3;  // for_each_routed asks for the record's lines kWalkAhead records ahead
+  static_assert(kAhead < kWalkAhead, "the walk has asked for that item's lines already");
   if (W == 1) {
     for (size_t i = 0; i < n; ++i) {
       if (i + kAhead < n) prefetch_block(recs[i + kAhead], wk);

@@ -1004,6 +1004,7 @@ void Engine::Impl::phase4(const RlRecord* recs, size_t n, unsigned w, bool await
   Worker& wk = *workers[w];
   const std::vector<Ctx>& ctx = step_ctx();
   constexpr size_t kAhead = 2;
+  static_assert(kAhead < kWalkAhead, "the walk has asked for that item's lines already");
   if (W == 1) {
     size_t hint = 0;
     for (size_t i = 0; i < n; ++i) {
