@@ -8,9 +8,9 @@
 # running 120-139 ms after the tool library's exit files, out of 230-245 ms it takes more than natively.
 # benchmarks/teardown.py times the last line of output to the exit natively, collected, with the engine off, with
 # the Sanitizer attached and nothing instrumented, and with a 256 MiB engine queue, with peak RSS and page faults.
-#   LIMIT=240 bash benchmarks/results/s42/call2/script.sh   (carry .whl and benchmarks/realapps/src)
+#   LIMIT=210 bash benchmarks/results/s42/call2/script.sh   (carry .whl and benchmarks/realapps/src)
 source benchmarks/device_call.sh
-LIMIT=${LIMIT:-240}
+LIMIT=${LIMIT:-210}
 REPO=$PWD
 HERE=$REPO/benchmarks/results/s42/call2
 left() { [ $(($(date +%s) - T0)) -lt $((LIMIT - $1)) ]; }
@@ -33,7 +33,7 @@ mkdir -p /tmp/u
 stamp "BFS UIUC, main, 12 and 1 workers"
 for i in 1 2 3; do uiuc main$i; uiuc main_w1_$i REUSELENS_ENGINE_WORKERS=1; done
 for app in shoc_sort cs_reduction pb_lu; do
-  left 60 || break
+  left 50 || break
   stamp "teardown: $app"
   timeout 90 python3 $REPO/benchmarks/teardown.py --rounds 3 --reuselens $clean --json $OUT/teardown_$app.json \
     --modes native,collect,no-engine,attach,collect:REUSELENS_ENGINE_QUEUE_BYTES=268435456 \
