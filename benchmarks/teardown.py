@@ -74,6 +74,8 @@ def run_once(command: list[str], env: dict[str, str], timeout: float) -> dict[st
         ready, _, _ = select.select([master], [], [], max(0.0, deadline - time.monotonic()))
         if not ready:
             proc.kill()
+            proc.wait()
+            os.close(master)
             raise TimeoutError(f"{command[0]}: no end after {timeout} s")
         try:
             chunk = os.read(master, 65536)
