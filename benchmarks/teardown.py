@@ -10,6 +10,9 @@ of the collector it comes from. Each round runs the app, interleaved, as:
 * collect: `reuselens profile --no-analyze`;
 * no-engine: the same with the online engine off (REUSELENS_ONLINE_ANALYSIS=0);
 * attach: the same with a kernel filter no kernel matches (the Sanitizer attached, nothing patched or recorded);
+* passive: the app alone with the tool library injected as the launcher injects it (LD_PRELOAD and
+  CUDA_INJECTION64_PATH) but no run directory, so that it stays passive: the Sanitizer's library loaded, no
+  callbacks subscribed (--library names the tool library);
 * any of these with variables of the collector set, e.g. `collect:REUSELENS_ENGINE_QUEUE_BYTES=268435456`.
 
 The app's output goes to a pseudo-terminal, so its C library writes each line when it is printed, and each line is
@@ -35,14 +38,23 @@ import tempfile
 import time
 from pathlib import Path
 
-MODES = ("native", "collect", "no-engine", "attach")
+MODES = ("native", "collect", "no-engine", "attach", "passive")
 NO_KERNEL = "^reuselens_teardown_matches_no_kernel$"
 
 
-def _command(mode: str, reuselens: str, run_dir: Path, app: list[str]) -> tuple[list[str], dict[str, str]]:
+def _command(
+    mode: str, reuselens: str, run_dir: Path, app: list[str], library: str | None = None
+) -> tuple[list[str], dict[str, str]]:
     mode, *settings = mode.split(":")
     env = dict(os.environ, **dict(s.split("=", 1) for s in settings))
     if mode == "native":
+        return app, env
+    if mode == "passive":
+        if not library:
+            raise ValueError("the passive mode needs --library (the tool library)")
+        env.pop("REUSELENS_RUN_DIR", None)
+        preload = env.get("LD_PRELOAD")
+        env.update(LD_PRELOAD=f"{library}:{preload}" if preload else library, CUDA_INJECTION64_PATH=library)
         return app, env
     command = [reuselens, "profile", "--no-analyze", "--run-dir", str(run_dir)]
     if mode == "no-engine":
@@ -105,13 +117,15 @@ def run_once(command: list[str], env: dict[str, str], timeout: float) -> dict[st
     }
 
 
-def measure(app: list[str], modes: list[str], rounds: int, reuselens: str, timeout: float) -> dict[str, list[dict]]:
+def measure(
+    app: list[str], modes: list[str], rounds: int, reuselens: str, timeout: float, library: str | None = None
+) -> dict[str, list[dict]]:
     results: dict[str, list[dict]] = {m: [] for m in modes}
     with tempfile.TemporaryDirectory(prefix="teardown-") as tmp:
         for r in range(rounds):
             for mode in modes:
                 run_dir = Path(tmp) / f"{mode}-{r}"
-                command, env = _command(mode, reuselens, run_dir, app)
+                command, env = _command(mode, reuselens, run_dir, app, library)
                 got = run_once(command, env, timeout)
                 written, wall0 = _last_file_written(run_dir), got.pop("wall0")
                 got["files"] = None if written is None else written - wall0
@@ -149,6 +163,7 @@ def main() -> int:
     parser.add_argument("--reuselens", default="reuselens", help="the console script (default: on PATH)")
     parser.add_argument("--modes", default=",".join(MODES), help=f"comma-separated, of {', '.join(MODES)}")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds a run may take")
+    parser.add_argument("--library", help="the tool library, for the passive mode")
     parser.add_argument("--json", type=Path, help="also write every run's times here")
     parser.add_argument("app", nargs=argparse.REMAINDER)
     args = parser.parse_args()
@@ -157,7 +172,9 @@ def main() -> int:
     valid = all(m.split(":")[0] in MODES and all("=" in v for v in m.split(":")[1:]) for m in modes)
     if not app or args.rounds < 1 or not valid:
         parser.error("need -- ./app [args], --rounds >= 1 and modes among " + ", ".join(MODES) + " (MODE:VAR=VALUE...)")
-    results = measure(app, modes, args.rounds, args.reuselens, args.timeout)
+    if any(m.split(":")[0] == "passive" for m in modes) and not args.library:
+        parser.error("the passive mode needs --library (the tool library)")
+    results = measure(app, modes, args.rounds, args.reuselens, args.timeout, args.library)
     print_table(app, results)
     if args.json:
         args.json.write_text(json.dumps({"app": app, "runs": results}, indent=1))

@@ -68,3 +68,19 @@ def test_modes_are_checked(capsys, monkeypatch):
     with pytest.raises(SystemExit):
         teardown.main()
     assert "modes among" in capsys.readouterr().err
+    monkeypatch.setattr(sys, "argv", ["teardown.py", "--modes", "native,passive", "--", "true"])
+    with pytest.raises(SystemExit):
+        teardown.main()
+    assert "needs --library" in capsys.readouterr().err
+
+
+def test_passive_mode_injects_the_library_without_a_run_directory(monkeypatch):
+    monkeypatch.setenv("REUSELENS_RUN_DIR", "/somewhere")
+    monkeypatch.setenv("LD_PRELOAD", "/usr/lib/libother.so")
+    command, env = teardown._command("passive", "reuselens", Path("/tmp/x"), ["./app", "1"], "/lib/libtool.so")
+    assert command == ["./app", "1"]  # the app alone, no launcher
+    assert env["LD_PRELOAD"] == "/lib/libtool.so:/usr/lib/libother.so"
+    assert env["CUDA_INJECTION64_PATH"] == "/lib/libtool.so"
+    assert "REUSELENS_RUN_DIR" not in env  # so the tool library stays passive
+    with pytest.raises(ValueError, match="--library"):
+        teardown._command("passive", "reuselens", Path("/tmp/x"), ["./app"])
