@@ -8,6 +8,7 @@
 # (the launcher's default) and once enabled. Then the suite (2 rounds) and the PyTorch loop, for the H200's figures
 # of main if an H200 comes.
 #   LIMIT=400 bash benchmarks/results/s42/next/script.sh   (carry .whl and benchmarks/realapps/src)
+# (TEARDOWN_RESERVE=25 LIMIT=120: the teardown part alone, as session 42 tried with its last 251 s)
 source benchmarks/device_call.sh
 LIMIT=${LIMIT:-400}
 REPO=$PWD
@@ -20,7 +21,7 @@ timeout 120 python3 benchmarks/realapps.py --src benchmarks/realapps/src --out /
   --apps $APPS > $OUT/build.txt 2>&1 || tail -5 $OUT/build.txt
 cd /tmp/rf/build || exit 1
 for app in ${APPS//,/ }; do
-  left 300 || break
+  left ${TEARDOWN_RESERVE:-300} || break
   stamp "teardown: $app"
   timeout 90 python3 $REPO/benchmarks/teardown.py --rounds 3 --reuselens $clean --library $library \
     --json $OUT/teardown_$app.json \
