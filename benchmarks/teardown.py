@@ -2,9 +2,9 @@
 """How long an app takes to go after its last line of output, natively and under the collector.
 
 launcher_phases.py showed (session 42, call 1) that under `reuselens profile --no-analyze` a short app still runs
-120-139 ms after the tool library has written its exit files: the CUDA context and the Compute Sanitizer going
-away, and the process's memory. This script tells what that costs against the app's own teardown, and which part
-of the collector it comes from. Each round runs the app, interleaved, as:
+120-139 ms after the tool library has written its exit files. This script tells what that costs against the app's
+own teardown, and which part of the collector a short app's extra time comes from (session 42, call 2: the app's
+own exit is 90-100 ms of it; benchmarks/results/s42/README.md). Each round runs the app, interleaved, as:
 
 * native: the app alone;
 * collect: `reuselens profile --no-analyze`;
