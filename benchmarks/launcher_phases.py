@@ -75,7 +75,7 @@ MODES = {
 }
 
 
-def _collector_last_write(run_dir: Path) -> float | None:
+def collector_last_write(run_dir: Path) -> float | None:
     """When the collector wrote its last file (run.json and report.json aside, which the launcher writes after the
     exit)."""
     if not run_dir.is_dir():
@@ -236,7 +236,7 @@ def main() -> int:
             replayed.append(time.monotonic() - t0)
             if "collected" in launched and "app" in stamps:
                 announced.append(stamps["app"][1] - launched["collected"])
-            last_write = _collector_last_write(Path(work) / "run")
+            last_write = collector_last_write(Path(work) / "run")
             if last_write is not None and "exit_seen_wall" in launched:
                 tails.append(launched["exit_seen_wall"] - last_write)
             stamps["interpreter"] = [started, stamps["cli imports"][0]]

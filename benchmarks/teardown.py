@@ -38,15 +38,25 @@ import tempfile
 import time
 from pathlib import Path
 
+from launcher_phases import collector_last_write
+
 MODES = ("native", "collect", "no-engine", "attach", "passive")
 NO_KERNEL = "^reuselens_teardown_matches_no_kernel$"
 
 
+def parse_mode(text: str) -> tuple[str, dict[str, str]]:
+    """MODE[:VAR=VALUE...] -> (MODE, {VAR: VALUE}); ValueError for an unknown mode or a setting without '='."""
+    mode, *settings = text.split(":")
+    if mode not in MODES or not all("=" in s for s in settings):
+        raise ValueError(f"{text!r}: expected one of {', '.join(MODES)}, then :VAR=VALUE settings")
+    return mode, dict(s.split("=", 1) for s in settings)
+
+
 def _command(
-    mode: str, reuselens: str, run_dir: Path, app: list[str], library: str | None = None
+    text: str, reuselens: str, run_dir: Path, app: list[str], library: str | None = None
 ) -> tuple[list[str], dict[str, str]]:
-    mode, *settings = mode.split(":")
-    env = dict(os.environ, **dict(s.split("=", 1) for s in settings))
+    mode, settings = parse_mode(text)
+    env = dict(os.environ, **settings)
     if mode == "native":
         return app, env
     if mode == "passive":
@@ -62,14 +72,6 @@ def _command(
     if mode == "attach":
         command += ["--kernel-filter", NO_KERNEL]
     return [*command, "--", *app], env
-
-
-def _last_file_written(run_dir: Path) -> float | None:
-    """When the tool library wrote its last file (the launcher's run.json and report.json aside), wall clock."""
-    if not run_dir.is_dir():
-        return None
-    times = [p.stat().st_mtime for p in run_dir.iterdir() if p.is_file() and p.name not in ("run.json", "report.json")]
-    return max(times) if times else None
 
 
 def run_once(command: list[str], env: dict[str, str], timeout: float) -> dict[str, float | None]:
@@ -127,7 +129,7 @@ def measure(
                 run_dir = Path(tmp) / f"{mode}-{r}"
                 command, env = _command(mode, reuselens, run_dir, app, library)
                 got = run_once(command, env, timeout)
-                written, wall0 = _last_file_written(run_dir), got.pop("wall0")
+                written, wall0 = collector_last_write(run_dir), got.pop("wall0")
                 got["files"] = None if written is None else written - wall0
                 results[mode].append(got)
     return results
@@ -169,10 +171,13 @@ def main() -> int:
     args = parser.parse_args()
     app = args.app[1:] if args.app[:1] == ["--"] else args.app
     modes = args.modes.split(",")
-    valid = all(m.split(":")[0] in MODES and all("=" in v for v in m.split(":")[1:]) for m in modes)
-    if not app or args.rounds < 1 or not valid:
+    try:
+        names = [parse_mode(m)[0] for m in modes]
+    except ValueError:
+        names = []
+    if not app or args.rounds < 1 or not names:
         parser.error("need -- ./app [args], --rounds >= 1 and modes among " + ", ".join(MODES) + " (MODE:VAR=VALUE...)")
-    if any(m.split(":")[0] == "passive" for m in modes) and not args.library:
+    if "passive" in names and not args.library:
         parser.error("the passive mode needs --library (the tool library)")
     results = measure(app, modes, args.rounds, args.reuselens, args.timeout, args.library)
     print_table(app, results)
