@@ -142,8 +142,9 @@ def _median_ms(values: list[float | None]) -> str:
 
 def print_table(app: list[str], results: dict[str, list[dict]]) -> None:
     print(f"{' '.join(app)}: medians over {len(next(iter(results.values())))} rounds, ms")
+    width = max(10, *(len(mode) for mode in results))  # a mode with settings names them all
     print(
-        f"  {'mode':<10} {'1st line':>8} {'last line':>9} {'then exit':>9} {'files-last':>10} {'whole':>8}"
+        f"  {'mode':<{width}} {'1st line':>8} {'last line':>9} {'then exit':>9} {'files-last':>10} {'whole':>8}"
         f" {'peak RSS MiB':>12} {'minor faults':>12}"
     )
     for mode, runs in results.items():
@@ -156,7 +157,7 @@ def print_table(app: list[str], results: dict[str, list[dict]]) -> None:
         whole = _median_ms([r["exit"] for r in runs])
         rss = statistics.median(r["maxrss_mib"] for r in runs)
         faults = statistics.median(r["minor_faults"] for r in runs)
-        print(f"  {mode:<10} {first} {last:>9} {tail:>9} {files:>10} {whole} {rss:12.0f} {faults:12,.0f}")
+        print(f"  {mode:<{width}} {first} {last:>9} {tail:>9} {files:>10} {whole} {rss:12.0f} {faults:12,.0f}")
 
 
 def main() -> int:

@@ -84,3 +84,15 @@ def test_passive_mode_injects_the_library_without_a_run_directory(monkeypatch):
     assert "REUSELENS_RUN_DIR" not in env  # so the tool library stays passive
     with pytest.raises(ValueError, match="--library"):
         teardown._command("passive", "reuselens", Path("/tmp/x"), ["./app"])
+
+
+def test_table_columns_stay_aligned_under_a_mode_with_settings(capsys):
+    run = {"first": 0.1, "last": 0.3, "exit": 0.4, "files": 0.31, "maxrss_mib": 100.0, "minor_faults": 5000}
+    long_mode = "collect:REUSELENS_ENGINE_WORKERS=12:REUSELENS_QUEUE_COPY_THREADS=2"
+    teardown.print_table(["./app"], {"native": [dict(run, files=None)], long_mode: [run]})
+    header, *rows = capsys.readouterr().out.splitlines()[1:]
+    assert len(rows) == 2
+    start = header.index("1st line")
+    for row in rows:  # each row's first figure ends where the header's column does
+        assert row[: start + len("1st line")].endswith("100.0")
+    assert rows[1].lstrip().startswith(long_mode)
