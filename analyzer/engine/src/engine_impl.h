@@ -187,12 +187,15 @@ struct Engine::Impl {
     const std::vector<Ctx>& ctx = step_ctx();
     const std::vector<PieceRef>& piece_map = batch_slots[step_slot].piece_map;
     const size_t pieces = pieces_of(n);
-    const auto list_of = [&](size_t piece) -> Routed<T>& {
-      return (workers[piece_map[piece].worker]->routing[step_slot].*routed)[w];
+    // Piece `piece`'s items for this owner: list->items[first, end), in the list of the worker that routed it.
+    struct Bounds {
+      Routed<T>* list;
+      uint32_t first, end;
     };
-    const auto first_of = [&](const Routed<T>& list, size_t piece) {
+    const auto bounds = [&](size_t piece) -> Bounds {
+      Routed<T>& list = (workers[piece_map[piece].worker]->routing[step_slot].*routed)[w];
       const uint32_t j = piece_map[piece].local;
-      return j ? list.ends[j - 1] : 0;
+      return {&list, j ? list.ends[j - 1] : 0, list.ends[j]};
     };
     // The cursor ahead: the next item to ask for is items[x] of `list`, while x < hi; then piece `next` is opened.
     size_t next = 0;
@@ -203,10 +206,10 @@ struct Engine::Impl {
     const auto fetch = [&] {
       while (x == hi) {
         if (next == pieces) return;
-        list = &list_of(next);
-        x = first_of(*list, next);
-        hi = list->ends[piece_map[next].local];
-        ++next;
+        const Bounds b = bounds(next++);
+        list = b.list;
+        x = b.first;
+        hi = b.end;
       }
       const T& item = list->items[x];
       const uint32_t i = record_index(item);
@@ -231,11 +234,11 @@ struct Engine::Impl {
     for (size_t k = 0; k < kWalkAhead; ++k) fetch();
     size_t visited = 0;
     for (size_t piece = 0; piece < pieces; ++piece) {
-      Routed<T>& here = list_of(piece);
-      const T* items = here.items.data();
-      for (uint32_t at = first_of(here, piece), end = here.ends[piece_map[piece].local]; at < end; ++at, ++visited) {
+      const Bounds b = bounds(piece);
+      const T* items = b.list->items.data();
+      for (uint32_t at = b.first; at < b.end; ++at, ++visited) {
         fetch();
-        visit(items[at], here, at, RoutedAhead<T>{ring, visited, fetched});
+        visit(items[at], *b.list, at, RoutedAhead<T>{ring, visited, fetched});
       }
       if constexpr (!std::is_same_v<AfterPiece, std::nullptr_t>) after_piece(piece);
     }
