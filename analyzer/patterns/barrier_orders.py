@@ -69,18 +69,26 @@ class BarrierIndex:
         for barrier in barriers:
             if barrier.get("kind") in ORDERING_KINDS["warp"] and int(barrier.get("executions") or 0) > 0:
                 self.by_key[barrier_key(barrier)] = barrier
+        # ordering() per (scope, function): asked once per span of every barrier, and a fully unrolled kernel
+        # (sortingNetworks' bitonicSortShared1: 56 barriers, thousands of spans) sorted the barriers each time.
+        self._ordering: dict[tuple[str, str | None], tuple[BarrierKey, ...]] = {}
 
     def executions(self, key: BarrierKey) -> int:
         return int(self.by_key[key].get("executions") or 0)
 
-    def ordering(self, scope: str, function: str | None = None) -> list[BarrierKey]:
-        """Barriers able to order `scope`, of one function or of the whole kernel."""
-        kinds = ORDERING_KINDS[scope]
-        return sorted(
-            key
-            for key, barrier in self.by_key.items()
-            if barrier.get("kind") in kinds and (function is None or key[0] == function)
-        )
+    def ordering(self, scope: str, function: str | None = None) -> tuple[BarrierKey, ...]:
+        """Barriers able to order `scope`, of one function or of the whole kernel, sorted."""
+        known = self._ordering.get((scope, function))
+        if known is None:
+            kinds = ORDERING_KINDS[scope]
+            known = self._ordering[(scope, function)] = tuple(
+                sorted(
+                    key
+                    for key, barrier in self.by_key.items()
+                    if barrier.get("kind") in kinds and (function is None or key[0] == function)
+                )
+            )
+        return known
 
     def strictly_between(self, scope: str, function: str, first_pc: int, last_pc: int) -> list[BarrierKey]:
         return [key for key in self.ordering(scope, function) if first_pc < key[1] < last_pc]
@@ -98,10 +106,11 @@ def _span_orders(view: KernelView, index: BarrierIndex) -> list[Order]:
             first, last = view.nodes[origin], view.nodes[access]
             between = {key}
             if first.function == last.function == key[0] and first.pc < key[1] < last.pc:
+                runs = index.executions(key)
                 between.update(
                     other
                     for other in index.strictly_between(scope, key[0], first.pc, last.pc)
-                    if index.executions(other) >= index.executions(key)
+                    if index.executions(other) >= runs
                 )
             orders.append(Order(origin, access, scope, frozenset(between)))
     return orders

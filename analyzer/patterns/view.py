@@ -165,11 +165,10 @@ class KernelView:
             self.edges.append(
                 Edge(src, dst, label, float(entry.get("bytes") or 0), float(entry.get("accesses") or 0), entry)
             )
-        self.graph = graph.build_graph(kernel)
-        # W_out(v, l) for every node and label in one pass over the graph (graph.w_out does one node at a time)
-        for src, _dst, data in self.graph.edges(data=True):
-            if src != graph.COLD_NODE:
-                self.nodes[src].w_out[data["label"]] += float(data["weight"])
+        # W_out(v, l) for every node and label in one pass over the edges (graph.w_out does one node at a time)
+        for edge in self.edges:
+            if edge.src != graph.COLD_NODE:
+                self.nodes[edge.src].w_out[edge.label] += edge.bytes
         # A canonical order independent of how the engine listed nodes and edges (stability across runs).
         self.edges.sort(key=lambda e: (self.nodes[e.src].key, self._key_of(e.dst), e.label))
         for edge in self.edges:
@@ -195,6 +194,11 @@ class KernelView:
     def is_memory(self, node_id: int) -> bool:
         node = self.nodes.get(node_id)
         return node is not None and node.space is not None and node_id != 0
+
+    @functools.cached_property
+    def graph(self) -> Any:
+        """The kernel's networkx MultiDiGraph (graph.build_graph), built when a rule first asks for subgraphs."""
+        return graph.build_graph(self.raw)
 
     @functools.cached_property
     def _subgraphs(self) -> list[list[Node]]:

@@ -90,6 +90,44 @@ def test_annotate_kernel_fills_subgraphs_and_metrics():
     json.dumps(k, allow_nan=False)
 
 
+def test_annotate_kernel_metrics_are_the_papers_definitions_on_a_random_graph():
+    """annotate_kernel sums each node's edges once; every figure must be what w_out, w_total, reuse_intensity and
+    reuse_ratio (one node or subgraph at a time) give, on a graph with parallel edges, cold edges, several
+    components and nodes without edges."""
+    import random
+
+    rng = random.Random(43)
+    labels = ["cold", "thread", "warp_same_inst", "warp_diff_inst", "block", "grid"]
+    nodes = [{"id": 0}] + [{"id": i, "space": rng.choice(["global", "shared"]), "pc": 16 * i} for i in range(1, 40)]
+    edges = []
+    for _ in range(300):
+        src = rng.randrange(1, 40)
+        label = rng.choice(labels)
+        # components of up to 8 nodes (an edge stays in its source's eighth); nodes 33-39 only read cold or nothing
+        dst = 0 if label == "cold" or src > 32 else rng.randrange(max(1, src // 8 * 8), src // 8 * 8 + 8)
+        edges.append({"from": src, "to": dst, "label": label, "bytes": rng.randrange(1, 1 << 40), "accesses": 1})
+    kernel = annotate_kernel({"nodes": nodes, "edges": edges})
+    g = build_graph(kernel)
+    for n in kernel["nodes"][1:]:
+        assert n["metrics"]["W_out"] == {label: w_out(g, n["id"], label) for label in labels}
+        assert n["metrics"]["W_total"] == w_total(g, n["id"])
+    subs = closed_subgraphs(g)
+    assert [s["nodes"] for s in kernel["subgraphs"]] == subs and len(subs) > 2
+    for summary, members in zip(kernel["subgraphs"], subs):
+        assert summary["reuse_intensity"] == reuse_intensity(g, members)
+        for label in ("thread", "warp_diff_inst", "block", "grid"):
+            assert summary["reuse_ratio"][label] == reuse_ratio(g, members, label)
+
+
+def test_report_is_written_compact(tmp_path):
+    """One line from the C encoder (an indented report took the json module's pure-Python encoder: 0.26 s of
+    sortingNetworks' post-run time on the GPU host), read back equal."""
+    rep = {"format": "reuselens-report", "version": 2, "kernels": [annotate_kernel(two_objects())]}
+    text = report.save(rep, tmp_path / "report.json").read_text()
+    assert text.count("\n") == 1 and text.endswith("\n")
+    assert len(text) == len(json.dumps(rep, separators=(",", ":"))) + 1
+
+
 def test_report_round_trip_and_errors(tmp_path):
     rep = {"format": "reuselens-report", "version": 2, "kernels": [annotate_kernel(two_objects())]}
     p = report.save(rep, tmp_path / "report.json")
