@@ -5,7 +5,10 @@ node ("untracked memory", 3.2.1); every other node is a memory PC; each edge poi
 reuse origin and carries ``label`` and ``weight`` (= bytes, the paper's w(e)).
 
 Public API: :func:`build_graph`, :func:`w_out`, :func:`w_total`, :func:`closed_subgraphs`,
-:func:`reuse_intensity`, :func:`reuse_ratio`, :func:`r_coal`, :func:`r_conf`, :func:`annotate_kernel`.
+:func:`reuse_intensity`, :func:`reuse_ratio`, :func:`r_coal`, :func:`r_conf`, :func:`annotate_kernel`; and the
+same metrics from a kernel dict without a networkx graph (the report's and the pattern rules' path: building one
+cost most of a large kernel's analysis): :func:`kernel_closed_subgraphs`, :func:`weights_by_node`,
+:func:`bytes_by_label`, :func:`intensity`, :func:`ratio`.
 """
 
 from __future__ import annotations
@@ -63,28 +66,83 @@ def closed_subgraphs(g: nx.MultiDiGraph) -> list[list[int]]:
     return sorted((sorted(c) for c in nx.connected_components(u)), key=lambda c: c[0])
 
 
-def _out_edges(g: nx.MultiDiGraph, nodes: Iterable[int]) -> list[dict[str, Any]]:
-    return [d for v in nodes for _, _, d in g.out_edges(v, data=True)]
+def kernel_closed_subgraphs(kernel: dict[str, Any]) -> list[list[int]]:
+    """closed_subgraphs(build_graph(kernel)) from the kernel dict itself (union-find over its edges), without
+    building two networkx graphs: the same components, in the same order."""
+    parent: dict[int, int] = {}
+
+    def root(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for node in kernel.get("nodes", []):
+        if node["id"] != COLD_NODE:
+            parent.setdefault(node["id"], node["id"])
+    for edge in kernel.get("edges", []):
+        a, b = edge["from"], edge["to"]
+        for end in (a, b):  # an edge's ends are nodes of the graph even when not listed (build_graph's add_edge)
+            if end != COLD_NODE:
+                parent.setdefault(end, end)
+        if edge["label"] != "cold" and COLD_NODE not in (a, b):
+            ra, rb = root(a), root(b)
+            if ra != rb:
+                parent[ra] = rb
+    members: dict[int, list[int]] = defaultdict(list)
+    for v in parent:
+        members[root(v)].append(v)
+    return sorted((sorted(c) for c in members.values()), key=lambda c: c[0])
 
 
-def reuse_intensity(g: nx.MultiDiGraph, nodes: Iterable[int]) -> float | None:
+def weights_by_node(edges: Iterable[dict[str, Any]]) -> dict[int, dict[str, int]]:
+    """node -> label -> W_out(node, label): the bytes on each node's outgoing edges (a kernel's edge dicts, with
+    "from", "label", "bytes"), in one pass."""
+    weights: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for edge in edges:
+        weights[edge["from"]][edge["label"]] += edge["bytes"]
+    return weights
+
+
+def _graph_weights(g: nx.MultiDiGraph) -> dict[int, dict[str, int]]:
+    return weights_by_node({"from": v, "label": d["label"], "bytes": d["weight"]} for v, _, d in g.edges(data=True))
+
+
+def bytes_by_label(weights: dict[int, dict[str, int]], nodes: Iterable[int]) -> dict[str, int]:
+    """Bytes per label over the outgoing edges of `nodes` (for a closed subgraph: all its edges)."""
+    total: dict[str, int] = defaultdict(int)
+    for v in nodes:
+        for label, bytes_ in weights.get(v, {}).items():
+            total[label] += bytes_
+    return total
+
+
+def intensity(by_label: dict[str, int]) -> float | None:
     """RI(G') = total edge weight / cold-miss edge weight over the edges of G' (section 3.2.2).
 
     None when G' has no cold traffic (its data was first touched outside the analysed launches)."""
-    edges = _out_edges(g, nodes)
-    cold = sum(d["weight"] for d in edges if d["label"] == "cold")
-    return sum(d["weight"] for d in edges) / cold if cold else None
+    cold = by_label.get("cold", 0)
+    return sum(by_label.values()) / cold if cold else None
 
 
-def reuse_ratio(g: nx.MultiDiGraph, nodes: Iterable[int], label: str) -> float | None:
+def ratio(by_label: dict[str, int], label: str) -> float | None:
     """r(l) = sum W_out(v, l) / sum W-hat(v) over V(G'), W-hat excluding Warp_same_inst and ColdMiss (3.3 I).
 
     None when the denominator is zero (nothing but cold and broadcast traffic)."""
     if label not in REUSE_LABELS:
         raise ValueError(f"r(l) is defined for {REUSE_LABELS}, not {label!r}")
-    edges = _out_edges(g, nodes)
-    denom = sum(d["weight"] for d in edges if d["label"] in REUSE_LABELS)
-    return sum(d["weight"] for d in edges if d["label"] == label) / denom if denom else None
+    denom = sum(by_label.get(other, 0) for other in REUSE_LABELS)
+    return by_label.get(label, 0) / denom if denom else None
+
+
+def reuse_intensity(g: nx.MultiDiGraph, nodes: Iterable[int]) -> float | None:
+    """RI of the subgraph on `nodes` of a networkx graph (intensity)."""
+    return intensity(bytes_by_label(_graph_weights(g), nodes))
+
+
+def reuse_ratio(g: nx.MultiDiGraph, nodes: Iterable[int], label: str) -> float | None:
+    """r(l) of the subgraph on `nodes` of a networkx graph (ratio)."""
+    return ratio(bytes_by_label(_graph_weights(g), nodes), label)
 
 
 def _mean(dist: Iterable[Iterable[int]] | None) -> float:
@@ -110,34 +168,17 @@ def _finite(x: float | None) -> float | None:
     return x if x is None or math.isfinite(x) else None
 
 
-def _weights_by_node(g: nx.MultiDiGraph) -> dict[int, dict[str, int]]:
-    """node -> label -> W_out(node, label), the bytes on its outgoing edges, from one pass over the edges."""
-    weights: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    for v, _, d in g.edges(data=True):
-        weights[v][d["label"]] += d["weight"]
-    return weights
-
-
-def subgraph_summary(
-    g: nx.MultiDiGraph, nodes: list[int], weights: dict[int, dict[str, int]] | None = None
-) -> dict[str, Any]:
-    """A closed subgraph's footprint, bytes by label, RI and r(l) (section 3.2.2, 3.3 I). `weights`: the graph's
-    _weights_by_node, when the caller has it already (sums of integers: the same figures either way)."""
-    weights = _weights_by_node(g) if weights is None else weights
-    by_label: dict[str, int] = defaultdict(int)
-    for v in nodes:
-        for label, bytes_ in weights.get(v, {}).items():
-            by_label[label] += bytes_
-    total, cold = sum(by_label.values()), by_label.get("cold", 0)
-    reuse = sum(by_label.get(label, 0) for label in REUSE_LABELS)
+def subgraph_summary(weights: dict[int, dict[str, int]], nodes: list[int]) -> dict[str, Any]:
+    """A closed subgraph's footprint, bytes by label, RI and r(l) (section 3.2.2, 3.3 I), from its nodes' W_out."""
+    by_label = bytes_by_label(weights, nodes)
     return {
         "nodes": nodes,
         "closed": True,
-        "footprint_bytes": cold,
-        "bytes": total,
-        "reuse_intensity": _finite(total / cold if cold else None),  # reuse_intensity()
+        "footprint_bytes": by_label.get("cold", 0),
+        "bytes": sum(by_label.values()),
+        "reuse_intensity": _finite(intensity(by_label)),
         "bytes_by_label": {label: by_label[label] for label in LABELS if by_label.get(label)},
-        "reuse_ratio": {label: by_label.get(label, 0) / reuse if reuse else None for label in REUSE_LABELS},
+        "reuse_ratio": {label: ratio(by_label, label) for label in REUSE_LABELS},
     }
 
 
@@ -146,10 +187,9 @@ def annotate_kernel(kernel: dict[str, Any]) -> dict[str, Any]:
     index of its subgraph) in place; returns the kernel. The edge weights are summed per node and label once: a
     fully unrolled kernel (sortingNetworks' bitonicSortShared1: 417 nodes, 4,623 edges) walked each node's edges
     once per label and metric through networkx's views, most of its report's analysis time."""
-    g = build_graph(kernel)
-    weights = _weights_by_node(g)
-    subgraphs = closed_subgraphs(g)
-    kernel["subgraphs"] = [subgraph_summary(g, nodes, weights) for nodes in subgraphs]
+    weights = weights_by_node(kernel.get("edges", []))
+    subgraphs = kernel_closed_subgraphs(kernel)
+    kernel["subgraphs"] = [subgraph_summary(weights, nodes) for nodes in subgraphs]
     member = {v: i for i, nodes in enumerate(subgraphs) for v in nodes}
     for node in kernel.get("nodes", []):
         v = node["id"]

@@ -196,15 +196,15 @@ class KernelView:
         return node is not None and node.space is not None and node_id != 0
 
     @functools.cached_property
-    def graph(self) -> Any:
-        """The kernel's networkx MultiDiGraph (graph.build_graph), built when a rule first asks for subgraphs."""
-        return graph.build_graph(self.raw)
+    def weights(self) -> dict[int, dict[str, int]]:
+        """W_out(v, l) as the engine's integers (graph.weights_by_node), for reuse_intensity."""
+        return graph.weights_by_node(self.raw["edges"])
 
     @functools.cached_property
     def _subgraphs(self) -> list[list[Node]]:
         groups = [
             sorted((self.nodes[i] for i in ids if self.is_memory(i)), key=lambda n: n.key)
-            for ids in graph.closed_subgraphs(self.graph)
+            for ids in graph.kernel_closed_subgraphs(self.raw)
         ]
         return sorted((members for members in groups if members), key=lambda members: members[0].key)
 
@@ -249,7 +249,7 @@ def reuse_ratios(members: Iterable[Node], labels: Iterable[str]) -> dict[str, fl
 
 def reuse_intensity(view: KernelView, members: Iterable[Node]) -> float | None:
     """RI(G') = Σ w(e) / Σ_{cold} w(e) over the subgraph's edges (section 3.2.2); None without cold traffic."""
-    return graph.reuse_intensity(view.graph, [node.id for node in members])
+    return graph.intensity(graph.bytes_by_label(view.weights, (node.id for node in members)))
 
 
 # --- One finding per source line ------------------------------------------------------------------------------
