@@ -171,11 +171,9 @@ def _kernel_location(mapper: Any, kernel: dict[str, Any], notes: list[str]) -> A
 
 
 def import_analysis_modules() -> None:
-    """Import everything build_report imports on its way (networkx, the patterns, the line mapper: 0.2-0.4 s).
-    `reuselens profile` calls it in a thread while the application runs, so that the time between the app's
-    exit and the summary holds the analysis alone."""
-    import networkx  # noqa: F401  (analyzer/graph.py imports it where it builds a graph)
-
+    """Import everything build_report imports on its way (the patterns, the line mapper). `reuselens profile`
+    calls it in a thread while the application runs, so that the time between the app's exit and the summary
+    holds the analysis alone. (No networkx: the report's path builds no networkx graph, analyzer/graph.py.)"""
     from reuselens.analyzer import graph, names, report  # noqa: F401
     from reuselens.analyzer.errors import MappingError  # noqa: F401
     from reuselens.analyzer.lineinfo import SourceMapper, demangle  # noqa: F401

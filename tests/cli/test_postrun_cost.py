@@ -60,12 +60,15 @@ def test_analysis_of_an_online_run_needs_no_numpy_and_preloading_leaves_nothing_
         f"before = set(sys.modules); pipeline.build_report({str(run)!r}); "
         "print(*sorted(m for m in set(sys.modules) - before if m.startswith(('reuselens', 'networkx', 'numpy'))))"
     )
-    # THEN the analysis imports nothing more (the preload list is complete) and numpy (trace replay) not at all
+    # THEN the analysis imports nothing more (the preload list is complete), and neither numpy (trace replay) nor
+    # networkx (the graph metrics come from the kernel's edges: a large kernel's two networkx graphs were most of
+    # its analysis) at all
     assert new == []
-    assert "numpy" not in _python(
+    alone = _python(
         f"import sys; from reuselens.analyzer import pipeline; pipeline.build_report({str(run)!r}); "
-        "print(*sorted(m for m in sys.modules if m.split('.')[0] == 'numpy'))"
+        "print(*sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'networkx')))"
     )
+    assert alone == []
 
 
 def test_report_has_no_sass_and_the_lookup_gives_each_instruction_its_text(tmp_path):
