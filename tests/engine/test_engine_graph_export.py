@@ -130,6 +130,19 @@ def test_report_is_written_compact(tmp_path):
     assert len(text) == len(json.dumps(rep, separators=(",", ":"))) + 1
 
 
+def test_a_report_that_cannot_be_written_is_an_error_and_leaves_nothing_behind(tmp_path):
+    rep = {"format": "reuselens-report", "version": 2, "kernels": [annotate_kernel(two_objects())]}
+    report.save(rep, tmp_path / "report.json")
+    before = (tmp_path / "report.json").read_text()
+    rep["kernels"][0]["nodes"][1]["bytes"] = float("nan")  # JSON has no NaN
+    with pytest.raises(ReportError, match="cannot write report"):
+        report.save(rep, tmp_path / "report.json")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json"]  # no temporary file left
+    assert (tmp_path / "report.json").read_text() == before  # the last good report is kept
+    with pytest.raises(ReportError, match="cannot write report"):
+        report.save(dict(rep, kernels=[]), tmp_path / "missing-folder" / "report.json")
+
+
 def test_report_round_trip_and_errors(tmp_path):
     rep = {"format": "reuselens-report", "version": 2, "kernels": [annotate_kernel(two_objects())]}
     p = report.save(rep, tmp_path / "report.json")
