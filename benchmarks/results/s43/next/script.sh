@@ -6,12 +6,15 @@
 # benchmarks/thread_times.py can say, per thread group, how long each spent on a core and how long runnable but
 # waiting for one (/proc/PID/task/TID/schedstat). The patch goes on the tree first: the GPU tests and fidelity
 # check it; then the long apps, a short one and the PyTorch loop under thread_times.py, at 12 and 15 workers.
-#   LIMIT=480 bash benchmarks/results/s43/next/script.sh   (carry .whl and benchmarks/realapps/src)
+# Last, if time is left, short_spins.patch (workers that wait spin a tenth as long before they yield or sleep)
+# built beside and paired with the tree on three apps: whether spinning workers hold up the ones put off their cores.
+#   LIMIT=540 bash benchmarks/results/s43/next/script.sh   (carry .whl and benchmarks/realapps/src)
 git apply benchmarks/results/s43/next/thread_names.patch && echo "thread_names.patch applied" || exit 1
 source benchmarks/device_call.sh
-LIMIT=${LIMIT:-480}
+LIMIT=${LIMIT:-540}
 REPO=$PWD
 left() { [ $(($(date +%s) - T0)) -lt $((LIMIT - $1)) ]; }
+collector_beside benchmarks/results/s43/next/short_spins.patch /tmp/spins
 gpu_tests
 fidelity_against_ncu
 stamp "clean install, builds"
@@ -35,5 +38,16 @@ if left 110; then
   stamp "thread times: the PyTorch loop, 40 steps"
   timeout 100 python3 benchmarks/thread_times.py --json $OUT/threads_pytorch.json -- python3 \
     benchmarks/pytorch_overhead.py --out /tmp/pt_tt --steps 40 --rounds 1 --modes collect --timeout 95 2>&1 | tail -9
+fi
+if left 90 && beside_lib /tmp/spins; then
+  cd /tmp/rf/build
+  for app in cs_mergeSort shoc_sort cs_sortingNetworks; do
+    left 40 || break
+    stamp "short spins against the tree: $app"
+    timeout 120 python3 $REPO/benchmarks/teardown.py --rounds $([ $app = cs_sortingNetworks ] && echo 1 || echo 2) \
+      --reuselens $clean --timeout 60 --json $OUT/spins_$app.json \
+      --modes "native,collect,collect:REUSELENS_COLLECTOR_LIB=$BESIDE_LIB" -- ./$app $(manifest_args $app) 2>&1 | tail -4
+  done
+  cd $REPO
 fi
 stamp done
