@@ -97,7 +97,7 @@ _ATOMIC_FIX = (
 
 
 def _dominant(view: KernelView, members: list[Node], delta: float) -> tuple[str | None, dict[str, float]]:
-    ratios = reuse_ratios(members, SCOPES)
+    ratios = reuse_ratios(view, members, SCOPES)
     above = [label for label in SCOPES if ratios[label] > delta]
     if not above:
         return None, ratios
@@ -197,7 +197,7 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
         # subgraphs on the same source lines (unrolled copies) with the same dominant scope: one object; the
         # union's r(scope) is a mediant of values above delta, so it stays above delta
         for union in merge_sets_sharing_lines(by_scope.get(scope, [])):
-            draft = _draft(view, union, scope, reuse_ratios(union, SCOPES))
+            draft = _draft(view, union, scope, reuse_ratios(view, union, SCOPES))
             if draft is not None:
                 drafts.append(draft)
     return drafts

@@ -79,10 +79,6 @@ class Node:
         """W_total(v): the sum of W_out(v, l) over all labels (section 3.2.2)."""
         return float(sum(self.w_out.values()))
 
-    def w_hat(self) -> float:
-        """Ŵ(v) of section 3.3 I: W_total(v) without its warp_same_inst and Cold Miss components."""
-        return self.w_total() - self.w_out.get("warp_same_inst", 0.0) - self.w_out.get(COLD, 0.0)
-
     def lane_mode(self) -> float:
         return dist_mode(self.raw.get("lanes"))
 
@@ -235,16 +231,10 @@ class KernelView:
         return configurations.block_instances(self.raw)
 
 
-def reuse_ratios(members: Iterable[Node], labels: Iterable[str]) -> dict[str, float]:
-    """r(l) = Σ W_out(v, l) / Σ Ŵ(v) over the subgraph's nodes (section 3.3 I) for several labels at once; 0
-    without reuse. Same formula as graph.reuse_ratio (a test checks they agree), summed from the W_out the view
-    already holds instead of walking the subgraph's edges once per label."""
-    members = list(members)
-    denominator = sum(node.w_hat() for node in members)
-    return {
-        label: (sum(node.w_out.get(label, 0.0) for node in members) / denominator if denominator > 0 else 0.0)
-        for label in labels
-    }
+def reuse_ratios(view: KernelView, members: Iterable[Node], labels: Iterable[str]) -> dict[str, float]:
+    """r(l) over the subgraph's nodes (section 3.3 I, graph.ratio) for several labels at once; 0 without reuse."""
+    by_label = graph.bytes_by_label(view.weights, (node.id for node in members))
+    return {label: graph.ratio(by_label, label) or 0.0 for label in labels}
 
 
 def reuse_intensity(view: KernelView, members: Iterable[Node]) -> float | None:

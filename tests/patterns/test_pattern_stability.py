@@ -226,7 +226,7 @@ def test_view_metrics_agree_with_analyzer_graph():
     g = graph.build_graph(kernel)
     for members in view.closed_subgraphs():
         ids = [n.id for n in members]
-        ours = reuse_ratios(members, graph.REUSE_LABELS)
+        ours = reuse_ratios(view, members, graph.REUSE_LABELS)
         for label in graph.REUSE_LABELS:
             assert ours[label] == pytest.approx(graph.reuse_ratio(g, ids, label) or 0.0)
     for node in view.memory_nodes():
