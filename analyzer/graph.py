@@ -58,17 +58,18 @@ def closed_subgraphs(g: nx.MultiDiGraph) -> list[list[int]]:
     A component is closed by construction: every non-cold edge of a member stays inside it. PCs with only cold
     edges form single-node subgraphs. Sorted by first (smallest) node id.
     """
-    import networkx as nx
-
-    u = nx.Graph()
-    u.add_nodes_from(n for n in g.nodes if n != COLD_NODE)
-    u.add_edges_from((a, b) for a, b, d in g.edges(data=True) if d["label"] != "cold" and COLD_NODE not in (a, b))
-    return sorted((sorted(c) for c in nx.connected_components(u)), key=lambda c: c[0])
+    return _components(g.nodes, ((a, b, d["label"]) for a, b, d in g.edges(data=True)))
 
 
 def kernel_closed_subgraphs(kernel: dict[str, Any]) -> list[list[int]]:
-    """closed_subgraphs(build_graph(kernel)) from the kernel dict itself (union-find over its edges), without
-    building two networkx graphs: the same components, in the same order."""
+    """closed_subgraphs(build_graph(kernel)) from the kernel dict itself, without building a networkx graph."""
+    nodes = (node["id"] for node in kernel.get("nodes", []))
+    return _components(nodes, ((e["from"], e["to"], e["label"]) for e in kernel.get("edges", [])))
+
+
+def _components(nodes: Iterable[int], edges: Iterable[tuple[int, int, str]]) -> list[list[int]]:
+    """Connected components (union-find) over the non-cold edges, the Cold Miss node left out; an edge's ends are
+    nodes even when `nodes` lacks them (as networkx's add_edge makes them). Each sorted, ordered by first node."""
     parent: dict[int, int] = {}
 
     def root(x: int) -> int:
@@ -77,15 +78,14 @@ def kernel_closed_subgraphs(kernel: dict[str, Any]) -> list[list[int]]:
             x = parent[x]
         return x
 
-    for node in kernel.get("nodes", []):
-        if node["id"] != COLD_NODE:
-            parent.setdefault(node["id"], node["id"])
-    for edge in kernel.get("edges", []):
-        a, b = edge["from"], edge["to"]
-        for end in (a, b):  # an edge's ends are nodes of the graph even when not listed (build_graph's add_edge)
+    for v in nodes:
+        if v != COLD_NODE:
+            parent.setdefault(v, v)
+    for a, b, label in edges:
+        for end in (a, b):
             if end != COLD_NODE:
                 parent.setdefault(end, end)
-        if edge["label"] != "cold" and COLD_NODE not in (a, b):
+        if label != "cold" and COLD_NODE not in (a, b):
             ra, rb = root(a), root(b)
             if ra != rb:
                 parent[ra] = rb

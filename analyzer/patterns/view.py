@@ -161,10 +161,11 @@ class KernelView:
             self.edges.append(
                 Edge(src, dst, label, float(entry.get("bytes") or 0), float(entry.get("accesses") or 0), entry)
             )
-        # W_out(v, l) for every node and label in one pass over the edges (graph.w_out does one node at a time)
-        for edge in self.edges:
-            if edge.src != graph.COLD_NODE:
-                self.nodes[edge.src].w_out[edge.label] += edge.bytes
+        # W_out(v, l) for every node and label, summed once (graph.weights_by_node); reuse_intensity reads it too
+        self.weights = graph.weights_by_node(kernel["edges"])
+        for src, by_label in self.weights.items():
+            if src != graph.COLD_NODE:
+                self.nodes[src].w_out.update((label, float(b)) for label, b in by_label.items())
         # A canonical order independent of how the engine listed nodes and edges (stability across runs).
         self.edges.sort(key=lambda e: (self.nodes[e.src].key, self._key_of(e.dst), e.label))
         for edge in self.edges:
@@ -190,11 +191,6 @@ class KernelView:
     def is_memory(self, node_id: int) -> bool:
         node = self.nodes.get(node_id)
         return node is not None and node.space is not None and node_id != 0
-
-    @functools.cached_property
-    def weights(self) -> dict[int, dict[str, int]]:
-        """W_out(v, l) as the engine's integers (graph.weights_by_node), for reuse_intensity."""
-        return graph.weights_by_node(self.raw["edges"])
 
     @functools.cached_property
     def _subgraphs(self) -> list[list[Node]]:
