@@ -16,7 +16,7 @@ from tests.native_build import COMPILER, NO_COMPILER, REPO, SANITIZER_ENV, build
 def test_parallel_copy_copies_every_byte(tmp_path, sanitizer):
     exe = build(
         tmp_path / "parallel_copy_test",
-        [REPO / "tests/collector/native/parallel_copy_test.cpp"],
+        [REPO / "tests/collector/native/parallel_copy_test.cpp", REPO / "collector/native/src/support.cpp"],
         [REPO / "collector/native/src", REPO / "analyzer/engine/include"],
         sanitizer,
     )

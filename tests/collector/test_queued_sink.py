@@ -16,7 +16,11 @@ def test_queued_sink_orders_copies_bounds_and_reports(tmp_path, sanitizer):
     """The queue and its parallel copy are concurrent code: also run under ThreadSanitizer and ASan/UBSan."""
     exe = build(
         tmp_path / "queued_sink_test",
-        [REPO / "tests/collector/native/queued_sink_test.cpp", REPO / "collector/native/src/queued_sink.cpp"],
+        [
+            REPO / "tests/collector/native/queued_sink_test.cpp",
+            REPO / "collector/native/src/queued_sink.cpp",
+            REPO / "collector/native/src/support.cpp",  # name_this_thread
+        ],
         [REPO / "collector/native/src", REPO / "analyzer/engine/include"],
         sanitizer,
     )

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <exception>
 #include <functional>
 #include <mutex>
@@ -21,6 +22,7 @@
 #include <immintrin.h>
 #endif
 #ifdef __linux__
+#include <pthread.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -51,9 +53,21 @@ class WorkerPool {
   explicit WorkerPool(unsigned n, int nice = 0) : n_(n ? n : 1) {
     for (unsigned w = 1; w < n_; ++w)
       threads_.emplace_back([this, w, nice] {
+        name_this_thread(w);
         lower_priority(nice);
         loop(w);
       });
+  }
+  // rl-engine-W in top -H, perf and /proc/PID/task/TID/comm (benchmarks/thread_times.py); worker 0 is the caller's
+  // thread, which its owner names (the collector's engine queue: rl-engine-0).
+  static void name_this_thread(unsigned w) {
+#ifdef __linux__
+    char name[16];
+    std::snprintf(name, sizeof name, "rl-engine-%u", w);
+    pthread_setname_np(pthread_self(), name);  // best effort
+#else
+    (void)w;
+#endif
   }
   static void lower_priority(int nice) {
 #ifdef __linux__

@@ -8,7 +8,10 @@
 namespace rlc {
 
 void Drainer::start() {
-  thread_ = std::thread([this] { loop(); });
+  thread_ = std::thread([this] {
+    name_this_thread("rl-drain");
+    loop();
+  });
 }
 
 DrainJob* Drainer::current() {

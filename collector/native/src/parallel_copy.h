@@ -8,12 +8,14 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 #include "reuselens/packed_records.h"
+#include "support.h"
 
 namespace rlc {
 
@@ -21,7 +23,14 @@ class ParallelCopy {
  public:
   // `threads` cores copy a large block: the caller and threads - 1 helpers (0 and 1 mean the caller alone).
   explicit ParallelCopy(unsigned threads) {
-    for (unsigned i = 1; i < threads; ++i) helpers_.emplace_back([this, i] { help(i); });
+    for (unsigned i = 1; i < threads; ++i) {
+      helpers_.emplace_back([this, i] {
+        char name[16];
+        std::snprintf(name, sizeof name, "rl-copy-%u", i);
+        name_this_thread(name);
+        help(i);
+      });
+    }
   }
   ~ParallelCopy() {
     {

@@ -15,6 +15,7 @@
 
 #include "parallel_copy.h"
 #include "sinks.h"
+#include "support.h"
 
 namespace rlc {
 namespace {
@@ -42,7 +43,10 @@ class QueuedSink : public RecordSink {
       madvise(p, arena_bytes_, MADV_HUGEPAGE);  // best effort: without THP, 4 KiB pages, still reused
 #endif
     }
-    worker_ = std::thread([this] { run(); });
+    worker_ = std::thread([this] {
+      name_this_thread("rl-engine-0");  // the engine's worker 0: it consumes the queue (WorkerPool names the rest)
+      run();
+    });
   }
   ~QueuedSink() override {
     stop();

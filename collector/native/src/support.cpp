@@ -1,6 +1,7 @@
 #include "support.h"
 
 #include <cxxabi.h>
+#include <pthread.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -42,5 +43,7 @@ std::string utc_now() {
   strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", &tmv);
   return b;
 }
+
+void name_this_thread(const char* name) { pthread_setname_np(pthread_self(), name); }
 
 }  // namespace rlc

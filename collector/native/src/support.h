@@ -12,4 +12,7 @@ std::string getenv_str(const char* name);  // "" when unset
 double values_approx_from_env();
 std::string demangle(const std::string& name);  // the name itself when it is not a mangled C++ name
 std::string utc_now();                          // ISO 8601, seconds
+// The calling thread's name (at most 15 characters: rl-drain, rl-copy-N, rl-engine-0) in top -H, perf and
+// /proc/PID/task/TID/comm, where benchmarks/thread_times.py tells the collector's threads apart. Best effort.
+void name_this_thread(const char* name);
 }  // namespace rlc
