@@ -1,0 +1,70 @@
+// A tool library that subscribes to the Sanitizer as the collector does and does nothing in its callbacks, so that
+// benchmarks/teardown.py's passive mode (--library this .so) can tell what the Sanitizer's subscription costs an
+// app by itself from what the collector's own callbacks cost (the `attach` mode: the collector subscribed, a
+// kernel filter no kernel matches).
+//
+// RL_PROBE_DOMAINS (plus-separated): which of the collector's subscriptions to take (tool.cpp, launch_api.cpp):
+// resource, launch, memcpy, memset (callback domains), api (the eight launch API callbacks), all (every one);
+// "none" subscribes with nothing enabled; unset: no subscription at all (the library loaded, as passive).
+//
+//   bash benchmarks/subscribe_probe/build.sh OUT_DIR   # prints the library's path
+#include <sanitizer.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <string>
+
+namespace {
+
+bool wanted(const std::string& list, const char* name) {
+  const std::string padded = "+" + list + "+";
+  return list == "all" || padded.find(std::string("+") + name + "+") != std::string::npos;
+}
+
+void subscribe_as_asked() {
+  const char* env = std::getenv("RL_PROBE_DOMAINS");
+  if (env == nullptr) return;
+  const std::string list(env);
+  Sanitizer_SubscriberHandle sub = nullptr;
+  if (sanitizerSubscribe(&sub, [](void*, Sanitizer_CallbackDomain, Sanitizer_CallbackId, const void*) {}, nullptr) !=
+      SANITIZER_SUCCESS)
+    return;
+  const struct {
+    const char* name;
+    Sanitizer_CallbackDomain domain;
+  } domains[] = {{"resource", SANITIZER_CB_DOMAIN_RESOURCE},
+                 {"launch", SANITIZER_CB_DOMAIN_LAUNCH},
+                 {"memcpy", SANITIZER_CB_DOMAIN_MEMCPY},
+                 {"memset", SANITIZER_CB_DOMAIN_MEMSET}};
+  for (const auto& d : domains)
+    if (wanted(list, d.name)) sanitizerEnableDomain(1, sub, d.domain);
+  if (wanted(list, "api")) {
+    const struct {
+      Sanitizer_CallbackDomain domain;
+      uint32_t id;
+    } api[] = {
+        {SANITIZER_CB_DOMAIN_RUNTIME_API, SANITIZER_CBID_RUNTIME_API_cudaLaunchKernel},
+        {SANITIZER_CB_DOMAIN_RUNTIME_API, SANITIZER_CBID_RUNTIME_API_cudaLaunchKernel_ptsz},
+        {SANITIZER_CB_DOMAIN_RUNTIME_API, SANITIZER_CBID_RUNTIME_API_cudaLaunchKernelExC},
+        {SANITIZER_CB_DOMAIN_RUNTIME_API, SANITIZER_CBID_RUNTIME_API_cudaLaunchKernelExC_ptsz},
+        {SANITIZER_CB_DOMAIN_DRIVER_API, SANITIZER_CBID_DRIVER_API_cuLaunchKernel},
+        {SANITIZER_CB_DOMAIN_DRIVER_API, SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz},
+        {SANITIZER_CB_DOMAIN_DRIVER_API, SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx},
+        {SANITIZER_CB_DOMAIN_DRIVER_API, SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz},
+    };
+    for (const auto& c : api) sanitizerEnableCallback(1, sub, c.domain, (Sanitizer_CallbackId)c.id);
+  }
+}
+
+std::once_flag g_once;
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
+  std::call_once(g_once, subscribe_as_asked);
+  return 1;
+}
+
+namespace {
+__attribute__((constructor)) void probe_ctor() { InitializeInjection(); }
+}  // namespace
