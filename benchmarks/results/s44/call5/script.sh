@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Session 44, call 5: what the Sanitizer's subscription costs by itself, domain by domain (benchmarks/subscribe_probe
+# through teardown.py's passive mode), beside the collector attached with nothing to instrument. Calls 3 and 4 could
+# not build the probe: its script looked for the Sanitizer only in the wheel, while the GPU machine's build of the
+# collector takes the CUDA toolkit's compute-sanitizer/.
+#   LIMIT=170 bash benchmarks/results/s44/call5/script.sh   (carry .whl and benchmarks/realapps/src)
+source benchmarks/device_call.sh
+LIMIT=${LIMIT:-170}
+REPO=$PWD
+left() { [ $(($(date +%s) - T0)) -lt $((LIMIT - $1)) ]; }
+stamp "clean install, the probe library, builds"
+clean=$(timeout 200 bash benchmarks/clean_install.sh /tmp/clean | tail -1) || { echo "clean install failed"; exit 1; }
+probe=$(bash benchmarks/subscribe_probe/build.sh /tmp/probe) || { echo "the probe did not build"; exit 1; }
+echo "probe: $probe"; ldd "$probe" | grep sanitizer
+timeout 150 python3 benchmarks/realapps.py --src benchmarks/realapps/src --out /tmp/rf --check-only --jobs 16 \
+  --apps cs_matrixMul,cs_transpose,shoc_sort,pb_lu > $OUT/build.txt 2>&1 || tail -5 $OUT/build.txt
+cd /tmp/rf/build || exit 1
+P=RL_PROBE_DOMAINS
+for app in cs_matrixMul shoc_sort cs_transpose pb_lu; do
+  left 30 || break
+  stamp "the subscription's parts: $app, 3 rounds"
+  timeout $((LIMIT - $(date +%s) + T0 - 5)) python3 $REPO/benchmarks/teardown.py --rounds 3 --reuselens $clean \
+    --timeout 30 --library "$probe" --json $OUT/probe_$app.json \
+    --modes "native,passive,passive:$P=none,passive:$P=resource,passive:$P=launch,passive:$P=memcpy+memset,passive:$P=api,passive:$P=all,attach" \
+    -- ./$app $(manifest_args $app) 2>&1 | tail -10
+done
+stamp done
