@@ -26,7 +26,8 @@ void subscribe_as_asked() {
   if (env == nullptr) return;
   const std::string list(env);
   Sanitizer_SubscriberHandle sub = nullptr;
-  if (sanitizerSubscribe(&sub, [](void*, Sanitizer_CallbackDomain, Sanitizer_CallbackId, const void*) {}, nullptr) !=
+  if (sanitizerSubscribe(
+          &sub, [](void*, Sanitizer_CallbackDomain, Sanitizer_CallbackId, const void*) {}, nullptr) !=
       SANITIZER_SUCCESS)
     return;
   const struct {

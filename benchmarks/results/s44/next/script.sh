@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Session 44, call 5: what the Sanitizer's subscription costs by itself, domain by domain (benchmarks/subscribe_probe
-# through teardown.py's passive mode), beside the collector attached with nothing to instrument. Calls 3 and 4 could
-# not build the probe: its script looked for the Sanitizer only in the wheel, while the GPU machine's build of the
-# collector takes the CUDA toolkit's compute-sanitizer/.
-#   LIMIT=170 bash benchmarks/results/s44/call5/script.sh   (carry .whl and benchmarks/realapps/src)
+# For session 45 (session 44's call 5, which got no machine): what the Sanitizer's subscription costs by itself,
+# domain by domain (benchmarks/subscribe_probe through teardown.py's passive mode), beside the collector attached
+# with nothing to instrument. Session 44's calls 3 and 4 could not build the probe: its script looked for the
+# Sanitizer only in the wheel, while the GPU machine's build of the collector takes the CUDA toolkit's
+# compute-sanitizer/ (the script now looks there too; checked on the development machine with a toolkit-like
+# folder, not yet on the GPU machine).
+#   LIMIT=170 bash benchmarks/results/s44/next/script.sh   (carry .whl and benchmarks/realapps/src)
 source benchmarks/device_call.sh
 LIMIT=${LIMIT:-170}
 REPO=$PWD
