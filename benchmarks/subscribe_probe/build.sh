@@ -43,6 +43,7 @@ for c in ${toolkit:+$toolkit/include} ${CUDA_HOME:+$CUDA_HOME/include} \
 done
 [ -n "$cuda_include" ] || { echo "build.sh: no cuda.h found (set CUDA_HOME)" >&2; exit 1; }
 mkdir -p "$out"
-g++ -O2 -std=c++17 -shared -fPIC -o "$out/libprobe_tool.so" "$(dirname "$0")/probe_tool.cpp" \
-  -I"$include" -I"$cuda_include" -L"$libdir" -lsanitizer-public -Wl,-rpath,"$libdir"
+here=$(dirname "$0")
+g++ -O2 -std=c++17 -shared -fPIC -o "$out/libprobe_tool.so" "$here/probe_tool.cpp" \
+  "$here/../../collector/native/src/launch_api.cpp" -I"$here/../../collector/native/src" -I"$include" -I"$cuda_include" -L"$libdir" -lsanitizer-public -Wl,-rpath,"$libdir"
 echo "$out/libprobe_tool.so"

@@ -13,6 +13,9 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <vector>
+
+#include "launch_api.h"  // the collector's own list of launch API callbacks (collector/native/src)
 
 namespace {
 
@@ -40,20 +43,8 @@ void subscribe_as_asked() {
   for (const auto& d : domains)
     if (wanted(list, d.name)) sanitizerEnableDomain(1, sub, d.domain);
   if (wanted(list, "api")) {
-    const struct {
-      Sanitizer_CallbackDomain domain;
-      uint32_t id;
-    } api[] = {
-        {SANITIZER_CB_DOMAIN_RUNTIME_API, SANITIZER_CBID_RUNTIME_API_cudaLaunchKernel},
-        {SANITIZER_CB_DOMAIN_RUNTIME_API, SANITIZER_CBID_RUNTIME_API_cudaLaunchKernel_ptsz},
-        {SANITIZER_CB_DOMAIN_RUNTIME_API, SANITIZER_CBID_RUNTIME_API_cudaLaunchKernelExC},
-        {SANITIZER_CB_DOMAIN_RUNTIME_API, SANITIZER_CBID_RUNTIME_API_cudaLaunchKernelExC_ptsz},
-        {SANITIZER_CB_DOMAIN_DRIVER_API, SANITIZER_CBID_DRIVER_API_cuLaunchKernel},
-        {SANITIZER_CB_DOMAIN_DRIVER_API, SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz},
-        {SANITIZER_CB_DOMAIN_DRIVER_API, SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx},
-        {SANITIZER_CB_DOMAIN_DRIVER_API, SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz},
-    };
-    for (const auto& c : api) sanitizerEnableCallback(1, sub, c.domain, (Sanitizer_CallbackId)c.id);
+    std::vector<std::string> errors;  // a probe: a callback that cannot be enabled is simply not measured
+    rlc::enable_launch_api_callbacks(sub, &errors);
   }
 }
 
