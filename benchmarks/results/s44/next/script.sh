@@ -5,9 +5,12 @@
 # Sanitizer only in the wheel, while the GPU machine's build of the collector takes the CUDA toolkit's
 # compute-sanitizer/ (the script now looks there too; checked on the development machine with a toolkit-like
 # folder, not yet on the GPU machine).
-#   LIMIT=170 bash benchmarks/results/s44/next/script.sh   (carry .whl and benchmarks/realapps/src)
+# Then, with time left, sortingNetworks' launcher phases under the full profile and under --no-analyze: its full
+# profile took 1.5-3.5 s longer than its collection in three calls (sessions 43-44), while what runs after the app's
+# exit measured 0.62 s (session 43, call 4).
+#   LIMIT=240 bash benchmarks/results/s44/next/script.sh   (carry .whl and benchmarks/realapps/src)
 source benchmarks/device_call.sh
-LIMIT=${LIMIT:-170}
+LIMIT=${LIMIT:-240}
 REPO=$PWD
 left() { [ $(($(date +%s) - T0)) -lt $((LIMIT - $1)) ]; }
 stamp "clean install, the probe library, builds"
@@ -15,7 +18,7 @@ clean=$(timeout 200 bash benchmarks/clean_install.sh /tmp/clean | tail -1) || { 
 probe=$(bash benchmarks/subscribe_probe/build.sh /tmp/probe) || { echo "the probe did not build"; exit 1; }
 echo "probe: $probe"; ldd "$probe" | grep sanitizer
 timeout 150 python3 benchmarks/realapps.py --src benchmarks/realapps/src --out /tmp/rf --check-only --jobs 16 \
-  --apps cs_matrixMul,cs_transpose,shoc_sort,pb_lu > $OUT/build.txt 2>&1 || tail -5 $OUT/build.txt
+  --apps cs_matrixMul,cs_transpose,shoc_sort,pb_lu,cs_sortingNetworks > $OUT/build.txt 2>&1 || tail -5 $OUT/build.txt
 cd /tmp/rf/build || exit 1
 P=RL_PROBE_DOMAINS
 for app in cs_matrixMul shoc_sort cs_transpose pb_lu; do
@@ -25,5 +28,11 @@ for app in cs_matrixMul shoc_sort cs_transpose pb_lu; do
     --timeout 30 --library "$probe" --json $OUT/probe_$app.json \
     --modes "native,passive,passive:$P=none,passive:$P=resource,passive:$P=launch,passive:$P=memcpy+memset,passive:$P=api,passive:$P=all,attach" \
     -- ./$app $(manifest_args $app) 2>&1 | tail -10
+done
+for mode in reuse no-analyze; do
+  left 45 || break
+  stamp "launcher phases: cs_sortingNetworks, --mode $mode, 1 round"
+  timeout $((LIMIT - $(date +%s) + T0 - 5)) python3 $REPO/benchmarks/launcher_phases.py --rounds 1 --mode $mode \
+    -- ./cs_sortingNetworks $(manifest_args cs_sortingNetworks) 2>&1 | tail -20
 done
 stamp done
