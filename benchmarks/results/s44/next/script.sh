@@ -6,7 +6,7 @@
 # compute-sanitizer/ (the script now looks there too; checked on the development machine with a toolkit-like
 # folder, not yet on the GPU machine).
 # Then, with time left, sortingNetworks' launcher phases under the full profile and under --no-analyze: its full
-# profile took 1.5-3.5 s longer than its collection in three calls (sessions 43-44), while what runs after the app's
+# profile took 0.8-3.5 s longer than its collection in three calls (sessions 43-44), while what runs after the app's
 # exit measured 0.62 s (session 43, call 4).
 #   LIMIT=240 bash benchmarks/results/s44/next/script.sh   (carry .whl and benchmarks/realapps/src)
 source benchmarks/device_call.sh
