@@ -43,6 +43,7 @@ def main() -> int:
                 REPO / "benchmarks/native/queue_drain.cpp",
                 REPO / "collector/native/src/queued_sink.cpp",
                 REPO / "collector/native/src/pc_ranges.cpp",
+                REPO / "collector/native/src/support.cpp",  # name_this_thread (the queue's threads are named)
             ],
             [REPO / "collector/native/src", REPO / "analyzer/engine/include", cuda],
         ) as exe:
