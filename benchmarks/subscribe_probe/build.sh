@@ -4,41 +4,48 @@
 # prints why on stderr and exits non-zero.
 set -euo pipefail
 out=${1:?usage: build.sh OUT_DIR}
-# The Sanitizer's headers and library where the collector's build looks for them: the wheel (any folder of the
-# namespace package nvidia), else REUSELENS_SANITIZER_ROOT, else the CUDA toolkit's compute-sanitizer/ (beside nvcc,
-# CUDA_HOME, /usr/local/cuda).
-nvcc=$(command -v nvcc || true)
-toolkit=${nvcc:+$(dirname "$(dirname "$(readlink -f "$nvcc")")")}
-include= libdir=
-wheel=$(python3 -c "
-import os
+# Looked for in collector/native/CMakeLists.txt's order. The Sanitizer's headers and library:
+# REUSELENS_SANITIZER_ROOT (here from the environment; the CMake option of that name), else the wheel (a folder of
+# the namespace package nvidia holding cu13/include/sanitizer.h), else compute-sanitizer/ of CUDA_HOME,
+# /usr/local/cuda or /usr/local/cuda-13.0 (the GPU machine's case: its Python has no Sanitizer wheel).
+wheel_dir() {  # the folder of the namespace package nvidia holding cu13/$1, or nothing
+  python3 -c "
+import os, sys
 try:
     import nvidia
 except ImportError:
     raise SystemExit
-for d in nvidia.__path__:
-    if os.path.exists(os.path.join(d, 'cu13', 'include', 'sanitizer.h')):
-        print(os.path.join(d, 'cu13')); break
-" 2>/dev/null || true)
-if [ -n "$wheel" ]; then
+print(next((os.path.join(d, 'cu13') for d in nvidia.__path__ if os.path.exists(os.path.join(d, 'cu13', sys.argv[1]))), ''))
+" "$1" 2>/dev/null || true
+}
+include= libdir=
+if [ -n "${REUSELENS_SANITIZER_ROOT:-}" ]; then
+  include=$REUSELENS_SANITIZER_ROOT/include libdir=$REUSELENS_SANITIZER_ROOT/lib
+  [ -f "$libdir/libsanitizer-public.so" ] || libdir=$REUSELENS_SANITIZER_ROOT
+elif wheel=$(wheel_dir include/sanitizer.h) && [ -n "$wheel" ]; then
   include=$wheel/include libdir=$wheel/lib
 else
-  for c in ${REUSELENS_SANITIZER_ROOT:-} ${toolkit:+$toolkit/compute-sanitizer} ${CUDA_HOME:+$CUDA_HOME/compute-sanitizer} \
-    /usr/local/cuda/compute-sanitizer /usr/local/cuda-13.0/compute-sanitizer; do
-    if [ -f "$c/include/sanitizer.h" ]; then
-      include=$c/include
-      libdir=$c
-      [ -f "$c/lib/libsanitizer-public.so" ] && libdir=$c/lib
+  for c in ${CUDA_HOME:-} /usr/local/cuda /usr/local/cuda-13.0; do
+    if [ -f "$c/compute-sanitizer/include/sanitizer.h" ]; then
+      include=$c/compute-sanitizer/include libdir=$c/compute-sanitizer
       break
     fi
   done
 fi
-[ -n "$include" ] || { echo "build.sh: no Sanitizer API found (pip install nvidia-cuda-sanitizer-api)" >&2; exit 1; }
-# cuda.h, which the Sanitizer's headers include: beside nvcc, as the collector's build looks first, else CUDA_HOME or
-# the usual folders.
+[ -n "$include" ] && [ -f "$libdir/libsanitizer-public.so" ] ||
+  { echo "build.sh: no Sanitizer API found (pip install nvidia-cuda-sanitizer-api, or set REUSELENS_SANITIZER_ROOT)" >&2; exit 1; }
+# cuda.h, which the Sanitizer's headers include: beside nvcc (CUDA_HOME's, CUDA_PATH's, /usr/local/cuda's, then
+# PATH's), then CUDA_HOME, /usr/local/cuda, /usr/local/cuda-13.0, then the runtime wheel's.
+nvcc=
+for c in ${CUDA_HOME:+$CUDA_HOME/bin/nvcc} ${CUDA_PATH:+$CUDA_PATH/bin/nvcc} /usr/local/cuda/bin/nvcc \
+  /usr/local/cuda-13.0/bin/nvcc; do
+  if [ -x "$c" ]; then nvcc=$c; break; fi
+done
+[ -n "$nvcc" ] || nvcc=$(command -v nvcc || true)
 cuda_include=
-for c in ${toolkit:+$toolkit/include} ${CUDA_HOME:+$CUDA_HOME/include} \
-  /usr/local/cuda/include /usr/local/cuda-13.0/include; do
+runtime_wheel=$(wheel_dir include/cuda.h)
+for c in ${nvcc:+$(dirname "$(readlink -f "$nvcc")")/../include} ${CUDA_HOME:+$CUDA_HOME/include} \
+  /usr/local/cuda/include /usr/local/cuda-13.0/include ${runtime_wheel:+$runtime_wheel/include}; do
   if [ -f "$c/cuda.h" ]; then cuda_include=$c; break; fi
 done
 [ -n "$cuda_include" ] || { echo "build.sh: no cuda.h found (set CUDA_HOME)" >&2; exit 1; }

@@ -10,6 +10,7 @@
 //   bash benchmarks/subscribe_probe/build.sh OUT_DIR   # prints the library's path
 #include <sanitizer.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <string>
@@ -29,10 +30,13 @@ void subscribe_as_asked() {
   if (env == nullptr) return;
   const std::string list(env);
   Sanitizer_SubscriberHandle sub = nullptr;
-  if (sanitizerSubscribe(
-          &sub, [](void*, Sanitizer_CallbackDomain, Sanitizer_CallbackId, const void*) {}, nullptr) !=
-      SANITIZER_SUCCESS)
+  // A failure is said on stderr: a probe that quietly subscribed to nothing would measure the bare app.
+  const SanitizerResult r =
+      sanitizerSubscribe(&sub, [](void*, Sanitizer_CallbackDomain, Sanitizer_CallbackId, const void*) {}, nullptr);
+  if (r != SANITIZER_SUCCESS) {
+    std::fprintf(stderr, "subscribe_probe: sanitizerSubscribe failed (%d)\n", (int)r);
     return;
+  }
   const struct {
     const char* name;
     Sanitizer_CallbackDomain domain;
@@ -40,12 +44,16 @@ void subscribe_as_asked() {
                  {"launch", SANITIZER_CB_DOMAIN_LAUNCH},
                  {"memcpy", SANITIZER_CB_DOMAIN_MEMCPY},
                  {"memset", SANITIZER_CB_DOMAIN_MEMSET}};
-  for (const auto& d : domains)
-    if (wanted(list, d.name)) sanitizerEnableDomain(1, sub, d.domain);
-  if (wanted(list, "api")) {
-    std::vector<std::string> errors;  // a probe: a callback that cannot be enabled is simply not measured
-    rlc::enable_launch_api_callbacks(sub, &errors);
+  for (const auto& d : domains) {
+    if (wanted(list, d.name) && sanitizerEnableDomain(1, sub, d.domain) != SANITIZER_SUCCESS)
+      std::fprintf(stderr, "subscribe_probe: sanitizerEnableDomain(%s) failed\n", d.name);
   }
+  if (wanted(list, "api")) {
+    std::vector<std::string> errors;
+    rlc::enable_launch_api_callbacks(sub, &errors);
+    for (const std::string& e : errors) std::fprintf(stderr, "subscribe_probe: %s\n", e.c_str());
+  }
+  std::fprintf(stderr, "subscribe_probe: subscribed (%s)\n", list.c_str());
 }
 
 std::once_flag g_once;

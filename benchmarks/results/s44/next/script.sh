@@ -21,6 +21,9 @@ timeout 150 python3 benchmarks/realapps.py --src benchmarks/realapps/src --out /
   --apps cs_matrixMul,cs_transpose,shoc_sort,pb_lu,cs_sortingNetworks > $OUT/build.txt 2>&1 || tail -5 $OUT/build.txt
 cd /tmp/rf/build || exit 1
 P=RL_PROBE_DOMAINS
+stamp "the probe, subscribed to all, in one matrixMul run: what it says"
+RL_PROBE_DOMAINS=all LD_PRELOAD=$probe CUDA_INJECTION64_PATH=$probe timeout 30 ./cs_matrixMul \
+  $(manifest_args cs_matrixMul) 2>&1 >/dev/null | grep subscribe_probe
 for app in cs_matrixMul shoc_sort cs_transpose pb_lu; do
   left 30 || break
   stamp "the subscription's parts: $app, 3 rounds"
