@@ -6,6 +6,7 @@ changes nothing, whatever it is asked to subscribe to (teardown.py's passive mod
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -111,7 +112,8 @@ def no_site_packages_python(tmp_path: Path) -> dict[str, str]:
     (shims / "python3").write_text(f'#!/bin/sh\nexec "{sys.executable}" -S "$@"\n')
     (shims / "python3").chmod(0o755)
     env = {k: v for k, v in os.environ.items() if k not in ("REUSELENS_SANITIZER_ROOT", "PYTHONPATH", "CUDA_HOME")}
-    env["PATH"] = f"{shims}{os.pathsep}/usr/bin{os.pathsep}/bin"
+    tools = os.pathsep.join(str(Path(shutil.which(t)).parent) for t in ("cmake", "c++") if shutil.which(t))
+    env["PATH"] = os.pathsep.join(p for p in (str(shims), tools, "/usr/bin", "/bin") if p)
     return env
 
 

@@ -1,0 +1,75 @@
+# Where the collector's build inputs are: the Sanitizer API (RL_SAN_INCLUDE, RL_SAN_LIBDIR, RL_SAN_FROM_WHEEL),
+# nvcc (RL_NVCC) and cuda.h (RL_CUDA_INCLUDE), each left empty when not found; the order is collector/native/
+# CMakeLists.txt's header. Included by that file and by benchmarks/subscribe_probe, whose probe tool library must be
+# built against the same Sanitizer as the collector.
+# ---- Python interpreter (wheel lookups) -------------------------------------------------------------
+if(NOT DEFINED Python_EXECUTABLE)
+  if(DEFINED SKBUILD AND DEFINED ENV{PYTHON_EXECUTABLE})
+    set(Python_EXECUTABLE $ENV{PYTHON_EXECUTABLE})
+  endif()
+endif()
+find_package(Python COMPONENTS Interpreter QUIET)
+
+function(rl_python_nvidia_dir out subdir marker)
+  set(${out} "" PARENT_SCOPE)
+  if(NOT Python_EXECUTABLE)
+    return()
+  endif()
+  execute_process(
+    COMMAND ${Python_EXECUTABLE} -c
+      "import os,sys\ntry:\n import nvidia\nexcept Exception:\n sys.exit(0)\nfor p in list(nvidia.__path__):\n d=os.path.join(p,'${subdir}')\n if os.path.exists(os.path.join(d,'${marker}')):\n  print(d); break"
+    OUTPUT_VARIABLE _dir OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  set(${out} "${_dir}" PARENT_SCOPE)
+endfunction()
+
+# ---- Sanitizer API -----------------------------------------------------------------------------------
+set(REUSELENS_SANITIZER_ROOT "" CACHE PATH "directory holding the Sanitizer API include/ and lib/")
+set(RL_SAN_INCLUDE "")
+set(RL_SAN_LIBDIR "")
+if(REUSELENS_SANITIZER_ROOT)
+  set(RL_SAN_INCLUDE ${REUSELENS_SANITIZER_ROOT}/include)
+  set(RL_SAN_LIBDIR ${REUSELENS_SANITIZER_ROOT}/lib)
+  if(NOT EXISTS ${RL_SAN_LIBDIR}/libsanitizer-public.so AND EXISTS ${REUSELENS_SANITIZER_ROOT}/libsanitizer-public.so)
+    set(RL_SAN_LIBDIR ${REUSELENS_SANITIZER_ROOT})
+  endif()
+else()
+  rl_python_nvidia_dir(_wheel "cu13" "include/sanitizer.h")
+  if(_wheel)
+    set(RL_SAN_INCLUDE ${_wheel}/include)
+    set(RL_SAN_LIBDIR ${_wheel}/lib)
+    set(RL_SAN_FROM_WHEEL ON)
+  else()
+    foreach(_c $ENV{CUDA_HOME} /usr/local/cuda /usr/local/cuda-13.0)
+      if(_c AND EXISTS ${_c}/compute-sanitizer/include/sanitizer.h)
+        set(RL_SAN_INCLUDE ${_c}/compute-sanitizer/include)
+        set(RL_SAN_LIBDIR ${_c}/compute-sanitizer)
+        break()
+      endif()
+    endforeach()
+  endif()
+endif()
+
+# ---- nvcc and cuda.h ---------------------------------------------------------------------------------
+rl_python_nvidia_dir(_nvcc_wheel "cuda_nvcc" "bin/nvcc")
+if(NOT _nvcc_wheel)
+  rl_python_nvidia_dir(_nvcc_wheel "cu13" "bin/nvcc")
+endif()
+find_program(RL_NVCC nvcc
+  HINTS $ENV{CUDA_HOME}/bin $ENV{CUDA_PATH}/bin /usr/local/cuda/bin /usr/local/cuda-13.0/bin ${_nvcc_wheel}/bin)
+set(RL_CUDA_INCLUDE "")
+set(_cuda_h_candidates $ENV{CUDA_HOME}/include /usr/local/cuda/include /usr/local/cuda-13.0/include)
+if(RL_NVCC)
+  get_filename_component(_nvcc_real ${RL_NVCC} REALPATH)
+  get_filename_component(_nvcc_bin ${_nvcc_real} DIRECTORY)
+  list(PREPEND _cuda_h_candidates ${_nvcc_bin}/../include)
+endif()
+rl_python_nvidia_dir(_rt_wheel "cu13" "include/cuda.h")
+if(_rt_wheel)
+  list(APPEND _cuda_h_candidates ${_rt_wheel}/include)
+endif()
+foreach(_c ${_cuda_h_candidates})
+  if(_c AND EXISTS ${_c}/cuda.h)
+    get_filename_component(RL_CUDA_INCLUDE ${_c} REALPATH)
+    break()
+  endif()
+endforeach()
