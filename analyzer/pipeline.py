@@ -212,6 +212,9 @@ def build_report(
         raise ReuseLensError(f"{run.path}: the engine produced no kernel list")
     _attach_names(run, result, from_online=from_online)
     notes: list[str] = list(result.get("notes", []))
+    graph_note = graph_nodes_note(run.manifest)
+    if graph_note:
+        notes.append(graph_note)
     for kernel in kernels:
         annotate_kernel(kernel)
     _attach_sources(run, kernels, prefix_map or {}, notes, progress)
@@ -230,6 +233,22 @@ OBJECT_LEVEL_NOTE = (
     "there is no reuse analysis; the memory findings are on the allocation lines (`reuselens memory {run}`), and "
     "a profile without --object-level has both"
 )
+
+
+def graph_nodes_note(manifest: dict[str, Any]) -> str | None:
+    """The note of a run whose app launched kernels through CUDA graphs: the collector lists their kernel nodes as
+    launches but does not instrument them (docs/collector.md, "CUDA graphs"), so their accesses are not in the
+    report."""
+    nodes = [x for x in manifest.get("launches") or () if isinstance(x, dict) and x.get("graph_node")]
+    skipped = sum(1 for x in nodes if not x.get("instrumented"))
+    if not skipped:
+        return None
+    kernels = len({x.get("kernel") for x in nodes if not x.get("instrumented")})
+    return (
+        f"{skipped} kernel launch(es) of {kernels} kernel(s) ran inside CUDA graphs and were not analysed: the "
+        "collector does not record kernels launched through graphs yet; launch them directly (without stream "
+        "capture or cudaGraphLaunch) to analyse them"
+    )
 
 
 def is_object_level(run: RunDirectory) -> bool:

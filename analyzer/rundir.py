@@ -77,6 +77,7 @@ RUN_SCHEMA = Obj(
                     "dynamic_shared_bytes": Maybe(Int(0, U32 - 1)),
                     "stream": Maybe(COUNT),
                     "instrumented": Bool(),
+                    "graph_node": Bool(),
                     "records": Maybe(COUNT),
                     "trace": Maybe(PathText(relative=True)),
                     "status": TEXT,

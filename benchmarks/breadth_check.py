@@ -4,8 +4,8 @@
 benchmarks/realapps.py runs each app of a manifest natively and under the profiler (`--modes native,full`) and keeps
 the last round's run directories and logs; this script reads them back and prints, per app, everything a user
 would call a defect: the app failing or exiting differently under the profiler, its own verdict lines (PASSED,
-Test failed, Result = ...) differing from the native run's, a run marked partial, errors the launcher recorded in
-run.json, error and warning lines of collector.log, no report, findings that sit on no source line
+Test failed, Result = ...) differing from the native run's, a run marked partial or with no kernel launch (every
+app of the set launches kernels), errors the launcher recorded in run.json, error and warning lines of collector.log, no report, findings that sit on no source line
 (benchmarks/answer_key.py's rule), and the run's cost against native. Timing lines differ from run to run and are
 not compared.
 
@@ -110,6 +110,8 @@ def check_app(out: Path, row: dict, steps: dict) -> dict:
     facts["status"] = run.get("status")
     if run.get("status") != "complete":
         defects.append(f"run {run.get('status')}: {run.get('partial_reason')}")
+    if not run.get("launches") and full.get("rc") == 0:  # every app of the set launches kernels
+        defects.append("no kernel launch seen")
     for error in run.get("errors") or []:
         defects.append(f"run.json error: {str(error)[:160]}")
     log = run_dir / "collector.log"

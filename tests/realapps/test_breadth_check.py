@@ -28,6 +28,7 @@ def make_app(
     status: str = "complete",
     collector: str = "",
     nodes=(PLACED,),
+    no_launch: bool = False,
     pcs=(1,),
 ) -> tuple[dict, dict]:
     runs = out / "runs" / "r0"
@@ -36,7 +37,14 @@ def make_app(
     (runs / f"{name}-native.log").write_text(native_log)
     (runs / f"{name}-full.log").write_text(full_log)
     (run_dir / "run.json").write_text(
-        json.dumps({"status": status, "partial_reason": "killed" if status != "complete" else None, "errors": []})
+        json.dumps(
+            {
+                "status": status,
+                "partial_reason": "killed" if status != "complete" else None,
+                "errors": [],
+                "launches": [] if no_launch else [{"kernel": "k"}],
+            }
+        )
     )
     (run_dir / "collector.log").write_text(
         collector or "[    0.1] reuselens collector 0.1.0\n[    0.5] exit: 3 launches\n"
@@ -83,6 +91,7 @@ def test_each_defect_is_named(tmp_path, capsys):
             collector="[    0.3] error: kernel k (sanitizerStreamSynchronize) failed\n",
         ),
         make_app(tmp_path, "unplaced", native_log="ok\n", full_log="ok\n", nodes=(UNPLACED,), pcs=(2,)),
+        make_app(tmp_path, "nolaunch", native_log="ok\n", full_log="ok\n", no_launch=True),
     ]
     write_result(tmp_path, apps, failed_builds=["nobuild"])
     assert breadth_check.main([str(tmp_path), "--json", str(tmp_path / "b.json")]) == 1
@@ -92,8 +101,9 @@ def test_each_defect_is_named(tmp_path, capsys):
     assert "run partial: killed" in defects["partial"]
     assert "collector.log: [    0.3] error: kernel k" in defects["collector"]
     assert "1 of 1 findings on no source line" in defects["unplaced"]
+    assert "no kernel launch seen" in defects["nolaunch"]
     assert "not run: build failed" in defects["nobuild"]
-    assert "6 apps, 6 with defects" in capsys.readouterr().out
+    assert "7 apps, 7 with defects" in capsys.readouterr().out
 
 
 def test_unreadable_folder_is_an_error(tmp_path, capsys):

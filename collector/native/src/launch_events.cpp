@@ -9,24 +9,29 @@
 
 namespace rlc {
 
-void Tool::on_launch_begin(const Sanitizer_LaunchData* ld) {
+void Tool::on_launch_begin(const Sanitizer_LaunchData* ld, LaunchKind kind) {
   std::unique_lock<std::recursive_mutex> g(mu_);
   if (!claim()) return;
   const double began = now_s();
   uint64_t id = run_.launch_count++;
+  run_.graph_kernel_nodes += kind == LaunchKind::kGraphNode;
   add_memory_operation({MemoryOperation::kKernel, 0, reinterpret_cast<uint64_t>(ld->stream), id});
   auto mit = modules_.find(ld->module);
   ModuleEntry* me = mit != modules_.end() ? &mit->second : nullptr;
   std::string mangled = ld->functionName ? ld->functionName : "";
   ContextState* cs = ready_context(ld->context);
-  bool select = should_instrument(ld, id, mangled, me, cs);
+  // A graph's kernel nodes are not offered to the filter: a launch range counts the launches it could take.
+  bool select = kind == LaunchKind::kKernel && should_instrument(ld, id, mangled, me, cs);
   if (select && cfg_.object_level) finish_object_launch(g);  // one at a time; its LAUNCH_END was not seen
   if (select && !cfg_.object_level) {
     wait_for_previous_launch(id, g);
     settle_ended_launch(false);  // the one before, if the drain thread is done with it
   }
   uint32_t fid = me != nullptr ? launched_function_id(ld, mangled, *me) : UINT32_MAX;
-  if (run_.launches.size() < kMaxLaunchEntries || select) record_launch(ld, id, fid, mangled, me, select);
+  if (run_.launches.size() < kMaxLaunchEntries || select) {
+    record_launch(ld, id, fid, mangled, me, select);
+    run_.launches.back().graph_node = kind != LaunchKind::kKernel;
+  }
   if (me == nullptr || !me->patched) {
     maybe_write_run_json();
     return;

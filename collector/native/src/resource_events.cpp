@@ -38,7 +38,61 @@ void Tool::callback(Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, 
       on_launch_begin(ld);
     else if (cbid == SANITIZER_CBID_LAUNCH_END)
       on_launch_end(ld);
+    return;
   }
+  if (domain == SANITIZER_CB_DOMAIN_GRAPHS) {
+    if (cbid == SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN || cbid == SANITIZER_CBID_GRAPHS_NODE_LAUNCH_END)
+      on_graph_node(cbid, data);
+    else
+      on_graph_exec(cbid, data);
+  }
+}
+
+// CUDA graphs (docs/collector.md, "CUDA graphs"). Their nodes come through the graphs domain, not the launch,
+// memcpy and memset ones: a kernel node is a launch like any other in run.json (its launch data has the same
+// fields), marked as a graph node, and never instrumented. On the GPU machine (session 45, calls 4 and 5) all of a
+// graph launch's node callbacks came before any of its kernels ran, the kernels then ran back to back with no
+// callback between them, and the callback data the last node callback set served every kernel node of the launch:
+// the device state, which holds one instrumented launch at a time, would mix the nodes' records. So every node is
+// set to the disabled state (its callbacks return at once), and the report says how many graph launches were left
+// out. Before, the collector saw no graph launch at all (cuda-samples simpleCudaGraphs: a run with no launch).
+// Nodes of a graph upload (cudaGraphUpload) run nothing.
+void Tool::on_graph_node(Sanitizer_CallbackId cbid, const void* data) {
+  auto* nd = static_cast<const Sanitizer_GraphNodeLaunchData*>(data);
+  if (nd->isGraphUpload || cbid != SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN) return;
+  switch (nd->nodeType) {
+    case CU_GRAPH_NODE_TYPE_KERNEL:
+      on_launch_begin(&nd->launchData, LaunchKind::kGraphNode);
+      return;
+    case CU_GRAPH_NODE_TYPE_MEMCPY:
+      on_memcpy(&nd->memcpyData);
+      return;
+    case CU_GRAPH_NODE_TYPE_MEMSET:
+      on_memset(&nd->memsetData);
+      return;
+    default:
+      return;
+  }
+}
+
+// A graph launch is counted (run.json's collector.graph_launches). An executable graph being made: its kernels must
+// run patched code from their first launch or never, since a module patched after a graph that runs its kernels
+// was instantiated left those kernels on an illegal instruction (session 45, call 4), so every module loaded so
+// far is patched now, whatever the lazy patching would have waited for.
+void Tool::on_graph_exec(Sanitizer_CallbackId cbid, const void* data) {
+  std::unique_lock<std::recursive_mutex> g(mu_);
+  if (!enabled_ || diag_.fault) return;
+  if (cbid == SANITIZER_CBID_GRAPHS_LAUNCH_BEGIN) {
+    run_.graph_launches += !static_cast<const Sanitizer_GraphLaunchData*>(data)->isGraphUpload;
+    return;
+  }
+  if (cbid != SANITIZER_CBID_GRAPHS_GRAPHEXEC_CREATING) return;
+  size_t patched = 0;
+  for (auto& [mod, me] : modules_) {
+    if (me.patched || me.patch_failed || ready_context(me.ctx) == nullptr) continue;
+    patched += patch_module(mod, me);
+  }
+  if (patched) diag_.log("graph instantiated: %zu modules patched ahead of its launches", patched);
 }
 
 void Tool::log_callback(Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void* data) {

@@ -53,6 +53,8 @@ std::string collector_member(const Config& c, const RunState& run, bool final_wr
          ", \"online_analysis\": " + (run.engine ? "true" : "false") +
          ", \"launches_seen\": " + std::to_string(run.launch_count) +
          ", \"launches_instrumented\": " + std::to_string(run.instrumented) +
+         ", \"graph_launches\": " + std::to_string(run.graph_launches) +
+         ", \"graph_kernel_nodes\": " + std::to_string(run.graph_kernel_nodes) +
          ", \"records\": " + std::to_string(run.records_total) +
          ", \"unresolved_pc_records\": " + std::to_string(run.unresolved_total) + ", \"startup_seconds\": null},\n";
 }
@@ -100,7 +102,8 @@ std::string launch_json(const LaunchEntry& l) {
          ", \"shared_bytes\": " + (l.instrumented && l.smem ? std::to_string(l.smem) : std::string("null")) +
          ", \"static_shared_bytes\": " + json_u64_or_null(l.has_static_smem, l.static_smem) +
          ", \"stream\": " + std::to_string(l.stream) + ", \"instrumented\": " + (l.instrumented ? "true" : "false") +
-         ", \"records\": " + std::to_string(l.records) + ", \"flushes\": " + std::to_string(l.flushes) +
+         (l.graph_node ? ", \"graph_node\": true" : "") + ", \"records\": " + std::to_string(l.records) +
+         ", \"flushes\": " + std::to_string(l.flushes) +
          ", \"trace\": " + (l.has_trace ? json_str("traces/" + std::to_string(l.id) + ".rltrace") : "null") +
          ", \"status\": \"" + l.status + "\"" +
          (l.instrumented && l.status != "incomplete" ? ", \"seconds\": " + std::to_string(l.seconds) : "") + "}";

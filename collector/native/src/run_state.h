@@ -91,6 +91,7 @@ struct LaunchEntry {
   uint64_t static_smem = 0;
   double seconds = 0;
   uint64_t flushes = 0;
+  bool graph_node = false;  // a kernel node of a CUDA graph launch (on_graph_node)
 };
 
 struct AllocEntry {
@@ -105,6 +106,7 @@ struct AllocEntry {
 // The run as run.json describes it (besides the configuration and the diagnostics).
 struct RunState {
   std::string gpu_name, gpu_arch, driver;
+  uint64_t graph_launches = 0, graph_kernel_nodes = 0;  // CUDA graph launches and their kernel nodes (on_graph_node)
   std::vector<std::pair<std::string, uint32_t>> module_list;  // sha, sm (run.json order)
   std::vector<FunctionEntry> functions;
   std::vector<LaunchEntry> launches;

@@ -59,6 +59,9 @@ const char* Tool::subscribe(SanitizerResult* r) {
     *r = sanitizerEnableDomain(1, sub_, d);
     if (*r != SANITIZER_SUCCESS) failed = "sanitizerEnableDomain";
   }
+  // CUDA graphs' nodes (on_graph_node). Not fatal when refused: the run goes on, and the launches it sees say
+  // what it saw.
+  if (!failed) graphs_enabled_ = sanitizerEnableDomain(1, sub_, SANITIZER_CB_DOMAIN_GRAPHS) == SANITIZER_SUCCESS;
   return failed;
 }
 
@@ -123,10 +126,11 @@ void Tool::log_start() {
   // The launcher sets SANITIZER_DISABLE_PARALLEL_LAUNCHES=1 (docs/collector.md, "Multi-stream applications");
   // without it an app with user streams can block forever in the first patching. Say which mode this run had.
   const std::string serial = getenv_str("SANITIZER_DISABLE_PARALLEL_LAUNCHES");
-  diag_.log("patching %s; Sanitizer parallel launches %s, CUDA_MODULE_LOADING=%s",
+  diag_.log("patching %s; Sanitizer parallel launches %s, CUDA_MODULE_LOADING=%s; CUDA graph nodes %s",
             cfg_.lazy_patch ? "at the first instrumented launch" : "at MODULE_LOADED",
             serial == "1" ? "disabled" : "enabled (multi-stream apps may hang)",
-            getenv_str("CUDA_MODULE_LOADING").empty() ? "(default)" : getenv_str("CUDA_MODULE_LOADING").c_str());
+            getenv_str("CUDA_MODULE_LOADING").empty() ? "(default)" : getenv_str("CUDA_MODULE_LOADING").c_str(),
+            graphs_enabled_ ? "seen" : "not seen (the Sanitizer refused its graphs domain)");
 }
 
 // Trace files when asked for, and the online analysis engine when the build has it.
@@ -207,6 +211,9 @@ void Tool::at_exit() {
               run_.launch_sync_s, run_.launch_drain_wait_s);
   diag_.log("exit: %llu launches, %llu instrumented, %llu records", (unsigned long long)run_.launch_count,
             (unsigned long long)run_.instrumented, (unsigned long long)run_.records_total);
+  if (run_.graph_launches)
+    diag_.log("exit: %llu CUDA graph launches, %llu kernel nodes launched (not instrumented)",
+              (unsigned long long)run_.graph_launches, (unsigned long long)run_.graph_kernel_nodes);
   write_run_json(true);
   diag_.close_log();
 }

@@ -63,8 +63,12 @@ class Tool {
   void rebuild_ranges();
 
   // launch_events.cpp: LAUNCH_BEGIN / LAUNCH_END
-  void on_launch_begin(const Sanitizer_LaunchData* ld);
+  // How a launch came: a kernel launch, or a kernel node of a CUDA graph launch (on_graph_node: never instrumented).
+  enum class LaunchKind { kKernel, kGraphNode };
+  void on_launch_begin(const Sanitizer_LaunchData* ld, LaunchKind kind = LaunchKind::kKernel);
   void on_launch_end(const Sanitizer_LaunchData* ld);
+  void on_graph_node(Sanitizer_CallbackId cbid, const void* data);
+  void on_graph_exec(Sanitizer_CallbackId cbid, const void* data);
   ContextState* ready_context(CUcontext ctx);
   bool should_instrument(const Sanitizer_LaunchData* ld, uint64_t id, const std::string& mangled, ModuleEntry* me,
                          ContextState* cs);
@@ -119,6 +123,7 @@ class Tool {
   Drainer drainer_;
   DrainJob* ended_ = nullptr;  // the launch whose kernel ended last, until settled (settle_ended_launch)
   bool exited_ = false;
+  bool graphs_enabled_ = false;  // the graphs domain is on: CUDA graph nodes are seen (on_graph_node)
 
   // Object-level mode: the launch in flight, every finished launch's touches, and a count of allocation events
   // (the object table is uploaded again when it changed).
