@@ -198,8 +198,10 @@ def build_report(
     progress = progress or _no_progress
     run = open_run(run_dir)
     effective = {**DEFAULT_SETTINGS, **(settings or {})}
+    graph_note = graph_nodes_note(run.manifest)
     if is_object_level(run):
-        report = _report_document(run, effective, [OBJECT_LEVEL_NOTE.format(run=run.path)], [], [])
+        notes = [OBJECT_LEVEL_NOTE.format(run=run.path), *([graph_note] if graph_note else [])]
+        report = _report_document(run, effective, notes, [], [])
         if write:
             save(report, run.report_path)
         return report
@@ -212,7 +214,6 @@ def build_report(
         raise ReuseLensError(f"{run.path}: the engine produced no kernel list")
     _attach_names(run, result, from_online=from_online)
     notes: list[str] = list(result.get("notes", []))
-    graph_note = graph_nodes_note(run.manifest)
     if graph_note:
         notes.append(graph_note)
     for kernel in kernels:
@@ -238,16 +239,20 @@ OBJECT_LEVEL_NOTE = (
 def graph_nodes_note(manifest: dict[str, Any]) -> str | None:
     """The note of a run whose app launched kernels through CUDA graphs: the collector lists their kernel nodes as
     launches but does not instrument them (docs/collector.md, "CUDA graphs"), so their accesses are not in the
-    report."""
+    report. The count is run.json's collector.graph_kernel_nodes where the collector wrote it (its launch list stops
+    listing launches that were not instrumented at 100,000), else the listed graph nodes."""
     nodes = [x for x in manifest.get("launches") or () if isinstance(x, dict) and x.get("graph_node")]
-    skipped = sum(1 for x in nodes if not x.get("instrumented"))
+    counted = (manifest.get("collector") or {}).get("graph_kernel_nodes")
+    skipped = (
+        counted if isinstance(counted, int) and counted > 0 else sum(1 for x in nodes if not x.get("instrumented"))
+    )
     if not skipped:
         return None
     kernels = len({x.get("kernel") for x in nodes if not x.get("instrumented")})
     return (
-        f"{skipped} kernel launch(es) of {kernels} kernel(s) ran inside CUDA graphs and were not analysed: the "
-        "collector does not record kernels launched through graphs yet; launch them directly (without stream "
-        "capture or cudaGraphLaunch) to analyse them"
+        f"{skipped} kernel launch(es){f' of {kernels} kernel(s)' if kernels else ''} ran inside CUDA graphs and "
+        "were not analysed: the collector does not record kernels launched through graphs yet; launch them "
+        "directly (without stream capture or cudaGraphLaunch) to analyse them"
     )
 
 

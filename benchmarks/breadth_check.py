@@ -3,11 +3,12 @@
 
 benchmarks/realapps.py runs each app of a manifest natively and under the profiler (`--modes native,full`) and keeps
 the last round's run directories and logs; this script reads them back and prints, per app, everything a user
-would call a defect: the app failing or exiting differently under the profiler, its own verdict lines (PASSED,
-Test failed, Result = ...) differing from the native run's, a run marked partial or with no kernel launch (every
-app of the set launches kernels), errors the launcher recorded in run.json, error and warning lines of collector.log, no report, findings that sit on no source line
-(benchmarks/answer_key.py's rule), and the run's cost against native. Timing lines differ from run to run and are
-not compared.
+would call a defect: the app failing natively (then it exercised nothing) or exiting differently under the
+profiler, its own verdict lines (PASSED, Test failed, Result = ..., GPU sum = ...) differing from the native run's,
+a run marked partial, with no kernel launch or none instrumented (every app of the set launches kernels; kernels
+launched only through CUDA graphs are not instrumented yet), errors the launcher recorded in run.json, error and
+warning lines of collector.log, no report, findings that sit on no source line (benchmarks/answer_key.py's rule),
+and the run's cost against native. Timing lines differ from run to run and are not compared.
 
     python3 benchmarks/realapps.py --manifest benchmarks/realapps/breadth.json --src benchmarks/realapps/breadth-src \
         --out OUT --modes native,full --rounds 1
@@ -29,16 +30,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from answer_key import finding_places  # noqa: E402
 
 # An app's own verdict on its results: the lines to compare between the native and the profiled run.
-VERDICT = re.compile(r"\b(pass(ed)?|fail(ed|ure)?|error|mismatch|incorrect|correct|verif\w*|valid\w*)\b", re.I)
+# (Checked on session 45's breadth logs: 23 of the 26 apps print such a line, and none of the launcher's own.)
+VERDICT = re.compile(
+    r"\b(pass(ed)?|fail(ed|ure)?|error|mismatch|incorrect|correct|verif\w*|valid\w*|succe\w*|ok|result|sum|misses)\b",
+    re.I,
+)
 # Figures that differ from run to run on the same input: times, rates, addresses; blanked before comparing.
 VOLATILE = re.compile(
     r"(\d+(\.\d+)?(e[-+]?\d+)?\s*(ms|msec|s|sec|seconds|us|usec|ns|GB/s|MB/s|GFlop/s|Gflops|GFLOPS|MOptions/s|"
     r"Mkeys/s|MElements/s|cycles|clocks)\b)|0x[0-9a-f]+|time[^,;]*",
     re.I,
 )
-# The launcher's own lines in the profiled run's log: its messages (skipped), and the start of what it prints after
-# the app's exit (the summary and findings table, whose wording must not count as the app's verdict).
-LAUNCHER_LINE = re.compile(r"^(reuselens|warning: |note: )")
+# The launcher's own lines in the profiled run's log: its messages while the app runs (skipped), and the start of
+# what it prints after the app's exit (the summary and findings table, whose wording must not count as the app's
+# verdict; its "warning:" and "note:" lines come there too, so an app's own lines of that shape still count).
+LAUNCHER_LINE = re.compile(r"^reuselens\b")
 LAUNCHER_END = re.compile(r"^(run written to |\d+ kernel configuration\(s\) analysed)")
 COLLECTOR_PROBLEM = re.compile(r"\] (error|warning)\b|incomplete|dropped|lost|overflow", re.I)
 
@@ -88,6 +94,8 @@ def check_app(out: Path, row: dict, steps: dict) -> dict:
     if "rc" not in native:
         defects.append(f"native run: {native.get('error', 'no result')}")
         return facts
+    if native["rc"] != 0:
+        defects.append(f"native run exits {native['rc']}: the app exercised nothing to compare")
     if "rc" not in full:
         defects.append(f"profile: {full.get('error', 'no result')}")
     elif full["rc"] != native["rc"]:
@@ -100,7 +108,7 @@ def check_app(out: Path, row: dict, steps: dict) -> dict:
         defects.append(f"the app's verdict differs: native {gone} vs profiled {new}")
     facts["verdict"] = native_verdict[:3]
     run_dir = out / "runs" / "r0" / f"{name}-full"
-    for candidate in sorted((out / "runs").glob(f"r*/{name}-full")):
+    for candidate in sorted((out / "runs").glob(f"r*/{name}-full"), key=lambda p: int(p.parent.name[1:] or 0)):
         run_dir = candidate  # the last round kept
     manifest = run_dir / "run.json"
     if not manifest.is_file():
@@ -112,6 +120,11 @@ def check_app(out: Path, row: dict, steps: dict) -> dict:
         defects.append(f"run {run.get('status')}: {run.get('partial_reason')}")
     if not run.get("launches") and full.get("rc") == 0:  # every app of the set launches kernels
         defects.append("no kernel launch seen")
+    elif full.get("rc") == 0 and not any(x.get("instrumented") for x in run.get("launches") or ()):
+        graphs = (run.get("collector") or {}).get("graph_kernel_nodes") or 0
+        defects.append(
+            "no launch instrumented" + (f" ({graphs} CUDA graph kernel nodes, not instrumented yet)" if graphs else "")
+        )
     for error in run.get("errors") or []:
         defects.append(f"run.json error: {str(error)[:160]}")
     log = run_dir / "collector.log"

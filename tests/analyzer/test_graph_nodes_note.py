@@ -3,6 +3,8 @@ docs/collector.md, "CUDA graphs")."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from reuselens.analyzer.pipeline import graph_nodes_note
 
 
@@ -24,3 +26,24 @@ def test_note_counts_the_graph_launches_and_kernels_left_out():
     manifest["launches"][2]["kernel"] = "other"
     note = graph_nodes_note(manifest)
     assert note is not None and note.startswith("2 kernel launch(es) of 2 kernel(s) ran inside CUDA graphs")
+
+
+def test_the_collectors_count_wins_over_a_truncated_launch_list():
+    manifest = {"collector": {"graph_kernel_nodes": 250000}, "launches": [launch(False, True)]}
+    assert graph_nodes_note(manifest).startswith("250000 kernel launch(es) of 1 kernel(s)")
+
+
+def test_an_object_level_report_carries_the_note_too(tmp_path):
+    import json
+    import shutil
+
+    from reuselens.analyzer.pipeline import build_report
+
+    run = tmp_path / "run"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "data" / "runs" / "app_abort", run)
+    manifest = json.loads((run / "run.json").read_text())
+    manifest["collector"]["collection"] = "objects"
+    manifest["collector"]["graph_kernel_nodes"] = 3
+    (run / "run.json").write_text(json.dumps(manifest))
+    notes = build_report(run, write=False)["notes"]
+    assert len(notes) == 2 and notes[1].startswith("3 kernel launch(es) ran inside CUDA graphs")

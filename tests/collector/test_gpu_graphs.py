@@ -1,8 +1,9 @@
 """Kernels launched through CUDA graphs (tests/gpu/graphs.cu) on a real GPU (docs/collector.md, "CUDA graphs"): each
 kernel node of each graph launch is a launch of its own in run.json, marked as a graph node and not instrumented; the
-app runs to the same results (no illegal instruction: modules are patched when a graph is instantiated), the direct
-launches around the graphs keep exactly their records, and the report says what was left out. Until session 45 the
-collector saw no graph launch at all, and a module patched after a graph's instantiation crashed its kernels."""
+app runs to the same results, the direct launches before and after a graph keep exactly their records (a graph
+instantiated before the first direct launch included: its module is patched at the instantiation, not at that
+launch, which left the graph's kernels on an illegal instruction), and the report says what was left out. Until
+session 45 the collector saw no graph launch at all."""
 
 from __future__ import annotations
 
@@ -76,3 +77,12 @@ def test_graph_only_app_runs_and_its_report_says_what_was_left_out(graphs, tmp_p
     assert report["kernels"] == []
     notes = [n for n in report["notes"] if "CUDA graphs" in n]
     assert notes == [notes[0]] and notes[0].startswith(f"{launches} kernel launch(es) of 2 kernel(s) ran inside")
+
+
+def test_direct_launches_around_a_graph_instantiated_first(graphs, tmp_path):
+    direct = [x["records"] for x in profiled(graphs, tmp_path / "direct", "direct")["launches"]]
+    manifest = profiled(graphs, tmp_path / "run", "interleaved")
+    launches = manifest["launches"]
+    assert [bool(x.get("graph_node")) for x in launches] == [False, False, True, True, False, False]
+    assert [x["records"] for x in launches if x["instrumented"]] == direct * 2
+    assert "graph instantiated: 1 modules patched" in (tmp_path / "run" / "collector.log").read_text()

@@ -1,8 +1,11 @@
-// Kernels launched through CUDA graphs as well as directly (tests/collector/test_gpu_graphs.py): the collector
-// must see each kernel node of each graph launch as a launch of its own, with the records a direct launch of the
-// same kernel writes.
-//   graphs [direct|capture|manual|all]   (default all: direct, then a captured graph launched twice, then a graph
-//                                          built node by node launched once)
+// Kernels launched through CUDA graphs as well as directly (tests/collector/test_gpu_graphs.py; docs/collector.md,
+// "CUDA graphs"): the collector lists each kernel node of each graph launch as a launch and does not instrument it;
+// the app's results must stay right and its direct launches keep their records.
+//   graphs [direct|capture|manual|interleaved|all]
+//     direct: the two kernels launched directly; capture: captured into a graph, launched twice; manual: a graph
+//     built node by node, launched once; interleaved: a graph instantiated before any direct launch, then a direct
+//     round, the graph, a direct round (a module patched at the first direct launch, after the graph's
+//     instantiation, would leave the graph's kernels on an illegal instruction); all: direct, capture, manual.
 // Prints "graphs: ok" when every result is right, else the first wrong element, exit status 1.
 #include <cstdio>
 #include <cstring>
@@ -79,6 +82,26 @@ int main(int argc, char** argv) {
       CHECK(cudaGraphLaunch(exec, s));
       CHECK(cudaStreamSynchronize(s));
       if (check(d_out, in, "captured graph")) return 1;
+    }
+    CHECK(cudaGraphExecDestroy(exec));
+    CHECK(cudaGraphDestroy(graph));
+  }
+  if (std::strcmp(mode, "interleaved") == 0) {
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    round_direct(d_in, d_out, s);
+    CHECK(cudaStreamEndCapture(s, &graph));
+    CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    for (int k = 0; k < 3; ++k) {  // direct, the graph, direct
+      CHECK(cudaMemsetAsync(d_out, 0, kN * sizeof(float), s));
+      if (k == 1) {
+        CHECK(cudaGraphLaunch(exec, s));
+      } else {
+        round_direct(d_in, d_out, s);
+      }
+      CHECK(cudaStreamSynchronize(s));
+      if (check(d_out, in, k == 1 ? "graph between direct launches" : "direct launches around a graph")) return 1;
     }
     CHECK(cudaGraphExecDestroy(exec));
     CHECK(cudaGraphDestroy(graph));

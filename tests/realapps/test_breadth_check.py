@@ -29,6 +29,7 @@ def make_app(
     collector: str = "",
     nodes=(PLACED,),
     no_launch: bool = False,
+    graph_only: bool = False,
     pcs=(1,),
 ) -> tuple[dict, dict]:
     runs = out / "runs" / "r0"
@@ -42,7 +43,8 @@ def make_app(
                 "status": status,
                 "partial_reason": "killed" if status != "complete" else None,
                 "errors": [],
-                "launches": [] if no_launch else [{"kernel": "k"}],
+                "launches": [] if no_launch else [{"kernel": "k", "instrumented": not graph_only}],
+                "collector": {"graph_kernel_nodes": 4 if graph_only else 0},
             }
         )
     )
@@ -70,7 +72,11 @@ def write_result(out: Path, apps: list[tuple[dict, dict]], failed_builds=()) -> 
 
 def test_clean_app_has_no_defect_and_timings_do_not_count(tmp_path, capsys):
     native = "Starting...\nProcessing time: 1.23 ms\nResult = PASS\n"
-    full = "Starting...\nProcessing time: 9.87 ms\nResult = PASS\nrun written to rl\n1 kernel configuration(s) analysed\n  error-prone finding table line\n"
+    full = (
+        "reuselens: warning: a launcher message while the app runs, not the app's error\n"
+        "Starting...\nProcessing time: 9.87 ms\nResult = PASS\n"
+        "run written to rl\n1 kernel configuration(s) analysed\n  error-prone finding table line\n"
+    )
     write_result(tmp_path, [make_app(tmp_path, "good", native_log=native, full_log=full)])
     assert breadth_check.main([str(tmp_path), "--json", str(tmp_path / "b.json")]) == 0
     facts = json.loads((tmp_path / "b.json").read_text())["apps"][0]
@@ -92,6 +98,9 @@ def test_each_defect_is_named(tmp_path, capsys):
         ),
         make_app(tmp_path, "unplaced", native_log="ok\n", full_log="ok\n", nodes=(UNPLACED,), pcs=(2,)),
         make_app(tmp_path, "nolaunch", native_log="ok\n", full_log="ok\n", no_launch=True),
+        make_app(tmp_path, "graphs", native_log="ok\n", full_log="ok\n", graph_only=True),
+        make_app(tmp_path, "nativefails", native_log="FAILED\n", full_log="FAILED\n", native_rc=1, full_rc=1),
+        make_app(tmp_path, "appnote", native_log="note: GPU sum = 3\n", full_log="note: GPU sum = 4\n"),
     ]
     write_result(tmp_path, apps, failed_builds=["nobuild"])
     assert breadth_check.main([str(tmp_path), "--json", str(tmp_path / "b.json")]) == 1
@@ -102,8 +111,11 @@ def test_each_defect_is_named(tmp_path, capsys):
     assert "collector.log: [    0.3] error: kernel k" in defects["collector"]
     assert "1 of 1 findings on no source line" in defects["unplaced"]
     assert "no kernel launch seen" in defects["nolaunch"]
+    assert "no launch instrumented (4 CUDA graph kernel nodes" in defects["graphs"]
+    assert "native run exits 1" in defects["nativefails"]
+    assert "GPU sum = 3" in defects["appnote"]  # the app's own "note:" lines count
     assert "not run: build failed" in defects["nobuild"]
-    assert "7 apps, 7 with defects" in capsys.readouterr().out
+    assert "10 apps, 10 with defects" in capsys.readouterr().out
 
 
 def test_unreadable_folder_is_an_error(tmp_path, capsys):

@@ -32,9 +32,11 @@ class KernelFilter {
   // Counts a launch that passes the name filter; true when it also falls in the launch range. Not
   // thread-safe (the tool calls it under its lock).
   bool select(const std::string& mangled);
+  // Whether the name filter (regex, names file) passes `mangled`, counting nothing: a launch range cannot be
+  // judged ahead of the launches.
+  bool matches_name(const std::string& mangled) const;
 
  private:
-  bool matches_name(const std::string& mangled) const;
   bool regex_matches(const std::string& name) const;
 
   // glibc's regexec simulates the automaton without recursion: a 30,000-character template name cannot

@@ -14,7 +14,7 @@ void Tool::on_launch_begin(const Sanitizer_LaunchData* ld, LaunchKind kind) {
   if (!claim()) return;
   const double began = now_s();
   uint64_t id = run_.launch_count++;
-  run_.graph_kernel_nodes += kind == LaunchKind::kGraphNode;
+  if (kind == LaunchKind::kGraphNode) ++run_.graph_kernel_nodes;
   add_memory_operation({MemoryOperation::kKernel, 0, reinterpret_cast<uint64_t>(ld->stream), id});
   auto mit = modules_.find(ld->module);
   ModuleEntry* me = mit != modules_.end() ? &mit->second : nullptr;
@@ -30,7 +30,13 @@ void Tool::on_launch_begin(const Sanitizer_LaunchData* ld, LaunchKind kind) {
   uint32_t fid = me != nullptr ? launched_function_id(ld, mangled, *me) : UINT32_MAX;
   if (run_.launches.size() < kMaxLaunchEntries || select) {
     record_launch(ld, id, fid, mangled, me, select);
-    run_.launches.back().graph_node = kind != LaunchKind::kKernel;
+    run_.launches.back().graph_node = kind == LaunchKind::kGraphNode;
+  }
+  if (me != nullptr && !me->patched && !me->patch_failed && kind == LaunchKind::kGraphNode) {
+    // A graph runs this module's kernels unpatched (it was loaded after the graph's instantiation patched the
+    // others, on_graph_exec): patching it later would crash them, so it stays unpatched.
+    me->patch_failed = true;
+    diag_.log("module %s: left unpatched: a CUDA graph runs its kernels", me->sha.substr(0, 12).c_str());
   }
   if (me == nullptr || !me->patched) {
     maybe_write_run_json();

@@ -37,14 +37,14 @@ const PatchPoint kObjectPatchPoints[] = {
 
 // False if a required instruction kind could not be patched.
 template <size_t N>
-bool patch_instruction_points(CUmodule mod, const PatchPoint (&points)[N], Diagnostics& diag) {
+bool patch_instruction_points(CUmodule mod, const PatchPoint (&points)[N], Diagnostics& diag, bool fatal) {
   bool ok = true;
   for (const PatchPoint& p : points) {
     SanitizerResult r = sanitizerPatchInstructions(p.id, mod, p.cb);
     if (r != SANITIZER_SUCCESS) {
       std::string what = std::string("sanitizerPatchInstructions(") + p.cb + ")";
       if (p.required)
-        ok = diag.check(r, what.c_str(), true) && ok;
+        ok = diag.check(r, what.c_str(), fatal) && ok;
       else
         diag.check(r, what.c_str());
     }
@@ -54,18 +54,20 @@ bool patch_instruction_points(CUmodule mod, const PatchPoint (&points)[N], Diagn
 
 }  // namespace
 
+// fatal: a failure makes the run partial (a module a launch needs); otherwise it is logged and the module stays
+// unpatched (a module patched ahead of its launches, Tool::on_graph_exec).
 bool patch_module_instructions(CUmodule mod, ModuleEntry& me, ContextState& cs, const std::string& patch_path,
-                               bool object_level, Diagnostics& diag) {
+                               bool object_level, Diagnostics& diag, bool fatal) {
   if (!cs.patches_loaded) {
-    if (!diag.check(sanitizerAddPatchesFromFile(patch_path.c_str(), me.ctx), "sanitizerAddPatchesFromFile", true)) {
+    if (!diag.check(sanitizerAddPatchesFromFile(patch_path.c_str(), me.ctx), "sanitizerAddPatchesFromFile", fatal)) {
       me.patch_failed = true;
       return false;
     }
     cs.patches_loaded = true;
   }
-  bool ok = object_level ? patch_instruction_points(mod, kObjectPatchPoints, diag)
-                         : patch_instruction_points(mod, kPatchPoints, diag);
-  if (ok) ok = diag.check(sanitizerPatchModule(mod), "sanitizerPatchModule", true);
+  bool ok = object_level ? patch_instruction_points(mod, kObjectPatchPoints, diag, fatal)
+                         : patch_instruction_points(mod, kPatchPoints, diag, fatal);
+  if (ok) ok = diag.check(sanitizerPatchModule(mod), "sanitizerPatchModule", fatal);
   me.patched = ok;
   me.patch_failed = !ok;
   diag.log("module %s %s", me.sha.substr(0, 12).c_str(), ok ? "patched" : "could not be patched");

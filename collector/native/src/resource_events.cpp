@@ -1,5 +1,6 @@
 // The Sanitizer callback entry and the resource events: context creation (the collector's buffers), module
-// load (CUBIN saved, functions registered, eager patching) and unload, device memory allocation and free.
+// load (CUBIN saved, functions registered, eager patching) and unload, device memory allocation and free, and
+// CUDA graphs' kernel nodes and executable graphs.
 #include <algorithm>
 
 #include "device_buffers.h"
@@ -48,49 +49,41 @@ void Tool::callback(Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, 
   }
 }
 
-// CUDA graphs (docs/collector.md, "CUDA graphs"). Their nodes come through the graphs domain, not the launch,
-// memcpy and memset ones: a kernel node is a launch like any other in run.json (its launch data has the same
-// fields), marked as a graph node, and never instrumented. On the GPU machine (session 45, calls 4 and 5) all of a
-// graph launch's node callbacks came before any of its kernels ran, the kernels then ran back to back with no
-// callback between them, and the callback data the last node callback set served every kernel node of the launch:
-// the device state, which holds one instrumented launch at a time, would mix the nodes' records. So every node is
-// set to the disabled state (its callbacks return at once), and the report says how many graph launches were left
-// out. Before, the collector saw no graph launch at all (cuda-samples simpleCudaGraphs: a run with no launch).
-// Nodes of a graph upload (cudaGraphUpload) run nothing.
+// CUDA graphs (docs/collector.md, "CUDA graphs"). Their nodes come through the graphs domain, not the launch one: a
+// kernel node is a launch like any other in run.json (its launch data has the same fields), marked as a graph node,
+// and never instrumented. On the GPU machine (session 45, calls 4 and 5) all of a graph launch's node callbacks came
+// before any of its kernels ran, the kernels then ran back to back with no callback between them, and the callback
+// data the last node callback set served every kernel node of the launch: the device state, which holds one
+// instrumented launch at a time, would mix the nodes' records. So every kernel node gets the disabled state (its
+// callbacks return at once), and the report says how many kernel-node launches were left out. Before, the collector
+// saw no graph launch at all (cuda-samples simpleCudaGraphs: a run with no launch). Nodes of a graph upload
+// (cudaGraphUpload) run nothing; memcpy, memset and memory nodes are not listed (not checked on the GPU).
 void Tool::on_graph_node(Sanitizer_CallbackId cbid, const void* data) {
   auto* nd = static_cast<const Sanitizer_GraphNodeLaunchData*>(data);
   if (nd->isGraphUpload || cbid != SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN) return;
-  switch (nd->nodeType) {
-    case CU_GRAPH_NODE_TYPE_KERNEL:
-      on_launch_begin(&nd->launchData, LaunchKind::kGraphNode);
-      return;
-    case CU_GRAPH_NODE_TYPE_MEMCPY:
-      on_memcpy(&nd->memcpyData);
-      return;
-    case CU_GRAPH_NODE_TYPE_MEMSET:
-      on_memset(&nd->memsetData);
-      return;
-    default:
-      return;
-  }
+  if (nd->nodeType == CU_GRAPH_NODE_TYPE_KERNEL) on_launch_begin(&nd->launchData, LaunchKind::kGraphNode);
 }
 
 // A graph launch is counted (run.json's collector.graph_launches). An executable graph being made: its kernels must
-// run patched code from their first launch or never, since a module patched after a graph that runs its kernels
-// was instantiated left those kernels on an illegal instruction (session 45, call 4), so every module loaded so
-// far is patched now, whatever the lazy patching would have waited for.
+// run patched code from their first launch or never, since a module patched after a graph that runs its kernels was
+// instantiated left those kernels on an illegal instruction (session 45, call 4). So every module loaded so far
+// that holds a function the kernel filter's names pass is patched now, whatever the lazy patching would have waited
+// for; a failure here leaves that module unpatched (its launches not instrumented) without ending the run's
+// instrumentation, as a launch's own patching does.
 void Tool::on_graph_exec(Sanitizer_CallbackId cbid, const void* data) {
   std::unique_lock<std::recursive_mutex> g(mu_);
-  if (!enabled_ || diag_.fault) return;
+  if (!enabled_) return;
   if (cbid == SANITIZER_CBID_GRAPHS_LAUNCH_BEGIN) {
     run_.graph_launches += !static_cast<const Sanitizer_GraphLaunchData*>(data)->isGraphUpload;
     return;
   }
-  if (cbid != SANITIZER_CBID_GRAPHS_GRAPHEXEC_CREATING) return;
+  if (cbid != SANITIZER_CBID_GRAPHS_GRAPHEXEC_CREATING || diag_.fault) return;
   size_t patched = 0;
   for (auto& [mod, me] : modules_) {
     if (me.patched || me.patch_failed || ready_context(me.ctx) == nullptr) continue;
-    patched += patch_module(mod, me);
+    const bool wanted = std::any_of(me.functions.begin(), me.functions.end(),
+                                    [&](uint32_t id) { return filter_.matches_name(run_.functions[id].name); });
+    if (wanted) patched += patch_module(mod, me, false);
   }
   if (patched) diag_.log("graph instantiated: %zu modules patched ahead of its launches", patched);
 }
@@ -325,10 +318,10 @@ void Tool::add_memory_operation(const MemoryOperation& op) {
   }
 }
 
-bool Tool::patch_module(CUmodule mod, ModuleEntry& me) {
+bool Tool::patch_module(CUmodule mod, ModuleEntry& me, bool fatal) {
   if (me.patched) return true;
   if (me.patch_failed) return false;
-  return patch_module_instructions(mod, me, contexts_[me.ctx], cfg_.patch_path, cfg_.object_level, diag_);
+  return patch_module_instructions(mod, me, contexts_[me.ctx], cfg_.patch_path, cfg_.object_level, diag_, fatal);
 }
 
 // Absolute addresses of the module's functions (module_patcher.cpp), then the drain thread's PC ranges.

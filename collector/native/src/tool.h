@@ -58,17 +58,19 @@ class Tool {
   void add_memory_operation(const MemoryOperation& op);
   void save_module(const std::string& sha, const Sanitizer_ResourceModuleData* md, uint32_t sm);
   void register_functions(const std::string& sha, const std::vector<CubinFunction>& functions, ModuleEntry& me);
-  bool patch_module(CUmodule mod, ModuleEntry& me);
+  bool patch_module(CUmodule mod, ModuleEntry& me, bool fatal = true);
   void resolve_module(CUmodule mod, ModuleEntry& me);
   void rebuild_ranges();
+
+  // resource_events.cpp: CUDA graphs' nodes and executable graphs (docs/collector.md, "CUDA graphs")
+  void on_graph_node(Sanitizer_CallbackId cbid, const void* data);
+  void on_graph_exec(Sanitizer_CallbackId cbid, const void* data);
 
   // launch_events.cpp: LAUNCH_BEGIN / LAUNCH_END
   // How a launch came: a kernel launch, or a kernel node of a CUDA graph launch (on_graph_node: never instrumented).
   enum class LaunchKind { kKernel, kGraphNode };
   void on_launch_begin(const Sanitizer_LaunchData* ld, LaunchKind kind = LaunchKind::kKernel);
   void on_launch_end(const Sanitizer_LaunchData* ld);
-  void on_graph_node(Sanitizer_CallbackId cbid, const void* data);
-  void on_graph_exec(Sanitizer_CallbackId cbid, const void* data);
   ContextState* ready_context(CUcontext ctx);
   bool should_instrument(const Sanitizer_LaunchData* ld, uint64_t id, const std::string& mangled, ModuleEntry* me,
                          ContextState* cs);
