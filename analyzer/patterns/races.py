@@ -18,6 +18,18 @@ reported as information, since atomics with fences or flags can order them out o
 One finding per PC, with all the PCs it conflicts with as origins; its scope is the widest scope a barrier
 could fix (block over warp), or grid when only blocks conflict.
 
+Orders the profile cannot see, within a block (said as information, like grid candidates, with the reason):
+- mbarriers. A kernel that executed mbarrier operations (cuda::barrier, cuda::pipeline, TMA and bulk copies
+  waited on with mbarrier.try_wait) hands data between its threads through them, and the engine counts them but
+  orders nothing by them (docs/engine.md, "Barriers"): cuda-samples globalToShmemAsyncCopy's two cuda::barrier
+  kernels, correct code, got 4 warnings each with millions of "unsynchronized" accesses (session 45, breadth
+  set). In such a kernel a block or warp pair that no __syncthreads()/__syncwarp() separated may be ordered by an
+  mbarrier wait.
+- Sub-word accesses. The engine tracks 4-byte granules, so threads that each store their own byte or half-word
+  of one word (cuda-samples simpleVoteIntrinsics: one bool per thread in a bool array) look like one location
+  written twice. When every access at both ends of every conflict is narrower than 4 bytes, the pair may touch
+  different bytes.
+
 Uniform stores: when the only conflicts are stores against stores and, at both ends, every execution has all
 its lanes store to one address (`*flag = true` by every thread), the stores most likely write one value, and
 concurrent stores of one value to a flag are the standard benign idiom. Without values such a finding is kept
@@ -69,11 +81,25 @@ _MEASURED_BENIGN_NOTE = (
     "store wrote one value, most of them onto that very value already there (silent stores): the standard flag "
     "idiom, benign whatever the order. If other inputs can make the values differ, the last store wins at random: "
 )
+_MBARRIER_NOTE = (
+    "This kernel synchronizes through mbarriers (cuda::barrier, cuda::pipeline, TMA or bulk copies waited on), "
+    "which order its threads' accesses in ways this profile does not model: the pair may be ordered by an "
+    "mbarrier wait between them. If no arrive/wait of one mbarrier lies between the two accesses, it is a race: "
+)
+_SUB_WORD_NOTE = (
+    "Both accesses are narrower than the 4-byte word this profile tracks, so they may touch different bytes of "
+    "one word (a bool or char per thread), which is no race. If they can touch the same byte, it is one: "
+)
 _SCOPE_WORDS = {
     "warp_diff_inst": "with no __syncwarp()",
     "block": "with no __syncthreads()",
     "grid": "from another block, which no barrier orders",
 }
+
+
+def _sub_word_only(view: KernelView, items: list[tuple[Edge, dict[str, float], float]]) -> bool:
+    """Every access at both ends of every conflict narrower than a 4-byte granule."""
+    return all(0 < view.nodes[edge.src].size < 4 and 0 < view.nodes[edge.dst].size < 4 for edge, _k, _u in items)
 
 
 def _barrier_kinds(view: KernelView) -> set[str]:
@@ -207,10 +233,22 @@ def _draft(view: KernelView, group: list[Node], items: list[tuple[Edge, dict[str
             f"store the same value, as a flag does — the profile does not record values"
         )
         explanation = _UNIFORM_NOTE + explanation
-    quiet = scope == "grid" or uniform
+    # Orders the profile cannot see (module docstring): mbarriers in the kernel, or accesses narrower than a granule.
+    unseen = ""
+    if scope != "grid" and not uniform:
+        if "mbarrier" in _barrier_kinds(view):
+            unseen = "mbarrier"
+            message += " — this kernel synchronizes through mbarriers, which may order the pair"
+            explanation = _MBARRIER_NOTE + explanation
+        elif _sub_word_only(view, items):
+            unseen = "sub_word"
+            message += " — both accesses are narrower than a 4-byte word and may touch different bytes"
+            explanation = _SUB_WORD_NOTE + explanation
+    quiet = scope == "grid" or uniform or bool(unseen)
     metrics = {
         "unsynchronized_accesses": accesses,
         "uniform_stores": uniform,
+        **({"unseen_order": unseen} if unseen else {}),
         **measured,
         **{f"unsynchronized_{label}": value for label, value in sorted(per_scope.items())},
         **{f"{k}_accesses": v for k, v in sorted(by_kind.items())},

@@ -362,6 +362,36 @@ def test_race_candidate_implant_unsynchronized_block_raw():
     assert finding["waste"]["bytes"] == 49152 * 4
 
 
+def test_race_candidate_in_a_kernel_with_mbarriers_is_information():
+    # GIVEN the same unsynchronized block pair in a kernel that also waits on mbarriers (cuda::barrier, TMA):
+    # an order the profile does not model may separate it (globalToShmemAsyncCopy's cuda::barrier kernels)
+    k = KernelBuilder()
+    w = k.node("shared", "write", executions=2048, line=10)
+    k.edge(w, 0, "cold")
+    r = k.node("shared", "read", executions=2048, line=20)
+    k.edge(r, w, "block", synced=0, synced_bytes=0)
+    k.barrier(0x500, spanned=0)
+    k.barrier(0x600, kind="mbarrier", executions=4096, spanned=0)
+    finding = only(find_findings(k.build()), "race-candidate")
+    assert finding["severity"] == "information" and finding["metrics"]["unseen_order"] == "mbarrier"
+    assert "synchronizes through mbarriers, which may order the pair" in finding["message"]
+    assert finding["fix"]["explanation"].startswith("This kernel synchronizes through mbarriers")
+
+
+def test_race_candidate_between_sub_word_stores_is_information_and_word_stores_stay_warnings():
+    # GIVEN threads of one block storing one byte each into a bool array (simpleVoteIntrinsics): the 4-byte granule
+    # makes neighbouring bytes one location
+    for size, severity in ((1, "information"), (2, "information"), (4, "warning")):
+        k = KernelBuilder()
+        a = k.node("global", "write", executions=64, size=size, line=10)
+        k.edge(a, 0, "cold")
+        b = k.node("global", "write", executions=64, size=size, line=11)
+        k.edge(b, a, "block", synced=0, synced_bytes=0)
+        finding = only(find_findings(k.build()), "race-candidate")
+        assert finding["severity"] == severity, size
+        assert (finding["metrics"].get("unseen_order") == "sub_word") == (size < 4)
+
+
 def test_race_candidate_control_synchronized():
     kernel, _w, _r = shared_pair("block", synced=2048 * 32)
     assert find_findings(kernel) == []
