@@ -26,8 +26,8 @@ Orders the profile cannot see, within a block (said as information, like grid ca
   set). In such a kernel a block or warp pair that no __syncthreads()/__syncwarp() separated may be ordered by an
   mbarrier wait.
 - Sub-word accesses. The engine tracks 4-byte granules, so threads that each store their own byte or half-word
-  of one word (cuda-samples simpleVoteIntrinsics: one bool per thread in a bool array) look like one location
-  written twice. When every access at both ends of every conflict is narrower than 4 bytes, the pair may touch
+  of one word (cuda-samples simpleVoteIntrinsics: one bool per thread in a bool array; eigenvalues: a scan tree
+  of unsigned short, 27 warnings) look like one location written twice. When every access at both ends of every conflict is narrower than 4 bytes, the pair may touch
   different bytes.
 
 Uniform stores: when the only conflicts are stores against stores and, at both ends, every execution has all
