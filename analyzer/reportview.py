@@ -13,6 +13,10 @@ from typing import Any, Iterator
 from reuselens.analyzer import configurations
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "information": 2, "hint": 3}
+# Findings that are not traffic (correctness and barrier findings): the analysis keeps them whatever their share of
+# the kernel's traffic (analyzer/patterns/finding.py, finalize) and so does the editor when it applies minShare to a
+# report (lsp_server/diagnostics.py); until session 45 it hid every race candidate below minShare.
+MIN_SHARE_EXEMPT_PATTERNS = frozenset({"race-candidate", "removable-barrier"})
 
 
 @dataclass(frozen=True)

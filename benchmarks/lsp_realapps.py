@@ -30,11 +30,20 @@ from lsprotocol import types
 
 from reuselens.lsp_server.model import RunResults
 
+# Where the CUDA toolkit's headers live: an app's inlined atomics and cooperative groups put lines there, but a user
+# opens the app's folder, not the toolkit's, and a workspace spanning both would be "/" (session 45: eigenvalues and
+# threadFenceReduction got no diagnostics that way).
+TOOLKIT_PREFIXES = ("/usr/local/cuda", "/usr/include", "/opt/nvidia")
+
 
 def memory_lines(report: dict, report_path: Path) -> dict[str, set[int]]:
-    """Source file -> lines with a memory instruction, as the server maps them."""
+    """Source file -> lines with a memory instruction, as the server maps them; the app's files, not the toolkit's."""
     results = RunResults(report, str(report_path), "", {})
-    return {path: set(lines) for path, lines in results.nodes_by_line.items() if Path(path).is_file()}
+    return {
+        path: set(lines)
+        for path, lines in results.nodes_by_line.items()
+        if Path(path).is_file() and not path.startswith(TOOLKIT_PREFIXES)
+    }
 
 
 async def measure(report_path: Path) -> dict:

@@ -20,7 +20,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from reuselens.analyzer.reportview import kernel_title, short_kernel_name
+from reuselens.analyzer.reportview import MIN_SHARE_EXEMPT_PATTERNS, kernel_title, short_kernel_name
 from reuselens.lsp_server.format import LABEL_NAMES
 from reuselens.lsp_server.model import FindingRef, RunResults
 from reuselens.lsp_server.paths import path_to_uri
@@ -108,6 +108,8 @@ def _shown(ref: FindingRef, min_share: float, show_streaming: bool) -> bool:
     finding = ref.finding
     if finding.get("pattern") == STREAMING and not show_streaming:
         return False
+    if finding.get("pattern") in MIN_SHARE_EXEMPT_PATTERNS:
+        return True
     return not (
         float((finding.get("waste") or {}).get("share", 1) or 0) < min_share and finding.get("waste", {}).get("bytes")
     )

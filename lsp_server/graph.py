@@ -72,7 +72,7 @@ def _node(results: RunResults, kernel: dict[str, Any], node: dict[str, Any], clo
             "bytes": 0,
             "closed_subgraphs": [],
         }
-    where = results.map_source(node.get("source"))
+    where = results.place(node.get("source"))
     op = f"{_TYPE.get(node.get('type'), node.get('type'))}.{_SPACE.get(node.get('space'), '?')}{8 * int(node.get('size', 0))}"
     loc = f"{os.path.basename(where[0])}:{where[1]}" if where else "?"
     return {

@@ -21,6 +21,11 @@ from reuselens.lsp_server.paths import path_to_uri
 MAX_PC_ROWS = 6
 MAX_ORIGINS = 3
 MAX_KERNELS = 4
+# Inline chains through template libraries (libcu++'s cuda::pipeline, CUB) name functions of several KB each: a line
+# of cuda-samples globalToShmemAsyncCopy drew a 22 KB hover from four chains (session 45, the breadth set), over
+# the 20 KB issue 14 allows. A chain names each function by its first characters, and a hover shows a few chains.
+MAX_CHAINS = 3
+MAX_FRAME_NAME = 100
 
 
 def _pct(part: int, total: int) -> str:
@@ -38,7 +43,7 @@ def _origin_links(ref: NodeRef, results: RunResults) -> str:
         if edge.get("to") in (0, None):
             continue
         origin = results.node(ref.kernel, edge["to"])
-        where = results.map_source(origin.get("source")) if origin else None
+        where = results.place(origin.get("source")) if origin else None
         if where:
             link = f"[{md.text(os.path.basename(where[0]))}:{where[1]}]({path_to_uri(where[0])}#L{where[1]})"
             weights[link] += int(edge.get("bytes", 0))
@@ -121,7 +126,9 @@ def _inline_chain(node: dict, results: RunResults) -> str:
         place = (
             f"[{md.text(os.path.basename(where[0]))}:{where[1]}]({path_to_uri(where[0])}#L{where[1]})" if where else "?"
         )
-        steps.append(f"{md.code(frame.get('function', '?'))} at {place}")
+        name = str(frame.get("function", "?"))
+        name = name if len(name) <= MAX_FRAME_NAME else name[: MAX_FRAME_NAME - 1] + "…"
+        steps.append(f"{md.code(name)} at {place}")
     return ("inline chain: " + " ← ".join(steps)) if steps else ""
 
 
@@ -178,8 +185,10 @@ def markdown(results: RunResults, path: str, line: int) -> str | None:
         if value_rows:
             parts.append("\n| PC | reloaded unchanged | zero | silent stores | warp-uniform |\n|---|---|---|---|---|")
             parts.extend(value_rows)
-        chains = {_inline_chain(r.node, results) for r in shown} - {""}
-        parts.extend(f"\n{chain}" for chain in sorted(chains))
+        chains = sorted({_inline_chain(r.node, results) for r in shown} - {""})
+        parts.extend(f"\n{chain}" for chain in chains[:MAX_CHAINS])
+        if len(chains) > MAX_CHAINS:
+            parts.append(f"\n(+{len(chains) - MAX_CHAINS} more inline chains)")
         texts = [(r.node.get("pc", 0), results.sass.text(r.kernel, r.node, wait=False)) for r in shown]
         sass = [f"/*{pc:04x}*/ {text}" for pc, text in texts if text]
         if sass:

@@ -7,12 +7,17 @@ Node and finding references keep their kernel so hovers, graphs and comparisons 
 from __future__ import annotations
 
 import os
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
 from reuselens.analyzer.sass_lookup import RunSass
 from reuselens.lsp_server.paths import map_path
+
+# CUDA toolkit headers an app's code inlines (atomicAdd, intrinsics, cooperative groups, CCCL): a line there is the
+# toolkit's, the same in every app, outside the user's workspace; the user's line is a call site further out.
+_TOOLKIT_HEADER = re.compile(r"/cuda[^/]*/(?:targets/[^/]+/)?include/|/site-packages/nvidia/[^/]+/include/")
 
 
 @dataclass
@@ -72,12 +77,27 @@ class RunResults:
             path = self._paths[source["file"]] = map_path(source["file"], self.prefix_map, self.base_dir)
         return path, int(source["line"])
 
+    def place(self, source: dict[str, Any] | None) -> tuple[str, int] | None:
+        """Where the editor shows an instruction or barrier: its line, or, when that line is in a CUDA toolkit header
+        the app's code inlined, the innermost call site of its inline chain outside the toolkit (docs/lsp.md). Until
+        session 45 every finding on an inlined atomicAdd or cg::sync sat in device_atomic_functions.hpp or
+        sm_30_intrinsics.hpp, where no user's workspace shows it (the breadth set: simpleAtomicIntrinsics'
+        four atomic-contention warnings, eigenvalues' barriers)."""
+        where = self.map_source(source)
+        if where is None or not _TOOLKIT_HEADER.search(str(source.get("file"))):
+            return where
+        for frame in source.get("inline") or ():
+            if isinstance(frame, dict) and frame.get("file") and frame.get("line"):
+                if not _TOOLKIT_HEADER.search(str(frame["file"])):
+                    return self.map_source(frame)
+        return where
+
     def _index_kernel(self, kernel: dict[str, Any]) -> None:
         nodes = {n["id"]: n for n in kernel.get("nodes", []) if isinstance(n, dict) and "id" in n}
         self.node_index[kernel.get("id")] = nodes
         refs: dict[int, NodeRef] = {}
         for nid, node in nodes.items():
-            where = self.map_source(node.get("source"))
+            where = self.place(node.get("source"))
             if nid == 0 or node.get("space") is None or where is None:
                 continue
             ref = refs[nid] = NodeRef(kernel, node, *where)
@@ -90,7 +110,7 @@ class RunResults:
             if ref is not None:
                 self.stats[ref.path][ref.line].bytes_by_label[edge.get("label", "cold")] += int(edge.get("bytes", 0))
         for barrier in kernel.get("barriers", []) or []:
-            where = self.map_source(barrier.get("source"))
+            where = self.place(barrier.get("source"))
             if where:
                 self.barriers_by_line[where[0]][where[1]].append(barrier)
         for finding in kernel.get("findings", []) or []:
@@ -101,7 +121,7 @@ class RunResults:
         a removable-barrier finding has no memory PC and names its barrier in `barrier` instead."""
         barrier = finding.get("barrier")
         if isinstance(barrier, dict):
-            where = self.map_source(barrier.get("source"))
+            where = self.place(barrier.get("source"))
             if where is None:
                 self.unplaced_findings += 1
                 return

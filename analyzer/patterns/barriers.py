@@ -209,7 +209,6 @@ def _draft(
         instructions=executions,
         tier=TIER_PERFORMANCE,
         severity="information",
-        exempt_from_min_share=True,
         extra_keys=keys,
         extra={"barrier": {"function": keys[0][0], "pc": keys[0][1], "kind": kind, "source": first.get("source")}},
         metrics={

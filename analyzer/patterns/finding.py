@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reuselens.analyzer.patterns.view import KernelView, Node
+from reuselens.analyzer.reportview import MIN_SHARE_EXEMPT_PATTERNS
 
 # Severity by waste: a finding wasting at least this share of the kernel's traffic is a warning.
 WARNING_SHARE = 0.10
@@ -98,7 +99,6 @@ class Draft:
     predicted: dict[str, int] = field(default_factory=dict)
     tier: int = TIER_PERFORMANCE
     severity: str | None = None  # fixed by the rule (correctness findings); else derived from share
-    exempt_from_min_share: bool = False  # correctness and barrier findings are not traffic
     # What the waste is measured in: "bytes" (share of the kernel's traffic) or "wavefronts" (share of its
     # shared-memory wavefronts: a bank conflict moves no extra byte, it serializes cycles).
     basis: str = "bytes"
@@ -151,7 +151,7 @@ def finalize(view: KernelView, drafts: list[Draft], min_share: float) -> list[di
             share = min(1.0, draft.wavefronts / wavefronts) if wavefronts > 0 else 0.0
         else:
             share = min(1.0, draft.waste_bytes / traffic) if traffic > 0 else 0.0
-        if share < min_share and not draft.exempt_from_min_share:
+        if share < min_share and draft.pattern not in MIN_SHARE_EXEMPT_PATTERNS:
             continue
         identifier = finding_id(view, draft)
         if identifier in seen:  # the same pattern on the same PCs and scope twice: keep the first

@@ -264,6 +264,5 @@ def _draft(view: KernelView, group: list[Node], items: list[tuple[Edge, dict[str
         origins=origins,
         tier=TIER_INFORMATION if quiet else TIER_CORRECTNESS,
         severity="information" if quiet else "warning",
-        exempt_from_min_share=True,
         metrics=metrics,
     )

@@ -48,12 +48,23 @@ def kernel(kernel_id: str, name: str, findings: list[dict], block=(256, 1, 1)) -
     }
 
 
-def built(report: dict, show_streaming: bool = False) -> list:
+def built(report: dict, show_streaming: bool = False, min_share: float = 0.0) -> list:
     results = RunResults(report, "/run/report.json", "0" * 64, {})
     lines = ["", "", "  out[i] = in[i];"]
     return diagnostics.build(
-        results, SOURCE, lines, None, "docs", lambda path, line: None, 0.0, None, show_streaming=show_streaming
+        results, SOURCE, lines, None, "docs", lambda path, line: None, min_share, None, show_streaming=show_streaming
     )
+
+
+def test_min_share_hides_traffic_findings_but_never_race_candidates():
+    # GIVEN a race candidate and a coalescing finding, both a tiny share of the kernel's traffic: the analysis keeps
+    # race candidates whatever their share, and so must the editor when it applies minShare (session 45: the
+    # breadth set's race warnings, 0.01% of their kernels' traffic, never reached the Problems panel)
+    race, sectors = finding("race-candidate", 1, "race"), finding("poor-coalescing", 1, "sectors")
+    race["waste"] = sectors["waste"] = {"bytes": 510, "share": 0.000146}
+    report = {"kernels": [kernel("k0", "void k(float*)", [race, sectors])]}
+    assert sorted(d.code for d in built(report, min_share=0.01)) == ["race-candidate"]
+    assert sorted(d.code for d in built(report)) == ["poor-coalescing", "race-candidate"]
 
 
 def test_streaming_findings_are_published_only_when_asked_for():
@@ -106,3 +117,26 @@ def test_a_line_of_one_kernel_keeps_its_message():
         ]
     }
     assert [d.message for d in built(report)] == ["sectors"]
+
+
+def test_an_instruction_inlined_from_a_toolkit_header_sits_on_the_apps_call_site():
+    # GIVEN an atomicAdd inlined from the toolkit's device_atomic_functions.hpp into the app's kernel at app.cu:48,
+    # and a node wholly inside another toolkit header (no call site of the app's): the first goes to the app's line,
+    # the second stays where it is
+    header = "/usr/local/cuda/targets/x86_64-linux/include/device_atomic_functions.hpp"
+    inlined = {
+        "file": header,
+        "line": 107,
+        "inline": [
+            {"function": "atomicAdd(int*, int)", "file": header, "line": 107},
+            {"function": "testKernel(int*)", "file": SOURCE, "line": 3},
+        ],
+    }
+    report = {"kernels": [kernel("k0", "void k(int*)", [finding("atomic-contention", 1, "contended")])]}
+    report["kernels"][0]["nodes"][1]["source"] = inlined
+    results = RunResults(report, "/run/report.json", "0" * 64, {})
+    assert set(results.nodes_by_line) == {SOURCE} and set(results.findings_by_file) == {SOURCE}
+    assert [d.code for d in built(report)] == ["atomic-contention"]
+    other = "/usr/local/cuda-13.0/include/cooperative_groups/details/helpers.h"
+    report["kernels"][0]["nodes"][1]["source"] = {"file": other, "line": 87, "inline": [{"file": other, "line": 87}]}
+    assert set(RunResults(report, "/run/report.json", "0" * 64, {}).nodes_by_line) == {other}

@@ -357,6 +357,36 @@ def test_a_line_of_a_hundred_pcs_gets_a_bounded_hover():
     assert "Also on this line: `sort" in text and "+7 more" in text  # origins beyond three are counted
 
 
+def test_template_library_inline_chains_keep_the_hover_bounded():
+    """cuda-samples globalToShmemAsyncCopy: a line calling cuda::pipeline drew four inline chains through libcu++,
+    each naming functions of several KB (a 22 KB hover, session 45); a hover shows three chains, each name cut."""
+    from reuselens.lsp_server import hover
+    from reuselens.lsp_server.model import RunResults
+
+    template = "cuda::std::__4::__cuda_atomic_load<" + "integral_constant<int, 5>, " * 200 + ">"
+    nodes = [{"id": 0}]
+    for i in range(1, 7):
+        chain = [{"function": f"{template}#{i}", "file": "/usr/local/cuda/include/cuda/pipeline", "line": 100 + i}]
+        chain.append({"function": "kern(float*)", "file": "/b/k.cu", "line": 37})
+        nodes.append(
+            {
+                "id": i,
+                "space": "shared",
+                "type": "read",
+                "size": 4,
+                "pc": 16 * i,
+                "bytes": 100,
+                "executions": 1,
+                "source": {"file": "/usr/local/cuda/include/cuda/pipeline", "line": 100 + i, "inline": chain},
+            }
+        )
+    report = {"kernels": [{"id": "k0", "name": "kern(float*)", "nodes": nodes, "edges": []}]}
+    text = hover.markdown(RunResults(report, "/r/report.json", "d", {}), "/b/k.cu", 37)  # the app's call site
+    assert text is not None and len(text.encode()) < 6 * 1024
+    assert text.count("inline chain: ") == hover.MAX_CHAINS and "(+3 more inline chains)" in text
+    assert "…` at" in text and "integral_constant<int, 5>, " * 10 not in text
+
+
 def test_names_in_comments_and_strings_are_not_uses():
     lines = [
         "// the tile transpose: tile is read by column",
