@@ -28,21 +28,19 @@ from pathlib import Path
 from lsp_latency import bench_client, pct, start_server, timed, wait_for
 from lsprotocol import types
 
+from reuselens.analyzer.toolkit_paths import is_toolkit_header
 from reuselens.lsp_server.model import RunResults
-
-# Where the CUDA toolkit's headers live: an app's inlined atomics and cooperative groups put lines there, but a user
-# opens the app's folder, not the toolkit's, and a workspace spanning both would be "/" (session 45: eigenvalues and
-# threadFenceReduction got no diagnostics that way).
-TOOLKIT_PREFIXES = ("/usr/local/cuda", "/usr/include", "/opt/nvidia")
 
 
 def memory_lines(report: dict, report_path: Path) -> dict[str, set[int]]:
-    """Source file -> lines with a memory instruction, as the server maps them; the app's files, not the toolkit's."""
+    """Source file -> lines with a memory instruction, as the server maps them; the app's files, not the toolkit's
+    headers (a user opens the app's folder, and a workspace spanning both would be "/": session 45, eigenvalues
+    and threadFenceReduction got no diagnostics that way)."""
     results = RunResults(report, str(report_path), "", {})
     return {
         path: set(lines)
         for path, lines in results.nodes_by_line.items()
-        if Path(path).is_file() and not path.startswith(TOOLKIT_PREFIXES)
+        if Path(path).is_file() and not is_toolkit_header(path)
     }
 
 

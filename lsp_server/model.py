@@ -7,17 +7,13 @@ Node and finding references keep their kernel so hovers, graphs and comparisons 
 from __future__ import annotations
 
 import os
-import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
 from reuselens.analyzer.sass_lookup import RunSass
+from reuselens.analyzer.toolkit_paths import is_toolkit_header
 from reuselens.lsp_server.paths import map_path
-
-# CUDA toolkit headers an app's code inlines (atomicAdd, intrinsics, cooperative groups, CCCL): a line there is the
-# toolkit's, the same in every app, outside the user's workspace; the user's line is a call site further out.
-_TOOLKIT_HEADER = re.compile(r"/cuda[^/]*/(?:targets/[^/]+/)?include/|/site-packages/nvidia/[^/]+/include/")
 
 
 @dataclass
@@ -79,18 +75,21 @@ class RunResults:
 
     def place(self, source: dict[str, Any] | None) -> tuple[str, int] | None:
         """Where the editor shows an instruction or barrier: its line, or, when that line is in a CUDA toolkit header
-        the app's code inlined, the innermost call site of its inline chain outside the toolkit (docs/lsp.md). Until
+        the app's code inlined (analyzer.toolkit_paths), the innermost call site of its inline chain outside the
+        toolkit (docs/lsp.md). Until
         session 45 every finding on an inlined atomicAdd or cg::sync sat in device_atomic_functions.hpp or
         sm_30_intrinsics.hpp, where no user's workspace shows it (the breadth set: simpleAtomicIntrinsics'
         four atomic-contention warnings, eigenvalues' barriers)."""
         where = self.map_source(source)
-        if where is None or not _TOOLKIT_HEADER.search(str(source.get("file"))):
+        if where is None or not is_toolkit_header(str(source.get("file"))):
             return where
-        for frame in source.get("inline") or ():
-            if isinstance(frame, dict) and frame.get("file") and frame.get("line"):
-                if not _TOOLKIT_HEADER.search(str(frame["file"])):
-                    return self.map_source(frame)
-        return where
+        frames = [f for f in source.get("inline") or () if isinstance(f, dict) and f.get("file") and f.get("line")]
+        for frame in frames:
+            if not is_toolkit_header(str(frame["file"])):
+                return self.map_source(frame)
+        # all in the toolkit (a library kernel): its outermost frame, as a barrier's deletable line is chosen
+        # (analyzer/patterns/barriers.py, source_line)
+        return self.map_source(frames[-1]) if frames else where
 
     def _index_kernel(self, kernel: dict[str, Any]) -> None:
         nodes = {n["id"]: n for n in kernel.get("nodes", []) if isinstance(n, dict) and "id" in n}

@@ -43,9 +43,9 @@ _FIX = (
 
 
 def _location(barrier: dict[str, Any]) -> str:
-    source = barrier.get("source") or {}
-    if source.get("file"):
-        return f" at {str(source['file']).rsplit('/', 1)[-1]}:{source.get('line')}"
+    line = source_line(barrier)  # the line the finding sits on and the fix deletes, not a toolkit header's
+    if line is not None:
+        return f" at {str(line[0]).rsplit('/', 1)[-1]}:{line[1]}"
     return f" at pc {int(barrier.get('pc') or 0):#x}"
 
 
@@ -57,15 +57,20 @@ def _line(barrier: dict[str, Any]) -> tuple:
 
 
 _USER_BARRIERS = ("__syncwarp", "__syncthreads", "__barrier_sync")
+_GRID_SYNCS = ("grid_group", "sync_grids", "multi_grid")
 
 
 def _written_by_user(barrier: dict[str, Any]) -> bool:
     """A warp barrier that the line table places inside another intrinsic (the WARPSYNC that __shfl_sync,
     __ballot_sync or a cooperative-groups call emits under divergence) is not one the developer can delete;
-    neither is one with no line information to tell. Block barriers come only from __syncthreads and kin."""
-    if barrier.get("kind") == "block":
-        return True
+    neither is one with no line information to tell. Block barriers come only from __syncthreads and kin, except
+    the bar.sync inside a grid-wide sync (cooperative groups' grid_group::sync, the multi-grid one): it is part of
+    a barrier over blocks, whose order the profile never sees, so it would look removable on the user's
+    grid.sync() line (session 45's review)."""
     source = barrier.get("source") or {}
+    if barrier.get("kind") == "block":
+        frames = [source, *(source.get("inline") or ())]
+        return not any(m in str(f.get("function") or "") for f in frames for m in _GRID_SYNCS)
     function = str(source.get("function") or "")
     if not source.get("file"):
         return False

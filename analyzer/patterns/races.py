@@ -19,16 +19,18 @@ One finding per PC, with all the PCs it conflicts with as origins; its scope is 
 could fix (block over warp), or grid when only blocks conflict.
 
 Orders the profile cannot see, within a block (said as information, like grid candidates, with the reason):
-- mbarriers. A kernel that executed mbarrier operations (cuda::barrier, cuda::pipeline, TMA and bulk copies
-  waited on with mbarrier.try_wait) hands data between its threads through them, and the engine counts them but
-  orders nothing by them (docs/engine.md, "Barriers"): cuda-samples globalToShmemAsyncCopy's two cuda::barrier
-  kernels, correct code, got 4 warnings each with millions of "unsynchronized" accesses (session 45, breadth
-  set). In such a kernel a block or warp pair that no __syncthreads()/__syncwarp() separated may be ordered by an
-  mbarrier wait.
-- Sub-word accesses. The engine tracks 4-byte granules, so threads that each store their own byte or half-word
+- mbarriers. A kernel that executed mbarrier operations (cuda::barrier, cuda::pipeline, bulk copies waited on)
+  hands the data of its asynchronous copies between threads through them, and the engine counts them but orders
+  nothing by them (docs/engine.md, "Barriers"): cuda-samples globalToShmemAsyncCopy's two cuda::barrier kernels,
+  correct code, got 4 warnings each with millions of "unsynchronized" accesses (session 45, breadth set), every
+  conflict with an asynchronous copy into shared memory at one end. So in such a kernel a shared-memory pair with
+  an asynchronous copy (cp.async, a bulk copy) at one end may be ordered by an mbarrier wait; a race between plain
+  accesses there stays a warning.
+- Sub-word stores. The engine tracks 4-byte granules, so threads that each store their own byte or half-word
   of one word (cuda-samples simpleVoteIntrinsics: one bool per thread in a bool array; eigenvalues: a scan tree
-  of unsigned short, 27 warnings) look like one location written twice. When every access at both ends of every conflict is narrower than 4 bytes, the pair may touch
-  different bytes.
+  of unsigned short) look like one location written twice. When every conflict is stores against stores (WAW),
+  all narrower than 4 bytes, the stores may be to different bytes. A read against a sub-word store stays a
+  warning: a missing barrier before reading a neighbour's byte is the common race.
 
 Uniform stores: when the only conflicts are stores against stores and, at both ends, every execution has all
 its lanes store to one address (`*flag = true` by every thread), the stores most likely write one value, and
@@ -82,13 +84,13 @@ _MEASURED_BENIGN_NOTE = (
     "idiom, benign whatever the order. If other inputs can make the values differ, the last store wins at random: "
 )
 _MBARRIER_NOTE = (
-    "This kernel synchronizes through mbarriers (cuda::barrier, cuda::pipeline, TMA or bulk copies waited on), "
-    "which order its threads' accesses in ways this profile does not model: the pair may be ordered by an "
+    "This kernel synchronizes through mbarriers (cuda::barrier, cuda::pipeline, bulk copies waited on), which "
+    "order the asynchronous copies' data in ways this profile does not model: the pair may be ordered by an "
     "mbarrier wait between them. If no arrive/wait of one mbarrier lies between the two accesses, it is a race: "
 )
 _SUB_WORD_NOTE = (
-    "Both accesses are narrower than the 4-byte word this profile tracks, so they may touch different bytes of "
-    "one word (a bool or char per thread), which is no race. If they can touch the same byte, it is one: "
+    "Both stores are narrower than the 4-byte word this profile tracks, so they may be to different bytes of one "
+    "word (a bool or char per thread), which is no race. If they can be to the same byte, it is one: "
 )
 _SCOPE_WORDS = {
     "warp_diff_inst": "with no __syncwarp()",
@@ -97,9 +99,25 @@ _SCOPE_WORDS = {
 }
 
 
-def _sub_word_only(view: KernelView, items: list[tuple[Edge, dict[str, float], float]]) -> bool:
-    """Every access at both ends of every conflict narrower than a 4-byte granule."""
-    return all(0 < view.nodes[edge.src].size < 4 and 0 < view.nodes[edge.dst].size < 4 for edge, _k, _u in items)
+def _sub_word_stores_only(view: KernelView, items: list[tuple[Edge, dict[str, float], float]]) -> bool:
+    """Every conflict stores against stores (WAW), every store narrower than a 4-byte granule."""
+    return all(
+        not kinds.get("raw")
+        and not kinds.get("war")
+        and 0 < view.nodes[edge.src].size < 4
+        and 0 < view.nodes[edge.dst].size < 4
+        for edge, kinds, _u in items
+    )
+
+
+def _async_copy_handoffs_only(view: KernelView, items: list[tuple[Edge, dict[str, float], float]]) -> bool:
+    """Every conflict in shared memory with an asynchronous copy (cp.async, a bulk copy) at one end: the hand-offs
+    an mbarrier orders."""
+    return all(
+        view.nodes[edge.src].space == "shared"
+        and bool(view.nodes[edge.src].raw.get("async_copy") or view.nodes[edge.dst].raw.get("async_copy"))
+        for edge, _k, _u in items
+    )
 
 
 def _barrier_kinds(view: KernelView) -> set[str]:
@@ -235,14 +253,14 @@ def _draft(view: KernelView, group: list[Node], items: list[tuple[Edge, dict[str
         explanation = _UNIFORM_NOTE + explanation
     # Orders the profile cannot see (module docstring): mbarriers in the kernel, or accesses narrower than a granule.
     unseen = ""
-    if scope != "grid" and not uniform:
-        if "mbarrier" in _barrier_kinds(view):
+    if scope != "grid" and not uniform and not measured:  # (values that show a real race settle it)
+        if "mbarrier" in _barrier_kinds(view) and _async_copy_handoffs_only(view, items):
             unseen = "mbarrier"
             message += " — this kernel synchronizes through mbarriers, which may order the pair"
             explanation = _MBARRIER_NOTE + explanation
-        elif _sub_word_only(view, items):
+        elif _sub_word_stores_only(view, items):
             unseen = "sub_word"
-            message += " — both accesses are narrower than a 4-byte word and may touch different bytes"
+            message += " — both stores are narrower than a 4-byte word and may be to different bytes"
             explanation = _SUB_WORD_NOTE + explanation
     quiet = scope == "grid" or uniform or bool(unseen)
     metrics = {

@@ -140,3 +140,25 @@ def test_an_instruction_inlined_from_a_toolkit_header_sits_on_the_apps_call_site
     other = "/usr/local/cuda-13.0/include/cooperative_groups/details/helpers.h"
     report["kernels"][0]["nodes"][1]["source"] = {"file": other, "line": 87, "inline": [{"file": other, "line": 87}]}
     assert set(RunResults(report, "/run/report.json", "0" * 64, {}).nodes_by_line) == {other}
+
+
+def test_a_barrier_inlined_from_cooperative_groups_sits_on_the_apps_call():
+    header = "/usr/local/cuda/targets/x86_64-linux/include/sm_30_intrinsics.hpp"
+    barrier = {
+        "pc": 400,
+        "kind": "block",
+        "executions": 8,
+        "source": {
+            "file": header,
+            "line": 98,
+            "inline": [
+                {"function": "__barrier_sync(unsigned int)", "file": header, "line": 98},
+                {"function": "cooperative_groups::__v1::thread_block::sync()", "file": header, "line": 489},
+                {"function": "k(int*)", "file": SOURCE, "line": 3},
+            ],
+        },
+    }
+    report = {"kernels": [kernel("k0", "void k(int*)", [])]}
+    report["kernels"][0]["barriers"] = [barrier]
+    results = RunResults(report, "/run/report.json", "0" * 64, {})
+    assert {path: sorted(lines) for path, lines in results.barriers_by_line.items()} == {SOURCE: [3]}

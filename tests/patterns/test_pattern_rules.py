@@ -362,34 +362,73 @@ def test_race_candidate_implant_unsynchronized_block_raw():
     assert finding["waste"]["bytes"] == 49152 * 4
 
 
-def test_race_candidate_in_a_kernel_with_mbarriers_is_information():
-    # GIVEN the same unsynchronized block pair in a kernel that also waits on mbarriers (cuda::barrier, TMA):
-    # an order the profile does not model may separate it (globalToShmemAsyncCopy's cuda::barrier kernels)
+def test_race_candidate_on_an_async_copy_in_a_kernel_with_mbarriers_is_information():
+    # GIVEN a kernel that waits on mbarriers (cuda::barrier): a bulk copy's shared write read by another warp with
+    # no __syncthreads() between may be ordered by an mbarrier wait (globalToShmemAsyncCopy's cuda::barrier
+    # kernels); a plain store read the same way in the same kernel is still a race
     k = KernelBuilder()
-    w = k.node("shared", "write", executions=2048, line=10)
-    k.edge(w, 0, "cold")
-    r = k.node("shared", "read", executions=2048, line=20)
-    k.edge(r, w, "block", synced=0, synced_bytes=0)
+    copied = k.node("shared", "write", executions=2048, line=10)
+    k.edge(copied, 0, "cold")
+    reader = k.node("shared", "read", executions=2048, line=20)
+    k.edge(reader, copied, "block", synced=0, synced_bytes=0)
+    plain = k.node("shared", "write", executions=2048, line=30)
+    k.edge(plain, 0, "cold")
+    plain_reader = k.node("shared", "read", executions=2048, line=40)
+    k.edge(plain_reader, plain, "block", synced=0, synced_bytes=0)
     k.barrier(0x500, spanned=0)
     k.barrier(0x600, kind="mbarrier", executions=4096, spanned=0)
-    finding = only(find_findings(k.build()), "race-candidate")
-    assert finding["severity"] == "information" and finding["metrics"]["unseen_order"] == "mbarrier"
-    assert "synchronizes through mbarriers, which may order the pair" in finding["message"]
-    assert finding["fix"]["explanation"].startswith("This kernel synchronizes through mbarriers")
+    kernel = k.build()
+    kernel["nodes"][copied]["async_copy"] = True
+    races = {f["pcs"][0]: f for f in find_findings(kernel) if f["pattern"] == "race-candidate"}
+    assert races[reader]["severity"] == "information" and races[reader]["metrics"]["unseen_order"] == "mbarrier"
+    assert "synchronizes through mbarriers, which may order the pair" in races[reader]["message"]
+    assert races[reader]["fix"]["explanation"].startswith("This kernel synchronizes through mbarriers")
+    assert races[plain_reader]["severity"] == "warning" and "unseen_order" not in races[plain_reader]["metrics"]
+    # without the mbarrier the copy's pair is a warning too
+    kernel["barriers"] = [b for b in kernel["barriers"] if b["kind"] != "mbarrier"]
+    assert only([f for f in find_findings(kernel) if f["pcs"] == [reader]], "race-candidate")["severity"] == "warning"
 
 
-def test_race_candidate_between_sub_word_stores_is_information_and_word_stores_stay_warnings():
+def test_race_candidate_between_sub_word_stores_is_information_but_reads_and_words_stay_warnings():
     # GIVEN threads of one block storing one byte each into a bool array (simpleVoteIntrinsics): the 4-byte granule
-    # makes neighbouring bytes one location
-    for size, severity in ((1, "information"), (2, "information"), (4, "warning")):
+    # makes neighbouring bytes one location; a read of a neighbour's byte with no barrier is the common race
+    for size, reader, severity in (
+        (1, False, "information"),
+        (2, False, "information"),
+        (4, False, "warning"),
+        (1, True, "warning"),
+    ):
         k = KernelBuilder()
         a = k.node("global", "write", executions=64, size=size, line=10)
         k.edge(a, 0, "cold")
-        b = k.node("global", "write", executions=64, size=size, line=11)
+        b = k.node("global", "read" if reader else "write", executions=64, size=size, line=11)
         k.edge(b, a, "block", synced=0, synced_bytes=0)
         finding = only(find_findings(k.build()), "race-candidate")
-        assert finding["severity"] == severity, size
-        assert (finding["metrics"].get("unseen_order") == "sub_word") == (size < 4)
+        assert finding["severity"] == severity, (size, reader)
+        assert (finding["metrics"].get("unseen_order") == "sub_word") == (severity == "information")
+
+
+def test_removable_barrier_never_on_a_grid_sync():
+    # GIVEN the bar.sync inside cooperative groups' grid_group::sync(), inlined at the user's grid.sync() line, with
+    # no block-scope reuse crossing it: it orders blocks, which the profile never sees, so it is not removable
+    from reuselens.analyzer.patterns.barriers import _written_by_user
+
+    header = "/usr/local/cuda/include/cooperative_groups/details/sync.h"
+    grid = {
+        "kind": "block",
+        "source": {
+            "file": header,
+            "line": 80,
+            "function": "cooperative_groups::details::sync_grids(unsigned int, unsigned int*)",
+            "inline": [
+                {"function": "cooperative_groups::details::sync_grids(unsigned int, unsigned int*)", "file": header},
+                {"function": "cooperative_groups::__v1::grid_group::sync() const", "file": header},
+                {"function": "kern(float*)", "file": "/src/app.cu", "line": 12},
+            ],
+        },
+    }
+    block = {"kind": "block", "source": {"file": "/src/app.cu", "line": 9, "function": "kern(float*)"}}
+    assert not _written_by_user(grid) and _written_by_user(block)
 
 
 def test_race_candidate_control_synchronized():

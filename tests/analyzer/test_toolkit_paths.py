@@ -1,0 +1,40 @@
+"""Which source paths are the CUDA toolkit's own headers (analyzer.toolkit_paths): the analysis places inlined
+barriers and allocation wrappers on the user's call by it, and the editor places inlined instructions the same way
+(lsp_server/model.py, RunResults.place). A project folder named after CUDA is not the toolkit."""
+
+from __future__ import annotations
+
+import pytest
+
+from reuselens.analyzer.toolkit_paths import is_toolkit_header
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/usr/local/cuda/targets/x86_64-linux/include/device_atomic_functions.hpp",
+        "/usr/local/cuda-13.0/include/cooperative_groups/details/sync.h",
+        "/usr/local/cuda-12.4.1/include/cuda/pipeline",
+        "/opt/nvidia/hpc_sdk/Linux_x86_64/24.3/cuda/12.3/include/sm_30_intrinsics.hpp",
+        "/home/u/.conda/envs/x/targets/x86_64-linux/include/cuda_runtime.h",
+        "/venv/lib/python3.12/site-packages/nvidia/cu13/include/crt/host_defines.h",
+        "/usr/include/cooperative_groups/reduce.h",
+        "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\\include\\cuda\\std\\atomic",
+    ],
+)
+def test_toolkit_headers(path):
+    assert is_toolkit_header(path)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/home/u/cuda-kernels/include/stencil.cuh",
+        "/home/u/src/cuda_proj/include/tile.cuh",
+        "/home/u/work/cudaStuff/include/k.cuh",
+        "/work/app/src/kernel.cu",
+        "/usr/local/cuda/samples/app.cu",  # the toolkit's folder, but not a header it ships
+    ],
+)
+def test_project_files_are_not(path):
+    assert not is_toolkit_header(path)
