@@ -63,14 +63,16 @@ _GRID_SYNCS = ("grid_group", "sync_grids", "multi_grid")
 def _written_by_user(barrier: dict[str, Any]) -> bool:
     """A warp barrier that the line table places inside another intrinsic (the WARPSYNC that __shfl_sync,
     __ballot_sync or a cooperative-groups call emits under divergence) is not one the developer can delete;
-    neither is one with no line information to tell. Block barriers come only from __syncthreads and kin, except
-    the bar.sync inside a grid-wide sync (cooperative groups' grid_group::sync, the multi-grid one): it is part of
-    a barrier over blocks, whose order the profile never sees, so it would look removable on the user's
-    grid.sync() line (session 45's review)."""
+    neither is one with no line information to tell. Block barriers come only from __syncthreads and kin. No
+    barrier inside a grid-wide sync (cooperative groups' grid_group::sync, the multi-grid one: its bar.sync and
+    WARPSYNC) is the developer's: it is part of a barrier over blocks, whose order the profile never sees, so it
+    would look removable on the user's grid.sync() line (session 45: reductionMultiBlockCG's `cg::sync(grid)`)."""
     source = barrier.get("source") or {}
+    frames = [source, *(source.get("inline") or ())]
+    if any(m in str(f.get("function") or "") for f in frames for m in _GRID_SYNCS):
+        return False  # a bar.sync or WARPSYNC inside a grid-wide sync: part of a barrier over blocks
     if barrier.get("kind") == "block":
-        frames = [source, *(source.get("inline") or ())]
-        return not any(m in str(f.get("function") or "") for f in frames for m in _GRID_SYNCS)
+        return True
     function = str(source.get("function") or "")
     if not source.get("file"):
         return False

@@ -429,6 +429,7 @@ def test_removable_barrier_never_on_a_grid_sync():
     }
     block = {"kind": "block", "source": {"file": "/src/app.cu", "line": 9, "function": "kern(float*)"}}
     assert not _written_by_user(grid) and _written_by_user(block)
+    assert not _written_by_user({**grid, "kind": "warp"})  # the WARPSYNC the grid sync also runs
 
 
 def test_race_candidate_control_synchronized():
