@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from reuselens.analyzer import configurations
+from reuselens.analyzer.toolkit_paths import user_frame
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "information": 2, "hint": 3}
 # Findings that are not traffic (correctness and barrier findings): the analysis keeps them whatever their share of
@@ -35,12 +36,14 @@ def nodes_by_id(kernel: dict[str, Any]) -> dict[int, dict[str, Any]]:
 
 
 def places(kernel: dict[str, Any], pcs: list[int]) -> list[Place]:
-    """Distinct source places of the given node ids, in first-seen order; kernel-level if none has a line."""
+    """Distinct source places of the given node ids, in first-seen order; kernel-level if none has a line. A
+    place is the line a developer reads (toolkit_paths.user_frame)."""
     nodes = nodes_by_id(kernel)
     seen: list[Place] = []
     for node_id in pcs:
         source = (nodes.get(int(node_id)) or {}).get("source")
         if source and source.get("file"):
+            source = user_frame(source)  # the app's line, not a toolkit header's it inlined (as the editor shows)
             place = Place(source["file"], source.get("line"))
             if place not in seen:
                 seen.append(place)
@@ -54,6 +57,7 @@ def finding_places(kernel: dict[str, Any], finding: dict[str, Any]) -> list[Plac
     barrier = finding.get("barrier")
     source = barrier.get("source") if isinstance(barrier, dict) else None
     if source and source.get("file"):
+        source = user_frame(source)
         place = Place(source["file"], source.get("line"))
         if place not in found:
             found.append(place)

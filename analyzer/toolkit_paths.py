@@ -5,6 +5,7 @@ it, and an allocation made through cuda_runtime.h's `cudaMalloc<T>` wrapper is p
 from __future__ import annotations
 
 import re
+from typing import Any
 
 # A folder of the toolkit on the way to its include/ folder: cuda/ (a system or HPC SDK install), cuda-13.0/ (a
 # versioned one; not a project folder such as cuda-kernels/), targets/<arch>/ (the toolkit's own layout), the pip
@@ -19,3 +20,16 @@ def is_toolkit_header(path: str) -> bool:
     inlined instructions, lsp_server/model.py)."""
     path = path.replace("\\", "/")
     return "/include/" in path and _TOOLKIT_MARKERS.search(path) is not None
+
+
+def user_frame(source: dict[str, Any]) -> dict[str, Any]:
+    """The frame of a node's or barrier's `source` (docs/report-format.md) a developer reads and edits: the source
+    itself, or, when its line is in a toolkit header the app's code inlined (an atomicAdd from
+    device_atomic_functions.hpp, a cg::sync), the innermost frame of its inline chain outside the toolkit; when every
+    frame is the toolkit's (a library kernel), the outermost one, as a barrier's deletable line is chosen
+    (analyzer/patterns/barriers.py, source_line). The editor places findings by it (lsp_server/model.py) and so do
+    the CLI's tables, CSV and SARIF (analyzer/reportview.py)."""
+    if not source.get("file") or not is_toolkit_header(str(source["file"])):
+        return source
+    frames = [f for f in source.get("inline") or () if isinstance(f, dict) and f.get("file") and f.get("line")]
+    return next((f for f in frames if not is_toolkit_header(str(f["file"]))), frames[-1] if frames else source)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reuselens.analyzer.sass_lookup import RunSass
-from reuselens.analyzer.toolkit_paths import is_toolkit_header
+from reuselens.analyzer.toolkit_paths import user_frame
 from reuselens.lsp_server.paths import map_path
 
 
@@ -74,22 +74,11 @@ class RunResults:
         return path, int(source["line"])
 
     def place(self, source: dict[str, Any] | None) -> tuple[str, int] | None:
-        """Where the editor shows an instruction or barrier: its line, or, when that line is in a CUDA toolkit header
-        the app's code inlined (analyzer.toolkit_paths), the innermost call site of its inline chain outside the
-        toolkit (docs/lsp.md). Until
+        """Where the editor shows an instruction or barrier: the line a developer reads (analyzer.toolkit_paths,
+        user_frame: the app's innermost call site when the line is in a CUDA toolkit header it inlined; until
         session 45 every finding on an inlined atomicAdd or cg::sync sat in device_atomic_functions.hpp or
-        sm_30_intrinsics.hpp, where no user's workspace shows it (the breadth set: simpleAtomicIntrinsics'
-        four atomic-contention warnings, eigenvalues' barriers)."""
-        where = self.map_source(source)
-        if where is None or not is_toolkit_header(str(source.get("file"))):
-            return where
-        frames = [f for f in source.get("inline") or () if isinstance(f, dict) and f.get("file") and f.get("line")]
-        for frame in frames:
-            if not is_toolkit_header(str(frame["file"])):
-                return self.map_source(frame)
-        # all in the toolkit (a library kernel): its outermost frame, as a barrier's deletable line is chosen
-        # (analyzer/patterns/barriers.py, source_line)
-        return self.map_source(frames[-1]) if frames else where
+        sm_30_intrinsics.hpp, where no user's workspace shows it), mapped like any path (docs/lsp.md)."""
+        return self.map_source(user_frame(source)) if source else None
 
     def _index_kernel(self, kernel: dict[str, Any]) -> None:
         nodes = {n["id"]: n for n in kernel.get("nodes", []) if isinstance(n, dict) and "id" in n}

@@ -38,3 +38,20 @@ def test_toolkit_headers(path):
 )
 def test_project_files_are_not(path):
     assert not is_toolkit_header(path)
+
+
+def test_findings_sit_on_the_apps_line_in_the_cli_too():
+    from reuselens.analyzer.reportview import Place, finding_places
+    from reuselens.analyzer.toolkit_paths import user_frame
+
+    header = "/usr/local/cuda/targets/x86_64-linux/include/device_atomic_functions.hpp"
+    inlined = {
+        "file": header,
+        "line": 107,
+        "inline": [{"file": header, "line": 107}, {"file": "/src/app.cu", "line": 48}],
+    }
+    library = {"file": header, "line": 5, "inline": [{"file": header, "line": 5}, {"file": header, "line": 9}]}
+    assert user_frame(inlined)["line"] == 48 and user_frame(library)["line"] == 9  # all toolkit: the outermost
+    assert user_frame({"file": "/src/app.cu", "line": 3}) == {"file": "/src/app.cu", "line": 3}
+    kernel = {"nodes": [{"id": 1, "source": inlined}]}
+    assert finding_places(kernel, {"pcs": [1]}) == [Place("/src/app.cu", 48)]
