@@ -16,6 +16,7 @@ from typing import Any, Iterable
 
 from reuselens.analyzer import configurations, graph
 from reuselens.analyzer.errors import ReportError
+from reuselens.analyzer.toolkit_paths import user_frame
 
 COLD = "cold"
 LABELS = ("cold", "thread", "warp_same_inst", "warp_diff_inst", "block", "grid")
@@ -108,7 +109,12 @@ class Node:
         return graph.r_conf(self.raw) or 0.0
 
     def source_text(self) -> str | None:
+        """'file:line' as messages name it: the line a developer reads (toolkit_paths.user_frame: the app's call
+        site of an access inlined from a toolkit header, as the editor and the CLI place findings)."""
         source = self.raw.get("source") or {}
+        if not source.get("file"):
+            return None
+        source = user_frame(source)
         if not source.get("file"):
             return None
         name = str(source["file"]).rsplit("/", 1)[-1]

@@ -801,3 +801,22 @@ def test_unrolled_copies_of_a_removable_barrier_are_one_finding():
     findings = [f for f in find_findings(k.build()) if f["pattern"] == "removable-barrier"]
     assert [f["metrics"]["barrier_pcs"] for f in findings] == [[0x300, 0x340, 0x380], [0x3C0]]
     assert findings[0]["waste"]["instructions"] == 768 and "(3 copies)" in findings[0]["message"]
+
+
+def test_messages_name_the_apps_line_of_an_access_inlined_from_a_toolkit_header():
+    # GIVEN a store whose line is the toolkit's atomic header, inlined at app.cu:48, read by another warp unsynced
+    k = KernelBuilder()
+    w = k.node("shared", "write", executions=2048, line=10)
+    k.edge(w, 0, "cold")
+    r = k.node("shared", "read", executions=2048, line=20)
+    k.edge(r, w, "block", synced=0, synced_bytes=0)
+    kernel = k.build()
+    header = "/usr/local/cuda/targets/x86_64-linux/include/device_atomic_functions.hpp"
+    kernel["nodes"][w]["source"] = {
+        "file": header,
+        "line": 107,
+        "column": 0,
+        "inline": [{"file": header, "line": 107}, {"file": "/src/app.cu", "line": 48}],
+    }
+    finding = only(find_findings(kernel), "race-candidate")
+    assert finding["message"].endswith("against app.cu:48")
