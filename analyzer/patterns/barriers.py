@@ -27,7 +27,7 @@ from reuselens.analyzer.patterns.barrier_orders import BarrierIndex, BarrierKey,
 from reuselens.analyzer.patterns.finding import TIER_PERFORMANCE, Draft
 from reuselens.analyzer.patterns.text import count
 from reuselens.analyzer.patterns.view import KernelView
-from reuselens.analyzer.toolkit_paths import is_toolkit_header
+from reuselens.analyzer.toolkit_paths import user_frame
 
 PATTERNS = {"removable-barrier": "Barrier that orders no cross-thread reuse"}
 
@@ -91,9 +91,8 @@ def source_line(barrier: dict[str, Any]) -> tuple | None:
     source = barrier.get("source") or {}
     if not source.get("file") or not source.get("line"):
         return None
-    frames = [(source["file"], source["line"])]
-    frames += [(i.get("file"), i.get("line")) for i in source.get("inline") or () if i.get("file") and i.get("line")]
-    return next(((f, l) for f, l in frames if not is_toolkit_header(str(f))), frames[-1])
+    frame = user_frame(source)
+    return frame["file"], frame["line"]
 
 
 def _user_written(barrier: dict[str, Any]) -> bool:

@@ -164,7 +164,7 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
             groups[u.id].append((edge, by_kind, unsynchronized))
     drafts = []
     for group in group_by_line(view.nodes[i] for i in groups):  # unrolled copies of one access: one finding
-        drafts.append(_draft(view, group, [item for member in group for item in groups[member.id]]))
+        drafts.append(_draft(view, group, [item for member in group for item in groups[member.id]], kinds))
     return drafts
 
 
@@ -202,7 +202,9 @@ def _stored_values(view: KernelView, items: list[tuple[Edge, dict[str, float], f
     return one_value, silent / lanes if lanes else 0.0
 
 
-def _draft(view: KernelView, group: list[Node], items: list[tuple[Edge, dict[str, float], float]]) -> Draft:
+def _draft(
+    view: KernelView, group: list[Node], items: list[tuple[Edge, dict[str, float], float]], kinds: set[str]
+) -> Draft:
     """One finding per PC: its scope is the widest one a barrier could fix (grid only when nothing else)."""
     scopes = {edge.label for edge, _k, _u in items}
     fixable = [s for s in SCOPE_ORDER[:2] if s in scopes]
@@ -254,7 +256,7 @@ def _draft(view: KernelView, group: list[Node], items: list[tuple[Edge, dict[str
     # Orders the profile cannot see (module docstring): mbarriers in the kernel, or accesses narrower than a granule.
     unseen = ""
     if scope != "grid" and not uniform and not measured:  # (values that show a real race settle it)
-        if "mbarrier" in _barrier_kinds(view) and _async_copy_handoffs_only(view, items):
+        if "mbarrier" in kinds and _async_copy_handoffs_only(view, items):
             unseen = "mbarrier"
             message += " — this kernel synchronizes through mbarriers, which may order the pair"
             explanation = _MBARRIER_NOTE + explanation

@@ -805,12 +805,7 @@ def test_unrolled_copies_of_a_removable_barrier_are_one_finding():
 
 def test_messages_name_the_apps_line_of_an_access_inlined_from_a_toolkit_header():
     # GIVEN a store whose line is the toolkit's atomic header, inlined at app.cu:48, read by another warp unsynced
-    k = KernelBuilder()
-    w = k.node("shared", "write", executions=2048, line=10)
-    k.edge(w, 0, "cold")
-    r = k.node("shared", "read", executions=2048, line=20)
-    k.edge(r, w, "block", synced=0, synced_bytes=0)
-    kernel = k.build()
+    kernel, w, _r = shared_pair("block", synced=0)
     header = "/usr/local/cuda/targets/x86_64-linux/include/device_atomic_functions.hpp"
     kernel["nodes"][w]["source"] = {
         "file": header,
