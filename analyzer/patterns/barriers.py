@@ -7,6 +7,10 @@ it ordered. A hitting set of those is kept:
   1. barriers the developer cannot remove (mbarriers, which also wait for asynchronous copies; warp barriers
      another intrinsic emitted, see _written_by_user) and barriers that are the only one able to order some
      reuse, or that may lie between a hidden hand-over whose place program order cannot tell;
+     In a kernel that executed mbarrier operations none is removable: the engine orders nothing by mbarriers
+     (docs/engine.md, "Barriers"), so the __syncthreads() that publishes an mbarrier's initialisation to the
+     block (cuda::barrier's init, then the bulk copies waited on) spans no reuse this profile sees, yet removing
+     it is a race (cuda-samples globalToShmemAsyncCopy, session 46's review of the breadth set);
   2. then, while some reuse is left unordered, the barrier that orders the most of it (ties: the later one in
      (function, pc) order, the one nearest the consumers), a greedy hitting set that is deterministic.
 A developer deletes source lines, not barrier instances: every copy of a line (an unrolled loop's barrier) stays
@@ -105,8 +109,13 @@ def _plan(view: KernelView) -> tuple[BarrierIndex, list[Order], set[BarrierKey]]
     if "barriers" not in view.memo:
         index = BarrierIndex(view.barriers)
         orders = barrier_orders(view, index)
-        view.memo["barriers"] = (index, orders, _kept(index, orders))
+        kept = set(index.by_key) if _executed_mbarriers(view) else _kept(index, orders)
+        view.memo["barriers"] = (index, orders, kept)
     return view.memo["barriers"]
+
+
+def _executed_mbarriers(view: KernelView) -> bool:
+    return any(b.get("kind") == "mbarrier" and int(b.get("executions") or 0) > 0 for b in view.barriers)
 
 
 def kept_lines(view: KernelView) -> set[tuple]:

@@ -153,10 +153,14 @@ def _draft(
     advice = "privatize it per block in shared memory" if atomic else _ADVICE[scope]
     if all(n.type == "write" for n in carriers):  # only stores overwriting their own values (thread scope)
         explanation, advice = _STORE_FIX, "accumulate it in a register and store it once"
-    footprint = sum(node.w_out.get("cold", 0.0) for node in members)
+    # Per launch, as constant_region's: cold edges count first touches per launch, and a report entry merges the
+    # kernel's launches (PolyBench 3dconv: "66.1 MB" summed over 254 launches of 256 KB planes, session 46).
+    launches = view.launch_count()
+    footprint = sum(node.w_out.get("cold", 0.0) for node in members) / launches
+    per_launch = f" per launch, {launches} launches" if launches > 1 else ""
     message = (
         f"{format_share(ratios[scope])} of this data object's reuse ({format_bytes(reused)}) comes from "
-        f"{_SCOPE_WORDS[scope]}{places(carriers)} (footprint {format_bytes(footprint)}) — {advice}"
+        f"{_SCOPE_WORDS[scope]}{places(carriers)} (footprint {format_bytes(footprint)}{per_launch}) — {advice}"
     )
     metrics = {f"r_{label}": ratios[label] for label in SCOPES}
     metrics.update(

@@ -26,11 +26,13 @@ Orders the profile cannot see, within a block (said as information, like grid ca
   conflict with an asynchronous copy into shared memory at one end. So in such a kernel a shared-memory pair with
   an asynchronous copy (cp.async, a bulk copy) at one end may be ordered by an mbarrier wait; a race between plain
   accesses there stays a warning.
-- Sub-word stores. The engine tracks 4-byte granules, so threads that each store their own byte or half-word
-  of one word (cuda-samples simpleVoteIntrinsics: one bool per thread in a bool array; eigenvalues: a scan tree
-  of unsigned short) look like one location written twice. When every conflict is stores against stores (WAW),
-  all narrower than 4 bytes, the stores may be to different bytes. A read against a sub-word store stays a
-  warning: a missing barrier before reading a neighbour's byte is the common race.
+- Sub-word accesses. The engine tracks 4-byte granules, so threads that each access their own byte or
+  half-word of one word (cuda-samples simpleVoteIntrinsics: one bool per thread in a bool array; eigenvalues: a
+  scan tree of unsigned short) look like one location accessed twice. When every conflict has accesses narrower
+  than 4 bytes at both ends, they may be to different bytes. Session 45 kept reads against such stores a
+  warning; session 46's review of the breadth set found all 5 of those (eigenvalues' unsigned short scan tree,
+  thread t's element sharing a word with thread t+1's, the tree levels ordered by cg::sync) false: a read next
+  to a neighbour's half-word store looks exactly like a read of it.
 
 Uniform stores: when the only conflicts are stores against stores and, at both ends, every execution has all
 its lanes store to one address (`*flag = true` by every thread), the stores most likely write one value, and
@@ -89,8 +91,8 @@ _MBARRIER_NOTE = (
     "mbarrier wait between them. If no arrive/wait of one mbarrier lies between the two accesses, it is a race: "
 )
 _SUB_WORD_NOTE = (
-    "Both stores are narrower than the 4-byte word this profile tracks, so they may be to different bytes of one "
-    "word (a bool or char per thread), which is no race. If they can be to the same byte, it is one: "
+    "Both accesses are narrower than the 4-byte word this profile tracks, so they may be to different bytes of one "
+    "word (a bool, char or short per thread), which is no race. If they can be to the same bytes, it is one: "
 )
 _SCOPE_WORDS = {
     "warp_diff_inst": "with no __syncwarp()",
@@ -99,15 +101,9 @@ _SCOPE_WORDS = {
 }
 
 
-def _sub_word_stores_only(view: KernelView, items: list[tuple[Edge, dict[str, float], float]]) -> bool:
-    """Every conflict stores against stores (WAW), every store narrower than a 4-byte granule."""
-    return all(
-        not kinds.get("raw")
-        and not kinds.get("war")
-        and 0 < view.nodes[edge.src].size < 4
-        and 0 < view.nodes[edge.dst].size < 4
-        for edge, kinds, _u in items
-    )
+def _sub_word_only(view: KernelView, items: list[tuple[Edge, dict[str, float], float]]) -> bool:
+    """Every conflict has accesses narrower than a 4-byte granule at both ends."""
+    return all(0 < view.nodes[edge.src].size < 4 and 0 < view.nodes[edge.dst].size < 4 for edge, _k, _u in items)
 
 
 def _async_copy_handoffs_only(view: KernelView, items: list[tuple[Edge, dict[str, float], float]]) -> bool:
@@ -260,9 +256,9 @@ def _draft(
             unseen = "mbarrier"
             message += " — this kernel synchronizes through mbarriers, which may order the pair"
             explanation = _MBARRIER_NOTE + explanation
-        elif _sub_word_stores_only(view, items):
+        elif _sub_word_only(view, items):
             unseen = "sub_word"
-            message += " — both stores are narrower than a 4-byte word and may be to different bytes"
+            message += " — both accesses are narrower than a 4-byte word and may be to different bytes"
             explanation = _SUB_WORD_NOTE + explanation
     quiet = scope == "grid" or uniform or bool(unseen)
     metrics = {

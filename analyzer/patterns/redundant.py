@@ -15,13 +15,23 @@ global load between a store and its overwrite), and no barrier lies there too (a
 itself), the finding names that access and the fix: `__restrict__` on the pointer parameters. The engine
 records only each reuse's two ends, not what executed between them; program order (PCs of the same function)
 stands in for it.
+
+Narrower than a word: the engine's shadow keeps one last access per 4-byte granule, so an edge says that the
+same word was accessed, not the same bytes. When the access that would have to cover the bytes (a read's
+origin, a dead store's overwriter) is narrower than 4 bytes, the two may be different bytes of one word
+(threads' bytes of a bool array, a char2's halves): cuda-samples simpleVoteIntrinsics' `s[3t+1]` store was
+"overwritten" by the store of `s[3t]`, and deleting it as the fix says would change the results (session 46's
+review of the breadth set). Such a finding is information, with no fix, and says so.
+
+Asynchronous copies: a value a cp.async or bulk copy moved (at either end of a read's edge) never sat in a
+register of the thread, so "keep it in a register" does not apply; those edges are left out.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 
-from reuselens.analyzer.patterns.finding import Draft, predicted_removal
+from reuselens.analyzer.patterns.finding import TIER_INFORMATION, TIER_PERFORMANCE, Draft, predicted_removal
 from reuselens.analyzer.patterns.text import format_bytes, format_share, places
 from reuselens.analyzer.patterns.view import Edge, KernelView, Node, group_by_line, merged_node
 
@@ -93,12 +103,31 @@ def _alias_text(suspects: list[Node], what: str) -> str:
     )
 
 
+_SUB_WORD_NOTE = (
+    "The profile tracks 4-byte words, and the access that would cover this one's bytes is narrower than a word, so "
+    "the two may be different bytes of one word (neighbouring elements of a char, bool or short array): check "
+    "the indices before acting on this. "
+)
+_SUB_WORD_WORDS = " — narrower than a 4-byte word: may be different bytes of it, check before acting"
+
+
+def _may_be_other_bytes(covering: Node) -> bool:
+    """Whether the access that must cover the other's bytes (a read's origin, a dead store's overwriter) is
+    narrower than the engine's 4-byte granule."""
+    return 0 < covering.size < 4
+
+
 def _thread_edges(view: KernelView) -> list[Edge]:
     return [e for e in view.edges if e.label == "thread" and e.src != e.dst and view.is_memory(e.dst)]
 
 
 def _read_draft(
-    view: KernelView, node: Node, by_kind: dict[str, float], origins: list[Node], suspects: list[Node]
+    view: KernelView,
+    node: Node,
+    by_kind: dict[str, float],
+    origins: list[Node],
+    suspects: list[Node],
+    sub_word: bool = False,
 ) -> Draft:
     rar, raw = by_kind.get("rar", 0.0), by_kind.get("raw", 0.0)
     wasted = rar + raw
@@ -112,11 +141,14 @@ def _read_draft(
     advice = _alias_text(suspects, "store") if suspects else " — keep it in a register"
     message = f"re-reads {' and '.join(parts)}{places(origins)}{advice} ({format_share(fraction)} of this PC's traffic)"
     explanation = (_ALIAS_READ_FIX if suspects else "") + _READ_FIX + (_LOCAL_NOTE if node.space == "local" else "")
+    if sub_word:
+        message += _SUB_WORD_WORDS
+        explanation = _SUB_WORD_NOTE + explanation
     return Draft(
         pattern,
         [node],
         "thread",
-        "register-promotion",
+        "none" if sub_word else "register-promotion",
         explanation,
         message,
         waste_bytes=wasted,
@@ -129,11 +161,15 @@ def _read_draft(
             "raw_bytes": raw,
             "redundant_fraction": fraction,
             "alias_pcs": [n.pc for n in suspects],
+            **({"sub_word": True} if sub_word else {}),
         },
+        tier=TIER_INFORMATION if sub_word else TIER_PERFORMANCE,
     )
 
 
-def _waw_draft(view: KernelView, node: Node, dead: float, overwriters: list[Node], suspects: list[Node]) -> Draft:
+def _waw_draft(
+    view: KernelView, node: Node, dead: float, overwriters: list[Node], suspects: list[Node], sub_word: bool = False
+) -> Draft:
     fraction = min(1.0, dead / node.w_total()) if node.w_total() else 0.0
     what = "a dead store" if fraction >= 0.999 else f"{format_share(fraction)} of its bytes are dead"
     advice = _alias_text(suspects, "load") if suspects else " — keep the value in a register and store once"
@@ -142,11 +178,14 @@ def _waw_draft(view: KernelView, node: Node, dead: float, overwriters: list[Node
         f"read (WAW, {what}){advice}"
     )
     explanation = (_ALIAS_WAW_FIX if suspects else "") + _WAW_FIX
+    if sub_word:
+        message += _SUB_WORD_WORDS
+        explanation = _SUB_WORD_NOTE + explanation
     return Draft(
         "redundant-waw",
         [node],
         "thread",
-        "register-promotion",
+        "none" if sub_word else "register-promotion",
         explanation,
         message,
         waste_bytes=dead,
@@ -154,7 +193,13 @@ def _waw_draft(view: KernelView, node: Node, dead: float, overwriters: list[Node
         wavefronts=node.wavefronts_total() * fraction if node.space == "shared" else 0.0,
         origins=overwriters,
         predicted=predicted_removal(node, fraction),
-        metrics={"waw_bytes": dead, "dead_fraction": fraction, "alias_pcs": [n.pc for n in suspects]},
+        metrics={
+            "waw_bytes": dead,
+            "dead_fraction": fraction,
+            "alias_pcs": [n.pc for n in suspects],
+            **({"sub_word": True} if sub_word else {}),
+        },
+        tier=TIER_INFORMATION if sub_word else TIER_PERFORMANCE,
     )
 
 
@@ -175,14 +220,21 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     read_origins: dict[int, set[int]] = defaultdict(set)
     dead: dict[int, float] = defaultdict(float)
     overwriters: dict[int, set[int]] = defaultdict(set)
+    covered: set[int] = set()  # findings' PCs with an edge whose covering access spans the whole word
     for edge in _thread_edges(view):
         u, v = view.nodes[edge.src], view.nodes[edge.dst]
         if u.type == "read" and v.type in ("read", "write"):
+            if u.raw.get("async_copy") or v.raw.get("async_copy"):
+                continue
             reads[u.id]["rar" if v.type == "read" else "raw"] += edge.bytes
             read_origins[u.id].add(v.id)
+            if not _may_be_other_bytes(v):
+                covered.add(u.id)
         elif u.type == "write" and v.type == "write":
             dead[v.id] += edge.bytes  # the finding sits on v, the store whose value died
             overwriters[v.id].add(u.id)
+            if not _may_be_other_bytes(u):
+                covered.add(v.id)
     drafts = []
     for group in group_by_line(view.nodes[i] for i in reads):  # unrolled copies of one load: one finding
         by_kind: dict[str, float] = defaultdict(float)
@@ -191,13 +243,15 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
                 by_kind[kind] += value
         origins = sorted({view.nodes[i] for m in group for i in read_origins[m.id]}, key=lambda n: n.key)
         suspects = _suspects(view, [(view.nodes[i], m) for m in group for i in read_origins[m.id]], "read")
-        draft = _read_draft(view, merged_node(group), by_kind, origins, suspects)
+        sub_word = not any(m.id in covered for m in group)
+        draft = _read_draft(view, merged_node(group), by_kind, origins, suspects, sub_word)
         draft.nodes = group
         drafts.append(draft)
     for group in group_by_line(view.nodes[i] for i in dead):
         later = sorted({view.nodes[i] for m in group for i in overwriters[m.id]}, key=lambda n: n.key)
         suspects = _suspects(view, [(m, view.nodes[i]) for m in group for i in overwriters[m.id]], "write")
-        draft = _waw_draft(view, merged_node(group), sum(dead[m.id] for m in group), later, suspects)
+        sub_word = not any(m.id in covered for m in group)
+        draft = _waw_draft(view, merged_node(group), sum(dead[m.id] for m in group), later, suspects, sub_word)
         draft.nodes = group
         drafts.append(draft)
     return drafts

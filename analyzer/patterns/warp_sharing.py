@@ -36,7 +36,12 @@ _ATOMIC_FIX = (
     "Many lanes of the same warp update the same few addresses atomically, and the memory system serializes "
     "updates to one address. Aggregate within the warp first (__reduce_add_sync, or a __shfl_xor_sync "
     "reduction, or cooperative_groups::reduce over coalesced_threads()) and let one lane per distinct "
-    "address issue the atomic; for histograms, accumulate privately in shared memory per block and merge."
+    "address issue the atomic; for histograms, accumulate privately in shared memory per block and merge. "
+    "This holds for commutative updates whose old value the lanes do not use (atomicAdd, atomicSub, atomicMin, "
+    "atomicMax, atomicAnd, atomicOr, atomicXor as a statement). atomicExch, atomicCAS and the wrapping "
+    "atomicInc/atomicDec, or any atomic whose returned old value each lane uses (a ticket, a slot index), do not "
+    "combine that way: aggregating them changes the results unless the lanes' values are recomputed from one "
+    "update (e.g. one atomicAdd of the warp's count, then each lane's offset from a prefix of the ballot)."
 )
 
 

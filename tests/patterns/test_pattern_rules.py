@@ -114,6 +114,55 @@ def test_waw_control_overwrite_by_another_warp_is_not_dead():
     assert find_findings(kernel) == []
 
 
+def test_waw_between_sub_word_stores_is_information_without_a_fix_unless_the_overwrite_covers_the_word():
+    # GIVEN one thread's byte stores to s[3t] and s[3t + 1] (simpleVoteIntrinsics): one 4-byte granule, so the
+    # engine sees the second overwrite the first, though the bytes differ; deleting the first as a dead store would
+    # change the results. A word-wide overwrite covers the byte, and the store is dead.
+    for first_size, overwrite_size, sub_word in ((1, 1, True), (4, 2, True), (1, 4, False), (4, 4, False)):
+        k = KernelBuilder()
+        first = k.node("shared", "write", executions=2048, size=first_size, line=11)
+        k.edge(first, 0, "cold")
+        second = k.node("shared", "write", executions=2048, size=overwrite_size, line=12)
+        k.edge(second, first, "thread")
+        reader = k.node("shared", "read", executions=2048, line=13)
+        k.edge(reader, second, "block")
+        k.barrier(0x500, spanned=4096)
+        finding = only(find_findings(k.build()), "redundant-waw")
+        assert finding["severity"] == ("information" if sub_word else "warning"), (first_size, overwrite_size)
+        assert finding["fix"]["kind"] == ("none" if sub_word else "register-promotion")
+        assert ("may be different bytes" in finding["message"]) == sub_word
+        assert finding["metrics"].get("sub_word", False) == sub_word
+
+
+def test_reread_after_a_sub_word_origin_is_information_and_async_copies_are_no_register_reuse():
+    # GIVEN a thread reading a 4-byte word after writing one byte of it: the read covers bytes nobody wrote
+    k = KernelBuilder()
+    w = k.node("shared", "write", executions=2048, size=1, line=10)
+    k.edge(w, 0, "cold")
+    r = k.node("shared", "read", executions=2048, size=4, line=20)
+    k.edge(r, w, "thread")
+    other = k.node("shared", "read", executions=2048, line=30)
+    k.edge(other, w, "block")
+    k.barrier(0x500, spanned=2048)
+    finding = only(find_findings(k.build()), "redundant-raw")
+    assert finding["severity"] in ("information", "hint") and finding["fix"]["kind"] == "none"
+    assert finding["metrics"]["sub_word"] is True
+    # GIVEN the origin is an asynchronous copy into shared memory (cp.async, a bulk copy): its value never sat in a
+    # register of the thread, so there is no redundant read to keep in one
+    k = KernelBuilder()
+    copied = k.node("shared", "write", executions=2048, line=10)
+    k.edge(copied, 0, "cold")
+    r = k.node("shared", "read", executions=2048, line=20)
+    k.edge(r, copied, "thread")
+    other = k.node("shared", "read", executions=2048, line=30)
+    k.edge(other, copied, "block")
+    k.barrier(0x500, spanned=2048)
+    kernel = k.build()
+    assert patterns_of(find_findings(kernel)) == ["redundant-raw"]
+    kernel["nodes"][copied]["async_copy"] = True
+    assert "redundant-raw" not in patterns_of(find_findings(kernel))
+
+
 def test_self_loop_rereads_are_thread_dominant_hierarchical_reuse_not_rar():
     # GIVEN a load that re-reads its own earlier values in a loop (paper: redundant access needs two nodes)
     k = KernelBuilder()
@@ -389,23 +438,29 @@ def test_race_candidate_on_an_async_copy_in_a_kernel_with_mbarriers_is_informati
     assert only([f for f in find_findings(kernel) if f["pcs"] == [reader]], "race-candidate")["severity"] == "warning"
 
 
-def test_race_candidate_between_sub_word_stores_is_information_but_reads_and_words_stay_warnings():
-    # GIVEN threads of one block storing one byte each into a bool array (simpleVoteIntrinsics): the 4-byte granule
-    # makes neighbouring bytes one location; a read of a neighbour's byte with no barrier is the common race
-    for size, reader, severity in (
-        (1, False, "information"),
-        (2, False, "information"),
-        (4, False, "warning"),
-        (1, True, "warning"),
+def test_race_candidate_between_sub_word_accesses_is_information_but_words_stay_warnings():
+    # GIVEN threads of one block accessing one byte or half-word each of a bool or unsigned short array
+    # (simpleVoteIntrinsics, eigenvalues' scan tree): the 4-byte granule makes neighbouring elements one location,
+    # for stores against stores and reads against stores alike; an access of 4 bytes at either end stays a warning
+    for size, other_size, reader, severity in (
+        (1, 1, False, "information"),
+        (2, 2, False, "information"),
+        (1, 1, True, "information"),
+        (2, 2, True, "information"),
+        (4, 4, False, "warning"),
+        (4, 4, True, "warning"),
+        (2, 4, True, "warning"),
     ):
         k = KernelBuilder()
-        a = k.node("global", "write", executions=64, size=size, line=10)
+        a = k.node("global", "write", executions=64, size=other_size, line=10)
         k.edge(a, 0, "cold")
         b = k.node("global", "read" if reader else "write", executions=64, size=size, line=11)
         k.edge(b, a, "block", synced=0, synced_bytes=0)
         finding = only(find_findings(k.build()), "race-candidate")
-        assert finding["severity"] == severity, (size, reader)
+        assert finding["severity"] == severity, (size, other_size, reader)
         assert (finding["metrics"].get("unseen_order") == "sub_word") == (severity == "information")
+        if severity == "information":
+            assert "narrower than a 4-byte word" in finding["message"]
 
 
 def test_removable_barrier_never_on_a_grid_sync():
@@ -470,6 +525,22 @@ def test_removable_barrier_implant_and_control():
     assert finding["fix"]["kind"] == "barrier-removal" and finding["waste"]["instructions"] == 512
     assert finding["message"].startswith("__syncthreads() at app.cu:16 executed 512 times")
     assert patterns_of(findings) == ["removable-barrier"]
+
+
+def test_no_barrier_is_removable_in_a_kernel_that_executed_mbarrier_operations():
+    # GIVEN the implant's barrier that orders nothing, in a kernel that also waits on an mbarrier
+    # (cuda::barrier): the __syncthreads() after the mbarrier's init publishes it, which no reuse edge shows
+    k = KernelBuilder()
+    w = k.node("shared", "write", executions=1024)
+    k.edge(w, 0, "cold")
+    r = k.node("shared", "read", executions=1024)
+    k.edge(r, w, "block")
+    k.barrier(0x300, spanned=1024, line=15)
+    k.barrier(0x380, spanned=0, line=16, executions=512)
+    kernel = k.build()
+    assert "removable-barrier" in patterns_of(find_findings(kernel))
+    k.barrier(0x400, kind="mbarrier", spanned=0, line=17)
+    assert "removable-barrier" not in patterns_of(find_findings(k.build()))
 
 
 def test_a_barrier_that_may_hand_over_a_write_hidden_behind_a_read_is_kept():

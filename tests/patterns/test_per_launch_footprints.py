@@ -81,3 +81,18 @@ def test_a_table_produced_once_by_a_kernel_is_still_a_constant_region():
     assert "constant-region" in [f["pattern"] for f in findings]
     # and with one launch, data written before it is produced once by definition
     assert "constant-region" in [f["pattern"] for f in find_findings(produced_table(launches=1, written_share=1.0))]
+
+
+def test_hierarchical_reuse_footprint_is_one_launchs():
+    # GIVEN a stencil-like load whose reuse crosses blocks, merged over 254 launches that each touch 256 KB
+    k = KernelBuilder()
+    k.background()
+    launches, per_launch = 254, 256 * 1024
+    executions = launches * per_launch // 128 * 3  # each 128-byte row read three times per launch
+    rows = k.node("global", "read", executions=executions, line=131)
+    k.edge(rows, 0, "cold", 1 / 3)
+    k.edge(rows, rows, "grid", 2 / 3)
+    k.kernel["launches"] = list(range(launches))
+    finding = next(f for f in find_findings(k.build()) if f["pattern"] == "hierarchical-reuse-grid")
+    assert finding["metrics"]["footprint_bytes"] == per_launch
+    assert "(footprint 262.1 KB per launch, 254 launches)" in finding["message"]
