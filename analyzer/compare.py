@@ -47,7 +47,9 @@ def _pattern_waste(kernel: dict[str, Any]) -> dict[str, dict[str, Any]]:
         waste = finding.get("waste", {})
         entry = per_pattern.setdefault(
             finding.get("pattern", "?"),
-            {"findings": 0, "unit": waste.get("basis", "bytes"), "waste": 0, **dict.fromkeys(WASTE_KEYS, 0)},
+            # coalescing's "sectors" basis measures its share only; its waste is bytes (waste.bytes = sectors x 32)
+            {"findings": 0, "unit": "wavefronts" if waste.get("basis") == "wavefronts" else "bytes", "waste": 0}
+            | dict.fromkeys(WASTE_KEYS, 0),
         )
         entry["findings"] += 1
         for key in WASTE_KEYS:

@@ -3,7 +3,10 @@
 R_coal > 1 means the active lanes touch more 32-byte sectors than their bytes need; the worst case is
 SecSize/AccSize (8 for 4-byte accesses). Reported above the `coalescing` threshold for global-memory PCs
 (local memory is interleaved per lane by the hardware, shared memory has no sectors). The waste is the excess
-sector traffic, Σ sectors − Σ S_opt over all executions, in bytes (× 32).
+sector traffic, Σ sectors − Σ S_opt over all executions, in bytes (× 32), and its share is of the sectors the
+kernel's global accesses requested (basis "sectors"): as a share of lane-bytes, one uncoalesced 4-byte access
+wastes 7 times its own traffic and saturated the share at 1 in kernels where it is a sideline (the breadth set's
+review, session 46: ten coalescing warnings at the cap, a 224-byte kernel among them).
 """
 
 from __future__ import annotations
@@ -30,8 +33,8 @@ def _draft(node: Node, ratio: float) -> Draft:
     ideal = node.sectors_ideal_total() / node.requests if node.requests else 0.0
     message = (
         f"touches {mean_sectors:.1f} sectors per warp access where {ideal:.1f} would do "
-        f"(R_coal {ratio:.2f}): {count(excess)} extra sectors, {format_bytes(excess * SECTOR_BYTES)} "
-        f"of extra traffic — make consecutive lanes read consecutive addresses"
+        f"(R_coal {ratio:.2f}): {count(excess)} extra sector requests ({format_bytes(excess * SECTOR_BYTES)}) "
+        f"— make consecutive lanes access consecutive addresses"
     )
     return Draft(
         "poor-coalescing",
@@ -41,6 +44,7 @@ def _draft(node: Node, ratio: float) -> Draft:
         _FIX,
         message,
         waste_bytes=excess * SECTOR_BYTES,
+        basis="sectors",
         predicted=predicted,
         metrics={"R_coal": ratio, "sectors_mean": mean_sectors, "sectors_ideal_mean": ideal, "excess_sectors": excess},
     )

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from reuselens.analyzer.patterns.view import KernelView, Node
+from reuselens.analyzer.patterns.view import SECTOR_BYTES, KernelView, Node
 from reuselens.analyzer.reportview import MIN_SHARE_EXEMPT_PATTERNS
 
 # Severity by waste: a finding wasting at least this share of the kernel's traffic is a warning.
@@ -99,8 +99,11 @@ class Draft:
     predicted: dict[str, int] = field(default_factory=dict)
     tier: int = TIER_PERFORMANCE
     severity: str | None = None  # fixed by the rule (correctness findings); else derived from share
-    # What the waste is measured in: "bytes" (share of the kernel's traffic) or "wavefronts" (share of its
-    # shared-memory wavefronts: a bank conflict moves no extra byte, it serializes cycles).
+    # What the waste is measured in: "bytes" (share of the kernel's traffic), "wavefronts" (share of its
+    # shared-memory wavefronts: a bank conflict moves no extra byte, it serializes cycles) or "sectors" (excess
+    # sectors, waste_bytes / 32, as a share of the sectors its global accesses requested: a lane's 4 bytes
+    # fetching a whole sector is 28 bytes of waste against 4 of lane traffic, a share that saturated at 1 for
+    # any uncoalesced access, however small its part of the kernel).
     basis: str = "bytes"
     extra_keys: list[tuple[str, int]] = field(default_factory=list)  # identity beyond nodes (barrier PCs)
     extra: dict[str, Any] = field(default_factory=dict)  # extra top-level fields
@@ -144,11 +147,14 @@ def finalize(view: KernelView, drafts: list[Draft], min_share: float) -> list[di
     """Ids, shares, severities, the minShare filter and ranks; returns the report's finding objects."""
     traffic = view.traffic_bytes()
     wavefronts = view.shared_wavefronts()
+    sectors = view.global_sectors()
     built: list[tuple[tuple[int, float, str], dict[str, Any]]] = []
     seen: set[str] = set()
     for draft in drafts:
         if draft.basis == "wavefronts":
             share = min(1.0, draft.wavefronts / wavefronts) if wavefronts > 0 else 0.0
+        elif draft.basis == "sectors":
+            share = min(1.0, draft.waste_bytes / SECTOR_BYTES / sectors) if sectors > 0 else 0.0
         else:
             share = min(1.0, draft.waste_bytes / traffic) if traffic > 0 else 0.0
         if share < min_share and draft.pattern not in MIN_SHARE_EXEMPT_PATTERNS:

@@ -190,6 +190,10 @@ class KernelView:
         """The kernel's traffic: Σ W_total(v) over memory PCs = Σ w(e) (lane-bytes)."""
         return float(sum(node.w_total() for node in self.memory_nodes()))
 
+    def global_sectors(self) -> float:
+        """The 32-byte sectors the kernel's global accesses requested, the basis of sector-measured waste."""
+        return float(sum(node.sectors_total() for node in self.memory_nodes() if node.space == "global"))
+
     def shared_wavefronts(self) -> float:
         """The kernel's shared-memory wavefronts (section 3.2.2 rule), the basis of wavefront-measured waste."""
         return float(sum(node.wavefronts_total() for node in self.memory_nodes() if node.space == "shared"))

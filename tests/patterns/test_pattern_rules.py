@@ -269,6 +269,11 @@ def test_poor_coalescing_implant_one_sector_per_lane():
     assert finding["metrics"]["R_coal"] == 8.0
     assert finding["waste"]["bytes"] == 28 * 4096 * 32
     assert finding["metrics"]["predicted"] == {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": 28 * 4096}
+    # its share is of the kernel's requested sectors (the background load's 4 per access and its own 32), not of
+    # lane-bytes, where 28 wasted bytes per 4 used saturated at 1
+    assert finding["waste"]["basis"] == "sectors"
+    assert finding["waste"]["share"] == pytest.approx(28 / 36, abs=1e-6)
+    assert "extra sector requests" in finding["message"] and "access consecutive addresses" in finding["message"]
 
 
 def test_poor_coalescing_control_coalesced():
