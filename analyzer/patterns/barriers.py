@@ -64,6 +64,13 @@ _USER_BARRIERS = ("__syncwarp", "__syncthreads", "__barrier_sync")
 _GRID_SYNCS = ("grid_group", "sync_grids", "multi_grid")
 
 
+def inside_grid_sync(source: dict[str, Any] | None) -> bool:
+    """Whether an instruction's line info (its inline chain included) passes through a grid-wide sync."""
+    source = source or {}
+    frames = [source, *(source.get("inline") or ())]
+    return any(m in str(f.get("function") or "") for f in frames for m in _GRID_SYNCS)
+
+
 def _written_by_user(barrier: dict[str, Any]) -> bool:
     """A warp barrier that the line table places inside another intrinsic (the WARPSYNC that __shfl_sync,
     __ballot_sync or a cooperative-groups call emits under divergence) is not one the developer can delete;
@@ -72,8 +79,7 @@ def _written_by_user(barrier: dict[str, Any]) -> bool:
     WARPSYNC) is the developer's: it is part of a barrier over blocks, whose order the profile never sees, so it
     would look removable on the user's grid.sync() line (session 45: reductionMultiBlockCG's `cg::sync(grid)`)."""
     source = barrier.get("source") or {}
-    frames = [source, *(source.get("inline") or ())]
-    if any(m in str(f.get("function") or "") for f in frames for m in _GRID_SYNCS):
+    if inside_grid_sync(source):
         return False  # a bar.sync or WARPSYNC inside a grid-wide sync: part of a barrier over blocks
     if barrier.get("kind") == "block":
         return True

@@ -34,6 +34,12 @@ Orders the profile cannot see, within a block (said as information, like grid ca
   thread t's element sharing a word with thread t+1's, the tree levels ordered by cg::sync) false: a read next
   to a neighbour's half-word store looks exactly like a read of it.
 
+Cooperative groups' grid-wide sync (`grid_group::sync()`, `this_grid().sync()`) does order blocks: a grid pair in
+one function with such a sync between the two accesses in program order (straight-line code: the origin's PC,
+then the sync's barrier, then the access) is ordered, and the accesses inside the sync's own implementation (its
+arrival counter and flag) are the barrier, not data (cuda-samples reductionMultiBlockCG, session 46's review).
+Neither is a candidate. A pair carried around a loop is not judged by program order and stays one.
+
 Uniform stores: when the only conflicts are stores against stores and, at both ends, every execution has all
 its lanes store to one address (`*flag = true` by every thread), the stores most likely write one value, and
 concurrent stores of one value to a flag are the standard benign idiom. Without values such a finding is kept
@@ -47,6 +53,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from reuselens.analyzer.patterns.barriers import inside_grid_sync
 from reuselens.analyzer.patterns.finding import TIER_CORRECTNESS, TIER_INFORMATION, Draft
 from reuselens.analyzer.patterns.text import count, format_bytes, format_share, where
 from reuselens.analyzer.patterns.view import Edge, KernelView, Node, group_by_line
@@ -144,14 +151,34 @@ def _unsynchronized(edge: Edge, conflicting: float, kinds: set[str]) -> float | 
 SCOPE_ORDER = ("warp_diff_inst", "block", "grid")
 
 
+def _grid_sync_pcs(view: KernelView) -> dict[str, list[int]]:
+    """Per function, the PCs of the executed barriers that belong to a grid-wide sync."""
+    pcs: dict[str, list[int]] = defaultdict(list)
+    for barrier in view.barriers:
+        if int(barrier.get("executions") or 0) > 0 and inside_grid_sync(barrier.get("source")):
+            pcs[str(barrier.get("function") or "")].append(int(barrier.get("pc") or 0))
+    return pcs
+
+
+def _ordered_by_grid_sync(u: Node, v: Node, syncs: dict[str, list[int]]) -> bool:
+    """A grid pair that a grid-wide sync orders: one between the origin v and the later access u in straight-line
+    code of one function, or either access part of the sync itself."""
+    if inside_grid_sync(u.raw.get("source")) or inside_grid_sync(v.raw.get("source")):
+        return True
+    return u.function == v.function and any(v.pc < pc < u.pc for pc in syncs.get(u.function, ()))
+
+
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     kinds = _barrier_kinds(view)
+    syncs = _grid_sync_pcs(view)
     groups: dict[int, list[tuple[Edge, dict[str, float], float]]] = defaultdict(list)
     for edge in view.edges:
         if edge.label not in SCOPE_ORDER or not view.is_memory(edge.dst):
             continue
         u, v = view.nodes[edge.src], view.nodes[edge.dst]
         if u.type == "atomic" and v.type == "atomic":
+            continue
+        if edge.label == "grid" and _ordered_by_grid_sync(u, v, syncs):
             continue
         by_kind = _conflicts(view, edge)
         conflicting = sum(by_kind.values())

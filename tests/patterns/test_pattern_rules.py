@@ -492,6 +492,43 @@ def test_removable_barrier_never_on_a_grid_sync():
     assert not _written_by_user({**grid, "kind": "warp"})  # the WARPSYNC the grid sync also runs
 
 
+def test_grid_race_candidates_ordered_by_a_grid_sync_or_inside_it_are_not_reported():
+    # GIVEN reductionMultiBlockCG: a block's partial sum stored, cg::sync(grid), then block 0 reads all the partials
+    # (RAW across blocks, ordered by the grid sync between them); and the sync's own arrival-counter accesses
+    header = "/usr/local/cuda/include/cooperative_groups/details/sync.h"
+    in_sync = {
+        "file": header,
+        "line": 82,
+        "function": "cooperative_groups::details::sync_grids(unsigned int, unsigned int*)",
+        "inline": [{"function": "cooperative_groups::__v1::grid_group::sync() const", "file": header}],
+    }
+
+    def kernel(with_sync: bool) -> dict:
+        k = KernelBuilder()
+        store = k.node("global", "write", executions=64, lanes=1, line=134, pc=0x100)
+        k.edge(store, 0, "cold")
+        load = k.node("global", "read", executions=64, lanes=1, line=140, pc=0x300)
+        k.edge(load, store, "grid")
+        arrive = k.node("global", "atomic", executions=64, lanes=1, line=80, pc=0x1F0)
+        k.edge(arrive, 0, "cold")
+        poll = k.node("global", "read", executions=64, lanes=1, line=82, pc=0x200)
+        k.edge(poll, arrive, "grid")  # reads the arrival counter other blocks' atomics wrote
+        if with_sync:
+            k.barrier(0x210, line=136)
+        built = k.build()
+        for node in (arrive, poll):
+            built["nodes"][node]["source"] = in_sync
+        if with_sync:
+            built["barriers"][-1]["source"] = in_sync
+        return built, load
+
+    unordered, load = kernel(with_sync=False)
+    races = [f for f in find_findings(unordered) if f["pattern"] == "race-candidate"]
+    assert [f["pcs"] for f in races] == [[load]]  # no sync: block 0's read is a candidate; the counter never is
+    ordered, _load = kernel(with_sync=True)
+    assert [f for f in find_findings(ordered) if f["pattern"] == "race-candidate"] == []
+
+
 def test_race_candidate_control_synchronized():
     kernel, _w, _r = shared_pair("block", synced=2048 * 32)
     assert find_findings(kernel) == []
