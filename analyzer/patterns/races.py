@@ -41,7 +41,9 @@ arrival counter and flag) are the barrier, not data (cuda-samples reductionMulti
 Neither is a candidate. A pair carried around a loop is not judged by program order and stays one.
 
 Uniform stores: when the only conflicts are stores against stores and, at both ends, every execution has all
-its lanes store to one address (`*flag = true` by every thread), the stores most likely write one value, and
+its lanes store to one address (`*flag = true` by every thread; or one end is an atomic always updating one
+address, the other a one-address store: `atomicExch(&flag, 1)` against `flag = 1`), the stores most likely write
+one value, and
 concurrent stores of one value to a flag are the standard benign idiom. Without values such a finding is kept
 but said as information: benign if every store writes the same value. A run profiled with values
 (`profile --values`, docs/engine.md "Value redundancy") settles it: when every execution of the stores stored one
@@ -191,23 +193,29 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     return drafts
 
 
-def _uniform_store(node: Node) -> bool:
-    """A store whose every execution sends all its (several) lanes to one address."""
+def _one_address(node: Node) -> bool:
     addresses = node.raw.get("addresses") or ()
-    return (
-        node.type == "write"
-        and node.lane_mode() > 1
-        and bool(addresses)
-        and all(int(value) == 1 for value, _count in addresses)
-    )
+    return bool(addresses) and all(int(value) == 1 for value, _count in addresses)
+
+
+def _uniform_store(node: Node) -> bool:
+    """A store whose every execution sends all its (several) lanes to one address, or an atomic update (an
+    atomicExch of a flag) whose every execution does."""
+    return _one_address(node) and (node.type == "atomic" or (node.type == "write" and node.lane_mode() > 1))
+
+
+def _uniform_pair(u: Node, v: Node) -> bool:
+    """Both ends set one flag: uniform stores, or a one-address atomic against a one-address store of any lane
+    count (eigenvalues: `atomicExch(&flag, 1)` in some threads, `flag = 1` in one)."""
+    if _uniform_store(u) and _uniform_store(v):
+        return True
+    atomic, other = (u, v) if u.type == "atomic" else (v, u)
+    return atomic.type == "atomic" and _uniform_store(atomic) and other.type == "write" and _one_address(other)
 
 
 def _uniform_stores_only(view: KernelView, items: list[tuple[Edge, dict[str, float], float]]) -> bool:
     return all(
-        not kinds.get("raw")
-        and not kinds.get("war")
-        and _uniform_store(view.nodes[edge.src])
-        and _uniform_store(view.nodes[edge.dst])
+        not kinds.get("raw") and not kinds.get("war") and _uniform_pair(view.nodes[edge.src], view.nodes[edge.dst])
         for edge, kinds, _u in items
     )
 

@@ -92,3 +92,18 @@ def test_recorded_values_that_differ_make_the_flag_race_a_warning():
     race = next(f for f in find_findings(kernel) if f["pattern"] == "race-candidate")
     assert race["severity"] == "warning" and race["metrics"]["uniform_stores"] is False
     assert "the stored values differ" in race["message"]
+
+
+def test_an_atomic_flag_update_against_a_one_thread_flag_store_is_the_benign_idiom():
+    # GIVEN eigenvalues' `atomicExch(&flag, 1)` by some lanes of a warp (one address per execution) and `flag = 1`
+    # by one thread of another warp, unordered: both set the flag; with two addresses per atomic it is no flag
+    for atomic_addresses, severity in ((1, "information"), (2, "warning")):
+        k = KernelBuilder()
+        k.background()
+        exchange = k.node("shared", "atomic", executions=141, lanes=4, addresses=atomic_addresses, line=313)
+        k.edge(exchange, 0, "cold")
+        store = k.node("shared", "write", executions=1, lanes=1, addresses=1, line=540)
+        k.edge(store, exchange, "block", synced=0, synced_bytes=0)
+        race = next(f for f in find_findings(k.build()) if f["pattern"] == "race-candidate")
+        assert race["pcs"] == [store] and race["severity"] == severity, atomic_addresses
+        assert race["metrics"]["uniform_stores"] is (severity == "information")
