@@ -2,7 +2,8 @@
 """Real-application benchmark: public CUDA apps (cuda-samples, PolyBench/GPU, SHOC) natively and under ReuseLens.
 
 The apps, their pinned commits, build flags and arguments are in benchmarks/realapps/manifest.json; their
-sources are staged (not committed) by benchmarks/realapps_stage.py into benchmarks/realapps/src/. Every app
+sources are staged (not committed) by benchmarks/realapps_stage.py into benchmarks/realapps/src/ ({src} in an
+app's arguments stands for that folder, e.g. for input files staged with the sources). Every app
 builds with `nvcc -lineinfo -O3 -arch=sm_90`. Each round runs, per app in turn: the app alone, `reuselens
 profile --no-analyze` (collect), `reuselens profile` (collect + analysis), `reuselens profile --object-level`
 (objects: the memory analysis without an access trace) and `reuselens profile --intra-object` (intra: the same
@@ -38,6 +39,10 @@ MANIFEST = HERE / "realapps" / "manifest.json"
 # collect's is the value mode's).
 MODES = ("native", "collect", "full", "objects", "intra", "values")
 RATIO_MODES = ("collect", "full", "objects", "intra", "values")
+# In an app's args, the staged-sources folder (--src), for input files staged with the sources (a source's
+# "inputs" generator, benchmarks/realapps_stage.py). Replaced when the app runs, not when it is staged: the staged
+# tree is carried to the device and may sit at another path there.
+SRC_TOKEN = "{src}"
 
 
 def load_manifest(path: Path) -> dict:
@@ -63,7 +68,26 @@ def check_staged(manifest: dict, src: Path) -> list[str]:
         for rel in app["files"]:
             if not (root / rel).is_file():
                 problems.append(f"{app['name']}: missing {root / rel}")
+        for path in staged_inputs(app, src):
+            if not path.is_file():
+                problems.append(f"{app['name']}: missing input {path} (made by the source's inputs generator)")
     return problems
+
+
+def app_argv(app: dict, binary: Path, src: Path) -> list[str]:
+    """The app's command line: its binary, then its manifest args with SRC_TOKEN replaced by `src`."""
+    return [str(binary), *(arg.replace(SRC_TOKEN, str(src)) for arg in app.get("args", []))]
+
+
+def staged_inputs(app: dict, src: Path) -> list[Path]:
+    """The files under `src` that the app's args name through SRC_TOKEN; an argument may list several, comma-
+    separated (Parboil's `-i a,b,c`)."""
+    return [
+        Path(item.replace(SRC_TOKEN, str(src)))
+        for arg in app.get("args", [])
+        for item in arg.split(",")
+        if SRC_TOKEN in item
+    ]
 
 
 def build_command(manifest: dict, app: dict, src: Path, binary: Path) -> list[str]:
@@ -366,7 +390,7 @@ def main(argv: list[str] | None = None) -> int:
     runnable = [a for a in apps if not built[a["name"]][1]]
     for rnd in range(args.rounds):
         for app in runnable:
-            argv = [str(built[app["name"]][0]), *app.get("args", [])]
+            argv = app_argv(app, built[app["name"]][0], src)
             for mode in modes:
                 run_dir = out / "runs" / f"r{rnd}" / f"{app['name']}-{mode}"
                 if run_dir.exists():

@@ -9,6 +9,13 @@ our history). The device host has no network, so DEST travels with the working t
 
 A bare clone of owner/name is looked up as MIRRORS/owner+name/repo (the layout the session's `fetch` tool
 produces) or MIRRORS/owner+name(.git); --git-dir SOURCE=PATH names one explicitly.
+
+A source's optional fields, applied in this order after the copy: "generated" ({path: text}, files written in
+place of a configure step), "patches" ([path, old, new], each `old` found exactly once) and "inputs" (a script
+beside the manifest, run as `python SCRIPT DEST/<source>` with this interpreter, that writes the apps' input
+files into the staged folder, e.g. parboil_inputs.py for Parboil, which ships no data sets). Apps name such
+files in their args as {src}/<source>/..., which benchmarks/realapps.py resolves when it runs them. The size
+limit counts the generated inputs too.
 """
 
 from __future__ import annotations
@@ -69,7 +76,17 @@ def files_to_copy(git_dir: Path, commit: str, paths: list[str]) -> list[str]:
     return chosen
 
 
-def stage_source(name: str, spec: dict, git_dir: Path, dest: Path) -> int:
+def make_inputs(name: str, script: Path, target: Path) -> None:
+    """Runs a source's input generator on its staged folder: the inputs then travel with the sources, and the
+    apps find them wherever the staged tree lands. A subprocess, so that a generator's imports and globals stay
+    out of this script."""
+    done = subprocess.run([sys.executable, str(script), str(target)], capture_output=True, text=True)
+    if done.returncode != 0:
+        tail = (done.stderr.strip() or done.stdout.strip() or "no output").splitlines()[-1]
+        raise StageError(f"{name}: input generator {script} exited {done.returncode}: {tail}")
+
+
+def stage_source(name: str, spec: dict, git_dir: Path, dest: Path, manifest_dir: Path = HERE / "realapps") -> int:
     target = dest / name
     if target.exists():
         shutil.rmtree(target)
@@ -86,9 +103,11 @@ def stage_source(name: str, spec: dict, git_dir: Path, dest: Path) -> int:
         if body.count(old) != 1:
             raise StageError(f"{name}/{rel}: patch expects exactly one {old!r}, found {body.count(old)}")
         path.write_text(body.replace(old, new))
-    (target / "STAGED.json").write_text(
-        json.dumps({"repo": spec["repo"], "commit": spec["commit"], "files": len(files)}, indent=1) + "\n"
-    )
+    stamp = {"repo": spec["repo"], "commit": spec["commit"], "files": len(files)}
+    if spec.get("inputs"):
+        make_inputs(name, manifest_dir / spec["inputs"], target)
+        stamp["inputs"] = spec["inputs"]
+    (target / "STAGED.json").write_text(json.dumps(stamp, indent=1) + "\n")
     return sum(p.stat().st_size for p in target.rglob("*") if p.is_file())
 
 
@@ -106,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         total = 0
         for name, spec in manifest["sources"].items():
             git_dir = Path(explicit[name]) if name in explicit else find_git_dir(spec["repo"], Path(args.mirrors))
-            size = stage_source(name, spec, git_dir, dest)
+            size = stage_source(name, spec, git_dir, dest, Path(args.manifest).resolve().parent)
             total += size
             print(f"{name:<14} {spec['repo']}@{spec['commit'][:12]}  {size / 2**20:6.2f} MiB -> {dest / name}")
         if total > SIZE_LIMIT:
