@@ -52,11 +52,42 @@ short_suite() {
   grep -v "^build\|^round" "$OUT/realapps_full_clean.txt" | tail -12
   cp /tmp/rf/realapps.json "$OUT/realapps_full_clean.json"
 }
+# long_apps SECONDS: the suite's four long apps natively, under `profile --no-analyze` and under `profile`, one round,
+# from the user's install short_suite made (/tmp/clean), within SECONDS; the table in $OUT/realapps_long.txt and .json.
+long_apps() {
+  stamp "the four long apps: native, collect, full, one round, clean install"
+  timeout "$1" python3 benchmarks/realapps.py --src benchmarks/realapps/src --out /tmp/rl --rounds 1 \
+    --modes native,collect,full --jobs 16 --reuselens /tmp/clean/bin/reuselens \
+    --apps cs_mergeSort,pb_gemm,pb_mvt,cs_sortingNetworks > "$OUT/realapps_long.txt" 2>&1
+  grep -v "^build\|^round" "$OUT/realapps_long.txt" | tail -9
+  cp /tmp/rl/realapps.json "$OUT/realapps_long.json" 2>/dev/null
+}
+# breadth_set SECONDS [realapps.py options...]: the breadth set (benchmarks/realapps/breadth.json, staged in
+# benchmarks/realapps/breadth-src) natively and under `profile`, one round, from the user's install (/tmp/clean),
+# within SECONDS; then benchmarks/breadth_check.py names every defect. Its outputs in $OUT/breadth_*, the run
+# directories' logs and reports (no modules: third-party builds stay out of git) in $OUT/breadth_runs.tgz.
+breadth_set() {
+  local seconds=$1
+  shift
+  stamp "the breadth set: native, full profile, 1 round"
+  timeout "$seconds" python3 benchmarks/realapps.py --manifest benchmarks/realapps/breadth.json \
+    --src benchmarks/realapps/breadth-src --out /tmp/breadth --modes native,full --rounds 1 --timeout 60 --jobs 16 \
+    --reuselens /tmp/clean/bin/reuselens "$@" > "$OUT/breadth_realapps.txt" 2>&1
+  echo "realapps.py exit $?"
+  grep -v "^round" "$OUT/breadth_realapps.txt" | tail -45
+  stamp "defects"
+  python3 benchmarks/breadth_check.py /tmp/breadth --json "$OUT/breadth_check.json" > "$OUT/breadth_check.txt" 2>&1
+  cat "$OUT/breadth_check.txt"
+  cp /tmp/breadth/realapps.json "$OUT/breadth_realapps.json" 2>/dev/null
+  (cd /tmp/breadth && find runs -type f \( -name collector.log -o -name run.json -o -name '*.log' -o -name report.json \) \
+    -size -3M | tar czf "$OUT/breadth_runs.tgz" -T -)
+}
 # gpu_tests: the GPU pytest files every stop's closing note reports (online results against replays included).
 gpu_tests() {
   stamp "GPU tests"
-  timeout 120 python3 -m pytest -q tests/collector/test_gpu.py tests/collector/test_gpu_configurations.py \
-    tests/collector/test_gpu_values.py tests/memory/test_memory_gpu.py tests/collector/test_gpu_packed.py 2>&1 | tail -2
+  timeout 180 python3 -m pytest -q tests/collector/test_gpu.py tests/collector/test_gpu_configurations.py \
+    tests/collector/test_gpu_values.py tests/memory/test_memory_gpu.py tests/collector/test_gpu_packed.py \
+    tests/collector/test_gpu_graphs.py 2>&1 | tail -2
 }
 # manifest_args APP: the app's arguments from benchmarks/realapps/manifest.json, for running it by hand (from any folder).
 manifest_args() {
