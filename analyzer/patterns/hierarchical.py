@@ -15,11 +15,17 @@ same element by the same thread (write after read, `x[i] = f(x[i])`) or stores o
 element (`*flag = true` by every lane) are no reuse to keep in a register, a shuffle or shared memory. A store
 that overwrites its own earlier value in a loop (write after write by the same thread, same PC) is: accumulate
 in a register and store once; the same between two store PCs is the redundant-waw rule's.
+
+Grid reuse of data that fits in L2 many times over (at most FITS_IN_L2 per launch: every NVIDIA data-centre GPU
+since Volta has 4 MB or more, an A100 40 MB, an H100 50 MB) is what L2 is for: an access-policy window cannot
+keep it more resident than it is. Such a finding is information (a hint below 10% of the traffic) with no fix
+(SobolQRNG's 12.8 KB tables, globalToShmemAsyncCopy's 65 KB tiles, stencil2d's 1-2 MB grids were told to pin
+their data in L2; session 46's review of the breadth set).
 """
 
 from __future__ import annotations
 
-from reuselens.analyzer.patterns.finding import Draft, add_counts, predicted_removal
+from reuselens.analyzer.patterns.finding import TIER_INFORMATION, TIER_PERFORMANCE, Draft, add_counts, predicted_removal
 from reuselens.analyzer.patterns.text import format_bytes, format_share, places
 from reuselens.analyzer.patterns.view import (
     Edge,
@@ -79,6 +85,14 @@ _FIXES = {
     ),
 }
 
+
+FITS_IN_L2 = 2 << 20  # bytes per launch: half the smallest L2 of a data-centre GPU since Volta (T4: 4 MB)
+_FITS_FIX = (
+    "Most of this data object's reuse crosses block boundaries and is served by L2, but the object is small "
+    "enough (per launch) to stay in the L2 of any current GPU anyway: an access-policy window would not keep it "
+    "more resident. Only if L2 bandwidth itself limits this kernel, reorder the grid so that blocks sharing data "
+    "run at the same time (tile swizzling), or stage the shared part in shared memory per block."
+)
 
 _STORE_FIX = (
     "The same thread stores to this element again and again (a store in a loop overwriting its own earlier "
@@ -158,6 +172,9 @@ def _draft(
     launches = view.launch_count()
     footprint = sum(node.w_out.get("cold", 0.0) for node in members) / launches
     per_launch = f" per launch, {launches} launches" if launches > 1 else ""
+    fits = scope == "grid" and not atomic and footprint <= FITS_IN_L2
+    if fits:
+        kind, explanation, advice = "none", _FITS_FIX, "it fits in L2, which already serves it"
     message = (
         f"{format_share(ratios[scope])} of this data object's reuse ({format_bytes(reused)}) comes from "
         f"{_SCOPE_WORDS[scope]}{places(carriers)} (footprint {format_bytes(footprint)}{per_launch}) — {advice}"
@@ -178,6 +195,7 @@ def _draft(
         origins=origins,
         predicted=predicted,
         metrics=metrics,
+        tier=TIER_INFORMATION if fits else TIER_PERFORMANCE,
         context=(view, members, ratios),
     )
 

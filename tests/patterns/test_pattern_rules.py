@@ -339,12 +339,12 @@ def test_atomic_contention_implant_and_control():
 # --- Hierarchical reuse (paper 3.3 I) and streaming (3.3 IV) ------------------------------------------------
 
 
-def reuse_kernel(split: dict[str, float]) -> dict:
+def reuse_kernel(split: dict[str, float], executions: int = 4096) -> dict:
     k = KernelBuilder()
     k.background()
-    a = k.node("global", "read", executions=4096, line=70)
+    a = k.node("global", "read", executions=executions, line=70)
     k.edge(a, 0, "cold", 0.2)
-    b = k.node("global", "read", executions=4096, line=71)
+    b = k.node("global", "read", executions=executions, line=71)
     for label, fraction in split.items():
         k.edge(a, b, label, 0.8 * fraction)
         k.edge(b, a, label, fraction)
@@ -358,8 +358,17 @@ def test_hierarchical_block_implant_suggests_shared_promotion():
 
 
 def test_hierarchical_grid_implant_suggests_l2_window():
-    finding = only(find_findings(reuse_kernel({"grid": 0.85, "block": 0.15})), "hierarchical-reuse-grid")
+    # 4 M warp loads of 128 B, a fifth first touches: a 107 MB object, which an L2 access-policy window can help
+    kernel = reuse_kernel({"grid": 0.85, "block": 0.15}, executions=4 << 20)
+    finding = only(find_findings(kernel), "hierarchical-reuse-grid")
     assert finding["fix"]["kind"] == "l2-window" and finding["severity"] == "warning"
+
+
+def test_hierarchical_grid_reuse_of_an_object_that_fits_in_l2_has_no_fix():
+    # the same reuse over a 105 KB object (per launch): L2 already keeps it, a window adds nothing
+    finding = only(find_findings(reuse_kernel({"grid": 0.85, "block": 0.15})), "hierarchical-reuse-grid")
+    assert finding["fix"]["kind"] == "none" and finding["severity"] == "information"
+    assert "it fits in L2, which already serves it" in finding["message"]
 
 
 def test_hierarchical_delta_is_a_setting_and_control_has_no_dominant_scope():
