@@ -57,13 +57,32 @@ def _node_ids(drafts: list[Draft], *patterns: str) -> set[int]:
     return {node.id for d in drafts if d.pattern in patterns for node in d.nodes}
 
 
+# A store at least this dead (redundant-waw's dead_fraction): storing once after the loop removes its sectors too.
+DEAD_STORE = 0.9
+
+
+def _dead_stores(drafts: list[Draft]) -> set[int]:
+    """The PCs of stores whose bytes are nearly all overwritten by the same thread before any read, with a fix."""
+    return {
+        node.id
+        for d in drafts
+        if d.pattern == "redundant-waw" and d.fix_kind != "none" and d.metrics.get("dead_fraction", 0.0) >= DEAD_STORE
+        for node in d.nodes
+    }
+
+
 def _remove_overlaps(drafts: list[Draft]) -> list[Draft]:
     private = _node_ids(drafts, "abuse-smem")
     constant = _node_ids(drafts, "constant-region")
     registers = _node_ids(drafts, "redundant-rar", "redundant-raw")
+    dead = _dead_stores(drafts)
     kept = []
     for draft in drafts:
         ids = {node.id for node in draft.nodes}
+        # an uncoalesced store that is dead: the dead store's fix (store once) removes it, one finding says so
+        # (PolyBench correlation's `symmat[j1][j2] +=` in the i loop: both a coalescing and a dead-store warning)
+        if draft.pattern == "poor-coalescing" and ids <= dead:
+            continue
         if draft.pattern in ("redundant-rar", "redundant-raw", "redundant-waw", "bank-conflict") and ids & private:
             continue
         if draft.pattern in ("broadcasting", "hierarchical-reuse-block", "hierarchical-reuse-grid") and ids & constant:

@@ -276,6 +276,25 @@ def test_poor_coalescing_implant_one_sector_per_lane():
     assert "extra sector requests" in finding["message"] and "access consecutive addresses" in finding["message"]
 
 
+def test_an_uncoalesced_dead_store_is_one_dead_store_finding():
+    # GIVEN PolyBench correlation's `symmat[j1 * M + j2] +=` in the i loop: each lane's store hits its own sector,
+    # and the same thread overwrites it on the next pass (no reader in between): storing once after the loop
+    # removes the uncoalesced stores too, so the dead store is the one finding
+    for dead_share, expected in ((1.0, ["redundant-waw"]), (0.5, ["poor-coalescing", "redundant-waw"])):
+        k = KernelBuilder()
+        k.background()
+        store = k.node("global", "write", executions=4096, sectors=32, line=216)
+        k.edge(store, 0, "cold")
+        later = k.node("global", "write", executions=4096, sectors=32, line=217)
+        k.edge(later, store, "thread", dead_share)
+        k.edge(later, 0, "cold", 1 - dead_share)
+        kernel = k.build()
+        found = [
+            f["pattern"] for f in find_findings(kernel) if store in f["pcs"] and f["pattern"] != "streaming-access"
+        ]
+        assert sorted(found) == expected, (dead_share, found)
+
+
 def test_poor_coalescing_control_coalesced():
     assert find_findings(global_reader(4)) == []
 
