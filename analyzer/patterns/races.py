@@ -188,9 +188,56 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
         if unsynchronized:
             groups[u.id].append((edge, by_kind, unsynchronized))
     drafts = []
-    for group in group_by_line(view.nodes[i] for i in groups):  # unrolled copies of one access: one finding
+    for group in _warp_idioms(group_by_line(view.nodes[i] for i in groups), groups):
         drafts.append(_draft(view, group, [item for member in group for item in groups[member.id]], kinds))
     return drafts
+
+
+_IDIOM_LINES = 8  # how far apart the lines of one warp-synchronous sequence may be
+
+
+def _source_line(node: Node) -> int | None:
+    line = (node.raw.get("source") or {}).get("line")
+    return int(line) if line else None
+
+
+def _warp_idioms(
+    line_groups: list[list[Node]], items: dict[int, list[tuple[Edge, dict[str, float], float]]]
+) -> list[list[Node]]:
+    """Line groups whose races are all within warps, in one function and at most _IDIOM_LINES lines from the
+    next, as one group: a warp-synchronous sequence (`volatile` reduction steps relying on lockstep, each step's
+    read racing another lane's write of the same step) is one idiom with one fix (__syncwarp() between the steps,
+    or shuffles), not a warning per step (5 per instantiation in SHOC scan's reduce; session 46's review)."""
+    warp_only = [
+        group
+        for group in line_groups
+        if all(edge.label == "warp_diff_inst" for member in group for edge, _k, _u in items[member.id])
+        and _source_line(group[0]) is not None
+    ]
+    where = {member.id: index for index, group in enumerate(warp_only) for member in group}
+    parent = list(range(len(warp_only)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    by_function: dict[str, list[int]] = defaultdict(list)
+    for index, group in enumerate(warp_only):
+        by_function[group[0].function].append(index)
+    for indices in by_function.values():
+        indices.sort(key=lambda i: _source_line(warp_only[i][0]) or 0)
+        for a, b in zip(indices, indices[1:]):
+            if (_source_line(warp_only[b][0]) or 0) - (_source_line(warp_only[a][0]) or 0) <= _IDIOM_LINES:
+                ra, rb = root(a), root(b)
+                parent[max(ra, rb)] = min(ra, rb)
+    merged: dict[int, list[Node]] = defaultdict(list)
+    for index, group in enumerate(warp_only):
+        merged[root(index)].extend(group)
+    unions = [sorted(members, key=lambda n: n.key) for members in merged.values()]
+    rest = [group for group in line_groups if not any(member.id in where for member in group)]
+    return sorted(unions + rest, key=lambda members: members[0].key)
 
 
 def _one_address(node: Node) -> bool:

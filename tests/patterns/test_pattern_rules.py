@@ -557,6 +557,28 @@ def test_grid_race_candidates_ordered_by_a_grid_sync_or_inside_it_are_not_report
     assert [f for f in find_findings(ordered) if f["pattern"] == "race-candidate"] == []
 
 
+def test_a_warp_synchronous_sequence_is_one_race_finding():
+    # GIVEN SHOC scan's `volatile` reduction tail: at each step (lines 127-131) a lane reads what another lane of
+    # its warp writes in the same step, with no __syncwarp(); then a warp race 20 lines further down, and a block
+    # race on the next line
+    k = KernelBuilder()
+    step_reads = []
+    for line in (127, 128, 129, 130, 131, 151):
+        write = k.node("shared", "write", executions=256, line=line)
+        k.edge(write, 0, "cold")
+        read = k.node("shared", "read", executions=256, line=line)
+        k.edge(read, write, "warp_diff_inst", synced=0, synced_bytes=0)
+        step_reads.append(read)
+    block_write = k.node("shared", "write", executions=256, line=132)
+    k.edge(block_write, 0, "cold")
+    block_read = k.node("shared", "read", executions=256, line=133)
+    k.edge(block_read, block_write, "block", synced=0, synced_bytes=0)
+    races = [f for f in find_findings(k.build()) if f["pattern"] == "race-candidate"]
+    assert sorted(f["pcs"] for f in races) == sorted([step_reads[:5], [step_reads[5]], [block_read]])
+    (sequence,) = [f for f in races if len(f["pcs"]) == 5]
+    assert sequence["scope"] == "warp_diff_inst" and sequence["metrics"]["unsynchronized_accesses"] == 5 * 256 * 32
+
+
 def test_race_candidate_control_synchronized():
     kernel, _w, _r = shared_pair("block", synced=2048 * 32)
     assert find_findings(kernel) == []
