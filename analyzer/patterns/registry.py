@@ -20,6 +20,7 @@ from reuselens.analyzer.patterns import (
 )
 from reuselens.analyzer.patterns.finding import Draft, finalize
 from reuselens.analyzer.patterns.settings import DEFAULT_SETTINGS, resolve_settings
+from reuselens.analyzer.patterns.text import format_share
 
 __all__ = ["find_findings", "find_report_findings", "PATTERNS", "VALUE_PATTERNS", "DEFAULT_SETTINGS", "RULES", "Rule"]
 from reuselens.analyzer.patterns.view import KernelView
@@ -48,6 +49,7 @@ RULES: tuple[Any, ...] = (
 )
 
 PATTERNS: dict[str, str] = {pid: title for rule in RULES for pid, title in rule.PATTERNS.items()}
+CORRECTNESS_PATTERNS = frozenset(races.PATTERNS)
 # The patterns only a run profiled with values can show (their implants and controls: tests/gpu/value_redundancy.cu,
 # not the pattern suite, which is profiled without).
 VALUE_PATTERNS: frozenset[str] = frozenset(value_redundancy.PATTERNS)
@@ -95,9 +97,29 @@ def _remove_overlaps(drafts: list[Draft]) -> list[Draft]:
     return kept
 
 
+# A performance warning must waste at least this share of the whole run's traffic (all kernels): a kernel's own
+# share decides the severity, and a tiny kernel of a run (a scan's 2 KB inter-block step, PolyBench correlation's
+# mean kernel at 0.13% of the app) got warnings next to the kernels that matter (session 46's reviews of the
+# breadth set: 30 such warnings, all minor). Correctness findings (races) keep their severity.
+RUN_WARNING_SHARE = 0.01
+
+
+def _minor_in_the_run(findings: list[list[dict[str, Any]]], run_traffic: float) -> None:
+    """Performance warnings below RUN_WARNING_SHARE of the run's traffic become information, saying why."""
+    for kernel_findings in findings:
+        for finding in kernel_findings:
+            if finding["severity"] != "warning" or finding["pattern"] in CORRECTNESS_PATTERNS:
+                continue
+            share = float(finding["waste"]["bytes"]) / run_traffic if run_traffic > 0 else 1.0
+            if share < RUN_WARNING_SHARE:
+                finding["severity"] = "information"
+                finding["message"] += f" (a minor part of the run: {format_share(share)} of its traffic)"
+
+
 def find_report_findings(kernels: list[dict[str, Any]], settings: dict[str, Any] | None = None) -> list[list[dict]]:
     """The findings of every kernel of a report, in order. Unlike find_findings kernel by kernel, a barrier line
-    that one kernel keeps is kept in all (template instantiations share their source lines)."""
+    that one kernel keeps is kept in all (template instantiations share their source lines), and a performance
+    warning must matter to the run, not only to its kernel (RUN_WARNING_SHARE)."""
     from reuselens.analyzer.patterns.barriers import kept_lines
 
     resolved = resolve_settings(settings)
@@ -105,7 +127,10 @@ def find_report_findings(kernels: list[dict[str, Any]], settings: dict[str, Any]
     pinned = frozenset(line for view in views for line in kept_lines(view))
     for view in views:
         view.pinned_barrier_lines = pinned
-    return [_find(view, resolved) for view in views]
+    findings = [_find(view, resolved) for view in views]
+    if len(views) > 1:
+        _minor_in_the_run(findings, sum(view.traffic_bytes() for view in views))
+    return findings
 
 
 def find_findings(kernel: dict[str, Any], settings: dict[str, Any] | None = None) -> list[dict[str, Any]]:

@@ -96,3 +96,34 @@ def test_hierarchical_reuse_footprint_is_one_launchs():
     finding = next(f for f in find_findings(k.build()) if f["pattern"] == "hierarchical-reuse-grid")
     assert finding["metrics"]["footprint_bytes"] == per_launch
     assert "(footprint 262.1 KB per launch, 254 launches)" in finding["message"]
+
+
+def test_a_warning_must_matter_to_the_run_not_only_to_its_kernel():
+    # GIVEN a run of two kernels: a big well-coalesced one and a tiny one whose one load is uncoalesced (a scan's
+    # inter-block step): the tiny kernel's coalescing waste is most of its own traffic but under 1% of the run's
+    from reuselens.analyzer.patterns import find_report_findings
+
+    def uncoalesced(executions: int, name: str) -> dict:
+        k = KernelBuilder()
+        node = k.node("global", "read", executions=executions, sectors=32, line=5)
+        k.edge(node, 0, "cold", 0.9)
+        k.edge(node, node, "block", 0.1)
+        kernel = k.build()
+        kernel["id"], kernel["mangled"] = name, f"_Z{len(name)}{name}v"
+        return kernel
+
+    big = KernelBuilder()
+    for line in range(200):
+        big.node("global", "read", executions=4096, line=100 + line)
+        big.edge(line + 1, 0, "cold")
+    big_kernel = big.build()
+    big_kernel["id"], big_kernel["mangled"] = "big", "_Z3bigv"
+    alone = find_report_findings([uncoalesced(64, "tiny")])[0]
+    assert [f["severity"] for f in alone if f["pattern"] == "poor-coalescing"] == ["warning"]
+    _big, tiny = find_report_findings([big_kernel, uncoalesced(64, "tiny")])
+    (coalescing,) = [f for f in tiny if f["pattern"] == "poor-coalescing"]
+    assert coalescing["severity"] == "information"
+    assert "(a minor part of the run: 0.1% of its traffic)" in coalescing["message"]
+    # the same kernel at 100 times the work matters to the run
+    _big, busy = find_report_findings([big_kernel, uncoalesced(6400, "busy")])
+    assert [f["severity"] for f in busy if f["pattern"] == "poor-coalescing"] == ["warning"]
