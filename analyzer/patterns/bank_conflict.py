@@ -4,11 +4,16 @@ A warp instance with wavefront count k is serialized into k shared-memory cycles
 ceil(footprint words / 32) per lane group. The waste is the excess wavefronts, Σ Wave − Σ Wave_ideal, which
 the `padding` fix removes without removing any instruction (the paper validates these fixes by wavefronts).
 waste.bytes converts them at 128 bytes (one full-width wavefront) so they rank against traffic findings.
+
+Shared atomics on data-dependent addresses (a histogram's `atomicAdd(&hist[bin], 1)`) conflict where the data's
+bins collide: no padding or swizzle spreads random bins over the banks. When an atomic's wavefront counts have no
+mode covering DATA_DEPENDENT_MODE of its executions, the finding is information with no fix, saying so (Parboil
+histo's 24 KB histogram: 1 to 6 wavefronts per access; session 46's review).
 """
 
 from __future__ import annotations
 
-from reuselens.analyzer.patterns.finding import NCU, Draft
+from reuselens.analyzer.patterns.finding import NCU, TIER_INFORMATION, TIER_PERFORMANCE, Draft
 from reuselens.analyzer.patterns.text import count
 from reuselens.analyzer.patterns.view import KernelView, Node, group_by_line, merged_node
 
@@ -24,6 +29,22 @@ _FIX = (
 )
 
 
+DATA_DEPENDENT_MODE = 0.9
+_DATA_DEPENDENT_FIX = (
+    "The lanes of this atomic hit banks that depend on the data (a histogram's bins), so how many collide changes "
+    "from one access to the next and no padding or swizzle removes it. If the conflicts matter, give each warp or "
+    "lane group its own copy of the array (privatised sub-histograms, merged at the end) where shared memory "
+    "allows, or aggregate equal bins within the warp first (__match_any_sync)."
+)
+
+
+def _data_dependent(node: Node) -> bool:
+    """An atomic whose wavefront count varies with the data: no value covers DATA_DEPENDENT_MODE of executions."""
+    counts = [float(c) for _v, c in node.raw.get("wavefronts") or ()]
+    total = sum(counts)
+    return node.type == "atomic" and total > 0 and max(counts) < DATA_DEPENDENT_MODE * total
+
+
 def _draft(node: Node, ratio: float) -> Draft:
     excess = max(0.0, node.wavefronts_total() - node.wavefronts_ideal_total())
     op = "ld" if node.type == "read" else "st"
@@ -33,18 +54,27 @@ def _draft(node: Node, ratio: float) -> Draft:
         f"{count(excess)} extra shared-memory wavefronts — pad or swizzle the array"
     )
     predicted = {NCU[("shared", op, "wavefronts")]: round(excess)} if node.type in ("read", "write") else {}
+    data_dependent = _data_dependent(node)
+    if data_dependent:
+        message = message.replace(" — pad or swizzle the array", " — data-dependent: the bins collide, not the layout")
     return Draft(
         "bank-conflict",
         [node],
         None,
-        "padding",
-        _FIX,
+        "none" if data_dependent else "padding",
+        _DATA_DEPENDENT_FIX if data_dependent else _FIX,
         message,
         waste_bytes=excess * WAVEFRONT_BYTES,
         wavefronts=excess,
         predicted=predicted,
         basis="wavefronts",
-        metrics={"R_conf": ratio, "excess_wavefronts": excess, "max_wavefronts": worst},
+        metrics={
+            "R_conf": ratio,
+            "excess_wavefronts": excess,
+            "max_wavefronts": worst,
+            **({"data_dependent": True} if data_dependent else {}),
+        },
+        tier=TIER_INFORMATION if data_dependent else TIER_PERFORMANCE,
     )
 
 

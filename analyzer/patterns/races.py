@@ -99,6 +99,13 @@ _MBARRIER_NOTE = (
     "order the asynchronous copies' data in ways this profile does not model: the pair may be ordered by an "
     "mbarrier wait between them. If no arrive/wait of one mbarrier lies between the two accesses, it is a race: "
 )
+_ATOMIC_READ_NOTE = (
+    "One end of every conflict is an atomic and the other a plain read of the same location: the read sees the "
+    "value from before or after the atomic, whatever the order, which is benign when the code re-checks what the "
+    "atomic returns (an optimistic pre-check of a counter). Make the read a relaxed atomic load "
+    "(cuda::atomic_ref<T, cuda::thread_scope_device>(x).load(cuda::memory_order_relaxed)) to say so. If the "
+    "read's value must be the final one, it needs an order: "
+)
 _SUB_WORD_NOTE = (
     "Both accesses are narrower than the 4-byte word this profile tracks, so they may be to different bytes of one "
     "word (a bool, char or short per thread), which is no race. If they can be to the same bytes, it is one: "
@@ -108,6 +115,13 @@ _SCOPE_WORDS = {
     "block": "with no __syncthreads()",
     "grid": "from another block, which no barrier orders",
 }
+
+
+def _atomic_against_reads_only(view: KernelView, items: list[tuple[Edge, dict[str, float], float]]) -> bool:
+    """Every conflict pairs an atomic with a plain read: the read sees the value before or after the atomic,
+    whatever the order, and code that reads a counter optimistically re-checks what the atomic returned
+    (Parboil mri-gridding's binning: a plain pre-check of a bin's count, then atomicAdd, undone if full)."""
+    return all({view.nodes[edge.src].type, view.nodes[edge.dst].type} == {"atomic", "read"} for edge, _k, _u in items)
 
 
 def _sub_word_only(view: KernelView, items: list[tuple[Edge, dict[str, float], float]]) -> bool:
@@ -144,7 +158,6 @@ def _unsynchronized(edge: Edge, conflicting: float, kinds: set[str]) -> float | 
         return conflicting
     if edge.raw.get("synced") is not None:
         return max(0.0, min(conflicting, edge.accesses - float(edge.raw["synced"])))
-        return conflicting
     if not kinds & set(_ORDERING_BARRIERS[edge.label]):
         return conflicting
     return None  # barriers exist but the report does not say which accesses they separate
@@ -241,8 +254,11 @@ def _warp_idioms(
 
 
 def _one_address(node: Node) -> bool:
+    """Every execution's lanes access one location. Shared-memory `addresses` count 4-byte words, so one 8- or
+    16-byte location there is 2 or 4 (cutcp's `myBinIndex` int3 stored by every thread as one STS.64)."""
     addresses = node.raw.get("addresses") or ()
-    return bool(addresses) and all(int(value) == 1 for value, _count in addresses)
+    words = max(1, -(-node.size // 4)) if node.space == "shared" else 1
+    return bool(addresses) and all(int(value) <= words for value, _count in addresses)
 
 
 def _uniform_store(node: Node) -> bool:
@@ -338,6 +354,10 @@ def _draft(
             unseen = "mbarrier"
             message += " — this kernel synchronizes through mbarriers, which may order the pair"
             explanation = _MBARRIER_NOTE + explanation
+        elif _atomic_against_reads_only(view, items):
+            unseen = "atomic_load"
+            message += " — a plain read against atomics sees one value or the other, whatever the order"
+            explanation = _ATOMIC_READ_NOTE + explanation
         elif _sub_word_only(view, items):
             unseen = "sub_word"
             message += " — both accesses are narrower than a 4-byte word and may be to different bytes"

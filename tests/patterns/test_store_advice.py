@@ -107,3 +107,51 @@ def test_an_atomic_flag_update_against_a_one_thread_flag_store_is_the_benign_idi
         race = next(f for f in find_findings(k.build()) if f["pattern"] == "race-candidate")
         assert race["pcs"] == [store] and race["severity"] == severity, atomic_addresses
         assert race["metrics"]["uniform_stores"] is (severity == "information")
+
+
+def test_a_plain_read_against_atomics_is_information_but_a_plain_store_stays_a_warning():
+    # GIVEN mri-gridding's binning: a plain read of a bin's count (an optimistic pre-check), then atomicAdd by
+    # other warps; a plain store against those atomics can lose updates
+    for other, severity in (("read", "information"), ("write", "warning")):
+        k = KernelBuilder()
+        k.background()
+        add = k.node("global", "atomic", executions=512, addresses=7, line=45)
+        k.edge(add, 0, "cold")
+        plain = k.node("global", other, executions=512, addresses=7, line=44)
+        k.edge(plain, add, "block", synced=0, synced_bytes=0)
+        race = next(f for f in find_findings(k.build()) if f["pattern"] == "race-candidate")
+        assert race["pcs"] == [plain] and race["severity"] == severity, other
+        assert (race["metrics"].get("unseen_order") == "atomic_load") == (other == "read")
+
+
+def test_an_eight_byte_shared_store_of_one_value_by_every_thread_is_a_uniform_store():
+    # GIVEN cutcp's `myBinIndex` (an int3's x and y as one STS.64) stored by every thread of the block: shared
+    # `addresses` count 4-byte words, so one 8-byte location is 2 of them
+    for size, words, uniform in ((8, 2, True), (4, 2, False)):
+        k = KernelBuilder()
+        store = k.node("shared", "write", executions=2916, size=size, addresses=words, line=160)
+        total = 2916 * 32
+        k.edge(store, 0, "cold", 1 / total)
+        k.edge(store, store, "warp_same_inst", 31 / 32)
+        k.edge(store, store, "block", 1 - 1 / total - 31 / 32, synced=0, synced_bytes=0)
+        race = next(f for f in find_findings(k.build()) if f["pattern"] == "race-candidate")
+        assert race["metrics"]["uniform_stores"] is uniform, (size, words)
+        assert race["severity"] == ("information" if uniform else "warning")
+
+
+def test_bank_conflicts_of_a_data_dependent_shared_atomic_have_no_padding_fix():
+    # GIVEN Parboil histo's shared histogram: atomicAdd(&hist[bin], 1) whose wavefronts run from 1 to 6 with the
+    # data, against a strided read whose conflicts are the same at every access (a layout to pad)
+    for node_type, wavefronts, data_dependent in (
+        ("atomic", [[1, 300], [2, 300], [3, 200], [4, 100], [6, 100]], True),
+        ("read", [[4, 1000]], False),
+    ):
+        k = KernelBuilder()
+        node = k.node("shared", node_type, executions=1000, line=58)
+        k.edge(node, 0, "cold")
+        kernel = k.build()
+        kernel["nodes"][node]["wavefronts"] = wavefronts
+        finding = next(f for f in find_findings(kernel) if f["pattern"] == "bank-conflict")
+        assert finding["fix"]["kind"] == ("none" if data_dependent else "padding"), node_type
+        assert finding["severity"] == ("information" if data_dependent else "warning")
+        assert ("data-dependent" in finding["message"]) == data_dependent
