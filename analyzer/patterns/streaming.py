@@ -43,7 +43,9 @@ def _draft(view: KernelView, group: list[Node], protect: bool) -> Draft:
         if e.label == COLD and e.raw.get("prior_kernel")
     )
     verb = "reads" if node.type == "read" else "writes"
-    message = f"streams: {verb} {format_bytes(cold)} once ({format_share(ratio)} first touch)"
+    lines = {line_key(member) for member in group} - {None}
+    spread = f" over {len(lines)} lines" if len(lines) > 1 else ""
+    message = f"streams: {verb} {format_bytes(cold)} once{spread} ({format_share(ratio)} first touch)"
     if earlier:
         message += f"; {format_bytes(earlier)} of it was last touched by an earlier kernel"
     return Draft(
@@ -69,6 +71,15 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
         and n.w_total() > 0
         and n.w_out.get(COLD, 0.0) / n.w_total() > settings["streaming"]
     ]
+    # A pure stream (no reuse in the kernel for it to evict) has nothing to change line by line: one finding per
+    # function and direction, its PCs on every line (Parboil lbm's D3Q19 update: 39 findings, one per
+    # distribution, each "reads 69.1 MB once"; session 46's review). Otherwise each line can be marked
+    # streaming (__ldcs/__stcs) and gets its own.
+    if not protect:
+        streams: dict[tuple, list[Node]] = {}
+        for node in sorted(firing, key=lambda n: n.key):
+            streams.setdefault((node.key[0], node.type), []).append(node)
+        return [_draft(view, group, protect) for group in streams.values()]
     # Without a source line (library kernels built without -lineinfo) each PC would be a finding of its own,
     # 32 for one unrolled softmax kernel: there, one finding per function and direction.
     lined = [n for n in firing if line_key(n) is not None]

@@ -418,8 +418,10 @@ def test_streaming_in_a_pure_streaming_kernel_has_nothing_to_fix():
 
 def test_streaming_without_line_info_is_one_finding_per_direction():
     # GIVEN a library kernel without -lineinfo: three streaming loads and two streaming stores (an unrolled
-    # softmax had 32 such PCs), and two streaming loads on source lines of their own
+    # softmax had 32 such PCs), and two streaming loads on source lines of their own, in a kernel with reuse the
+    # streams could evict (each line can be marked streaming)
     k = KernelBuilder()
+    k.background()
     loads = [k.node("global", "read", executions=1024) for _ in range(3)]
     stores = [k.node("global", "write", executions=1024) for _ in range(2)]
     lined = [k.node("global", "read", executions=1024, line=line) for line in (7, 9)]
@@ -430,6 +432,20 @@ def test_streaming_without_line_info_is_one_finding_per_direction():
     assert sorted(sorted(f["pcs"]) for f in findings) == [loads, stores, [lined[0]], [lined[1]]]
     reads = next(f for f in findings if sorted(f["pcs"]) == loads)
     assert reads["message"].startswith("streams: reads 393.2 KB once")  # 3 x 1024 x 128 B
+
+
+def test_a_pure_stream_is_one_finding_per_direction():
+    # GIVEN Parboil lbm's update: 19 distribution loads and 19 stores on lines of their own, and no reuse in the
+    # kernel for them to evict: nothing to change line by line, so one finding per direction
+    k = KernelBuilder()
+    loads = [k.node("global", "read", executions=1024, line=34 + i) for i in range(19)]
+    stores = [k.node("global", "write", executions=1024, line=142 + i) for i in range(19)]
+    for node in loads + stores:
+        k.edge(node, 0, "cold")
+    findings = [f for f in find_findings(k.build()) if f["pattern"] == "streaming-access"]
+    assert sorted(sorted(f["pcs"]) for f in findings) == [loads, stores]
+    reads = next(f for f in findings if sorted(f["pcs"]) == loads)
+    assert reads["fix"]["kind"] == "none" and " once over 19 lines " in reads["message"]
 
 
 # --- Section 6.3: race candidates and removable barriers ---------------------------------------------------
