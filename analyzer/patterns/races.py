@@ -276,6 +276,23 @@ def _uniform_pair(u: Node, v: Node) -> bool:
     return atomic.type == "atomic" and _uniform_store(atomic) and other.type == "write" and _one_address(other)
 
 
+def _reads_of_uniform_stores(view: KernelView, items: list[tuple[Edge, dict[str, float], float]]) -> bool:
+    """Every conflict pairs a uniform store (every lane to one location) with another, or with a read of one
+    location: threads that all store one block-uniform value to a shared scalar and read it back (Parboil cutcp's
+    `myBinIndex`, stored by all 128 threads, read before the next barrier)."""
+
+    def one_location_read(node: Node) -> bool:
+        return node.type == "read" and _one_address(node)
+
+    def store(node: Node) -> bool:
+        return node.type == "write" and _uniform_store(node)
+
+    return all(
+        (store(u) and (store(v) or one_location_read(v))) or (store(v) and one_location_read(u))
+        for u, v in ((view.nodes[edge.src], view.nodes[edge.dst]) for edge, _k, _u in items)
+    )
+
+
 def _uniform_stores_only(view: KernelView, items: list[tuple[Edge, dict[str, float], float]]) -> bool:
     return all(
         not kinds.get("raw") and not kinds.get("war") and _uniform_pair(view.nodes[edge.src], view.nodes[edge.dst])
@@ -345,6 +362,15 @@ def _draft(
             f"every lane stores to one address that other threads also store to{_PLACE_WORDS[scope]} "
             f"({count(accesses)} unsynchronized lane stores against {where(origins)}): benign if all "
             f"store the same value, as a flag does — the profile does not record values"
+        )
+        explanation = _UNIFORM_NOTE + explanation
+    elif _reads_of_uniform_stores(view, items):
+        uniform = True
+        message = (
+            f"threads read one location that every lane stores to{_PLACE_WORDS[scope]} ({count(accesses)} "
+            f"unsynchronized lane accesses against {where(origins)}): benign if all store the same value (a "
+            f"block-uniform value kept in shared memory) — the profile does not record values; a register would "
+            f"hold it without the race"
         )
         explanation = _UNIFORM_NOTE + explanation
     # Orders the profile cannot see (module docstring): mbarriers in the kernel, or accesses narrower than a granule.

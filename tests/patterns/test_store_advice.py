@@ -155,3 +155,19 @@ def test_bank_conflicts_of_a_data_dependent_shared_atomic_have_no_padding_fix():
         assert finding["fix"]["kind"] == ("none" if data_dependent else "padding"), node_type
         assert finding["severity"] == ("information" if data_dependent else "warning")
         assert ("data-dependent" in finding["message"]) == data_dependent
+
+
+def test_reads_of_a_block_uniform_shared_scalar_that_every_thread_stores_are_the_benign_idiom():
+    # GIVEN cutcp's `myBinIndex.z = ...` by all threads (one shared word), read back by every thread before the next
+    # barrier: some reads come before another warp's (identical) store; a read of a one-thread store stays a race
+    for lanes, severity in ((32, "information"), (1, "warning")):
+        k = KernelBuilder()
+        store = k.node("shared", "write", executions=2916, lanes=lanes, addresses=1, line=161)
+        k.edge(store, 0, "cold")
+        read = k.node("shared", "read", executions=2916, addresses=1, line=185)
+        k.edge(read, store, "thread", 0.9)
+        k.edge(read, read, "warp_same_inst", 0.05)
+        k.edge(read, store, "block", 0.05, synced=0, synced_bytes=0)
+        race = next(f for f in find_findings(k.build()) if f["pattern"] == "race-candidate" and f["pcs"] == [read])
+        assert race["severity"] == severity, lanes
+        assert ("threads read one location that every lane stores to" in race["message"]) == (lanes == 32)
