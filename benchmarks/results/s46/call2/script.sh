@@ -18,4 +18,10 @@ python3 benchmarks/score_findings.py --key tests/realapps/answer_key.json --runs
 cat "$OUT/score.txt" | tail -20
 (cd /tmp && find -L score/ -maxdepth 2 -name report.json -size -6M | tar czhf "$OUT/suite_reports.tgz" -T -)
 left 60 && pytorch_loop 40
+if left 40; then
+  stamp "PyTorch loop, 40 steps, collect with 14 engine workers (the default is 12 on 16 cores)"
+  REUSELENS_ENGINE_WORKERS=14 timeout $((LIMIT - $(date +%s) + T0 - 5)) python3 benchmarks/pytorch_overhead.py \
+    --out /tmp/pt_c14 --steps 40 --rounds 1 --modes collect --timeout 105 2>&1 | grep "collect:"
+  grep -h "engine steps" /tmp/pt_c14/runs/*/collector.log 2>/dev/null | tail -1 | cut -c1-300
+fi
 stamp done
