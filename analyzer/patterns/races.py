@@ -58,7 +58,7 @@ from collections import defaultdict
 from reuselens.analyzer.patterns.barriers import inside_grid_sync
 from reuselens.analyzer.patterns.finding import TIER_CORRECTNESS, TIER_INFORMATION, Draft
 from reuselens.analyzer.patterns.text import count, format_bytes, format_share, where
-from reuselens.analyzer.patterns.view import Edge, KernelView, Node, group_by_line
+from reuselens.analyzer.patterns.view import Edge, KernelView, Node, group_by_line, merge_groups
 
 PATTERNS = {"race-candidate": "Possible data race (conflicting accesses without a barrier)"}
 
@@ -227,30 +227,18 @@ def _warp_idioms(
         if all(edge.label == "warp_diff_inst" for member in group for edge, _k, _u in items[member.id])
         and _source_line(group[0]) is not None
     ]
-    where = {member.id: index for index, group in enumerate(warp_only) for member in group}
-    parent = list(range(len(warp_only)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
     by_function: dict[str, list[int]] = defaultdict(list)
     for index, group in enumerate(warp_only):
         by_function[group[0].function].append(index)
+    joined = []
     for indices in by_function.values():
         indices.sort(key=lambda i: _source_line(warp_only[i][0]) or 0)
         for a, b in zip(indices, indices[1:]):
             if (_source_line(warp_only[b][0]) or 0) - (_source_line(warp_only[a][0]) or 0) <= _IDIOM_LINES:
-                ra, rb = root(a), root(b)
-                parent[max(ra, rb)] = min(ra, rb)
-    merged: dict[int, list[Node]] = defaultdict(list)
-    for index, group in enumerate(warp_only):
-        merged[root(index)].extend(group)
-    unions = [sorted(members, key=lambda n: n.key) for members in merged.values()]
-    rest = [group for group in line_groups if not any(member.id in where for member in group)]
-    return sorted(unions + rest, key=lambda members: members[0].key)
+                joined.append((a, b))
+    merged = {member.id for group in warp_only for member in group}
+    rest = [group for group in line_groups if not any(member.id in merged for member in group)]
+    return sorted(merge_groups(warp_only, joined) + rest, key=lambda members: members[0].key)
 
 
 def _one_address(node: Node) -> bool:

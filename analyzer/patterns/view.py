@@ -284,32 +284,41 @@ def group_by_line(nodes: Iterable[Node]) -> list[list[Node]]:
     return sorted(groups.values(), key=lambda members: members[0].key)
 
 
-def merge_sets_sharing_lines(sets: Iterable[list[Node]]) -> list[list[Node]]:
-    """Unions of node sets (e.g. closed subgraphs) that share a line key, each in (function, pc) order."""
-    sets = [list(s) for s in sets]
-    parent = list(range(len(sets)))
+def merge_groups(groups: list[list[Node]], joined: Iterable[tuple[int, int]]) -> list[list[Node]]:
+    """The unions of node groups that `joined` pairs (by index, transitively), each in (function, pc) order, the
+    unions in the order of their first node."""
+    parent = list(range(len(groups)))
 
-    def find(i: int) -> int:
+    def root(i: int) -> int:
         while parent[i] != i:
             parent[i] = parent[parent[i]]
             i = parent[i]
         return i
 
+    for a, b in joined:
+        ra, rb = root(a), root(b)
+        parent[max(ra, rb)] = min(ra, rb)
+    merged: dict[int, list[Node]] = defaultdict(list)
+    for index, members in enumerate(groups):
+        merged[root(index)].extend(members)
+    return sorted((sorted(m, key=lambda n: n.key) for m in merged.values()), key=lambda m: m[0].key)
+
+
+def merge_sets_sharing_lines(sets: Iterable[list[Node]]) -> list[list[Node]]:
+    """Unions of node sets (e.g. closed subgraphs) that share a line key, each in (function, pc) order."""
+    sets = [list(s) for s in sets]
     owner: dict[tuple, int] = {}
+    joined = []
     for index, members in enumerate(sets):
         for node in members:
             key = line_key(node)
             if key is None:
                 continue
             if key in owner:
-                a, b = find(owner[key]), find(index)
-                parent[max(a, b)] = min(a, b)
+                joined.append((owner[key], index))
             else:
                 owner[key] = index
-    merged: dict[int, list[Node]] = defaultdict(list)
-    for index, members in enumerate(sets):
-        merged[find(index)].extend(members)
-    return sorted((sorted(m, key=lambda n: n.key) for m in merged.values()), key=lambda m: m[0].key)
+    return merge_groups(sets, joined)
 
 
 def _merge_distributions(dists: Iterable[Iterable[Iterable[float]] | None]) -> list[list[float]]:

@@ -619,7 +619,8 @@ def test_both_atomic_ends_are_no_race():
     assert find_findings(kernel) == []
 
 
-def test_removable_barrier_implant_and_control():
+def removable_barrier_kernel() -> KernelBuilder:
+    """A shared buffer handed over by the barrier at line 15; the one at line 16 orders nothing."""
     k = KernelBuilder()
     w = k.node("shared", "write", executions=1024)
     k.edge(w, 0, "cold")
@@ -627,7 +628,11 @@ def test_removable_barrier_implant_and_control():
     k.edge(r, w, "block")
     k.barrier(0x300, spanned=1024, line=15)
     k.barrier(0x380, spanned=0, line=16, executions=512)
-    findings = find_findings(k.build())
+    return k
+
+
+def test_removable_barrier_implant_and_control():
+    findings = find_findings(removable_barrier_kernel().build())
     finding = only(findings, "removable-barrier")
     assert finding["barrier"]["pc"] == 0x380 and finding["pcs"] == []
     assert finding["fix"]["kind"] == "barrier-removal" and finding["waste"]["instructions"] == 512
@@ -638,13 +643,7 @@ def test_removable_barrier_implant_and_control():
 def test_no_barrier_is_removable_in_a_kernel_that_executed_mbarrier_operations():
     # GIVEN the implant's barrier that orders nothing, in a kernel that also waits on an mbarrier
     # (cuda::barrier): the __syncthreads() after the mbarrier's init publishes it, which no reuse edge shows
-    k = KernelBuilder()
-    w = k.node("shared", "write", executions=1024)
-    k.edge(w, 0, "cold")
-    r = k.node("shared", "read", executions=1024)
-    k.edge(r, w, "block")
-    k.barrier(0x300, spanned=1024, line=15)
-    k.barrier(0x380, spanned=0, line=16, executions=512)
+    k = removable_barrier_kernel()
     kernel = k.build()
     assert "removable-barrier" in patterns_of(find_findings(kernel))
     k.barrier(0x400, kind="mbarrier", spanned=0, line=17)
