@@ -55,12 +55,14 @@ def test_rar_control_cross_thread_reuse_reports_nothing():
     assert find_findings(kernel) == []
 
 
-def shared_pair(reader_label: str, synced: int | None = None) -> tuple[dict, int, int]:
+def shared_pair(
+    reader_label: str, synced: int | None = None, write_size: int = 4, read_size: int = 4
+) -> tuple[dict, int, int]:
     """Shared buffer: W stores, R re-reads; a second reader from another warp keeps the buffer block-shared."""
     k = KernelBuilder()
-    w = k.node("shared", "write", executions=2048, line=10)
+    w = k.node("shared", "write", executions=2048, size=write_size, line=10)
     k.edge(w, 0, "cold")
-    r = k.node("shared", "read", executions=2048, line=20)
+    r = k.node("shared", "read", executions=2048, size=read_size, line=20)
     if synced is None:
         k.edge(r, w, reader_label)
     else:
@@ -136,28 +138,13 @@ def test_waw_between_sub_word_stores_is_information_without_a_fix_unless_the_ove
 
 def test_reread_after_a_sub_word_origin_is_information_and_async_copies_are_no_register_reuse():
     # GIVEN a thread reading a 4-byte word after writing one byte of it: the read covers bytes nobody wrote
-    k = KernelBuilder()
-    w = k.node("shared", "write", executions=2048, size=1, line=10)
-    k.edge(w, 0, "cold")
-    r = k.node("shared", "read", executions=2048, size=4, line=20)
-    k.edge(r, w, "thread")
-    other = k.node("shared", "read", executions=2048, line=30)
-    k.edge(other, w, "block")
-    k.barrier(0x500, spanned=2048)
-    finding = only(find_findings(k.build()), "redundant-raw")
+    kernel, _w, _r = shared_pair("thread", write_size=1)
+    finding = only(find_findings(kernel), "redundant-raw")
     assert finding["severity"] in ("information", "hint") and finding["fix"]["kind"] == "none"
     assert finding["metrics"]["sub_word"] is True
     # GIVEN the origin is an asynchronous copy into shared memory (cp.async, a bulk copy): its value never sat in a
     # register of the thread, so there is no redundant read to keep in one
-    k = KernelBuilder()
-    copied = k.node("shared", "write", executions=2048, line=10)
-    k.edge(copied, 0, "cold")
-    r = k.node("shared", "read", executions=2048, line=20)
-    k.edge(r, copied, "thread")
-    other = k.node("shared", "read", executions=2048, line=30)
-    k.edge(other, copied, "block")
-    k.barrier(0x500, spanned=2048)
-    kernel = k.build()
+    kernel, copied, _r = shared_pair("thread")
     assert patterns_of(find_findings(kernel)) == ["redundant-raw"]
     kernel["nodes"][copied]["async_copy"] = True
     assert "redundant-raw" not in patterns_of(find_findings(kernel))
