@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     steps: list[dict] = []
     for rnd in range(args.rounds):
         for index, app in enumerate(a for a in apps if a["name"] not in failed):
-            argv_app = [str(built[app["name"]][0]), *app.get("args", [])]
+            argv_app = realapps.app_argv(app, built[app["name"]][0], src)
             for which in order(index, rnd):
                 name, library, settings = builds[which]
                 run_dir = out / "runs" / f"r{rnd}" / f"{app['name']}-{name}"

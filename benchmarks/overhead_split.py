@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
                 env = dict(os.environ)
                 if mode == "no-engine":
                     env["REUSELENS_ONLINE_ANALYSIS"] = "0"
-                cmd = command(mode, [str(binary), *app.get("args", [])], reuselens, run_dir, args.timeout)
+                cmd = command(mode, realapps.app_argv(app, binary, src), reuselens, run_dir, args.timeout)
                 run_dir.parent.mkdir(parents=True, exist_ok=True)
                 with open(run_dir.parent / f"{run_dir.name}.log", "w") as log:
                     done = realapps.timed_run(cmd, log, run_dir.parent, args.timeout * 2 + 60, env)
