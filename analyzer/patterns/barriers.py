@@ -31,7 +31,7 @@ from reuselens.analyzer.patterns.barrier_orders import BarrierIndex, BarrierKey,
 from reuselens.analyzer.patterns.finding import TIER_PERFORMANCE, Draft
 from reuselens.analyzer.patterns.text import count
 from reuselens.analyzer.patterns.view import KernelView
-from reuselens.analyzer.toolkit_paths import user_frame
+from reuselens.analyzer.toolkit_paths import is_toolkit_header, user_frame
 
 PATTERNS = {"removable-barrier": "Barrier that orders no cross-thread reuse"}
 
@@ -61,14 +61,23 @@ def _line(barrier: dict[str, Any]) -> tuple:
 
 
 _USER_BARRIERS = ("__syncwarp", "__syncthreads", "__barrier_sync")
-_GRID_SYNCS = ("grid_group", "sync_grids", "multi_grid")
+_GRID_GROUPS = ("grid_group", "details::grid::", "multi_grid")
+
+
+def _grid_sync_frame(frame: dict[str, Any]) -> bool:
+    """A frame of the CUDA toolkit's grid-wide sync (cooperative groups' grid_group::sync, cg::sync(grid), its
+    details::grid::sync and sync_grids_*): a toolkit header's function, its name (no parameter list) naming a
+    grid group and a sync. A user's helper that takes a `grid_group&`, or one named multi_grid_*, is none."""
+    if not is_toolkit_header(str(frame.get("file") or "")):
+        return False
+    name = str(frame.get("function") or "").split("(", 1)[0]
+    return "sync_grids" in name or ("sync" in name and any(g in name for g in _GRID_GROUPS))
 
 
 def inside_grid_sync(source: dict[str, Any] | None) -> bool:
     """Whether an instruction's line info (its inline chain included) passes through a grid-wide sync."""
     source = source or {}
-    frames = [source, *(source.get("inline") or ())]
-    return any(m in str(f.get("function") or "") for f in frames for m in _GRID_SYNCS)
+    return any(_grid_sync_frame(f) for f in (source, *(source.get("inline") or ())))
 
 
 def _written_by_user(barrier: dict[str, Any]) -> bool:

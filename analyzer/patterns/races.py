@@ -32,7 +32,11 @@ Orders the profile cannot see, within a block (said as information, like grid ca
   than 4 bytes at both ends, they may be to different bytes. Session 45 kept reads against such stores a
   warning; session 46's review of the breadth set found all 5 of those (eigenvalues' unsigned short scan tree,
   thread t's element sharing a word with thread t+1's, the tree levels ordered by cg::sync) false: a read next
-  to a neighbour's half-word store looks exactly like a read of it.
+  to a neighbour's half-word store looks exactly like a read of it. The price: a real race on half-precision
+  (`__half`, `bfloat16`) or byte data in shared memory is information too, with the reason said.
+- Atomics against an earlier plain read (`atomic_load`): a read that comes before the atomic in the code sees one
+  value or the other whatever the order, as an optimistic pre-check of a counter does (Parboil mri-gridding);
+  a read after the atomics, or a plain store against them (it loses updates), stays a warning.
 
 Cooperative groups' grid-wide sync (`grid_group::sync()`, `this_grid().sync()`) does order blocks: a grid pair in
 one function with such a sync between the two accesses in program order (straight-line code: the origin's PC,
@@ -40,7 +44,7 @@ then the sync's barrier, then the access) is ordered, and the accesses inside th
 arrival counter and flag) are the barrier, not data (cuda-samples reductionMultiBlockCG, session 46's review).
 Neither is a candidate. A pair carried around a loop is not judged by program order and stays one.
 
-Uniform stores: when the only conflicts are stores against stores and, at both ends, every execution has all
+Uniform stores (and reads of them, and atomicExch flags): when the only conflicts are stores against stores and, at both ends, every execution has all
 its lanes store to one address (`*flag = true` by every thread; or one end is an atomic always updating one
 address, the other a one-address store: `atomicExch(&flag, 1)` against `flag = 1`), the stores most likely write
 one value, and
@@ -121,7 +125,16 @@ def _atomic_against_reads_only(view: KernelView, items: list[tuple[Edge, dict[st
     """Every conflict pairs an atomic with a plain read: the read sees the value before or after the atomic,
     whatever the order, and code that reads a counter optimistically re-checks what the atomic returned
     (Parboil mri-gridding's binning: a plain pre-check of a bin's count, then atomicAdd, undone if full)."""
-    return all({view.nodes[edge.src].type, view.nodes[edge.dst].type} == {"atomic", "read"} for edge, _k, _u in items)
+    for edge, _k, _u in items:
+        u, v = view.nodes[edge.src], view.nodes[edge.dst]
+        if {u.type, v.type} != {"atomic", "read"}:
+            return False
+        read, atomic = (u, v) if u.type == "read" else (v, u)
+        # the pre-check shape only: the read comes before the atomic in the code; a read after the atomics (of the
+        # sum they built, with no barrier between) is the classic missing-barrier race
+        if read.function != atomic.function or read.pc >= atomic.pc:
+            return False
+    return True
 
 
 def _sub_word_only(view: KernelView, items: list[tuple[Edge, dict[str, float], float]]) -> bool:
@@ -217,28 +230,31 @@ def _source_line(node: Node) -> int | None:
 def _warp_idioms(
     line_groups: list[list[Node]], items: dict[int, list[tuple[Edge, dict[str, float], float]]]
 ) -> list[list[Node]]:
-    """Line groups whose races are all within warps, in one function and at most _IDIOM_LINES lines from the
-    next, as one group: a warp-synchronous sequence (`volatile` reduction steps relying on lockstep, each step's
-    read racing another lane's write of the same step) is one idiom with one fix (__syncwarp() between the steps,
-    or shuffles), not a warning per step (5 per instantiation in SHOC scan's reduce; session 46's review)."""
-    warp_only = [
-        group
-        for group in line_groups
-        if all(edge.label == "warp_diff_inst" for member in group for edge, _k, _u in items[member.id])
-        and _source_line(group[0]) is not None
+    """Line groups whose races are all within warps, in one function, file and memory space, each at most
+    _IDIOM_LINES lines from the next with no other race between, as one group: a warp-synchronous sequence
+    (`volatile` reduction steps relying on lockstep, each step's read racing another lane's write of the same
+    step) is one idiom with one fix (__syncwarp() between the steps, or shuffles), not a warning per step (5 per
+    instantiation in SHOC scan's reduce; session 46's review)."""
+
+    def place(group: list[Node]) -> tuple | None:
+        source = group[0].raw.get("source") or {}
+        line = _source_line(group[0])
+        return None if line is None else (group[0].function, str(source.get("file") or ""), line)
+
+    def warp_only(group: list[Node]) -> bool:
+        return all(edge.label == "warp_diff_inst" for member in group for edge, _k, _u in items[member.id])
+
+    placed = sorted((p, i) for i, group in enumerate(line_groups) if (p := place(group)) is not None)
+    joined = [
+        (i, j)
+        for (a, i), (b, j) in zip(placed, placed[1:])
+        if a[:2] == b[:2]
+        and b[2] - a[2] <= _IDIOM_LINES
+        and line_groups[i][0].space == line_groups[j][0].space
+        and warp_only(line_groups[i])
+        and warp_only(line_groups[j])
     ]
-    by_function: dict[str, list[int]] = defaultdict(list)
-    for index, group in enumerate(warp_only):
-        by_function[group[0].function].append(index)
-    joined = []
-    for indices in by_function.values():
-        indices.sort(key=lambda i: _source_line(warp_only[i][0]) or 0)
-        for a, b in zip(indices, indices[1:]):
-            if (_source_line(warp_only[b][0]) or 0) - (_source_line(warp_only[a][0]) or 0) <= _IDIOM_LINES:
-                joined.append((a, b))
-    merged = {member.id for group in warp_only for member in group}
-    rest = [group for group in line_groups if not any(member.id in merged for member in group)]
-    return sorted(merge_groups(warp_only, joined) + rest, key=lambda members: members[0].key)
+    return merge_groups(line_groups, joined)
 
 
 def _one_address(node: Node) -> bool:
@@ -250,18 +266,26 @@ def _one_address(node: Node) -> bool:
 
 
 def _uniform_store(node: Node) -> bool:
-    """A store whose every execution sends all its (several) lanes to one address, or an atomic update (an
-    atomicExch of a flag) whose every execution does."""
-    return _one_address(node) and (node.type == "atomic" or (node.type == "write" and node.lane_mode() > 1))
+    """A store whose every execution sends all its (several) lanes to one address."""
+    return node.type == "write" and node.lane_mode() > 1 and _one_address(node)
+
+
+def _flag_exchange(node: Node) -> bool:
+    """An atomicExch whose every execution goes to one address: setting a flag, as a store does. Other atomics
+    (add, inc, CAS, ...) update what is there, and a plain store racing them loses updates."""
+    source = node.raw.get("source") or {}
+    frames = (source, *(source.get("inline") or ()))
+    exchange = any("atomicExch" in str(f.get("function") or "").split("(", 1)[0] for f in frames)
+    return node.type == "atomic" and exchange and _one_address(node)
 
 
 def _uniform_pair(u: Node, v: Node) -> bool:
-    """Both ends set one flag: uniform stores, or a one-address atomic against a one-address store of any lane
+    """Both ends set one flag: uniform stores, or a one-address atomicExch against a one-address store of any lane
     count (eigenvalues: `atomicExch(&flag, 1)` in some threads, `flag = 1` in one)."""
     if _uniform_store(u) and _uniform_store(v):
         return True
-    atomic, other = (u, v) if u.type == "atomic" else (v, u)
-    return atomic.type == "atomic" and _uniform_store(atomic) and other.type == "write" and _one_address(other)
+    exchange, other = (u, v) if u.type == "atomic" else (v, u)
+    return _flag_exchange(exchange) and other.type == "write" and _one_address(other)
 
 
 def _reads_of_uniform_stores(view: KernelView, items: list[tuple[Edge, dict[str, float], float]]) -> bool:
@@ -279,6 +303,18 @@ def _reads_of_uniform_stores(view: KernelView, items: list[tuple[Edge, dict[str,
         (store(u) and (store(v) or one_location_read(v))) or (store(v) and one_location_read(u))
         for u, v in ((view.nodes[edge.src], view.nodes[edge.dst]) for edge, _k, _u in items)
     )
+
+
+def _stores_agree(view: KernelView, items: list[tuple[Edge, dict[str, float], float]]) -> bool:
+    """Unless a run's values show the stores of these conflicts writing different values (then it is a race)."""
+    stores = [n for edge, _k, _u in items for n in (view.nodes[edge.src], view.nodes[edge.dst]) if n.type == "write"]
+    if not stores or not all(node.raw.get("values") for node in stores):
+        return True
+    # as _stored_values judges stores racing stores: one value per execution, most of them onto that value
+    lanes = sum(node.raw["values"]["lanes"] for node in stores)
+    silent = sum(node.raw["values"]["silent"] for node in stores)
+    one_value = all(node.raw["values"]["uniform"] >= node.executions for node in stores)
+    return one_value and lanes > 0 and silent / lanes >= 0.5
 
 
 def _uniform_stores_only(view: KernelView, items: list[tuple[Edge, dict[str, float], float]]) -> bool:
@@ -352,13 +388,17 @@ def _draft(
             f"store the same value, as a flag does — the profile does not record values"
         )
         explanation = _UNIFORM_NOTE + explanation
-    elif _reads_of_uniform_stores(view, items):
+    elif _reads_of_uniform_stores(view, items) and _stores_agree(view, items):
         uniform = True
+        what = (
+            "threads read one location that every lane stores to"
+            if all(node.type == "read" for node in group)
+            else "every lane stores to one location that other threads read"
+        )
         message = (
-            f"threads read one location that every lane stores to{_PLACE_WORDS[scope]} ({count(accesses)} "
-            f"unsynchronized lane accesses against {where(origins)}): benign if all store the same value (a "
-            f"block-uniform value kept in shared memory) — the profile does not record values; a register would "
-            f"hold it without the race"
+            f"{what}{_PLACE_WORDS[scope]} ({count(accesses)} unsynchronized lane accesses against {where(origins)}): "
+            f"benign if all store the same value (a block-uniform value kept in shared memory) — the profile does "
+            f"not record values; a register would hold it without the race"
         )
         explanation = _UNIFORM_NOTE + explanation
     # Orders the profile cannot see (module docstring): mbarriers in the kernel, or accesses narrower than a granule.

@@ -63,21 +63,28 @@ def _node_ids(drafts: list[Draft], *patterns: str) -> set[int]:
 DEAD_STORE = 0.9
 
 
-def _dead_stores(drafts: list[Draft]) -> set[int]:
-    """The PCs of stores whose bytes are nearly all overwritten by the same thread before any read, with a fix."""
+def _dead_stores(drafts: list[Draft], traffic: float, min_share: float) -> set[int]:
+    """The PCs of stores whose bytes are nearly all overwritten by the same thread before any read, whose finding
+    is reported (its share passes minShare), with a fix that does not hinge on aliasing (with alias suspects, the
+    store is dead only if the pointers do not overlap)."""
     return {
         node.id
         for d in drafts
-        if d.pattern == "redundant-waw" and d.fix_kind != "none" and d.metrics.get("dead_fraction", 0.0) >= DEAD_STORE
+        if d.pattern == "redundant-waw"
+        and d.fix_kind != "none"
+        and not d.metrics.get("alias_pcs")
+        and d.metrics.get("dead_fraction", 0.0) >= DEAD_STORE
+        and traffic > 0
+        and d.waste_bytes / traffic >= min_share
         for node in d.nodes
     }
 
 
-def _remove_overlaps(drafts: list[Draft]) -> list[Draft]:
+def _remove_overlaps(drafts: list[Draft], traffic: float, min_share: float) -> list[Draft]:
     private = _node_ids(drafts, "abuse-smem")
     constant = _node_ids(drafts, "constant-region")
     registers = _node_ids(drafts, "redundant-rar", "redundant-raw")
-    dead = _dead_stores(drafts)
+    dead = _dead_stores(drafts, traffic, min_share)
     kept = []
     for draft in drafts:
         ids = {node.id for node in draft.nodes}
@@ -113,7 +120,8 @@ def _minor_in_the_run(findings: list[list[dict[str, Any]]], run_traffic: float) 
             share = float(finding["waste"]["bytes"]) / run_traffic if run_traffic > 0 else 1.0
             if share < RUN_WARNING_SHARE:
                 finding["severity"] = "information"
-                finding["message"] += f" (a minor part of the run: {format_share(share)} of its traffic)"
+                part = "under 0.1%" if share < 0.001 else format_share(share)
+                finding["message"] += f" (a minor part of the run: {part} of its traffic)"
 
 
 def find_report_findings(kernels: list[dict[str, Any]], settings: dict[str, Any] | None = None) -> list[list[dict]]:
@@ -142,4 +150,4 @@ def _find(view: KernelView, resolved: dict[str, Any]) -> list[dict[str, Any]]:
     drafts: list[Draft] = []
     for rule in RULES:
         drafts.extend(rule.find(view, resolved))
-    return finalize(view, _remove_overlaps(drafts), resolved["minShare"])
+    return finalize(view, _remove_overlaps(drafts, view.traffic_bytes(), resolved["minShare"]), resolved["minShare"])

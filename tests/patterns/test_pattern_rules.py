@@ -263,23 +263,32 @@ def test_poor_coalescing_implant_one_sector_per_lane():
     assert "extra sector requests" in finding["message"] and "access consecutive addresses" in finding["message"]
 
 
+def dead_store_kernel(dead_share: float) -> tuple[dict, int]:
+    """An uncoalesced store (a sector per lane) that the same thread overwrites (`dead_share` of its bytes)."""
+    k = KernelBuilder()
+    k.background()
+    store = k.node("global", "write", executions=4096, sectors=32, line=216)
+    k.edge(store, 0, "cold")
+    later = k.node("global", "write", executions=4096, sectors=32, line=217)
+    k.edge(later, store, "thread", dead_share)
+    k.edge(later, 0, "cold", 1 - dead_share)
+    return k.build(), store
+
+
 def test_an_uncoalesced_dead_store_is_one_dead_store_finding():
     # GIVEN PolyBench correlation's `symmat[j1 * M + j2] +=` in the i loop: each lane's store hits its own sector,
     # and the same thread overwrites it on the next pass (no reader in between): storing once after the loop
     # removes the uncoalesced stores too, so the dead store is the one finding
     for dead_share, expected in ((1.0, ["redundant-waw"]), (0.5, ["poor-coalescing", "redundant-waw"])):
-        k = KernelBuilder()
-        k.background()
-        store = k.node("global", "write", executions=4096, sectors=32, line=216)
-        k.edge(store, 0, "cold")
-        later = k.node("global", "write", executions=4096, sectors=32, line=217)
-        k.edge(later, store, "thread", dead_share)
-        k.edge(later, 0, "cold", 1 - dead_share)
-        kernel = k.build()
+        kernel, store = dead_store_kernel(dead_share)
         found = [
             f["pattern"] for f in find_findings(kernel) if store in f["pcs"] and f["pattern"] != "streaming-access"
         ]
         assert sorted(found) == expected, (dead_share, found)
+    # the dead store's finding under minShare (33% of the traffic against 35%): the coalescing one (41% of the
+    # sectors) is not dropped for a finding nobody sees
+    kernel, store = dead_store_kernel(1.0)
+    assert [f["pattern"] for f in find_findings(kernel, {"minShare": 0.35}) if store in f["pcs"]] == ["poor-coalescing"]
 
 
 def test_poor_coalescing_control_coalesced():
@@ -375,6 +384,15 @@ def test_hierarchical_grid_reuse_of_an_object_that_fits_in_l2_has_no_fix():
     finding = only(find_findings(reuse_kernel({"grid": 0.85, "block": 0.15})), "hierarchical-reuse-grid")
     assert finding["fix"]["kind"] == "none" and finding["severity"] == "information"
     assert "it fits in L2, which already serves it" in finding["message"]
+    # beside a stream of 128 MB in the same kernel the small object can be evicted: the window is the fix again
+    kernel = reuse_kernel({"grid": 0.85, "block": 0.15})
+    stream = max(n["id"] for n in kernel["nodes"]) + 1
+    kernel["nodes"].append(
+        {**kernel["nodes"][1], "id": stream, "pc": 0x9000, "executions": 1 << 20, "bytes": 128 << 20}
+    )
+    kernel["edges"].append({"from": stream, "to": 0, "label": "cold", "accesses": 32 << 20, "bytes": 128 << 20})
+    finding = only(find_findings(kernel, {"minShare": 0}), "hierarchical-reuse-grid")
+    assert finding["fix"]["kind"] == "l2-window"
 
 
 def test_hierarchical_delta_is_a_setting_and_control_has_no_dominant_scope():
@@ -580,6 +598,45 @@ def test_a_warp_synchronous_sequence_is_one_race_finding():
     assert sorted(f["pcs"] for f in races) == sorted([step_reads[:5], [step_reads[5]], [block_read]])
     (sequence,) = [f for f in races if len(f["pcs"]) == 5]
     assert sequence["scope"] == "warp_diff_inst" and sequence["metrics"]["unsynchronized_accesses"] == 5 * 256 * 32
+
+
+def test_a_users_helper_taking_a_grid_group_is_not_the_grid_sync():
+    # GIVEN conjugateGradientMultiBlockCG's style: a grid pair inside the user's `gpuSpMV(..., const grid_group&)`
+    # (or a kernel named multi_grid_*), with no grid sync between: still a race candidate
+    from reuselens.analyzer.patterns.barriers import inside_grid_sync
+
+    for function in ("gpuSpMV(float*, cooperative_groups::__v1::grid_group const&)", "multi_grid_smooth(float*)"):
+        k = KernelBuilder()
+        store = k.node("global", "write", executions=64, lanes=1, line=20)
+        k.edge(store, 0, "cold")
+        load = k.node("global", "read", executions=64, lanes=1, line=24)
+        k.edge(load, store, "grid")
+        kernel = k.build()
+        for node in (store, load):
+            kernel["nodes"][node]["source"]["inline"] = [{"function": function, "file": "/src/app.cu", "line": 40}]
+        assert not inside_grid_sync(kernel["nodes"][load]["source"])
+        assert [f["pcs"] for f in find_findings(kernel) if f["pattern"] == "race-candidate"] == [[load]], function
+
+
+def test_warp_races_of_another_space_or_across_another_race_are_not_one_sequence():
+    # GIVEN warp races at lines 10 and 14 of one function, but the second in global memory; and warp races at lines
+    # 30 and 36 with a block race at line 33 between them: four findings, no sequence
+    k = KernelBuilder()
+    readers = []
+    for line, space, label in (
+        (10, "shared", "warp_diff_inst"),
+        (14, "global", "warp_diff_inst"),
+        (30, "shared", "warp_diff_inst"),
+        (33, "shared", "block"),
+        (36, "shared", "warp_diff_inst"),
+    ):
+        write = k.node(space, "write", executions=256, line=line)
+        k.edge(write, 0, "cold")
+        read = k.node(space, "read", executions=256, line=line)
+        k.edge(read, write, label, synced=0, synced_bytes=0)
+        readers.append(read)
+    races = [f for f in find_findings(k.build()) if f["pattern"] == "race-candidate"]
+    assert sorted(f["pcs"] for f in races) == sorted([r] for r in readers)
 
 
 def test_race_candidate_control_synchronized():

@@ -123,7 +123,29 @@ def test_a_warning_must_matter_to_the_run_not_only_to_its_kernel():
     _big, tiny = find_report_findings([big_kernel, uncoalesced(64, "tiny")])
     (coalescing,) = [f for f in tiny if f["pattern"] == "poor-coalescing"]
     assert coalescing["severity"] == "information"
-    assert "(a minor part of the run: 0.1% of its traffic)" in coalescing["message"]
+    assert "(a minor part of the run: under 0.1% of its traffic)" in coalescing["message"]
     # the same kernel at 100 times the work matters to the run
     _big, busy = find_report_findings([big_kernel, uncoalesced(6400, "busy")])
     assert [f["severity"] for f in busy if f["pattern"] == "poor-coalescing"] == ["warning"]
+
+
+def test_race_candidates_keep_their_severity_however_small_in_the_run():
+    # GIVEN a tiny kernel with an unsynchronized block race next to a big kernel: correctness is not a share
+    from reuselens.analyzer.patterns import find_report_findings
+
+    big = KernelBuilder()
+    for line in range(200):
+        big.node("global", "read", executions=4096, line=100 + line)
+        big.edge(line + 1, 0, "cold")
+    big_kernel = big.build()
+    big_kernel["id"], big_kernel["mangled"] = "big", "_Z3bigv"
+    k = KernelBuilder()
+    w = k.node("shared", "write", executions=8, line=10)
+    k.edge(w, 0, "cold")
+    r = k.node("shared", "read", executions=8, line=11)
+    k.edge(r, w, "block", synced=0, synced_bytes=0)
+    tiny = k.build()
+    tiny["id"], tiny["mangled"] = "tiny", "_Z4tinyv"
+    _big, findings = find_report_findings([big_kernel, tiny])
+    (race,) = [f for f in findings if f["pattern"] == "race-candidate"]
+    assert race["severity"] == "warning" and "minor part of the run" not in race["message"]

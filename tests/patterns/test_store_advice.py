@@ -96,32 +96,47 @@ def test_recorded_values_that_differ_make_the_flag_race_a_warning():
 
 def test_an_atomic_flag_update_against_a_one_thread_flag_store_is_the_benign_idiom():
     # GIVEN eigenvalues' `atomicExch(&flag, 1)` by some lanes of a warp (one address per execution) and `flag = 1`
-    # by one thread of another warp, unordered: both set the flag; with two addresses per atomic it is no flag
-    for atomic_addresses, severity in ((1, "information"), (2, "warning")):
+    # by one thread of another warp, unordered: both set the flag; with two addresses per atomic it is no flag, and
+    # an atomicAdd against a plain store (`if (tid == 0) cnt = 0;` racing the increments) loses updates
+    header = "/usr/local/cuda/include/device_atomic_functions.hpp"
+    for operation, atomic_addresses, severity in (
+        ("atomicExch", 1, "information"),
+        ("atomicExch", 2, "warning"),
+        ("atomicAdd", 1, "warning"),
+    ):
         k = KernelBuilder()
         k.background()
         exchange = k.node("shared", "atomic", executions=141, lanes=4, addresses=atomic_addresses, line=313)
         k.edge(exchange, 0, "cold")
         store = k.node("shared", "write", executions=1, lanes=1, addresses=1, line=540)
         k.edge(store, exchange, "block", synced=0, synced_bytes=0)
-        race = next(f for f in find_findings(k.build()) if f["pattern"] == "race-candidate")
-        assert race["pcs"] == [store] and race["severity"] == severity, atomic_addresses
+        kernel = k.build()
+        kernel["nodes"][exchange]["source"]["inline"] = [
+            {"function": f"{operation}(unsigned int*, unsigned int)", "file": header, "line": 100}
+        ]
+        race = next(f for f in find_findings(kernel) if f["pattern"] == "race-candidate")
+        assert race["pcs"] == [store] and race["severity"] == severity, (operation, atomic_addresses)
         assert race["metrics"]["uniform_stores"] is (severity == "information")
 
 
 def test_a_plain_read_against_atomics_is_information_but_a_plain_store_stays_a_warning():
     # GIVEN mri-gridding's binning: a plain read of a bin's count (an optimistic pre-check), then atomicAdd by
-    # other warps; a plain store against those atomics can lose updates
-    for other, severity in (("read", "information"), ("write", "warning")):
+    # other warps; a plain store against those atomics can lose updates, and a read after them (of the sum they
+    # built, with no barrier between) is the classic missing-barrier race
+    for other, read_pc, severity in (
+        ("read", 0x100, "information"),
+        ("write", 0x100, "warning"),
+        ("read", 0x300, "warning"),
+    ):
         k = KernelBuilder()
         k.background()
-        add = k.node("global", "atomic", executions=512, addresses=7, line=45)
+        add = k.node("global", "atomic", executions=512, addresses=7, line=45, pc=0x200)
         k.edge(add, 0, "cold")
-        plain = k.node("global", other, executions=512, addresses=7, line=44)
+        plain = k.node("global", other, executions=512, addresses=7, line=44, pc=read_pc)
         k.edge(plain, add, "block", synced=0, synced_bytes=0)
         race = next(f for f in find_findings(k.build()) if f["pattern"] == "race-candidate")
-        assert race["pcs"] == [plain] and race["severity"] == severity, other
-        assert (race["metrics"].get("unseen_order") == "atomic_load") == (other == "read")
+        assert race["pcs"] == [plain] and race["severity"] == severity, (other, read_pc)
+        assert (race["metrics"].get("unseen_order") == "atomic_load") == (severity == "information")
 
 
 def test_an_eight_byte_shared_store_of_one_value_by_every_thread_is_a_uniform_store():
@@ -171,3 +186,21 @@ def test_reads_of_a_block_uniform_shared_scalar_that_every_thread_stores_are_the
         race = next(f for f in find_findings(k.build()) if f["pattern"] == "race-candidate" and f["pcs"] == [read])
         assert race["severity"] == severity, lanes
         assert ("threads read one location that every lane stores to" in race["message"]) == (lanes == 32)
+
+
+def test_recorded_values_that_differ_keep_reads_of_a_shared_scalar_a_race():
+    # GIVEN the cutcp-like shared scalar, profiled with values: the stores wrote different values, so a read before
+    # the barrier can see another thread's value, a race
+    k = KernelBuilder()
+    store = k.node("shared", "write", executions=2916, addresses=1, line=161)
+    k.edge(store, 0, "cold")
+    read = k.node("shared", "read", executions=2916, addresses=1, line=185)
+    k.edge(read, store, "thread", 0.9)
+    k.edge(read, read, "warp_same_inst", 0.05)
+    k.edge(read, store, "block", 0.05, synced=0, synced_bytes=0)
+    kernel = k.build()
+    benign = next(f for f in find_findings(kernel) if f["pattern"] == "race-candidate" and f["pcs"] == [read])
+    assert benign["severity"] == "information"
+    _with_values(kernel, store, uniform=2916, silent=0)
+    race = next(f for f in find_findings(kernel) if f["pattern"] == "race-candidate" and f["pcs"] == [read])
+    assert race["severity"] == "warning"
