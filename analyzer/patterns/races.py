@@ -44,15 +44,14 @@ then the sync's barrier, then the access) is ordered, and the accesses inside th
 arrival counter and flag) are the barrier, not data (cuda-samples reductionMultiBlockCG, session 46's review).
 Neither is a candidate. A pair carried around a loop is not judged by program order and stays one.
 
-Uniform stores (and reads of them, and atomicExch flags): when the only conflicts are stores against stores and, at both ends, every execution has all
-its lanes store to one address (`*flag = true` by every thread; or one end is an atomic always updating one
-address, the other a one-address store: `atomicExch(&flag, 1)` against `flag = 1`), the stores most likely write
-one value, and
-concurrent stores of one value to a flag are the standard benign idiom. Without values such a finding is kept
-but said as information: benign if every store writes the same value. A run profiled with values
-(`profile --values`, docs/engine.md "Value redundancy") settles it: when every execution of the stores stored one
-value and most stores found that value already there (silent), the finding says so, measured; when the lanes
-stored different values, the race is real and stays a warning.
+Uniform stores (and reads of them, and atomicExch flags): when the only conflicts are stores against stores and,
+at both ends, every execution has all its lanes store to one address (`*flag = true` by every thread; or one end is
+an atomicExch always updating one address, the other a one-address store: `atomicExch(&flag, 1)` against
+`flag = 1`), the stores most likely write one value, and concurrent stores of one value to a flag are the standard
+benign idiom. Without values such a finding is kept but said as information: benign if every store writes the same
+value. A run profiled with values (`profile --values`, docs/engine.md "Value redundancy") settles it: when every
+execution of the stores stored one value and most stores found that value already there (silent), the finding says
+so, measured; when the lanes stored different values, the race is real and stays a warning.
 """
 
 from __future__ import annotations
@@ -296,9 +295,7 @@ def _reads_of_uniform_stores(view: KernelView, items: list[tuple[Edge, dict[str,
     def one_location_read(node: Node) -> bool:
         return node.type == "read" and _one_address(node)
 
-    def store(node: Node) -> bool:
-        return node.type == "write" and _uniform_store(node)
-
+    store = _uniform_store
     return all(
         (store(u) and (store(v) or one_location_read(v))) or (store(v) and one_location_read(u))
         for u, v in ((view.nodes[edge.src], view.nodes[edge.dst]) for edge, _k, _u in items)
@@ -307,14 +304,9 @@ def _reads_of_uniform_stores(view: KernelView, items: list[tuple[Edge, dict[str,
 
 def _stores_agree(view: KernelView, items: list[tuple[Edge, dict[str, float], float]]) -> bool:
     """Unless a run's values show the stores of these conflicts writing different values (then it is a race)."""
-    stores = [n for edge, _k, _u in items for n in (view.nodes[edge.src], view.nodes[edge.dst]) if n.type == "write"]
-    if not stores or not all(node.raw.get("values") for node in stores):
-        return True
-    # as _stored_values judges stores racing stores: one value per execution, most of them onto that value
-    lanes = sum(node.raw["values"]["lanes"] for node in stores)
-    silent = sum(node.raw["values"]["silent"] for node in stores)
-    one_value = all(node.raw["values"]["uniform"] >= node.executions for node in stores)
-    return one_value and lanes > 0 and silent / lanes >= 0.5
+    stores = {n for edge, _k, _u in items for n in (view.nodes[edge.src], view.nodes[edge.dst]) if n.type == "write"}
+    verdict = _value_evidence(stores)
+    return verdict is None or (verdict[0] and verdict[1] >= _SILENT_BENIGN)
 
 
 def _uniform_stores_only(view: KernelView, items: list[tuple[Edge, dict[str, float], float]]) -> bool:
@@ -324,17 +316,25 @@ def _uniform_stores_only(view: KernelView, items: list[tuple[Edge, dict[str, flo
     )
 
 
-def _stored_values(view: KernelView, items: list[tuple[Edge, dict[str, float], float]]) -> tuple[bool, float] | None:
-    """Value evidence for stores racing stores (runs with values): whether every execution of every store at
-    both ends stored one value, and the share of their lanes that stored the value already there; None without
-    values."""
-    stores = {view.nodes[edge.src] for edge, _k, _u in items} | {view.nodes[edge.dst] for edge, _k, _u in items}
-    if not all(node.raw.get("values") for node in stores):
+_SILENT_BENIGN = 0.5  # with one value per store, this share of silent stores makes racing stores the benign idiom
+
+
+def _value_evidence(stores: set[Node]) -> tuple[bool, float] | None:
+    """Whether every execution of every store stored one value, and the share of their lanes that stored the value
+    already there (runs with values); None when a store has no values."""
+    if not stores or not all(node.raw.get("values") for node in stores):
         return None
     lanes = sum(node.raw["values"]["lanes"] for node in stores)
     silent = sum(node.raw["values"]["silent"] for node in stores)
     one_value = all(node.raw["values"]["uniform"] >= node.executions for node in stores)
     return one_value, silent / lanes if lanes else 0.0
+
+
+def _stored_values(view: KernelView, items: list[tuple[Edge, dict[str, float], float]]) -> tuple[bool, float] | None:
+    """Value evidence for stores racing stores, at both ends of every conflict (_value_evidence)."""
+    return _value_evidence(
+        {view.nodes[edge.src] for edge, _k, _u in items} | {view.nodes[edge.dst] for edge, _k, _u in items}
+    )
 
 
 def _draft(
@@ -366,7 +366,7 @@ def _draft(
     if values is not None:
         one_value, silent_share = values
         measured = {"one_value_per_store": one_value, "silent_store_share": silent_share}
-        benign = one_value and silent_share >= 0.5
+        benign = one_value and silent_share >= _SILENT_BENIGN
         if benign:
             message = (
                 f"every lane stores to one address that other threads also store to{_PLACE_WORDS[scope]} "
