@@ -22,6 +22,12 @@ def is_toolkit_header(path: str) -> bool:
     return "/include/" in path and _TOOLKIT_MARKERS.search(path) is not None
 
 
+def source_frames(source: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """A `source`'s frames: itself (the instruction's own line and function), then its inline chain."""
+    source = source or {}
+    return [source, *(f for f in source.get("inline") or () if isinstance(f, dict))]
+
+
 def user_frame(source: dict[str, Any]) -> dict[str, Any]:
     """The frame of a node's or barrier's `source` (docs/report-format.md) a developer reads and edits: the source
     itself, or, when its line is in a toolkit header the app's code inlined (an atomicAdd from
@@ -31,5 +37,5 @@ def user_frame(source: dict[str, Any]) -> dict[str, Any]:
     the CLI's tables, CSV and SARIF (analyzer/reportview.py)."""
     if not source.get("file") or not is_toolkit_header(str(source["file"])):
         return source
-    frames = [f for f in source.get("inline") or () if isinstance(f, dict) and f.get("file") and f.get("line")]
+    frames = [f for f in source_frames(source)[1:] if f.get("file") and f.get("line")]
     return next((f for f in frames if not is_toolkit_header(str(f["file"]))), frames[-1] if frames else source)

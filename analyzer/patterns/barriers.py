@@ -31,7 +31,7 @@ from reuselens.analyzer.patterns.barrier_orders import BarrierIndex, BarrierKey,
 from reuselens.analyzer.patterns.finding import TIER_PERFORMANCE, Draft
 from reuselens.analyzer.patterns.text import count
 from reuselens.analyzer.patterns.view import KernelView
-from reuselens.analyzer.toolkit_paths import is_toolkit_header, user_frame
+from reuselens.analyzer.toolkit_paths import is_toolkit_header, source_frames, user_frame
 
 PATTERNS = {"removable-barrier": "Barrier that orders no cross-thread reuse"}
 
@@ -76,8 +76,7 @@ def _grid_sync_frame(frame: dict[str, Any]) -> bool:
 
 def inside_grid_sync(source: dict[str, Any] | None) -> bool:
     """Whether an instruction's line info (its inline chain included) passes through a grid-wide sync."""
-    source = source or {}
-    return any(_grid_sync_frame(f) for f in (source, *(source.get("inline") or ())))
+    return any(_grid_sync_frame(f) for f in source_frames(source))
 
 
 def _written_by_user(barrier: dict[str, Any]) -> bool:
@@ -124,13 +123,9 @@ def _plan(view: KernelView) -> tuple[BarrierIndex, list[Order], set[BarrierKey]]
     if "barriers" not in view.memo:
         index = BarrierIndex(view.barriers)
         orders = barrier_orders(view, index)
-        kept = set(index.by_key) if _executed_mbarriers(view) else _kept(index, orders)
+        kept = set(index.by_key) if "mbarrier" in view.executed_barrier_kinds else _kept(index, orders)
         view.memo["barriers"] = (index, orders, kept)
     return view.memo["barriers"]
-
-
-def _executed_mbarriers(view: KernelView) -> bool:
-    return any(b.get("kind") == "mbarrier" and int(b.get("executions") or 0) > 0 for b in view.barriers)
 
 
 def kept_lines(view: KernelView) -> set[tuple]:

@@ -62,6 +62,7 @@ from reuselens.analyzer.patterns.barriers import inside_grid_sync
 from reuselens.analyzer.patterns.finding import TIER_CORRECTNESS, TIER_INFORMATION, Draft
 from reuselens.analyzer.patterns.text import count, format_bytes, format_share, where
 from reuselens.analyzer.patterns.view import Edge, KernelView, Node, group_by_line, merge_groups
+from reuselens.analyzer.toolkit_paths import source_frames
 
 PATTERNS = {"race-candidate": "Possible data race (conflicting accesses without a barrier)"}
 
@@ -151,10 +152,6 @@ def _async_copy_handoffs_only(view: KernelView, items: list[tuple[Edge, dict[str
     )
 
 
-def _barrier_kinds(view: KernelView) -> set[str]:
-    return {str(b.get("kind")) for b in view.barriers if int(b.get("executions") or 0) > 0}
-
-
 def _conflicts(view: KernelView, edge: Edge) -> dict[str, float]:
     """Conflicting lane accesses by kind; from the edge counts, or from the node types without them."""
     counts = {kind: edge.kind_count(kind) for kind in ("raw", "war", "waw")}
@@ -165,7 +162,7 @@ def _conflicts(view: KernelView, edge: Edge) -> dict[str, float]:
     return {kind: edge.accesses} if kind else {}
 
 
-def _unsynchronized(edge: Edge, conflicting: float, kinds: set[str]) -> float | None:
+def _unsynchronized(edge: Edge, conflicting: float, kinds: frozenset[str]) -> float | None:
     if edge.label == "grid":  # no barrier orders blocks
         return conflicting
     if edge.raw.get("synced") is not None:
@@ -196,7 +193,7 @@ def _ordered_by_grid_sync(u: Node, v: Node, syncs: dict[str, list[int]]) -> bool
 
 
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
-    kinds = _barrier_kinds(view)
+    kinds = view.executed_barrier_kinds
     syncs = _grid_sync_pcs(view)
     groups: dict[int, list[tuple[Edge, dict[str, float], float]]] = defaultdict(list)
     for edge in view.edges:
@@ -272,8 +269,7 @@ def _uniform_store(node: Node) -> bool:
 def _flag_exchange(node: Node) -> bool:
     """An atomicExch whose every execution goes to one address: setting a flag, as a store does. Other atomics
     (add, inc, CAS, ...) update what is there, and a plain store racing them loses updates."""
-    source = node.raw.get("source") or {}
-    frames = (source, *(source.get("inline") or ()))
+    frames = source_frames(node.raw.get("source"))
     exchange = any("atomicExch" in str(f.get("function") or "").split("(", 1)[0] for f in frames)
     return node.type == "atomic" and exchange and _one_address(node)
 
@@ -338,7 +334,7 @@ def _stored_values(view: KernelView, items: list[tuple[Edge, dict[str, float], f
 
 
 def _draft(
-    view: KernelView, group: list[Node], items: list[tuple[Edge, dict[str, float], float]], kinds: set[str]
+    view: KernelView, group: list[Node], items: list[tuple[Edge, dict[str, float], float]], kinds: frozenset[str]
 ) -> Draft:
     """One finding per PC: its scope is the widest one a barrier could fix (grid only when nothing else)."""
     scopes = {edge.label for edge, _k, _u in items}

@@ -190,6 +190,11 @@ class KernelView:
         """The kernel's traffic: Σ W_total(v) over memory PCs = Σ w(e) (lane-bytes)."""
         return float(sum(node.w_total() for node in self.memory_nodes()))
 
+    @functools.cached_property
+    def executed_barrier_kinds(self) -> frozenset[str]:
+        """The kinds of the kernel's barriers that executed (block, warp, mbarrier, ...)."""
+        return frozenset(str(b.get("kind")) for b in self.barriers if int(b.get("executions") or 0) > 0)
+
     def global_sectors(self) -> float:
         """The 32-byte sectors the kernel's global accesses requested, the basis of sector-measured waste."""
         return float(sum(node.sectors_total() for node in self.memory_nodes() if node.space == "global"))
