@@ -77,11 +77,6 @@ def _draft(view: KernelView, members: list[Node], footprint: float) -> Draft:
     )
 
 
-def _footprint(view: KernelView, members: list[Node]) -> float:
-    """Unique bytes of one launch: the cold bytes of all merged launches, per launch."""
-    return sum(node.w_out.get(COLD, 0.0) for node in members) / view.launch_count()
-
-
 def written_before_bytes(view: KernelView, members: list[Node]) -> tuple[float, float]:
     """(cold bytes whose last prior access, by an earlier launch, wrote the data; all cold bytes)."""
     written = cold = 0.0
@@ -110,7 +105,7 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
         members
         for members in view.closed_subgraphs()
         if all(node.space == "global" and is_broadcasting(node) for node in members)
-        and 0 < _footprint(view, members) <= capacity
+        and 0 < view.footprint_per_launch(members) <= capacity
         and not rewritten_during_the_run(view, members)
     ]
     drafts = []
@@ -119,8 +114,8 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     for union in merge_sets_sharing_lines(candidates):
         ids = {node.id for node in union}
         parts = [c for c in candidates if c[0].id in ids]
-        if _footprint(view, union) <= capacity:
-            drafts.append(_draft(view, union, _footprint(view, union)))
+        if view.footprint_per_launch(union) <= capacity:
+            drafts.append(_draft(view, union, view.footprint_per_launch(union)))
         else:
-            drafts.extend(_draft(view, part, _footprint(view, part)) for part in parts)
+            drafts.extend(_draft(view, part, view.footprint_per_launch(part)) for part in parts)
     return drafts

@@ -17,9 +17,8 @@ that overwrites its own earlier value in a loop (write after write by the same t
 in a register and store once; the same between two store PCs is the redundant-waw rule's.
 
 Grid reuse of data that fits in L2 many times over, in a kernel whose whole footprint does too (at most FITS_IN_L2
-per launch: every NVIDIA data-centre GPU
-since Volta has 4 MB or more, an A100 40 MB, an H100 50 MB) is what L2 is for: an access-policy window cannot
-keep it more resident than it is. Such a finding is information (a hint below 10% of the traffic) with no fix
+per launch: every NVIDIA data-centre GPU since Volta has 4 MB or more, an A100 40 MB, an H100 50 MB) is what L2 is
+for: an access-policy window cannot keep it more resident than it is. Such a finding is information (a hint below 10% of the traffic) with no fix
 (SobolQRNG's 12.8 KB tables, globalToShmemAsyncCopy's 65 KB tiles, stencil2d's 1-2 MB grids were told to pin
 their data in L2; session 46's review of the breadth set).
 """
@@ -171,11 +170,11 @@ def _draft(
     # Per launch, as constant_region's: cold edges count first touches per launch, and a report entry merges the
     # kernel's launches (PolyBench 3dconv: "66.1 MB" summed over 254 launches of 256 KB planes, session 46).
     launches = view.launch_count()
-    footprint = sum(node.w_out.get("cold", 0.0) for node in members) / launches
+    footprint = view.footprint_per_launch(members)
     per_launch = f" per launch, {launches} launches" if launches > 1 else ""
     # ... and the kernel's whole footprint too: beside a stream of its own, even a small object can be evicted,
     # which is what a persisting window prevents
-    fits = scope == "grid" and not atomic and footprint <= FITS_IN_L2 and _kernel_footprint(view) <= FITS_IN_L2
+    fits = scope == "grid" and not atomic and footprint <= FITS_IN_L2 and view.global_footprint_per_launch <= FITS_IN_L2
     if fits:
         kind, explanation, advice = "none", _FITS_FIX, "it fits in L2, which already serves it"
     message = (
@@ -201,12 +200,6 @@ def _draft(
         tier=TIER_INFORMATION if fits else TIER_PERFORMANCE,
         context=(view, members, ratios),
     )
-
-
-def _kernel_footprint(view: KernelView) -> float:
-    """The global bytes one launch of the kernel first touches (all its objects)."""
-    cold = sum(node.w_out.get("cold", 0.0) for node in view.memory_nodes() if node.space == "global")
-    return cold / view.launch_count()
 
 
 def without(draft: Draft, covered: set[int]) -> Draft | None:

@@ -190,6 +190,16 @@ class KernelView:
         """The kernel's traffic: Σ W_total(v) over memory PCs = Σ w(e) (lane-bytes)."""
         return float(sum(node.w_total() for node in self.memory_nodes()))
 
+    def footprint_per_launch(self, nodes: Iterable[Node]) -> float:
+        """The unique bytes `nodes` touch in one launch: their cold bytes over the merged launches, per launch
+        (cold edges count first touches per launch, docs/engine.md)."""
+        return sum(node.w_out.get(COLD, 0.0) for node in nodes) / self.launch_count()
+
+    @functools.cached_property
+    def global_footprint_per_launch(self) -> float:
+        """The global bytes one launch of the kernel first touches, all its objects together."""
+        return self.footprint_per_launch(n for n in self.memory_nodes() if n.space == "global")
+
     @functools.cached_property
     def executed_barrier_kinds(self) -> frozenset[str]:
         """The kinds of the kernel's barriers that executed (block, warp, mbarrier, ...)."""
