@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from reuselens.analyzer.patterns.finding import TIER_INFORMATION, TIER_PERFORMANCE, Draft, predicted_removal
+from reuselens.analyzer.patterns.finding import TIER_INFORMATION, Draft, predicted_removal
 from reuselens.analyzer.patterns.text import format_bytes, format_share, places
 from reuselens.analyzer.patterns.view import Edge, KernelView, Node, group_by_line, merged_node
 
@@ -111,6 +111,16 @@ _SUB_WORD_NOTE = (
 _SUB_WORD_WORDS = " — narrower than a 4-byte word: may be different bytes of it, check before acting"
 
 
+def _as_sub_word(draft: Draft) -> Draft:
+    """The finding when its bytes may be another access's neighbours (module docstring): information, no fix."""
+    draft.message += _SUB_WORD_WORDS
+    draft.explanation = _SUB_WORD_NOTE + draft.explanation
+    draft.fix_kind = "none"
+    draft.tier = TIER_INFORMATION
+    draft.metrics["sub_word"] = True
+    return draft
+
+
 def _may_be_other_bytes(covering: Node) -> bool:
     """Whether the access that must cover the other's bytes (a read's origin, a dead store's overwriter) is
     narrower than the engine's 4-byte granule."""
@@ -127,7 +137,6 @@ def _read_draft(
     by_kind: dict[str, float],
     origins: list[Node],
     suspects: list[Node],
-    sub_word: bool = False,
 ) -> Draft:
     rar, raw = by_kind.get("rar", 0.0), by_kind.get("raw", 0.0)
     wasted = rar + raw
@@ -141,14 +150,11 @@ def _read_draft(
     advice = _alias_text(suspects, "store") if suspects else " — keep it in a register"
     message = f"re-reads {' and '.join(parts)}{places(origins)}{advice} ({format_share(fraction)} of this PC's traffic)"
     explanation = (_ALIAS_READ_FIX if suspects else "") + _READ_FIX + (_LOCAL_NOTE if node.space == "local" else "")
-    if sub_word:
-        message += _SUB_WORD_WORDS
-        explanation = _SUB_WORD_NOTE + explanation
     return Draft(
         pattern,
         [node],
         "thread",
-        "none" if sub_word else "register-promotion",
+        "register-promotion",
         explanation,
         message,
         waste_bytes=wasted,
@@ -161,15 +167,11 @@ def _read_draft(
             "raw_bytes": raw,
             "redundant_fraction": fraction,
             "alias_pcs": [n.pc for n in suspects],
-            **({"sub_word": True} if sub_word else {}),
         },
-        tier=TIER_INFORMATION if sub_word else TIER_PERFORMANCE,
     )
 
 
-def _waw_draft(
-    view: KernelView, node: Node, dead: float, overwriters: list[Node], suspects: list[Node], sub_word: bool = False
-) -> Draft:
+def _waw_draft(view: KernelView, node: Node, dead: float, overwriters: list[Node], suspects: list[Node]) -> Draft:
     fraction = min(1.0, dead / node.w_total()) if node.w_total() else 0.0
     what = "a dead store" if fraction >= 0.999 else f"{format_share(fraction)} of its bytes are dead"
     advice = _alias_text(suspects, "load") if suspects else " — keep the value in a register and store once"
@@ -178,14 +180,11 @@ def _waw_draft(
         f"read (WAW, {what}){advice}"
     )
     explanation = (_ALIAS_WAW_FIX if suspects else "") + _WAW_FIX
-    if sub_word:
-        message += _SUB_WORD_WORDS
-        explanation = _SUB_WORD_NOTE + explanation
     return Draft(
         "redundant-waw",
         [node],
         "thread",
-        "none" if sub_word else "register-promotion",
+        "register-promotion",
         explanation,
         message,
         waste_bytes=dead,
@@ -197,9 +196,7 @@ def _waw_draft(
             "waw_bytes": dead,
             "dead_fraction": fraction,
             "alias_pcs": [n.pc for n in suspects],
-            **({"sub_word": True} if sub_word else {}),
         },
-        tier=TIER_INFORMATION if sub_word else TIER_PERFORMANCE,
     )
 
 
@@ -243,15 +240,17 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
                 by_kind[kind] += value
         origins = sorted({view.nodes[i] for m in group for i in read_origins[m.id]}, key=lambda n: n.key)
         suspects = _suspects(view, [(view.nodes[i], m) for m in group for i in read_origins[m.id]], "read")
-        sub_word = not any(m.id in covered for m in group)
-        draft = _read_draft(view, merged_node(group), by_kind, origins, suspects, sub_word)
+        draft = _read_draft(view, merged_node(group), by_kind, origins, suspects)
+        if not any(m.id in covered for m in group):
+            draft = _as_sub_word(draft)
         draft.nodes = group
         drafts.append(draft)
     for group in group_by_line(view.nodes[i] for i in dead):
         later = sorted({view.nodes[i] for m in group for i in overwriters[m.id]}, key=lambda n: n.key)
         suspects = _suspects(view, [(m, view.nodes[i]) for m in group for i in overwriters[m.id]], "write")
-        sub_word = not any(m.id in covered for m in group)
-        draft = _waw_draft(view, merged_node(group), sum(dead[m.id] for m in group), later, suspects, sub_word)
+        draft = _waw_draft(view, merged_node(group), sum(dead[m.id] for m in group), later, suspects)
+        if not any(m.id in covered for m in group):
+            draft = _as_sub_word(draft)
         draft.nodes = group
         drafts.append(draft)
     return drafts
