@@ -312,6 +312,20 @@ def test_hover_shows_the_inline_chain_innermost_first():
     )
 
 
+def _shared_node(node_id: int, access: str, nbytes: int, executions: int, source: dict) -> dict:
+    """A 4-byte shared-memory PC of a hand-built report kernel."""
+    return {
+        "id": node_id,
+        "space": "shared",
+        "type": access,
+        "size": 4,
+        "pc": 16 * node_id,
+        "bytes": nbytes,
+        "executions": executions,
+        "source": source,
+    }
+
+
 def test_a_line_of_a_hundred_pcs_gets_a_bounded_hover():
     """cuda-samples sortingNetworks: the inlined comparator puts 123 PCs of 3 kernels on one line (an 80 KB hover,
     measured by benchmarks/lsp_realapps.py); the hover shows each kernel's heaviest PCs and sums the rest."""
@@ -323,32 +337,9 @@ def test_a_line_of_a_hundred_pcs_gets_a_bounded_hover():
         nodes = [{"id": 0}]
         edges = []
         for i in range(1, 41):
-            nodes.append(
-                {
-                    "id": i,
-                    "space": "shared",
-                    "type": "read",
-                    "size": 4,
-                    "pc": 16 * i,
-                    "bytes": 1000 * i,
-                    "executions": i,
-                    "source": {"file": "/b/common.cuh", "line": 44},
-                }
-            )
+            nodes.append(_shared_node(i, "read", 1000 * i, i, {"file": "/b/common.cuh", "line": 44}))
             edges += [{"from": i, "to": j, "label": "thread", "bytes": 10 + j} for j in range(41, 51)]
-        nodes += [
-            {
-                "id": j,
-                "space": "shared",
-                "type": "write",
-                "size": 4,
-                "pc": 16 * j,
-                "bytes": 4,
-                "executions": 1,
-                "source": {"file": "/b/common.cuh", "line": 100 + j},
-            }
-            for j in range(41, 51)
-        ]
+        nodes += [_shared_node(j, "write", 4, 1, {"file": "/b/common.cuh", "line": 100 + j}) for j in range(41, 51)]
         kernels.append({"id": f"k{k}", "name": f"sort{k}(unsigned*)", "nodes": nodes, "edges": edges})
     text = hover.markdown(RunResults({"kernels": kernels}, "/r/report.json", "d", {}), "/b/common.cuh", 44)
     assert len(text.encode()) <= 20 * 1024
@@ -369,16 +360,9 @@ def test_template_library_inline_chains_keep_the_hover_bounded():
         chain = [{"function": f"{template}#{i}", "file": "/usr/local/cuda/include/cuda/pipeline", "line": 100 + i}]
         chain.append({"function": "kern(float*)", "file": "/b/k.cu", "line": 37})
         nodes.append(
-            {
-                "id": i,
-                "space": "shared",
-                "type": "read",
-                "size": 4,
-                "pc": 16 * i,
-                "bytes": 100,
-                "executions": 1,
-                "source": {"file": "/usr/local/cuda/include/cuda/pipeline", "line": 100 + i, "inline": chain},
-            }
+            _shared_node(
+                i, "read", 100, 1, {"file": "/usr/local/cuda/include/cuda/pipeline", "line": 100 + i, "inline": chain}
+            )
         )
     report = {"kernels": [{"id": "k0", "name": "kern(float*)", "nodes": nodes, "edges": []}]}
     text = hover.markdown(RunResults(report, "/r/report.json", "d", {}), "/b/k.cu", 37)  # the app's call site

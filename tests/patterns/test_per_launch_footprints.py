@@ -98,6 +98,17 @@ def test_hierarchical_reuse_footprint_is_one_launchs():
     assert "(footprint 262.1 KB per launch, 254 launches)" in finding["message"]
 
 
+def busy_coalesced_kernel() -> dict:
+    """A kernel of 200 coalesced first-touch loads, 105 MB in all: most of a run's traffic."""
+    k = KernelBuilder()
+    for line in range(200):
+        k.node("global", "read", executions=4096, line=100 + line)
+        k.edge(line + 1, 0, "cold")
+    kernel = k.build()
+    kernel["id"], kernel["mangled"] = "big", "_Z3bigv"
+    return kernel
+
+
 def test_a_warning_must_matter_to_the_run_not_only_to_its_kernel():
     # GIVEN a run of two kernels: a big well-coalesced one and a tiny one whose one load is uncoalesced (a scan's
     # inter-block step): the tiny kernel's coalescing waste is most of its own traffic but under 1% of the run's
@@ -112,12 +123,7 @@ def test_a_warning_must_matter_to_the_run_not_only_to_its_kernel():
         kernel["id"], kernel["mangled"] = name, f"_Z{len(name)}{name}v"
         return kernel
 
-    big = KernelBuilder()
-    for line in range(200):
-        big.node("global", "read", executions=4096, line=100 + line)
-        big.edge(line + 1, 0, "cold")
-    big_kernel = big.build()
-    big_kernel["id"], big_kernel["mangled"] = "big", "_Z3bigv"
+    big_kernel = busy_coalesced_kernel()
     alone = find_report_findings([uncoalesced(64, "tiny")])[0]
     assert [f["severity"] for f in alone if f["pattern"] == "poor-coalescing"] == ["warning"]
     _big, tiny = find_report_findings([big_kernel, uncoalesced(64, "tiny")])
@@ -133,12 +139,7 @@ def test_race_candidates_keep_their_severity_however_small_in_the_run():
     # GIVEN a tiny kernel with an unsynchronized block race next to a big kernel: correctness is not a share
     from reuselens.analyzer.patterns import find_report_findings
 
-    big = KernelBuilder()
-    for line in range(200):
-        big.node("global", "read", executions=4096, line=100 + line)
-        big.edge(line + 1, 0, "cold")
-    big_kernel = big.build()
-    big_kernel["id"], big_kernel["mangled"] = "big", "_Z3bigv"
+    big_kernel = busy_coalesced_kernel()
     k = KernelBuilder()
     w = k.node("shared", "write", executions=8, line=10)
     k.edge(w, 0, "cold")
