@@ -100,7 +100,8 @@ bool KernelFilter::regex_matches(const std::string& name) const {
   return regexec(&regex_, name.c_str(), 0, nullptr, 0) == 0;
 }
 
-bool KernelFilter::matches_name_uncached(const std::string& mangled) const {
+bool KernelFilter::matches_name(const std::string& mangled) const {
+  if (!has_regex_ && names_.empty()) return true;
   std::string dm = demangle(mangled);
   bool by_name = false;
   if (has_regex_ && (regex_matches(mangled) || regex_matches(dm))) by_name = true;
@@ -111,17 +112,16 @@ bool KernelFilter::matches_name_uncached(const std::string& mangled) const {
   return by_name;
 }
 
-bool KernelFilter::matches_name(const std::string& mangled) {
-  if (!has_regex_ && names_.empty()) return true;
-  auto known = decided_.find(mangled);
-  if (known != decided_.end()) return known->second;
-  const bool passes = matches_name_uncached(mangled);
-  if (decided_.size() < kMaxDecidedNames) decided_.emplace(mangled, passes);
-  return passes;
-}
-
 bool KernelFilter::select(const std::string& mangled) {
-  if (!matches_name(mangled)) return false;
+  bool passes;
+  auto known = decided_.find(mangled);
+  if (known != decided_.end()) {
+    passes = known->second;
+  } else {
+    passes = matches_name(mangled);
+    if (decided_.size() < kMaxDecidedNames) decided_.emplace(mangled, passes);
+  }
+  if (!passes) return false;
   uint64_t k = matched_count_++;
   return k >= range_first_ && k < range_end_;
 }

@@ -33,13 +33,11 @@ class KernelFilter {
   // thread-safe (the tool calls it under its lock).
   bool select(const std::string& mangled);
   // Whether the name filter (regex, names file) passes `mangled`, counting nothing: a launch range cannot be
-  // judged ahead of the launches. Cached per name, as select() is (a graph's instantiation asks it of every
-  // function of every loaded module). Not thread-safe.
-  bool matches_name(const std::string& mangled);
+  // judged ahead of the launches.
+  bool matches_name(const std::string& mangled) const;
 
  private:
   bool regex_matches(const std::string& name) const;
-  bool matches_name_uncached(const std::string& mangled) const;
 
   // glibc's regexec simulates the automaton without recursion: a 30,000-character template name cannot
   // overflow the stack the way std::regex's backtracking did.

@@ -81,11 +81,18 @@ void Tool::on_graph_exec(Sanitizer_CallbackId cbid, const void* data) {
   size_t patched = 0;
   for (auto& [mod, me] : modules_) {
     if (me.patched || me.patch_failed || ready_context(me.ctx) == nullptr) continue;
-    const bool wanted = std::any_of(me.functions.begin(), me.functions.end(),
-                                    [&](uint32_t id) { return filter_.matches_name(run_.functions[id].name); });
+    const bool wanted =
+        std::any_of(me.functions.begin(), me.functions.end(), [&](uint32_t id) { return function_passes_filter(id); });
     if (wanted) patched += patch_module(mod, me, false);
   }
   if (patched) diag_.log("graph instantiated: %zu modules patched ahead of its launches", patched);
+}
+
+bool Tool::function_passes_filter(uint32_t id) {
+  if (id >= filter_passes_.size()) filter_passes_.resize(run_.functions.size(), -1);
+  int8_t& known = filter_passes_[id];
+  if (known < 0) known = filter_.matches_name(run_.functions[id].name) ? 1 : 0;
+  return known == 1;
 }
 
 void Tool::log_callback(Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void* data) {

@@ -107,6 +107,11 @@ class Tool {
 
   Config cfg_;
   KernelFilter filter_;
+  // The name filter's answer per function id (run_.functions), -1 not asked yet: a graph's instantiation asks it of
+  // every function of every loaded module, again at each instantiation, and names a library holds by the
+  // ten thousand must not crowd the launches' own cache in the filter (KernelFilter::select).
+  std::vector<int8_t> filter_passes_;
+  bool function_passes_filter(uint32_t id);
   Diagnostics diag_;
   RunState run_;
   bool enabled_ = false;  // configuration valid and this process owns the run directory

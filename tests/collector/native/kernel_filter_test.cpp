@@ -58,8 +58,8 @@ int ordinary_filters() {
   return 0;
 }
 
-// A graph's instantiation asks matches_name of every loaded function ahead of any launch: the answers are the
-// name filter's, cached or not, and asking counts no launch of the launch range.
+// A graph's instantiation asks matches_name of every loaded function ahead of any launch (the tool keeps the
+// answers per function id): the answers are the name filter's, and asking counts no launch of the launch range.
 int names_asked_ahead() {
   rlc::Config config;
   config.regex_text = "gemm|softmax";
@@ -68,7 +68,7 @@ int names_asked_ahead() {
   std::vector<std::string> errors;
   filter.load(config, &errors);
   EXPECT(errors.empty());
-  for (int round = 0; round < 2; ++round) {  // the second round answers from the cache
+  for (int round = 0; round < 2; ++round) {  // asking again changes nothing
     EXPECT(filter.matches_name(kGemm));
     EXPECT(filter.matches_name(kSoftmax));
     EXPECT(!filter.matches_name(kVecadd));
