@@ -7,13 +7,27 @@ sector traffic, Σ sectors − Σ S_opt over all executions, in bytes (× 32), a
 kernel's global accesses requested (basis "sectors"): as a share of lane-bytes, one uncoalesced 4-byte access
 wastes 7 times its own traffic and saturated the share at 1 in kernels where it is a sideline (the breadth set's
 review, session 46: ten coalescing warnings at the cap, a 224-byte kernel among them).
+
+A reload is not a layout of its own: a load whose bytes were nearly all last touched by the same thread at other
+PCs that this rule flags (SHOC BFS's volatile `cost[node_to_process]`, loaded at line 594 and again at 596) fetches
+the sectors those PCs fetched; coalescing them fixes both, and the reload itself is redundant's to report. Its own
+finding would count the same layout twice, so it gets none. A PC whose re-reads come from itself (a loop's next
+iteration) keeps its finding: it is the first touch of its data too.
 """
 
 from __future__ import annotations
 
 from reuselens.analyzer.patterns.finding import NCU, Draft
 from reuselens.analyzer.patterns.text import count, format_bytes
-from reuselens.analyzer.patterns.view import SECTOR_BYTES, KernelView, Node, dist_mean, group_by_line, merged_node
+from reuselens.analyzer.patterns.view import (
+    SECTOR_BYTES,
+    KernelView,
+    Node,
+    dist_mean,
+    group_by_line,
+    line_key,
+    merged_node,
+)
 
 PATTERNS = {"poor-coalescing": "Poorly coalesced global access"}
 
@@ -50,8 +64,33 @@ def _draft(node: Node, ratio: float) -> Draft:
     )
 
 
+# Share of a load's bytes that must be same-thread re-reads of flagged PCs for it to count as their reload.
+RELOAD_SHARE = 0.9
+
+
+def _reloads(view: KernelView, firing: list[Node]) -> set[int]:
+    """The firing loads whose bytes are at least RELOAD_SHARE same-thread re-reads whose origins are all other
+    firing PCs (none of them on the load's own line: one line's copies are one finding)."""
+    flagged = {node.id for node in firing}
+    reloads = set()
+    for node in firing:
+        if node.type != "read" or node.w_total() <= 0:
+            continue
+        thread = [e for e in view.out_edges.get(node.id, ()) if e.label == "thread"]
+        origins = {e.dst for e in thread}
+        if not origins or not origins <= flagged - {node.id}:
+            continue
+        if any(line_key(view.nodes[o]) == line_key(node) for o in origins):
+            continue
+        if sum(e.bytes for e in thread) >= RELOAD_SHARE * node.w_total():
+            reloads.add(node.id)
+    return reloads
+
+
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     firing = [n for n in view.memory_nodes() if n.space == "global" and n.r_coal() > settings["coalescing"]]
+    reloads = _reloads(view, firing)
+    firing = [n for n in firing if n.id not in reloads]
     drafts = []
     for group in group_by_line(firing):  # unrolled copies of one access: one finding
         node = merged_node(group)

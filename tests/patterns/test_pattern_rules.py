@@ -291,6 +291,49 @@ def test_an_uncoalesced_dead_store_is_one_dead_store_finding():
     assert [f["pattern"] for f in find_findings(kernel, {"minShare": 0.35}) if store in f["pcs"]] == ["poor-coalescing"]
 
 
+def reload_kernel(reload_share: float, origin_sectors: int = 32) -> tuple[dict, int, int]:
+    """A gather (a sector per lane, `origin_sectors`) and a reload of it by the same thread at another line
+    (`reload_share` of its bytes last touched there, the rest first touches)."""
+    k = KernelBuilder()
+    k.background()
+    first = k.node("global", "read", executions=4096, sectors=origin_sectors, line=594)
+    k.edge(first, 0, "cold")
+    reload = k.node("global", "read", executions=4096, sectors=32, line=596)
+    k.edge(reload, first, "thread", reload_share)
+    if reload_share < 1:
+        k.edge(reload, 0, "cold", 1 - reload_share)
+    return k.build(), first, reload
+
+
+def coalescing_pcs(kernel) -> list[list[int]]:
+    return [f["pcs"] for f in find_findings(kernel) if f["pattern"] == "poor-coalescing"]
+
+
+def test_a_reload_of_an_uncoalesced_gather_is_the_gathers_one_finding():
+    # GIVEN SHOC BFS's volatile cost[node_to_process], gathered at line 594 and loaded again by the same thread at
+    # line 596: the reload fetches the gather's sectors, so coalescing the gather fixes both; one finding, on it
+    kernel, first, reload = reload_kernel(1.0)
+    assert coalescing_pcs(kernel) == [[first]]
+    assert [f["pcs"] for f in find_findings(kernel) if f["pattern"] == "redundant-rar"] == [[reload]]
+    # a load that mostly touches data of its own is a layout of its own
+    kernel, first, reload = reload_kernel(0.5)
+    assert coalescing_pcs(kernel) == [[first], [reload]]
+    # a reload of a coalesced load keeps its own finding: nothing else reports its sectors
+    kernel, first, reload = reload_kernel(1.0, origin_sectors=4)
+    assert coalescing_pcs(kernel) == [[reload]]
+
+
+def test_a_loop_that_rereads_its_own_gather_keeps_its_finding():
+    # GIVEN one uncoalesced PC whose later iterations re-read what its earlier ones read (a self-loop): it is the
+    # first touch of its data as well, and stays reported
+    k = KernelBuilder()
+    k.background()
+    walk = k.node("global", "read", executions=4096, sectors=32, line=40)
+    k.edge(walk, walk, "thread", 0.95)
+    k.edge(walk, 0, "cold", 0.05)
+    assert coalescing_pcs(k.build()) == [[walk]]
+
+
 def test_poor_coalescing_control_coalesced():
     assert find_findings(global_reader(4)) == []
 
