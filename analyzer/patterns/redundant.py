@@ -25,6 +25,15 @@ review of the breadth set). Such a finding is information, with no fix, and says
 
 Asynchronous copies: a value a cp.async or bulk copy moved (at either end of a read's edge) never sat in a
 register of the thread, so "keep it in a register" does not apply; those edges are left out.
+
+Lane-dependent reuse: a load whose same instruction also reads other threads' data (at least SPLIT_SHARE of its
+bytes reused across threads) re-reads its own data only in some lanes or warps, by the thread index: a sorting
+network's comparator `s_key[pos]`, `pos = 2 * tid - (tid & (stride - 1))`, finds its own element in half the
+lanes of a step and a neighbour's in the other half (cuda-samples sortingNetworks: 50/50, 25/75, 12/88 per
+unrolled step). A register cannot stand in for such a load; keeping the own elements needs the algorithm
+restructured (each thread owning its elements through the steps where they stay its own). Those PCs form a
+finding of their own, information without a fix; PCs of the same line whose re-reads are their own keep theirs
+(a stencil's rows swept down a column: each PC either all own or all neighbours').
 """
 
 from __future__ import annotations
@@ -125,6 +134,36 @@ def _may_be_other_bytes(covering: Node) -> bool:
     """Whether the access that must cover the other's bytes (a read's origin, a dead store's overwriter) is
     narrower than the engine's 4-byte granule."""
     return 0 < covering.size < 4
+
+
+# Share of a load's bytes reused across threads from which its re-reads count as lane-dependent (module docstring).
+SPLIT_SHARE = 0.1
+_CROSS_THREAD = ("warp_same_inst", "warp_diff_inst", "block", "grid")
+_SPLIT_NOTE = (
+    "The same instruction reads other threads' data in other lanes or warps, so which lanes find their own "
+    "value depends on the thread index, and a register cannot replace the load. Keeping the own elements "
+    "needs the algorithm restructured: let each thread own its elements through the steps where they stay "
+    "its own (a sorting network's small strides, done in registers or with warp shuffles), then exchange. "
+)
+_SPLIT_WORDS = " — lane-dependent: the same load reads other threads' data ({share}), no register can stand in"
+
+
+def _lane_dependent(node: Node) -> bool:
+    """Whether at least SPLIT_SHARE of the load's bytes are reuse of other threads' data (module docstring)."""
+    total = node.w_total()
+    return total > 0 and sum(node.w_out.get(label, 0.0) for label in _CROSS_THREAD) >= SPLIT_SHARE * total
+
+
+def _as_lane_dependent(draft: Draft, members: list[Node]) -> Draft:
+    """The finding of loads whose re-reads depend on the lane (module docstring): information, no fix."""
+    total = sum(m.w_total() for m in members)
+    cross = sum(m.w_out.get(label, 0.0) for m in members for label in _CROSS_THREAD)
+    draft.message += _SPLIT_WORDS.format(share=format_share(cross / total if total else 0.0) + " of its bytes")
+    draft.explanation = _SPLIT_NOTE + draft.explanation
+    draft.fix_kind = "none"
+    draft.tier = TIER_INFORMATION
+    draft.metrics["lane_dependent"] = True
+    return draft
 
 
 def _thread_edges(view: KernelView) -> list[Edge]:
@@ -233,18 +272,24 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
             if not _may_be_other_bytes(u):
                 covered.add(v.id)
     drafts = []
-    for group in group_by_line(view.nodes[i] for i in reads):  # unrolled copies of one load: one finding
-        by_kind: dict[str, float] = defaultdict(float)
-        for member in group:
-            for kind, value in reads[member.id].items():
-                by_kind[kind] += value
-        origins = sorted({view.nodes[i] for m in group for i in read_origins[m.id]}, key=lambda n: n.key)
-        suspects = _suspects(view, [(view.nodes[i], m) for m in group for i in read_origins[m.id]], "read")
-        draft = _read_draft(view, merged_node(group), by_kind, origins, suspects)
-        if not any(m.id in covered for m in group):
-            draft = _as_sub_word(draft)
-        draft.nodes = group
-        drafts.append(draft)
+    for line in group_by_line(view.nodes[i] for i in reads):  # unrolled copies of one load: one finding
+        own = [m for m in line if not _lane_dependent(m)]
+        for group in (own, [m for m in line if _lane_dependent(m)]):
+            if not group:
+                continue
+            by_kind: dict[str, float] = defaultdict(float)
+            for member in group:
+                for kind, value in reads[member.id].items():
+                    by_kind[kind] += value
+            origins = sorted({view.nodes[i] for m in group for i in read_origins[m.id]}, key=lambda n: n.key)
+            suspects = _suspects(view, [(view.nodes[i], m) for m in group for i in read_origins[m.id]], "read")
+            draft = _read_draft(view, merged_node(group), by_kind, origins, suspects)
+            if not any(m.id in covered for m in group):
+                draft = _as_sub_word(draft)
+            elif group is not own:
+                draft = _as_lane_dependent(draft, group)
+            draft.nodes = group
+            drafts.append(draft)
     for group in group_by_line(view.nodes[i] for i in dead):
         later = sorted({view.nodes[i] for m in group for i in overwriters[m.id]}, key=lambda n: n.key)
         suspects = _suspects(view, [(m, view.nodes[i]) for m in group for i in overwriters[m.id]], "write")

@@ -73,6 +73,48 @@ def shared_pair(
     return k.build(), w, r
 
 
+def comparator_kernel(own_shares: list[float], line: int = 44) -> tuple[dict, int, list[int]]:
+    """A shared tile stored once, then one load PC per unrolled step on one line, each finding its own element
+    in `own_share` of its bytes and another thread's in the rest (a sorting network's comparator)."""
+    k = KernelBuilder()
+    tile = k.node("shared", "write", executions=2048, line=10)
+    k.edge(tile, 0, "cold")
+    steps = []
+    for own in own_shares:
+        step = k.node("shared", "read", executions=2048, line=line)
+        if own:
+            k.edge(step, tile, "thread", own)
+        if own < 1:
+            k.edge(step, tile, "warp_diff_inst", 1 - own)
+        steps.append(step)
+    k.barrier(0x500, spanned=2048)
+    return k.build(), tile, steps
+
+
+def test_lane_dependent_rereads_are_information_without_a_fix():
+    # GIVEN cuda-samples sortingNetworks' comparator: each unrolled step's load finds its own element in half (a
+    # quarter, an eighth) of its lanes and a neighbour's in the rest; a register cannot replace such a load
+    kernel, tile, steps = comparator_kernel([0.5, 0.25, 0.5, 0.125])
+    finding = only(find_findings(kernel), "redundant-raw")
+    assert finding["pcs"] == steps and finding["severity"] in ("information", "hint")
+    assert finding["fix"]["kind"] == "none" and finding["metrics"]["lane_dependent"] is True
+    assert "lane-dependent" in finding["message"] and "no register can stand in" in finding["message"]
+    # the first step after the tile's load reads only the thread's own elements: that PC keeps its register advice
+    kernel, tile, steps = comparator_kernel([1.0, 0.5, 0.5])
+    found = sorted((f["pcs"], f["fix"]["kind"]) for f in find_findings(kernel) if f["pattern"] == "redundant-raw")
+    assert found == [([steps[0]], "register-promotion"), (steps[1:], "none")]
+
+
+def test_a_line_of_own_and_neighbour_loads_keeps_register_advice_on_the_own_ones():
+    # GIVEN SHOC stencil2d's `sh[nidx] + sh[sidx] + sh[eidx] + sh[widx]` swept down a column: the north load
+    # re-reads the thread's own centre of the row before, the east and west loads read neighbours' (no thread
+    # reuse at all): one PC all own is a register candidate, and the line's finding is a warning with that fix
+    kernel, tile, steps = comparator_kernel([1.0, 0.0, 0.0], line=176)
+    finding = only(find_findings(kernel), "redundant-raw")
+    assert finding["pcs"] == [steps[0]] and finding["fix"]["kind"] == "register-promotion"
+    assert finding["severity"] == "warning" and "lane_dependent" not in finding["metrics"]
+
+
 def test_raw_implant_in_a_block_shared_buffer():
     kernel, w, r = shared_pair("thread")
     finding = only(find_findings(kernel), "redundant-raw")
