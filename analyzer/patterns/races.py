@@ -44,6 +44,15 @@ then the sync's barrier, then the access) is ordered, and the accesses inside th
 arrival counter and flag) are the barrier, not data (cuda-samples reductionMultiBlockCG, session 46's review).
 Neither is a candidate. A pair carried around a loop is not judged by program order and stays one.
 
+One missing barrier, one finding: a pair of accesses that race in both orders (a buffer reused across iterations
+of a loop without a barrier at the end: each iteration's stores overwrite what slower warps still read, WAR, and a
+few reads come after a faster warp's next stores, RAW) is one conflict seen from each end, and the barrier that
+orders one direction orders the other. When every access a PC group races with lies in another group, that group
+races with it in the other direction, and the first has no more unsynchronized accesses than the second, the two
+are one finding: the larger's message and partners, both counts (Parboil tpacf's `gen_hists`: 75,736 WAR
+accesses at line 105 against the reads at 137-139, and 13 RAW accesses of those reads against 105, were four
+warnings; session 46's review).
+
 Uniform stores (and reads of them, and atomicExch flags): when the only conflicts are stores against stores and,
 at both ends, every execution has all its lanes store to one address (`*flag = true` by every thread; or one end is
 an atomicExch always updating one address, the other a one-address store: `atomicExch(&flag, 1)` against
@@ -210,9 +219,41 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
         if unsynchronized:
             groups[u.id].append((edge, by_kind, unsynchronized))
     drafts = []
-    for group in _warp_idioms(group_by_line(view.nodes[i] for i in groups), groups):
-        drafts.append(_draft(view, group, [item for member in group for item in groups[member.id]], kinds))
+    line_groups = _warp_idioms(group_by_line(view.nodes[i] for i in groups), groups)
+    merged, absorbed = _reverse_orders(line_groups, groups)
+    for group in merged:
+        items = [item for member in group for item in groups[member.id]]
+        partners = [item for member in group if member.id not in absorbed for item in groups[member.id]]
+        drafts.append(_draft(view, group, items, kinds, partners))
     return drafts
+
+
+def _reverse_orders(
+    line_groups: list[list[Node]], items: dict[int, list[tuple[Edge, dict[str, float], float]]]
+) -> tuple[list[list[Node]], set[int]]:
+    """Groups that race with each other in both orders merged (module docstring: one missing barrier, one finding),
+    and the ids of the nodes whose own races were folded into a larger group's finding."""
+
+    def unsynchronized(group: list[Node]) -> float:
+        return sum(unsync for member in group for _e, _k, unsync in items[member.id])
+
+    def partners(group: list[Node]) -> set[int]:
+        return {edge.dst for member in group for edge, _k, _u in items[member.id]}
+
+    ids = [{member.id for member in group} for group in line_groups]
+    joined, absorbed = [], set()
+    for j, small in enumerate(line_groups):
+        for i, large in enumerate(line_groups):
+            if (
+                i != j
+                and partners(small) <= ids[i]
+                and partners(large) & ids[j]
+                and (unsynchronized(small), j) < (unsynchronized(large), i)
+            ):
+                joined.append((i, j))
+                absorbed |= ids[j]
+                break
+    return merge_groups(line_groups, joined), absorbed
 
 
 _IDIOM_LINES = 8  # how far apart the lines of one warp-synchronous sequence may be
@@ -334,13 +375,18 @@ def _stored_values(view: KernelView, items: list[tuple[Edge, dict[str, float], f
 
 
 def _draft(
-    view: KernelView, group: list[Node], items: list[tuple[Edge, dict[str, float], float]], kinds: frozenset[str]
+    view: KernelView,
+    group: list[Node],
+    items: list[tuple[Edge, dict[str, float], float]],
+    kinds: frozenset[str],
+    partners: list[tuple[Edge, dict[str, float], float]],
 ) -> Draft:
-    """One finding per PC: its scope is the widest one a barrier could fix (grid only when nothing else)."""
+    """One finding per PC: its scope is the widest one a barrier could fix (grid only when nothing else). Its origins
+    are the accesses `partners` (the group's items but those folded in from the reverse order) race with."""
     scopes = {edge.label for edge, _k, _u in items}
     fixable = [s for s in SCOPE_ORDER[:2] if s in scopes]
     scope = fixable[-1] if fixable else "grid"
-    origins = sorted({view.nodes[edge.dst] for edge, _k, _u in items}, key=lambda n: n.key)
+    origins = sorted({view.nodes[edge.dst] for edge, _k, _u in partners}, key=lambda n: n.key)
     accesses = sum(unsync for _e, _k, unsync in items)
     wasted = sum(edge.bytes * min(1.0, unsync / max(1.0, sum(k.values()))) for edge, k, unsync in items)
     by_kind: dict[str, float] = defaultdict(float)

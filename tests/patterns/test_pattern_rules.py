@@ -724,6 +724,42 @@ def test_warp_races_of_another_space_or_across_another_race_are_not_one_sequence
     assert sorted(f["pcs"] for f in races) == sorted([r] for r in readers)
 
 
+def reused_buffer_kernel(readers: int = 3, k: KernelBuilder | None = None) -> tuple[dict, int, list[int]]:
+    """Parboil tpacf's gen_hists: a shared buffer stored at the top of a loop (line 105) and read at lines 137-139,
+    with no barrier at the loop's end: many stores overwrite what slower warps still read (WAR), and a few reads
+    come after a faster warp's next stores (RAW). Built into `k` when given (with what it holds already)."""
+    k = k or KernelBuilder()
+    store = k.node("shared", "write", executions=2048, line=105)
+    reads = [k.node("shared", "read", executions=2048, line=137 + i) for i in range(readers)]
+    k.edge(store, 0, "cold", 1 - 0.1 * readers)
+    for read in reads:
+        k.edge(store, read, "block", 0.1, synced=0, synced_bytes=0)
+        k.edge(read, store, "block", 0.001, synced=0, synced_bytes=0)
+        k.edge(read, 0, "cold", 0.999)
+    return k.build(), store, reads
+
+
+def test_a_race_in_both_orders_is_one_finding():
+    kernel, store, reads = reused_buffer_kernel()
+    race = only(find_findings(kernel), "race-candidate")
+    assert race["pcs"] == [store, *reads] and race["origin_pcs"] == reads
+    assert race["severity"] == "warning" and race["message"].startswith("overwrites data another thread read (WAR)")
+    assert race["metrics"]["war_accesses"] > 0 and race["metrics"]["raw_accesses"] > 0
+
+
+def test_races_with_different_partners_stay_apart():
+    # GIVEN a reader racing a store each way, and another reader racing a store of its own: the other reader's race
+    # is not the pair's reverse order
+    k = KernelBuilder()
+    other = k.node("shared", "write", executions=2048, line=200)
+    k.edge(other, 0, "cold")
+    reader = k.node("shared", "read", executions=2048, line=210)
+    k.edge(reader, other, "block", synced=0, synced_bytes=0)
+    kernel, store, reads = reused_buffer_kernel(readers=1, k=k)
+    races = [f["pcs"] for f in find_findings(kernel) if f["pattern"] == "race-candidate"]
+    assert sorted(races) == sorted([[store, *reads], [reader]])
+
+
 def test_race_candidate_control_synchronized():
     kernel, _w, _r = shared_pair("block", synced=2048 * 32)
     assert find_findings(kernel) == []
