@@ -39,3 +39,19 @@ def user_frame(source: dict[str, Any]) -> dict[str, Any]:
         return source
     frames = [f for f in source_frames(source)[1:] if f.get("file") and f.get("line")]
     return next((f for f in frames if not is_toolkit_header(str(f["file"]))), frames[-1] if frames else source)
+
+
+# A CUDA atomic intrinsic's name as the frames of an inlined atomic show it (`..._cu_cab170b3::atomicExch(int*, int)`,
+# `atomicAdd_block(float*, float)`): the last scope's name before the parameter list.
+_ATOMIC_INTRINSIC = re.compile(r"(?:^|::)(atomic[A-Z][A-Za-z]*?)(?:_block|_system)?$")
+
+
+def atomic_intrinsic(source: dict[str, Any] | None) -> str | None:
+    """The atomic intrinsic (atomicAdd, atomicExch, atomicCAS, ...) an atomic instruction was inlined from, from the
+    function names of its source frames; None when no frame names one (an atomic_ref member, inline PTX)."""
+    for frame in source_frames(source):
+        name = str(frame.get("function") or "").split("(", 1)[0].strip()
+        match = _ATOMIC_INTRINSIC.search(name)
+        if match:
+            return match.group(1)
+    return None

@@ -71,7 +71,7 @@ from reuselens.analyzer.patterns.barriers import inside_grid_sync
 from reuselens.analyzer.patterns.finding import TIER_CORRECTNESS, TIER_INFORMATION, Draft
 from reuselens.analyzer.patterns.text import count, format_bytes, format_share, where
 from reuselens.analyzer.patterns.view import Edge, KernelView, Node, group_by_line, merge_groups
-from reuselens.analyzer.toolkit_paths import source_frames
+from reuselens.analyzer.toolkit_paths import atomic_intrinsic
 
 PATTERNS = {"race-candidate": "Possible data race (conflicting accesses without a barrier)"}
 
@@ -310,9 +310,7 @@ def _uniform_store(node: Node) -> bool:
 def _flag_exchange(node: Node) -> bool:
     """An atomicExch whose every execution goes to one address: setting a flag, as a store does. Other atomics
     (add, inc, CAS, ...) update what is there, and a plain store racing them loses updates."""
-    frames = source_frames(node.raw.get("source"))
-    exchange = any("atomicExch" in str(f.get("function") or "").split("(", 1)[0] for f in frames)
-    return node.type == "atomic" and exchange and _one_address(node)
+    return node.type == "atomic" and atomic_intrinsic(node.raw.get("source")) == "atomicExch" and _one_address(node)
 
 
 def _uniform_pair(u: Node, v: Node) -> bool:

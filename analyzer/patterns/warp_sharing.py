@@ -7,13 +7,20 @@ Lane_v is read as Mode(Lane_v). For atomics the rule also takes Mode(Addr_v) = 1
 case requires a read, which leaves a warp whose lanes all update one address unclassified although it is the
 extreme of contention. Broadcasting and multicasting are informational (hardware serves them in one request)
 and reported for global memory only: shared-memory broadcasts cost no extra wavefront by design.
+
+Atomics that do not combine: warp aggregation (one update per address for the warp's lanes) holds for commutative
+updates. atomicExch, atomicCAS and the wrapping atomicInc/atomicDec give each lane a result that depends on the
+order of the others, so aggregating them changes the results. When the source frames name one of those
+intrinsics, the contention is information with no fix (cuda-samples simpleAtomicIntrinsics: its exchange, CAS,
+increment and decrement were the four warnings, each with the advice to aggregate; session 47's review).
 """
 
 from __future__ import annotations
 
-from reuselens.analyzer.patterns.finding import TIER_INFORMATION, Draft
+from reuselens.analyzer.patterns.finding import TIER_INFORMATION, TIER_PERFORMANCE, Draft
 from reuselens.analyzer.patterns.text import count, format_bytes
 from reuselens.analyzer.patterns.view import KernelView, Node, dist_mean, group_by_line, merged_node
+from reuselens.analyzer.toolkit_paths import atomic_intrinsic
 
 PATTERNS = {
     "broadcasting": "Warp-wide broadcast read",
@@ -76,27 +83,45 @@ def _informational(pattern: str, node: Node, note: str, what: str) -> Draft:
     )
 
 
-def _atomic(node: Node) -> Draft:
+# Intrinsics whose lanes' results depend on the order of the others' updates: no warp aggregation applies.
+ORDER_DEPENDENT_ATOMICS = frozenset({"atomicExch", "atomicCAS", "atomicInc", "atomicDec"})
+_ORDER_DEPENDENT_NOTE = (
+    "Many lanes of the same warp update the same few addresses with {op}, and the memory system serializes "
+    "updates to one address. {op} gives each lane a result that depends on the updates before it, so the lanes "
+    "cannot be combined into one update per warp without changing what each one gets. If the program only needs "
+    "one lane's update to win (a flag, a lock), let one elected lane (e.g. the lowest in __ballot_sync of those "
+    "that would update) issue it; otherwise the serialization is what the algorithm asks for."
+)
+
+
+def _atomic(node: Node, intrinsic: str | None) -> Draft:
     collisions = max(0.0, node.executions * (dist_mean(node.raw.get("lanes")) - dist_mean(node.raw.get("addresses"))))
     addresses = int(node.address_mode())
+    order_dependent = intrinsic in ORDER_DEPENDENT_ATOMICS
+    advice = (
+        f"{intrinsic} results depend on the order, no warp aggregation applies"
+        if order_dependent
+        else ("aggregate in the warp first")
+    )
     message = (
         f"{node.lane_mode():.0f} lanes update {addresses} address{'es' if addresses != 1 else ''} "
         f"per warp atomic: "
-        f"{count(collisions)} serialized lane updates ({format_bytes(collisions * node.size)}) — "
-        f"aggregate in the warp first"
+        f"{count(collisions)} serialized lane updates ({format_bytes(collisions * node.size)}) — {advice}"
     )
     return Draft(
         "atomic-contention",
         [node],
         "warp_same_inst",
-        "warp-shuffle",
-        _ATOMIC_FIX,
+        "none" if order_dependent else "warp-shuffle",
+        _ORDER_DEPENDENT_NOTE.format(op=intrinsic) if order_dependent else _ATOMIC_FIX,
         message,
         waste_bytes=collisions * node.size,
+        tier=TIER_INFORMATION if order_dependent else TIER_PERFORMANCE,
         metrics={
             "lanes_mode": node.lane_mode(),
             "addresses_mode": node.address_mode(),
             "serialized_updates": collisions,
+            **({"atomic": intrinsic} if intrinsic else {}),
         },
     )
 
@@ -113,7 +138,7 @@ def _category(node: Node) -> str | None:
 
 def _build(pattern: str, node: Node) -> Draft:
     if pattern == "atomic-contention":
-        return _atomic(node)
+        return _atomic(node, atomic_intrinsic(node.raw.get("source")))
     if pattern == "broadcasting":
         return _informational(
             pattern, node, _BROADCAST_NOTE, f"all {node.lane_mode():.0f} active lanes read one address"

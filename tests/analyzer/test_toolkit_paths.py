@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from reuselens.analyzer.toolkit_paths import is_toolkit_header
+from reuselens.analyzer.toolkit_paths import atomic_intrinsic, is_toolkit_header
 
 
 @pytest.mark.parametrize(
@@ -55,3 +55,22 @@ def test_findings_sit_on_the_apps_line_in_the_cli_too():
     assert user_frame({"file": "/src/app.cu", "line": 3}) == {"file": "/src/app.cu", "line": 3}
     kernel = {"nodes": [{"id": 1, "source": inlined}]}
     assert finding_places(kernel, {"pcs": [1]}) == [Place("/src/app.cu", 48)]
+
+
+@pytest.mark.parametrize(
+    ("function", "intrinsic"),
+    [
+        ("_INTERNAL_0d080f93_25_simpleAtomicIntrinsics_cu_cab170b3::atomicExch(int*, int)", "atomicExch"),
+        ("atomicCAS(unsigned int*, unsigned int, unsigned int)", "atomicCAS"),
+        ("atomicAdd_block(float*, float)", "atomicAdd"),
+        ("atomicMax_system(int*, int)", "atomicMax"),
+        ("myatomicExchange(int*)", None),
+        ("cuda::__4::atomic_ref<int, (cuda::std::__4::__thread_scope)1>::fetch_add(int, int) const", None),
+        ("", None),
+    ],
+)
+def test_atomic_intrinsic_named_by_the_inlined_frames(function, intrinsic):
+    source = {"file": "/src/app.cu", "line": 40, "function": "kernel(int*)"}
+    source["inline"] = [{"function": function, "file": "/usr/local/cuda/include/device_atomic_functions.hpp"}]
+    assert atomic_intrinsic(source) == intrinsic
+    assert atomic_intrinsic(None) is None

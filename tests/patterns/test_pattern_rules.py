@@ -436,6 +436,30 @@ def test_atomic_contention_implant_and_control():
     assert find_findings(control) == []
 
 
+def test_contention_of_order_dependent_atomics_is_information_without_a_fix():
+    # GIVEN cuda-samples simpleAtomicIntrinsics: every lane of a warp updates one address with each intrinsic; those
+    # whose lanes' results depend on the order (exchange, CAS, wrapping increment and decrement) cannot be combined
+    # into one update per warp, so the aggregation advice would change the results
+    header = "/usr/local/cuda/include/device_atomic_functions.hpp"
+    for intrinsic, fix in (
+        ("atomicExch", "none"),
+        ("atomicCAS", "none"),
+        ("atomicInc", "none"),
+        ("atomicDec", "none"),
+        ("atomicAdd", "warp-shuffle"),
+        ("atomicMax_block", "warp-shuffle"),
+    ):
+        kernel, node = uniform_reader(1, 1 / 4096, "atomic")
+        kernel["nodes"][node]["source"]["inline"] = [
+            {"function": f"_INTERNAL_0d080f93_25_app_cu::{intrinsic}(int*, int)", "file": header, "line": 127}
+        ]
+        finding = only(find_findings(kernel), "atomic-contention")
+        assert finding["fix"]["kind"] == fix, intrinsic
+        assert (finding["severity"] == "warning") is (fix != "none"), intrinsic
+        if fix == "none":
+            assert f"{intrinsic} results depend on the order" in finding["message"]
+
+
 # --- Hierarchical reuse (paper 3.3 I) and streaming (3.3 IV) ------------------------------------------------
 
 
