@@ -8,11 +8,14 @@ kernel's global accesses requested (basis "sectors"): as a share of lane-bytes, 
 wastes 7 times its own traffic and saturated the share at 1 in kernels where it is a sideline (the breadth set's
 review, session 46: ten coalescing warnings at the cap, a 224-byte kernel among them).
 
-A reload is not a layout of its own: a load whose bytes were nearly all last touched by the same thread at other
-PCs that this rule flags (SHOC BFS's volatile `cost[node_to_process]`, loaded at line 594 and again at 596) fetches
-the sectors those PCs fetched; coalescing them fixes both, and the reload itself is redundant's to report. Its own
-finding would count the same layout twice, so it gets none. A PC whose re-reads come from itself (a loop's next
-iteration) keeps its finding: it is the first touch of its data too.
+One layout, one finding: a PC at least 90% of whose bytes the same thread last touched at other flagged PCs of
+other lines fetches the sectors those PCs fetched, so coalescing them fixes it too. Such a follower joins the
+finding of the origin that gave it most bytes, its sectors counted there: a reload (SHOC BFS's volatile
+`cost[node_to_process]`, loaded at line 594 and again at 596, two warnings until session 47) and the store of a
+read-modify-write (`X[i][j] = X[i][j] - ...`, PolyBench adi: the load and the store of one element, each a warning
+of its own). A PC whose re-reads come from itself (a loop's next iteration) keeps its own finding: it is the first
+touch of its data too; so does a reload of coalesced data (nothing else reports its sectors), and a store that
+overwrites a flagged store (the overwritten one is dead, redundant-waw's to report, and goes; the overwrite stays).
 """
 
 from __future__ import annotations
@@ -39,10 +42,14 @@ _FIX = (
 )
 
 
-def _draft(node: Node, ratio: float) -> Draft:
+def _draft(node: Node, ratio: float, members: list[Node]) -> Draft:
     excess = max(0.0, node.sectors_total() - node.sectors_ideal_total())
-    op = "ld" if node.type == "read" else "st"
-    predicted = {NCU[("global", op, "sectors")]: round(excess)} if node.type in ("read", "write") else {}
+    predicted: dict[str, int] = {}
+    for op, kind in (("ld", "read"), ("st", "write")):  # a read-modify-write's store joins its load's finding
+        of_kind = [m for m in members if m.type == kind]
+        if of_kind:
+            key = NCU[("global", op, "sectors")]
+            predicted[key] = round(sum(max(0.0, m.sectors_total() - m.sectors_ideal_total()) for m in of_kind))
     mean_sectors = dist_mean(node.raw.get("sectors"))
     ideal = node.sectors_ideal_total() / node.requests if node.requests else 0.0
     message = (
@@ -64,37 +71,48 @@ def _draft(node: Node, ratio: float) -> Draft:
     )
 
 
-# Share of a load's bytes that must be same-thread re-reads of flagged PCs for it to count as their reload.
-RELOAD_SHARE = 0.9
+# Share of a PC's bytes that must be same-thread reuse of flagged PCs for it to follow them (module docstring).
+FOLLOWER_SHARE = 0.9
 
 
-def _reloads(view: KernelView, firing: list[Node]) -> set[int]:
-    """The firing loads whose bytes are at least RELOAD_SHARE same-thread re-reads whose origins are all other
-    firing PCs (none of them on the load's own line: one line's copies are one finding)."""
+def _followers(view: KernelView, firing: list[Node]) -> dict[int, int]:
+    """Follower PC id -> the flagged PC of another line that gave it most of its same-thread bytes, for the firing
+    PCs whose bytes are at least FOLLOWER_SHARE same-thread reuse of other firing PCs, none on their own line."""
     flagged = {node.id for node in firing}
-    reloads = set()
+    followers = {}
     for node in firing:
-        if node.type != "read" or node.w_total() <= 0:
+        if node.w_total() <= 0:
             continue
         thread = [e for e in view.out_edges.get(node.id, ()) if e.label == "thread"]
-        origins = {e.dst for e in thread}
-        if not origins or not origins <= flagged - {node.id}:
+        by_origin: dict[int, float] = {}
+        for edge in thread:
+            by_origin[edge.dst] = by_origin.get(edge.dst, 0.0) + edge.bytes
+        if not by_origin or not set(by_origin) <= flagged - {node.id}:
             continue
-        if any(line_key(view.nodes[o]) == line_key(node) for o in origins):
+        if any(line_key(view.nodes[o]) == line_key(node) for o in by_origin):
             continue
-        if sum(e.bytes for e in thread) >= RELOAD_SHARE * node.w_total():
-            reloads.add(node.id)
-    return reloads
+        if node.type == "write" and any(view.nodes[o].type == "write" for o in by_origin):
+            continue  # an overwrite outlives the store it kills (redundant-waw's dead store): a layout of its own
+        if sum(by_origin.values()) >= FOLLOWER_SHARE * node.w_total():
+            followers[node.id] = max(sorted(by_origin), key=lambda o: by_origin[o])
+    return followers
 
 
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     firing = [n for n in view.memory_nodes() if n.space == "global" and n.r_coal() > settings["coalescing"]]
-    reloads = _reloads(view, firing)
-    firing = [n for n in firing if n.id not in reloads]
+    followers = _followers(view, firing)
+    groups = group_by_line(n for n in firing if n.id not in followers)  # unrolled copies of one access: one finding
+    group_of = {node.id: index for index, group in enumerate(groups) for node in group}
+    for follower, origin in sorted(followers.items()):
+        while origin in followers:  # a reload of a reload: to the first load's finding
+            origin = followers[origin]
+        if origin in group_of:
+            groups[group_of[origin]].append(view.nodes[follower])
     drafts = []
-    for group in group_by_line(firing):  # unrolled copies of one access: one finding
+    for group in groups:
+        group.sort(key=lambda n: n.key)
         node = merged_node(group)
-        draft = _draft(node, node.r_coal())
+        draft = _draft(node, node.r_coal(), group)
         draft.nodes = group
         drafts.append(draft)
     return drafts

@@ -353,9 +353,13 @@ def coalescing_pcs(kernel) -> list[list[int]]:
 
 def test_a_reload_of_an_uncoalesced_gather_is_the_gathers_one_finding():
     # GIVEN SHOC BFS's volatile cost[node_to_process], gathered at line 594 and loaded again by the same thread at
-    # line 596: the reload fetches the gather's sectors, so coalescing the gather fixes both; one finding, on it
+    # line 596: the reload fetches the gather's sectors, so coalescing the gather fixes both; one finding with both
+    # PCs, both loads' extra sectors counted
     kernel, first, reload = reload_kernel(1.0)
-    assert coalescing_pcs(kernel) == [[first]]
+    assert coalescing_pcs(kernel) == [[first, reload]]
+    finding = only(find_findings(kernel), "poor-coalescing")
+    assert finding["metrics"]["excess_sectors"] == 2 * 28 * 4096
+    assert finding["metrics"]["predicted"] == {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": 2 * 28 * 4096}
     assert [f["pcs"] for f in find_findings(kernel) if f["pattern"] == "redundant-rar"] == [[reload]]
     # a load that mostly touches data of its own is a layout of its own
     kernel, first, reload = reload_kernel(0.5)
@@ -363,6 +367,23 @@ def test_a_reload_of_an_uncoalesced_gather_is_the_gathers_one_finding():
     # a reload of a coalesced load keeps its own finding: nothing else reports its sectors
     kernel, first, reload = reload_kernel(1.0, origin_sectors=4)
     assert coalescing_pcs(kernel) == [[reload]]
+
+
+def test_the_store_of_a_read_modify_write_joins_its_loads_finding():
+    # GIVEN PolyBench adi's `X[i][j] = X[i][j] - ...` walking a column: the store writes the element the same thread
+    # has just read, in the sectors the load fetched; one statement, one layout, one finding with both PCs
+    k = KernelBuilder()
+    k.background()
+    load = k.node("global", "read", executions=4096, sectors=32, line=151)
+    k.edge(load, 0, "cold")
+    store = k.node("global", "write", executions=4096, sectors=32, line=151)
+    k.edge(store, load, "thread")
+    finding = only(find_findings(k.build()), "poor-coalescing")
+    assert finding["pcs"] == [load, store]
+    assert finding["metrics"]["predicted"] == {
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": 28 * 4096,
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum": 28 * 4096,
+    }
 
 
 def test_a_loop_that_rereads_its_own_gather_keeps_its_finding():
