@@ -220,7 +220,7 @@ def build_report(
         annotate_kernel(kernel)
     _attach_sources(run, kernels, prefix_map or {}, notes, progress)
     progress("find patterns")
-    for kernel, findings in zip(kernels, find_report_findings(kernels, effective)):
+    for kernel, findings in zip(kernels, find_report_findings(kernels, effective, run.manifest.get("gpu"))):
         kernel["findings"] = findings
     report = _report_document(run, effective, notes, kernels, result.get("partial", []))
     if write:

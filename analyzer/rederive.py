@@ -54,7 +54,7 @@ def with_thresholds(report: dict[str, Any], requested: dict[str, float]) -> dict
                 "to re-derive its findings from; analyse the run directory again "
                 "(reuselens analyze RUN_DIR with the options)"
             )
-    findings = find_report_findings(report.get("kernels", []), settings)
+    findings = find_report_findings(report.get("kernels", []), settings, (report.get("run") or {}).get("gpu"))
     for kernel, kernel_findings in zip(report["kernels"], findings):
         kernel["findings"] = kernel_findings
     report["settings"] = settings

@@ -57,13 +57,21 @@ def main() -> int:
     ap.add_argument("dirs", nargs="+", type=Path)
     ap.add_argument("--changes", action="store_true", help="list each finding that appears or disappears")
     ap.add_argument("--write", type=Path, help="write each re-derived report as OUT/<run folder>/report.json")
+    ap.add_argument(
+        "--l2-bytes",
+        type=int,
+        help="the GPU's L2 size for reports recorded before run.json kept it (H100 SXM: 52428800)",
+    )
     args = ap.parse_args()
     totals = Counter()
     for path in _reports(args.dirs):
         report = json.loads(path.read_text())
         kernels = report.get("kernels") or []
         before = [k.get("findings") or [] for k in kernels]
-        after = find_report_findings(kernels, report.get("settings") or {})
+        gpu = dict((report.get("run") or {}).get("gpu") or {})
+        if args.l2_bytes:
+            gpu["l2_bytes"] = args.l2_bytes
+        after = find_report_findings(kernels, report.get("settings") or {}, gpu)
         if args.write:
             for kernel, kernel_findings in zip(kernels, after):
                 kernel["findings"] = kernel_findings

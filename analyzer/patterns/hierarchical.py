@@ -16,9 +16,10 @@ element (`*flag = true` by every lane) are no reuse to keep in a register, a shu
 that overwrites its own earlier value in a loop (write after write by the same thread, same PC) is: accumulate
 in a register and store once; the same between two store PCs is the redundant-waw rule's.
 
-Grid reuse of data that fits in L2 many times over, in a kernel whose whole footprint does too (at most FITS_IN_L2
-per launch: every NVIDIA data-centre GPU since Volta has 4 MB or more, an A100 40 MB, an H100 50 MB) is what L2 is
-for: an access-policy window cannot keep it more resident than it is. Such a finding is information (a hint below 10% of the traffic) with no fix
+Grid reuse of data that fits in L2 many times over, in a kernel whose whole footprint does too (at most half the L2
+of the GPU the run used, per launch, where run.json says its size; else FITS_IN_L2: every NVIDIA data-centre GPU
+since Volta has 4 MB or more, an A100 40 MB, an H100 50 MB) is what L2 is for: an access-policy window cannot keep
+it more resident than it is. Such a finding is information (a hint below 10% of the traffic) with no fix
 (SobolQRNG's 12.8 KB tables, globalToShmemAsyncCopy's 65 KB tiles, stencil2d's 1-2 MB grids were told to pin
 their data in L2; session 46's review of the breadth set).
 """
@@ -88,9 +89,9 @@ _FIXES = {
 
 FITS_IN_L2 = 2 << 20  # bytes per launch: half the smallest L2 of a data-centre GPU since Volta (T4: 4 MB)
 _FITS_FIX = (
-    "Most of this data object's reuse crosses block boundaries and is served by L2, but the object is small "
-    "enough (per launch) to stay in the L2 of any current GPU anyway: an access-policy window would not keep it "
-    "more resident. Only if L2 bandwidth itself limits this kernel, reorder the grid so that blocks sharing data "
+    "Most of this data object's reuse crosses block boundaries and is served by L2, but the object, and all the "
+    "kernel touches beside it, are small enough (per launch) to stay in the L2 of the GPU it ran on anyway: an "
+    "access-policy window would not keep it more resident. Only if L2 bandwidth itself limits this kernel, reorder the grid so that blocks sharing data "
     "run at the same time (tile swizzling), or stage the shared part in shared memory per block."
 )
 
@@ -174,7 +175,8 @@ def _draft(
     per_launch = f" per launch, {launches} launches" if launches > 1 else ""
     # ... and the kernel's whole footprint too: beside a stream of its own, even a small object can be evicted,
     # which is what a persisting window prevents
-    fits = scope == "grid" and not atomic and footprint <= FITS_IN_L2 and view.global_footprint_per_launch <= FITS_IN_L2
+    room = view.l2_bytes // 2 if view.l2_bytes else FITS_IN_L2
+    fits = scope == "grid" and not atomic and footprint <= room and view.global_footprint_per_launch <= room
     if fits:
         kind, explanation, advice = "none", _FITS_FIX, "it fits in L2, which already serves it"
     message = (

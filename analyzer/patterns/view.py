@@ -148,6 +148,8 @@ class KernelView:
         self.raw = kernel
         # Barrier source lines another kernel of the run keeps (patterns.barriers, find_report_findings).
         self.pinned_barrier_lines: frozenset[tuple] = frozenset()
+        # The L2 cache of the GPU the run used, where run.json says (find_report_findings); None: not known.
+        self.l2_bytes: int | None = None
         # What a rule computed once for this kernel and needs again (the barrier rule's kept set: the report pass
         # reads it to pin lines, then the rule itself).
         self.memo: dict[str, Any] = {}

@@ -41,6 +41,7 @@ def test_every_launch_complete_with_valid_records(programs, tmp_path):
     assert summary.status == "complete", summary.partial_reason
     manifest = json.loads((run / "run.json").read_text())
     assert manifest["gpu"]["name"] and manifest["gpu"]["arch"].startswith("sm_")
+    assert manifest["gpu"]["l2_bytes"] >= 4 << 20  # every data-centre GPU since Volta; the L2 rule reads it
     functions = {f["id"]: f for f in manifest["functions"]}
     for launch in manifest["launches"]:
         assert launch["instrumented"] and launch["status"] == "complete"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pattern_kernels import KernelBuilder
 
-from reuselens.analyzer.patterns import PATTERNS, find_findings
+from reuselens.analyzer.patterns import PATTERNS, find_findings, find_report_findings
 
 
 def patterns_of(findings):
@@ -523,6 +523,27 @@ def test_hierarchical_grid_reuse_of_an_object_that_fits_in_l2_has_no_fix():
     kernel["edges"].append({"from": stream, "to": 0, "label": "cold", "accesses": 32 << 20, "bytes": 128 << 20})
     finding = only(find_findings(kernel, {"minShare": 0}), "hierarchical-reuse-grid")
     assert finding["fix"]["kind"] == "l2-window"
+
+
+def test_what_fits_in_l2_is_judged_against_the_gpu_the_run_used():
+    # GIVEN the 107 MB object of the l2-window implant beside nothing else, and Parboil histo's case: a 4 MB object
+    # beside a 16 MB write-once stream, which the 2 MiB fallback called too large for any L2
+    big = reuse_kernel({"grid": 0.85, "block": 0.15}, executions=4 << 20)
+    histo = reuse_kernel({"grid": 0.85, "block": 0.15}, executions=160 << 10)
+    stream = max(n["id"] for n in histo["nodes"]) + 1
+    histo["nodes"].append({**histo["nodes"][1], "id": stream, "pc": 0x9000, "executions": 1 << 17, "bytes": 16 << 20})
+    histo["edges"].append({"from": stream, "to": 0, "label": "cold", "accesses": 4 << 20, "bytes": 16 << 20})
+
+    def grid_fix(kernel, gpu):
+        (findings,) = find_report_findings([kernel], {"minShare": 0}, gpu)
+        return only(findings, "hierarchical-reuse-grid")["fix"]["kind"]
+
+    h100 = {"name": "NVIDIA H100 80GB HBM3", "l2_bytes": 50 << 20}
+    assert grid_fix(histo, None) == "l2-window" and grid_fix(histo, {"name": "old run"}) == "l2-window"
+    assert grid_fix(histo, h100) == "none"  # 4 + 16 MB per launch in a 50 MB L2: it stays there anyway
+    assert grid_fix(histo, {"l2_bytes": 4 << 20}) == "l2-window"  # a T4's 4 MB: the window still helps
+    assert grid_fix(big, h100) == "l2-window"  # 107 MB is more than an H100 keeps
+    assert grid_fix(histo, {"l2_bytes": "50 MB"}) == "l2-window"  # a malformed size is no size
 
 
 def test_hierarchical_delta_is_a_setting_and_control_has_no_dominant_scope():

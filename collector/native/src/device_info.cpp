@@ -7,7 +7,7 @@
 
 namespace rlc {
 
-void query_device(CUdevice dev, std::string* name_out, std::string* arch_out) {
+void query_device(CUdevice dev, std::string* name_out, std::string* arch_out, uint64_t* l2_bytes_out) {
   void* h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
   if (!h) h = dlopen("libcuda.so.1", RTLD_NOW);
   if (!h) return;
@@ -21,6 +21,9 @@ void query_device(CUdevice dev, std::string* name_out, std::string* arch_out) {
   if (get_attr && get_attr(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) == CUDA_SUCCESS &&
       get_attr(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) == CUDA_SUCCESS)
     *arch_out = "sm_" + std::to_string(major * 10 + minor);
+  int l2 = 0;
+  if (get_attr && get_attr(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev) == CUDA_SUCCESS && l2 > 0)
+    *l2_bytes_out = uint64_t(l2);
 }
 
 bool device_memory_info(uint64_t* free_bytes, uint64_t* total_bytes) {

@@ -154,7 +154,7 @@ void Tool::on_context_created(const Sanitizer_ResourceContextData* cd) {
   ContextState& cs = contexts_[ctx];
   if (cs.ready) return;
   // Device name and compute capability through the driver the application already loaded.
-  if (run_.gpu_name.empty()) query_device(dev, &run_.gpu_name, &run_.gpu_arch);
+  if (run_.gpu_name.empty()) query_device(dev, &run_.gpu_name, &run_.gpu_arch, &run_.gpu_l2_bytes);
   // Buffers are made here, not inside a launch callback (creating resources lazily in LAUNCH_END can
   // deadlock the driver: compute-sanitizer-samples#16).
   cs.nbuf = cfg_.nbuf;

@@ -133,6 +133,7 @@ std::string run_json_text(const Config& config, const RunState& run, const Diagn
   o += "  \"tool\": {\"name\": \"reuselens\", \"version\": \"" + std::string(kToolVersion) + "\"},\n";
   o += launcher_members(config.header_json);
   o += "  \"gpu\": {\"name\": " + json_str(run.gpu_name) + ", \"arch\": " + json_str(run.gpu_arch) +
+       (run.gpu_l2_bytes ? ", \"l2_bytes\": " + std::to_string(run.gpu_l2_bytes) : std::string()) +
        ", \"driver\": " + json_str(run.driver) + "},\n";
   o += status_members(diag, final_write);
   o += kernel_filter_member(config);

@@ -106,6 +106,7 @@ struct AllocEntry {
 // The run as run.json describes it (besides the configuration and the diagnostics).
 struct RunState {
   std::string gpu_name, gpu_arch, driver;
+  uint64_t gpu_l2_bytes = 0;                            // 0: the driver did not say
   uint64_t graph_launches = 0, graph_kernel_nodes = 0;  // CUDA graph launches and their kernel nodes (on_graph_node)
   std::vector<std::pair<std::string, uint32_t>> module_list;  // sha, sm (run.json order)
   std::vector<FunctionEntry> functions;
