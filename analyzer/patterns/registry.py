@@ -20,7 +20,7 @@ from reuselens.analyzer.patterns import (
 )
 from reuselens.analyzer.patterns.finding import Draft, finalize
 from reuselens.analyzer.patterns.settings import DEFAULT_SETTINGS, resolve_settings
-from reuselens.analyzer.patterns.text import format_share
+from reuselens.analyzer.patterns.text import format_bytes, format_share
 
 __all__ = ["find_findings", "find_report_findings", "PATTERNS", "VALUE_PATTERNS", "DEFAULT_SETTINGS", "RULES", "Rule"]
 from reuselens.analyzer.patterns.view import KernelView
@@ -109,19 +109,27 @@ def _remove_overlaps(drafts: list[Draft], traffic: float, min_share: float) -> l
 # mean kernel at 0.13% of the app) got warnings next to the kernels that matter (session 46's reviews of the
 # breadth set: 30 such warnings, all minor). Correctness findings (races) keep their severity.
 RUN_WARNING_SHARE = 0.01
+# ... and at least this many bytes: a tiny app's 192-byte coalescing waste was 8% of its 2.3 KB run (cuda-samples
+# simpleVoteIntrinsics; session 47's review), while any GPU moves 64 KiB in well under a microsecond.
+MIN_WARNING_BYTES = 64 << 10
 
 
 def _minor_in_the_run(findings: list[list[dict[str, Any]]], run_traffic: float) -> None:
-    """Performance warnings below RUN_WARNING_SHARE of the run's traffic become information, saying why."""
+    """Performance warnings below RUN_WARNING_SHARE of the run's traffic, or wasting less than MIN_WARNING_BYTES,
+    become information, saying why."""
     for kernel_findings in findings:
         for finding in kernel_findings:
             if finding["severity"] != "warning" or finding["pattern"] in CORRECTNESS_PATTERNS:
                 continue
-            share = float(finding["waste"]["bytes"]) / run_traffic if run_traffic > 0 else 1.0
+            wasted = float(finding["waste"]["bytes"])
+            share = wasted / run_traffic if run_traffic > 0 else 1.0
             if share < RUN_WARNING_SHARE:
                 finding["severity"] = "information"
                 part = "under 0.1%" if share < 0.001 else format_share(share)
                 finding["message"] += f" (a minor part of the run: {part} of its traffic)"
+            elif wasted < MIN_WARNING_BYTES:
+                finding["severity"] = "information"
+                finding["message"] += f" (only {format_bytes(wasted)} in the whole run)"
 
 
 def find_report_findings(
@@ -142,8 +150,7 @@ def find_report_findings(
         if isinstance(l2_bytes, int) and not isinstance(l2_bytes, bool) and l2_bytes > 0:
             view.l2_bytes = l2_bytes
     findings = [_find(view, resolved) for view in views]
-    if len(views) > 1:
-        _minor_in_the_run(findings, sum(view.traffic_bytes() for view in views))
+    _minor_in_the_run(findings, sum(view.traffic_bytes() for view in views))
     return findings
 
 

@@ -124,7 +124,7 @@ def test_a_warning_must_matter_to_the_run_not_only_to_its_kernel():
         return kernel
 
     big_kernel = busy_coalesced_kernel()
-    alone = find_report_findings([uncoalesced(64, "tiny")])[0]
+    alone = find_report_findings([uncoalesced(640, "tiny")])[0]
     assert [f["severity"] for f in alone if f["pattern"] == "poor-coalescing"] == ["warning"]
     _big, tiny = find_report_findings([big_kernel, uncoalesced(64, "tiny")])
     (coalescing,) = [f for f in tiny if f["pattern"] == "poor-coalescing"]
@@ -133,6 +133,25 @@ def test_a_warning_must_matter_to_the_run_not_only_to_its_kernel():
     # the same kernel at 100 times the work matters to the run
     _big, busy = find_report_findings([big_kernel, uncoalesced(6400, "busy")])
     assert [f["severity"] for f in busy if f["pattern"] == "poor-coalescing"] == ["warning"]
+
+
+def test_a_warning_must_waste_more_than_a_few_kilobytes():
+    # GIVEN cuda-samples simpleVoteIntrinsics: a tiny app whose one uncoalesced load wastes 192 bytes, most of its
+    # own traffic: information, saying how little; the same load run 16 times as often is a warning
+    from reuselens.analyzer.patterns import find_report_findings
+
+    def uncoalesced(executions: int) -> dict:
+        k = KernelBuilder()
+        node = k.node("global", "read", executions=executions, sectors=32, line=5)
+        k.edge(node, 0, "cold")
+        return k.build()
+
+    (alone,) = find_report_findings([uncoalesced(64)])
+    (coalescing,) = [f for f in alone if f["pattern"] == "poor-coalescing"]
+    assert coalescing["severity"] == "information" and coalescing["waste"]["bytes"] == 64 * 28 * 32
+    assert coalescing["message"].endswith("(only 57.3 KB in the whole run)")
+    (busier,) = find_report_findings([uncoalesced(1024)])
+    assert [f["severity"] for f in busier if f["pattern"] == "poor-coalescing"] == ["warning"]
 
 
 def test_race_candidates_keep_their_severity_however_small_in_the_run():
