@@ -24,6 +24,7 @@ from reuselens.analyzer.patterns.text import format_bytes, format_share
 
 __all__ = ["find_findings", "find_report_findings", "PATTERNS", "VALUE_PATTERNS", "DEFAULT_SETTINGS", "RULES", "Rule"]
 from reuselens.analyzer.patterns.view import KernelView
+from reuselens.analyzer.toolkit_paths import user_frame
 
 
 class Rule(Protocol):
@@ -151,7 +152,56 @@ def find_report_findings(
             view.l2_bytes = l2_bytes
     findings = [_find(view, resolved) for view in views]
     _minor_in_the_run(findings, sum(view.traffic_bytes() for view in views))
+    _one_warning_per_source(views, findings)
     return findings
+
+
+def _source_lines(view: KernelView, finding: dict[str, Any]) -> frozenset[tuple[str, int]]:
+    """The lines a developer edits for a finding: its PCs' user frames (toolkit_paths.user_frame)."""
+    lines = set()
+    for pc in finding.get("pcs") or ():
+        node = view.nodes.get(pc)
+        source = user_frame((node.raw.get("source") if node else None) or {})
+        if source.get("file") and source.get("line"):
+            lines.add((str(source["file"]), int(source["line"])))
+    return frozenset(lines)
+
+
+def _template_of(view: KernelView) -> str:
+    """A kernel's name without its template arguments and parameters: what its instantiations share
+    (`void reduce<float, 256>(float*, ...)` -> `void reduce`)."""
+    name = str(view.raw.get("name") or view.raw.get("mangled") or "")
+    depth, out = 0, []
+    for char in name.split("(", 1)[0]:
+        depth += char == "<"
+        if depth == 0:
+            out.append(char)
+        depth -= char == ">" and depth > 0
+    return "".join(out).strip()
+
+
+def _one_warning_per_source(views: list[KernelView], findings: list[list[dict[str, Any]]]) -> None:
+    """Warnings of the same pattern on the same source lines in several instantiations of one kernel template
+    (SHOC scan's reduce<float, 256> and reduce<double, 256>) are one edit of the source: the one that wastes most
+    stays a warning, the others become information naming it (session 47's review of the breadth set). Different
+    kernels that inline one helper keep theirs: each passes the helper its own arguments."""
+    by_source: dict[tuple, list[tuple[KernelView, dict[str, Any]]]] = {}
+    for view, kernel_findings in zip(views, findings):
+        for finding in kernel_findings:
+            lines = _source_lines(view, finding) if finding["severity"] == "warning" else frozenset()
+            if lines:
+                by_source.setdefault((_template_of(view), finding["pattern"], lines), []).append((view, finding))
+    for same in by_source.values():
+        kernels = {id(view) for view, _f in same}
+        if len(kernels) < 2:
+            continue
+        same.sort(key=lambda vf: -float(vf[1]["waste"]["bytes"]))
+        first_view = same[0][0]
+        name = str(first_view.raw.get("name") or first_view.raw.get("mangled") or "another kernel")
+        for view, finding in same[1:]:
+            if view is not first_view:
+                finding["severity"] = "information"
+                finding["message"] += f" (the same lines as the warning in {name})"
 
 
 def find_findings(kernel: dict[str, Any], settings: dict[str, Any] | None = None) -> list[dict[str, Any]]:

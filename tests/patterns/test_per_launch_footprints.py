@@ -169,3 +169,32 @@ def test_race_candidates_keep_their_severity_however_small_in_the_run():
     _big, findings = find_report_findings([big_kernel, tiny])
     (race,) = [f for f in findings if f["pattern"] == "race-candidate"]
     assert race["severity"] == "warning" and "minor part of the run" not in race["message"]
+
+
+def test_a_templates_instantiations_share_one_warning_per_source_line():
+    # GIVEN SHOC scan's reduce<float, 256> and reduce<double, 256>: the same uncoalesced load on one source line in
+    # two instantiations, one edit of the source; and a kernel of another name that inlines the same line
+    from reuselens.analyzer.patterns import find_report_findings
+
+    def kernel(name: str, executions: int) -> dict:
+        k = KernelBuilder()
+        node = k.node("global", "read", executions=executions, sectors=32, line=127)
+        k.edge(node, 0, "cold")
+        built = k.build()
+        built["id"], built["name"] = name, f"void {name}(float const*, float*, int)"
+        return built
+
+    def coalescing(*kernels: dict) -> list[list[dict]]:
+        return [[f for f in fs if f["pattern"] == "poor-coalescing"] for fs in find_report_findings(list(kernels))]
+
+    small, large = kernel("reduce<float, 256>", 4096), kernel("reduce<double, 256>", 8192)
+    findings = coalescing(small, large)
+    assert [f["severity"] for f in findings[1]] == ["warning"]  # the one that wastes most
+    assert [f["severity"] for f in findings[0]] == ["information"]
+    assert findings[0][0]["message"].endswith(
+        "(the same lines as the warning in void reduce<double, 256>(float const*, float*, int))"
+    )
+    assert [f["severity"] for fs in coalescing(small, kernel("scan_helper_user", 8192)) for f in fs] == [
+        "warning",
+        "warning",
+    ]
