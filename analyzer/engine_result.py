@@ -130,6 +130,10 @@ EDGE_FIELDS: dict[str, Spec] = {
     ),
 }
 # Value mode's fields (docs/engine.md, "Value redundancy"): present only where there is something to say.
+# Optional node fields: absent where zero, and in results from before they existed.
+OPTIONAL_NODE_FIELDS: dict[str, Spec] = {
+    "irregular": COUNT,  # global executions whose lanes follow no stride (docs/report-format.md)
+}
 VALUE_NODE_FIELDS: dict[str, Spec] = {
     "values": Obj(
         {name: COUNT for name in ("lanes", "zero", "silent", "uniform", "spatial")},
@@ -174,7 +178,9 @@ ENGINE_SCHEMA = Obj(
             Obj(
                 {
                     **KERNEL_FIELDS,
-                    "nodes": List(Obj({**NODE_FIELDS, **VALUE_NODE_FIELDS}, required=NODE_FIELDS)),
+                    "nodes": List(
+                        Obj({**NODE_FIELDS, **OPTIONAL_NODE_FIELDS, **VALUE_NODE_FIELDS}, required=NODE_FIELDS)
+                    ),
                     "edges": List(Obj({**EDGE_FIELDS, **VALUE_EDGE_FIELDS}, required=EDGE_FIELDS)),
                     "barriers": List(Obj(BARRIER_FIELDS, required=BARRIER_FIELDS)),
                 },

@@ -23,6 +23,7 @@ from reuselens.analyzer.engine_result import (
     KERNEL_FIELDS,
     NODE_FIELDS,
     NODE_ID,
+    OPTIONAL_NODE_FIELDS,
     SPAN,
     kernel_rule,
     with_configurations,
@@ -68,6 +69,7 @@ NUMBER = Maybe(Num())
 REPORT_NODE = Obj(
     {
         **NODE_FIELDS,
+        **OPTIONAL_NODE_FIELDS,
         **{name: Maybe(DISTRIBUTION) for name in DISTRIBUTIONS},
         "function": NAME,
         "source": SOURCE,

@@ -22,6 +22,11 @@ since Volta has 4 MB or more, an A100 40 MB, an H100 50 MB) is what L2 is for: a
 it more resident than it is. Such a finding is information (a hint below 10% of the traffic) with no fix
 (SobolQRNG's 12.8 KB tables, globalToShmemAsyncCopy's 65 KB tiles, stencil2d's 1-2 MB grids were told to pin
 their data in L2; session 46's review of the breadth set).
+
+Warp-scope reuse at addresses that follow the data (Node.addresses_follow_data, Parboil spmv's `x_vec[d_index[j]]`):
+which lane holds a value that other lanes need is known only at run time, so no shuffle pattern can pass it, and
+the lane that loaded it first already brought its sector into L1. Such a finding is information (a hint below 10%)
+with no fix, and says why (session 46's and 47's reviews of the Parboil apps).
 """
 
 from __future__ import annotations
@@ -93,6 +98,14 @@ _FITS_FIX = (
     "kernel touches beside it, are small enough (per launch) to stay in the L2 of the GPU it ran on anyway: an "
     "access-policy window would not keep it more resident. Only if L2 bandwidth itself limits this kernel, reorder the grid so that blocks sharing data "
     "run at the same time (tile swizzling), or stage the shared part in shared memory per block."
+)
+
+_DATA_FIX = (
+    "Most of this data object's reuse happens between lanes of one warp at different instructions, but at "
+    "addresses loaded from memory (an index array, a graph's neighbours): which lane holds a value other lanes "
+    "need is known only at run time, so no warp shuffle pattern can pass it along, and the first lane's load "
+    "already brought its sector into L1. Only a different data layout (rows or vertices renumbered so that "
+    "neighbours share elements more tightly) changes this reuse."
 )
 
 _STORE_FIX = (
@@ -179,6 +192,14 @@ def _draft(
     fits = scope == "grid" and not atomic and footprint <= room and view.global_footprint_per_launch <= room
     if fits:
         kind, explanation, advice = "none", _FITS_FIX, "it fits in L2, which already serves it"
+    follows_data = (
+        scope == "warp_diff_inst"
+        and not atomic
+        and all(n.type == "read" and n.addresses_follow_data() for n in carriers)
+    )
+    if follows_data:
+        kind, explanation = "none", _DATA_FIX
+        advice = "its addresses come from loaded data, so no shuffle can pass it; the first load's sector is in L1"
     message = (
         f"{format_share(ratios[scope])} of this data object's reuse ({format_bytes(reused)}) comes from "
         f"{_SCOPE_WORDS[scope]}{places(carriers)} (footprint {format_bytes(footprint)}{per_launch}) — {advice}"
@@ -187,6 +208,8 @@ def _draft(
     metrics.update(
         {"footprint_bytes": footprint, "reuse_intensity": reuse_intensity(view, members), "subgraph_pcs": len(members)}
     )
+    if follows_data:
+        metrics["addresses_follow_data"] = True
     return Draft(
         pattern,
         carriers,
@@ -199,7 +222,7 @@ def _draft(
         origins=origins,
         predicted=predicted,
         metrics=metrics,
-        tier=TIER_INFORMATION if fits else TIER_PERFORMANCE,
+        tier=TIER_INFORMATION if fits or follows_data else TIER_PERFORMANCE,
         context=(view, members, ratios),
     )
 

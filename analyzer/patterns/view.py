@@ -25,6 +25,10 @@ CROSS_THREAD = ("warp_same_inst", "warp_diff_inst", "block", "grid")
 SECTOR_BYTES = 32  # hardware sector size (paper 3.3 II, SecSize)
 
 
+# Node.addresses_follow_data: the share of a node's requests that must follow no stride.
+FOLLOWS_DATA = 0.9
+
+
 def dist_total(dist: Iterable[Iterable[float]] | None) -> float:
     """Sum of value*count over a [[value, count], ...] distribution."""
     return float(sum(value * count for value, count in dist or ()))
@@ -85,6 +89,13 @@ class Node:
 
     def address_mode(self) -> float:
         return dist_mode(self.raw.get("addresses"))
+
+    def addresses_follow_data(self) -> bool:
+        """Whether at least FOLLOWS_DATA of the node's global requests had lanes whose addresses follow no stride
+        (the engine's `irregular`, docs/engine.md "Node distributions"): a gather or scatter through loaded
+        values, which no indexing arithmetic coalesces and no shuffle pattern can serve."""
+        irregular = self.raw.get("irregular") or 0
+        return self.space == "global" and self.requests > 0 and irregular >= FOLLOWS_DATA * self.requests
 
     def sectors_total(self) -> float:
         return dist_total(self.raw.get("sectors"))

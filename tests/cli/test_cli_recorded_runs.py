@@ -110,6 +110,7 @@ def test_profile_without_a_gpu_is_one_line(capsys, tmp_path):
 def test_online_analysis_is_used_instead_of_traces(capsys, microbench_run, tmp_path):
     from reuselens.analyzer.replay import replay_run
 
+    (microbench_run / "analysis.json").unlink()  # the recorded online result: this analysis replays the traces
     assert run_cli(capsys, "analyze", microbench_run, "--quiet")[0] == 0
     from_traces = json.loads((microbench_run / "report.json").read_text())
     online = replay_run(microbench_run, workers=1)

@@ -146,3 +146,20 @@ def test_zero_fill_cp_async_under_value_mode(programs, tmp_path):
             for lane in range(32):
                 if (filled >> lane) & 1:
                     assert int(v["addr"][0 if v["flags"] & UNIFORM else lane]) == 0
+
+
+def test_online_analysis_equals_replay_with_irregular_counts(programs, tmp_path):
+    # The engine inside the collector and the replay of the same traces agree on every node, the count of executions
+    # whose lanes follow no stride (`irregular`, a gather's) included, and the microbenchmark's gathers have some.
+    from reuselens.analyzer import engine_result  # noqa: PLC0415
+    from reuselens.analyzer.replay import replay_run, resolve_names  # noqa: PLC0415
+
+    run = tmp_path / "run"
+    summary = launcher.profile([str(programs / "microbench")], run_dir=run, write_traces=True, timeout=300)
+    assert summary.status == "complete", summary.partial_reason
+    online = engine_result.load(run / "analysis.json")
+    functions = {int(f["id"]): f for f in json.loads((run / "run.json").read_text())["functions"]}
+    resolve_names(online, functions, [])
+    replayed = replay_run(run, workers=3)
+    assert online["kernels"] == replayed["kernels"]
+    assert any(n.get("irregular") for k in online["kernels"] for n in k["nodes"])

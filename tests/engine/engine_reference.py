@@ -242,6 +242,40 @@ def distributions(recs: np.ndarray) -> dict:
     return out
 
 
+def _on_strides(addr: list[int], lanes: list[int]) -> bool:
+    """The slow way: one stride over the active lanes, or a whole warp's groups of 2-16 lanes on one stride and the
+    groups on another (all arithmetic modulo 2**64)."""
+    wrap = (1 << 64) - 1
+    if len(lanes) <= 2:
+        return True
+    first, second = lanes[0], lanes[1]
+    diff = (addr[second] - addr[first]) & wrap
+    diff -= (1 << 64) if diff >> 63 else 0
+    if diff % (second - first) == 0:
+        stride = diff // (second - first)
+        if all(addr[lane] == (addr[first] + stride * (lane - first)) & wrap for lane in lanes):
+            return True
+    if len(lanes) < 32:
+        return False
+    inner, base = (addr[1] - addr[0]) & wrap, addr[0]
+    for group in (2, 4, 8, 16):
+        outer = (addr[group] - base) & wrap
+        if all(addr[lane] == (base + inner * (lane % group) + outer * (lane // group)) & wrap for lane in range(32)):
+            return True
+    return False
+
+
+def irregular_counts(recs: np.ndarray) -> dict:
+    """{(fid, pc): global executions whose lanes' addresses follow no stride}, the slow way."""
+    out: dict = defaultdict(int)
+    for r in recs:
+        lanes = [i for i in range(32) if (int(r["active_mask"]) >> i) & 1]
+        if int(r["type"]) == MEM and int(r["space"]) == GLOBAL and lanes:
+            if not _on_strides([int(a) for a in r["addr"]], lanes):
+                out[(int(r["function_id"]), int(r["pc"]))] += 1
+    return dict(out)
+
+
 def engine_distributions(kernel: dict) -> dict:
     names = ("lanes", "addresses", "sectors", "sectors_ideal", "wavefronts", "wavefronts_ideal")
     return {

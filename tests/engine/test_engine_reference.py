@@ -34,11 +34,32 @@ def test_engine_matches_reference_model(seed, workers):
     assert any(v["synced"] for v in ref.edges[0].values())  # and the barrier path
 
 
+def with_gathers_and_tiles(recs, seed: int):
+    """The random trace with a fifth of its global records turned into gathers (each lane at its own random,
+    size-aligned offset) and a tenth of its whole-warp ones into tile rows (groups of 2-16 lanes on one stride, the
+    groups on another), so that the stride test meets both of its branches and what lies beyond them."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed + 7)
+    lanes = np.arange(32)
+    active = (recs["active_mask"][:, None] >> lanes[None, :]) & 1
+    size = np.maximum(recs["size"], 1).astype(np.int64)[:, None]
+    global_mem = (recs["type"] == 1) & (recs["space"] == 1)
+    gather = global_mem & (rng.random(len(recs)) < 0.2)
+    scattered = A + rng.integers(0, 4096, (len(recs), 32)) * size
+    recs["addr"] = np.where(gather[:, None] & (active == 1), scattered, recs["addr"])
+    tile = global_mem & ~gather & (recs["active_mask"] == 0xFFFFFFFF) & (rng.random(len(recs)) < 0.1)
+    group = rng.choice([2, 4, 8, 16], len(recs))[:, None]
+    rows = A + ((lanes[None, :] % group) + (lanes[None, :] // group) * 1024) * size
+    recs["addr"] = np.where(tile[:, None], rows, recs["addr"])
+    return recs
+
+
 @pytest.mark.parametrize("seed", [31, 32])
 def test_distributions_match_reference_model(seed):
-    from engine_reference import distributions, engine_distributions
+    from engine_reference import distributions, engine_distributions, irregular_counts
 
-    recs = random_trace(seed, n=1500)
+    recs = with_gathers_and_tiles(random_trace(seed, n=1500), seed)
     out = analyze_records(
         [({"id": 0, "function_id": 0, "grid": [12, 1, 1], "block": [128, 1, 1]}, recs)],
         workers=2,
@@ -46,3 +67,6 @@ def test_distributions_match_reference_model(seed):
     )
     expected = {pc: {k: dict(v) for k, v in d.items()} for pc, d in distributions(recs).items()}
     assert engine_distributions(out["kernels"][0]) == expected
+    irregular = {(n["function_id"], n["pc"]): n["irregular"] for n in out["kernels"][0]["nodes"] if n.get("irregular")}
+    assert irregular == irregular_counts(recs)
+    assert irregular  # the random trace has gathers, and strided records beside them (the reference's other case)

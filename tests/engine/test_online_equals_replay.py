@@ -25,6 +25,16 @@ RUNS = sorted(
 )
 
 
+# Runs recorded before the engine counted each global node's `irregular` executions (session 47): their online
+# results cannot hold it, so the replay is compared without it there. Fresh GPU runs compare it online against replay
+# (tests/collector/test_gpu_values.py), and tests/engine/test_engine_reference.py checks it against a slow model.
+RECORDED_BEFORE_IRREGULAR = {"microbench", "multistream", "kernel_fault", "pattern_suite", "run"}
+
+
+def _without_irregular(kernels: list[dict]) -> list[dict]:
+    return [{**k, "nodes": [{f: v for f, v in n.items() if f != "irregular"} for n in k["nodes"]]} for k in kernels]
+
+
 def test_recorded_runs_carry_online_results():
     assert {"microbench", "multistream", "kernel_fault", "run"} <= {p.name for p in RUNS}
 
@@ -39,6 +49,10 @@ def test_online_result_equals_replay(run_dir, workers):
     if workers == "as online":
         workers = online["stats"]["workers"]
     replayed = replay_run(run_dir, workers=workers, split_configurations=split)
+    if run_dir.name in RECORDED_BEFORE_IRREGULAR and not any(
+        "irregular" in n for k in online["kernels"] for n in k["nodes"]
+    ):
+        replayed["kernels"] = _without_irregular(replayed["kernels"])
     assert online["kernels"] == replayed["kernels"]
     for key in ("records", "lane_accesses"):
         assert online["stats"][key] == replayed["stats"][key], key

@@ -305,6 +305,21 @@ def test_poor_coalescing_implant_one_sector_per_lane():
     assert "extra sector requests" in finding["message"] and "access consecutive addresses" in finding["message"]
 
 
+def test_a_gather_through_loaded_indices_is_told_what_helps_instead_of_reindexing():
+    # GIVEN SHOC BFS's atomicMin(&cost[nid], ...) on neighbours read from the edge list: 95% of its requests have
+    # lanes on no stride (the engine's `irregular`), so threadIdx.x indexing cannot coalesce it
+    for irregular, follows in ((int(0.95 * 4096), True), (int(0.5 * 4096), False), (0, False)):
+        kernel = global_reader(32)
+        node = next(n for n in kernel["nodes"] if n.get("line") == 5 or (n.get("source") or {}).get("line") == 5)
+        if irregular:
+            node["irregular"] = irregular
+        finding = only(find_findings(kernel), "poor-coalescing")
+        assert finding["severity"] == "warning" and finding["fix"]["kind"] == "coalescing"
+        assert finding["metrics"].get("addresses_follow_data", False) is follows, irregular
+        assert ("the addresses come from loaded data" in finding["message"]) is follows
+        assert ("come from data the kernel loaded" in finding["fix"]["explanation"]) is follows
+
+
 def dead_store_kernel(dead_share: float) -> tuple[dict, int]:
     """An uncoalesced store (a sector per lane) that the same thread overwrites (`dead_share` of its bytes)."""
     k = KernelBuilder()
@@ -494,6 +509,21 @@ def reuse_kernel(split: dict[str, float], executions: int = 4096) -> dict:
         k.edge(a, b, label, 0.8 * fraction)
         k.edge(b, a, label, fraction)
     return k.build()
+
+
+def test_warp_reuse_at_addresses_that_follow_the_data_gets_no_shuffle_advice():
+    # GIVEN Parboil spmv's x_vec[d_index[j]]: lanes re-read elements other lanes loaded at the previous unrolled
+    # step, at column indices loaded from memory; a regular neighbour exchange (a stencil's a[i+1]) keeps the advice
+    for follows in (True, False):
+        kernel = reuse_kernel({"warp_diff_inst": 0.9, "grid": 0.1})
+        for node in kernel["nodes"][1:]:
+            if follows and (node.get("source") or {}).get("line") in (70, 71):
+                node["irregular"] = node["executions"]
+        finding = only(find_findings(kernel), "hierarchical-reuse-block")
+        assert finding["scope"] == "warp_diff_inst"
+        assert finding["fix"]["kind"] == ("none" if follows else "warp-shuffle")
+        assert (finding["severity"] == "warning") is not follows
+        assert ("no shuffle can pass it" in finding["message"]) is follows
 
 
 def test_hierarchical_block_implant_suggests_shared_promotion():

@@ -59,6 +59,39 @@ bool disjoint_sectors(const uint64_t* a, size_t n, uint64_t last, uint64_t& lo, 
   return true;
 }
 
+// Whether the active lanes' addresses follow the lane index: one stride over the lanes of `mask` (a coalesced or
+// strided access, a broadcast), or, for a whole warp, one stride within groups of 2, 4, 8 or 16 lanes and another
+// between the groups (a tile's rows, an MMA fragment), as the device patch's STRIDED form tests. Anything else is
+// irregular: lanes whose addresses come from loaded data (a gather through an index array, a graph's neighbours,
+// a slot an atomic returned), which no indexing arithmetic coalesces (docs/engine.md, "Node distributions").
+bool lanes_on_strides(const uint64_t* addr, uint32_t mask) {
+  const unsigned first = unsigned(__builtin_ctz(mask));
+  const uint32_t rest = mask & (mask - 1);
+  if (rest == 0 || (rest & (rest - 1)) == 0) return true;  // one or two lanes: always on a stride
+  const unsigned second = unsigned(__builtin_ctz(rest));
+  const int64_t diff = int64_t(addr[second] - addr[first]), step = int64_t(second - first);
+  if (diff % step == 0) {
+    const uint64_t stride = uint64_t(diff / step), base = addr[first] - stride * first;
+    uint64_t broken = 0;
+    for (uint32_t m = rest; m; m &= m - 1) {
+      const unsigned lane = unsigned(__builtin_ctz(m));
+      broken |= addr[lane] ^ (base + stride * lane);
+    }
+    if (!broken) return true;
+  }
+  if (mask != ~0u) return false;
+  const uint64_t inner = addr[1] - addr[0];
+  unsigned group = 2;
+  while (group < 32 && addr[group] - addr[group - 1] == inner) ++group;
+  if (group > 16 || (group & (group - 1)) != 0) return false;
+  const unsigned shift = unsigned(__builtin_ctz(group));
+  const uint64_t outer = addr[group] - addr[0];
+  uint64_t broken = 0;
+  for (unsigned lane = 0; lane < 32; ++lane)
+    broken |= addr[lane] ^ (addr[0] + inner * (lane & (group - 1)) + outer * (lane >> shift));
+  return !broken;
+}
+
 // Whether the active lanes of a shared record are consecutive lanes on consecutive footprints of whole words
 // (kConsecutive; the global distributions find it in their contiguity check).
 bool consecutive_lanes(const RlRecord& r) {
@@ -192,6 +225,8 @@ std::pair<uint64_t, uint64_t> Engine::Impl::global_distribution(const RlRecord& 
       return std::make_pair(a[0], a[n - 1]);
     }
   }
+  // The cases above are on a stride; from here on a record may be a gather (node.irregular).
+  if (!lanes_on_strides(addr, r.active_mask)) ++s.irregular;
   // Sorted footprints [a, a + size): the last sector of each is non-decreasing, so a footprint adds the
   // sectors after its predecessor's last one (distinct sectors of the union). The lane order is usually
   // already sorted (coalesced and strided accesses); scattered lanes in distinct sectors need no sort at all.

@@ -156,7 +156,8 @@ class KernelWriter {
     put_hist(os_, "wavefronts", s.wavefronts);
     put_hist(os_, "wavefronts_ideal", s.wavefronts_ideal);
     os_ << ",\"bytes\":" << s.bytes;
-    if (s.values.lanes) {  // value mode (docs/report-format.md, "values")
+    if (s.irregular) os_ << ",\"irregular\":" << s.irregular;  // docs/report-format.md, node fields
+    if (s.values.lanes) {                                      // value mode (docs/report-format.md, "values")
       const ValueCounts& v = s.values;
       os_ << ",\"values\":{\"lanes\":" << v.lanes << ",\"zero\":" << v.zero << ",\"silent\":" << v.silent
           << ",\"uniform\":" << v.uniform << ",\"spatial\":" << v.spatial << '}';

@@ -53,12 +53,14 @@ struct ValueCounts {
 
 struct NodeStats {
   uint64_t executions = 0;
-  uint64_t bytes = 0;  // lane bytes = W_total(v)
+  uint64_t bytes = 0;      // lane bytes = W_total(v)
+  uint64_t irregular = 0;  // global executions whose lanes' addresses follow no stride (lanes_on_strides)
   Histogram lanes, addresses, sectors, sectors_ideal, wavefronts, wavefronts_ideal;
   ValueCounts values;
   void merge(const NodeStats& o) {
     executions += o.executions;
     bytes += o.bytes;
+    irregular += o.irregular;
     values.merge(o.values);
     lanes.merge(o.lanes);
     addresses.merge(o.addresses);
