@@ -62,6 +62,31 @@ long_apps() {
   grep -v "^build\|^round" "$OUT/realapps_long.txt" | tail -9
   cp /tmp/rl/realapps.json "$OUT/realapps_long.json" 2>/dev/null
 }
+# score_suite ROUND: the suite's full-profile reports (the short apps' round ROUND, the long apps' one round) against
+# the answer key (benchmarks/score_findings.py; $OUT/score.txt and .json), the reports themselves in
+# $OUT/suite_reports.tgz (no modules), and per report the GPU's L2 and the global requests whose lanes follow no
+# stride (the engine's `irregular`). Sessions 46-47 wrote this block into each call's script.
+score_suite() {
+  stamp "findings against the answer key"
+  rm -rf /tmp/score && mkdir -p /tmp/score
+  local d
+  for d in "/tmp/rf/runs/r$1"/*-full /tmp/rl/runs/r0/*-full; do
+    [ -f "$d/report.json" ] && ln -sfn "$d" "/tmp/score/$(basename "$d")"
+  done
+  timeout 10 python3 benchmarks/score_findings.py --key tests/realapps/answer_key.json --runs /tmp/score \
+    --json "$OUT/score.json" > "$OUT/score.txt" 2>&1
+  grep -A8 OVERALL "$OUT/score.txt"
+  (cd /tmp && find -L score/ -maxdepth 2 -name report.json -size -6M | tar czhf "$OUT/suite_reports.tgz" -T -)
+  python3 - /tmp/score <<'PY'
+import json, pathlib, sys
+for p in sorted(pathlib.Path(sys.argv[1]).glob("*/report.json")):
+    r = json.loads(p.read_text())
+    nodes = [n for k in r["kernels"] for n in k["nodes"] if n.get("space") == "global"]
+    irregular = sum(n.get("irregular", 0) for n in nodes)
+    requests = sum(c for n in nodes for _v, c in n.get("sectors") or ())
+    print(f"{p.parent.name:24s} l2 {r['run']['gpu'].get('l2_bytes')}  irregular {irregular:,} of {requests:,} global requests")
+PY
+}
 # breadth_set SECONDS [realapps.py options...]: the breadth set (benchmarks/realapps/breadth.json, staged in
 # benchmarks/realapps/breadth-src) natively and under `profile`, one round, from the user's install (/tmp/clean),
 # within SECONDS; then benchmarks/breadth_check.py names every defect. Its outputs in $OUT/breadth_*, the run
