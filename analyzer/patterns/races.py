@@ -234,25 +234,19 @@ def _reverse_orders(
     """Groups that race with each other in both orders merged (module docstring: one missing barrier, one finding),
     and the ids of the nodes whose own races were folded into a larger group's finding."""
 
-    def unsynchronized(group: list[Node]) -> float:
-        return sum(unsync for member in group for _e, _k, unsync in items[member.id])
-
-    def partners(group: list[Node]) -> set[int]:
-        return {edge.dst for member in group for edge, _k, _u in items[member.id]}
-
+    unsynchronized = [sum(u for member in group for _e, _k, u in items[member.id]) for group in line_groups]
+    partners = [{edge.dst for member in group for edge, _k, _u in items[member.id]} for group in line_groups]
     ids = [{member.id for member in group} for group in line_groups]
+    group_of = {node_id: index for index, members in enumerate(ids) for node_id in members}
     joined, absorbed = [], set()
-    for j, small in enumerate(line_groups):
-        for i, large in enumerate(line_groups):
-            if (
-                i != j
-                and partners(small) <= ids[i]
-                and partners(large) & ids[j]
-                and (unsynchronized(small), j) < (unsynchronized(large), i)
-            ):
-                joined.append((i, j))
-                absorbed |= ids[j]
-                break
+    for j in range(len(line_groups)):
+        holders = {group_of.get(node_id) for node_id in partners[j]}
+        if len(holders) != 1:
+            continue  # partners outside any racing group, or in several: not one conflict's other end
+        (i,) = holders
+        if i is not None and i != j and partners[i] & ids[j] and (unsynchronized[j], j) < (unsynchronized[i], i):
+            joined.append((i, j))
+            absorbed |= ids[j]
     return merge_groups(line_groups, joined), absorbed
 
 
