@@ -70,7 +70,7 @@ def main() -> int:
         before = [k.get("findings") or [] for k in kernels]
         gpu = dict((report.get("run") or {}).get("gpu") or {})
         if args.l2_bytes:
-            gpu["l2_bytes"] = args.l2_bytes
+            gpu.setdefault("l2_bytes", args.l2_bytes)  # a size the run recorded wins
         after = find_report_findings(kernels, report.get("settings") or {}, gpu)
         if args.write:
             for kernel, kernel_findings in zip(kernels, after):

@@ -125,16 +125,28 @@ def _followers(view: KernelView, firing: list[Node]) -> dict[int, int]:
     return followers
 
 
+def _first_origin(node_id: int, followers: dict[int, int]) -> int:
+    """The PC a follower's chain of origins ends at (a reload of a reload: the first load). Followers whose chain
+    comes round to itself (a loop's load and store, each the other's last access: `x[i] = f(x[i])` reloaded after
+    a store that may alias) end at the cycle's smallest id, which stands for the cycle."""
+    seen: list[int] = []
+    while node_id in followers and node_id not in seen:
+        seen.append(node_id)
+        node_id = followers[node_id]
+    return min(seen[seen.index(node_id) :]) if node_id in seen else node_id
+
+
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     firing = [n for n in view.memory_nodes() if n.space == "global" and n.r_coal() > settings["coalescing"]]
     followers = _followers(view, firing)
     groups = group_by_line(n for n in firing if n.id not in followers)  # unrolled copies of one access: one finding
     group_of = {node.id: index for index, group in enumerate(groups) for node in group}
-    for follower, origin in sorted(followers.items()):
-        while origin in followers:  # a reload of a reload: to the first load's finding
-            origin = followers[origin]
-        if origin in group_of:
-            groups[group_of[origin]].append(view.nodes[follower])
+    for follower in sorted(followers):
+        root = _first_origin(follower, followers)
+        if root not in group_of:  # followers that follow each other round a loop: one finding of their own
+            group_of[root] = len(groups)
+            groups.append([])
+        groups[group_of[root]].append(view.nodes[follower])
     drafts = []
     for group in groups:
         group.sort(key=lambda n: n.key)

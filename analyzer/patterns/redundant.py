@@ -26,8 +26,9 @@ review of the breadth set). Such a finding is information, with no fix, and says
 Asynchronous copies: a value a cp.async or bulk copy moved (at either end of a read's edge) never sat in a
 register of the thread, so "keep it in a register" does not apply; those edges are left out.
 
-Lane-dependent reuse: a load whose same instruction also reads other threads' data (at least SPLIT_SHARE of its
-bytes reused across threads) re-reads its own data only in some lanes or warps, by the thread index: a sorting
+Lane-dependent reuse: a shared-memory load whose same instruction also reads other threads' data of its block
+(at least SPLIT_SHARE of its bytes labelled warp or block) re-reads its own data only in some lanes or warps, by the
+thread index: a sorting
 network's comparator `s_key[pos]`, `pos = 2 * tid - (tid & (stride - 1))`, finds its own element in half the
 lanes of a step and a neighbour's in the other half (cuda-samples sortingNetworks: 50/50, 25/75, 12/88 per
 unrolled step). A register cannot stand in for such a load; keeping the own elements needs the algorithm
@@ -138,7 +139,7 @@ def _may_be_other_bytes(covering: Node) -> bool:
 
 # Share of a load's bytes reused across threads from which its re-reads count as lane-dependent (module docstring).
 SPLIT_SHARE = 0.1
-_CROSS_THREAD = ("warp_same_inst", "warp_diff_inst", "block", "grid")
+_CROSS_THREAD = ("warp_diff_inst", "block")
 _SPLIT_NOTE = (
     "The same instruction reads other threads' data in other lanes or warps, so which lanes find their own "
     "value depends on the thread index, and a register cannot replace the load. Keeping the own elements "
@@ -149,9 +150,13 @@ _SPLIT_WORDS = " — lane-dependent: the same load reads other threads' data ({s
 
 
 def _lane_dependent(node: Node) -> bool:
-    """Whether at least SPLIT_SHARE of the load's bytes are reuse of other threads' data (module docstring)."""
+    """Whether the shared-memory load's same instruction reads other threads' data of its block for at least
+    SPLIT_SHARE of its bytes (module docstring). Global loads are left out: their labels say only who touched a value
+    last, and a reload of the thread's own element that other blocks' halo reads touched in between still fits a
+    register."""
     total = node.w_total()
-    return total > 0 and sum(node.w_out.get(label, 0.0) for label in _CROSS_THREAD) >= SPLIT_SHARE * total
+    cross = sum(node.w_out.get(label, 0.0) for label in _CROSS_THREAD)
+    return node.space == "shared" and total > 0 and cross >= SPLIT_SHARE * total
 
 
 def _as_lane_dependent(draft: Draft, members: list[Node]) -> Draft:
@@ -286,7 +291,7 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
             draft = _read_draft(view, merged_node(group), by_kind, origins, suspects)
             if not any(m.id in covered for m in group):
                 draft = _as_sub_word(draft)
-            elif group is not own:
+            elif group is not own and not suspects:  # a reload aliasing forces is __restrict__'s, whatever the lanes
                 draft = _as_lane_dependent(draft, group)
             draft.nodes = group
             drafts.append(draft)

@@ -128,7 +128,9 @@ def _minor_in_the_run(findings: list[list[dict[str, Any]]], run_traffic: float) 
                 finding["severity"] = "information"
                 part = "under 0.1%" if share < 0.001 else format_share(share)
                 finding["message"] += f" (a minor part of the run: {part} of its traffic)"
-            elif wasted < MIN_WARNING_BYTES:
+            elif (
+                wasted < MIN_WARNING_BYTES and finding["pattern"] != "atomic-contention"
+            ):  # serialized updates, not bytes
                 finding["severity"] = "information"
                 finding["message"] += f" (only {format_bytes(wasted)} in the whole run)"
 

@@ -12,7 +12,9 @@ Atomics that do not combine: warp aggregation (one update per address for the wa
 updates. atomicExch, atomicCAS and the wrapping atomicInc/atomicDec give each lane a result that depends on the
 order of the others, so aggregating them changes the results. When the source frames name one of those
 intrinsics, the contention is information with no fix (cuda-samples simpleAtomicIntrinsics: its exchange, CAS,
-increment and decrement were the four warnings, each with the advice to aggregate; session 47's review).
+increment and decrement were the four warnings, each with the advice to aggregate; session 47's review). An atomicCAS
+inside a helper of the app's own keeps the advice: a CAS loop is how atomicMax on floats or a double atomicAdd are
+built, commutative updates the warp can combine first.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from __future__ import annotations
 from reuselens.analyzer.patterns.finding import TIER_INFORMATION, TIER_PERFORMANCE, Draft
 from reuselens.analyzer.patterns.text import count, format_bytes
 from reuselens.analyzer.patterns.view import KernelView, Node, dist_mean, group_by_line, merged_node
-from reuselens.analyzer.toolkit_paths import atomic_intrinsic
+from reuselens.analyzer.toolkit_paths import atomic_intrinsic, is_toolkit_header, source_frames
 
 PATTERNS = {
     "broadcasting": "Warp-wide broadcast read",
@@ -94,6 +96,19 @@ _ORDER_DEPENDENT_NOTE = (
 )
 
 
+def _order_dependent_intrinsic(source: dict | None) -> str | None:
+    """The atomic intrinsic the instruction was inlined from, except an atomicCAS inside a helper of the app's own
+    (a CAS loop building atomicMax on floats, or a double atomicAdd: a commutative update the warp can combine
+    before the loop); an exchange, increment or decrement stays what it is inside any helper."""
+    intrinsic = atomic_intrinsic(source)
+    if intrinsic != "atomicCAS":
+        return intrinsic
+    frames = source_frames(source)
+    last = max(i for i, f in enumerate(frames) if "atomicCAS" in str(f.get("function") or ""))
+    callers = [f for f in frames[last + 1 :] if f.get("file") and not is_toolkit_header(str(f["file"]))]
+    return None if len(callers) > 1 else intrinsic  # the kernel itself, and a helper between
+
+
 def _atomic(node: Node, intrinsic: str | None) -> Draft:
     collisions = max(0.0, node.executions * (dist_mean(node.raw.get("lanes")) - dist_mean(node.raw.get("addresses"))))
     addresses = int(node.address_mode())
@@ -138,7 +153,7 @@ def _category(node: Node) -> str | None:
 
 def _build(pattern: str, node: Node) -> Draft:
     if pattern == "atomic-contention":
-        return _atomic(node, atomic_intrinsic(node.raw.get("source")))
+        return _atomic(node, _order_dependent_intrinsic(node.raw.get("source")))
     if pattern == "broadcasting":
         return _informational(
             pattern, node, _BROADCAST_NOTE, f"all {node.lane_mode():.0f} active lanes read one address"

@@ -105,6 +105,20 @@ def test_lane_dependent_rereads_are_information_without_a_fix():
     assert found == [([steps[0]], "register-promotion"), (steps[1:], "none")]
 
 
+def test_a_global_reload_touched_by_other_blocks_in_between_keeps_its_register_advice():
+    # GIVEN a thread's reload of its own in[i] in global memory, 15% of whose bytes other blocks' halo reads touched
+    # last: the labels say who touched it last, not whose value it is; a register serves every lane
+    k = KernelBuilder()
+    k.background()
+    first = k.node("global", "read", executions=4096, line=40)
+    k.edge(first, 0, "cold")
+    reload = k.node("global", "read", executions=4096, line=44)
+    k.edge(reload, first, "thread", 0.85)
+    k.edge(reload, first, "block", 0.15)
+    finding = only(find_findings(k.build()), "redundant-rar")
+    assert finding["fix"]["kind"] == "register-promotion" and "lane_dependent" not in finding["metrics"]
+
+
 def test_a_line_of_own_and_neighbour_loads_keeps_register_advice_on_the_own_ones():
     # GIVEN SHOC stencil2d's `sh[nidx] + sh[sidx] + sh[eidx] + sh[widx]` swept down a column: the north load
     # re-reads the thread's own centre of the row before, the east and west loads read neighbours' (no thread
@@ -401,6 +415,20 @@ def test_the_store_of_a_read_modify_write_joins_its_loads_finding():
     }
 
 
+def test_a_load_and_store_that_follow_each_other_round_a_loop_are_one_finding():
+    # GIVEN `v = x[r * pitch]; x[r * pitch] = f(v);` in a loop the compiler reloads (a store that may alias): the load's
+    # bytes are re-reads of the store's last iteration and the store's of the load; neither is the first, and the
+    # rule once followed the chain round the loop for ever
+    k = KernelBuilder()
+    k.background()
+    load = k.node("global", "read", executions=4096, sectors=32, line=10)
+    k.edge(load, 0, "cold", 0.05)
+    store = k.node("global", "write", executions=4096, sectors=32, line=11)
+    k.edge(load, store, "thread", 0.95)
+    k.edge(store, load, "thread", 1.0)
+    assert coalescing_pcs(k.build()) == [[load, store]]
+
+
 def test_a_loop_that_rereads_its_own_gather_keeps_its_finding():
     # GIVEN one uncoalesced PC whose later iterations re-read what its earlier ones read (a self-loop): it is the
     # first touch of its data as well, and stays reported
@@ -553,6 +581,21 @@ def test_hierarchical_grid_reuse_of_an_object_that_fits_in_l2_has_no_fix():
     kernel["edges"].append({"from": stream, "to": 0, "label": "cold", "accesses": 32 << 20, "bytes": 128 << 20})
     finding = only(find_findings(kernel, {"minShare": 0}), "hierarchical-reuse-grid")
     assert finding["fix"]["kind"] == "l2-window"
+
+
+def test_a_cas_loop_inside_an_apps_helper_keeps_the_aggregation_advice():
+    # GIVEN atomicMaxFloat(float*, float), the app's CAS loop, inlined into the kernel: every lane on one address; a
+    # warp max-reduction before the loop is the standard fix, which a bare atomicCAS in the kernel would not allow
+    header = "/usr/local/cuda/include/device_atomic_functions.hpp"
+    for helper, fix in ((True, "warp-shuffle"), (False, "none")):
+        kernel, node = uniform_reader(1, 1 / 4096, "atomic")
+        source = kernel["nodes"][node]["source"]
+        frames = [{"function": "atomicCAS(int*, int, int)", "file": header, "line": 112}]
+        if helper:
+            frames.append({"function": "atomicMaxFloat(float*, float)", "file": "/src/atomics.cuh", "line": 9})
+        frames.append({"function": "kernel(float*)", "file": source["file"], "line": source["line"]})
+        source["inline"] = frames
+        assert only(find_findings(kernel), "atomic-contention")["fix"]["kind"] == fix, helper
 
 
 def test_what_fits_in_l2_is_judged_against_the_gpu_the_run_used():
@@ -841,6 +884,20 @@ def test_a_race_in_both_orders_is_one_finding():
     assert race["pcs"] == [store, *reads] and race["origin_pcs"] == reads
     assert race["severity"] == "warning" and race["message"].startswith("overwrites data another thread read (WAR)")
     assert race["metrics"]["war_accesses"] > 0 and race["metrics"]["raw_accesses"] > 0
+
+
+def test_races_of_like_size_in_both_orders_stay_two_findings():
+    # GIVEN `s[tid] = ...; acc += s[(tid + 1) % B];` in a loop with no barrier at all: the reads race the stores (RAW)
+    # and the next stores the reads (WAR) about equally often; one barrier does not order both
+    k = KernelBuilder()
+    store = k.node("shared", "write", executions=2048, line=105)
+    read = k.node("shared", "read", executions=2048, line=106)
+    k.edge(store, 0, "cold", 0.5)
+    k.edge(store, read, "block", 0.5, synced=0, synced_bytes=0)
+    k.edge(read, store, "block", 0.5, synced=0, synced_bytes=0)
+    k.edge(read, 0, "cold", 0.5)
+    races = [f["pcs"] for f in find_findings(k.build()) if f["pattern"] == "race-candidate"]
+    assert sorted(races) == [[store], [read]]
 
 
 def test_races_with_different_partners_stay_apart():
