@@ -243,26 +243,34 @@ def distributions(recs: np.ndarray) -> dict:
 
 
 def _on_strides(addr: list[int], lanes: list[int]) -> bool:
-    """The slow way: one stride over the active lanes, or a whole warp's groups of 2-16 lanes on one stride and the
-    groups on another (all arithmetic modulo 2**64)."""
+    """The slow way (docs/engine.md, "Node distributions"): the k-th active lane at base + stride * k, or each
+    address an affine function of the lane index's bits, each bit's coefficient read off the lowest active lane
+    with the bit clear whose partner is active, a lane differing from the first in a bit without such a pair not
+    judged (all arithmetic modulo 2**64)."""
     wrap = (1 << 64) - 1
     if len(lanes) <= 2:
         return True
-    first, second = lanes[0], lanes[1]
-    diff = (addr[second] - addr[first]) & wrap
-    diff -= (1 << 64) if diff >> 63 else 0
-    if diff % (second - first) == 0:
-        stride = diff // (second - first)
-        if all(addr[lane] == (addr[first] + stride * (lane - first)) & wrap for lane in lanes):
-            return True
-    if len(lanes) < 32:
-        return False
-    inner, base = (addr[1] - addr[0]) & wrap, addr[0]
-    for group in (2, 4, 8, 16):
-        outer = (addr[group] - base) & wrap
-        if all(addr[lane] == (base + inner * (lane % group) + outer * (lane // group)) & wrap for lane in range(32)):
-            return True
-    return False
+    stride = (addr[lanes[1]] - addr[lanes[0]]) & wrap
+    if all(addr[lane] == (addr[lanes[0]] + stride * k) & wrap for k, lane in enumerate(lanes)):
+        return True
+    active = set(lanes)
+    coefficient = {}
+    for b in range(5):
+        pair = next((lane for lane in lanes if not lane >> b & 1 and lane + (1 << b) in active), None)
+        if pair is not None:
+            coefficient[b] = (addr[pair + (1 << b)] - addr[pair]) & wrap
+    first = lanes[0]
+    for lane in lanes[1:]:
+        differ = lane ^ first
+        if any(differ >> b & 1 and b not in coefficient for b in range(5)):
+            continue
+        at = addr[first]
+        for b in range(5):
+            if differ >> b & 1:
+                at += coefficient[b] if lane >> b & 1 else -coefficient[b]
+        if addr[lane] != at & wrap:
+            return False
+    return True
 
 
 def irregular_counts(recs: np.ndarray) -> dict:

@@ -52,6 +52,19 @@ def with_gathers_and_tiles(recs, seed: int):
     group = rng.choice([2, 4, 8, 16], len(recs))[:, None]
     rows = A + ((lanes[None, :] % group) + (lanes[None, :] // group) * 1024) * size
     recs["addr"] = np.where(tile[:, None], rows, recs["addr"])
+    # a 4 x 4 x 2 block's warp, its x = 3 column masked off at the grid's edge (planes 4096 elements apart), and
+    # compacted writes (the k-th active lane of a sparse mask at slot k): regular both, on partial masks
+    planes = global_mem & ~gather & ~tile & (rng.random(len(recs)) < 0.1)
+    x, y, z = lanes % 4, lanes // 4 % 4, lanes // 16
+    recs["active_mask"] = np.where(planes, np.uint32(0x77777777), recs["active_mask"])
+    block3d = A + (x + 64 * y + 4096 * z)[None, :] * size
+    recs["addr"] = np.where(planes[:, None] & (x < 3)[None, :], block3d, np.where(planes[:, None], 0, recs["addr"]))
+    compact = global_mem & ~gather & ~tile & ~planes & (rng.random(len(recs)) < 0.1)
+    sparse = rng.integers(1, 2**32, len(recs), dtype=np.uint64).astype(np.uint32)
+    recs["active_mask"] = np.where(compact, sparse, recs["active_mask"])
+    on = (recs["active_mask"][:, None] >> lanes[None, :]) & 1
+    rank = np.cumsum(on, axis=1) - 1
+    recs["addr"] = np.where(compact[:, None], np.where(on == 1, A + rank * size, 0), recs["addr"])
     return recs
 
 
@@ -69,4 +82,6 @@ def test_distributions_match_reference_model(seed):
     assert engine_distributions(out["kernels"][0]) == expected
     irregular = {(n["function_id"], n["pc"]): n["irregular"] for n in out["kernels"][0]["nodes"] if n.get("irregular")}
     assert irregular == irregular_counts(recs)
+    regular = recs[(recs["type"] == 1) & (recs["space"] == 1) & (recs["active_mask"] == 0x77777777)]
+    assert len(regular) and not irregular_counts(regular)  # the edge of a 3-D block is on its strides
     assert irregular  # the random trace has gathers, and strided records beside them (the reference's other case)

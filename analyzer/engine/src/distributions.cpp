@@ -59,36 +59,42 @@ bool disjoint_sectors(const uint64_t* a, size_t n, uint64_t last, uint64_t& lo, 
   return true;
 }
 
-// Whether the active lanes' addresses follow the lane index: one stride over the lanes of `mask` (a coalesced or
-// strided access, a broadcast), or, for a whole warp, one stride within groups of 2, 4, 8 or 16 lanes and another
-// between the groups (a tile's rows, an MMA fragment), as the device patch's STRIDED form tests. Anything else is
-// irregular: lanes whose addresses come from loaded data (a gather through an index array, a graph's neighbours,
-// a slot an atomic returned), which no indexing arithmetic coalesces (docs/engine.md, "Node distributions").
+// Whether the active lanes' addresses follow the lane index (docs/engine.md, "Node distributions"): the k-th active
+// lane at base + stride × k (a coalesced, strided or compacted access, a broadcast), or each address an affine
+// function of the lane index's bits, addr(l) = addr(p) + Σ_b (bit_b(l) − bit_b(p)) × c_b (a tile's rows, a 3-D block's
+// planes, an MMA fragment: any groups of 2, 4, 8 or 16 lanes on their strides, whole warps or not). c_b is read off
+// the lowest active lane with bit b clear whose partner (bit b set) is active too; a lane that differs from p in a
+// bit no such pair gives is not judged. Anything else is irregular: lanes whose addresses come from loaded data (a
+// gather through an index array, a graph's neighbours, a slot an atomic returned), which no indexing arithmetic
+// coalesces.
 bool lanes_on_strides(const uint64_t* addr, uint32_t mask) {
   const unsigned first = unsigned(__builtin_ctz(mask));
   const uint32_t rest = mask & (mask - 1);
   if (rest == 0 || (rest & (rest - 1)) == 0) return true;  // one or two lanes: always on a stride
-  const unsigned second = unsigned(__builtin_ctz(rest));
-  const int64_t diff = int64_t(addr[second] - addr[first]), step = int64_t(second - first);
-  if (diff % step == 0) {
-    const uint64_t stride = uint64_t(diff / step), base = addr[first] - stride * first;
-    uint64_t broken = 0;
-    for (uint32_t m = rest; m; m &= m - 1) {
-      const unsigned lane = unsigned(__builtin_ctz(m));
-      broken |= addr[lane] ^ (base + stride * lane);
-    }
-    if (!broken) return true;
+  const uint64_t stride = addr[__builtin_ctz(rest)] - addr[first];
+  uint64_t expected = addr[first], broken = 0;
+  for (uint32_t m = mask; m; m &= m - 1, expected += stride) broken |= addr[__builtin_ctz(m)] ^ expected;
+  if (!broken) return true;
+  static constexpr uint32_t kBitClear[5] = {0x55555555u, 0x33333333u, 0x0F0F0F0Fu, 0x00FF00FFu, 0x0000FFFFu};
+  uint64_t coefficient[5] = {};
+  unsigned known = 0;
+  for (unsigned b = 0; b < 5; ++b) {
+    const uint32_t pairs = mask & (mask >> (1u << b)) & kBitClear[b];
+    if (!pairs) continue;
+    const unsigned lane = unsigned(__builtin_ctz(pairs));
+    coefficient[b] = addr[lane + (1u << b)] - addr[lane];
+    known |= 1u << b;
   }
-  if (mask != ~0u) return false;
-  const uint64_t inner = addr[1] - addr[0];
-  unsigned group = 2;
-  while (group < 32 && addr[group] - addr[group - 1] == inner) ++group;
-  if (group > 16 || (group & (group - 1)) != 0) return false;
-  const unsigned shift = unsigned(__builtin_ctz(group));
-  const uint64_t outer = addr[group] - addr[0];
-  uint64_t broken = 0;
-  for (unsigned lane = 0; lane < 32; ++lane)
-    broken |= addr[lane] ^ (addr[0] + inner * (lane & (group - 1)) + outer * (lane >> shift));
+  broken = 0;
+  for (uint32_t m = rest; m; m &= m - 1) {
+    const unsigned lane = unsigned(__builtin_ctz(m)), differ = lane ^ first;
+    if (differ & ~known) continue;
+    uint64_t at = addr[first];
+    for (unsigned b = 0; b < 5; ++b) {
+      if (differ >> b & 1) at += (lane >> b & 1) ? coefficient[b] : 0 - coefficient[b];
+    }
+    broken |= addr[lane] ^ at;
+  }
   return !broken;
 }
 
