@@ -24,7 +24,7 @@ from reuselens.analyzer.patterns.text import format_bytes, format_share
 
 __all__ = ["find_findings", "find_report_findings", "PATTERNS", "VALUE_PATTERNS", "DEFAULT_SETTINGS", "RULES", "Rule"]
 from reuselens.analyzer.patterns.view import KernelView
-from reuselens.analyzer.toolkit_paths import user_frame
+from reuselens.analyzer.reportview import places, short_kernel_name
 
 
 class Rule(Protocol):
@@ -158,23 +158,11 @@ def find_report_findings(
     return findings
 
 
-def _source_lines(view: KernelView, finding: dict[str, Any]) -> frozenset[tuple[str, int]]:
-    """The lines a developer edits for a finding: its PCs' user frames (toolkit_paths.user_frame)."""
-    lines = set()
-    for pc in finding.get("pcs") or ():
-        node = view.nodes.get(pc)
-        source = user_frame((node.raw.get("source") if node else None) or {})
-        if source.get("file") and source.get("line"):
-            lines.add((str(source["file"]), int(source["line"])))
-    return frozenset(lines)
-
-
 def _template_of(view: KernelView) -> str:
-    """A kernel's name without its template arguments and parameters: what its instantiations share
-    (`void reduce<float, 256>(float*, ...)` -> `void reduce`)."""
-    name = str(view.raw.get("name") or view.raw.get("mangled") or "")
+    """A kernel's short name (reportview.short_kernel_name) without its template arguments: what its instantiations
+    share (`void reduce<float, 256>(float*, ...)` -> `reduce`)."""
     depth, out = 0, []
-    for char in name.split("(", 1)[0]:
+    for char in short_kernel_name(view.raw):
         depth += char == "<"
         if depth == 0:
             out.append(char)
@@ -190,8 +178,8 @@ def _one_warning_per_source(views: list[KernelView], findings: list[list[dict[st
     by_source: dict[tuple, list[tuple[KernelView, dict[str, Any]]]] = {}
     for view, kernel_findings in zip(views, findings):
         for finding in kernel_findings:
-            lines = _source_lines(view, finding) if finding["severity"] == "warning" else frozenset()
-            if lines:
+            lines = frozenset(places(view.raw, finding["pcs"])) if finding["severity"] == "warning" else frozenset()
+            if any(place.line for place in lines):
                 by_source.setdefault((_template_of(view), finding["pattern"], lines), []).append((view, finding))
     for same in by_source.values():
         kernels = {id(view) for view, _f in same}
