@@ -49,9 +49,17 @@ _ATOMIC_INTRINSIC = re.compile(r"(?:^|::)(atomic[A-Z][A-Za-z]*?)(?:_block|_syste
 def atomic_intrinsic(source: dict[str, Any] | None) -> str | None:
     """The atomic intrinsic (atomicAdd, atomicExch, atomicCAS, ...) an atomic instruction was inlined from, from the
     function names of its source frames; None when no frame names one (an atomic_ref member, inline PTX)."""
-    for frame in source_frames(source):
-        name = str(frame.get("function") or "").split("(", 1)[0].strip()
-        match = _ATOMIC_INTRINSIC.search(name)
-        if match:
-            return match.group(1)
-    return None
+    found = atomic_intrinsic_call(source)
+    return found[0] if found else None
+
+
+def atomic_intrinsic_call(source: dict[str, Any] | None) -> tuple[str, list[dict[str, Any]]] | None:
+    """The atomic intrinsic and the frames that called it (outward from the intrinsic's outermost frame: an app's
+    helper, if any, then the kernel), or None (atomic_intrinsic)."""
+    frames = source_frames(source)
+    found = None
+    for index, frame in enumerate(frames):
+        match = _ATOMIC_INTRINSIC.search(str(frame.get("function") or "").split("(", 1)[0].strip())
+        if match and (found is None or match.group(1) == found[0]):
+            found = (match.group(1), index)
+    return (found[0], frames[found[1] + 1 :]) if found else None

@@ -22,7 +22,7 @@ from __future__ import annotations
 from reuselens.analyzer.patterns.finding import TIER_INFORMATION, TIER_PERFORMANCE, Draft
 from reuselens.analyzer.patterns.text import count, format_bytes
 from reuselens.analyzer.patterns.view import KernelView, Node, dist_mean, group_by_line, merged_node
-from reuselens.analyzer.toolkit_paths import atomic_intrinsic, is_toolkit_header, source_frames
+from reuselens.analyzer.toolkit_paths import atomic_intrinsic_call, is_toolkit_header
 
 PATTERNS = {
     "broadcasting": "Warp-wide broadcast read",
@@ -100,13 +100,11 @@ def _order_dependent_intrinsic(source: dict | None) -> str | None:
     """The atomic intrinsic the instruction was inlined from, except an atomicCAS inside a helper of the app's own
     (a CAS loop building atomicMax on floats, or a double atomicAdd: a commutative update the warp can combine
     before the loop); an exchange, increment or decrement stays what it is inside any helper."""
-    intrinsic = atomic_intrinsic(source)
-    if intrinsic != "atomicCAS":
-        return intrinsic
-    frames = source_frames(source)
-    last = max(i for i, f in enumerate(frames) if "atomicCAS" in str(f.get("function") or ""))
-    callers = [f for f in frames[last + 1 :] if f.get("file") and not is_toolkit_header(str(f["file"]))]
-    return None if len(callers) > 1 else intrinsic  # the kernel itself, and a helper between
+    found = atomic_intrinsic_call(source)
+    if found is None or found[0] != "atomicCAS":
+        return found[0] if found else None
+    callers = [f for f in found[1] if f.get("file") and not is_toolkit_header(str(f["file"]))]
+    return None if len(callers) > 1 else "atomicCAS"  # the kernel itself, and a helper between
 
 
 def _atomic(node: Node, intrinsic: str | None) -> Draft:
