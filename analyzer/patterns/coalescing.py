@@ -36,6 +36,7 @@ from reuselens.analyzer.patterns.view import (
     dist_mean,
     group_by_line,
     line_key,
+    merge_groups,
     merged_node,
 )
 
@@ -125,31 +126,18 @@ def _followers(view: KernelView, firing: list[Node]) -> dict[int, int]:
     return followers
 
 
-def _first_origin(node_id: int, followers: dict[int, int]) -> int:
-    """The PC a follower's chain of origins ends at (a reload of a reload: the first load). Followers whose chain
-    comes round to itself (a loop's load and store, each the other's last access: `x[i] = f(x[i])` reloaded after
-    a store that may alias) end at the cycle's smallest id, which stands for the cycle."""
-    seen: list[int] = []
-    while node_id in followers and node_id not in seen:
-        seen.append(node_id)
-        node_id = followers[node_id]
-    return min(seen[seen.index(node_id) :]) if node_id in seen else node_id
-
-
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     firing = [n for n in view.memory_nodes() if n.space == "global" and n.r_coal() > settings["coalescing"]]
     followers = _followers(view, firing)
-    groups = group_by_line(n for n in firing if n.id not in followers)  # unrolled copies of one access: one finding
+    # Unrolled copies of one access are one finding, and each follower joins its origin's: a reload of a reload ends at
+    # the first load, and followers that follow each other round a loop (a load and its store, each the other's last
+    # access) are one finding of their own.
+    groups = group_by_line(n for n in firing if n.id not in followers)
+    groups += [[view.nodes[follower]] for follower in sorted(followers)]
     group_of = {node.id: index for index, group in enumerate(groups) for node in group}
-    for follower in sorted(followers):
-        root = _first_origin(follower, followers)
-        if root not in group_of:  # followers that follow each other round a loop: one finding of their own
-            group_of[root] = len(groups)
-            groups.append([])
-        groups[group_of[root]].append(view.nodes[follower])
+    groups = merge_groups(groups, [(group_of[f], group_of[o]) for f, o in sorted(followers.items())])
     drafts = []
     for group in groups:
-        group.sort(key=lambda n: n.key)
         node = merged_node(group)
         draft = _draft(node, node.r_coal(), group)
         draft.nodes = group
