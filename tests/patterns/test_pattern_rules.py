@@ -913,6 +913,34 @@ def test_races_with_different_partners_stay_apart():
     assert sorted(races) == sorted([[store, *reads], [reader]])
 
 
+def grid_race_with_in_block_remainder(in_block: float) -> tuple[dict, int]:
+    """SHOC BFS's frontier: threads read costs that threads of other blocks write (RAW between blocks), and a share
+    `in_block` of those conflicts happens to pair two threads of one block."""
+    k = KernelBuilder()
+    store = k.node("global", "write", executions=2048, line=72)
+    k.edge(store, 0, "cold")
+    read = k.node("global", "read", executions=2048, line=63)
+    k.edge(read, store, "grid", 0.5 - in_block)
+    k.edge(read, store, "block", in_block, synced=0, synced_bytes=0)
+    k.edge(read, 0, "cold", 0.5)
+    return k.build(), read
+
+
+def test_a_grid_race_with_a_tiny_in_block_remainder_is_a_grid_finding():
+    kernel, read = grid_race_with_in_block_remainder(0.001)
+    race = only(find_findings(kernel), "race-candidate")
+    assert race["pcs"] == [read] and race["scope"] == "grid" and race["severity"] == "information"
+    assert "from another block" in race["message"] and "of them within one block" in race["message"]
+    assert race["metrics"]["unsynchronized_block"] > 0
+
+
+def test_a_grid_race_with_a_real_in_block_share_stays_a_barrier_warning():
+    kernel, read = grid_race_with_in_block_remainder(0.05)
+    race = only(find_findings(kernel), "race-candidate")
+    assert race["scope"] == "block" and race["severity"] == "warning"
+    assert "within one block" not in race["message"]
+
+
 def test_race_candidate_control_synchronized():
     kernel, _w, _r = shared_pair("block", synced=2048 * 32)
     assert find_findings(kernel) == []
