@@ -27,16 +27,24 @@ Warp-scope reuse at addresses that follow the data (Node.addresses_follow_data, 
 which lane holds a value that other lanes need is known only at run time, so no shuffle pattern can pass it, and
 the lane that loaded it first already brought its sector into L1. Such a finding is information (a hint below 10%)
 with no fix, and says why (session 46's and 47's reviews of the Parboil apps).
+
+Warps that repeat one another's work (PolyBench mvt launched with 8 warps per block but indexed by threadIdx.x
+alone: all 8 read the same row at the same instruction and store the same result): block-scope reuse that is at
+least 90% between copies of one access (the same line's PCs), on a line whose stores race with each other between
+warps of the block (unsynchronized write-after-write for at least half their bytes), is no tile to share but
+duplicated work. Staging it in shared memory would only share the repetition; the finding says to index with every
+dimension of the block (or launch fewer threads), with no quick fix (session 47's review).
 """
 
 from __future__ import annotations
 
 from reuselens.analyzer.patterns.finding import TIER_INFORMATION, TIER_PERFORMANCE, Draft, add_counts, predicted_removal
-from reuselens.analyzer.patterns.text import format_bytes, format_share, places
+from reuselens.analyzer.patterns.text import format_bytes, format_share, places, where
 from reuselens.analyzer.patterns.view import (
     Edge,
     KernelView,
     Node,
+    line_key,
     merge_sets_sharing_lines,
     reuse_intensity,
     reuse_ratios,
@@ -108,6 +116,14 @@ _DATA_FIX = (
     "neighbours share elements more tightly) changes this reuse."
 )
 
+_DUPLICATE_FIX = (
+    "The warps of each block read these addresses at the same instruction and store the same results (their "
+    "stores race, write after write, with no barrier between): they repeat one another's work instead of sharing "
+    "it. Usually an index leaves out a dimension of the block (threadIdx.y in a 2-D block used as if 1-D) or more "
+    "threads are launched than the work has items. Index with every dimension of the block, or launch one thread "
+    "per item; staging the data in shared memory would only share the repeated loads."
+)
+
 _STORE_FIX = (
     "The same thread stores to this element again and again (a store in a loop overwriting its own earlier "
     "value), and nobody reads the intermediate values. Accumulate the value in a register and store it once "
@@ -148,6 +164,45 @@ def served(view: KernelView, node: Node, scope: str) -> float:
     return sum(
         edge.bytes * _served_share(view, node, edge) for edge in view.out_edges.get(node.id, ()) if edge.label == scope
     )
+
+
+# Duplicated warps (module docstring): the share of the block-scope reuse between copies of one access, and the share
+# of the line's store bytes that race between warps (unsynchronized write after write).
+DUPLICATE_REUSE_SHARE = 0.9
+DUPLICATE_RACING_STORES = 0.5
+
+
+def _source_place(node: Node) -> tuple | None:
+    source = node.raw.get("source") or {}
+    return (node.function, source.get("file"), source.get("line")) if source.get("line") else None
+
+
+def _racing_stores(view: KernelView, carriers: list[Node]) -> list[Node]:
+    """The stores on the carriers' lines whose bytes mostly race between warps of a block (write after write, no
+    barrier between): the signature of warps that repeat one another's work; [] when the reuse is a real tile."""
+    same_access = 0.0
+    block_reuse = 0.0
+    for node in carriers:
+        for edge in view.out_edges.get(node.id, ()):
+            if edge.label == "block":
+                block_reuse += edge.bytes
+                other = view.nodes.get(edge.dst)
+                if other is not None and line_key(other) is not None and line_key(other) == line_key(node):
+                    same_access += edge.bytes
+    if block_reuse <= 0 or same_access < DUPLICATE_REUSE_SHARE * block_reuse:
+        return []
+    lines = {_source_place(node) for node in carriers} - {None}
+    stores = [n for n in view.memory_nodes() if n.type == "write" and n.space == "global" and _source_place(n) in lines]
+    racing = 0.0
+    for store in stores:
+        for edge in view.out_edges.get(store.id, ()):
+            waw = edge.kind_count("waw")
+            if edge.label != "block" or waw <= 0 or edge.accesses <= 0:
+                continue
+            unsynchronized = max(0.0, edge.accesses - float(edge.raw.get("synced") or 0))
+            racing += edge.bytes * min(waw, unsynchronized) / edge.accesses
+    written = sum(store.w_total() for store in stores)
+    return stores if written > 0 and racing >= DUPLICATE_RACING_STORES * written else []
 
 
 def _draft(
@@ -200,6 +255,13 @@ def _draft(
     if follows_data:
         kind, explanation = "none", _DATA_FIX
         advice = "its addresses come from loaded data, so no shuffle can pass it; the first load's sector is in L1"
+    duplicates = _racing_stores(view, carriers) if scope == "block" and all(n.type == "read" for n in carriers) else []
+    if duplicates:
+        kind, explanation = "none", _DUPLICATE_FIX
+        advice = (
+            f"the warps repeat one another's work (their stores at {where(duplicates)} race): index with every "
+            f"dimension of the block, or launch fewer threads"
+        )
     message = (
         f"{format_share(ratios[scope])} of this data object's reuse ({format_bytes(reused)}) comes from "
         f"{_SCOPE_WORDS[scope]}{places(carriers)} (footprint {format_bytes(footprint)}{per_launch}) — {advice}"
@@ -210,6 +272,8 @@ def _draft(
     )
     if follows_data:
         metrics["addresses_follow_data"] = True
+    if duplicates:
+        metrics["duplicated_warps"] = True
     return Draft(
         pattern,
         carriers,

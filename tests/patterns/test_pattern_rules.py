@@ -560,6 +560,44 @@ def test_hierarchical_block_implant_suggests_shared_promotion():
     assert finding["metrics"]["r_block"] == pytest.approx(0.9)
 
 
+def duplicated_warps_kernel(store_races: bool, self_share: float = 1.0) -> tuple[dict, int]:
+    """PolyBench mvt's `x1[i] += a[i][j] * y_1[j]` in a block of 8 warps indexed by threadIdx.x alone: every warp
+    reads row i's elements at the same PC (7/8 of the reads re-read another warp's), and stores x1[i], which the
+    other warps store too (WAW between warps, no barrier) when `store_races`; else a GEMM-like `b[k][j]` shared by
+    the warps of a block, its results stored apart. `self_share` of the block reuse is between copies of the access."""
+    k = KernelBuilder(block=(32, 8, 1))
+    load = k.node("global", "read", executions=8192, line=115)
+    k.edge(load, 0, "cold", 1 / 8)
+    other = k.node("global", "read", executions=8192, line=116)
+    k.edge(other, 0, "cold")
+    k.edge(load, load, "block", 7 / 8 * self_share)
+    if self_share < 1:
+        k.edge(load, other, "block", 7 / 8 * (1 - self_share))
+    store = k.node("global", "write", executions=8192, line=115)
+    if store_races:
+        k.edge(store, 0, "cold", 1 / 8)
+        k.edge(store, store, "block", 7 / 8, synced=0, synced_bytes=0)
+    else:
+        k.edge(store, 0, "cold")
+    return k.build(), load
+
+
+def test_block_reuse_of_warps_repeating_one_anothers_work_gets_no_tile_advice():
+    kernel, load = duplicated_warps_kernel(store_races=True)
+    finding = only(find_findings(kernel), "hierarchical-reuse-block")
+    assert finding["pcs"] == [load] and finding["scope"] == "block"
+    assert finding["fix"]["kind"] == "none" and finding["metrics"]["duplicated_warps"] is True
+    assert "the warps repeat one another's work" in finding["message"] and "app.cu:115 race" in finding["message"]
+    assert "Index with every dimension of the block" in finding["fix"]["explanation"]
+
+
+def test_block_reuse_without_racing_stores_or_between_different_accesses_keeps_the_tile_advice():
+    for store_races, self_share in ((False, 1.0), (True, 0.5)):
+        kernel, _load = duplicated_warps_kernel(store_races, self_share)
+        finding = only(find_findings(kernel), "hierarchical-reuse-block")
+        assert finding["fix"]["kind"] == "shared-promotion" and "duplicated_warps" not in finding["metrics"]
+
+
 def test_hierarchical_grid_implant_suggests_l2_window():
     # 4 M warp loads of 128 B, a fifth first touches: a 107 MB object, which an L2 access-policy window can help
     kernel = reuse_kernel({"grid": 0.85, "block": 0.15}, executions=4 << 20)
