@@ -9,13 +9,18 @@ Shared atomics on data-dependent addresses (a histogram's `atomicAdd(&hist[bin],
 bins collide: no padding or swizzle spreads random bins over the banks. When an atomic's wavefront counts have no
 mode covering DATA_DEPENDENT_MODE of its executions, the finding is information with no fix, saying so (Parboil
 histo's 24 KB histogram: 1 to 6 wavefronts per access; session 46's review).
+
+One layout, one finding, as for poor-coalescing (view.groups_with_followers): a store at least 90% of whose bytes
+the same thread last read at a flagged load of another line writes the element that load read, through the same
+layout, so padding the array fixes both (cuda-samples shfl_scan's `sums[tx][ty]`, read at line 298 and written back
+at 307: two warnings until session 48).
 """
 
 from __future__ import annotations
 
 from reuselens.analyzer.patterns.finding import NCU, TIER_INFORMATION, TIER_PERFORMANCE, Draft
 from reuselens.analyzer.patterns.text import count
-from reuselens.analyzer.patterns.view import KernelView, Node, group_by_line, merged_node
+from reuselens.analyzer.patterns.view import KernelView, Node, groups_with_followers, merged_node
 
 PATTERNS = {"bank-conflict": "Shared-memory bank conflict"}
 
@@ -50,15 +55,19 @@ def _data_dependent(node: Node) -> bool:
     return node.type == "atomic" and _mode_share(node.raw.get("wavefronts")) < DATA_DEPENDENT_MODE
 
 
-def _draft(node: Node, ratio: float) -> Draft:
+def _draft(node: Node, ratio: float, members: list[Node]) -> Draft:
     excess = max(0.0, node.wavefronts_total() - node.wavefronts_ideal_total())
-    op = "ld" if node.type == "read" else "st"
     worst = max((int(v) for v, _c in node.raw.get("wavefronts") or ()), default=0)
     message = (
         f"{ratio:.1f}-way bank conflict on average (up to {worst} wavefronts per warp access): "
         f"{count(excess)} extra shared-memory wavefronts — pad or swizzle the array"
     )
-    predicted = {NCU[("shared", op, "wavefronts")]: round(excess)} if node.type in ("read", "write") else {}
+    predicted: dict[str, int] = {}
+    for op, kind in (("ld", "read"), ("st", "write")):  # a read-modify-write's store joins its load's finding
+        of_kind = [m for m in members if m.type == kind]
+        if of_kind:
+            key = NCU[("shared", op, "wavefronts")]
+            predicted[key] = round(sum(max(0.0, m.wavefronts_total() - m.wavefronts_ideal_total()) for m in of_kind))
     data_dependent = _data_dependent(node)
     if data_dependent:
         message = message.replace(" — pad or swizzle the array", " — data-dependent: the bins collide, not the layout")
@@ -86,9 +95,9 @@ def _draft(node: Node, ratio: float) -> Draft:
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     firing = [n for n in view.memory_nodes() if n.space == "shared" and n.r_conf() > settings["bankConflict"]]
     drafts = []
-    for group in group_by_line(firing):  # unrolled copies of one access: one finding
+    for group in groups_with_followers(view, firing, stores_only=True):  # copies and an RMW's store: one finding
         node = merged_node(group)
-        draft = _draft(node, node.r_conf())
+        draft = _draft(node, node.r_conf(), group)
         draft.nodes = group
         drafts.append(draft)
     return drafts

@@ -34,9 +34,7 @@ from reuselens.analyzer.patterns.view import (
     KernelView,
     Node,
     dist_mean,
-    group_by_line,
-    line_key,
-    merge_groups,
+    groups_with_followers,
     merged_node,
 )
 
@@ -99,45 +97,10 @@ def _draft(node: Node, ratio: float, members: list[Node]) -> Draft:
     )
 
 
-# Share of a PC's bytes that must be same-thread reuse of flagged PCs for it to follow them (module docstring).
-FOLLOWER_SHARE = 0.9
-
-
-def _followers(view: KernelView, firing: list[Node]) -> dict[int, int]:
-    """Follower PC id -> the flagged PC of another line that gave it most of its same-thread bytes, for the firing
-    PCs whose bytes are at least FOLLOWER_SHARE same-thread reuse of other firing PCs, none on their own line."""
-    flagged = {node.id for node in firing}
-    followers = {}
-    for node in firing:
-        if node.w_total() <= 0:
-            continue
-        thread = [e for e in view.out_edges.get(node.id, ()) if e.label == "thread"]
-        by_origin: dict[int, float] = {}
-        for edge in thread:
-            by_origin[edge.dst] = by_origin.get(edge.dst, 0.0) + edge.bytes
-        if not by_origin or not set(by_origin) <= flagged - {node.id}:
-            continue
-        if any(line_key(view.nodes[o]) == line_key(node) for o in by_origin):
-            continue
-        if node.type == "write" and any(view.nodes[o].type == "write" for o in by_origin):
-            continue  # an overwrite outlives the store it kills (redundant-waw's dead store): a layout of its own
-        if sum(by_origin.values()) >= FOLLOWER_SHARE * node.w_total():
-            followers[node.id] = max(sorted(by_origin), key=lambda o: by_origin[o])
-    return followers
-
-
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     firing = [n for n in view.memory_nodes() if n.space == "global" and n.r_coal() > settings["coalescing"]]
-    followers = _followers(view, firing)
-    # Unrolled copies of one access are one finding, and each follower joins its origin's: a reload of a reload ends at
-    # the first load, and followers that follow each other round a loop (a load and its store, each the other's last
-    # access) are one finding of their own.
-    groups = group_by_line(n for n in firing if n.id not in followers)
-    groups += [[view.nodes[follower]] for follower in sorted(followers)]
-    group_of = {node.id: index for index, group in enumerate(groups) for node in group}
-    groups = merge_groups(groups, [(group_of[f], group_of[o]) for f, o in sorted(followers.items())])
     drafts = []
-    for group in groups:
+    for group in groups_with_followers(view, firing):
         node = merged_node(group)
         draft = _draft(node, node.r_coal(), group)
         draft.nodes = group

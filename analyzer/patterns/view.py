@@ -375,3 +375,48 @@ def merged_node(members: list[Node]) -> Node:
         for label, weight in member.w_out.items():
             node.w_out[label] += weight
     return node
+
+
+# Share of a PC's bytes that must be same-thread reuse of flagged PCs for it to follow them (groups_with_followers).
+FOLLOWER_SHARE = 0.9
+
+
+def _followers(view: KernelView, firing: list[Node], stores_only: bool) -> dict[int, int]:
+    """Follower PC id -> the flagged PC of another line that gave it most of its same-thread bytes, for the firing
+    PCs whose bytes are at least FOLLOWER_SHARE same-thread reuse of other firing PCs, none on their own line (with
+    stores_only, only stores whose origins are all loads)."""
+    flagged = {node.id for node in firing}
+    followers = {}
+    for node in firing:
+        if node.w_total() <= 0 or (stores_only and node.type != "write"):
+            continue
+        by_origin: dict[int, float] = {}
+        for edge in view.out_edges.get(node.id, ()):
+            if edge.label == "thread":
+                by_origin[edge.dst] = by_origin.get(edge.dst, 0.0) + edge.bytes
+        if not by_origin or not set(by_origin) <= flagged - {node.id}:
+            continue
+        if any(line_key(view.nodes[o]) == line_key(node) for o in by_origin):
+            continue
+        if node.type == "write" and any(view.nodes[o].type == "write" for o in by_origin):
+            continue  # an overwrite outlives the store it kills (redundant-waw's dead store): a layout of its own
+        if sum(by_origin.values()) >= FOLLOWER_SHARE * node.w_total():
+            followers[node.id] = max(sorted(by_origin), key=lambda o: by_origin[o])
+    return followers
+
+
+def groups_with_followers(view: KernelView, firing: list[Node], stores_only: bool = False) -> list[list[Node]]:
+    """The firing PCs of a layout rule (poor-coalescing, bank-conflict) as findings: unrolled copies of one access
+    are one group, and a follower (a PC at least FOLLOWER_SHARE of whose bytes the same thread last touched at other
+    firing PCs of other lines: a reload, the store of a read-modify-write) joins the group of the origin that gave it
+    most bytes, since fixing the origin's layout fixes it too. A reload of a reload ends at the first load, and
+    followers that follow each other round a loop (a load and its store, each the other's last access) are one group
+    of their own. A PC whose re-reads come from itself (a loop's next iteration) keeps its own group, as does a store
+    overwriting a firing store (the overwritten one is dead: redundant-waw's). With stores_only, only the store of a
+    read-modify-write follows (shared memory, where a whole kernel's loop reads back what its threads stored: chains
+    of reloads would make one finding of every array the loop touches)."""
+    followers = _followers(view, firing, stores_only)
+    groups = group_by_line(n for n in firing if n.id not in followers)
+    groups += [[view.nodes[follower]] for follower in sorted(followers)]
+    group_of = {node.id: index for index, group in enumerate(groups) for node in group}
+    return merge_groups(groups, [(group_of[f], group_of[o]) for f, o in sorted(followers.items())])

@@ -297,6 +297,40 @@ def test_bank_conflict_control_conflict_free():
     assert find_findings(shared_reader(1)) == []
 
 
+def shared_read_modify_write(reload: bool) -> tuple[dict, int, int, int | None]:
+    """cuda-samples shfl_scan's `sums[tx][ty]`: a 2-way conflicting read at line 298 and, at line 307, the store of
+    the element the same thread read; with `reload`, a later line re-reads what the store wrote."""
+    k = KernelBuilder()
+    fill = k.node("shared", "write", executions=4096, line=290)  # the tile other threads filled
+    k.edge(fill, 0, "cold")
+    load = k.node("shared", "read", executions=4096, wavefronts=2, wavefronts_ideal=1, line=298)
+    k.edge(load, fill, "block")
+    store = k.node("shared", "write", executions=4096, wavefronts=2, wavefronts_ideal=1, line=307)
+    k.edge(store, load, "thread")
+    again = None
+    if reload:
+        again = k.node("shared", "read", executions=4096, wavefronts=2, wavefronts_ideal=1, line=320)
+        k.edge(again, store, "thread")
+    return k.build(), load, store, again
+
+
+def test_the_store_of_a_shared_read_modify_write_joins_its_loads_bank_conflict():
+    kernel, load, store, _again = shared_read_modify_write(reload=False)
+    finding = only(find_findings(kernel), "bank-conflict")
+    assert finding["pcs"] == [load, store] and finding["waste"]["wavefronts"] == 2 * 4096
+    assert finding["metrics"]["predicted"] == {
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 4096,
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum": 4096,
+    }
+
+
+def test_a_shared_reload_of_a_stored_element_keeps_its_own_bank_conflict():
+    # a kernel's loop reads back what its threads stored in shared memory: reloads do not chain into one finding
+    kernel, load, store, again = shared_read_modify_write(reload=True)
+    conflicts = sorted(f["pcs"] for f in find_findings(kernel) if f["pattern"] == "bank-conflict")
+    assert conflicts == [[load, store], [again]]
+
+
 def global_reader(sectors: int) -> dict:
     k = KernelBuilder()
     k.background()
