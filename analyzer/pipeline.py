@@ -78,7 +78,8 @@ def _attach_sources(
 ) -> None:
     from reuselens.analyzer.lineinfo import SourceMapper
 
-    # No SASS here: nvdisasm cost more than the rest of the analysis, and only hovers show it (sass_lookup.py).
+    # No SASS here but where a rule needs it (value types, the loops of functions with reloads): nvdisasm cost more
+    # than the rest of the analysis, and hovers show it from sass_lookup.py.
     mapper = SourceMapper.from_run(run.path, prefix_map=prefix_map)
     total = sum(len(k.get("nodes", [])) for k in kernels)
     done = 0
@@ -100,6 +101,9 @@ def _attach_sources(
         kernel["source"] = location.to_dict() if location is not None else None
         progress("map source lines", done, total)
     _attach_value_types(run, mapper, kernels, notes)
+    from reuselens.analyzer.loops import attach_loops
+
+    attach_loops(mapper, kernels)  # only functions with same-thread reloads, only with nvdisasm (loops.py)
     notes.extend(note for note in _merge_lineless(mapper.notes) if note not in notes)
 
 

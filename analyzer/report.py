@@ -188,6 +188,7 @@ REPORT_SCHEMA = Obj(
                     "barriers": List(REPORT_BARRIER),
                     "subgraphs": List(SUBGRAPH),
                     "findings": List(FINDING),
+                    "loops": Map(List(List(COUNT))),
                 },
                 required=("id",),
                 rule=_report_kernel_rule,

@@ -35,12 +35,23 @@ unrolled step). A register cannot stand in for such a load; keeping the own elem
 restructured (each thread owning its elements through the steps where they stay its own). Those PCs form a
 finding of their own, information without a fix; PCs of the same line whose re-reads are their own keep theirs
 (a stencil's rows swept down a column: each PC either all own or all neighbours').
+
+Earlier loops: a load in one loop that re-reads what the same thread loaded or stored in an earlier loop (two
+sibling loops of one function, neither holding the other's PC: the report's `loops`, read off the SASS where nvdisasm
+is installed, analyzer/loops.py) would need one register per iteration of that earlier loop. When at least
+EARLIER_LOOP_SHARE of a load's re-read bytes come from such origins and those origins ran at least
+EARLIER_LOOP_VALUES times per warp of the kernel's launches (the values a thread would have to keep), the load's
+re-reads form a finding of their own, information without a fix, saying so: only fusing the loops (where the
+dependences allow) or keeping the data on chip removes them (PolyBench gramschmidt's second pass over a column the
+first pass summed was told to keep 2,048 values in a register; session 47's review). A reload in the same loop as
+its origin (an aliased reload, a loop-invariant re-read) keeps the register advice; without `loops` nothing changes.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 
+from reuselens.analyzer.loops import MIN_VALUES, innermost, warps_launched
 from reuselens.analyzer.patterns.finding import TIER_INFORMATION, Draft, predicted_removal
 from reuselens.analyzer.patterns.text import format_bytes, format_share, places
 from reuselens.analyzer.patterns.view import Edge, KernelView, Node, group_by_line, merged_node
@@ -171,6 +182,50 @@ def _as_lane_dependent(draft: Draft, members: list[Node]) -> Draft:
     return draft
 
 
+# A reload's re-reads count as an earlier loop's when at least this share of its bytes come from origins in a sibling
+# loop that ran at least this many times per warp (module docstring).
+EARLIER_LOOP_SHARE = 0.9
+EARLIER_LOOP_VALUES = MIN_VALUES
+_EARLIER_LOOP_NOTE = (
+    "This load re-reads values the same thread loaded or stored in an earlier loop, one per iteration of that loop, "
+    "so a register cannot keep them between the two loops. Fusing the loops removes the re-reads where the "
+    "dependences allow it (the second pass must not need the first pass's result); otherwise, if the values of a "
+    "block fit, keep them on chip (shared memory) between the passes, or accept the second pass's traffic. "
+)
+_EARLIER_LOOP_WORDS = (
+    " — an earlier loop loaded them (about {values:.0f} values per thread): no register can keep them between the loops"
+)
+
+
+def _earlier_loop_origins(view: KernelView, node: Node, origins: dict[int, float]) -> list[Node] | None:
+    """The origins, in a loop beside the load's own, that gave `node` at least EARLIER_LOOP_SHARE of its re-read
+    bytes; None when the report has no loops for its function or they gave less."""
+    loops = (view.raw.get("loops") or {}).get(node.function)
+    own = innermost(loops, node.pc) if loops else None
+    if own is None:
+        return None
+    found, moved = [], 0.0
+    for origin_id, moved_bytes in origins.items():
+        origin = view.nodes[origin_id]
+        theirs = innermost(loops, origin.pc) if origin.function == node.function else None
+        if theirs is None or own[0] <= origin.pc <= own[1] or theirs[0] <= node.pc <= theirs[1]:
+            continue
+        found.append(origin)
+        moved += moved_bytes
+    total = sum(origins.values())
+    return found if total > 0 and moved >= EARLIER_LOOP_SHARE * total else None
+
+
+def _as_earlier_loop(draft: Draft, values: float) -> Draft:
+    """The finding of loads re-reading an earlier loop's values (module docstring): information, no fix."""
+    draft.message = draft.message.replace(" — keep it in a register", "", 1) + _EARLIER_LOOP_WORDS.format(values=values)
+    draft.explanation = _EARLIER_LOOP_NOTE + draft.explanation
+    draft.fix_kind = "none"
+    draft.tier = TIER_INFORMATION
+    draft.metrics["earlier_loop_values"] = values
+    return draft
+
+
 def _thread_edges(view: KernelView) -> list[Edge]:
     return [e for e in view.edges if e.label == "thread" and e.src != e.dst and view.is_memory(e.dst)]
 
@@ -259,6 +314,7 @@ def _suspects(view: KernelView, pairs: list[tuple[Node, Node]], between_type: st
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     reads: dict[int, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     read_origins: dict[int, set[int]] = defaultdict(set)
+    read_from: dict[int, dict[int, float]] = defaultdict(lambda: defaultdict(float))  # load -> origin -> bytes
     dead: dict[int, float] = defaultdict(float)
     overwriters: dict[int, set[int]] = defaultdict(set)
     covered: set[int] = set()  # findings' PCs with an edge whose covering access spans the whole word
@@ -269,6 +325,7 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
                 continue
             reads[u.id]["rar" if v.type == "read" else "raw"] += edge.bytes
             read_origins[u.id].add(v.id)
+            read_from[u.id][v.id] += edge.bytes
             if not _may_be_other_bytes(v):
                 covered.add(u.id)
         elif u.type == "write" and v.type == "write":
@@ -277,9 +334,18 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
             if not _may_be_other_bytes(u):
                 covered.add(v.id)
     drafts = []
+    earlier = {i: found for i in reads if (found := _earlier_loop_origins(view, view.nodes[i], read_from[i]))}
+    warps = warps_launched(view.raw)
     for line in group_by_line(view.nodes[i] for i in reads):  # unrolled copies of one load: one finding
-        own = [m for m in line if not _lane_dependent(m)]
-        for group in (own, [m for m in line if _lane_dependent(m)]):
+        split = [m for m in line if _lane_dependent(m)]
+        beside = [m for m in line if m.id in earlier and not _lane_dependent(m)]
+        # what a thread would have to keep between the loops: the earlier loop's loads per warp
+        values = sum({o.id: o.executions for m in beside for o in earlier[m.id]}.values()) / warps if warps else 0.0
+        if values < EARLIER_LOOP_VALUES:
+            beside = []  # a few values: registers can hold them, as for a reload in its origin's loop
+        apart = {m.id for m in split} | {m.id for m in beside}
+        own = [m for m in line if m.id not in apart]
+        for group in (own, split, beside):
             if not group:
                 continue
             by_kind: dict[str, float] = defaultdict(float)
@@ -287,11 +353,15 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
                 for kind, value in reads[member.id].items():
                     by_kind[kind] += value
             origins = sorted({view.nodes[i] for m in group for i in read_origins[m.id]}, key=lambda n: n.key)
-            suspects = _suspects(view, [(view.nodes[i], m) for m in group for i in read_origins[m.id]], "read")
+            # an earlier loop's values are too many for registers, whatever a store in between may alias
+            pairs = [] if group is beside else [(view.nodes[i], m) for m in group for i in read_origins[m.id]]
+            suspects = _suspects(view, pairs, "read") if pairs else []
             draft = _read_draft(view, merged_node(group), by_kind, origins, suspects)
             if not any(m.id in covered for m in group):
                 draft = _as_sub_word(draft)
-            elif group is not own and not suspects:  # a reload aliasing forces is __restrict__'s, whatever the lanes
+            elif group is beside:
+                draft = _as_earlier_loop(draft, values)
+            elif group is split and not suspects:  # a reload aliasing forces is __restrict__'s, whatever the lanes
                 draft = _as_lane_dependent(draft, group)
             draft.nodes = group
             drafts.append(draft)

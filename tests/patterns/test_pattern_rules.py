@@ -50,6 +50,45 @@ def test_rar_implant_is_one_finding_on_the_rereading_pc():
     assert patterns_of(find_findings(kernel)) == ["redundant-rar"]
 
 
+def two_loops_kernel(reload_loop: tuple[int, int], per_thread: int = 64) -> tuple[dict, int, int]:
+    """PolyBench gramschmidt's two passes: a first loop (PCs 0x100-0x1f0) sums a column, loading a[i][j] `per_thread`
+    times per thread; a load at 0x300 re-reads each a[i][j] (RAR) in a loop `reload_loop` (the report's `loops`)."""
+    k = KernelBuilder(grid=(8, 1, 1), block=(256, 1, 1))  # 64 warps
+    executions = 64 * per_thread
+    first = k.node("global", "read", executions=executions, line=163, pc=0x180)
+    k.edge(first, 0, "cold")
+    again = k.node("global", "read", executions=executions, line=168, pc=0x300)
+    k.edge(again, first, "thread")
+    kernel = k.build()
+    kernel["loops"] = {kernel["mangled"]: [[0x100, 0x1F0], list(reload_loop)]}
+    return kernel, first, again
+
+
+def test_a_reload_of_what_an_earlier_loop_loaded_gets_no_register_advice():
+    kernel, first, again = two_loops_kernel((0x280, 0x380))
+    finding = only(find_findings(kernel), "redundant-rar")
+    assert finding["pcs"] == [again] and finding["origin_pcs"] == [first]
+    assert finding["severity"] == "information" and finding["fix"]["kind"] == "none"
+    assert finding["metrics"]["earlier_loop_values"] == 64
+    assert "keep it in a register" not in finding["message"]
+    assert finding["message"].endswith(
+        "an earlier loop loaded them (about 64 values per thread): no register can keep them between the loops"
+    )
+
+
+@pytest.mark.parametrize(
+    "reload_loop, per_thread",
+    [((0x100, 0x380), 64), ((0x280, 0x380), 4)],
+    ids=["same loop as its origin", "an earlier loop of 4 values"],
+)
+def test_reloads_in_their_origins_loop_or_of_a_few_values_keep_the_register_advice(reload_loop, per_thread):
+    kernel, _first, again = two_loops_kernel(reload_loop, per_thread)
+    finding = only(find_findings(kernel), "redundant-rar")
+    assert finding["fix"]["kind"] == "register-promotion" and "earlier_loop_values" not in finding["metrics"]
+    del kernel["loops"]  # a report without loops (no nvdisasm): the advice as before
+    assert only(find_findings(kernel), "redundant-rar")["fix"]["kind"] == "register-promotion"
+
+
 def test_rar_control_cross_thread_reuse_reports_nothing():
     kernel, _a, _b = rar_kernel("cross-thread")
     assert find_findings(kernel) == []
