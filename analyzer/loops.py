@@ -8,12 +8,12 @@ that earlier loop. A loop in SASS is a backward branch: the branch at PC b to a 
 itself (the `BRA` trap after a kernel's EXIT) is no loop. Nested loops are nested intervals; a PC's innermost loop
 is the shortest interval holding it. An unrolled loop's copies share one back edge; a fully unrolled loop has none.
 
-SASS needs nvdisasm, which the post-run analysis otherwise does without (its cost: docs/engine.md, "Post-run
-cost"). So only functions whose reloads have the shape of a second loop over an earlier loop's values are
-disassembled (_candidates), and without nvdisasm nothing is: the report then has no `loops`, and the rules give the
-advice they gave before.
+Only functions whose reloads have the shape of a second loop over an earlier loop's values are looked at
+(_candidates). Their branches are decoded from the CUBIN's bytes (backward_branches: sm_80 and later); nvdisasm, whose
+start alone costs 0.4 s (docs/engine.md, "Post-run cost"), reads the others. Without either the report has no
+`loops`, and the rules give the advice they gave before.
 
-Public API: :func:`loops_in`, :func:`innermost`, :func:`attach_loops`.
+Public API: :func:`loops_in`, :func:`backward_branches`, :func:`innermost`, :func:`attach_loops`.
 """
 
 from __future__ import annotations
@@ -30,9 +30,10 @@ _PREDICATE = re.compile(r"^@!?U?P[0-7T]\s+")
 _TARGET = re.compile(r"\.L_0x([0-9a-fA-F]+)")
 
 
-def loops_in(sass_at: Callable[[int], str | None]) -> list[tuple[int, int]]:
+def loops_in(sass_at: Callable[[int], str | None], origin: int = 0) -> list[tuple[int, int]]:
     """(head, back edge) PCs of every loop of one function, whose instructions `sass_at(pc)` gives (None past its
-    end), in order of the back edge."""
+    end), in order of the back edge. The listing names targets by their offset in the code section, and `origin` is
+    where the function starts in it (a device function placed after its kernel in one section)."""
     loops = []
     for index in range(MAX_INSTRUCTIONS):
         pc = index * INSTRUCTION_BYTES
@@ -43,9 +44,70 @@ def loops_in(sass_at: Callable[[int], str | None]) -> list[tuple[int, int]]:
         if body.split(" ", 1)[0].split(".")[0] != "BRA":
             continue
         target = _TARGET.search(body)
-        if target is not None and int(target.group(1), 16) < pc:
-            loops.append((int(target.group(1), 16), pc))
+        if target is not None and 0 <= int(target.group(1), 16) - origin < pc:
+            loops.append((int(target.group(1), 16) - origin, pc))
     return loops
+
+
+# Branches decoded from the machine code itself (a process start of nvdisasm costs 0.4 s, more than the rest of a
+# small app's analysis): on sm_80 and later a 128-bit instruction's opcode is its low 12 bits, BRA 0x947 and BRA.U
+# (a uniform predicate) 0x547, and the target is relative to the next instruction, in 4-byte units: signed bits
+# 34-81 on sm_8x; on sm_90 and later bits 16-23 hold the low 8 bits and 34-81 the rest. Checked against nvdisasm's
+# listings of every CUBIN of tests/data/cubins (sm_80, sm_89, sm_90, sm_120; tests/analyzer/test_loops.py). Other
+# architectures, and any target outside the function or off an instruction, fall back to nvdisasm.
+_BRANCH_OPCODES = (0x947, 0x547)
+_HIGH_BITS = (1 << 48) - 1
+
+
+def _branch_offset(word: int, arch: int) -> int:
+    high = (word >> 34) & _HIGH_BITS
+    if arch >= 90:
+        value, width = ((word >> 16) & 0xFF) | high << 8, 56
+    else:
+        value, width = high, 48
+    if value >> (width - 1):
+        value -= 1 << width
+    return value * 4
+
+
+def backward_branches(code: bytes, arch: int | None) -> list[tuple[int, int]] | None:
+    """(head, back edge) of every loop of one function's machine code, as loops_in reads them off its SASS; None for
+    an architecture this decoder does not know, or code whose branches do not decode to its own instructions."""
+    if arch is None or arch < 80 or len(code) % INSTRUCTION_BYTES:
+        return None
+    loops = []
+    for pc in range(0, len(code), INSTRUCTION_BYTES):
+        word = int.from_bytes(code[pc : pc + INSTRUCTION_BYTES], "little")
+        if word & 0xFFF not in _BRANCH_OPCODES:
+            continue
+        target = pc + INSTRUCTION_BYTES + _branch_offset(word, arch)
+        if target % INSTRUCTION_BYTES or not 0 <= target < len(code):
+            return None
+        if target < pc:
+            loops.append((target, pc))
+    return loops
+
+
+def _decoded(mapper: Any, module: Any, function: str) -> list[tuple[int, int]] | None:
+    """The function's loops from its CUBIN's bytes, or None (unknown module, architecture or encoding)."""
+    try:
+        table = mapper.table(module)
+    except ReuseLensError:
+        return None
+    symbol = table.function_symbol(function)
+    if symbol is None or symbol.size <= 0:
+        return None
+    data = table.elf.section_data(table.elf.sections[symbol.shndx])
+    return backward_branches(data[symbol.value : symbol.value + symbol.size], table.arch)
+
+
+def _start(mapper: Any, module: Any, function: str) -> int:
+    """Where the function starts in its code section (0 where the CUBIN's symbols cannot be read)."""
+    try:
+        symbol = mapper.table(module).function_symbol(function)
+    except ReuseLensError:
+        return 0
+    return symbol.value if symbol is not None else 0
 
 
 def innermost(loops: list[tuple[int, int]] | list[list[int]], pc: int) -> tuple[int, int] | None:
@@ -117,31 +179,36 @@ def _candidates(kernel: dict[str, Any]) -> set[str]:
 
 def attach_loops(mapper: Any, kernels: list[dict[str, Any]]) -> None:
     """Sets each kernel's `loops` ({function: [[head, back edge], ...]}, docs/report-format.md) for the functions
-    with same-thread re-reads between two PCs, from their SASS (one nvdisasm run per module). Without nvdisasm, or
-    where a module's SASS cannot be had, the kernel gets no `loops` for that function."""
+    whose reloads look like a second loop over an earlier loop's values: decoded from the CUBIN, or where that cannot
+    be done, from nvdisasm's SASS (one run per module). Without either, the kernel gets no `loops` for it."""
     from reuselens.analyzer.lineinfo.sass import find_nvdisasm
 
     wanted = {id(kernel): _candidates(kernel) for kernel in kernels}
-    if not any(wanted.values()) or find_nvdisasm() is None:
-        return
-    functions_of: dict[str, set[str]] = {}
-    for kernel in kernels:
-        if wanted[id(kernel)] and isinstance(kernel.get("module"), str):
-            functions_of.setdefault(kernel["module"], set()).update(wanted[id(kernel)])
-    mapper.prepare_sass(functions_of)
+    found: dict[int, dict[str, list[list[int]]]] = {}
+    undecoded: dict[str, set[str]] = {}
     for kernel in kernels:
         module = kernel.get("module")
-        found: dict[str, list[list[int]]] = {}
         for function in sorted(wanted[id(kernel)]):
+            loops = _decoded(mapper, module, function)
+            if loops is not None:
+                found.setdefault(id(kernel), {})[function] = [[head, back] for head, back in loops]
+            elif isinstance(module, str):
+                undecoded.setdefault(module, set()).add(function)
+    if undecoded and find_nvdisasm() is not None:
+        mapper.prepare_sass(undecoded)
+        for kernel in kernels:
+            module = kernel.get("module")
+            for function in sorted(wanted[id(kernel)] & undecoded.get(module, set())):
 
-            def sass_at(pc: int, module: Any = module, function: str = function) -> str | None:
-                try:
-                    return mapper.sass(module, function, pc)
-                except ReuseLensError:  # the module's CUBIN is missing or unreadable: no loops known
-                    return None
+                def sass_at(pc: int, module: Any = module, function: str = function) -> str | None:
+                    try:
+                        return mapper.sass(module, function, pc)
+                    except ReuseLensError:  # the module's CUBIN is missing or unreadable: no loops known
+                        return None
 
-            if sass_at(0) is None:
-                continue
-            found[function] = [[head, back] for head, back in loops_in(sass_at)]
-        if found:
-            kernel["loops"] = found
+                if sass_at(0) is not None:
+                    loops = loops_in(sass_at, _start(mapper, module, function))
+                    found.setdefault(id(kernel), {})[function] = [[head, back] for head, back in loops]
+    for kernel in kernels:
+        if id(kernel) in found:
+            kernel["loops"] = found[id(kernel)]

@@ -9,10 +9,12 @@ import pytest
 
 from reuselens.analyzer import loops as loops_module
 from reuselens.analyzer.errors import ReuseLensError
+from reuselens.analyzer.lineinfo.cubin import CubinLineTable
 from reuselens.analyzer.lineinfo.sass import parse_listing
-from reuselens.analyzer.loops import attach_loops, innermost, loops_in
+from reuselens.analyzer.loops import attach_loops, backward_branches, innermost, loops_in
 
-LISTING = parse_listing((Path(__file__).parents[1] / "data" / "sass" / "loops.sm_90.sass").read_text())
+DATA = Path(__file__).parents[1] / "data"
+LISTING = parse_listing((DATA / "sass" / "loops.sm_90.sass").read_text())
 
 
 def sass_of(function: str):
@@ -48,10 +50,17 @@ def test_an_inner_loop_is_the_innermost_of_the_pcs_it_holds():
 
 
 class FakeMapper:
-    """The source mapper's SASS side: the recorded listing for module "m"; other modules are unknown."""
+    """The source mapper's SASS side: the recorded listing for module "m"; other modules are unknown. Its CUBIN
+    tables are unknown too unless `cubin` is given, so that the loops come from the listing (nvdisasm's way)."""
 
-    def __init__(self):
+    def __init__(self, cubin: bytes | None = None):
         self.prepared: list[dict] = []
+        self.cubin = cubin
+
+    def table(self, module):
+        if module != "m" or self.cubin is None:
+            raise ReuseLensError("no CUBIN here")
+        return CubinLineTable(self.cubin)
 
     def prepare_sass(self, functions_of):
         self.prepared.append({module: sorted(functions) for module, functions in functions_of.items()})
@@ -130,3 +139,50 @@ def test_a_report_with_loops_loads_and_malformed_loops_are_named(tmp_path):
     assert load({"_Z1fv": [[480, 880]]})["kernels"][0]["loops"] == {"_Z1fv": [[480, 880]]}
     with pytest.raises(ReportError, match="loops"):
         load({"_Z1fv": [[-16, 880]]})
+
+
+def test_attach_loops_decodes_the_cubin_without_nvdisasm(monkeypatch):
+    monkeypatch.setattr("reuselens.analyzer.lineinfo.sass.find_nvdisasm", lambda: None)
+    kernel = kernel_with_reload("_Z10two_passesPKfPfi")
+    mapper = FakeMapper(cubin=(DATA / "sass" / "loops.sm_90.cubin").read_bytes())
+    attach_loops(mapper, [kernel])
+    assert mapper.prepared == []  # no nvdisasm run: the branches were decoded from the bytes
+    assert kernel["loops"] == {"_Z10two_passesPKfPfi": [list(x) for x in loops_in(sass_of("_Z10two_passesPKfPfi"))]}
+
+
+def recorded_cubins() -> list[tuple[Path, str]]:
+    """Every CUBIN of the fixtures with nvdisasm's listing of it: tests/data/cubins (sm_80, sm_89, sm_90, sm_120,
+    -G, relocatable device code linked) and tests/data/sass."""
+    import gzip
+
+    found = [
+        (path, gzip.open(path.with_name(path.name.replace(".cubin", ".gi.txt.gz")), "rt").read())
+        for path in sorted((DATA / "cubins").glob("*.cubin"))
+    ]
+    found.append((DATA / "sass" / "loops.sm_90.cubin", (DATA / "sass" / "loops.sm_90.sass").read_text()))
+    return found
+
+
+@pytest.mark.parametrize("cubin, listing", recorded_cubins(), ids=lambda value: getattr(value, "name", ""))
+def test_branches_decoded_from_the_cubin_are_the_loops_nvdisasm_lists(cubin, listing):
+    table = CubinLineTable(cubin.read_bytes())
+    sass = parse_listing(listing)
+    functions = [symbol for symbol in table.symbols if symbol.type == 2 and symbol.size > 0]  # STT_FUNC with code
+    assert functions
+    loops = 0
+    for symbol in functions:
+        section = table.elf.sections[symbol.shndx]
+        code = table.elf.section_data(section)[symbol.value : symbol.value + symbol.size]
+        start = symbol.value
+        listed = loops_in(lambda pc, name=section.name, start=start: sass.get((name, start + pc)), start)
+        assert backward_branches(code, table.arch) == listed, symbol.name
+        loops += len(listed)
+    assert loops > 0
+
+
+def test_an_unknown_architecture_or_a_branch_out_of_the_function_is_not_decoded():
+    bra_back = (0x947 | (((1 << 48) - 4) << 34)).to_bytes(16, "little")  # BRA to itself, -16 bytes (sm_8x)
+    assert backward_branches(bytes(16) + bra_back, 80) == []
+    assert backward_branches(bytes(16) + bra_back, 75) is None  # Turing: not checked against nvdisasm
+    far = (0x947 | (1 << 40)).to_bytes(16, "little")  # forward, far past the end
+    assert backward_branches(far, 90) is None
