@@ -18,7 +18,7 @@ at 307: two warnings until session 48).
 
 from __future__ import annotations
 
-from reuselens.analyzer.patterns.finding import NCU, TIER_INFORMATION, TIER_PERFORMANCE, Draft
+from reuselens.analyzer.patterns.finding import TIER_INFORMATION, TIER_PERFORMANCE, Draft, predicted_excess
 from reuselens.analyzer.patterns.text import count
 from reuselens.analyzer.patterns.view import KernelView, Node, groups_with_followers, merged_node
 
@@ -62,12 +62,9 @@ def _draft(node: Node, ratio: float, members: list[Node]) -> Draft:
         f"{ratio:.1f}-way bank conflict on average (up to {worst} wavefronts per warp access): "
         f"{count(excess)} extra shared-memory wavefronts — pad or swizzle the array"
     )
-    predicted: dict[str, int] = {}
-    for op, kind in (("ld", "read"), ("st", "write")):  # a read-modify-write's store joins its load's finding
-        of_kind = [m for m in members if m.type == kind]
-        if of_kind:
-            key = NCU[("shared", op, "wavefronts")]
-            predicted[key] = round(sum(max(0.0, m.wavefronts_total() - m.wavefronts_ideal_total()) for m in of_kind))
+    predicted = predicted_excess(
+        members, "shared", "wavefronts", lambda m: m.wavefronts_total() - m.wavefronts_ideal_total()
+    )
     data_dependent = _data_dependent(node)
     if data_dependent:
         message = message.replace(" — pad or swizzle the array", " — data-dependent: the bins collide, not the layout")

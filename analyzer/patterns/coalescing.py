@@ -27,7 +27,7 @@ overwrites a flagged store (the overwritten one is dead, redundant-waw's to repo
 
 from __future__ import annotations
 
-from reuselens.analyzer.patterns.finding import NCU, Draft
+from reuselens.analyzer.patterns.finding import Draft, predicted_excess
 from reuselens.analyzer.patterns.text import count, format_bytes
 from reuselens.analyzer.patterns.view import (
     SECTOR_BYTES,
@@ -61,12 +61,7 @@ _DATA_FIX = (
 
 def _draft(node: Node, ratio: float, members: list[Node]) -> Draft:
     excess = max(0.0, node.sectors_total() - node.sectors_ideal_total())
-    predicted: dict[str, int] = {}
-    for op, kind in (("ld", "read"), ("st", "write")):  # a read-modify-write's store joins its load's finding
-        of_kind = [m for m in members if m.type == kind]
-        if of_kind:
-            key = NCU[("global", op, "sectors")]
-            predicted[key] = round(sum(max(0.0, m.sectors_total() - m.sectors_ideal_total()) for m in of_kind))
+    predicted = predicted_excess(members, "global", "sectors", lambda m: m.sectors_total() - m.sectors_ideal_total())
     mean_sectors = dist_mean(node.raw.get("sectors"))
     ideal = node.sectors_ideal_total() / node.requests if node.requests else 0.0
     follows_data = all(m.addresses_follow_data() for m in members)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from reuselens.analyzer.patterns.view import SECTOR_BYTES, KernelView, Node
 from reuselens.analyzer.reportview import MIN_SHARE_EXEMPT_PATTERNS
@@ -73,6 +73,17 @@ def predicted_removal_plain(
     if node.space != "shared" and sectors:
         counts[NCU[(node.space, op, "sectors")]] = round(node.sectors_total() * fraction)
     return counts
+
+
+def predicted_excess(members: list[Node], space: str, counter: str, excess: Callable[[Node], float]) -> dict[str, int]:
+    """Counter decrements of a layout fix (poor-coalescing's sectors, bank-conflict's wavefronts): each PC's
+    `excess`, loads and stores apart (a read-modify-write's store joins its load's finding)."""
+    predicted: dict[str, int] = {}
+    for op, kind in (("ld", "read"), ("st", "write")):
+        of_kind = [m for m in members if m.type == kind]
+        if of_kind:
+            predicted[NCU[(space, op, counter)]] = round(sum(max(0.0, excess(m)) for m in of_kind))
+    return predicted
 
 
 def add_counts(total: dict[str, int], more: dict[str, int]) -> dict[str, int]:
