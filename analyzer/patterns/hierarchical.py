@@ -177,19 +177,33 @@ def _source_place(node: Node) -> tuple | None:
     return (node.function, source.get("file"), source.get("line")) if source.get("line") else None
 
 
-def _racing_stores(view: KernelView, carriers: list[Node]) -> list[Node]:
-    """The stores on the carriers' lines whose bytes mostly race between warps of a block (write after write, no
-    barrier between): the signature of warps that repeat one another's work; [] when the reuse is a real tile."""
+def _reads_repeat(view: KernelView, loads: list[Node]) -> bool:
+    """Whether the loads' block-scope reuse is at least DUPLICATE_REUSE_SHARE between copies of one access (the same
+    line's PCs): other warps of the block read the same addresses at the same instruction."""
     same_access = 0.0
     block_reuse = 0.0
-    for node in carriers:
+    for node in loads:
         for edge in view.out_edges.get(node.id, ()):
             if edge.label == "block":
                 block_reuse += edge.bytes
                 other = view.nodes.get(edge.dst)
                 if other is not None and line_key(other) is not None and line_key(other) == line_key(node):
                     same_access += edge.bytes
-    if block_reuse <= 0 or same_access < DUPLICATE_REUSE_SHARE * block_reuse:
+    return block_reuse > 0 and same_access >= DUPLICATE_REUSE_SHARE * block_reuse
+
+
+def warps_repeat_work(view: KernelView, nodes: list[Node]) -> bool:
+    """Whether the global loads on these nodes' source lines read what other warps of the block read at the same
+    instruction (the race rule's test for stores racing between warps that repeat one another's work)."""
+    lines = {_source_place(node) for node in nodes} - {None}
+    loads = [n for n in view.memory_nodes() if n.type == "read" and n.space == "global" and _source_place(n) in lines]
+    return bool(loads) and _reads_repeat(view, loads)
+
+
+def _racing_stores(view: KernelView, carriers: list[Node]) -> list[Node]:
+    """The stores on the carriers' lines whose bytes mostly race between warps of a block (write after write, no
+    barrier between): the signature of warps that repeat one another's work; [] when the reuse is a real tile."""
+    if not _reads_repeat(view, carriers):
         return []
     lines = {_source_place(node) for node in carriers} - {None}
     stores = [n for n in view.memory_nodes() if n.type == "write" and n.space == "global" and _source_place(n) in lines]

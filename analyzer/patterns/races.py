@@ -56,6 +56,11 @@ faster warp running ahead; two orders of like size can need two barriers), the t
 accesses at line 105 against the reads at 137-139, and 13 RAW accesses of those reads against 105, were four
 warnings; session 46's review).
 
+Warps that repeat one another's work: stores racing write-after-write between warps of a block, on lines whose global
+loads read what the block's other warps read at the same instruction (hierarchical's duplicated-warps test: PolyBench
+mvt and ATAX, 8 warps per block indexed by threadIdx.x alone), are no missing barrier: the finding stays a warning
+and says to index with every dimension of the block (session 48's review of ATAX).
+
 Uniform stores (and reads of them, and atomicExch flags): when the only conflicts are stores against stores and,
 at both ends, every execution has all its lanes store to one address (`*flag = true` by every thread; or one end is
 an atomicExch always updating one address, the other a one-address store: `atomicExch(&flag, 1)` against
@@ -72,6 +77,7 @@ from collections import defaultdict
 
 from reuselens.analyzer.patterns.barriers import inside_grid_sync
 from reuselens.analyzer.patterns.finding import TIER_CORRECTNESS, TIER_INFORMATION, Draft
+from reuselens.analyzer.patterns.hierarchical import warps_repeat_work
 from reuselens.analyzer.patterns.text import count, format_bytes, format_share, where
 from reuselens.analyzer.patterns.view import Edge, KernelView, Node, group_by_line, merge_groups
 from reuselens.analyzer.toolkit_paths import atomic_intrinsic
@@ -121,6 +127,16 @@ _ATOMIC_READ_NOTE = (
     "atomic returns (an optimistic pre-check of a counter). Make the read a relaxed atomic load "
     "(cuda::atomic_ref<T, cuda::thread_scope_device>(x).load(cuda::memory_order_relaxed)) to say so. If the "
     "read's value must be the final one, it needs an order: "
+)
+# Stores of warps that repeat one another's work race write after write: at least this share of the conflicts (mvt's
+# 536 M WAW accesses come with 6,944 WAR of the accumulator's first load).
+DUPLICATED_WAW_SHARE = 0.99
+_DUPLICATED_NOTE = (
+    "The warps of each block store to the same addresses, with no barrier between, because they repeat one "
+    "another's work: the loads on these lines read, at the same instruction, what the other warps of the block read "
+    "(an index leaves out a dimension of the block, e.g. threadIdx.y of a 2-D block used as if 1-D, or more threads "
+    "are launched than the work has items). A __syncthreads() would only order the repeated stores. Index with "
+    "every dimension of the block, or launch one thread per item: the race and the repeated loads go together."
 )
 _SUB_WORD_NOTE = (
     "Both accesses are narrower than the 4-byte word this profile tracks, so they may be to different bytes of one "
@@ -457,6 +473,17 @@ def _draft(
             f"not record values; a register would hold it without the race"
         )
         explanation = _UNIFORM_NOTE + explanation
+    # Stores racing between warps that repeat one another's work (module docstring): a barrier is not the fix.
+    duplicated = (
+        scope == "block"
+        and not uniform
+        and not measured
+        and by_kind.get("waw", 0) >= DUPLICATED_WAW_SHARE * sum(by_kind.values())
+        and warps_repeat_work(view, [*group, *origins])
+    )
+    if duplicated:
+        message += " — the warps repeat one another's work: index with every dimension of the block"
+        explanation = _DUPLICATED_NOTE
     # Orders the profile cannot see (module docstring): mbarriers in the kernel, or accesses narrower than a granule.
     unseen = ""
     if scope != "grid" and not uniform and not measured:  # (values that show a real race settle it)
@@ -476,6 +503,7 @@ def _draft(
     metrics = {
         "unsynchronized_accesses": accesses,
         "uniform_stores": uniform,
+        **({"duplicated_warps": True} if duplicated else {}),
         **({"unseen_order": unseen} if unseen else {}),
         **measured,
         **{f"unsynchronized_{label}": value for label, value in sorted(per_scope.items())},

@@ -664,6 +664,18 @@ def test_block_reuse_of_warps_repeating_one_anothers_work_gets_no_tile_advice():
     assert "Index with every dimension of the block" in finding["fix"]["explanation"]
 
 
+def test_stores_racing_between_warps_that_repeat_one_anothers_work_are_told_the_cause_not_a_barrier():
+    kernel, _load = duplicated_warps_kernel(store_races=True)
+    race = only(find_findings(kernel), "race-candidate")
+    assert race["severity"] == "warning" and race["metrics"]["duplicated_warps"] is True
+    assert race["message"].endswith("— the warps repeat one another's work: index with every dimension of the block")
+    assert "__syncthreads() would only order the repeated stores" in race["fix"]["explanation"]
+    # the same racing stores beside loads that read other accesses' data: a missing barrier, as before
+    kernel, _load = duplicated_warps_kernel(store_races=True, self_share=0.5)
+    race = only(find_findings(kernel), "race-candidate")
+    assert "duplicated_warps" not in race["metrics"] and "Insert __syncthreads()" in race["fix"]["explanation"]
+
+
 def test_block_reuse_without_racing_stores_or_between_different_accesses_keeps_the_tile_advice():
     for store_races, self_share in ((False, 1.0), (True, 0.5)):
         kernel, _load = duplicated_warps_kernel(store_races, self_share)
