@@ -192,11 +192,24 @@ def _reads_repeat(view: KernelView, loads: list[Node]) -> bool:
     return block_reuse > 0 and same_access >= DUPLICATE_REUSE_SHARE * block_reuse
 
 
+def _global_on(view: KernelView, nodes: list[Node], kind: str) -> list[Node]:
+    """The global accesses of type `kind` on the source lines of `nodes` (by function, file and line; the view's
+    index of them is made once, since every draft of a large kernel asks)."""
+    index = view.memo.get("global_by_place")
+    if index is None:
+        index = {}
+        for node in view.memory_nodes():
+            if node.space == "global":
+                index.setdefault((_source_place(node), node.type), []).append(node)
+        view.memo["global_by_place"] = index
+    lines = sorted({_source_place(node) for node in nodes} - {None})
+    return [found for line in lines for found in index.get((line, kind), ())]
+
+
 def warps_repeat_work(view: KernelView, nodes: list[Node]) -> bool:
     """Whether the global loads on these nodes' source lines read what other warps of the block read at the same
     instruction (the race rule's test for stores racing between warps that repeat one another's work)."""
-    lines = {_source_place(node) for node in nodes} - {None}
-    loads = [n for n in view.memory_nodes() if n.type == "read" and n.space == "global" and _source_place(n) in lines]
+    loads = _global_on(view, nodes, "read")
     return bool(loads) and _reads_repeat(view, loads)
 
 
@@ -205,15 +218,15 @@ def _racing_stores(view: KernelView, carriers: list[Node]) -> list[Node]:
     barrier between): the signature of warps that repeat one another's work; [] when the reuse is a real tile."""
     if not _reads_repeat(view, carriers):
         return []
-    lines = {_source_place(node) for node in carriers} - {None}
-    stores = [n for n in view.memory_nodes() if n.type == "write" and n.space == "global" and _source_place(n) in lines]
+    stores = _global_on(view, carriers, "write")
     racing = 0.0
     for store in stores:
         for edge in view.out_edges.get(store.id, ()):
             waw = edge.kind_count("waw")
-            if edge.label != "block" or waw <= 0 or edge.accesses <= 0:
+            # without `synced` the report does not say which accesses a barrier separated: not judged, as races does
+            if edge.label != "block" or waw <= 0 or edge.accesses <= 0 or edge.raw.get("synced") is None:
                 continue
-            unsynchronized = max(0.0, edge.accesses - float(edge.raw.get("synced") or 0))
+            unsynchronized = max(0.0, edge.accesses - float(edge.raw["synced"]))
             racing += edge.bytes * min(waw, unsynchronized) / edge.accesses
     written = sum(store.w_total() for store in stores)
     return stores if written > 0 and racing >= DUPLICATE_RACING_STORES * written else []

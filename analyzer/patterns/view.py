@@ -400,6 +400,8 @@ def _followers(view: KernelView, firing: list[Node], stores_only: bool) -> dict[
             continue
         if node.type == "write" and any(view.nodes[o].type == "write" for o in by_origin):
             continue  # an overwrite outlives the store it kills (redundant-waw's dead store): a layout of its own
+        if stores_only and any(view.nodes[o].type != "read" for o in by_origin):
+            continue  # a store after a shared atomic: the atomic's conflicts may follow the data, the store's not
         if sum(by_origin.values()) >= FOLLOWER_SHARE * node.w_total():
             followers[node.id] = max(sorted(by_origin), key=lambda o: by_origin[o])
     return followers

@@ -363,6 +363,24 @@ def test_the_store_of_a_shared_read_modify_write_joins_its_loads_bank_conflict()
     }
 
 
+def test_a_store_after_a_shared_atomic_keeps_its_own_bank_conflict():
+    # a histogram bin's atomic (conflicts that follow the data) and a store of the same element by the same thread
+    # (a layout conflict): two fixes, two findings, whichever PC comes first
+    for store_pc, atomic_pc in ((0x100, 0x200), (0x200, 0x100)):
+        k = KernelBuilder()
+        atomic = k.node("shared", "atomic", executions=4096, line=20, pc=atomic_pc)
+        k.kernel["nodes"][atomic]["wavefronts"] = [[1, 1024], [2, 1024], [3, 1024], [4, 1024]]
+        k.kernel["nodes"][atomic]["wavefronts_ideal"] = [[1, 4096]]
+        k.edge(atomic, 0, "cold", 0.5)
+        k.edge(atomic, atomic, "block", 0.5)  # other warps' updates of the bins: a shared histogram
+        store = k.node("shared", "write", executions=4096, wavefronts=2, wavefronts_ideal=1, line=30, pc=store_pc)
+        k.edge(store, atomic, "thread")
+        conflicts = {
+            tuple(f["pcs"]): f["fix"]["kind"] for f in find_findings(k.build()) if f["pattern"] == "bank-conflict"
+        }
+        assert conflicts == {(atomic,): "none", (store,): "padding"}
+
+
 def test_a_shared_reload_of_a_stored_element_keeps_its_own_bank_conflict():
     # a kernel's loop reads back what its threads stored in shared memory: reloads do not chain into one finding
     kernel, load, store, again = shared_read_modify_write(reload=True)
@@ -674,6 +692,43 @@ def test_stores_racing_between_warps_that_repeat_one_anothers_work_are_told_the_
     kernel, _load = duplicated_warps_kernel(store_races=True, self_share=0.5)
     race = only(find_findings(kernel), "race-candidate")
     assert "duplicated_warps" not in race["metrics"] and "Insert __syncthreads()" in race["fix"]["explanation"]
+
+
+def test_without_synced_counts_racing_stores_are_not_judged_and_the_tile_advice_stays():
+    # a report without `synced` on block edges, with a barrier executed: the race rule judges no race, so the block
+    # reuse is not called duplicated work on the strength of one either
+    kernel, _load = duplicated_warps_kernel(store_races=True)
+    for edge in kernel["edges"]:
+        edge.pop("synced", None)
+        edge.pop("synced_bytes", None)
+    kernel["barriers"] = [
+        {"function": kernel["mangled"], "pc": 0x400, "kind": "block", "executions": 512, "source": None}
+    ]
+    findings = find_findings(kernel)
+    assert patterns_of(findings).count("race-candidate") == 0
+    assert only(findings, "hierarchical-reuse-block")["fix"]["kind"] == "shared-promotion"
+
+
+def test_the_duplicated_warps_test_costs_little_on_a_kernel_of_thousands_of_lines():
+    # one index of the view's global accesses by line, made once: every draft used to sort all the kernel's nodes
+    import time
+
+    from reuselens.analyzer.patterns import hierarchical, races
+    from reuselens.analyzer.patterns.view import KernelView
+
+    k = KernelBuilder(block=(32, 8, 1))
+    for line in range(1000, 4000):
+        load = k.node("global", "read", executions=64, line=line)
+        k.edge(load, 0, "cold", 1 / 8)
+        k.edge(load, load, "block", 7 / 8)
+        store = k.node("global", "write", executions=64, line=line)
+        k.edge(store, 0, "cold", 1 / 8)
+        k.edge(store, store, "block", 7 / 8, synced=0, synced_bytes=0)
+    view = KernelView(k.kernel)
+    started = time.perf_counter()
+    found = races.find(view, {"delta": 0.1}) + hierarchical.find(view, {"delta": 0.1})
+    assert sum(1 for d in found if d.metrics.get("duplicated_warps")) == 6000
+    assert time.perf_counter() - started < 5.0  # 30 s and more before the index
 
 
 def test_block_reuse_without_racing_stores_or_between_different_accesses_keeps_the_tile_advice():
