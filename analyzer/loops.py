@@ -101,13 +101,14 @@ def _decoded(mapper: Any, module: Any, function: str) -> list[tuple[int, int]] |
     return backward_branches(data[symbol.value : symbol.value + symbol.size], table.arch)
 
 
-def _start(mapper: Any, module: Any, function: str) -> int:
-    """Where the function starts in its code section (0 where the CUBIN's symbols cannot be read)."""
+def _span(mapper: Any, module: Any, function: str) -> tuple[int, int | None]:
+    """Where the function starts in its code section and its size (0 and None where the CUBIN's symbols cannot be
+    read): the SASS of a section runs on into the functions after it."""
     try:
         symbol = mapper.table(module).function_symbol(function)
     except ReuseLensError:
-        return 0
-    return symbol.value if symbol is not None else 0
+        return 0, None
+    return (symbol.value, symbol.size or None) if symbol is not None else (0, None)
 
 
 def innermost(loops: list[tuple[int, int]] | list[list[int]], pc: int) -> tuple[int, int] | None:
@@ -199,15 +200,18 @@ def attach_loops(mapper: Any, kernels: list[dict[str, Any]]) -> None:
         for kernel in kernels:
             module = kernel.get("module")
             for function in sorted(wanted[id(kernel)] & undecoded.get(module, set())):
+                start, size = _span(mapper, module, function)
 
-                def sass_at(pc: int, module: Any = module, function: str = function) -> str | None:
+                def sass_at(pc: int, module: Any = module, function: str = function, size: int | None = size):
+                    if size is not None and pc >= size:
+                        return None  # the next function of the section
                     try:
                         return mapper.sass(module, function, pc)
                     except ReuseLensError:  # the module's CUBIN is missing or unreadable: no loops known
                         return None
 
                 if sass_at(0) is not None:
-                    loops = loops_in(sass_at, _start(mapper, module, function))
+                    loops = loops_in(sass_at, start)
                     found.setdefault(id(kernel), {})[function] = [[head, back] for head, back in loops]
     for kernel in kernels:
         if id(kernel) in found:

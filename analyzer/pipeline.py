@@ -103,7 +103,7 @@ def _attach_sources(
     _attach_value_types(run, mapper, kernels, notes)
     from reuselens.analyzer.loops import attach_loops
 
-    attach_loops(mapper, kernels)  # only functions with same-thread reloads, only with nvdisasm (loops.py)
+    attach_loops(mapper, kernels)  # only functions whose reloads look like a second loop (loops.py)
     notes.extend(note for note in _merge_lineless(mapper.notes) if note not in notes)
 
 

@@ -138,6 +138,11 @@ FINDING = Obj(
 )
 
 
+def _loop_rule(loop: list[Any]) -> str | None:
+    """A loop is [head pc, back-edge pc], the head at or before the back edge."""
+    return None if loop[0] <= loop[1] else f"head {loop[0]} after back edge {loop[1]}"
+
+
 def _report_kernel_rule(kernel: dict[str, Any]) -> SchemaError | None:
     """The engine's rules, and findings and subgraphs name nodes of their kernel."""
     problem = kernel_rule(kernel)
@@ -188,7 +193,7 @@ REPORT_SCHEMA = Obj(
                     "barriers": List(REPORT_BARRIER),
                     "subgraphs": List(SUBGRAPH),
                     "findings": List(FINDING),
-                    "loops": Map(List(List(COUNT))),
+                    "loops": Map(List(List(COUNT, length=2, rule=_loop_rule))),
                 },
                 required=("id",),
                 rule=_report_kernel_rule,

@@ -37,8 +37,8 @@ finding of their own, information without a fix; PCs of the same line whose re-r
 (a stencil's rows swept down a column: each PC either all own or all neighbours').
 
 Earlier loops: a load in one loop that re-reads what the same thread loaded or stored in an earlier loop (two
-sibling loops of one function, neither holding the other's PC: the report's `loops`, read off the SASS where nvdisasm
-is installed, analyzer/loops.py) would need one register per iteration of that earlier loop. When at least
+sibling loops of one function, neither holding the other's PC: the report's `loops`, decoded from the CUBIN's
+branches by analyzer/loops.py) would need one register per iteration of that earlier loop. When at least
 EARLIER_LOOP_SHARE of a load's re-read bytes come from such origins and those origins ran at least
 EARLIER_LOOP_VALUES times per warp of the kernel's launches (the values a thread would have to keep), the load's
 re-reads form a finding of their own, information without a fix, saying so: only fusing the loops (where the

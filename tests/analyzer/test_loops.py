@@ -89,7 +89,7 @@ def kernel_with_reload(
     }
 
 
-def test_loops_are_attached_only_for_functions_with_reloads_and_only_with_nvdisasm(monkeypatch):
+def test_loops_come_from_nvdisasm_only_for_undecoded_functions_with_reloads(monkeypatch):
     monkeypatch.setattr("reuselens.analyzer.lineinfo.sass.find_nvdisasm", lambda: "/usr/bin/nvdisasm")
     reloading = kernel_with_reload("_Z10two_passesPKfPfi")
     quiet = kernel_with_reload("_Z6nestedPKfPfii", kind="waw")  # a dead store is no reload
@@ -137,8 +137,9 @@ def test_a_report_with_loops_loads_and_malformed_loops_are_named(tmp_path):
         return report.load(path)
 
     assert load({"_Z1fv": [[480, 880]]})["kernels"][0]["loops"] == {"_Z1fv": [[480, 880]]}
-    with pytest.raises(ReportError, match="loops"):
-        load({"_Z1fv": [[-16, 880]]})
+    for malformed in ([[-16, 880]], [[256]], [[256, 496, 768]], [[896, 640]]):
+        with pytest.raises(ReportError, match="loops"):
+            load({"_Z1fv": malformed})
 
 
 def test_attach_loops_decodes_the_cubin_without_nvdisasm(monkeypatch):
@@ -186,3 +187,34 @@ def test_an_unknown_architecture_or_a_branch_out_of_the_function_is_not_decoded(
     assert backward_branches(bytes(16) + bra_back, 75) is None  # Turing: not checked against nvdisasm
     far = (0x947 | (1 << 40)).to_bytes(16, "little")  # forward, far past the end
     assert backward_branches(far, 90) is None
+
+
+def test_nvdisasm_loops_of_a_function_end_where_the_function_does(monkeypatch):
+    # a device function placed in its kernel's section (cubins' call_kernel and its slow path), read from nvdisasm's
+    # listing (an architecture the decoder does not know): the listing runs on into the next function, whose loops
+    # are not this one's
+    import gzip
+
+    from reuselens.analyzer.lineinfo.mapper import SourceMapper
+
+    cubin = (DATA / "cubins" / "kernels.sm_90.lineinfo.cubin").read_bytes()
+    listing = parse_listing(gzip.open(DATA / "cubins" / "kernels.sm_90.lineinfo.gi.txt.gz", "rt").read())
+    function = "$_Z11call_kernelPfPKfi$_Z6slowfnf"
+    mapper = SourceMapper({"m": cubin})
+    table = mapper.table("m")
+    symbol = table.function_symbol(function)
+    section = table.elf.sections[symbol.shndx].name
+    after = symbol.value + symbol.size + 0x40  # an instruction of the next function, branching back within it
+    listing[(section, after)] = f"BRA `(.L_{symbol.value + symbol.size:#06x}) ;"
+    monkeypatch.setattr(table, "arch", 75)  # not decoded: nvdisasm's way
+    monkeypatch.setattr("reuselens.analyzer.lineinfo.sass.find_nvdisasm", lambda: "/usr/bin/nvdisasm")
+    module = mapper._module("m")
+    module.sass.update(listing)
+    module.sass_sections.add(symbol.shndx)
+    monkeypatch.setattr(mapper, "prepare_sass", lambda functions_of: None)
+    kernel = kernel_with_reload(function)
+    attach_loops(mapper, [kernel])
+    loops = kernel["loops"][function]
+    code = table.elf.section_data(table.elf.sections[symbol.shndx])[symbol.value : symbol.value + symbol.size]
+    assert loops == [list(x) for x in backward_branches(code, 90)] and loops
+    assert all(back < symbol.size for _head, back in loops)
