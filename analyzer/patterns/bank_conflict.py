@@ -10,6 +10,13 @@ bins collide: no padding or swizzle spreads random bins over the banks. When an 
 mode covering DATA_DEPENDENT_MODE of its executions, the finding is information with no fix, saying so (Parboil
 histo's 24 KB histogram: 1 to 6 wavefronts per access; session 46's review).
 
+Warps that span rows: in a block narrower than a warp (blockDim.x 16, 8, ...), a warp covers 32 / blockDim.x rows of
+the block, and when every execution has exactly that many times its ideal wavefronts, the rows start on the same
+bank. One word of padding then shifts the next row by one bank and leaves the conflict (cuda-samples
+convolutionSeparable's 16-wide blocks: `[4][160]` needs a row of 176 words, and its column tile `[16][81]` is
+padded by one already; session 48's review). Such a finding says so, with fix `none` (the padding quick fix adds one
+word) and `metrics.warp_rows`.
+
 One layout, one finding, as for poor-coalescing (view.groups_with_followers): a store at least 90% of whose bytes
 the same thread last read at a flagged load of another line writes the element that load read, through the same
 layout, so padding the array fixes both (cuda-samples shfl_scan's `sums[tx][ty]`, read at line 298 and written back
@@ -55,7 +62,43 @@ def _data_dependent(node: Node) -> bool:
     return node.type == "atomic" and _mode_share(node.raw.get("wavefronts")) < DATA_DEPENDENT_MODE
 
 
-def _draft(node: Node, ratio: float, members: list[Node]) -> Draft:
+# A warp of a block narrower than 32 threads spans several rows of it (module docstring); the conflict is that span's
+# when at least this share of the executions have exactly `rows` times their ideal wavefronts.
+ROW_SPAN_SHARE = 0.9
+_ROW_SPAN_FIX = (
+    "Each warp of this block spans {rows} rows of {width} threads, and its lanes hit the same banks once per row: "
+    "the rows a warp touches start on the same bank. One word of padding shifts the next row by one bank only, "
+    "which leaves the conflict when a row's {width} lanes cover {width} consecutive banks. Make the rows of one warp "
+    "fall in different banks: when threadIdx.x indexes the columns (tile[ty][tx]), a row stride of {width} (mod 32) "
+    "words (e.g. {width} words of padding instead of one); when it indexes the rows (tile[tx][ty]), a stride of "
+    "{rows} (mod 32); or a block {full} threads wide, or an XOR swizzle of the column (paper 3.3 II)."
+)
+
+
+def warp_rows(view: KernelView) -> int:
+    """How many rows of the block one warp spans: 32 / blockDim.x for every launch of a block narrower than a warp
+    (whose width divides 32); 1 otherwise."""
+    configurations = view.raw.get("configurations") or [{"block": view.raw.get("block")}]
+    widths = {int((config.get("block") or [0])[0]) for config in configurations}
+    if len(widths) != 1:
+        return 1
+    (width,) = widths
+    return 32 // width if 0 < width < 32 and 32 % width == 0 else 1
+
+
+def _spans_rows(node: Node, rows: int) -> bool:
+    """Whether the PC's executions have `rows` times their ideal wavefronts (ROW_SPAN_SHARE of them): the conflict
+    of a warp spanning `rows` rows that start on the same bank."""
+    ideal = node.raw.get("wavefronts_ideal") or []
+    if rows <= 1 or len(ideal) != 1:
+        return False
+    want = int(ideal[0][0]) * rows
+    counts = {int(value): float(count) for value, count in node.raw.get("wavefronts") or ()}
+    total = sum(counts.values())
+    return total > 0 and counts.get(want, 0.0) >= ROW_SPAN_SHARE * total
+
+
+def _draft(node: Node, ratio: float, members: list[Node], rows: int = 1) -> Draft:
     excess = max(0.0, node.wavefronts_total() - node.wavefronts_ideal_total())
     worst = max((int(v) for v, _c in node.raw.get("wavefronts") or ()), default=0)
     message = (
@@ -66,14 +109,24 @@ def _draft(node: Node, ratio: float, members: list[Node]) -> Draft:
         members, "shared", "wavefronts", lambda m: m.wavefronts_total() - m.wavefronts_ideal_total()
     )
     data_dependent = _data_dependent(node)
+    row_span = not data_dependent and all(_spans_rows(m, rows) for m in members)
+    explanation = _DATA_DEPENDENT_FIX if data_dependent else _FIX
     if data_dependent:
         message = message.replace(" — pad or swizzle the array", " — data-dependent: the bins collide, not the layout")
+    elif row_span:
+        width = 32 // rows
+        message = message.replace(
+            " — pad or swizzle the array",
+            f" — each warp spans {rows} rows of the {width}-thread-wide block: one word of padding does not separate "
+            f"them, pad so that its rows start {width} banks apart (or {rows} when threadIdx.x picks the row) or swizzle",
+        )
+        explanation = _ROW_SPAN_FIX.format(rows=rows, width=width, full=32)
     return Draft(
         "bank-conflict",
         [node],
         None,
-        "none" if data_dependent else "padding",
-        _DATA_DEPENDENT_FIX if data_dependent else _FIX,
+        "none" if data_dependent or row_span else "padding",  # the padding quick fix adds one word
+        explanation,
         message,
         waste_bytes=excess * WAVEFRONT_BYTES,
         wavefronts=excess,
@@ -84,6 +137,7 @@ def _draft(node: Node, ratio: float, members: list[Node]) -> Draft:
             "excess_wavefronts": excess,
             "max_wavefronts": worst,
             **({"data_dependent": True} if data_dependent else {}),
+            **({"warp_rows": rows} if row_span else {}),
         },
         tier=TIER_INFORMATION if data_dependent else TIER_PERFORMANCE,
     )
@@ -92,9 +146,10 @@ def _draft(node: Node, ratio: float, members: list[Node]) -> Draft:
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     firing = [n for n in view.memory_nodes() if n.space == "shared" and n.r_conf() > settings["bankConflict"]]
     drafts = []
+    rows = warp_rows(view)
     for group in groups_with_followers(view, firing, stores_only=True):  # copies and an RMW's store: one finding
         node = merged_node(group)
-        draft = _draft(node, node.r_conf(), group)
+        draft = _draft(node, node.r_conf(), group, rows)
         draft.nodes = group
         drafts.append(draft)
     return drafts

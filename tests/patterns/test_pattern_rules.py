@@ -327,6 +327,23 @@ def test_bank_conflict_implant_32_way():
     assert finding["metrics"]["predicted"] == {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 31 * 1024}
 
 
+@pytest.mark.parametrize("block, fires", [((16, 4, 1), True), ((32, 8, 1), False), ((16, 4, 1), False)])
+def test_a_conflict_of_a_warp_spanning_two_rows_gets_no_one_word_padding(block, fires):
+    # GIVEN convolutionSeparable's 16x4 blocks: each warp covers two rows of s_Data[4][160], which start on one bank,
+    # 2 wavefronts on every access; a 32-wide block's 2-way conflict (or a 16-wide one's 3-way) keeps the padding fix
+    k = KernelBuilder(block=block)
+    writer = k.node("shared", "write", executions=1024, line=70)
+    k.edge(writer, 0, "cold")
+    reader = k.node("shared", "read", executions=1024, wavefronts=2 if fires or block[0] == 32 else 3, line=99)
+    k.edge(reader, writer, "block")
+    finding = only(find_findings(k.build()), "bank-conflict")
+    assert (finding["fix"]["kind"] == "none") is fires and ("warp_rows" in finding["metrics"]) is fires
+    if fires:
+        assert finding["metrics"]["warp_rows"] == 2
+        assert "each warp spans 2 rows of the 16-thread-wide block" in finding["message"]
+        assert "16 banks apart" in finding["message"] and "tile[ty][tx]" in finding["fix"]["explanation"]
+
+
 def test_bank_conflict_threshold_is_a_setting():
     assert [f["pattern"] for f in find_findings(shared_reader(2))] == ["bank-conflict"]
     assert find_findings(shared_reader(2), {"bankConflict": 2.0}) == []
