@@ -49,6 +49,17 @@ def block_instances(kernel: dict[str, Any]) -> int:
     return max(total, 1)
 
 
+def warps_launched(kernel: dict[str, Any]) -> int:
+    """Warps run over the entry's launches: each configuration's blocks times its warps per block, times its
+    launches (as block_instances counts them); 0 without the shapes to tell."""
+    total = 0
+    for config in configurations(kernel):
+        if config.get("grid") and config.get("block"):
+            warps = -(-_product(config["block"]) // 32)
+            total += _product(config["grid"]) * warps * max(len(config.get("launches") or ()), 1)
+    return total
+
+
 def summary(kernel: dict[str, Any]) -> str:
     """`<<<grid, block>>>` of the entry; with several configurations, what differs is counted instead of listed
     (`<<<255 grids, 16x16x1>>>`): the hover's configuration table has the details."""

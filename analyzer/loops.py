@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
+from reuselens.analyzer.configurations import warps_launched
 from reuselens.analyzer.errors import ReuseLensError
 
 INSTRUCTION_BYTES = 16  # sm_70 and later
@@ -122,23 +123,6 @@ def innermost(loops: list[tuple[int, int]] | list[list[int]], pc: int) -> tuple[
 MIN_VALUES = 16
 
 
-def warps_launched(kernel: dict[str, Any]) -> int:
-    """Warps over all the kernel's launches (each configuration's blocks times its warps per block; a report without
-    configurations: the kernel's grid and block for each launch)."""
-    configurations = kernel.get("configurations") or [
-        {"grid": kernel.get("grid"), "block": kernel.get("block"), "launches": kernel.get("launches") or [0]}
-    ]
-    total = 0
-    for config in configurations:
-        blocks = threads = 1
-        for extent in config.get("grid") or [0]:
-            blocks *= int(extent)
-        for extent in config.get("block") or [0]:
-            threads *= int(extent)
-        total += len(config.get("launches") or []) * blocks * -(-threads // 32)
-    return total
-
-
 # An origin this much first touch streams through its data (each execution a new value), as an earlier loop's
 # loads do; a loop's own accumulator (`c[i][j] +=`, reloaded every iteration) is no first touch.
 STREAMING_ORIGIN = 0.9
@@ -153,9 +137,9 @@ def _streams(node: dict[str, Any]) -> bool:
 def _candidates(kernel: dict[str, Any]) -> set[str]:
     """Functions of the kernel where a thread re-reads, at least MIN_VALUES times per warp, values that loads or
     stores streaming through their data (first touches) produced at least MIN_VALUES times per warp: the shape of
-    a second loop over an earlier loop's values. Only these are disassembled (nvdisasm costs 0.1-0.5 s a module,
-    more than the rest of a small app's analysis); a reload in its origin's loop pays for it too, and keeps its
-    advice."""
+    a second loop over an earlier loop's values. Only these are read (their branches decoded, or disassembled where
+    the decoder cannot: nvdisasm costs 0.4 s a module, more than the rest of a small app's analysis); a reload in its
+    origin's loop is read too, and keeps its advice."""
     nodes = {node.get("id"): node for node in kernel.get("nodes") or []}
     origins: dict[str, dict[Any, int]] = {}
     reloads: dict[str, dict[Any, int]] = {}

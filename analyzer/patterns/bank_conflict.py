@@ -25,6 +25,7 @@ at 307: two warnings until session 48).
 
 from __future__ import annotations
 
+from reuselens.analyzer.configurations import configurations
 from reuselens.analyzer.patterns.finding import TIER_INFORMATION, TIER_PERFORMANCE, Draft, predicted_excess
 from reuselens.analyzer.patterns.text import count
 from reuselens.analyzer.patterns.view import KernelView, Node, groups_with_followers, merged_node
@@ -78,8 +79,7 @@ _ROW_SPAN_FIX = (
 def warp_rows(view: KernelView) -> int:
     """How many rows of the block one warp spans: 32 / blockDim.x for every launch of a block narrower than a warp
     (whose width divides 32); 1 otherwise."""
-    configurations = view.raw.get("configurations") or [{"block": view.raw.get("block")}]
-    widths = {int((config.get("block") or [0])[0]) for config in configurations}
+    widths = {int((config.get("block") or [0])[0]) for config in configurations(view.raw)}
     if len(widths) != 1:
         return 1
     (width,) = widths

@@ -51,7 +51,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from reuselens.analyzer.loops import MIN_VALUES, innermost, warps_launched
+from reuselens.analyzer.configurations import warps_launched
+from reuselens.analyzer.loops import MIN_VALUES, innermost
 from reuselens.analyzer.patterns.finding import TIER_INFORMATION, Draft, predicted_removal
 from reuselens.analyzer.patterns.text import format_bytes, format_share, places
 from reuselens.analyzer.patterns.view import Edge, KernelView, Node, group_by_line, merged_node
