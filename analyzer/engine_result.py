@@ -129,11 +129,11 @@ EDGE_FIELDS: dict[str, Spec] = {
         )
     ),
 }
-# Value mode's fields (docs/engine.md, "Value redundancy"): present only where there is something to say.
 # Optional node fields: absent where zero, and in results from before they existed.
 OPTIONAL_NODE_FIELDS: dict[str, Spec] = {
     "irregular": COUNT,  # global executions whose lanes follow no stride (docs/report-format.md)
 }
+# Value mode's fields (docs/engine.md, "Value redundancy"): present only where there is something to say.
 VALUE_NODE_FIELDS: dict[str, Spec] = {
     "values": Obj(
         {name: COUNT for name in ("lanes", "zero", "silent", "uniform", "spatial")},

@@ -314,7 +314,6 @@ def _suspects(view: KernelView, pairs: list[tuple[Node, Node]], between_type: st
 
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     reads: dict[int, dict[str, float]] = defaultdict(lambda: defaultdict(float))
-    read_origins: dict[int, set[int]] = defaultdict(set)
     read_from: dict[int, dict[int, float]] = defaultdict(lambda: defaultdict(float))  # load -> origin -> bytes
     dead: dict[int, float] = defaultdict(float)
     overwriters: dict[int, set[int]] = defaultdict(set)
@@ -325,7 +324,6 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
             if u.raw.get("async_copy") or v.raw.get("async_copy"):
                 continue
             reads[u.id]["rar" if v.type == "read" else "raw"] += edge.bytes
-            read_origins[u.id].add(v.id)
             read_from[u.id][v.id] += edge.bytes
             if not _may_be_other_bytes(v):
                 covered.add(u.id)
@@ -353,9 +351,9 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
             for member in group:
                 for kind, value in reads[member.id].items():
                     by_kind[kind] += value
-            origins = sorted({view.nodes[i] for m in group for i in read_origins[m.id]}, key=lambda n: n.key)
+            origins = sorted({view.nodes[i] for m in group for i in read_from[m.id]}, key=lambda n: n.key)
             # an earlier loop's values are too many for registers, whatever a store in between may alias
-            pairs = [] if group is beside else [(view.nodes[i], m) for m in group for i in read_origins[m.id]]
+            pairs = [] if group is beside else [(view.nodes[i], m) for m in group for i in read_from[m.id]]
             suspects = _suspects(view, pairs, "read") if pairs else []
             draft = _read_draft(view, merged_node(group), by_kind, origins, suspects)
             if not any(m.id in covered for m in group):
