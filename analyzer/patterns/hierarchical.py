@@ -44,8 +44,9 @@ from reuselens.analyzer.patterns.view import (
     Edge,
     KernelView,
     Node,
-    line_key,
+    global_on_lines,
     merge_sets_sharing_lines,
+    reads_repeat,
     reuse_intensity,
     reuse_ratios,
 )
@@ -166,59 +167,17 @@ def served(view: KernelView, node: Node, scope: str) -> float:
     )
 
 
-# Duplicated warps (module docstring): the share of the block-scope reuse between copies of one access, and the share
-# of the line's store bytes that race between warps (unsynchronized write after write).
-DUPLICATE_REUSE_SHARE = 0.9
+# Duplicated warps (module docstring): the share of the line's store bytes that race between warps (unsynchronized
+# write after write); the loads' share is view.DUPLICATE_REUSE_SHARE.
 DUPLICATE_RACING_STORES = 0.5
-
-
-def _source_place(node: Node) -> tuple | None:
-    source = node.raw.get("source") or {}
-    return (node.function, source.get("file"), source.get("line")) if source.get("line") else None
-
-
-def _reads_repeat(view: KernelView, loads: list[Node]) -> bool:
-    """Whether the loads' block-scope reuse is at least DUPLICATE_REUSE_SHARE between copies of one access (the same
-    line's PCs): other warps of the block read the same addresses at the same instruction."""
-    same_access = 0.0
-    block_reuse = 0.0
-    for node in loads:
-        for edge in view.out_edges.get(node.id, ()):
-            if edge.label == "block":
-                block_reuse += edge.bytes
-                other = view.nodes.get(edge.dst)
-                if other is not None and line_key(other) is not None and line_key(other) == line_key(node):
-                    same_access += edge.bytes
-    return block_reuse > 0 and same_access >= DUPLICATE_REUSE_SHARE * block_reuse
-
-
-def _global_on(view: KernelView, nodes: list[Node], kind: str) -> list[Node]:
-    """The global accesses of type `kind` on the source lines of `nodes` (by function, file and line; the view's
-    index of them is made once, since every draft of a large kernel asks)."""
-    index = view.memo.get("global_by_place")
-    if index is None:
-        index = {}
-        for node in view.memory_nodes():
-            if node.space == "global":
-                index.setdefault((_source_place(node), node.type), []).append(node)
-        view.memo["global_by_place"] = index
-    lines = sorted({_source_place(node) for node in nodes} - {None})
-    return [found for line in lines for found in index.get((line, kind), ())]
-
-
-def warps_repeat_work(view: KernelView, nodes: list[Node]) -> bool:
-    """Whether the global loads on these nodes' source lines read what other warps of the block read at the same
-    instruction (the race rule's test for stores racing between warps that repeat one another's work)."""
-    loads = _global_on(view, nodes, "read")
-    return bool(loads) and _reads_repeat(view, loads)
 
 
 def _racing_stores(view: KernelView, carriers: list[Node]) -> list[Node]:
     """The stores on the carriers' lines whose bytes mostly race between warps of a block (write after write, no
     barrier between): the signature of warps that repeat one another's work; [] when the reuse is a real tile."""
-    if not _reads_repeat(view, carriers):
+    if not reads_repeat(view, carriers):
         return []
-    stores = _global_on(view, carriers, "write")
+    stores = global_on_lines(view, carriers, "write")
     racing = 0.0
     for store in stores:
         for edge in view.out_edges.get(store.id, ()):

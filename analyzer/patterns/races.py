@@ -57,9 +57,10 @@ accesses at line 105 against the reads at 137-139, and 13 RAW accesses of those 
 warnings; session 46's review).
 
 Warps that repeat one another's work: stores racing write-after-write between warps of a block, on lines whose global
-loads read what the block's other warps read at the same instruction (hierarchical's duplicated-warps test: PolyBench
-mvt and ATAX, 8 warps per block indexed by threadIdx.x alone), are no missing barrier: the finding stays a warning
-and says to index with every dimension of the block (session 48's review of ATAX).
+loads read what the block's other warps read at the same instruction (view.warps_repeat_work, which hierarchical's
+duplicated-warps test shares: PolyBench mvt and ATAX, 8 warps per block indexed by threadIdx.x alone), are no missing
+barrier: the finding stays a warning and says to index with every dimension of the block (session 48's review of
+ATAX).
 
 Uniform stores (and reads of them, and atomicExch flags): when the only conflicts are stores against stores and,
 at both ends, every execution has all its lanes store to one address (`*flag = true` by every thread; or one end is
@@ -77,9 +78,8 @@ from collections import defaultdict
 
 from reuselens.analyzer.patterns.barriers import inside_grid_sync
 from reuselens.analyzer.patterns.finding import TIER_CORRECTNESS, TIER_INFORMATION, Draft
-from reuselens.analyzer.patterns.hierarchical import warps_repeat_work
 from reuselens.analyzer.patterns.text import count, format_bytes, format_share, where
-from reuselens.analyzer.patterns.view import Edge, KernelView, Node, group_by_line, merge_groups
+from reuselens.analyzer.patterns.view import Edge, KernelView, Node, group_by_line, merge_groups, warps_repeat_work
 from reuselens.analyzer.toolkit_paths import atomic_intrinsic
 
 PATTERNS = {"race-candidate": "Possible data race (conflicting accesses without a barrier)"}

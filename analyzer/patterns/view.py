@@ -422,3 +422,49 @@ def groups_with_followers(view: KernelView, firing: list[Node], stores_only: boo
     groups += [[view.nodes[follower]] for follower in sorted(followers)]
     group_of = {node.id: index for index, group in enumerate(groups) for node in group}
     return merge_groups(groups, [(group_of[f], group_of[o]) for f, o in sorted(followers.items())])
+
+
+# Warps that repeat one another's work (patterns/hierarchical.py and races.py): the share of loads' block-scope reuse
+# that must lie between copies of one access (the same line's PCs).
+DUPLICATE_REUSE_SHARE = 0.9
+
+
+def _source_place(node: Node) -> tuple | None:
+    source = node.raw.get("source") or {}
+    return (node.function, source.get("file"), source.get("line")) if source.get("line") else None
+
+
+def reads_repeat(view: KernelView, loads: list[Node]) -> bool:
+    """Whether the loads' block-scope reuse is at least DUPLICATE_REUSE_SHARE between copies of one access (the same
+    line's PCs): other warps of the block read the same addresses at the same instruction."""
+    same_access = 0.0
+    block_reuse = 0.0
+    for node in loads:
+        for edge in view.out_edges.get(node.id, ()):
+            if edge.label == "block":
+                block_reuse += edge.bytes
+                other = view.nodes.get(edge.dst)
+                if other is not None and line_key(other) is not None and line_key(other) == line_key(node):
+                    same_access += edge.bytes
+    return block_reuse > 0 and same_access >= DUPLICATE_REUSE_SHARE * block_reuse
+
+
+def global_on_lines(view: KernelView, nodes: list[Node], kind: str) -> list[Node]:
+    """The global accesses of type `kind` on the source lines of `nodes` (by function, file and line; the view's
+    index of them is made once, since every draft of a large kernel asks)."""
+    index = view.memo.get("global_by_place")
+    if index is None:
+        index = {}
+        for node in view.memory_nodes():
+            if node.space == "global":
+                index.setdefault((_source_place(node), node.type), []).append(node)
+        view.memo["global_by_place"] = index
+    lines = sorted({_source_place(node) for node in nodes} - {None})
+    return [found for line in lines for found in index.get((line, kind), ())]
+
+
+def warps_repeat_work(view: KernelView, nodes: list[Node]) -> bool:
+    """Whether the global loads on these nodes' source lines read what other warps of the block read at the same
+    instruction (the race rule's test for stores racing between warps that repeat one another's work)."""
+    loads = global_on_lines(view, nodes, "read")
+    return bool(loads) and reads_repeat(view, loads)
