@@ -60,7 +60,8 @@ Warps that repeat one another's work: stores racing write-after-write between wa
 loads read what the block's other warps read at the same instruction (view.warps_repeat_work, which hierarchical's
 duplicated-warps test shares: PolyBench mvt and ATAX, 8 warps per block indexed by threadIdx.x alone), are no missing
 barrier: the finding stays a warning and says to index with every dimension of the block (session 48's review of
-ATAX).
+ATAX). Such a kernel repeats its other stores too: once one race is judged so, stores racing write-after-write only
+with copies of themselves (ATAX's `tmp[i] = 0`, a line with no load to test) get the same advice.
 
 Uniform stores (and reads of them, and atomicExch flags): when the only conflicts are stores against stores and,
 at both ends, every execution has all its lanes store to one address (`*flag = true` by every thread; or one end is
@@ -79,7 +80,15 @@ from collections import defaultdict
 from reuselens.analyzer.patterns.barriers import inside_grid_sync
 from reuselens.analyzer.patterns.finding import TIER_CORRECTNESS, TIER_INFORMATION, Draft
 from reuselens.analyzer.patterns.text import count, format_bytes, format_share, where
-from reuselens.analyzer.patterns.view import Edge, KernelView, Node, group_by_line, merge_groups, warps_repeat_work
+from reuselens.analyzer.patterns.view import (
+    Edge,
+    KernelView,
+    Node,
+    group_by_line,
+    line_key,
+    merge_groups,
+    warps_repeat_work,
+)
 from reuselens.analyzer.toolkit_paths import atomic_intrinsic
 
 PATTERNS = {"race-candidate": "Possible data race (conflicting accesses without a barrier)"}
@@ -137,6 +146,12 @@ _DUPLICATED_NOTE = (
     "(an index leaves out a dimension of the block, e.g. threadIdx.y of a 2-D block used as if 1-D, or more threads "
     "are launched than the work has items). A __syncthreads() would only order the repeated stores. Index with "
     "every dimension of the block, or launch one thread per item: the race and the repeated loads go together."
+)
+_DUPLICATED_STORES_NOTE = (
+    "The warps of each block store to the same addresses at this same instruction, with no barrier between: the "
+    "kernel's warps repeat one another's work, as its other racing stores show (their lines' loads read, at the "
+    "same instruction, what the block's other warps read). A __syncthreads() would only order the repeated stores. "
+    "Index with every dimension of the block, or launch one thread per item: then each store is made once."
 )
 _SUB_WORD_NOTE = (
     "Both accesses are narrower than the 4-byte word this profile tracks, so they may be to different bytes of one "
@@ -241,13 +256,19 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
         unsynchronized = _unsynchronized(edge, conflicting, kinds) if conflicting else None
         if unsynchronized:
             groups[u.id].append((edge, by_kind, unsynchronized))
-    drafts = []
     line_groups = _warp_idioms(group_by_line(view.nodes[i] for i in groups), groups)
     merged, absorbed = _reverse_orders(line_groups, groups)
+    inputs = []
     for group in merged:
         items = [item for member in group for item in groups[member.id]]
         partners = [item for member in group if member.id not in absorbed for item in groups[member.id]]
-        drafts.append(_draft(view, group, items, kinds, partners))
+        inputs.append((group, items, partners))
+    drafts = [_draft(view, group, items, kinds, partners) for group, items, partners in inputs]
+    # A kernel whose warps repeat one another's work repeats every store, its initialising ones included (ATAX's
+    # `tmp[i] = 0` before the loop whose loads show the duplication): once one race is that, the stores that race
+    # only with copies of themselves are told so too (module docstring).
+    if any(draft.metrics.get("duplicated_warps") for draft in drafts):
+        drafts = [_draft(view, group, items, kinds, partners, kernel_repeats=True) for group, items, partners in inputs]
     return drafts
 
 
@@ -255,6 +276,17 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
 # faster warp that ran ahead (tpacf: 13 against 75,736). Two orders of like size (a loop that reads a neighbour's
 # element and overwrites its own with no barrier at all) can need two barriers, and stay two findings.
 REVERSE_SHARE = 0.1
+
+
+def _copies_of_one_store(group: list[Node], origins: list[Node]) -> bool:
+    """Whether the group is stores that race only with copies of themselves (the same source access in other
+    warps)."""
+    keys = {line_key(node) for node in group}
+    return (
+        None not in keys
+        and all(node.type == "write" for node in group)
+        and all(line_key(node) in keys for node in origins)
+    )
 
 
 def _reverse_orders(
@@ -407,6 +439,7 @@ def _draft(
     items: list[tuple[Edge, dict[str, float], float]],
     kinds: frozenset[str],
     partners: list[tuple[Edge, dict[str, float], float]],
+    kernel_repeats: bool = False,
 ) -> Draft:
     """One finding per PC: its scope is the widest one a barrier could fix (grid only when nothing else). Its origins
     are the accesses `partners` (the group's items but those folded in from the reverse order) race with."""
@@ -474,16 +507,18 @@ def _draft(
         )
         explanation = _UNIFORM_NOTE + explanation
     # Stores racing between warps that repeat one another's work (module docstring): a barrier is not the fix.
-    duplicated = (
+    overwrites = (
         scope == "block"
         and not uniform
         and not measured
         and by_kind.get("waw", 0) >= DUPLICATED_WAW_SHARE * sum(by_kind.values())
-        and warps_repeat_work(view, [*group, *origins])
     )
+    repeated_loads = overwrites and warps_repeat_work(view, [*group, *origins])
+    repeated_stores = overwrites and not repeated_loads and kernel_repeats and _copies_of_one_store(group, origins)
+    duplicated = repeated_loads or repeated_stores
     if duplicated:
         message += " — the warps repeat one another's work: index with every dimension of the block"
-        explanation = _DUPLICATED_NOTE
+        explanation = _DUPLICATED_NOTE if repeated_loads else _DUPLICATED_STORES_NOTE
     # Orders the profile cannot see (module docstring): mbarriers in the kernel, or accesses narrower than a granule.
     unseen = ""
     if scope != "grid" and not uniform and not measured:  # (values that show a real race settle it)

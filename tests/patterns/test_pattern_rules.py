@@ -668,11 +668,12 @@ def test_hierarchical_block_implant_suggests_shared_promotion():
     assert finding["metrics"]["r_block"] == pytest.approx(0.9)
 
 
-def duplicated_warps_kernel(store_races: bool, self_share: float = 1.0) -> tuple[dict, int]:
+def duplicated_warps_kernel(store_races: bool, self_share: float = 1.0, init_store: bool = False) -> tuple[dict, int]:
     """PolyBench mvt's `x1[i] += a[i][j] * y_1[j]` in a block of 8 warps indexed by threadIdx.x alone: every warp
     reads row i's elements at the same PC (7/8 of the reads re-read another warp's), and stores x1[i], which the
     other warps store too (WAW between warps, no barrier) when `store_races`; else a GEMM-like `b[k][j]` shared by
-    the warps of a block, its results stored apart. `self_share` of the block reuse is between copies of the access."""
+    the warps of a block, its results stored apart. `self_share` of the block reuse is between copies of the access.
+    `init_store`: the loop's `x1[i] = 0` before it (line 114), which every warp of the block stores too."""
     k = KernelBuilder(block=(32, 8, 1))
     load = k.node("global", "read", executions=8192, line=115)
     k.edge(load, 0, "cold", 1 / 8)
@@ -687,6 +688,10 @@ def duplicated_warps_kernel(store_races: bool, self_share: float = 1.0) -> tuple
         k.edge(store, store, "block", 7 / 8, synced=0, synced_bytes=0)
     else:
         k.edge(store, 0, "cold")
+    if init_store:
+        init = k.node("global", "write", executions=8192, line=114)
+        k.edge(init, 0, "cold", 1 / 8)
+        k.edge(init, init, "block", 7 / 8, synced=0, synced_bytes=0)
     return k.build(), load
 
 
@@ -709,6 +714,22 @@ def test_stores_racing_between_warps_that_repeat_one_anothers_work_are_told_the_
     kernel, _load = duplicated_warps_kernel(store_races=True, self_share=0.5)
     race = only(find_findings(kernel), "race-candidate")
     assert "duplicated_warps" not in race["metrics"] and "Insert __syncthreads()" in race["fix"]["explanation"]
+
+
+def test_an_initialising_store_of_warps_that_repeat_one_anothers_work_is_told_the_cause_too():
+    # GIVEN ATAX's `tmp[i] = 0` before the loop: a store line with no load, racing only with copies of itself in the
+    # block's other warps; the kernel's loop shows the duplication, so the store's race says so, not "add a barrier"
+    for self_share in (1.0, 0.5):
+        kernel, _load = duplicated_warps_kernel(store_races=True, self_share=self_share, init_store=True)
+        init = next(n["id"] for n in kernel["nodes"] if (n["source"] or {}).get("line") == 114)
+        races = [f for f in find_findings(kernel) if f["pattern"] == "race-candidate"]
+        init_race = next(f for f in races if f["pcs"] == [init])
+        if self_share == 1.0:
+            assert init_race["metrics"]["duplicated_warps"] is True
+            assert "at this same instruction" in init_race["fix"]["explanation"]
+        else:  # no line shows the warps repeating work: the self-racing store is a missing barrier, as before
+            assert "duplicated_warps" not in init_race["metrics"]
+            assert "Insert __syncthreads()" in init_race["fix"]["explanation"]
 
 
 def test_without_synced_counts_racing_stores_are_not_judged_and_the_tile_advice_stays():
