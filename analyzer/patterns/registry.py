@@ -135,6 +135,51 @@ def _minor_in_the_run(findings: list[list[dict[str, Any]]], run_traffic: float) 
                 finding["message"] += f" (only {format_bytes(wasted)} in the whole run)"
 
 
+# A reload or dead store removing fewer warp instructions than this per launch is no warning, whatever its share of
+# a small kernel: a launch costs microseconds, and a few hundred L1 or shared-memory accesses spread over the SMs cost
+# nanoseconds (PolyBench adi's kernel4: 32 reloads per launch over 511 launches was a warning; session 48's review,
+# whose smallest correct reload warnings remove 1,139 per launch).
+MIN_WARNING_INSTRUCTIONS_PER_LAUNCH = 256
+# A kernel that streams at least this share of its traffic from DRAM (first touches of global memory) is bound by
+# that stream: fewer shared-memory accesses do not shorten it (cuda-samples scalarProd: a shared reload of 15,360
+# LDS beside 65,536 streaming LDG, 67% cold; session 48's review). Kernels whose shared reloads matter stream far
+# less (SHOC stencil2d 21%, reductionMultiBlockCG 11%).
+STREAMING_KERNEL_SHARE = 0.5
+_REDUNDANT = ("redundant-rar", "redundant-raw", "redundant-waw")
+
+
+def _minor_in_the_kernel(views: list[KernelView], findings: list[list[dict[str, Any]]]) -> None:
+    """Reload and dead-store warnings too small per launch, or on shared memory in a kernel that streams from DRAM,
+    become information, saying why."""
+    for view, kernel_findings in zip(views, findings):
+        launches = view.launch_count()
+        streamed: float | None = None
+        for finding in kernel_findings:
+            if finding["severity"] != "warning" or finding["pattern"] not in _REDUNDANT:
+                continue
+            per_launch = float(finding["waste"]["instructions"]) / launches
+            if per_launch < MIN_WARNING_INSTRUCTIONS_PER_LAUNCH:
+                finding["severity"] = "information"
+                finding["message"] += f" (only {per_launch:,.0f} warp instructions per launch)"
+                continue
+            if all(view.nodes[i].space == "shared" for i in finding["pcs"]):
+                if streamed is None:
+                    streamed = _cold_global_share(view)
+                if streamed >= STREAMING_KERNEL_SHARE:
+                    finding["severity"] = "information"
+                    finding["message"] += (
+                        f" (the kernel streams {format_share(streamed)} of its traffic from DRAM: fewer "
+                        "shared-memory accesses will not shorten it)"
+                    )
+
+
+def _cold_global_share(view: KernelView) -> float:
+    """The share of the kernel's traffic that is global memory touched for the first time (the DRAM stream)."""
+    traffic = view.traffic_bytes()
+    cold = view.footprint_per_launch(n for n in view.memory_nodes() if n.space == "global") * view.launch_count()
+    return cold / traffic if traffic > 0 else 0.0
+
+
 def find_report_findings(
     kernels: list[dict[str, Any]], settings: dict[str, Any] | None = None, gpu: dict[str, Any] | None = None
 ) -> list[list[dict]]:
@@ -154,6 +199,7 @@ def find_report_findings(
             view.l2_bytes = l2_bytes
     findings = [_find(view, resolved) for view in views]
     _minor_in_the_run(findings, sum(view.traffic_bytes() for view in views))
+    _minor_in_the_kernel(views, findings)
     _one_warning_per_source(views, findings)
     return findings
 

@@ -198,3 +198,55 @@ def test_a_templates_instantiations_share_one_warning_per_source_line():
         "warning",
         "warning",
     ]
+
+
+def test_a_reload_of_a_few_warp_instructions_per_launch_is_no_warning():
+    # GIVEN PolyBench adi's kernel4: a reload the same thread could keep in a register, 4,096 warp loads in all; in one
+    # launch it is a warning, spread over 64 launches (64 per launch, nanoseconds against a launch's microseconds)
+    # it is information saying so
+    from reuselens.analyzer.patterns import find_report_findings
+
+    def reload(launches: int) -> dict:
+        k = KernelBuilder()
+        first = k.node("global", "read", executions=4096, line=41)
+        k.edge(first, 0, "cold")
+        again = k.node("global", "read", executions=4096, line=42)
+        k.edge(again, first, "thread")
+        kernel = k.build()
+        kernel["launches"] = list(range(launches))
+        return kernel
+
+    (once,) = find_report_findings([reload(1)])
+    assert [f["severity"] for f in once if f["pattern"] == "redundant-rar"] == ["warning"]
+    (spread,) = find_report_findings([reload(64)])
+    (finding,) = [f for f in spread if f["pattern"] == "redundant-rar"]
+    assert finding["severity"] == "information"
+    assert finding["message"].endswith("(only 64 warp instructions per launch)")
+
+
+def test_a_shared_memory_reload_in_a_kernel_streaming_from_dram_is_no_warning():
+    # GIVEN cuda-samples scalarProd: a thread re-reads the shared element it stored (RAW) in a kernel whose traffic is
+    # mostly first-touch global loads; with a stream of under half its traffic the reload stays a warning
+    from reuselens.analyzer.patterns import find_report_findings
+
+    def kernel(streamed_loads: int) -> dict:
+        k = KernelBuilder()
+        for line in range(streamed_loads):
+            k.node("global", "read", executions=4096, line=10 + line)
+            k.edge(line + 1, 0, "cold")
+        store = k.node("shared", "write", executions=4096, line=80)
+        k.edge(store, 0, "cold")
+        load = k.node("shared", "read", executions=4096, line=81)
+        k.edge(load, store, "thread")
+        partner = k.node("shared", "read", executions=4096, line=82)  # the tree's other operand: shared for real
+        k.edge(partner, store, "block")
+        return k.build()
+
+    (streaming,) = find_report_findings([kernel(4)])
+    (finding,) = [f for f in streaming if f["pattern"] == "redundant-raw"]
+    assert finding["severity"] == "information"
+    assert finding["message"].endswith(
+        "(the kernel streams 57% of its traffic from DRAM: fewer shared-memory accesses will not shorten it)"
+    )
+    (reusing,) = find_report_findings([kernel(1)])
+    assert [f["severity"] for f in reusing if f["pattern"] == "redundant-raw"] == ["warning"]
