@@ -108,14 +108,15 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
         and 0 < view.footprint_per_launch(members) <= capacity
         and not rewritten_during_the_run(view, members)
     ]
-    drafts = []
     # Unrolled copies of one table access read disjoint entries, so one table can be several closed subgraphs
-    # on the same source lines: one region when their footprints together still fit the constant bank.
-    for union in merge_sets_sharing_lines(candidates):
-        ids = {node.id for node in union}
-        parts = [c for c in candidates if c[0].id in ids]
-        if view.footprint_per_launch(union) <= capacity:
-            drafts.append(_draft(view, union, view.footprint_per_launch(union)))
-        else:
-            drafts.extend(_draft(view, part, view.footprint_per_launch(part)) for part in parts)
-    return drafts
+    # on the same source lines: one region when their footprints together still fit the constant bank, and none
+    # when they do not. A __constant__ declaration is an edit of the array the line reads, not of the slice one
+    # unrolled copy reads: PolyBench 2mm's `A[i][k]`, unrolled 16 times, read 16 slices of 16 KB each (every 16th
+    # column of a 256 KB matrix), and each was called a 16 KB candidate (session 48's review: 16 findings per
+    # kernel). Two separate small tables read on one line by accesses of one type and size, too large together,
+    # are missed so (none in the recorded reports).
+    return [
+        _draft(view, union, view.footprint_per_launch(union))
+        for union in merge_sets_sharing_lines(candidates)
+        if view.footprint_per_launch(union) <= capacity
+    ]

@@ -1526,9 +1526,10 @@ def test_unrolled_table_reads_are_one_constant_region_when_the_table_fits():
     kernel, ids = unrolled_table(4)
     finding = only(find_findings(kernel), "constant-region")
     assert finding["pcs"] == ids and finding["metrics"]["footprint_bytes"] == 4 * 128
-    # the same table against a 256-byte bank: each copy's 128 B still fits alone, the whole table does not
+    # the same table against a 256-byte bank: each copy's 128 B slice still fits alone, the whole table does not,
+    # and __constant__ is declared for the table, not for one copy's slice: no candidate (PolyBench 2mm's A[i][k])
     regions = [f for f in find_findings(kernel, {"constantCapacityBytes": 256}) if f["pattern"] == "constant-region"]
-    assert sorted(f["pcs"][0] for f in regions) == ids
+    assert regions == []
 
 
 def test_unrolled_copies_of_a_removable_barrier_are_one_finding():
