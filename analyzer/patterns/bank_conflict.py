@@ -10,6 +10,18 @@ bins collide: no padding or swizzle spreads random bins over the banks. When an 
 mode covering DATA_DEPENDENT_MODE of its executions, the finding is information with no fix, saying so (Parboil
 histo's 24 KB histogram: 1 to 6 wavefronts per access; session 46's review).
 
+Words chosen by the data: one word of padding fixes lanes whose words are a fixed function of the lane index. Were the
+words set by the active lanes alone, the executions at the commonest lane count would share one word count, and the
+`addresses` mode would cover at least the `lanes` mode's share; the shortfall bounds from below the share of
+executions whose words follow the data. At DATA_INDEXED_SHARE or more the words are data-indexed (a histogram's bin, a
+binary search's probe), and padding only moves the collisions: fix `none`, the bound in `metrics.data_indexed`.
+- When the wavefront counts vary (no mode covers DATA_DEPENDENT_MODE), the data decides the collisions, as for the
+  atomics above: information (cuda-samples mergeSort's binary-search probes at :78 and :97).
+- When they do not, lanes that can pick different words share a bank whatever the data: a layout to redo so that each
+  lane keeps to its own bank, at the finding's usual severity (cuda-samples histogram64's per-thread byte histograms,
+  laid out for 16 banks: 2 wavefronts on 99.99% of accesses to 28-32 words; Parboil tpacf's two lanes per
+  sub-histogram column; session 48's review).
+
 Warps that span rows: in a block narrower than a warp (blockDim.x 16, 8, ...), a warp covers 32 / blockDim.x rows of
 the block, and when every execution has exactly that many times its ideal wavefronts, the rows start on the same
 bank. One word of padding then shifts the next row by one bank and leaves the conflict (cuda-samples
@@ -25,10 +37,12 @@ at 307: two warnings until session 48).
 
 from __future__ import annotations
 
+import math
+
 from reuselens.analyzer.configurations import configurations
 from reuselens.analyzer.patterns.finding import TIER_INFORMATION, TIER_PERFORMANCE, Draft, predicted_excess
 from reuselens.analyzer.patterns.text import count
-from reuselens.analyzer.patterns.view import KernelView, Node, groups_with_followers, merged_node
+from reuselens.analyzer.patterns.view import KernelView, Node, dist_mode, groups_with_followers, merged_node
 
 PATTERNS = {"bank-conflict": "Shared-memory bank conflict"}
 
@@ -56,11 +70,47 @@ def _mode_share(dist) -> float:
     return max(counts) / sum(counts) if counts and sum(counts) > 0 else 1.0
 
 
-def _data_dependent(node: Node) -> bool:
-    """An atomic whose wavefront count varies with the data: no value covers DATA_DEPENDENT_MODE of executions.
-    (A layout conflict whose active lanes vary, as partial warps' do, also varies its wavefronts; measured shared
-    atomics with varying lanes were histograms whose lanes follow the data too, Parboil histo's 1 to 25.)"""
-    return node.type == "atomic" and _mode_share(node.raw.get("wavefronts")) < DATA_DEPENDENT_MODE
+def _data_dependent(node: Node, data_indexed: bool) -> bool:
+    """An atomic, or a data-indexed PC, whose wavefront count varies with the data: no value covers
+    DATA_DEPENDENT_MODE of executions. (A layout conflict whose active lanes vary, as partial warps' do, also varies
+    its wavefronts; measured shared atomics with varying lanes were histograms whose lanes follow the data too,
+    Parboil histo's 1 to 25.)"""
+    varies = _mode_share(node.raw.get("wavefronts")) < DATA_DEPENDENT_MODE
+    return varies and (node.type == "atomic" or data_indexed)
+
+
+# A PC's words are data-indexed when at least this share of its executions touch a number of words that their active
+# lanes do not explain (module docstring). Recorded strided PCs give 0 (sortingNetworks, transpose, mri-gridding's
+# partial warps: their words follow their lanes exactly); data-indexed ones 0.2 to 0.75.
+DATA_INDEXED_SHARE = 0.1
+_DATA_INDEXED_FIX = (
+    "The lanes' words come from the data (a lookup or a search through loaded values: on at least {share} of the "
+    "executions the lanes touch a number of words that their active lanes do not explain), so how many of them share "
+    "a bank changes from one access to the next, and padding or a swizzle only moves the collisions. If they matter, "
+    "keep the looked-up values in registers, give each lane group its own copy of a small table, or order the work "
+    "so that a warp's lanes look up nearby words (sorted keys)."
+)
+_DATA_INDEXED_LAYOUT_FIX = (
+    "The lanes' words come from the data (on at least {share} of the executions the lanes touch a number of words "
+    "that their active lanes do not explain: a histogram's bin, a looked-up index), yet {wave_share} of the "
+    "accesses cost {wavefronts} wavefronts. So the layout, not the data, puts lanes that can pick different words in "
+    "one bank: two lanes sharing one sub-histogram or row, or per-thread storage laid out for 16 banks, where lanes l "
+    "and l + 16 share a bank. One word of padding does not fix it: the words are no fixed stride of the lane index, "
+    "and padding moves the collisions elsewhere. Lay the array out so that each lane keeps to its own bank whatever "
+    "word it picks: lane l's entries at words l + 32·k (per-thread storage interleaved by the warp's 32 lanes, one "
+    "sub-histogram per lane rather than per two lanes), within the shared memory a block may use (paper 3.3 II)."
+)
+
+
+def _percent(share: float) -> str:
+    """A share rounded down to 0.1% (99.99% of accesses is not all of them): '99.9%', '100%'."""
+    return f"{math.floor(share * 1000 + 1e-9) / 10:g}%"
+
+
+def data_indexed_share(node: Node) -> float:
+    """A lower bound on the share of the PC's executions whose word count their active lane count does not explain:
+    the `lanes` mode's share less the `addresses` mode's (0 when the words follow the lanes)."""
+    return max(0.0, _mode_share(node.raw.get("lanes")) - _mode_share(node.raw.get("addresses")))
 
 
 # A warp of a block narrower than 32 threads spans several rows of it (module docstring); the conflict is that span's
@@ -98,6 +148,18 @@ def _spans_rows(node: Node, rows: int) -> bool:
     return total > 0 and counts.get(want, 0.0) >= ROW_SPAN_SHARE * total
 
 
+def _layout_advice(node: Node, indexed: float) -> tuple[str, str]:
+    """The message's tail and the explanation for data-indexed words that collide alike whatever the data."""
+    wavefronts = node.raw.get("wavefronts")
+    share, mode = _percent(_mode_share(wavefronts)), int(dist_mode(wavefronts))
+    tail = (
+        f" — the data picks the words, yet {share} of accesses cost {mode} wavefronts: lanes that can pick different "
+        "words share a bank whatever the data; lay the array out so that each lane keeps to its own bank (one word of "
+        "padding does not)"
+    )
+    return tail, _DATA_INDEXED_LAYOUT_FIX.format(share=_percent(indexed), wave_share=share, wavefronts=mode)
+
+
 def _draft(node: Node, ratio: float, members: list[Node], rows: int = 1) -> Draft:
     excess = max(0.0, node.wavefronts_total() - node.wavefronts_ideal_total())
     worst = max((int(v) for v, _c in node.raw.get("wavefronts") or ()), default=0)
@@ -108,11 +170,20 @@ def _draft(node: Node, ratio: float, members: list[Node], rows: int = 1) -> Draf
     predicted = predicted_excess(
         members, "shared", "wavefronts", lambda m: m.wavefronts_total() - m.wavefronts_ideal_total()
     )
-    data_dependent = _data_dependent(node)
-    row_span = not data_dependent and all(_spans_rows(m, rows) for m in members)
+    indexed = min(data_indexed_share(m) for m in members)  # every copy's words follow the data
+    data_indexed = indexed >= DATA_INDEXED_SHARE
+    data_dependent = _data_dependent(node, data_indexed)
+    layout = data_indexed and not data_dependent  # data-indexed words that collide alike for any data
+    row_span = not data_dependent and not layout and all(_spans_rows(m, rows) for m in members)
     explanation = _DATA_DEPENDENT_FIX if data_dependent else _FIX
-    if data_dependent:
+    if data_dependent and node.type != "atomic":
+        message = message.replace(" — pad or swizzle the array", " — data-dependent: the data picks the words")
+        explanation = _DATA_INDEXED_FIX.format(share=_percent(indexed))
+    elif data_dependent:
         message = message.replace(" — pad or swizzle the array", " — data-dependent: the bins collide, not the layout")
+    elif layout:
+        tail, explanation = _layout_advice(node, indexed)
+        message = message.replace(" — pad or swizzle the array", tail)
     elif row_span:
         width = 32 // rows
         message = message.replace(
@@ -125,7 +196,7 @@ def _draft(node: Node, ratio: float, members: list[Node], rows: int = 1) -> Draf
         "bank-conflict",
         [node],
         None,
-        "none" if data_dependent or row_span else "padding",  # the padding quick fix adds one word
+        "none" if data_dependent or layout or row_span else "padding",  # the padding quick fix adds one word
         explanation,
         message,
         waste_bytes=excess * WAVEFRONT_BYTES,
@@ -137,6 +208,7 @@ def _draft(node: Node, ratio: float, members: list[Node], rows: int = 1) -> Draf
             "excess_wavefronts": excess,
             "max_wavefronts": worst,
             **({"data_dependent": True} if data_dependent else {}),
+            **({"data_indexed": round(indexed, 6)} if data_indexed else {}),
             **({"warp_rows": rows} if row_span else {}),
         },
         tier=TIER_INFORMATION if data_dependent else TIER_PERFORMANCE,

@@ -344,6 +344,41 @@ def test_a_conflict_of_a_warp_spanning_two_rows_gets_no_one_word_padding(block, 
         assert "16 banks apart" in finding["message"] and "tile[ty][tx]" in finding["fix"]["explanation"]
 
 
+# (node type, lanes, addresses = distinct words, wavefronts) per execution, as [value, count] of 1000 executions
+_HISTOGRAM64 = ("read", [[32, 1000]], [[30, 30], [31, 200], [32, 770]], [[1, 1], [2, 999]])
+_TPACF = ("atomic", [[20, 220], [27, 200], [32, 580]], [[8, 300], [9, 200], [12, 300], [16, 200]], [[2, 1000]])
+_SEARCH = ("read", [[32, 1000]], [[12, 260], [14, 240], [17, 250], [20, 250]], [[2, 500], [3, 500]])
+_STRIDED = ("read", [[32, 1000]], [[32, 1000]], [[2, 1000]])
+_PARTIAL_WARPS = ("read", [[8, 250], [16, 250], [32, 500]], [[8, 250], [16, 250], [32, 500]], [[2, 1000]])
+
+
+@pytest.mark.parametrize(
+    "access, advice",
+    [(_HISTOGRAM64, "layout"), (_TPACF, "layout"), (_SEARCH, "data"), (_STRIDED, "pad"), (_PARTIAL_WARPS, "pad")],
+)
+def test_a_conflict_of_words_chosen_by_the_data_gets_no_one_word_padding(access, advice):
+    # GIVEN histogram64's per-thread byte histograms (s_Hist[threadPos + 64 * bin], laid out for 16 banks): every lane
+    # active, but 28-32 words as the bins fall, and 2 wavefronts on every access; tpacf's two lanes per sub-histogram
+    # column; mergeSort's binary-search probes, whose collisions vary too. Against them, a strided conflict whose words
+    # follow its lanes, whole warps or partial ones (mri-gridding): one word of padding is the fix there
+    node_type, lanes, words, wavefronts = access
+    k = KernelBuilder()
+    writer = k.node("shared", "write", executions=1000, line=50)
+    k.edge(writer, 0, "cold")
+    reader = k.node("shared", node_type, executions=1000, line=54)
+    k.edge(reader, writer, "block")
+    kernel = k.build()
+    kernel["nodes"][reader].update(lanes=lanes, addresses=words, wavefronts=wavefronts)
+    finding = only(find_findings(kernel), "bank-conflict")
+    assert finding["fix"]["kind"] == ("padding" if advice == "pad" else "none")
+    assert ("data_indexed" in finding["metrics"]) is (advice != "pad")
+    assert finding["severity"] == ("information" if advice == "data" else "warning")
+    assert ("lay the array out so that each lane keeps to its own bank" in finding["message"]) is (advice == "layout")
+    assert ("data-dependent: the data picks the words" in finding["message"]) is (advice == "data")
+    if advice == "layout":
+        assert "l + 32·k" in finding["fix"]["explanation"] and "2 wavefronts" in finding["message"]
+
+
 def test_bank_conflict_threshold_is_a_setting():
     assert [f["pattern"] for f in find_findings(shared_reader(2))] == ["bank-conflict"]
     assert find_findings(shared_reader(2), {"bankConflict": 2.0}) == []
