@@ -23,9 +23,25 @@ read-modify-write (`X[i][j] = X[i][j] - ...`, PolyBench adi: the load and the st
 of its own). A PC whose re-reads come from itself (a loop's next iteration) keeps its own finding: it is the first
 touch of its data too; so does a reload of coalesced data (nothing else reports its sectors), and a store that
 overwrites a flagged store (the overwritten one is dead, redundant-waw's to report, and goes; the overwrite stays).
+
+One element, split into narrow accesses: a structure with no alignment beyond its widest member (cuda-samples
+alignedTypes' `RGBA8_misaligned`, four unsigned chars) is loaded and stored one field at a time, so each field's PC
+has lanes an element apart and looks uncoalesced (4 sectors for 1 byte a lane), although consecutive lanes access
+consecutive elements and the fields together use every byte of those sectors. Evidence that PCs are fields of one
+element: they belong to one statement (function, line, inline chain; any width), run the same requests with the same
+lanes, and at least 90% of each one's bytes, but the first's, are the same thread's last access at another of them
+(the rest of the 4-byte word the engine tracks); and each touches no more sectors than one access of their summed
+width would (one more where an element straddles a sector). Such a finding tells to align the element type
+(`__align__` of its size rounded up to a power of two) or use a vector type, counting what the one wide access
+saves (`metrics.element_bytes`, `aligned_bytes`, `element_accesses`), not to re-index: session 48's review judged
+the re-indexing advice wrong. A char column walk (lanes a row apart) touches more sectors than the wide access and
+keeps it. Fields of a word or wider (LA32_misaligned's two ints) share no word, so nothing in the report tells
+them from two arrays read at the same stride: they keep the general advice (a structure of arrays fixes them too).
 """
 
 from __future__ import annotations
+
+import math
 
 from reuselens.analyzer.patterns.finding import Draft, predicted_excess
 from reuselens.analyzer.patterns.text import count, format_bytes
@@ -35,6 +51,8 @@ from reuselens.analyzer.patterns.view import (
     Node,
     dist_mean,
     groups_with_followers,
+    line_key,
+    merge_groups,
     merged_node,
 )
 
@@ -92,12 +110,118 @@ def _draft(node: Node, ratio: float, members: list[Node]) -> Draft:
     )
 
 
+# Split elements (module docstring): a field's PC joins its siblings when at least this share of its bytes are the
+# same thread's last access at them, and one access per lane moves at most WIDEST_ACCESS bytes (LDG.128, STG.128).
+SIBLING_SHARE = 0.9
+WIDEST_ACCESS = 16
+
+_ELEMENT_FIX = (
+    "Each thread {verb} one small structure field by field: its type is aligned only to its widest member (a struct "
+    "of chars or shorts), so the compiler splits every copy of it into one narrow load or store per field. "
+    "Consecutive lanes already access consecutive elements, and the fields together use every byte of the sectors "
+    "they fetch, but each field requests all of them again. Align the type to its size rounded up to a power of two "
+    "(`typedef struct __align__(4) {{ unsigned char r, g, b, a; }} RGBA8;`) or use a built-in vector type (uchar4, "
+    "short2, int4, ...), so that one access moves the whole element; re-indexing or a structure of arrays is not "
+    "needed (paper 3.3 II)."
+)
+
+
+def _wide_sectors(node: Node, width: int) -> float:
+    """Σ S_opt of the PC's executions were each lane's access `width` bytes wide."""
+    return float(sum(math.ceil(lanes * width / SECTOR_BYTES) * n for lanes, n in node.raw.get("lanes") or ()))
+
+
+def _split_elements(view: KernelView, firing: list[Node]) -> list[list[Node]]:
+    """Sets of firing PCs that access one element field by field (module docstring), each in (function, pc) order."""
+    nodes = [n for n in firing if n.type in ("read", "write") and line_key(n, sized=False) is not None]
+    shape = {n.id: (line_key(n, sized=False), n.requests, n.raw.get("lanes")) for n in nodes}
+    index = {n.id: i for i, n in enumerate(nodes)}
+    joined = []
+    for i, node in enumerate(nodes):
+        by_sibling: dict[int, float] = {}
+        for edge in view.out_edges.get(node.id, ()):
+            if edge.label == "thread" and edge.dst != node.id and shape.get(edge.dst) == shape[node.id]:
+                by_sibling[index[edge.dst]] = by_sibling.get(index[edge.dst], 0.0) + edge.bytes
+        if by_sibling and sum(by_sibling.values()) >= SIBLING_SHARE * node.w_total():
+            joined += [(i, j) for j in by_sibling]
+    elements = []
+    for members in merge_groups([[n] for n in nodes], joined):
+        width = sum(m.size for m in members)
+        # one access of the whole element touches what each field touches: the lanes' stride is the element's
+        if (
+            len(members) > 1
+            and width <= WIDEST_ACCESS
+            and all(m.sectors_total() <= _wide_sectors(m, width) + m.requests for m in members)
+        ):
+            elements.append(members)
+    return elements
+
+
+def _element_draft(node: Node, ratio: float, members: list[Node], elements: list[list[Node]]) -> Draft:
+    """The finding of split elements: align the type; what it saves is the sectors and requests beyond one aligned
+    access per element."""
+    sizes = [m.size for m in elements[0]]
+    width = sum(sizes)
+    aligned = 1 << (width - 1).bit_length()  # __align__ takes a power of two; the type's size rounds up to it
+    fields = {m.id: len(e) for e in elements for m in e}
+    wide = sum(_wide_sectors(e[0], aligned) for e in elements)
+    excess = max(0.0, node.sectors_total() - wide)
+    predicted = predicted_excess(
+        members, "global", "sectors", lambda m: m.sectors_total() - _wide_sectors(m, aligned) / fields[m.id]
+    )
+    predicted.update(predicted_excess(members, "global", "requests", lambda m: m.requests * (1 - 1 / fields[m.id])))
+    verb = "reads" if node.type == "read" else "writes"
+    message = (
+        f"{verb} each {width}-byte element in {len(sizes)} accesses ({'+'.join(map(str, sizes))} bytes), each "
+        f"touching the same {dist_mean(node.raw.get('sectors')):.1f} sectors per warp access (R_coal {ratio:.2f}): "
+        f"{count(excess)} extra sector requests ({format_bytes(excess * SECTOR_BYTES)}) against one aligned "
+        f"{aligned}-byte access — align the element's type (`__align__({aligned})`) or use a {aligned}-byte vector "
+        "type; its lanes are consecutive already"
+    )
+    metrics = {
+        "R_coal": ratio,
+        "sectors_mean": dist_mean(node.raw.get("sectors")),
+        "excess_sectors": excess,
+        "element_bytes": width,
+        "aligned_bytes": aligned,
+        "element_accesses": len(sizes),
+    }
+    return Draft(
+        "poor-coalescing",
+        members,
+        None,
+        "coalescing",
+        _ELEMENT_FIX.format(verb=verb),
+        message,
+        waste_bytes=excess * SECTOR_BYTES,
+        basis="sectors",
+        predicted=predicted,
+        metrics=metrics,
+    )
+
+
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     firing = [n for n in view.memory_nodes() if n.space == "global" and n.r_coal() > settings["coalescing"]]
+    elements = _split_elements(view, firing)
+    element_of = {m.id: i for i, members in enumerate(elements) for m in members}
+    groups = groups_with_followers(view, firing)
+    # line_key tells widths apart, so fields of different widths (a short and two chars) are separate groups: one
+    # element, one finding
+    first: dict[int, int] = {}
+    joined = []
+    for index, group in enumerate(groups):
+        for member in group:
+            if member.id in element_of:
+                joined.append((first.setdefault(element_of[member.id], index), index))
     drafts = []
-    for group in groups_with_followers(view, firing):
+    for group in merge_groups(groups, joined):
         node = merged_node(group)
-        draft = _draft(node, node.r_coal(), group)
+        own = {element_of.get(m.id) for m in group}
+        split = [elements[i] for i in sorted(own)] if None not in own else []
+        if split and len({sum(m.size for m in e) for e in split}) == 1:
+            draft = _element_draft(node, node.r_coal(), group, split)
+        else:
+            draft = _draft(node, node.r_coal(), group)
         draft.nodes = group
         drafts.append(draft)
     return drafts

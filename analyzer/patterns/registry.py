@@ -220,10 +220,14 @@ def _one_warning_per_source(views: list[KernelView], findings: list[list[dict[st
     """Warnings of the same pattern on the same source lines in several instantiations of one kernel template
     (SHOC scan's reduce<float, 256> and reduce<double, 256>) are one edit of the source: the one that wastes most
     stays a warning, the others become information naming it (session 47's review of the breadth set). Different
-    kernels that inline one helper keep theirs: each passes the helper its own arguments."""
+    kernels that inline one helper keep theirs: each passes the helper its own arguments, as do split elements
+    (poor-coalescing's `element_bytes`): their edit is the alignment of each instantiation's element type, not the
+    template's lines (cuda-samples alignedTypes' packed structs)."""
     by_source: dict[tuple, list[tuple[KernelView, dict[str, Any]]]] = {}
     for view, kernel_findings in zip(views, findings):
         for finding in kernel_findings:
+            if "element_bytes" in finding["metrics"]:
+                continue
             lines = frozenset(places(view.raw, finding["pcs"])) if finding["severity"] == "warning" else frozenset()
             if any(place.line for place in lines):
                 by_source.setdefault((_template_of(view), finding["pattern"], lines), []).append((view, finding))

@@ -284,9 +284,10 @@ def reuse_intensity(view: KernelView, members: Iterable[Node]) -> float | None:
 _DISTRIBUTIONS = ("lanes", "addresses", "sectors", "sectors_ideal", "wavefronts", "wavefronts_ideal")
 
 
-def line_key(node: Node) -> tuple | None:
+def line_key(node: Node, sized: bool = True) -> tuple | None:
     """What makes two PCs copies of one source access: same function, space, type, size and source position
-    (with its inline chain). None without line info: such a PC is never merged."""
+    (with its inline chain). None without line info: such a PC is never merged. sized=False leaves the size out:
+    the fields of one structure, accessed one by one, differ in width (poor-coalescing's split elements)."""
     source = node.raw.get("source") or {}
     if not source.get("file") or not source.get("line"):
         return None
@@ -295,7 +296,7 @@ def line_key(node: Node) -> tuple | None:
         node.function,
         node.space,
         node.type,
-        node.size,
+        node.size if sized else None,
         bool(node.raw.get("async_copy")),
         source["file"],
         source["line"],

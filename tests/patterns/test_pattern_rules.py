@@ -583,6 +583,86 @@ def test_a_loop_that_rereads_its_own_gather_keeps_its_finding():
     assert coalescing_pcs(k.build()) == [[walk]]
 
 
+def split_element_kernel(
+    sizes: list[int], sectors: int, copies: int = 1, share_words: bool = True, type_: str = "read"
+) -> tuple[dict, list[list[int]]]:
+    """`copies` elements per statement (a loop unrolled), each accessed field by field: one PC per field of `sizes`
+    bytes on line 139, every one touching `sectors` per warp access; with share_words, each field's bytes are the
+    same thread's last access at the field before it (the rest of its 4-byte word), else first touches."""
+    k = KernelBuilder()
+    k.background()
+    elements = []
+    for _copy in range(copies):
+        fields = [k.node("global", type_, executions=4096, size=size, sectors=sectors, line=139) for size in sizes]
+        k.edge(fields[0], 0, "cold")
+        for before, field in zip(fields, fields[1:]):
+            k.edge(field, before if share_words else 0, "thread" if share_words else "cold")
+        elements.append(fields)
+    return k.build(), elements
+
+
+def test_one_element_split_into_byte_accesses_is_told_to_align_its_type_not_to_reindex():
+    # GIVEN cuda-samples alignedTypes' RGBA8_misaligned (four unsigned chars, no __align__) copied in a loop unrolled
+    # twice: four 1-byte loads per element, lanes 4 bytes apart, 4 sectors each where one byte needs 1; together the
+    # four use every byte of those sectors, so one aligned 4-byte load is the fix (session 48's review: re-indexing
+    # advice wrong)
+    for type_, op in (("read", "ld"), ("write", "st")):
+        kernel, elements = split_element_kernel([1, 1, 1, 1], sectors=4, copies=2, type_=type_)
+        finding = only(find_findings(kernel), "poor-coalescing")
+        assert finding["pcs"] == [pc for fields in elements for pc in fields]
+        assert finding["fix"]["kind"] == "coalescing" and "__align__(4)" in finding["fix"]["explanation"]
+        assert "__align__(4)" in finding["message"] and "consecutive addresses" not in finding["message"]
+        assert finding["message"].startswith(("reads" if type_ == "read" else "writes") + " each 4-byte element in 4")
+        metrics = finding["metrics"]
+        assert (metrics["element_bytes"], metrics["aligned_bytes"], metrics["element_accesses"]) == (4, 4, 4)
+        # one 4-byte access per element: 2 x 4 requests of 4 sectors become 2 x 1 of 4
+        assert metrics["predicted"] == {
+            f"l1tex__t_requests_pipe_lsu_mem_global_op_{op}.sum": 2 * 3 * 4096,
+            f"l1tex__t_sectors_pipe_lsu_mem_global_op_{op}.sum": 2 * 12 * 4096,
+        }
+        assert finding["waste"]["bytes"] == 2 * 12 * 4096 * 32
+
+
+def test_fields_of_different_widths_are_one_element_aligned_to_a_power_of_two():
+    # GIVEN a packed {short; char; char} (one finding, though its PCs differ in width) and a uchar3: three bytes a
+    # lane, 3 sectors per access, that __align__(4) pads to one 4-byte access of 4 sectors
+    kernel, (fields,) = split_element_kernel([2, 1, 1], sectors=4)
+    finding = only(find_findings(kernel), "poor-coalescing")
+    assert finding["pcs"] == fields and "(2+1+1 bytes)" in finding["message"]
+    kernel, (fields,) = split_element_kernel([1, 1, 1], sectors=3)
+    finding = only(find_findings(kernel), "poor-coalescing")
+    assert (finding["metrics"]["element_bytes"], finding["metrics"]["aligned_bytes"]) == (3, 4)
+    assert finding["metrics"]["predicted"]["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] == (9 - 4) * 4096
+
+
+def test_a_char_column_walk_keeps_its_reindexing_advice():
+    # GIVEN each thread walking its own row of chars, unrolled by four: the four loads share a word, but the lanes
+    # are a 1 KB row apart (32 sectors each), so one 4-byte load would still take 32: the stride is the problem
+    kernel, _ = split_element_kernel([1, 1, 1, 1], sectors=32)
+    finding = only(find_findings(kernel), "poor-coalescing")
+    assert "element_bytes" not in finding["metrics"] and "consecutive addresses" in finding["message"]
+    # ... and bytes 4 apart that share no word (unrolled iterations of a stride-4 walk): a byte of every word is used
+    kernel, _ = split_element_kernel([1, 1, 1, 1], sectors=4, share_words=False)
+    finding = only(find_findings(kernel), "poor-coalescing")
+    assert "element_bytes" not in finding["metrics"] and "consecutive addresses" in finding["message"]
+
+
+def test_split_elements_of_a_templates_instantiations_keep_a_warning_each():
+    # GIVEN alignedTypes' testKernel<RGBA8_misaligned> and testKernel<RGBA32_misaligned> on one line: aligning one
+    # instantiation's element type does not fix the other's, so the element warning stands for no other
+    def named(kernel: dict, name: str) -> dict:
+        kernel["id"], kernel["name"] = name, f"void testKernel<{name}>({name}*, {name}*, int)"
+        return kernel
+
+    bytes_, _ = split_element_kernel([1, 1, 1, 1], sectors=4)
+    words = KernelBuilder()
+    for _field in range(4):
+        words.edge(words.node("global", "read", executions=4096, sectors=16, line=139), 0, "cold")
+    findings = find_report_findings([named(bytes_, "RGBA8_misaligned"), named(words.build(), "RGBA32_misaligned")])
+    severities = [[f["severity"] for f in fs if f["pattern"] == "poor-coalescing"] for fs in findings]
+    assert severities == [["warning"], ["warning"]]
+
+
 def test_poor_coalescing_control_coalesced():
     assert find_findings(global_reader(4)) == []
 
