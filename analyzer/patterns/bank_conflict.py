@@ -32,7 +32,9 @@ word) and `metrics.warp_rows`.
 One layout, one finding, as for poor-coalescing (view.groups_with_followers): a store at least 90% of whose bytes
 the same thread last read at a flagged load of another line writes the element that load read, through the same
 layout, so padding the array fixes both (cuda-samples shfl_scan's `sums[tx][ty]`, read at line 298 and written back
-at 307: two warnings until session 48).
+at 307: two warnings until session 48). A helper's access inlined at several call sites of the kernel is one access
+too (its line without the inline chain): histogram64's `addByte`, inlined through `addWord` at four call sites, was
+eight findings, the warning a quarter of the conflict (session 49).
 """
 
 from __future__ import annotations
@@ -219,7 +221,8 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     firing = [n for n in view.memory_nodes() if n.space == "shared" and n.r_conf() > settings["bankConflict"]]
     drafts = []
     rows = warp_rows(view)
-    for group in groups_with_followers(view, firing, stores_only=True):  # copies and an RMW's store: one finding
+    # copies (unrolled, or inlined at several call sites) and an RMW's store: one finding
+    for group in groups_with_followers(view, firing, stores_only=True, call_sites=False):
         node = merged_node(group)
         draft = _draft(node, node.r_conf(), group, rows)
         draft.nodes = group

@@ -284,14 +284,17 @@ def reuse_intensity(view: KernelView, members: Iterable[Node]) -> float | None:
 _DISTRIBUTIONS = ("lanes", "addresses", "sectors", "sectors_ideal", "wavefronts", "wavefronts_ideal")
 
 
-def line_key(node: Node, sized: bool = True) -> tuple | None:
+def line_key(node: Node, sized: bool = True, call_sites: bool = True) -> tuple | None:
     """What makes two PCs copies of one source access: same function, space, type, size and source position
     (with its inline chain). None without line info: such a PC is never merged. sized=False leaves the size out:
-    the fields of one structure, accessed one by one, differ in width (poor-coalescing's split elements)."""
+    the fields of one structure, accessed one by one, differ in width (poor-coalescing's split elements).
+    call_sites=False leaves the inline chain out: a helper's access inlined at several call sites of one kernel is
+    one source access (bank-conflict: the layout the helper's line indexes)."""
     source = node.raw.get("source") or {}
     if not source.get("file") or not source.get("line"):
         return None
-    chain = tuple((i.get("function"), i.get("file"), i.get("line")) for i in source.get("inline") or ())
+    inline = source.get("inline") or ()
+    chain = tuple((i.get("function"), i.get("file"), i.get("line")) for i in inline) if call_sites else ()
     return (
         node.function,
         node.space,
@@ -304,11 +307,11 @@ def line_key(node: Node, sized: bool = True) -> tuple | None:
     )
 
 
-def group_by_line(nodes: Iterable[Node]) -> list[list[Node]]:
+def group_by_line(nodes: Iterable[Node], call_sites: bool = True) -> list[list[Node]]:
     """Nodes grouped by line_key (singletons without one), each group in (function, pc) order."""
     groups: dict[Any, list[Node]] = defaultdict(list)
     for node in sorted(nodes, key=lambda n: n.key):
-        key = line_key(node)
+        key = line_key(node, call_sites=call_sites)
         groups[key if key is not None else ("pc", node.key)].append(node)
     return sorted(groups.values(), key=lambda members: members[0].key)
 
@@ -408,7 +411,9 @@ def _followers(view: KernelView, firing: list[Node], stores_only: bool) -> dict[
     return followers
 
 
-def groups_with_followers(view: KernelView, firing: list[Node], stores_only: bool = False) -> list[list[Node]]:
+def groups_with_followers(
+    view: KernelView, firing: list[Node], stores_only: bool = False, call_sites: bool = True
+) -> list[list[Node]]:
     """The firing PCs of a layout rule (poor-coalescing, bank-conflict) as findings: unrolled copies of one access
     are one group, and a follower (a PC at least FOLLOWER_SHARE of whose bytes the same thread last touched at other
     firing PCs of other lines: a reload, the store of a read-modify-write) joins the group of the origin that gave it
@@ -417,9 +422,10 @@ def groups_with_followers(view: KernelView, firing: list[Node], stores_only: boo
     of their own. A PC whose re-reads come from itself (a loop's next iteration) keeps its own group, as does a store
     overwriting a firing store (the overwritten one is dead: redundant-waw's). With stores_only, only the store of a
     read-modify-write follows (shared memory, where a whole kernel's loop reads back what its threads stored: chains
-    of reloads would make one finding of every array the loop touches)."""
+    of reloads would make one finding of every array the loop touches). call_sites=False: copies inlined at several
+    call sites are one access too (line_key)."""
     followers = _followers(view, firing, stores_only)
-    groups = group_by_line(n for n in firing if n.id not in followers)
+    groups = group_by_line((n for n in firing if n.id not in followers), call_sites)
     groups += [[view.nodes[follower]] for follower in sorted(followers)]
     group_of = {node.id: index for index, group in enumerate(groups) for node in group}
     return merge_groups(groups, [(group_of[f], group_of[o]) for f, o in sorted(followers.items())])

@@ -415,6 +415,29 @@ def test_the_store_of_a_shared_read_modify_write_joins_its_loads_bank_conflict()
     }
 
 
+def test_a_helpers_bank_conflict_inlined_at_several_call_sites_is_one_finding():
+    # GIVEN cuda-samples histogram64's addByte (line 54), inlined through addWord at four call sites of the kernel:
+    # one shared access of the helper's line, one layout to change; a conflict on another line stays its own
+    k = KernelBuilder()
+    writer = k.node("shared", "write", executions=1024, line=40)
+    k.edge(writer, 0, "cold")
+    loads = []
+    for call in (99, 100, 101, 102):
+        load = k.node("shared", "read", executions=1024, wavefronts=2, wavefronts_ideal=1, line=54)
+        k.kernel["nodes"][load]["source"]["inline"] = [
+            {"function": "addByte", "file": "/src/app.cu", "line": 54},
+            {"function": "addWord", "file": "/src/app.cu", "line": call},
+        ]
+        k.edge(load, writer, "block")
+        loads.append(load)
+    other = k.node("shared", "read", executions=1024, wavefronts=2, wavefronts_ideal=1, line=117)
+    k.edge(other, writer, "block")
+    findings = [f for f in find_findings(k.build()) if f["pattern"] == "bank-conflict"]
+    assert sorted(f["pcs"] for f in findings) == [loads, [other]]
+    (helper,) = [f for f in findings if f["pcs"] == loads]
+    assert helper["waste"]["wavefronts"] == 4 * 1024
+
+
 def test_a_store_after_a_shared_atomic_keeps_its_own_bank_conflict():
     # a histogram bin's atomic (conflicts that follow the data) and a store of the same element by the same thread
     # (a layout conflict): two fixes, two findings, whichever PC comes first
