@@ -51,6 +51,7 @@ RULES: tuple[Any, ...] = (
 
 PATTERNS: dict[str, str] = {pid: title for rule in RULES for pid, title in rule.PATTERNS.items()}
 CORRECTNESS_PATTERNS = frozenset(races.PATTERNS)
+_REDUNDANT = ("redundant-rar", "redundant-raw", "redundant-waw")
 # The patterns only a run profiled with values can show (their implants and controls: tests/gpu/value_redundancy.cu,
 # not the pattern suite, which is profiled without).
 VALUE_PATTERNS: frozenset[str] = frozenset(value_redundancy.PATTERNS)
@@ -86,9 +87,14 @@ def _remove_overlaps(drafts: list[Draft], traffic: float, min_share: float) -> l
     constant = _node_ids(drafts, "constant-region")
     registers = _node_ids(drafts, "redundant-rar", "redundant-raw")
     dead = _dead_stores(drafts, traffic, min_share)
+    # the fields of one element read or written one by one (poor-coalescing's split elements): their sub-word
+    # "re-reads" and "dead stores" are the element's other bytes of one word, which the alignment advice explains
+    elements = {node.id for d in drafts if "element_bytes" in d.metrics for node in d.nodes}
     kept = []
     for draft in drafts:
         ids = {node.id for node in draft.nodes}
+        if draft.pattern in _REDUNDANT and draft.metrics.get("sub_word") and ids <= elements:
+            continue
         # an uncoalesced store that is dead: the dead store's fix (store once) removes it, one finding says so
         # (PolyBench correlation's `symmat[j1][j2] +=` in the i loop: both a coalescing and a dead-store warning)
         if draft.pattern == "poor-coalescing" and ids <= dead:
@@ -145,7 +151,6 @@ MIN_WARNING_INSTRUCTIONS_PER_LAUNCH = 256
 # LDS beside 65,536 streaming LDG, 67% cold; session 48's review). Kernels whose shared reloads matter stream far
 # less (SHOC stencil2d 21%, reductionMultiBlockCG 11%).
 STREAMING_KERNEL_SHARE = 0.5
-_REDUNDANT = ("redundant-rar", "redundant-raw", "redundant-waw")
 
 
 def _minor_in_the_kernel(views: list[KernelView], findings: list[list[dict[str, Any]]]) -> None:
