@@ -33,18 +33,28 @@ One layout, one finding, as for poor-coalescing (view.groups_with_followers): a 
 the same thread last read at a flagged load of another line writes the element that load read, through the same
 layout, so padding the array fixes both (cuda-samples shfl_scan's `sums[tx][ty]`, read at line 298 and written back
 at 307: two warnings until session 48). A helper's access inlined at several call sites of the kernel is one access
-too (its line without the inline chain): histogram64's `addByte`, inlined through `addWord` at four call sites, was
-eight findings, the warning a quarter of the conflict (session 49).
+too (its line without the inline chain, within one closed subgraph and one line of the app's code: a helper handed
+two arrays keeps two findings, and so do atomics the app inlines at two lines): histogram64's `addByte`, inlined
+through `addWord` at four call sites, was eight findings, the warning a quarter of the conflict (session 49).
 """
 
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 from reuselens.analyzer.configurations import configurations
 from reuselens.analyzer.patterns.finding import TIER_INFORMATION, TIER_PERFORMANCE, Draft, predicted_excess
 from reuselens.analyzer.patterns.text import count
-from reuselens.analyzer.patterns.view import KernelView, Node, dist_mode, groups_with_followers, merged_node
+from reuselens.analyzer.patterns.view import (
+    KernelView,
+    Node,
+    dist_mode,
+    groups_with_followers,
+    line_key,
+    merged_node,
+)
+from reuselens.analyzer.toolkit_paths import user_frame
 
 PATTERNS = {"bank-conflict": "Shared-memory bank conflict"}
 
@@ -72,13 +82,13 @@ def _mode_share(dist) -> float:
     return max(counts) / sum(counts) if counts and sum(counts) > 0 else 1.0
 
 
-def _data_dependent(node: Node, data_indexed: bool) -> bool:
-    """An atomic, or a data-indexed PC, whose wavefront count varies with the data: no value covers
-    DATA_DEPENDENT_MODE of executions. (A layout conflict whose active lanes vary, as partial warps' do, also varies
-    its wavefronts; measured shared atomics with varying lanes were histograms whose lanes follow the data too,
-    Parboil histo's 1 to 25.)"""
-    varies = _mode_share(node.raw.get("wavefronts")) < DATA_DEPENDENT_MODE
-    return varies and (node.type == "atomic" or data_indexed)
+def _data_dependent(members: list[Node], data_indexed: bool) -> bool:
+    """Atomics, or data-indexed PCs, whose wavefront counts vary with the data: for every copy, no value covers
+    DATA_DEPENDENT_MODE of its executions (copies steady at different counts, 2 and 4, vary only when pooled). (A
+    layout conflict whose active lanes vary, as partial warps' do, also varies its wavefronts; measured shared
+    atomics with varying lanes were histograms whose lanes follow the data too, Parboil histo's 1 to 25.)"""
+    varies = all(_mode_share(m.raw.get("wavefronts")) < DATA_DEPENDENT_MODE for m in members)
+    return varies and (all(m.type == "atomic" for m in members) or data_indexed)
 
 
 # A PC's words are data-indexed when at least this share of its executions touch a number of words that their active
@@ -174,7 +184,7 @@ def _draft(node: Node, ratio: float, members: list[Node], rows: int = 1) -> Draf
     )
     indexed = min(data_indexed_share(m) for m in members)  # every copy's words follow the data
     data_indexed = indexed >= DATA_INDEXED_SHARE
-    data_dependent = _data_dependent(node, data_indexed)
+    data_dependent = _data_dependent(members, data_indexed)
     layout = data_indexed and not data_dependent  # data-indexed words that collide alike for any data
     row_span = not data_dependent and not layout and all(_spans_rows(m, rows) for m in members)
     explanation = _DATA_DEPENDENT_FIX if data_dependent else _FIX
@@ -217,12 +227,29 @@ def _draft(node: Node, ratio: float, members: list[Node], rows: int = 1) -> Draf
     )
 
 
+def _access_key(view: KernelView) -> Callable[[Node], tuple | None]:
+    """What makes shared PCs copies of one access to one array: their line without its inline chain (a helper's
+    access inlined at several call sites of the kernel), within one closed subgraph (the copies touch the same data:
+    a helper handed two arrays by two call sites stays two findings) and one frame of the app's code (every shared
+    atomicAdd is the toolkit header's line, whichever line of the app inlined it)."""
+    subgraph_of = {node.id: index for index, members in enumerate(view.closed_subgraphs()) for node in members}
+
+    def key(node: Node) -> tuple | None:
+        line = line_key(node, call_sites=False)
+        if line is None:
+            return None
+        frame = user_frame(node.raw.get("source") or {})
+        return (line, subgraph_of.get(node.id), frame.get("file"), frame.get("line"))
+
+    return key
+
+
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     firing = [n for n in view.memory_nodes() if n.space == "shared" and n.r_conf() > settings["bankConflict"]]
     drafts = []
     rows = warp_rows(view)
-    # copies (unrolled, or inlined at several call sites) and an RMW's store: one finding
-    for group in groups_with_followers(view, firing, stores_only=True, call_sites=False):
+    # copies (unrolled, or a helper's inlined at several call sites) and an RMW's store: one finding
+    for group in groups_with_followers(view, firing, stores_only=True, key=_access_key(view)):
         node = merged_node(group)
         draft = _draft(node, node.r_conf(), group, rows)
         draft.nodes = group

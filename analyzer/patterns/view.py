@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from reuselens.analyzer import configurations, graph
 from reuselens.analyzer.errors import ReportError
@@ -307,12 +307,12 @@ def line_key(node: Node, sized: bool = True, call_sites: bool = True) -> tuple |
     )
 
 
-def group_by_line(nodes: Iterable[Node], call_sites: bool = True) -> list[list[Node]]:
-    """Nodes grouped by line_key (singletons without one), each group in (function, pc) order."""
+def group_by_line(nodes: Iterable[Node], key: Callable[[Node], Any] = line_key) -> list[list[Node]]:
+    """Nodes grouped by `key` (line_key; singletons without one), each group in (function, pc) order."""
     groups: dict[Any, list[Node]] = defaultdict(list)
     for node in sorted(nodes, key=lambda n: n.key):
-        key = line_key(node, call_sites=call_sites)
-        groups[key if key is not None else ("pc", node.key)].append(node)
+        found = key(node)
+        groups[found if found is not None else ("pc", node.key)].append(node)
     return sorted(groups.values(), key=lambda members: members[0].key)
 
 
@@ -412,7 +412,7 @@ def _followers(view: KernelView, firing: list[Node], stores_only: bool) -> dict[
 
 
 def groups_with_followers(
-    view: KernelView, firing: list[Node], stores_only: bool = False, call_sites: bool = True
+    view: KernelView, firing: list[Node], stores_only: bool = False, key: Callable[[Node], Any] = line_key
 ) -> list[list[Node]]:
     """The firing PCs of a layout rule (poor-coalescing, bank-conflict) as findings: unrolled copies of one access
     are one group, and a follower (a PC at least FOLLOWER_SHARE of whose bytes the same thread last touched at other
@@ -422,10 +422,10 @@ def groups_with_followers(
     of their own. A PC whose re-reads come from itself (a loop's next iteration) keeps its own group, as does a store
     overwriting a firing store (the overwritten one is dead: redundant-waw's). With stores_only, only the store of a
     read-modify-write follows (shared memory, where a whole kernel's loop reads back what its threads stored: chains
-    of reloads would make one finding of every array the loop touches). call_sites=False: copies inlined at several
-    call sites are one access too (line_key)."""
+    of reloads would make one finding of every array the loop touches). `key`: what makes PCs copies of one access
+    (line_key; bank-conflict also joins a helper's copies inlined at several call sites)."""
     followers = _followers(view, firing, stores_only)
-    groups = group_by_line((n for n in firing if n.id not in followers), call_sites)
+    groups = group_by_line((n for n in firing if n.id not in followers), key)
     groups += [[view.nodes[follower]] for follower in sorted(followers)]
     group_of = {node.id: index for index, group in enumerate(groups) for node in group}
     return merge_groups(groups, [(group_of[f], group_of[o]) for f, o in sorted(followers.items())])
