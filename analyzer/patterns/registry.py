@@ -181,8 +181,7 @@ def _minor_in_the_kernel(views: list[KernelView], findings: list[list[dict[str, 
 def _cold_global_share(view: KernelView) -> float:
     """The share of the kernel's traffic that is global memory touched for the first time (the DRAM stream)."""
     traffic = view.traffic_bytes()
-    cold = view.footprint_per_launch(n for n in view.memory_nodes() if n.space == "global") * view.launch_count()
-    return cold / traffic if traffic > 0 else 0.0
+    return view.global_footprint_per_launch * view.launch_count() / traffic if traffic > 0 else 0.0
 
 
 def find_report_findings(
