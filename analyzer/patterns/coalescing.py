@@ -37,6 +37,8 @@ saves (`metrics.element_bytes`, `aligned_bytes`, `element_accesses`), not to re-
 the re-indexing advice wrong. A char column walk (lanes a row apart) touches more sectors than the wide access and
 keeps it. Fields of a word or wider (LA32_misaligned's two ints) share no word, so nothing in the report tells
 them from two arrays read at the same stride: they keep the general advice (a structure of arrays fixes them too).
+The shadow is per word, so in practice the element is one word of narrower fields: a 2- or 3-byte element's fields
+find their word last touched by a neighbouring lane, and a wider one splits into words that fail the sector test.
 """
 
 from __future__ import annotations
