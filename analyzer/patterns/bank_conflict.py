@@ -53,6 +53,7 @@ from reuselens.analyzer.patterns.view import (
     groups_with_followers,
     line_key,
     merged_node,
+    mode_share,
 )
 from reuselens.analyzer.toolkit_paths import user_frame
 
@@ -77,17 +78,12 @@ _DATA_DEPENDENT_FIX = (
 )
 
 
-def _mode_share(dist) -> float:
-    counts = [float(c) for _v, c in dist or ()]
-    return max(counts) / sum(counts) if counts and sum(counts) > 0 else 1.0
-
-
 def _data_dependent(members: list[Node], data_indexed: bool) -> bool:
     """Atomics, or data-indexed PCs, whose wavefront counts vary with the data: for every copy, no value covers
     DATA_DEPENDENT_MODE of its executions (copies steady at different counts, 2 and 4, vary only when pooled). (A
     layout conflict whose active lanes vary, as partial warps' do, also varies its wavefronts; measured shared
     atomics with varying lanes were histograms whose lanes follow the data too, Parboil histo's 1 to 25.)"""
-    varies = all(_mode_share(m.raw.get("wavefronts")) < DATA_DEPENDENT_MODE for m in members)
+    varies = all(mode_share(m.raw.get("wavefronts")) < DATA_DEPENDENT_MODE for m in members)
     return varies and (all(m.type == "atomic" for m in members) or data_indexed)
 
 
@@ -117,12 +113,6 @@ _DATA_INDEXED_LAYOUT_FIX = (
 def _percent(share: float) -> str:
     """A share rounded down to 0.1% (99.99% of accesses is not all of them): '99.9%', '100%'."""
     return f"{math.floor(share * 1000 + 1e-9) / 10:g}%"
-
-
-def data_indexed_share(node: Node) -> float:
-    """A lower bound on the share of the PC's executions whose word count their active lane count does not explain:
-    the `lanes` mode's share less the `addresses` mode's (0 when the words follow the lanes)."""
-    return max(0.0, _mode_share(node.raw.get("lanes")) - _mode_share(node.raw.get("addresses")))
 
 
 # A warp of a block narrower than 32 threads spans several rows of it (module docstring); the conflict is that span's
@@ -163,7 +153,7 @@ def _spans_rows(node: Node, rows: int) -> bool:
 def _layout_advice(node: Node, indexed: float) -> tuple[str, str]:
     """The message's tail and the explanation for data-indexed words that collide alike whatever the data."""
     wavefronts = node.raw.get("wavefronts")
-    share, mode = _percent(_mode_share(wavefronts)), int(dist_mode(wavefronts))
+    share, mode = _percent(mode_share(wavefronts)), int(dist_mode(wavefronts))
     tail = (
         f" — the data picks the words, yet {share} of accesses cost {mode} wavefronts: lanes that can pick different "
         "words share a bank whatever the data; lay the array out so that each lane keeps to its own bank (one word of "
@@ -182,7 +172,7 @@ def _draft(node: Node, ratio: float, members: list[Node], rows: int = 1) -> Draf
     predicted = predicted_excess(
         members, "shared", "wavefronts", lambda m: m.wavefronts_total() - m.wavefronts_ideal_total()
     )
-    indexed = min(data_indexed_share(m) for m in members)  # every copy's words follow the data
+    indexed = min(m.data_indexed_share() for m in members)  # every copy's words follow the data
     data_indexed = indexed >= DATA_INDEXED_SHARE
     data_dependent = _data_dependent(members, data_indexed)
     layout = data_indexed and not data_dependent  # data-indexed words that collide alike for any data

@@ -25,8 +25,16 @@ CROSS_THREAD = ("warp_same_inst", "warp_diff_inst", "block", "grid")
 SECTOR_BYTES = 32  # hardware sector size (paper 3.3 II, SecSize)
 
 
-# Node.addresses_follow_data: the share of a node's requests that must follow no stride.
+# Node.addresses_follow_data: the share of a node's requests that must follow no stride, or the share of its
+# executions whose address count its active lanes do not explain (Node.data_indexed_share).
 FOLLOWS_DATA = 0.9
+FOLLOWS_DATA_INDEXED = 0.5
+
+
+def mode_share(dist: Iterable[Iterable[float]] | None) -> float:
+    """The share of executions at a distribution's commonest value (1 for an empty one)."""
+    counts = [float(c) for _v, c in dist or ()]
+    return max(counts) / sum(counts) if counts and sum(counts) > 0 else 1.0
 
 
 def dist_total(dist: Iterable[Iterable[float]] | None) -> float:
@@ -91,11 +99,24 @@ class Node:
         return dist_mode(self.raw.get("addresses"))
 
     def addresses_follow_data(self) -> bool:
-        """Whether at least FOLLOWS_DATA of the node's global requests had lanes whose addresses follow no stride
-        (the engine's `irregular`, docs/engine.md "Node distributions"): a gather or scatter through loaded
-        values, which no indexing arithmetic coalesces and no shuffle pattern can serve."""
+        """Whether the node's global addresses come from loaded values (a gather or scatter through an index array,
+        which no indexing arithmetic coalesces and no shuffle pattern can serve): at least FOLLOWS_DATA of its
+        requests had lanes whose addresses follow no stride (the engine's `irregular`, docs/engine.md "Node
+        distributions"), or at least FOLLOWS_DATA_INDEXED of its executions touched a number of addresses their
+        active lanes do not explain (data_indexed_share). The engine's test leaves lanes it cannot pair unjudged,
+        so a gather whose index array repeats and clusters its columns (Parboil spmv's `x_vec[d_index[j]]`: 17 to 32
+        addresses per warp, 10% judged irregular) passes only the second test."""
+        if self.space != "global" or self.requests <= 0:
+            return False
         irregular = self.raw.get("irregular") or 0
-        return self.space == "global" and self.requests > 0 and irregular >= FOLLOWS_DATA * self.requests
+        return irregular >= FOLLOWS_DATA * self.requests or self.data_indexed_share() >= FOLLOWS_DATA_INDEXED
+
+    def data_indexed_share(self) -> float:
+        """A lower bound on the share of the node's executions whose address count their active lane count does not
+        explain: the `lanes` mode's share less the `addresses` mode's (0 when the addresses follow the lanes). Were
+        the addresses a function of the active lanes alone, the executions at the commonest lane count would share
+        one address count."""
+        return max(0.0, mode_share(self.raw.get("lanes")) - mode_share(self.raw.get("addresses")))
 
     def sectors_total(self) -> float:
         return dist_total(self.raw.get("sectors"))

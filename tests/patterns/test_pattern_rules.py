@@ -553,6 +553,23 @@ def test_a_gather_through_loaded_indices_is_told_what_helps_instead_of_reindexin
         assert ("come from data the kernel loaded" in finding["fix"]["explanation"]) is follows
 
 
+def test_probes_whose_address_count_follows_the_data_are_a_gather_though_the_engine_judged_few():
+    # GIVEN cuda-samples mergeSort's binary search: every execution has 32 active lanes, but they probe 1 to 32
+    # distinct addresses as the keys fall (the addresses mode covers 37% of executions), while the engine's affine
+    # test, which leaves lanes it cannot pair unjudged, calls only 66% of the requests irregular; a partial warp whose
+    # address count follows its lane count is no gather
+    for lanes, addresses, follows in (
+        ([[32, 4096]], [[1, 1536], [2, 512], [8, 1024], [32, 1024]], True),
+        ([[16, 2048], [32, 2048]], [[16, 2048], [32, 2048]], False),
+    ):
+        kernel = global_reader(32)
+        node = next(n for n in kernel["nodes"] if (n.get("source") or {}).get("line") == 5)
+        node.update(lanes=lanes, addresses=addresses, irregular=int(0.66 * 4096))
+        finding = only(find_findings(kernel), "poor-coalescing")
+        assert finding["metrics"].get("addresses_follow_data", False) is follows
+        assert ("the addresses come from loaded data" in finding["message"]) is follows
+
+
 def dead_store_kernel(dead_share: float) -> tuple[dict, int]:
     """An uncoalesced store (a sector per lane) that the same thread overwrites (`dead_share` of its bytes)."""
     k = KernelBuilder()
