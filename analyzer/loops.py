@@ -13,7 +13,8 @@ Only functions whose reloads have the shape of a second loop over an earlier loo
 start alone costs 0.4 s (docs/engine.md, "Post-run cost"), reads the others. Without either the report has no
 `loops`, and the rules give the advice they gave before.
 
-Public API: :func:`loops_in`, :func:`backward_branches`, :func:`innermost`, :func:`attach_loops`.
+Public API: :func:`loops_in`, :func:`backward_branches`, :func:`innermost`, :func:`attach_loops`,
+:func:`function_code`.
 """
 
 from __future__ import annotations
@@ -89,8 +90,9 @@ def backward_branches(code: bytes, arch: int | None) -> list[tuple[int, int]] | 
     return loops
 
 
-def _decoded(mapper: Any, module: Any, function: str) -> list[tuple[int, int]] | None:
-    """The function's loops from its CUBIN's bytes, or None (unknown module, architecture or encoding)."""
+def function_code(mapper: Any, module: Any, function: str) -> tuple[bytes, int | None] | None:
+    """A function's machine code in its module's CUBIN and the CUBIN's architecture, or None (unknown module or
+    function). Also what analyzer/operands.py decodes."""
     try:
         table = mapper.table(module)
     except ReuseLensError:
@@ -99,7 +101,13 @@ def _decoded(mapper: Any, module: Any, function: str) -> list[tuple[int, int]] |
     if symbol is None or symbol.size <= 0:
         return None
     data = table.elf.section_data(table.elf.sections[symbol.shndx])
-    return backward_branches(data[symbol.value : symbol.value + symbol.size], table.arch)
+    return data[symbol.value : symbol.value + symbol.size], table.arch
+
+
+def _decoded(mapper: Any, module: Any, function: str) -> list[tuple[int, int]] | None:
+    """The function's loops from its CUBIN's bytes, or None (unknown module, architecture or encoding)."""
+    found = function_code(mapper, module, function)
+    return backward_branches(*found) if found is not None else None
 
 
 def _span(mapper: Any, module: Any, function: str) -> tuple[int, int | None]:

@@ -102,8 +102,10 @@ def _attach_sources(
         progress("map source lines", done, total)
     _attach_value_types(run, mapper, kernels, notes)
     from reuselens.analyzer.loops import attach_loops
+    from reuselens.analyzer.operands import attach_operands
 
     attach_loops(mapper, kernels)  # only functions whose reloads look like a second loop (loops.py)
+    attach_operands(mapper, kernels)  # only wasteful global accesses sharing a statement (operands.py)
     notes.extend(note for note in _merge_lineless(mapper.notes) if note not in notes)
 
 

@@ -74,6 +74,9 @@ REPORT_NODE = Obj(
         "function": NAME,
         "source": SOURCE,
         "sass": NAME,
+        "address": Obj(
+            {"register": Int(0, 254), "offset": Int(-(1 << 23), (1 << 23) - 1)}, required=("register", "offset")
+        ),
         "metrics": Maybe(
             Obj(
                 {

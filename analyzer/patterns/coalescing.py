@@ -39,6 +39,9 @@ keeps it. Fields of a word or wider (LA32_misaligned's two ints) share no word, 
 them from two arrays read at the same stride: they keep the general advice (a structure of arrays fixes them too).
 The shadow is per word, so in practice the element is one word of narrower fields: a 2- or 3-byte element's fields
 find their word last touched by a neighbouring lane, and a wider one splits into words that fail the sector test.
+The SASS tells the others: where nodes carry their `address` (analyzer/operands.py), members of one element are
+addressed from one base register at consecutive offsets (_addressed_elements), whatever their width; an element
+wider than the widest access (a double4's two 16-byte halves) wastes nothing and gets no finding.
 """
 
 from __future__ import annotations
@@ -202,9 +205,62 @@ def _element_draft(node: Node, ratio: float, members: list[Node], elements: list
     )
 
 
+def _contiguous_runs(nodes: list[Node]) -> list[list[Node]]:
+    """PCs of one base register as elements: in program order, an offset met again starts another element (the
+    register was set anew: an unrolled copy's element), and within one, runs of offsets each where the last ends."""
+    offset_of = {node.id: node.raw["address"]["offset"] for node in nodes}
+    chunks: list[list[Node]] = [[]]
+    for node in sorted(nodes, key=lambda n: n.key):
+        if any(offset_of[m.id] == offset_of[node.id] for m in chunks[-1]):
+            chunks.append([])
+        chunks[-1].append(node)
+    runs = []
+    for chunk in chunks:
+        chunk.sort(key=lambda n: offset_of[n.id])
+        runs.append([chunk[0]])
+        for node in chunk[1:]:
+            last = runs[-1][-1]
+            if offset_of[node.id] == offset_of[last.id] + last.size:
+                runs[-1].append(node)
+            else:
+                runs.append([node])
+    return runs
+
+
+def _addressed_elements(firing: list[Node]) -> tuple[list[list[Node]], set[int]]:
+    """Elements read or written member by member, told by their SASS (the report's `address`, analyzer/operands.py):
+    PCs of one statement that run the same requests with the same lanes, addressed from one base register at
+    consecutive offsets (each where the one before ends), and whose lanes are one element apart (each touches the
+    sectors one access of the element's width would, within one a request). Returns the elements of at most
+    WIDEST_ACCESS bytes, which one aligned access could move, and the PCs of wider ones (SHOC scan's double4: two
+    16-byte halves, the widest access there is, which together fetch exactly the element's sectors: no waste)."""
+    by_base: dict[tuple, list[Node]] = {}
+    for node in firing:
+        address = node.raw.get("address") or {}
+        key = line_key(node, sized=False)
+        if key is not None and node.type in ("read", "write") and isinstance(address.get("offset"), int):
+            lanes = tuple(tuple(x) for x in node.raw.get("lanes") or ())
+            by_base.setdefault((key, node.requests, lanes, address.get("register")), []).append(node)
+    elements: list[list[Node]] = []
+    wider: set[int] = set()
+    for nodes in by_base.values():
+        for members in _contiguous_runs(nodes):
+            width = sum(m.size for m in members)
+            if len(members) < 2 or any(abs(m.sectors_total() - _wide_sectors(m, width)) > m.requests for m in members):
+                continue
+            if width <= WIDEST_ACCESS:
+                elements.append(sorted(members, key=lambda n: n.key))
+            else:
+                wider.update(m.id for m in members)
+    return elements, wider
+
+
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     firing = [n for n in view.memory_nodes() if n.space == "global" and n.r_coal() > settings["coalescing"]]
-    elements = _split_elements(view, firing)
+    addressed, wider = _addressed_elements(firing)
+    firing = [n for n in firing if n.id not in wider]  # split by the hardware: their sectors are the element's
+    told = {m.id for members in addressed for m in members}
+    elements = addressed + _split_elements(view, [n for n in firing if n.id not in told])
     element_of = {m.id: i for i, members in enumerate(elements) for m in members}
     groups = groups_with_followers(view, firing)
     # line_key tells widths apart, so fields of different widths (a short and two chars) are separate groups: one

@@ -753,6 +753,54 @@ def test_a_char_column_walk_keeps_its_reindexing_advice():
     assert "element_bytes" not in finding["metrics"] and "consecutive addresses" in finding["message"]
 
 
+def addressed_kernel(fields: list[tuple[int, int, int]], sectors: int) -> tuple[dict, list[int]]:
+    """Loads on line 14 (tests/data/sass/elements.cu), each (size, base register, offset) as the CUBIN's SASS
+    addresses it (the report's `address`, analyzer/operands.py), every one touching `sectors` per warp access."""
+    k = KernelBuilder()
+    k.background()
+    ids = []
+    for size, register, offset in fields:
+        load = k.node("global", "read", executions=4096, size=size, sectors=sectors, line=14)
+        k.kernel["nodes"][load]["address"] = {"register": register, "offset": offset}
+        k.edge(load, 0, "cold")
+        ids.append(load)
+    return k.build(), ids
+
+
+def test_members_of_one_element_told_by_their_address_are_told_to_align_the_type():
+    # GIVEN a struct of four ints aligned to 4 only (alignedTypes' RGBA32_misaligned), copied in a loop unrolled twice
+    # whose second copy sets its base register anew: four 4-byte loads an element, [R8], [R8+0x4], [R8+0x8], [R8+0xc],
+    # lanes 16 bytes apart (16 sectors where 4 would do); the fields share no 4-byte word, so only the SASS shows it
+    quads = [(4, 8, offset) for offset in (0, 4, 8, 12)] * 2
+    kernel, ids = addressed_kernel(quads, sectors=16)
+    finding = only(find_findings(kernel), "poor-coalescing")
+    assert finding["pcs"] == ids and "__align__(16)" in finding["message"]
+    metrics = finding["metrics"]
+    assert (metrics["element_bytes"], metrics["aligned_bytes"], metrics["element_accesses"]) == (16, 16, 4)
+    # one 16-byte access per element: 2 x 4 requests of 16 sectors become 2 x 1 of 16
+    assert finding["waste"]["bytes"] == (8 * 16 - 2 * 16) * 4096 * 32
+    # a three-int member list (RGB32_misaligned) is aligned to 16, the power of two above its 12 bytes
+    kernel, ids = addressed_kernel([(4, 2, offset) for offset in (0, 4, 8)], sectors=12)
+    finding = only(find_findings(kernel), "poor-coalescing")
+    assert (finding["metrics"]["element_bytes"], finding["metrics"]["aligned_bytes"]) == (12, 16)
+
+
+def test_an_element_wider_than_any_access_split_in_two_is_no_waste():
+    # GIVEN SHOC scan's double4 (alignedTypes' RGBA32_2): two 16-byte loads, [R4] and [R4+0x10], lanes 32 bytes apart:
+    # each touches 32 sectors where 16 would do, but together exactly the element's 32, and no access is wider
+    kernel, _ids = addressed_kernel([(16, 4, 0), (16, 4, 16)], sectors=32)
+    assert "poor-coalescing" not in patterns_of(find_findings(kernel))
+
+
+def test_loads_from_other_registers_or_apart_are_no_element():
+    # GIVEN elements.cu's every_fourth (two loads 16 bytes apart per lane, from two registers: two iterations) and two
+    # loads of one register 8 bytes apart (a gap: no element whose members fill it): the general advice stays
+    for fields in ([(4, 2, 0), (4, 4, 0)], [(4, 2, 0), (4, 2, 8)]):
+        kernel, _ids = addressed_kernel(fields, sectors=16)
+        finding = only(find_findings(kernel), "poor-coalescing")
+        assert "element_bytes" not in finding["metrics"] and "consecutive addresses" in finding["message"]
+
+
 def test_split_elements_of_a_templates_instantiations_keep_a_warning_each():
     # GIVEN alignedTypes' testKernel<RGBA8_misaligned> and testKernel<RGBA32_misaligned> on one line: aligning one
     # instantiation's element type does not fix the other's, so the element warning stands for no other

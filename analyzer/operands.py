@@ -1,0 +1,86 @@
+"""The address operand of a kernel's global loads and stores, read off their CUBIN's bytes: base register and offset.
+
+The trace gives each access's lanes and sectors, not which structure field it reads. A structure with no alignment
+beyond its members' (cuda-samples alignedTypes' `RGBA32_misaligned`, four ints; SHOC scan's `double4`, two 16-byte
+halves) is read one member at a time: PCs of one statement whose lanes lie an element apart, each uncoalesced alone,
+whose sectors together are exactly the element's. Nothing in the report tells them from two arrays read at the same
+stride, or from unrolled iterations of one access; their SASS does: the members of one element are addressed from
+one base register at consecutive offsets (`[R4.64]`, `[R4.64+0x4]`, `[R4.64+0x8]`, `[R4.64+0xc]`), unrolled
+iterations from other registers or offsets an iteration apart. patterns/coalescing.py reads `address` for that.
+
+Only PCs that can matter are decoded: global loads and stores that fetch more sectors than their lanes need, two or
+more on one statement (_candidates). sm_80 and later only (the encoding below was checked against nvdisasm on the
+sm_80, sm_89, sm_90 and sm_120 fixtures); without a decodable CUBIN a node has no `address`, and the rule gives the
+advice it gave before.
+
+Encoding (the instruction's low 64 bits, little-endian): opcode in bits 0-11 (LDG 0x981, STG 0x986), the base
+register Ra in bits 24-31, the immediate offset in bits 40-63 (signed, bytes).
+
+Public API: :func:`global_operand`, :func:`attach_operands`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reuselens.analyzer.loops import INSTRUCTION_BYTES, function_code
+
+_GLOBAL_MEMORY = (0x981, 0x986)  # LDG, STG
+_ZERO_REGISTER = 255  # RZ: an absolute address, no base to compare
+
+
+def global_operand(word: int) -> tuple[int, int] | None:
+    """(base register, offset) of an LDG or STG instruction's low 64 bits, or None for any other instruction."""
+    if word & 0xFFF not in _GLOBAL_MEMORY:
+        return None
+    register = (word >> 24) & 0xFF
+    if register == _ZERO_REGISTER:
+        return None
+    offset = (word >> 40) & 0xFFFFFF
+    if offset >> 23:
+        offset -= 1 << 24
+    return register, offset
+
+
+def _wasteful(node: dict[str, Any]) -> bool:
+    """A global load or store whose requests fetch more sectors than its lanes need."""
+    if node.get("space") != "global" or node.get("type") not in ("read", "write"):
+        return False
+    fetched = sum(value * count for value, count in node.get("sectors") or ())
+    needed = sum(value * count for value, count in node.get("sectors_ideal") or ())
+    return fetched > needed
+
+
+def _candidates(kernel: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """Per function, the wasteful global accesses that share their statement (function, file, line) with another."""
+    by_statement: dict[tuple, list[dict[str, Any]]] = {}
+    for node in kernel.get("nodes") or []:
+        source = node.get("source") or {}
+        if _wasteful(node) and isinstance(node.get("function"), str) and source.get("line"):
+            key = (node["function"], source.get("file"), source["line"])
+            by_statement.setdefault(key, []).append(node)
+    found: dict[str, list[dict[str, Any]]] = {}
+    for (function, _file, _line), nodes in by_statement.items():
+        if len(nodes) > 1:
+            found.setdefault(function, []).extend(nodes)
+    return found
+
+
+def attach_operands(mapper: Any, kernels: list[dict[str, Any]]) -> None:
+    """Sets `address` ({"register": n, "offset": bytes}, docs/report-format.md) on the candidate nodes whose
+    instruction decodes as an LDG or STG at their PC."""
+    for kernel in kernels:
+        for function, nodes in sorted(_candidates(kernel).items()):
+            found = function_code(mapper, kernel.get("module"), function)
+            if found is None:
+                continue
+            code, arch = found
+            if arch is None or arch < 80:
+                continue
+            for node in nodes:
+                pc = node.get("pc")
+                if not isinstance(pc, int) or pc % INSTRUCTION_BYTES or not 0 <= pc < len(code):
+                    continue
+                operand = global_operand(int.from_bytes(code[pc : pc + 8], "little"))
+                if operand is not None:
+                    node["address"] = {"register": operand[0], "offset": operand[1]}
