@@ -180,7 +180,7 @@ def import_analysis_modules() -> None:
     """Import everything build_report imports on its way (the patterns, the line mapper). `reuselens profile`
     calls it in a thread while the application runs, so that the time between the app's exit and the summary
     holds the analysis alone. (No networkx: the report's path builds no networkx graph, analyzer/graph.py.)"""
-    from reuselens.analyzer import graph, names, report  # noqa: F401
+    from reuselens.analyzer import graph, names, operands, report  # noqa: F401
     from reuselens.analyzer.errors import MappingError  # noqa: F401
     from reuselens.analyzer.lineinfo import SourceMapper, demangle  # noqa: F401
     from reuselens.analyzer.patterns import registry  # noqa: F401  (the rules; the package itself loads them lazily)
