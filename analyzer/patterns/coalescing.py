@@ -82,17 +82,31 @@ _DATA_FIX = (
 )
 
 
+_DATA_STORE_FIX = (
+    "The lanes of a warp store to more 32-byte sectors than the bytes they write, and their addresses come from data "
+    "the kernel loaded or computed (a slot an atomic returned, a bucket, a scatter through an index array), so no "
+    "change of the indexing arithmetic makes consecutive lanes write consecutive addresses, and the read-only path "
+    "does not apply to stores. What helps: group the stores by destination first, staging the block's elements in "
+    "shared memory in destination order (a block-local partition or sort) and writing each destination's run with "
+    "consecutive lanes, or sort the work by destination before the kernel. Where lanes of one destination already "
+    "claim consecutive slots, what is left is how many destinations a warp's lanes write, which the data's order "
+    "decides (paper 3.3 II)."
+)
+
+
 def _draft(node: Node, ratio: float, members: list[Node]) -> Draft:
     excess = max(0.0, node.sectors_total() - node.sectors_ideal_total())
     predicted = predicted_excess(members, "global", "sectors", lambda m: m.sectors_total() - m.sectors_ideal_total())
     mean_sectors = dist_mean(node.raw.get("sectors"))
     ideal = node.sectors_ideal_total() / node.requests if node.requests else 0.0
     follows_data = all(m.addresses_follow_data() for m in members)
-    advice = (
-        "the addresses come from loaded data: give a warp one row or vertex, or reorder the data"
-        if follows_data
-        else "make consecutive lanes access consecutive addresses"
-    )
+    scatter = follows_data and all(m.type == "write" for m in members)
+    if scatter:
+        advice = "the addresses come from the data (a scatter): stage the stores by destination in shared memory"
+    elif follows_data:
+        advice = "the addresses come from loaded data: give a warp one row or vertex, or reorder the data"
+    else:
+        advice = "make consecutive lanes access consecutive addresses"
     message = (
         f"touches {mean_sectors:.1f} sectors per warp access where {ideal:.1f} would do "
         f"(R_coal {ratio:.2f}): {count(excess)} extra sector requests ({format_bytes(excess * SECTOR_BYTES)}) "
@@ -106,7 +120,7 @@ def _draft(node: Node, ratio: float, members: list[Node]) -> Draft:
         [node],
         None,
         "coalescing",
-        _DATA_FIX if follows_data else _FIX,
+        _DATA_STORE_FIX if scatter else _DATA_FIX if follows_data else _FIX,
         message,
         waste_bytes=excess * SECTOR_BYTES,
         basis="sectors",

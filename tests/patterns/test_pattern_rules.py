@@ -553,6 +553,21 @@ def test_a_gather_through_loaded_indices_is_told_what_helps_instead_of_reindexin
         assert ("come from data the kernel loaded" in finding["fix"]["explanation"]) is follows
 
 
+def test_a_scatter_through_claimed_slots_is_not_told_to_use_the_read_only_path():
+    # GIVEN warpAggregatedAtomicsCG's mapToBuckets: each lane stores to a slot an atomic returned (95% of the requests
+    # follow no stride); a store has no read-only path, and a warp per row is no remedy for a bucket scatter
+    k = KernelBuilder()
+    k.background()
+    store = k.node("global", "write", executions=4096, sectors=9, line=100)
+    k.kernel["nodes"][store]["irregular"] = int(0.95 * 4096)
+    k.edge(store, 0, "cold")
+    finding = only(find_findings(k.build()), "poor-coalescing")
+    assert finding["metrics"]["addresses_follow_data"] is True
+    assert finding["message"].endswith("(a scatter): stage the stores by destination in shared memory")
+    assert "group the stores by destination" in finding["fix"]["explanation"]
+    assert "__ldg" not in finding["fix"]["explanation"]
+
+
 def test_probes_whose_address_count_follows_the_data_are_a_gather_though_the_engine_judged_few():
     # GIVEN cuda-samples mergeSort's binary search: every execution has 32 active lanes, but they probe 1 to 32
     # distinct addresses as the keys fall (the addresses mode covers 37% of executions), while the engine's affine
