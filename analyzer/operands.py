@@ -9,9 +9,9 @@ one base register at consecutive offsets (`[R4.64]`, `[R4.64+0x4]`, `[R4.64+0x8]
 iterations from other registers or offsets an iteration apart. patterns/coalescing.py reads `address` for that.
 
 Only PCs that can matter are decoded: global loads and stores that fetch more sectors than their lanes need, two or
-more on one statement (_candidates). sm_80 and later only (the encoding below was checked against nvdisasm on the
-sm_80, sm_89, sm_90 and sm_120 fixtures); without a decodable CUBIN a node has no `address`, and the rule gives the
-advice it gave before.
+more on one statement (_candidates). sm_80 and later only (the encoding below was checked against nvdisasm on every
+global access of the sm_80, sm_90 and sm_120 fixtures, tests/analyzer/test_operands.py; the sm_89 one has none);
+without a decodable CUBIN a node has no `address`, and the rule gives the advice it gave before.
 
 Encoding (the instruction's low 64 bits, little-endian): opcode in bits 0-11 (LDG 0x981, STG 0x986), the base
 register Ra in bits 24-31, the immediate offset in bits 40-63 (signed, bytes).
