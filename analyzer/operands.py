@@ -14,7 +14,8 @@ global access of the sm_80, sm_90 and sm_120 fixtures, tests/analyzer/test_opera
 without a decodable CUBIN a node has no `address`, and the rule gives the advice it gave before.
 
 Encoding (the instruction's low 64 bits, little-endian): opcode in bits 0-11 (LDG 0x981, STG 0x986), the base
-register Ra in bits 24-31, the immediate offset in bits 40-63 (signed, bytes).
+register Ra in bits 24-31, the immediate offset in bits 40-63 (signed, bytes); an instruction's destination register
+in bits 16-23 (`defined_at`: where the base register was last set).
 
 Public API: :func:`global_operand`, :func:`attach_operands`.
 """
@@ -83,4 +84,21 @@ def attach_operands(mapper: Any, kernels: list[dict[str, Any]]) -> None:
                     continue
                 operand = global_operand(int.from_bytes(code[pc : pc + 8], "little"))
                 if operand is not None:
-                    node["address"] = {"register": operand[0], "offset": operand[1]}
+                    register, offset = operand
+                    node["address"] = {
+                        "register": register,
+                        "offset": offset,
+                        "defined_at": _defined_at(code, pc, register),
+                    }
+
+
+def _defined_at(code: bytes, pc: int, register: int) -> int:
+    """The PC of the last instruction before `pc` whose destination field (bits 16-23) names the 64-bit address's
+    registers (Ra, Ra + 1), or -1: accesses through one register number set at different places (two arrays, or
+    two iterations) are no members of one element. An instruction with no register destination may name them there
+    by chance, which only splits a group: no element is made of accesses it should not be."""
+    for at in range(pc - INSTRUCTION_BYTES, -1, -INSTRUCTION_BYTES):
+        word = int.from_bytes(code[at : at + 8], "little")
+        if (word >> 16) & 0xFF in (register, register + 1):
+            return at
+    return -1

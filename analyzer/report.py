@@ -75,7 +75,8 @@ REPORT_NODE = Obj(
         "source": SOURCE,
         "sass": NAME,
         "address": Obj(
-            {"register": Int(0, 254), "offset": Int(-(1 << 23), (1 << 23) - 1)}, required=("register", "offset")
+            {"register": Int(0, 254), "offset": Int(-(1 << 23), (1 << 23) - 1), "defined_at": Int(-1, (1 << 40) - 1)},
+            required=("register", "offset"),
         ),
         "metrics": Maybe(
             Obj(

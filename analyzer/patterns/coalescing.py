@@ -224,10 +224,13 @@ def _contiguous_runs(nodes: list[Node]) -> list[list[Node]]:
     register was set anew: an unrolled copy's element), and within one, runs of offsets each where the last ends."""
     offset_of = {node.id: node.raw["address"]["offset"] for node in nodes}
     chunks: list[list[Node]] = [[]]
+    seen: set[int] = set()
     for node in sorted(nodes, key=lambda n: n.key):
-        if any(offset_of[m.id] == offset_of[node.id] for m in chunks[-1]):
+        if offset_of[node.id] in seen:
             chunks.append([])
+            seen = set()
         chunks[-1].append(node)
+        seen.add(offset_of[node.id])
     runs = []
     for chunk in chunks:
         chunk.sort(key=lambda n: offset_of[n.id])
@@ -246,15 +249,18 @@ def _addressed_elements(firing: list[Node]) -> tuple[list[list[Node]], set[int]]
     PCs of one statement that run the same requests with the same lanes, addressed from one base register at
     consecutive offsets (each where the one before ends), and whose lanes are one element apart (each touches the
     sectors one access of the element's width would, within one a request). Returns the elements of at most
-    WIDEST_ACCESS bytes, which one aligned access could move, and the PCs of wider ones (SHOC scan's double4: two
-    16-byte halves, the widest access there is, which together fetch exactly the element's sectors: no waste)."""
+    WIDEST_ACCESS bytes, which one aligned access could move, and the PCs of wider ones already read in accesses of
+    that width (SHOC scan's double4: two 16-byte halves, which together fetch exactly the element's sectors: no
+    waste). The base register must be the same number set at the same place (`defined_at`): one register number
+    reused for two arrays, or for two iterations, makes no element."""
     by_base: dict[tuple, list[Node]] = {}
     for node in firing:
         address = node.raw.get("address") or {}
         key = line_key(node, sized=False)
         if key is not None and node.type in ("read", "write") and isinstance(address.get("offset"), int):
             lanes = tuple(tuple(x) for x in node.raw.get("lanes") or ())
-            by_base.setdefault((key, node.requests, lanes, address.get("register")), []).append(node)
+            base = (address.get("register"), address.get("defined_at"))  # one register number, set at one place
+            by_base.setdefault((key, node.requests, lanes, base), []).append(node)
     elements: list[list[Node]] = []
     wider: set[int] = set()
     for nodes in by_base.values():
@@ -264,8 +270,9 @@ def _addressed_elements(firing: list[Node]) -> tuple[list[list[Node]], set[int]]
                 continue
             if width <= WIDEST_ACCESS:
                 elements.append(sorted(members, key=lambda n: n.key))
-            else:
+            elif all(m.size >= WIDEST_ACCESS for m in members):  # already the widest accesses: nothing to save
                 wider.update(m.id for m in members)
+            # a wider structure read in narrower members (eight floats) keeps the general advice
     return elements, wider
 
 

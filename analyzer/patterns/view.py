@@ -116,7 +116,10 @@ class Node:
         explain: the `lanes` mode's share less the `addresses` mode's (0 when the addresses follow the lanes). Were
         the addresses a function of the active lanes alone, the executions at the commonest lane count would share
         one address count."""
-        return max(0.0, mode_share(self.raw.get("lanes")) - mode_share(self.raw.get("addresses")))
+        lanes, addresses = self.raw.get("lanes"), self.raw.get("addresses")
+        if not lanes or not addresses:  # a distribution the report left out says nothing either way
+            return 0.0
+        return max(0.0, mode_share(lanes) - mode_share(addresses))
 
     def sectors_total(self) -> float:
         return dist_total(self.raw.get("sectors"))

@@ -80,7 +80,9 @@ def test_wasteful_accesses_sharing_a_statement_get_their_address():
     coalesced = [node(pc, "write", sectors=4, line=16) for pc in (0x120, 0x130)]  # no waste: not read
     kernel = {"module": "m", "nodes": [*quads, alone, *coalesced]}
     attach_operands(CubinMapper(), [kernel])
-    assert [n["address"] for n in quads] == [{"register": 2, "offset": offset} for offset in (0, 4, 8, 12)]
+    assert [(n["address"]["register"], n["address"]["offset"]) for n in quads] == [(2, o) for o in (0, 4, 8, 12)]
+    # one register, set once before the four loads (elements.sm_90.sass: the IMAD.WIDE of R2 at 0xb0)
+    assert {n["address"]["defined_at"] for n in quads} == {0xB0}
     assert all("address" not in n for n in (alone, *coalesced))
     elsewhere = {"module": "gone", "nodes": [node(0xC0), node(0xD0)]}
     attach_operands(CubinMapper(), [elsewhere])  # its CUBIN cannot be read: no address, no error

@@ -553,6 +553,16 @@ def test_a_gather_through_loaded_indices_is_told_what_helps_instead_of_reindexin
         assert ("come from data the kernel loaded" in finding["fix"]["explanation"]) is follows
 
 
+def test_a_report_without_a_lanes_distribution_says_nothing_of_data_indexed_addresses():
+    # GIVEN an uncoalesced load whose report left `lanes` out (the schema allows it), its address counts spread by
+    # partial warps: no evidence that the data picks its addresses
+    kernel = global_reader(32)
+    node = next(n for n in kernel["nodes"] if (n.get("source") or {}).get("line") == 5)
+    node.update(lanes=None, addresses=[[32, 2048], [16, 2048]])
+    finding = only(find_findings(kernel), "poor-coalescing")
+    assert "addresses_follow_data" not in finding["metrics"]
+
+
 def test_a_scatter_through_claimed_slots_is_not_told_to_use_the_read_only_path():
     # GIVEN warpAggregatedAtomicsCG's mapToBuckets: each lane stores to a slot an atomic returned (95% of the requests
     # follow no stride); a store has no read-only path, and a warp per row is no remedy for a bucket scatter
@@ -768,15 +778,17 @@ def test_a_char_column_walk_keeps_its_reindexing_advice():
     assert "element_bytes" not in finding["metrics"] and "consecutive addresses" in finding["message"]
 
 
-def addressed_kernel(fields: list[tuple[int, int, int]], sectors: int) -> tuple[dict, list[int]]:
-    """Loads on line 14 (tests/data/sass/elements.cu), each (size, base register, offset) as the CUBIN's SASS
-    addresses it (the report's `address`, analyzer/operands.py), every one touching `sectors` per warp access."""
+def addressed_kernel(fields: list[tuple[int, ...]], sectors: int) -> tuple[dict, list[int]]:
+    """Loads on line 14 (tests/data/sass/elements.cu), each (size, base register, offset[, where the register was
+    set]) as the CUBIN's SASS addresses it (the report's `address`, analyzer/operands.py), every one touching
+    `sectors` per warp access."""
     k = KernelBuilder()
     k.background()
     ids = []
-    for size, register, offset in fields:
+    for size, register, offset, *defined_at in fields:
         load = k.node("global", "read", executions=4096, size=size, sectors=sectors, line=14)
-        k.kernel["nodes"][load]["address"] = {"register": register, "offset": offset}
+        address = {"register": register, "offset": offset, "defined_at": defined_at[0] if defined_at else 0xB0}
+        k.kernel["nodes"][load]["address"] = address
         k.edge(load, 0, "cold")
         ids.append(load)
     return k.build(), ids
@@ -805,6 +817,22 @@ def test_an_element_wider_than_any_access_split_in_two_is_no_waste():
     # each touches 32 sectors where 16 would do, but together exactly the element's 32, and no access is wider
     kernel, _ids = addressed_kernel([(16, 4, 0), (16, 4, 16)], sectors=32)
     assert "poor-coalescing" not in patterns_of(find_findings(kernel))
+
+
+def test_a_structure_wider_than_any_access_read_in_narrow_members_keeps_its_finding():
+    # GIVEN eight floats a thread, read as eight 4-byte loads of one register: 32 sectors each where 4 would do; no
+    # one access moves 32 bytes, but 16-byte ones would: the waste is real, and the general advice stays
+    kernel, _ids = addressed_kernel([(4, 2, 4 * k) for k in range(8)], sectors=32)
+    finding = only(find_findings(kernel), "poor-coalescing")
+    assert "element_bytes" not in finding["metrics"]
+
+
+def test_one_register_number_set_anew_between_loads_makes_no_element():
+    # GIVEN p[i].x + p[i].y + q[i].z + q[i].w with R2 set to p, read, then set to q: consecutive offsets of one
+    # register number, but two arrays (the SASS's definitions of R2 differ)
+    fields = [(4, 2, 0, 0x80), (4, 2, 4, 0x80), (4, 2, 8, 0x100), (4, 2, 12, 0x100)]
+    kernel, _ids = addressed_kernel(fields, sectors=16)
+    assert all("element_bytes" not in f["metrics"] for f in find_findings(kernel) if f["pattern"] == "poor-coalescing")
 
 
 def test_loads_from_other_registers_or_apart_are_no_element():
