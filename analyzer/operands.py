@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from reuselens.analyzer.loops import INSTRUCTION_BYTES, function_code
+from reuselens.analyzer.patterns.view import dist_total
 
 _GLOBAL_MEMORY = (0x981, 0x986)  # LDG, STG
 _ZERO_REGISTER = 255  # RZ: an absolute address, no base to compare
@@ -47,9 +48,7 @@ def _wasteful(node: dict[str, Any]) -> bool:
     """A global load or store whose requests fetch more sectors than its lanes need."""
     if node.get("space") != "global" or node.get("type") not in ("read", "write"):
         return False
-    fetched = sum(value * count for value, count in node.get("sectors") or ())
-    needed = sum(value * count for value, count in node.get("sectors_ideal") or ())
-    return fetched > needed
+    return dist_total(node.get("sectors")) > dist_total(node.get("sectors_ideal"))
 
 
 def _candidates(kernel: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
