@@ -1,7 +1,7 @@
 """Engine throughput: records/s and lane-accesses/s for 1 worker and scaling over workers, plus peak RSS.
 
 Usage: python benchmarks/engine.py [--blocks 16384] [--workers 1,2,4,8,16] [--repeat 3] [--independent 1,4,8,16]
-                                  [--pattern mix|gather|scalars|strided|shared|bitonic|gemm|gemm-pairs|fragments|fragments-swizzled|sgemm|matvec|stencil|transpose|bfs]
+                                  [--pattern mix|gather|scalars|strided|shared|bitonic|gemm|gemm-pairs|fragments|fragments-swizzled|sgemm|matvec|rowwalk|stencil|transpose|bfs]
                                   [--slice DIR/NAME]
                                   [--footprint-mb 256]
                                   [--values | --handed-over] [--engine installed|PATH/_engine*.so]
@@ -162,6 +162,7 @@ PATTERNS = (
     "fragments-swizzled",
     "sgemm",
     "matvec",
+    "rowwalk",
     "stencil",
     "transpose",
     "bfs",
@@ -325,6 +326,21 @@ def matvec_records(blocks: int) -> np.ndarray:
     out = []
     for j in range(steps):
         out.append(records(b, 1, 1, 4, 0x10, A + 4 * (j * n + gid)))
+        out.append(records(b, 1, 1, 4, 0x20, B + 4 * j + 0 * gid))
+    return np.concatenate(out)
+
+
+def rowwalk_records(blocks: int) -> np.ndarray:
+    """PolyBench mvt's first kernel: thread i of MATVEC_N walks row i, a load of A[i * n + j] (the lanes a row
+    apart, every lane on a shadow page of its own) and a broadcast load of y[j]; every warp issues step j before any
+    issues step j + 1. As many steps as give about 64 * `blocks` records."""
+    n = MATVEC_N
+    b = np.arange(n // (32 * WARPS))
+    tid, gid = thread_ids(b)
+    steps = max(1, min(n, 64 * blocks // (2 * len(b) * WARPS)))
+    out = []
+    for j in range(steps):
+        out.append(records(b, 1, 1, 4, 0x10, A + 4 * (gid * n + j)))
         out.append(records(b, 1, 1, 4, 0x20, B + 4 * j + 0 * gid))
     return np.concatenate(out)
 
@@ -568,6 +584,8 @@ def generate(blocks: int, pattern: str = "mix", footprint_mb: int = 256, slice_p
         return slice_records(blocks, SGEMM_SLICE)
     if pattern == "slice":
         return slice_records(blocks, slice_path)
+    if pattern == "rowwalk":
+        return rowwalk_records(blocks)
     if pattern == "matvec":
         return matvec_records(blocks)
     if pattern == "bfs":
