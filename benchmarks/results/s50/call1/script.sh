@@ -2,53 +2,24 @@
 # Session 50, call 1: each record's fence a release only (fence.release.sys on sm_90+), no longer fence.acq_rel.sys,
 # whose acquire half is CCTL.IVALL: the SM's L1 data cache emptied on every record. Few-warp kernels (pb_corr,
 # gramschmidt: 7-11x with the engine idle; session 45 ruled out the fence's scope) are where it should show.
-# The GPU tests and the fidelity tables on the new patch; then A/B against `acqrel` (patch.cu with its record fence back to fence.acq_rel.sys, the fence as
-# it was) built here: benchmarks/record_latency.cu (with floor/components of benchmarks/patch_variants and
-# `constdiv`, the buffer geometry as compile-time constants), the eight short apps, four few-warp breadth apps and
-# the long apps, collected.
-#   LIMIT=560 bash benchmarks/results/s50/call1/script.sh
+# The GPU tests and the fidelity tables on the new patch; then A/B against `acqrel` (patch.cu with its record fence
+# back to fence.acq_rel.sys, as it was), built here: six few-warp breadth apps, the eight short apps, collected,
+# benchmarks/record_latency.cu, and gemm and mvt if time is left.
+#   LIMIT=400 bash benchmarks/results/s50/call1/script.sh
 #   (carry .whl, benchmarks/realapps/src, benchmarks/realapps/breadth-src/polybench-gpu,
 #    benchmarks/realapps/breadth-src/cuda-samples)
 source benchmarks/device_call.sh
-LIMIT=${LIMIT:-560}
+LIMIT=${LIMIT:-400}
 nvidia-smi --query-gpu=name --format=csv,noheader
 gpu_tests
 fidelity_against_ncu
-stamp "microbenchmark and patch variants"
-nvcc -O3 -lineinfo -arch=sm_90 -o /tmp/record_latency benchmarks/record_latency.cu || exit 1
-bash benchmarks/patch_variants/build.sh /tmp/pv || exit 1
 inc=$(python3 -c 'import nvidia, pathlib; print(next((str(p) for p in (pathlib.Path(d) / "cu13" / "include" for d in nvidia.__path__) if (p / "sanitizer_patching.h").is_file()), ""))')
 [ -n "$inc" ] || inc=/usr/local/cuda/compute-sanitizer/include
-mk() {  # mk NAME: /tmp/pv/NAME.cu (a copy of patch.cu) into /tmp/pv/NAME.fatbin
-  nvcc --fatbin --keep-device-functions -Xptxas --compile-as-tools-patch -O3 -gencode arch=compute_90,code=sm_90 \
-    -I"$inc" -Icollector/native/src -Ianalyzer/engine/include -o "/tmp/pv/$1.fatbin" "/tmp/pv/$1.cu"
-}
+mkdir -p /tmp/pv
 sed 's/fence.release.sys/fence.acq_rel.sys/' collector/native/src/patch.cu > /tmp/pv/acqrel.cu
 grep -c "fence.release.sys" /tmp/pv/acqrel.cu collector/native/src/patch.cu
-sed -e 's/s->capacity/524286ull/g' -e 's/s->nbuf/2u/g' collector/native/src/patch.cu > /tmp/pv/constdiv.cu
-mk acqrel && mk constdiv || exit 1
-run_variant() {  # run_variant LABEL ENV... -- ARGS
-  local label=$1; shift
-  local envs=()
-  while [ "$1" != "--" ]; do envs+=("$1"); shift; done; shift
-  rm -rf /tmp/rlrun
-  local line
-  line=$(env "${envs[@]}" timeout 60 reuselens profile --no-analyze --run-dir /tmp/rlrun -- /tmp/record_latency "$@" 2>&1 | grep "per load")
-  local recs
-  recs=$(python3 -c 'import json; d=json.load(open("/tmp/rlrun/run.json")); print(sum(l.get("records",0) for l in d["launches"]))' 2>/dev/null)
-  echo "$label | $* | $line | records $recs"
-}
-for cfg in "1 32 20000" "16 32 20000" "16 32 20000 scatter" "132 256 400" "132 256 400 scatter"; do
-  stamp "config $cfg"
-  echo "native | $cfg | $(timeout 30 /tmp/record_latency $cfg)"
-  run_variant release -- $cfg
-  run_variant acqrel REUSELENS_PATCH=/tmp/pv/acqrel.fatbin -- $cfg
-  run_variant unpacked REUSELENS_PACKED_RECORDS=0 -- $cfg
-  run_variant constdiv REUSELENS_PATCH=/tmp/pv/constdiv.fatbin -- $cfg
-  for v in floor components_1 components_3 components_7 components_15; do
-    run_variant $v REUSELENS_PATCH=/tmp/pv/$v.fatbin -- $cfg
-  done
-done | tee "$OUT/record_latency.txt"
+nvcc --fatbin --keep-device-functions -Xptxas --compile-as-tools-patch -O3 -gencode arch=compute_90,code=sm_90 \
+  -I"$inc" -Icollector/native/src -Ianalyzer/engine/include -o /tmp/pv/acqrel.fatbin /tmp/pv/acqrel.cu || exit 1
 stamp "clean install"
 timeout 200 bash benchmarks/clean_install.sh /tmp/clean | tail -1
 ab() {  # ab TAG SECONDS REALAPPS-ARGS...: native + collect under the new patch, then collect under acqrel
@@ -62,12 +33,28 @@ ab() {  # ab TAG SECONDS REALAPPS-ARGS...: native + collect under the new patch,
     --rounds 1 --modes collect --jobs 16 --reuselens /tmp/clean/bin/reuselens "$@" > "$OUT/${tag}_acqrel.txt" 2>&1
   grep -v "^build" "$OUT/${tag}_acqrel.txt" | tail -14
 }
-ab short 120 --src benchmarks/realapps/src \
-  --apps cs_matrixMul,cs_transpose,cs_reduction,pb_lu,pb_fdtd2d,shoc_bfs,shoc_bfs_uiuc,shoc_sort
-ab fewwarps 100 --manifest benchmarks/realapps/breadth.json --src benchmarks/realapps/breadth-src --timeout 60 \
+ab fewwarps 80 --manifest benchmarks/realapps/breadth.json --src benchmarks/realapps/breadth-src --timeout 60 \
   --apps pb_corr,pb_covar,pb_gramschm,pb_atax,pb_gesummv,cs_eigenvalues
+ab short 90 --src benchmarks/realapps/src \
+  --apps cs_matrixMul,cs_transpose,cs_reduction,pb_lu,pb_fdtd2d,shoc_bfs,shoc_bfs_uiuc,shoc_sort
+stamp "record_latency: native, release, acqrel"
+nvcc -O3 -lineinfo -arch=sm_90 -o /tmp/record_latency benchmarks/record_latency.cu || exit 1
+run_variant() {  # run_variant LABEL ENV... -- ARGS
+  local label=$1; shift
+  local envs=()
+  while [ "$1" != "--" ]; do envs+=("$1"); shift; done; shift
+  rm -rf /tmp/rlrun
+  local line
+  line=$(env "${envs[@]}" timeout 60 reuselens profile --no-analyze --run-dir /tmp/rlrun -- /tmp/record_latency "$@" 2>&1 | grep "per load")
+  echo "$label | $* | $line"
+}
+for cfg in "16 32 10000" "16 32 10000 scatter" "132 256 200"; do
+  echo "native | $cfg | $(timeout 30 /tmp/record_latency $cfg)"
+  run_variant release -- $cfg
+  run_variant acqrel REUSELENS_PATCH=/tmp/pv/acqrel.fatbin -- $cfg
+done | tee "$OUT/record_latency.txt"
 left=$((LIMIT - $(date +%s) + T0 - 20))
-[ "$left" -gt 90 ] && ab long $((left / 2)) --src benchmarks/realapps/src --apps pb_gemm,pb_mvt,cs_mergeSort,cs_sortingNetworks
+[ "$left" -gt 80 ] && ab long $((left / 2)) --src benchmarks/realapps/src --apps pb_gemm,pb_mvt
 mkdir -p "$OUT/logs"
 for d in /tmp/*/runs/r0/*-collect; do
   [ -d "$d" ] || continue
