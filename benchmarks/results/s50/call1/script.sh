@@ -3,13 +3,13 @@
 # whose acquire half is CCTL.IVALL: the SM's L1 data cache emptied on every record. Few-warp kernels (pb_corr,
 # gramschmidt: 7-11x with the engine idle; session 45 ruled out the fence's scope) are where it should show.
 # The GPU tests and the fidelity tables on the new patch; then A/B against `acqrel` (patch.cu with its record fence
-# back to fence.acq_rel.sys, as it was), built here: six few-warp breadth apps, the eight short apps, collected,
-# benchmarks/record_latency.cu, and gemm and mvt if time is left.
-#   LIMIT=400 bash benchmarks/results/s50/call1/script.sh
+# back to fence.acq_rel.sys, as it was), built here: six few-warp breadth apps, then the eight short apps if time is
+# left, collected (the device budget, spent by refused starts, allowed no more).
+#   LIMIT=300 bash benchmarks/results/s50/call1/script.sh
 #   (carry .whl, benchmarks/realapps/src, benchmarks/realapps/breadth-src/polybench-gpu,
 #    benchmarks/realapps/breadth-src/cuda-samples)
 source benchmarks/device_call.sh
-LIMIT=${LIMIT:-400}
+LIMIT=${LIMIT:-300}
 nvidia-smi --query-gpu=name --format=csv,noheader
 gpu_tests
 fidelity_against_ncu
@@ -33,28 +33,11 @@ ab() {  # ab TAG SECONDS REALAPPS-ARGS...: native + collect under the new patch,
     --rounds 1 --modes collect --jobs 16 --reuselens /tmp/clean/bin/reuselens "$@" > "$OUT/${tag}_acqrel.txt" 2>&1
   grep -v "^build" "$OUT/${tag}_acqrel.txt" | tail -14
 }
-ab fewwarps 80 --manifest benchmarks/realapps/breadth.json --src benchmarks/realapps/breadth-src --timeout 60 \
+ab fewwarps 70 --manifest benchmarks/realapps/breadth.json --src benchmarks/realapps/breadth-src --timeout 60 \
   --apps pb_corr,pb_covar,pb_gramschm,pb_atax,pb_gesummv,cs_eigenvalues
-ab short 90 --src benchmarks/realapps/src \
+left=$((LIMIT - $(date +%s) + T0 - 15))
+[ "$left" -gt 70 ] && ab short $((left / 2)) --src benchmarks/realapps/src \
   --apps cs_matrixMul,cs_transpose,cs_reduction,pb_lu,pb_fdtd2d,shoc_bfs,shoc_bfs_uiuc,shoc_sort
-stamp "record_latency: native, release, acqrel"
-nvcc -O3 -lineinfo -arch=sm_90 -o /tmp/record_latency benchmarks/record_latency.cu || exit 1
-run_variant() {  # run_variant LABEL ENV... -- ARGS
-  local label=$1; shift
-  local envs=()
-  while [ "$1" != "--" ]; do envs+=("$1"); shift; done; shift
-  rm -rf /tmp/rlrun
-  local line
-  line=$(env "${envs[@]}" timeout 60 reuselens profile --no-analyze --run-dir /tmp/rlrun -- /tmp/record_latency "$@" 2>&1 | grep "per load")
-  echo "$label | $* | $line"
-}
-for cfg in "16 32 10000" "16 32 10000 scatter" "132 256 200"; do
-  echo "native | $cfg | $(timeout 30 /tmp/record_latency $cfg)"
-  run_variant release -- $cfg
-  run_variant acqrel REUSELENS_PATCH=/tmp/pv/acqrel.fatbin -- $cfg
-done | tee "$OUT/record_latency.txt"
-left=$((LIMIT - $(date +%s) + T0 - 20))
-[ "$left" -gt 80 ] && ab long $((left / 2)) --src benchmarks/realapps/src --apps pb_gemm,pb_mvt
 mkdir -p "$OUT/logs"
 for d in /tmp/*/runs/r0/*-collect; do
   [ -d "$d" ] || continue
