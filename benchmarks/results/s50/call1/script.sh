@@ -5,11 +5,13 @@
 # The GPU tests and the fidelity tables on the new patch; then A/B against `acqrel` (patch.cu with its record fence
 # back to fence.acq_rel.sys, as it was), built here: six few-warp breadth apps, then the eight short apps if time is
 # left, collected (the device budget, spent by refused starts, allowed no more).
+#   git apply benchmarks/results/s50/release_fence.patch   (first: the change this call measures; not on main)
 #   LIMIT=300 bash benchmarks/results/s50/call1/script.sh
 #   (carry .whl, benchmarks/realapps/src, benchmarks/realapps/breadth-src/polybench-gpu,
 #    benchmarks/realapps/breadth-src/cuda-samples)
 source benchmarks/device_call.sh
 LIMIT=${LIMIT:-300}
+grep -q "fence.release.sys" collector/native/src/patch.cu || { echo "apply benchmarks/results/s50/release_fence.patch first"; exit 1; }
 nvidia-smi --query-gpu=name --format=csv,noheader
 gpu_tests
 fidelity_against_ncu
