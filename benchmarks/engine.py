@@ -315,32 +315,20 @@ GEMM_RECORDS_PER_BLOCK = WARPS * (GEMM_K // GEMM_STEP * (6 + 2 * GEMM_STEP) + 4)
 MATVEC_N = 4096
 
 
-def matvec_records(blocks: int) -> np.ndarray:
-    """Thread i of MATVEC_N (blocks of 256, all resident) walks j: a coalesced load of A[j * n + i], a broadcast
-    load of y[j]; every warp issues step j before any issues step j + 1, as a drain sees resident warps. As
-    many steps as give about 64 * `blocks` records."""
+def matvec_records(blocks: int, by_rows: bool = False) -> np.ndarray:
+    """Thread i of MATVEC_N (blocks of 256, all resident) walks j: a load of the matrix, then a broadcast load of
+    y[j]; every warp issues step j before any issues step j + 1, as a drain sees resident warps. The matrix load is
+    A[j * n + i], coalesced, or with `by_rows` (the rowwalk pattern, PolyBench mvt's first kernel: thread i walks row
+    i) A[i * n + j], the lanes a row apart, each on a shadow page of its own. As many steps as give about
+    64 * `blocks` records."""
     n = MATVEC_N
     b = np.arange(n // (32 * WARPS))
     tid, gid = thread_ids(b)
     steps = max(1, min(n, 64 * blocks // (2 * len(b) * WARPS)))
     out = []
     for j in range(steps):
-        out.append(records(b, 1, 1, 4, 0x10, A + 4 * (j * n + gid)))
-        out.append(records(b, 1, 1, 4, 0x20, B + 4 * j + 0 * gid))
-    return np.concatenate(out)
-
-
-def rowwalk_records(blocks: int) -> np.ndarray:
-    """PolyBench mvt's first kernel: thread i of MATVEC_N walks row i, a load of A[i * n + j] (the lanes a row
-    apart, every lane on a shadow page of its own) and a broadcast load of y[j]; every warp issues step j before any
-    issues step j + 1. As many steps as give about 64 * `blocks` records."""
-    n = MATVEC_N
-    b = np.arange(n // (32 * WARPS))
-    tid, gid = thread_ids(b)
-    steps = max(1, min(n, 64 * blocks // (2 * len(b) * WARPS)))
-    out = []
-    for j in range(steps):
-        out.append(records(b, 1, 1, 4, 0x10, A + 4 * (gid * n + j)))
+        element = gid * n + j if by_rows else j * n + gid
+        out.append(records(b, 1, 1, 4, 0x10, A + 4 * element))
         out.append(records(b, 1, 1, 4, 0x20, B + 4 * j + 0 * gid))
     return np.concatenate(out)
 
@@ -585,7 +573,7 @@ def generate(blocks: int, pattern: str = "mix", footprint_mb: int = 256, slice_p
     if pattern == "slice":
         return slice_records(blocks, slice_path)
     if pattern == "rowwalk":
-        return rowwalk_records(blocks)
+        return matvec_records(blocks, by_rows=True)
     if pattern == "matvec":
         return matvec_records(blocks)
     if pattern == "bfs":
