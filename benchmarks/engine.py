@@ -42,6 +42,10 @@ gives about 64 N records.
   matvec: a matrix-vector product as PolyBench's mvt (its second kernel), gesummv and atax run it: thread i of
     4096 sums A[j][i] * y[j] over j, so each step is a coalesced load of a row segment and a load of y[j] that
     every lane and every warp of the grid reads (a broadcast: all those records meet in one granule).
+  rowwalk: PolyBench mvt's first kernel: thread i of 4096 sums A[i][j] * y[j] over j, so each step's load of A
+    has its lanes a row (16 KiB) apart, one sector and one shadow page each, and each worker of the chunk-owner
+    split gets a share of nearly every such record; then the broadcast of y[j]. (strided with --footprint-mb 64
+    walks the same rows without the broadcasts.)
   bfs: SHOC BFS's warp-centric kernel over a tree: per warp 32 consecutive vertices, each one's level loaded by
     every lane (a broadcast), and for one in eight its edge bounds (broadcasts), 4 neighbour ids and the neighbours'
     levels, loaded and stored (4 lanes, scattered); 77% broadcasts here, 97% in SHOC BFS on the H200.

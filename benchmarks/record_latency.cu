@@ -1,33 +1,46 @@
 // What one record costs a warp on the GPU when few warps run (issue 14: PolyBench corr and gramschmidt, whose
-// kernels run 16 warps through long serial loops, are 7-11 times native under `profile`, with the engine idle).
-// Each thread runs `iters` loads of its own element; lanes read consecutive floats (a coalesced load: the strided
-// packed form, 2 slots) or, with `scatter`, one float per 32-byte sector in a per-iteration lane order (the full
-// form, 9 slots). The kernel is launched twice (a warm-up, then the timed one) and its time printed.
+// kernels run 16 warps through long serial loops, are 7-11 times native under `profile`, with the engine idle), and
+// what emptying the SM's L1 on every record costs a kernel that L1 serves (benchmarks/results/s50/README.md).
+// Each thread runs ITERS loads; MODE says which:
+//   coalesced  lanes on consecutive floats (a record in the strided packed form, 2 slots), each warp on a 1 KiB
+//              window no warp read before (until the 64 MiB array wraps around)
+//   scatter    the same windows, one float per 32-byte sector in a per-iteration lane order (the full form, 9 slots)
+//   reuse      coalesced, but every warp on its own 1 KiB window at every iteration: natively L1 serves all but the
+//              first iteration's loads
+// The kernel is launched twice (a warm-up, then the timed one) and the second launch's time printed, with the time
+// per iteration of one warp: under a patch, (t_patched - t_native) / ITERS is what a record costs a warp.
 // Build: nvcc -O3 -lineinfo -arch=sm_90 -o record_latency benchmarks/record_latency.cu
-// Run:   ./record_latency BLOCKS THREADS ITERS [scatter]
-// Per record and warp, a patch costs (t_patched - t_native) / ITERS; benchmarks/results/s50/ has the figures.
+// Run:   ./record_latency BLOCKS THREADS ITERS [coalesced|scatter|reuse]
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
-__global__ void walk(const float* a, float* out, int iters, unsigned mask, int scatter) {
+enum Mode { kCoalesced, kScatter, kReuse };
+
+__global__ void walk(const float* a, float* out, int iters, unsigned mask, int mode) {
   const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x, lane = threadIdx.x & 31;
+  const unsigned warp = tid / 32, warps = (gridDim.x * blockDim.x + 31) / 32;
   float acc = 0.f;
-  unsigned j = (tid & ~31u) * 8u;  // the warp's own 1 KiB window
   for (int k = 0; k < iters; ++k) {
-    const unsigned at = scatter ? j + ((lane * 13u + unsigned(k)) & 31u) * 8u : j + lane;
+    const unsigned window = (mode == kReuse ? warp : unsigned(k) * warps + warp) * 256u;  // 256 floats, 1 KiB
+    const unsigned at = mode == kScatter ? window + ((lane * 13u + unsigned(k)) & 31u) * 8u : window + lane;
     acc += a[at & mask];
-    j += 256u;
   }
   out[tid] = acc;
 }
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: %s BLOCKS THREADS ITERS [scatter]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s BLOCKS THREADS ITERS [coalesced|scatter|reuse]\n", argv[0]);
     return 2;
   }
   const int blocks = std::atoi(argv[1]), threads = std::atoi(argv[2]), iters = std::atoi(argv[3]);
-  const int scatter = argc > 4 && argv[4][0] == 's';
+  const char* name = argc > 4 ? argv[4] : "coalesced";
+  const int mode = !std::strcmp(name, "scatter") ? kScatter : !std::strcmp(name, "reuse") ? kReuse : kCoalesced;
+  if (blocks < 1 || threads < 1 || iters < 1 || (mode == kCoalesced && std::strcmp(name, "coalesced"))) {
+    std::fprintf(stderr, "usage: %s BLOCKS THREADS ITERS [coalesced|scatter|reuse]\n", argv[0]);
+    return 2;
+  }
   const unsigned words = 1u << 24;  // 64 MiB
   float *a = nullptr, *out = nullptr;
   if (cudaMalloc(&a, words * sizeof(float)) != cudaSuccess ||
@@ -39,19 +52,19 @@ int main(int argc, char** argv) {
   cudaEvent_t t0, t1;
   cudaEventCreate(&t0);
   cudaEventCreate(&t1);
-  walk<<<blocks, threads>>>(a, out, iters, words - 1, scatter);
+  walk<<<blocks, threads>>>(a, out, iters, words - 1, mode);
   cudaEventRecord(t0);
-  walk<<<blocks, threads>>>(a, out, iters, words - 1, scatter);
+  walk<<<blocks, threads>>>(a, out, iters, words - 1, mode);
   cudaEventRecord(t1);
-  if (cudaEventSynchronize(t1) != cudaSuccess) {
-    std::fprintf(stderr, "kernel failed: %s\n", cudaGetErrorString(cudaGetLastError()));
+  const cudaError_t launched = cudaGetLastError();
+  if (launched != cudaSuccess || cudaEventSynchronize(t1) != cudaSuccess) {
+    std::fprintf(stderr, "kernel failed: %s\n",
+                 cudaGetErrorString(launched != cudaSuccess ? launched : cudaGetLastError()));
     return 1;
   }
   float ms = 0.f;
   cudaEventElapsedTime(&ms, t0, t1);
-  const double warps = double(blocks) * ((threads + 31) / 32);
-  std::printf("blocks %d threads %d iters %d %s: kernel %.3f ms, %.3f us per load per warp\n", blocks, threads, iters,
-              scatter ? "scatter" : "coalesced", ms, 1000.0 * ms / iters);
-  (void)warps;
+  std::printf("blocks %d threads %d iters %d %s: kernel %.3f ms, %.3f us per iteration of a warp\n", blocks, threads,
+              iters, name, ms, 1000.0 * ms / iters);
   return 0;
 }

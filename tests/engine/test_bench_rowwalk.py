@@ -11,7 +11,7 @@ from test_bench_transpose import bench_module
 from reuselens.analyzer.replay import analyze_records
 
 
-def test_rowwalk_pattern_is_column_walks_and_broadcasts():
+def test_rowwalk_pattern_is_row_walks_and_broadcasts():
     bench = bench_module()
     recs = bench.generate(64, "rowwalk")
     n = bench.MATVEC_N
