@@ -22,6 +22,7 @@ Public API: :func:`global_operand`, :func:`attach_operands`.
 
 from __future__ import annotations
 
+import struct
 from typing import Any
 
 from reuselens.analyzer.loops import INSTRUCTION_BYTES, function_code
@@ -29,6 +30,7 @@ from reuselens.analyzer.patterns.view import dist_total
 
 _GLOBAL_MEMORY = (0x981, 0x986)  # LDG, STG
 _ZERO_REGISTER = 255  # RZ: an absolute address, no base to compare
+_LOW_WORD = "<Q8x"  # an instruction's low 64 bits of its 16 (INSTRUCTION_BYTES)
 
 
 def global_operand(word: int) -> tuple[int, int] | None:
@@ -67,8 +69,8 @@ def _candidates(kernel: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
 
 
 def attach_operands(mapper: Any, kernels: list[dict[str, Any]]) -> None:
-    """Sets `address` ({"register": n, "offset": bytes}, docs/report-format.md) on the candidate nodes whose
-    instruction decodes as an LDG or STG at their PC."""
+    """Sets `address` ({"register": n, "offset": bytes, "defined_at": pc}, docs/report-format.md) on the candidate
+    nodes whose instruction decodes as an LDG or STG at their PC."""
     for kernel in kernels:
         for function, nodes in sorted(_candidates(kernel).items()):
             found = function_code(mapper, kernel.get("module"), function)
@@ -77,27 +79,34 @@ def attach_operands(mapper: Any, kernels: list[dict[str, Any]]) -> None:
             code, arch = found
             if arch is None or arch < 80:
                 continue
+            at_pc: dict[int, list[dict[str, Any]]] = {}
             for node in nodes:
                 pc = node.get("pc")
-                if not isinstance(pc, int) or pc % INSTRUCTION_BYTES or not 0 <= pc < len(code):
-                    continue
-                operand = global_operand(int.from_bytes(code[pc : pc + 8], "little"))
-                if operand is not None:
-                    register, offset = operand
-                    node["address"] = {
-                        "register": register,
-                        "offset": offset,
-                        "defined_at": _defined_at(code, pc, register),
-                    }
+                if isinstance(pc, int) and pc % INSTRUCTION_BYTES == 0 and 0 <= pc <= len(code) - INSTRUCTION_BYTES:
+                    at_pc.setdefault(pc, []).append(node)
+            if at_pc:
+                _attach_in_function(code, at_pc)
 
 
-def _defined_at(code: bytes, pc: int, register: int) -> int:
-    """The PC of the last instruction before `pc` whose destination field (bits 16-23) names the 64-bit address's
-    registers (Ra, Ra + 1), or -1: accesses through one register number set at different places (two arrays, or
-    two iterations) are no members of one element. An instruction with no register destination may name them there
-    by chance, which only splits a group: no element is made of accesses it should not be."""
-    for at in range(pc - INSTRUCTION_BYTES, -1, -INSTRUCTION_BYTES):
-        word = int.from_bytes(code[at : at + 8], "little")
-        if (word >> 16) & 0xFF in (register, register + 1):
-            return at
-    return -1
+def _attach_in_function(code: bytes, at_pc: dict[int, list[dict[str, Any]]]) -> None:
+    """One pass over the function's instructions up to its last candidate PC, remembering where each register was
+    last set (the destination field, bits 16-23), so that each access's `defined_at` is the last instruction before
+    it that set its 64-bit address's registers (Ra, Ra + 1), or -1: accesses through one register number set at
+    different places (two arrays, or two iterations) are no members of one element. An instruction with no register
+    destination may name them there by chance, which only splits a group: no element is made of accesses it should
+    not be."""
+    last_set = [-1] * 256
+    end = max(at_pc) + INSTRUCTION_BYTES
+    for index, (word,) in enumerate(struct.iter_unpack(_LOW_WORD, code[:end])):
+        pc = index * INSTRUCTION_BYTES
+        operand = global_operand(word) if pc in at_pc else None
+        if operand is not None:
+            register, offset = operand
+            address = {
+                "register": register,
+                "offset": offset,
+                "defined_at": max(last_set[register], last_set[register + 1]),
+            }
+            for node in at_pc[pc]:
+                node["address"] = dict(address)
+        last_set[(word >> 16) & 0xFF] = pc
