@@ -25,8 +25,8 @@ from __future__ import annotations
 import struct
 from typing import Any
 
+from reuselens.analyzer.graph import r_coal
 from reuselens.analyzer.loops import INSTRUCTION_BYTES, function_code
-from reuselens.analyzer.patterns.view import dist_total
 
 _GLOBAL_MEMORY = (0x981, 0x986)  # LDG, STG
 _ZERO_REGISTER = 255  # RZ: an absolute address, no base to compare
@@ -48,9 +48,10 @@ def global_operand(word: int) -> tuple[int, int] | None:
 
 def _wasteful(node: dict[str, Any]) -> bool:
     """A global load or store whose requests fetch more sectors than its lanes need."""
-    if node.get("space") != "global" or node.get("type") not in ("read", "write"):
+    if node.get("type") not in ("read", "write"):
         return False
-    return dist_total(node.get("sectors")) > dist_total(node.get("sectors_ideal"))
+    ratio = r_coal(node)  # global nodes only
+    return ratio is not None and ratio > 1
 
 
 def _candidates(kernel: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
