@@ -55,9 +55,23 @@ __device__ __forceinline__ RlSlot* slot_at(RlDeviceState* s, unsigned long long 
   return reinterpret_cast<RlSlot*>(s->buffers) + b * s->capacity + (t % s->capacity);
 }
 
-// fence.acq_rel.sys: orders the writes before it (and, fences being cumulative, those it observed) before the
-// writes after it, for every observer including the host; far cheaper than the sequentially consistent fence.sc.
+// A record's fence, the leader's before its commit: orders the writes before it (and, fences being cumulative, the
+// lanes' writes it observed through the warp barrier) before the commit after it, for every observer including the
+// host. A release alone where the target decodes it: fence.acq_rel.sys (every record's fence until session 50)
+// compiles on sm_80-sm_120 to MEMBAR.ALL.SYS followed by CCTL.IVALL, its acquire half, which empties the SM's L1
+// data cache: every record threw away the L1 lines of every warp on its SM, and the app's next loads went to L2
+// (docs/collector.md, "Transfer"). fence.release.sys is the same barrier without CCTL.IVALL on sm_90, sm_100 and
+// sm_120 (nvdisasm of CUDA 13.0); on sm_80-sm_89 ptxas emits an instruction that nvdisasm cannot decode, so those
+// keep the acquire-release fence, as does an nvcc older than 12.8 (the release form needs PTX ISA 8.6).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__CUDACC_VER_MAJOR__) && \
+    (__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 8))
+__device__ __forceinline__ void release_fence_system() { asm volatile("fence.release.sys;" ::: "memory"); }
+#else
 __device__ __forceinline__ void release_fence_system() { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
+#endif
+// The writer completing a generation: acquires every committer's records (their release fences, through the
+// counter) and releases them to the host with its ready flag. Once per generation.
+__device__ __forceinline__ void acquire_release_fence_system() { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
 
 // Leader only, after its release fence: count the record; the writer completing a generation hands the buffer to
 // the host.
@@ -67,7 +81,7 @@ __device__ __forceinline__ void commit(RlDeviceState* s, unsigned long long t, u
   const unsigned long long use = gen / s->nbuf;  // how many times buffer b was filled before
   unsigned long long done = atomicAdd(&s->committed[b], (unsigned long long)n) + n;
   if (done == (use + 1ull) * s->capacity) {
-    release_fence_system();  // acquires every committer's records (their release fences, through the counter)
+    acquire_release_fence_system();
     *(volatile uint64_t*)(s->host_ready + b) = gen + 1ull;
     __threadfence_system();
   }
