@@ -126,6 +126,18 @@ struct BlockOwners {
   }
 };
 inline uint64_t chunk_of(uint64_t granule) { return granule >> 8; }  // 256 granules = one shadow page
+// Shift from a granule to its chunk: the ownership unit of every granule outside an allocation, and the default one
+// of those inside.
+constexpr unsigned kChunkShift = 8;
+// The widest ownership unit a batch may give granules inside allocations: 2^22 granules, 16 MiB (a warp whose lanes
+// walk rows 512 KiB apart).
+constexpr unsigned kWidestUnitShift = 22;
+// Owner worker of global granule `g` in a batch whose granules inside allocations are owned by units of 2^shift
+// granules (OwnershipUnit). Outside allocations a granule's shadow is its owner's own (Worker::fallback), so
+// those keep the chunk whatever the batch chose.
+inline unsigned owner_of_granule(uint64_t g, bool in_allocation, unsigned shift, unsigned workers) {
+  return owner_of(g >> (in_allocation ? shift : kChunkShift), workers);
+}
 
 // Active lanes of a mask. The shipped build targets any x86-64 (no POPCNT instruction assumed), where
 // __builtin_popcount becomes a libgcc call; this inline bit count is cheaper than the call.

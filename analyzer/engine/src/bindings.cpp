@@ -169,6 +169,7 @@ PYBIND11_MODULE(_engine, m) {
         d["shadow_bytes"] = s.shadow_bytes;
         d["peak_shadow_bytes"] = s.peak_shadow_bytes;
         d["segment_records"] = s.segment_records;
+        d["wide_unit_batches"] = s.wide_unit_batches;
         auto five = [](const double* v) { return py::make_tuple(v[0], v[1], v[2], v[3], v[4]); };
         d["phase_seconds"] = five(s.phase_seconds);
         d["phase_cpu_seconds"] = five(s.phase_cpu_seconds);

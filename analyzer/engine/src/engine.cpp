@@ -103,6 +103,7 @@ EngineStats Engine::stats() const {
   s.shadow_bytes = impl_->budget.used();
   s.peak_shadow_bytes = impl_->budget.peak();
   s.segment_records = impl_->segment_records();
+  s.wide_unit_batches = impl_->wide_unit_batches;
   return s;
 }
 

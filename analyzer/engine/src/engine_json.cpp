@@ -235,7 +235,8 @@ std::string Engine::Impl::to_json() const {
   for (size_t gi = 0; gi < groups.size(); ++gi) kernel.write(gi, groups[gi]);
   os << "],\"stats\":{\"records\":" << counters.records << ",\"lane_accesses\":" << counters.lane_accesses
      << ",\"peak_shadow_bytes\":" << budget.peak() << ",\"segment_records\":" << segment_records()
-     << ",\"workers\":" << W << ",\"consume_us\":" << uint64_t(counters.consume_seconds * 1e6) << ",\"phase_us\":[";
+     << ",\"wide_unit_batches\":" << wide_unit_batches << ",\"workers\":" << W
+     << ",\"consume_us\":" << uint64_t(counters.consume_seconds * 1e6) << ",\"phase_us\":[";
   // Where consume() spent its time (engine.h EngineStats, in microseconds: JsonOut writes integers only), what a
   // slow online analysis is diagnosed from.
   for (int i = 0; i < 5; ++i) os << (i ? "," : "") << uint64_t(counters.phase_seconds[i] * 1e6);

@@ -24,14 +24,15 @@ constexpr char kObjectTouchesFile[] = "object_touches.json";  // docs/memory.md,
 std::string steps_note(const reuselens::EngineStats& s) {
   static const char* const kSteps[5] = {"ids", "new PCs", "distributions and routing", "blocks", "global shadow"};
   std::string note = "engine steps, slowest worker / all workers' CPU:";
-  char part[96];
+  char part[160];
   for (int i = 0; i < 5; ++i) {
     snprintf(part, sizeof part, "%s %s %.3f / %.3f s", i ? ";" : "", kSteps[i], s.phase_seconds[i],
              s.phase_cpu_seconds[i]);
     note += part;
   }
-  snprintf(part, sizeof part, "; consume wall %.3f s; %llu records as shadow segments", s.consume_seconds,
-           static_cast<unsigned long long>(s.segment_records));
+  snprintf(part, sizeof part, "; consume wall %.3f s; %llu records as shadow segments; %llu batches by wide units",
+           s.consume_seconds, static_cast<unsigned long long>(s.segment_records),
+           static_cast<unsigned long long>(s.wide_unit_batches));
   return note + part;
 }
 

@@ -78,6 +78,9 @@ struct EngineStats {
   uint64_t shadow_bytes = 0;   // committed shadow memory now
   uint64_t peak_shadow_bytes = 0;
   uint64_t segment_records = 0;  // global records replayed as one shadow segment (docs/engine.md, "Shadow memory")
+  // batches whose granules inside allocations were owned by units wider than a chunk (docs/engine.md,
+  // "Determinism and parallelism")
+  uint64_t wide_unit_batches = 0;
   // Where consume() spends its time, per step of a batch (docs/engine.md, "Determinism and parallelism"): phase 1
   // (ids), the serial insertion of new PCs, phase 2 (distributions, routing), 3 (blocks), 4 (global shadow).
   // phase_seconds: per batch the slowest worker's seconds in the step, summed (the step's critical path);

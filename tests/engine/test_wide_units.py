@@ -1,0 +1,181 @@
+"""Batches whose granules inside allocations are owned by units wider than a chunk (choose_unit_shift, docs/engine.md
+"Determinism and parallelism"): taken where warps walk rows, never where the warps of a batch share one row, and
+results stay those of one worker, across batches that change the unit under the same granules."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from engine_records import BARRIER, BLOCK_EXIT, GLOBAL, MEM, READ, SHARED, WRITE
+
+from reuselens.analyzer.replay import RECORD_DTYPE
+
+A = 0x7F0000000000  # an allocation of ROW_BYTES * ROWS + 8 bytes: its last 16-byte lanes cross its end
+ROW_BYTES = 16 << 10
+ROWS = 512
+OUTSIDE = A + (64 << 20)  # no allocation there: the workers' own shadow, owned by the chunk whatever the batch
+LANES = np.arange(32)
+
+
+def records(n: int) -> np.ndarray:
+    recs = np.zeros(n, dtype=RECORD_DTYPE)
+    recs["type"] = MEM
+    recs["space"] = GLOBAL
+    recs["access"] = READ
+    recs["size"] = 4
+    recs["active_mask"] = 0xFFFFFFFF
+    return recs
+
+
+def row_walk(rng: np.random.Generator, n: int, blocks: int) -> np.ndarray:
+    """PolyBench mvt's first kernel: thread i walks row i, so a warp's lanes lie a row apart; some lanes 16 bytes wide
+    (the last rows' reach past the allocation's end), some warps partly active, some stores, barriers, exits."""
+    recs = records(n)
+    warp = rng.integers(0, 4, n)
+    block = rng.integers(0, blocks, n)
+    recs["block"], recs["warp"] = block, warp
+    row0 = (block * 4 + warp) * 32 % ROWS
+    column = rng.integers(0, ROW_BYTES // 16, n) * 16
+    wide = rng.random(n) < 0.15
+    recs["size"] = np.where(wide, 16, 4)
+    column = np.where(wide & (rng.random(n) < 0.5), ROW_BYTES - 8, column)  # the last row's lane crosses the end
+    recs["addr"] = A + (row0[:, None] + LANES[None, :]) % ROWS * ROW_BYTES + column[:, None]
+    recs["pc"] = np.where(wide, 0x40, 0x20)
+    store = rng.random(n) < 0.2
+    recs["access"] = np.where(store, WRITE, READ)
+    recs["pc"][store] = 0x60
+    partial = rng.random(n) < 0.1
+    recs["active_mask"][partial] = rng.integers(1, 2**32, int(partial.sum()))
+    return recs
+
+
+def shared_rows(rng: np.random.Generator, n: int, blocks: int) -> np.ndarray:
+    """mvt's second kernel: every warp reads a stretch of one row (coalesced), the rows the walk above touched, and
+    scalars outside the allocation."""
+    recs = records(n)
+    recs["block"] = rng.integers(0, blocks, n)
+    recs["warp"] = rng.integers(0, 4, n)
+    row = rng.integers(0, 8, n) * 64
+    start = rng.integers(0, ROW_BYTES // 128, n) * 128
+    recs["addr"] = A + row[:, None] * ROW_BYTES + start[:, None] + LANES[None, :] * 4
+    outside = rng.random(n) < 0.1
+    recs["addr"][outside] = OUTSIDE + rng.integers(0, 4096, int(outside.sum()))[:, None] * 4
+    recs["pc"] = np.where(outside, 0x100, 0x80)
+    return recs
+
+
+def trace(seed: int) -> np.ndarray:
+    """Row walks and shared rows in stretches of a few thousand records, so that the engine's batches (4,096 records
+    and more) change their unit under the same granules, with barriers and shared stores between."""
+    rng = np.random.default_rng(seed)
+    parts = []
+    for k in range(6):
+        part = row_walk(rng, 5000, 12) if k % 2 == 0 else shared_rows(rng, 3000, 12)
+        parts.append(part)
+    recs = np.concatenate(parts)
+    bar = rng.random(len(recs)) < 0.01
+    recs["type"][bar] = BARRIER
+    recs["space"][bar] = 1
+    smem = (rng.random(len(recs)) < 0.03) & ~bar
+    recs["space"][smem] = SHARED
+    recs["addr"][smem] = (LANES[None, :] * 4 + rng.integers(0, 64, int(smem.sum()))[:, None] * 128) % 8192
+    ex = (rng.random(len(recs)) < 0.001) & ~bar & ~smem
+    recs["type"][ex] = BLOCK_EXIT
+    recs["addr"] = np.where((recs["active_mask"][:, None] >> LANES[None, :]) & 1, recs["addr"], 0)
+    return recs
+
+
+def engine_outputs(recs: np.ndarray, workers: int) -> tuple[dict, dict, dict]:
+    """Two launches of the trace: the result without its timing stats, the object touches, the stats."""
+    from reuselens.analyzer import _engine
+
+    engine = _engine.Engine(workers=workers)
+    engine.add_allocation(A, ROW_BYTES * ROWS + 8)
+    for launch in range(2):
+        engine.begin_launch(launch, 0, [12, 1, 1], [128, 1, 1], 0)
+        for at in range(0, len(recs), 7000):  # calls that do not fall on the engine's batch bounds
+            engine.consume(np.ascontiguousarray(recs[at : at + 7000]))
+        engine.end_launch(complete=True)
+    result = json.loads(engine.to_json())
+    stats = result.pop("stats")
+    for key in ("phase_seconds", "phase_cpu_seconds", "consume_seconds"):
+        stats.pop(key, None)
+    return result, json.loads(engine.object_touches_json()), stats
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_wide_units_change_no_result(seed):
+    recs = trace(seed)
+    one, one_touches, _ = engine_outputs(recs, 1)
+    labels = {e["label"] for k in one["kernels"] for e in k["edges"]}
+    assert {"cold", "thread", "warp_diff_inst", "block", "grid"} <= labels
+    for workers in (2, 3, 5, 12):
+        many, many_touches, stats = engine_outputs(recs, workers)
+        assert stats["wide_unit_batches"] > 0, workers  # the row walks' batches took a wide unit
+        assert many == one, workers
+        assert many_touches == one_touches, workers
+
+
+def test_batches_of_one_shared_row_keep_the_chunk():
+    """Coalesced records of warps that all read the same few rows: a unit of 32 row strides would put a batch on one
+    owner, and nothing in it walks rows, so every batch keeps the chunk."""
+    from reuselens.analyzer import _engine
+
+    rng = np.random.default_rng(5)
+    recs = shared_rows(rng, 20000, 12)
+    engine = _engine.Engine(workers=4)
+    engine.add_allocation(A, ROW_BYTES * ROWS + 8)
+    engine.begin_launch(0, 0, [12, 1, 1], [128, 1, 1], 0)
+    engine.consume(recs)
+    engine.end_launch(complete=True)
+    assert engine.stats()["wide_unit_batches"] == 0
+
+
+def test_column_walks_of_one_stretch_keep_the_chunk():
+    """Lanes a row apart, but every warp of the batch on the same 32 rows (a naive transpose's column reads): a wide
+    unit would give the whole batch to one owner, which the sample's busiest owner tells, so the chunk stays."""
+    from reuselens.analyzer import _engine
+
+    rng = np.random.default_rng(6)
+    n = 20000
+    recs = records(n)
+    recs["block"] = rng.integers(0, 12, n)
+    recs["warp"] = rng.integers(0, 4, n)
+    column = rng.integers(0, ROW_BYTES // 4, n) * 4
+    recs["addr"] = A + LANES[None, :] * ROW_BYTES + column[:, None]
+    engine = _engine.Engine(workers=4)
+    engine.add_allocation(A, ROW_BYTES * ROWS + 8)
+    engine.begin_launch(0, 0, [12, 1, 1], [128, 1, 1], 0)
+    engine.consume(recs)
+    engine.end_launch(complete=True)
+    assert engine.stats()["wide_unit_batches"] == 0
+
+
+def test_switched_off_the_chunk_is_every_batchs_unit(tmp_path):
+    """REUSELENS_ENGINE_WIDE_UNITS=0 (read once per process) keeps the chunk: no wide batch, the same results."""
+    recs = trace(3)
+    np.save(tmp_path / "trace.npy", recs)
+    script = (
+        "import json, sys, numpy as np\n"
+        "sys.path.insert(0, sys.argv[1])\n"
+        "from test_wide_units import engine_outputs\n"
+        "print(json.dumps(engine_outputs(np.load(sys.argv[2]), 3)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(Path(__file__).parent), str(tmp_path / "trace.npy")],
+        env={**os.environ, "REUSELENS_ENGINE_WIDE_UNITS": "0"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    off_result, off_touches, off_stats = json.loads(done.stdout)
+    on_result, on_touches, on_stats = engine_outputs(recs, 3)
+    assert off_stats["wide_unit_batches"] == 0 < on_stats["wide_unit_batches"]
+    assert on_result == off_result
+    assert on_touches == off_touches
