@@ -52,10 +52,15 @@ def load_manifest(path: Path) -> dict:
     return manifest
 
 
-def check_staged(manifest: dict, src: Path) -> list[str]:
-    """Problems with the staged tree: a source missing, staged from another commit, or an app file absent."""
+def check_staged(manifest: dict, src: Path, apps: list[dict] | None = None) -> list[str]:
+    """Problems with the staged tree: a source missing, staged from another commit, or an app file absent. `apps`:
+    only those apps and their sources (an unselected app's missing input does not stop a run of others)."""
     problems = []
+    apps = manifest["apps"] if apps is None else apps
+    used = {app["source"] for app in apps}
     for name, spec in manifest["sources"].items():
+        if name not in used:
+            continue
         stamp = src / name / "STAGED.json"
         if not stamp.is_file():
             problems.append(f"{name}: not staged in {src} (run benchmarks/realapps_stage.py)")
@@ -63,7 +68,7 @@ def check_staged(manifest: dict, src: Path) -> list[str]:
         staged = json.loads(stamp.read_text())
         if staged.get("commit") != spec["commit"]:
             problems.append(f"{name}: staged from {staged.get('commit')}, manifest pins {spec['commit']}")
-    for app in manifest["apps"]:
+    for app in apps:
         root = src / app["source"] / app["dir"]
         for rel in app["files"]:
             if not (root / rel).is_file():
@@ -376,7 +381,7 @@ def main(argv: list[str] | None = None) -> int:
     manifest = load_manifest(Path(args.manifest))
     apps = select_apps(manifest, args.apps)
     src, out = Path(args.src).resolve(), Path(args.out).resolve()
-    problems = check_staged(manifest, src)
+    problems = check_staged(manifest, src, apps)
     if problems:
         print("\n".join(f"realapps: {p}" for p in problems), file=sys.stderr)
         return 1

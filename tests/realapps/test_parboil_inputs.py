@@ -329,3 +329,22 @@ def test_staging_runs_the_sources_input_generator(tmp_path, capsys):
     err = capsys.readouterr().err
     assert re.search(r"t: input generator .*gen\.py exited 1: no room", err), err
     assert not (dest / "t" / "STAGED.json").exists(), "a failed generator leaves the source unstamped"
+
+
+def test_check_staged_looks_only_at_the_selected_apps_and_their_sources(tmp_path):
+    """A run of some apps does not stop at another app's missing input or at a source only others use (session 51:
+    a run of six PolyBench and cuda-samples apps refused for Parboil tpacf's inputs, which were not carried)."""
+    manifest = {
+        "sources": {"s": {"commit": "c0"}, "t": {"commit": "c1"}},
+        "apps": [
+            {"name": "a", "source": "s", "dir": ".", "files": [], "args": []},
+            {"name": "b", "source": "t", "dir": ".", "files": [], "args": ["{src}/t/in/x"]},
+        ],
+    }
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / "STAGED.json").write_text(json.dumps({"commit": "c0"}))
+    assert realapps.check_staged(manifest, tmp_path, [manifest["apps"][0]]) == []
+    assert realapps.check_staged(manifest, tmp_path) == [
+        f"t: not staged in {tmp_path} (run benchmarks/realapps_stage.py)",
+        f"b: missing input {tmp_path}/t/in/x (made by the source's inputs generator)",
+    ]
