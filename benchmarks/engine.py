@@ -700,6 +700,7 @@ def measure(
         best = min(best, elapsed)
         best_cpu = min(best_cpu, time.process_time() - c0)
         peak_shadow = e.stats()["peak_shadow_bytes"]
+        steps["wide"] = e.stats().get("wide_unit_batches", 0)  # an older engine (--engine PATH) has none
         json.loads(e.to_json())
     return best, best_cpu, peak_shadow, steps
 
@@ -840,6 +841,7 @@ def main() -> int:
                 f"  workers {w:2d}: {records_counted / t / 1e6:6.2f} M records/s  {lanes / t / 1e6:7.1f} M lane-accesses/s "
                 f"({lanes / t / 1e6 / w:5.1f} M/s/worker; {lanes / cpu / 1e6:5.1f} M per CPU-second)  "
                 f"speed-up {base / t:5.2f} (efficiency {base / t / w:4.2f})  peak shadow {shadow / 2**20:.0f} MiB"
+                + (f"  {steps['wide']} wide-unit batches" if steps.get("wide") else "")
             )
             print("\n".join(step_lines(steps, w)))
     if args.independent:

@@ -122,6 +122,53 @@ def test_wide_units_change_no_result(seed):
         assert many_touches == one_touches, workers
 
 
+def mvt_first_kernel(rng: np.random.Generator, n: int) -> np.ndarray:
+    """PolyBench mvt's first kernel as its warps issue it, N = 4096: x1[i] += a[i][j] * y1[j], so per step a
+    coalesced load and store of x1 (16 KiB), the row walk on a (64 MiB), and a broadcast of y1[j]."""
+    recs = records(n)
+    warp = rng.integers(0, MVT_N // 32, n)
+    recs["block"], recs["warp"] = warp // 4, warp % 4
+    j = rng.integers(0, MVT_N, n)
+    kind = np.arange(n) % 4
+    x1 = X1 + warp[:, None] * 128 + LANES[None, :] * 4
+    walk = MATRIX + (warp[:, None] * 32 + LANES[None, :]) * (MVT_N * 4) + j[:, None] * 4
+    y1 = Y1 + j[:, None] * 4 + 0 * LANES[None, :]
+    recs["addr"] = np.where(kind[:, None] == 1, walk, np.where(kind[:, None] == 2, y1, x1))
+    recs["access"] = np.where(kind == 3, WRITE, READ)
+    recs["pc"] = kind * 0x10
+    return recs
+
+
+MVT_N = 4096
+MATRIX, X1, Y1 = A + (1 << 30), A + (1 << 29), A + (1 << 29) + (1 << 20)
+
+
+def test_a_row_walk_beside_a_small_vector_widens_the_matrix_alone():
+    """One unit for every allocation would put all of x1 in one unit, one owner for half the records, and the sample
+    would refuse it (session 51's first try: no wide batch in mvt on the GPU); per allocation the matrix takes the
+    wide unit and x1 keeps its chunks."""
+    from reuselens.analyzer import _engine
+
+    recs = mvt_first_kernel(np.random.default_rng(8), 30000)
+
+    def run(workers):
+        engine = _engine.Engine(workers=workers)
+        engine.add_allocation(MATRIX, MVT_N * MVT_N * 4)
+        engine.add_allocation(X1, MVT_N * 4)
+        engine.add_allocation(Y1, MVT_N * 4)
+        engine.begin_launch(0, 0, [MVT_N // 128, 1, 1], [128, 1, 1], 0)
+        engine.consume(recs)
+        engine.end_launch(complete=True)
+        result = json.loads(engine.to_json())
+        return result["kernels"], json.loads(engine.object_touches_json()), result["stats"]["wide_unit_batches"]
+
+    one = run(1)
+    for workers in (4, 12):
+        kernels, touches, wide = run(workers)
+        assert wide > 0, workers
+        assert (kernels, touches) == one[:2], workers
+
+
 def test_batches_of_one_shared_row_keep_the_chunk():
     """Coalesced records of warps that all read the same few rows: a unit of 32 row strides would put a batch on one
     owner, and nothing in it walks rows, so every batch keeps the chunk."""

@@ -126,18 +126,28 @@ struct BlockOwners {
   }
 };
 inline uint64_t chunk_of(uint64_t granule) { return granule >> 8; }  // 256 granules = one shadow page
-// Shift from a granule to its chunk: the ownership unit of every granule outside an allocation, and the default one
-// of those inside.
+// Shift from a granule to its chunk: the ownership unit of every granule but those of a batch's wide allocations.
 constexpr unsigned kChunkShift = 8;
-// The widest ownership unit a batch may give granules inside allocations: 2^22 granules, 16 MiB (a warp whose lanes
-// walk rows 512 KiB apart).
+// The widest ownership unit: 2^22 granules, 16 MiB (a warp whose lanes walk rows 512 KiB apart).
 constexpr unsigned kWidestUnitShift = 22;
-// Owner worker of global granule `g` in a batch whose granules inside allocations are owned by units of 2^shift
-// granules (OwnershipUnit). Outside allocations a granule's shadow is its owner's own (Worker::fallback), so
-// those keep the chunk whatever the batch chose.
-inline unsigned owner_of_granule(uint64_t g, bool in_allocation, unsigned shift, unsigned workers) {
-  return owner_of(g >> (in_allocation ? shift : kChunkShift), workers);
-}
+// The allocations whose granules one batch owns by units wider than the chunk (Engine::Impl::choose_wide_units):
+// granules [lo[k], hi[k]] by units of 2^shift[k] granules, every other granule by its chunk. Owners must stay a
+// function of the granule within a batch, and granules outside allocations keep their chunk in every batch (their
+// shadow is their owner's own, Worker::fallback), so a range is an allocation's granules or none of them; each
+// holds at least a chunk, so no range lies inside a chunk without covering one of its ends.
+struct WideUnits {
+  static constexpr unsigned kMax = 4;
+  unsigned count = 0;
+  uint64_t lo[kMax], hi[kMax];
+  unsigned shift[kMax];
+  unsigned shift_of(uint64_t g) const {
+    for (unsigned k = 0; k < count; ++k) {
+      if (g - lo[k] <= hi[k] - lo[k]) return shift[k];
+    }
+    return kChunkShift;
+  }
+  unsigned owner(uint64_t g, unsigned workers) const { return owner_of(g >> shift_of(g), workers); }
+};
 
 // Active lanes of a mask. The shipped build targets any x86-64 (no POPCNT instruction assumed), where
 // __builtin_popcount becomes a libgcc call; this inline bit count is cheaper than the call.

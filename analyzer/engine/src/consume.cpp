@@ -81,7 +81,7 @@ bool Engine::Impl::pipelining_enabled() {
   static const bool enabled = switched_on("REUSELENS_ENGINE_PIPELINE");
   return enabled;
 }
-// Batches routed with a unit wider than the chunk where it pays (choose_unit_shift). REUSELENS_ENGINE_WIDE_UNITS=0
+// Allocations owned by units wider than the chunk where it pays (choose_wide_units). REUSELENS_ENGINE_WIDE_UNITS=0
 // keeps the chunk, to measure what this buys.
 bool Engine::Impl::wide_units_enabled() {
   static const bool enabled = switched_on("REUSELENS_ENGINE_WIDE_UNITS");
@@ -252,8 +252,8 @@ void Engine::Impl::consume_records(const RlRecord* recs, const RlRecord* const* 
     route_ctx().resize(b);
     batch_slots[route_slot].piece_map.resize(pieces_of(b));
     const auto t_unit = std::chrono::steady_clock::now();
-    batch_slots[route_slot].unit_shift = choose_unit_shift(at, b);
-    if (batch_slots[route_slot].unit_shift != kChunkShift) ++wide_unit_batches;
+    batch_slots[route_slot].wide = choose_wide_units(at, b);
+    if (batch_slots[route_slot].wide.count) ++wide_unit_batches;
     workers[0]->busy[2] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t_unit).count();
     next_piece.at.store(0);
     run_timed(std::max(b, steps ? config.inline_batch_records : b), [&](unsigned w, Worker& wk) {

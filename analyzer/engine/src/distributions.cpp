@@ -585,11 +585,9 @@ inline uint32_t lanes_of(const uint8_t* owner, unsigned o) {
 
 // Each lane's owner is written down first, then each owner's lanes are found at once: or-ing each lane's bit into its
 // owner's mask in memory made a chain of stores and reloads wherever consecutive lanes shared an owner (two workers:
-// every other lane of a column walk; perf put 39% of route_global's samples on that chain). `shift`: the batch's
-// ownership unit inside allocations (choose_unit_shift); at the chunk, which needs no region lookup, a lane's
-// footprint is owned by its chunks' owners, and wider, by the owners of its granules, each inside an allocation or
-// not.
-void Engine::Impl::route_global(const RlRecord& r, uint32_t i, uint32_t slot, unsigned shift, Worker& wk) {
+// every other lane of a column walk; perf put 39% of route_global's samples on that chain). A lane's footprint goes
+// to its chunks' owners, or where the batch has wide allocations (choose_wide_units), to its granules' owners.
+void Engine::Impl::route_global(const RlRecord& r, uint32_t i, uint32_t slot, const WideUnits& wide, Worker& wk) {
   static_assert(kMaxWorkers <= 64, "owners are bits of a 64-bit set and fit a byte");
   const uint32_t item_index = chunk_item_index(i, r.flags);
   const uint64_t last = (r.size + 3) / 4 - 1;
@@ -608,19 +606,15 @@ void Engine::Impl::route_global(const RlRecord& r, uint32_t i, uint32_t slot, un
     further[x] |= 1u << lane;
     owners |= uint64_t(1) << x;
   };
-  const bool wide = shift != kChunkShift;
   for (uint32_t m = r.active_mask; m; m &= m - 1) {
     const unsigned lane = unsigned(__builtin_ctz(m));
     const uint64_t g = addr[lane] >> 2;
-    if (wide) {
-      const auto owner_at = [&](uint64_t x) {
-        return owner_of_granule(x, find_region(x, wk.route_region_hint) != nullptr, shift, W);
-      };
-      const unsigned o = owner_at(g);
+    if (wide.count) {
+      const unsigned o = wide.owner(g, W);
       owner[lane] = uint8_t(o);
       owners |= uint64_t(1) << o;
       for (uint64_t k = 1; k <= last; ++k) {
-        if (const unsigned x = owner_at(g + k); x != o) also(lane, x);
+        if (const unsigned x = wide.owner(g + k, W); x != o) also(lane, x);
       }
       continue;
     }
@@ -637,79 +631,68 @@ void Engine::Impl::route_global(const RlRecord& r, uint32_t i, uint32_t slot, un
   }
 }
 
-// The batch's ownership unit for granules inside allocations, from a sample of its records (docs/engine.md,
-// "Determinism and parallelism"). With the chunk (1 KiB) as the unit, a warp whose lanes walk rows of a matrix
-// (PolyBench mvt's first kernel: lanes 16 KiB apart) hands an item to nearly every worker for every record, and
-// an item costs about as much as 24 lanes' replay (benchmarks/engine.py --pattern rowwalk, two workers, warm: 48.2 ms
-// of the workers' global step split into items, 33.0 ms with one item a record), so the global step did not shrink with
-// workers. A unit of 32 lane strides puts such a record on one or two owners; the warps of other rows, other units,
-// keep the workers busy. What a wide unit must not do is put the concurrent records of a whole batch on one owner (a
-// coalesced kernel whose warps all read one row, mvt's second kernel), so the sample's busiest owner under each unit
-// decides: the wider unit is taken only when it leaves the busiest owner a tenth less work. Results do not depend on
-// it: each granule still has one owner per batch, and one batch's global step ends before the next one's starts. The
-// serial cost is 128 records' lanes.
-unsigned Engine::Impl::choose_unit_shift(const RlRecord* recs, size_t n) {
-  if (W == 1 || n == 0 || !wide_units_enabled()) return kChunkShift;
+// The allocations a batch owns by units wider than the chunk, from a sample of its records (docs/engine.md,
+// "Determinism and parallelism"). With the chunk (1 KiB) as the unit, a warp whose lanes walk the rows of a matrix
+// (PolyBench mvt's first kernel: lanes 16 KiB apart) hands an item to nearly every worker for every record, and an
+// item costs about as much as 24 lanes' replay (benchmarks/engine.py --pattern rowwalk, two workers, warm: 48.2 ms of
+// the workers' global step with items of a lane or two, 33.0 ms with one item a record), so the global step did not
+// shrink with workers. A unit of 32 lane strides puts such a record on one or two owners, and the warps of other
+// rows, in other units, keep the workers busy. Per allocation: the same kernel's coalesced accesses to a small vector
+// (mvt's x1, 16 KiB) would all fall in one such unit, one owner. And per batch: a wide unit must not put the records
+// of a whole batch on one owner (a coalesced kernel whose warps all read one row of that matrix, mvt's second
+// kernel). So each allocation the sample's row walks lie in is tried in turn, with the unit its walks want (their
+// median), and kept only where it leaves the sample's busiest owner a tenth less work (each owner a record meets
+// costs an item plus its lanes). Results do not depend on it: a granule has one owner per batch, and one batch's
+// global step ends before the next one's begins. The serial cost is 128 records' lanes, a few per cent of a batch.
+WideUnits Engine::Impl::choose_wide_units(const RlRecord* recs, size_t n) {
+  WideUnits wide;
+  if (W == 1 || n == 0 || !wide_units_enabled()) return wide;
   constexpr size_t kSamples = 128;
-  constexpr uint64_t kItemCost = 24;  // an owner's item, in lanes' replay (the rowwalk pattern at two workers)
-  const size_t samples = std::min(n, kSamples);
-  RlRecord unpacked_one;
-  uint64_t scratch[RL_WARP_SIZE];
-  // The unit wanted by each sampled record whose first two active lanes lie in different chunks.
-  unsigned wanted[kSamples];
-  size_t walks = 0;
-  const auto record_at = [&](size_t i) -> const RlRecord& {
-    if (!batch_packed) return recs[i];
-    unpack_for_engine(batch_packed[i], &unpacked_one);
-    return unpacked_one;
-  };
+  constexpr uint64_t kItemCost = 24;  // an owner's item, in lanes' replay
   struct Sampled {
     uint64_t granule[RL_WARP_SIZE];
     uint32_t mask;
-    bool inside;  // every lane inside one allocation
   };
-  std::vector<Sampled> sampled;
-  sampled.reserve(samples);
-  size_t hint = 0;
+  struct Walk {
+    const RegionShadow* region;
+    unsigned shift;  // the unit of 32 of its lane strides
+  };
+  Sampled sampled[kSamples];
+  Walk walks[kSamples];
+  size_t taken = 0, walked = 0, hint = 0;
+  RlRecord unpacked_one;
+  uint64_t scratch[RL_WARP_SIZE];
+  const size_t samples = std::min(n, kSamples);
   for (size_t k = 0; k < samples; ++k) {
-    const RlRecord& r = record_at(k * n / samples);
-    // before phase 1 has checked the batch: a malformed record is left to phase 1 to name
+    const size_t i = k * n / samples;
+    if (batch_packed) unpack_for_engine(batch_packed[i], &unpacked_one);
+    const RlRecord& r = batch_packed ? unpacked_one : recs[i];
+    // before phase 1 has checked the batch: a malformed record is left for phase 1 to name
     if (!plausible(r) || r.type != RL_REC_MEM || r.space != RL_SPACE_GLOBAL || r.active_mask == 0) continue;
     const uint64_t* addr = lane_addresses(r, scratch);
-    Sampled x{{}, r.active_mask, true};
-    uint64_t lo = ~uint64_t(0), hi = 0;
-    for (uint32_t m = r.active_mask; m; m &= m - 1) {
-      const unsigned lane = unsigned(__builtin_ctz(m));
-      x.granule[lane] = addr[lane] >> 2;
-      lo = std::min(lo, x.granule[lane]);
-      hi = std::max(hi, x.granule[lane]);
-    }
-    const RegionShadow* reg = find_region(lo, hint);
-    x.inside = reg && reg->contains_granule(hi);
-    sampled.push_back(x);
-    if (!x.inside || (r.active_mask & (r.active_mask - 1)) == 0) continue;
-    const unsigned a = unsigned(__builtin_ctz(r.active_mask)),
-                   b = unsigned(__builtin_ctz(r.active_mask >> a >> 1)) + a + 1;
+    Sampled& x = sampled[taken++];
+    x.mask = r.active_mask;
+    for (uint32_t m = r.active_mask; m; m &= m - 1) x.granule[__builtin_ctz(m)] = addr[__builtin_ctz(m)] >> 2;
+    if ((r.active_mask & (r.active_mask - 1)) == 0) continue;
+    const unsigned a = unsigned(__builtin_ctz(r.active_mask));
+    const unsigned b = unsigned(__builtin_ctz(r.active_mask & (r.active_mask - 1)));
     const uint64_t ga = x.granule[a], gb = x.granule[b];
-    const uint64_t stride = (ga > gb ? ga - gb : gb - ga) / (b - a);  // granules between neighbouring lanes
-    if (chunk_of(ga) == chunk_of(gb) || stride == 0) continue;
+    if (chunk_of(ga) == chunk_of(gb)) continue;
+    const RegionShadow* reg = find_region(ga, hint);
+    if (!reg || !reg->contains_granule(gb) || reg->granule_count() < (uint64_t(1) << kChunkShift)) continue;
+    const uint64_t stride = (ga > gb ? ga - gb : gb - ga) / (b - a);  // granules from one lane to the next
     unsigned shift = kChunkShift;
     while (shift < kWidestUnitShift && (uint64_t(1) << shift) < stride * RL_WARP_SIZE) ++shift;
-    wanted[walks++] = shift;
+    if (shift > kChunkShift) walks[walked++] = Walk{reg, shift};
   }
-  if (walks == 0) return kChunkShift;
-  std::nth_element(wanted, wanted + walks / 2, wanted + walks);
-  const unsigned candidate = wanted[walks / 2];
-  if (candidate == kChunkShift) return kChunkShift;
-  // The busiest owner's work over the sample under a unit: per record, an item and its lanes for each owner met.
-  const auto busiest = [&](unsigned shift) {
+  // The sample's busiest owner's work under `units`: per record, an item and its lanes for each owner met.
+  const auto busiest = [&](const WideUnits& units) {
     uint64_t load[kMaxWorkers] = {};
-    for (const Sampled& x : sampled) {
-      uint64_t lanes[kMaxWorkers] = {};
+    for (size_t k = 0; k < taken; ++k) {
+      uint8_t lanes[kMaxWorkers] = {};
       uint64_t met = 0;
-      for (uint32_t m = x.mask; m; m &= m - 1) {
-        const uint64_t g = x.granule[__builtin_ctz(m)];
-        const unsigned o = owner_of_granule(g, x.inside, shift, W);
+      for (uint32_t m = sampled[k].mask; m; m &= m - 1) {
+        const unsigned o = units.owner(sampled[k].granule[__builtin_ctz(m)], W);
         met |= uint64_t(1) << o;
         ++lanes[o];
       }
@@ -720,7 +703,30 @@ unsigned Engine::Impl::choose_unit_shift(const RlRecord* recs, size_t n) {
     }
     return *std::max_element(load, load + W);
   };
-  return 10 * busiest(candidate) < 9 * busiest(kChunkShift) ? candidate : kChunkShift;
+  uint64_t best = busiest(wide);
+  // Allocations in the order their first walk was sampled; each one's unit the median its walks want.
+  for (size_t k = 0; k < walked && wide.count < WideUnits::kMax; ++k) {
+    const RegionShadow* reg = walks[k].region;
+    bool seen = false;
+    for (size_t j = 0; j < k && !seen; ++j) seen = walks[j].region == reg;
+    if (seen) continue;
+    unsigned wanted[kSamples];
+    size_t count = 0;
+    for (size_t j = k; j < walked; ++j) {
+      if (walks[j].region == reg) wanted[count++] = walks[j].shift;
+    }
+    std::nth_element(wanted, wanted + count / 2, wanted + count);
+    WideUnits trial = wide;
+    trial.lo[trial.count] = reg->first_granule();
+    trial.hi[trial.count] = reg->first_granule() + reg->granule_count() - 1;
+    trial.shift[trial.count++] = wanted[count / 2];
+    const uint64_t load = busiest(trial);
+    if (10 * load < 9 * best) {
+      wide = trial;
+      best = load;
+    }
+  }
+  return wide;
 }
 
 void Engine::Impl::phase2_piece(const RlRecord* recs, size_t n, size_t piece, unsigned w, Worker& wk) {
@@ -773,21 +779,16 @@ void Engine::Impl::distribute_and_route(const RlRecord& r, size_t i, Worker& wk)
     // A broadcast's granule has one owner, which all warps reading that scalar meet (a matrix-vector product's
     // vector element, a loop bound): its share of the record is the first lane alone, the rest is counted here.
     if (c.flags & kSharedGranule) count_followers(r, c, wk);
-    const unsigned shift = batch_slots[route_slot].unit_shift;
+    const WideUnits& wide = batch_slots[route_slot].wide;
+    const uint64_t g_lo = span.first >> 2, g_hi = (span.second >> 2) + (r.size + 3) / 4 - 1;
     if (W == 1) {
       // phase 4 walks the batch itself
-    } else if (c_lo == c_hi && (shift == kChunkShift || !lanes)) {  // no per-lane routing
-      if (lanes)
-        wk.routing[route_slot].by_chunk[owner_of(c_lo, W)].items.push_back(
-            Item{chunk_item_index(uint32_t(i), r.flags), r.active_mask, slot});
-    } else if (bool inside = false;
-               c_lo == c_hi && span_placement(span.first >> 2, (span.second >> 2) + (r.size + 3) / 4 - 1,
-                                              wk.route_region_hint, &inside)) {
-      // a chunk lies in one unit: one owner, when no allocation's bound cuts the record's span
-      wk.routing[route_slot].by_chunk[owner_of_granule(span.first >> 2, inside, shift, W)].items.push_back(
+    } else if (c_lo == c_hi && lanes && (wide.count == 0 || wide.shift_of(g_lo) == wide.shift_of(g_hi))) {
+      // no per-lane routing: a chunk lies in one unit, and no wide range starts or ends inside this one's span
+      wk.routing[route_slot].by_chunk[wide.owner(g_lo, W)].items.push_back(
           Item{chunk_item_index(uint32_t(i), r.flags), r.active_mask, slot});
-    } else {
-      route_global(r, uint32_t(i), slot, shift, wk);
+    } else if (lanes) {
+      route_global(r, uint32_t(i), slot, wide, wk);
     }
   } else if (r.space == RL_SPACE_SHARED) {
     shared_distribution(r, c, s, wk.shared_shapes);

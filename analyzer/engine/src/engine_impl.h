@@ -5,7 +5,6 @@
 // Private to the engine's sources: it brings the detail namespace into reuselens.
 #pragma once
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -59,12 +58,12 @@ struct Engine::Impl {
 
   // Two batches may be in flight (consume.cpp): phases 1-2 fill slot route_slot while phases 3-4 read slot
   // step_slot. Each slot: the records' contexts and who routed each piece (phases 3-4 walk pieces in order).
-  // unit_shift: the batch's ownership unit for granules inside allocations (choose_unit_shift), which its
-  // routing (phase 2) and its global step (phase 4) both use.
+  // wide: the allocations the batch owns by wider units than the chunk (choose_wide_units), which its routing
+  // (phase 2) and its global step (phase 4) both read.
   struct BatchSlot {
     std::vector<Ctx> ctx;
     std::vector<PieceRef> piece_map;
-    unsigned unit_shift = kChunkShift;
+    WideUnits wide;
   };
   BatchSlot batch_slots[2];
   unsigned route_slot = 0, step_slot = 0;
@@ -107,8 +106,8 @@ struct Engine::Impl {
   static std::pair<uint64_t, uint64_t> global_distribution(const RlRecord& r, Ctx& c, NodeStats& s, uint64_t* a,
                                                            unsigned lanes);
   static void shared_distribution(const RlRecord& r, Ctx& c, NodeStats& s, SharedShapes& shapes);
-  void route_global(const RlRecord& r, uint32_t i, uint32_t slot, unsigned shift, Worker& wk);
-  unsigned choose_unit_shift(const RlRecord* recs, size_t n);
+  void route_global(const RlRecord& r, uint32_t i, uint32_t slot, const WideUnits& wide, Worker& wk);
+  WideUnits choose_wide_units(const RlRecord* recs, size_t n);
   uint64_t wide_unit_batches = 0;  // batches routed with a unit wider than the chunk (EngineStats)
   void phase2_piece(const RlRecord* recs, size_t n, size_t piece, unsigned w, Worker& wk);
   void finish_routing(Worker& wk);
@@ -131,19 +130,6 @@ struct Engine::Impl {
     return search_region(granule, hint);
   }
   RegionShadow* search_region(uint64_t granule, size_t& hint);
-  // Whether granules [lo, hi] lie inside one allocation (*inside = true) or outside every one (false); false when
-  // an allocation's bound falls within them.
-  bool span_placement(uint64_t lo, uint64_t hi, size_t& hint, bool* inside) {
-    if (const RegionShadow* reg = find_region(lo, hint)) {
-      *inside = true;
-      return reg->contains_granule(hi);
-    }
-    *inside = false;
-    const auto next =
-        std::upper_bound(regions.begin(), regions.end(), lo << 2,
-                         [](uint64_t a, const std::unique_ptr<RegionShadow>& r) { return a < r->base(); });
-    return next == regions.end() || ((*next)->base() >> 2) > hi;
-  }
   Entry* global_slot(uint64_t granule, Worker& wk);
   Entry* global_entry(uint64_t granule, Worker& wk);
   void flush_run(const Run& run, const RlRecord& r, const Ctx& c, Worker& wk);

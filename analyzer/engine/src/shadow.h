@@ -278,6 +278,8 @@ class RegionShadow {
   uint64_t base() const { return base_; }
   uint64_t size() const { return size_; }
   bool contains_granule(uint64_t g) const { return g - first_ < count_; }
+  uint64_t first_granule() const { return first_; }
+  uint64_t granule_count() const { return count_; }
   // Granule range [lo, hi) of the shadow page holding granule g (clipped to the region): callers cache it so
   // later granules of the page skip the region lookup and the touched-page bitmap.
   void page_span(uint64_t g, uint64_t& lo, uint64_t& hi) const {

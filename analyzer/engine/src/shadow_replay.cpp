@@ -722,10 +722,10 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
   const uint64_t shared_base = pack_shared(c.id, 0, write, c.sync.wsync, c.sync.bsync);
   const bool check_same = kSpace != RL_SPACE_LOCAL && !(c.flags & kNoOverlap);
   // Lanes of other owners may lie in `mask` only when a lane spans granules of two owners: a lane of at most 4 bytes
-  // has one granule, and route_global gave it to that granule's owner alone. With the chunk as the unit that takes
-  // two chunks; with a wider one, a lane across an allocation's bound may do it inside one chunk.
-  const unsigned shift = batch_slots[step_slot].unit_shift;
-  const bool filter = global && !kDirect && !kOneGranule && W > 1 && (!(c.flags & kOneChunk) || shift != kChunkShift);
+  // has one granule, and route_global gave it to that granule's owner alone. Without wide allocations that takes two
+  // chunks; with them, a lane across a wide allocation's bound may do it inside one chunk.
+  const WideUnits& wide = batch_slots[step_slot].wide;
+  const bool filter = global && !kDirect && !kOneGranule && W > 1 && (!(c.flags & kOneChunk) || wide.count);
   if constexpr (kOneGranule && global) {
     // All lanes on one granule (a broadcast read of a scalar, a tile row read by a whole warp): the lanes after
     // the first find the entry the previous lane of this very issue wrote, so their outcome is known without
@@ -816,7 +816,7 @@ void Engine::Impl::replay_lanes(const RlRecord& r, const Ctx& c, uint32_t mask, 
           wk.page_region->settle(g);
           e = page + (g - page_lo);
         } else if (global) {
-          if (filter && owner_of_granule(g, find_region(g, wk.region_hint) != nullptr, shift, W) != w) continue;
+          if (filter && wide.owner(g, W) != w) continue;
           // Lanes of a strided or gathered record land on a new shadow page each but mostly in one allocation:
           // the region of the lane before is tried first, without the page cache and the region search.
           if (lane_region != nullptr && lane_region->contains_granule(g)) {

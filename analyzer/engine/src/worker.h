@@ -139,14 +139,13 @@ struct Worker {
   }
   std::vector<uint64_t> scratch;
   size_t region_hint = 0;
-  size_t route_region_hint = 0;       // phase 2's (route_global), beside the global step's in one run
   uint64_t shared_words = 0;          // words of shared window the open launch's blocks needed so far (SharedShadow)
   uint64_t page_lo = 0, page_hi = 0;  // cached shadow page of a region: granules [page_lo, page_hi)
   Entry* page = nullptr;
   RegionShadow* page_region = nullptr;   // the region of `page`
   RegionShadow* entry_region = nullptr;  // the region of the last global_entry() (null: outside allocations)
   void forget_regions() {
-    region_hint = route_region_hint = 0;
+    region_hint = 0;
     page_lo = page_hi = 0;
     page = nullptr;
     page_region = entry_region = nullptr;

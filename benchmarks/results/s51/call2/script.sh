@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Session 51, call 2. Call 1 ran the release fence and the first wide-unit engine (one unit for a whole batch):
+# GPU tests and fidelity passed, but mvt took no wide batch (its coalesced x1 vector would have fallen in one unit)
+# and the fence's A/B never ran (the breadth check wanted Parboil's inputs). Now, on the final code (wide units per
+# allocation, choose_wide_units): GPU tests, fidelity, then same-host A/Bs, two interleaved rounds each:
+#   mvt, `collect`, REUSELENS_ENGINE_WIDE_UNITS=1 vs 0;
+#   pb_corr, pb_covar, pb_gramschm (few warps), `collect`, the installed patch (release) vs acqrel (built here);
+# then the suite on this code as far as time allows: the eight short apps (one round) and the long apps, native /
+# collect / full, and the findings against the answer key.
+#   LIMIT=450 bash benchmarks/results/s51/call2/script.sh
+#   (carry .whl, benchmarks/realapps/src, benchmarks/realapps/breadth-src/polybench-gpu,
+#    benchmarks/realapps/breadth-src/cuda-samples)
+source benchmarks/device_call.sh
+LIMIT=${LIMIT:-450}
+left() { echo $((LIMIT - $(date +%s) + T0)); }
+nvidia-smi --query-gpu=name --format=csv,noheader
+gpu_tests
+fidelity_against_ncu
+stamp "clean install"
+timeout 200 bash benchmarks/clean_install.sh /tmp/clean | tail -1
+[ -x /tmp/clean/bin/reuselens ] || { echo "clean install failed"; exit 1; }
+inc=$(python3 -c 'import nvidia, pathlib; print(next((str(p) for p in (pathlib.Path(d) / "cu13" / "include" for d in nvidia.__path__) if (p / "sanitizer_patching.h").is_file()), ""))')
+[ -n "$inc" ] || inc=/usr/local/cuda/compute-sanitizer/include
+mkdir -p /tmp/pv
+sed 's/fence.release.sys/fence.acq_rel.sys/' collector/native/src/patch.cu > /tmp/pv/acqrel.cu
+nvcc --fatbin --keep-device-functions -Xptxas --compile-as-tools-patch -O3 -gencode arch=compute_90,code=sm_90 \
+  -I"$inc" -Icollector/native/src -Ianalyzer/engine/include -o /tmp/pv/acqrel.fatbin /tmp/pv/acqrel.cu || exit 1
+# ab TAG SECONDS VARIABLE VALUE_A VALUE_B REALAPPS-ARGS...: native once, then `collect` with VARIABLE=VALUE_A and
+# VALUE_B interleaved, two rounds on one build; VALUE "unset" leaves VARIABLE out of the environment.
+ab() {
+  local tag=$1 secs=$2 var=$3 a=$4 b=$5 round value name
+  shift 5
+  stamp "$tag: native, then collect with $var = $a / $b interleaved, 2 rounds"
+  timeout "$secs" python3 benchmarks/realapps.py --out "/tmp/$tag" --build "/tmp/$tag-build" --rounds 1 \
+    --modes native --jobs 16 --reuselens /tmp/clean/bin/reuselens "$@" > "$OUT/$tag.txt" 2>&1
+  grep "native " "$OUT/$tag.txt"
+  for round in 1 2; do
+    for value in "$a" "$b"; do
+      if [ "$value" = unset ]; then unset "$var"; else export "$var=$value"; fi
+      name=${tag}_$(basename "$value")_$round
+      timeout "$secs" python3 benchmarks/realapps.py --out "/tmp/$name" --build "/tmp/$tag-build" \
+        --rounds 1 --modes collect --jobs 16 --reuselens /tmp/clean/bin/reuselens "$@" > "$OUT/$name.txt" 2>&1
+      grep "collect " "$OUT/$name.txt" | sed "s/^/$(basename "$value") $round: /"
+    done
+  done
+  unset "$var"
+}
+ab mvt 40 REUSELENS_ENGINE_WIDE_UNITS 1 0 --src benchmarks/realapps/src --apps pb_mvt
+[ "$(left)" -gt 150 ] && ab fewwarps 40 REUSELENS_PATCH unset /tmp/pv/acqrel.fatbin \
+  --manifest benchmarks/realapps/breadth.json --src benchmarks/realapps/breadth-src --timeout 60 \
+  --apps pb_corr,pb_covar,pb_gramschm
+[ "$(left)" -gt 60 ] && short_suite 1
+[ "$(left)" -gt 100 ] && long_apps $(($(left) - 15))
+[ -d /tmp/rf/runs/r0 ] && score_suite 0
+mkdir -p "$OUT/logs"
+for d in /tmp/mvt_*/runs/r0/*-collect /tmp/fewwarps_*/runs/r0/*-collect /tmp/rl/runs/r0/*-collect; do
+  [ -d "$d" ] || continue
+  cp "$d/collector.log" "$OUT/logs/$(echo "$d" | cut -d/ -f3)-$(basename "$d").log"
+done
+grep -H "wide units" "$OUT"/logs/*.log | sed 's/:.*records as shadow segments; / /' | head -20
+stamp done
