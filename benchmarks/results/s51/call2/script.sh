@@ -2,16 +2,16 @@
 # Session 51, call 2. Call 1 ran the release fence and the first wide-unit engine (one unit for a whole batch):
 # GPU tests and fidelity passed, but mvt took no wide batch (its coalesced x1 vector would have fallen in one unit)
 # and the fence's A/B never ran (the breadth check wanted Parboil's inputs). Now, on the final code (wide units per
-# allocation, choose_wide_units): GPU tests, fidelity, then same-host A/Bs, two interleaved rounds each:
-#   mvt, `collect`, REUSELENS_ENGINE_WIDE_UNITS=1 vs 0;
-#   pb_corr, pb_covar, pb_gramschm (few warps), `collect`, the installed patch (release) vs acqrel (built here);
-# then the suite on this code as far as time allows: the eight short apps (one round) and the long apps, native /
-# collect / full, and the findings against the answer key.
-#   LIMIT=450 bash benchmarks/results/s51/call2/script.sh
+# allocation, choose_wide_units): GPU tests, fidelity, then same-host A/Bs, two interleaved rounds each: mvt,
+# `collect`, REUSELENS_ENGINE_WIDE_UNITS=1 vs 0; at the end pb_corr, pb_covar, pb_gramschm (few warps), `collect`,
+# the installed patch (release) vs acqrel (built here). Between them
+# the suite on this code as far as time allows (the eight short apps, one round, and the long apps; native / collect
+# / full; the findings against the answer key); last, if time is left, the fence's A/B.
+#   LIMIT=330 bash benchmarks/results/s51/call2/script.sh
 #   (carry .whl, benchmarks/realapps/src, benchmarks/realapps/breadth-src/polybench-gpu,
 #    benchmarks/realapps/breadth-src/cuda-samples)
 source benchmarks/device_call.sh
-LIMIT=${LIMIT:-450}
+LIMIT=${LIMIT:-330}
 left() { echo $((LIMIT - $(date +%s) + T0)); }
 nvidia-smi --query-gpu=name --format=csv,noheader
 gpu_tests
@@ -25,15 +25,15 @@ mkdir -p /tmp/pv
 sed 's/fence.release.sys/fence.acq_rel.sys/' collector/native/src/patch.cu > /tmp/pv/acqrel.cu
 nvcc --fatbin --keep-device-functions -Xptxas --compile-as-tools-patch -O3 -gencode arch=compute_90,code=sm_90 \
   -I"$inc" -Icollector/native/src -Ianalyzer/engine/include -o /tmp/pv/acqrel.fatbin /tmp/pv/acqrel.cu || exit 1
-# ab TAG SECONDS VARIABLE VALUE_A VALUE_B REALAPPS-ARGS...: native once, then `collect` with VARIABLE=VALUE_A and
+# ab TAG SECONDS VARIABLE VALUE_A VALUE_B REALAPPS-ARGS...: native once (modes $AB_FIRST if set), then `collect` with VARIABLE=VALUE_A and
 # VALUE_B interleaved, two rounds on one build; VALUE "unset" leaves VARIABLE out of the environment.
 ab() {
   local tag=$1 secs=$2 var=$3 a=$4 b=$5 round value name
   shift 5
   stamp "$tag: native, then collect with $var = $a / $b interleaved, 2 rounds"
   timeout "$secs" python3 benchmarks/realapps.py --out "/tmp/$tag" --build "/tmp/$tag-build" --rounds 1 \
-    --modes native --jobs 16 --reuselens /tmp/clean/bin/reuselens "$@" > "$OUT/$tag.txt" 2>&1
-  grep "native " "$OUT/$tag.txt"
+    --modes "${AB_FIRST:-native}" --jobs 16 --reuselens /tmp/clean/bin/reuselens "$@" > "$OUT/$tag.txt" 2>&1
+  grep "native \|full " "$OUT/$tag.txt"
   for round in 1 2; do
     for value in "$a" "$b"; do
       if [ "$value" = unset ]; then unset "$var"; else export "$var=$value"; fi
@@ -45,13 +45,21 @@ ab() {
   done
   unset "$var"
 }
-ab mvt 40 REUSELENS_ENGINE_WIDE_UNITS 1 0 --src benchmarks/realapps/src --apps pb_mvt
-[ "$(left)" -gt 150 ] && ab fewwarps 40 REUSELENS_PATCH unset /tmp/pv/acqrel.fatbin \
+AB_FIRST=native,full ab mvt 60 REUSELENS_ENGINE_WIDE_UNITS 1 0 --src benchmarks/realapps/src --apps pb_mvt
+[ "$(left)" -gt 60 ] && short_suite 1
+if [ "$(left)" -gt 90 ]; then  # the long apps but mvt, which the A/B above has measured
+  stamp "mergeSort, sortingNetworks, gemm: native, collect, full, one round, clean install"
+  timeout $(($(left) - 10)) python3 benchmarks/realapps.py --src benchmarks/realapps/src --out /tmp/rl --rounds 1 \
+    --modes native,collect,full --jobs 16 --reuselens /tmp/clean/bin/reuselens \
+    --apps cs_mergeSort,pb_gemm,cs_sortingNetworks > "$OUT/realapps_long.txt" 2>&1
+  grep -v "^build\|^round" "$OUT/realapps_long.txt" | tail -6
+  cp /tmp/rl/realapps.json "$OUT/realapps_long.json" 2>/dev/null
+fi
+mkdir -p /tmp/rl/runs/r0 && ln -sfn /tmp/mvt/runs/r0/pb_mvt-full /tmp/rl/runs/r0/pb_mvt-full  # mvt's report too
+[ -d /tmp/rf/runs/r0 ] && score_suite 0
+[ "$(left)" -gt 75 ] && ab fewwarps 30 REUSELENS_PATCH unset /tmp/pv/acqrel.fatbin \
   --manifest benchmarks/realapps/breadth.json --src benchmarks/realapps/breadth-src --timeout 60 \
   --apps pb_corr,pb_covar,pb_gramschm
-[ "$(left)" -gt 60 ] && short_suite 1
-[ "$(left)" -gt 100 ] && long_apps $(($(left) - 15))
-[ -d /tmp/rf/runs/r0 ] && score_suite 0
 mkdir -p "$OUT/logs"
 for d in /tmp/mvt_*/runs/r0/*-collect /tmp/fewwarps_*/runs/r0/*-collect /tmp/rl/runs/r0/*-collect; do
   [ -d "$d" ] || continue
