@@ -169,26 +169,29 @@ def test_a_row_walk_beside_a_small_vector_widens_the_matrix_alone():
         assert (kernels, touches) == one[:2], workers
 
 
-def test_batches_of_one_shared_row_keep_the_chunk():
-    """Coalesced records of warps that all read the same few rows: a unit of 32 row strides would put a batch on one
-    owner, and nothing in it walks rows, so every batch keeps the chunk."""
+def wide_unit_batches(recs: np.ndarray, workers: int = 4) -> int:
+    """How many of the trace's batches took a wide unit, in one launch on the row-walk allocation."""
     from reuselens.analyzer import _engine
 
-    rng = np.random.default_rng(5)
-    recs = shared_rows(rng, 20000, 12)
-    engine = _engine.Engine(workers=4)
+    engine = _engine.Engine(workers=workers)
     engine.add_allocation(A, ROW_BYTES * ROWS + 8)
     engine.begin_launch(0, 0, [12, 1, 1], [128, 1, 1], 0)
     engine.consume(recs)
     engine.end_launch(complete=True)
-    assert engine.stats()["wide_unit_batches"] == 0
+    return engine.stats()["wide_unit_batches"]
+
+
+def test_batches_of_one_shared_row_keep_the_chunk():
+    """Coalesced records of warps that all read the same few rows: a unit of 32 row strides would put a batch on one
+    owner, and nothing in it walks rows, so every batch keeps the chunk."""
+    rng = np.random.default_rng(5)
+    recs = shared_rows(rng, 20000, 12)
+    assert wide_unit_batches(recs) == 0
 
 
 def test_column_walks_of_one_stretch_keep_the_chunk():
     """Lanes a row apart, but every warp of the batch on the same 32 rows (a naive transpose's column reads): a wide
     unit would give the whole batch to one owner, which the sample's busiest owner tells, so the chunk stays."""
-    from reuselens.analyzer import _engine
-
     rng = np.random.default_rng(6)
     n = 20000
     recs = records(n)
@@ -196,12 +199,7 @@ def test_column_walks_of_one_stretch_keep_the_chunk():
     recs["warp"] = rng.integers(0, 4, n)
     column = rng.integers(0, ROW_BYTES // 4, n) * 4
     recs["addr"] = A + LANES[None, :] * ROW_BYTES + column[:, None]
-    engine = _engine.Engine(workers=4)
-    engine.add_allocation(A, ROW_BYTES * ROWS + 8)
-    engine.begin_launch(0, 0, [12, 1, 1], [128, 1, 1], 0)
-    engine.consume(recs)
-    engine.end_launch(complete=True)
-    assert engine.stats()["wide_unit_batches"] == 0
+    assert wide_unit_batches(recs) == 0
 
 
 def test_switched_off_the_chunk_is_every_batchs_unit(tmp_path):
