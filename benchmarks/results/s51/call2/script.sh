@@ -2,16 +2,16 @@
 # Session 51, call 2. Call 1 ran the release fence and the first wide-unit engine (one unit for a whole batch):
 # GPU tests and fidelity passed, but mvt took no wide batch (its coalesced x1 vector would have fallen in one unit)
 # and the fence's A/B never ran (the breadth check wanted Parboil's inputs). Now, on the final code (wide units per
-# allocation, choose_wide_units): GPU tests, fidelity, then same-host A/Bs, two interleaved rounds each: mvt,
-# `collect`, REUSELENS_ENGINE_WIDE_UNITS=1 vs 0; at the end pb_corr, pb_covar, pb_gramschm (few warps), `collect`,
-# the installed patch (release) vs acqrel (built here). Between them
-# the suite on this code as far as time allows (the eight short apps, one round, and the long apps; native / collect
-# / full; the findings against the answer key); last, if time is left, the fence's A/B.
-#   LIMIT=330 bash benchmarks/results/s51/call2/script.sh
+# allocation, choose_wide_units): GPU tests, fidelity; mvt natively, fully profiled, and collected with
+# REUSELENS_ENGINE_WIDE_UNITS=1 vs 0 (two interleaved rounds); the eight short apps, one round; the fence's A/B,
+# `collect` under the installed patch (release) vs acqrel (built here), two interleaved rounds, on pb_corr, pb_covar,
+# pb_gramschm (few warps) and on shoc_bfs and pb_fdtd2d (call 1's short apps ran slower than session 49's); then, as
+# time allows, the other long apps, and the findings against the answer key.
+#   LIMIT=420 bash benchmarks/results/s51/call2/script.sh
 #   (carry .whl, benchmarks/realapps/src, benchmarks/realapps/breadth-src/polybench-gpu,
 #    benchmarks/realapps/breadth-src/cuda-samples)
 source benchmarks/device_call.sh
-LIMIT=${LIMIT:-330}
+LIMIT=${LIMIT:-420}
 left() { echo $((LIMIT - $(date +%s) + T0)); }
 nvidia-smi --query-gpu=name --format=csv,noheader
 gpu_tests
@@ -47,6 +47,11 @@ ab() {
 }
 AB_FIRST=native,full ab mvt 60 REUSELENS_ENGINE_WIDE_UNITS 1 0 --src benchmarks/realapps/src --apps pb_mvt
 [ "$(left)" -gt 60 ] && short_suite 1
+[ "$(left)" -gt 100 ] && ab fewwarps 30 REUSELENS_PATCH unset /tmp/pv/acqrel.fatbin \
+  --manifest benchmarks/realapps/breadth.json --src benchmarks/realapps/breadth-src --timeout 60 \
+  --apps pb_corr,pb_covar,pb_gramschm
+[ "$(left)" -gt 40 ] && ab shortfence 20 REUSELENS_PATCH unset /tmp/pv/acqrel.fatbin --src benchmarks/realapps/src \
+  --apps shoc_bfs,pb_fdtd2d
 if [ "$(left)" -gt 90 ]; then  # the long apps but mvt, which the A/B above has measured
   stamp "mergeSort, sortingNetworks, gemm: native, collect, full, one round, clean install"
   timeout $(($(left) - 10)) python3 benchmarks/realapps.py --src benchmarks/realapps/src --out /tmp/rl --rounds 1 \
@@ -57,11 +62,9 @@ if [ "$(left)" -gt 90 ]; then  # the long apps but mvt, which the A/B above has 
 fi
 mkdir -p /tmp/rl/runs/r0 && ln -sfn /tmp/mvt/runs/r0/pb_mvt-full /tmp/rl/runs/r0/pb_mvt-full  # mvt's report too
 [ -d /tmp/rf/runs/r0 ] && score_suite 0
-[ "$(left)" -gt 75 ] && ab fewwarps 30 REUSELENS_PATCH unset /tmp/pv/acqrel.fatbin \
-  --manifest benchmarks/realapps/breadth.json --src benchmarks/realapps/breadth-src --timeout 60 \
-  --apps pb_corr,pb_covar,pb_gramschm
 mkdir -p "$OUT/logs"
-for d in /tmp/mvt_*/runs/r0/*-collect /tmp/fewwarps_*/runs/r0/*-collect /tmp/rl/runs/r0/*-collect; do
+for d in /tmp/mvt_*/runs/r0/*-collect /tmp/fewwarps_*/runs/r0/*-collect /tmp/shortfence_*/runs/r0/*-collect \
+  /tmp/rl/runs/r0/*-collect /tmp/rf/runs/r0/*-collect; do
   [ -d "$d" ] || continue
   cp "$d/collector.log" "$OUT/logs/$(echo "$d" | cut -d/ -f3)-$(basename "$d").log"
 done
