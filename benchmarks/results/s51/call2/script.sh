@@ -2,20 +2,20 @@
 # Session 51, call 2. Call 1 ran the release fence and the first wide-unit engine (one unit for a whole batch):
 # GPU tests and fidelity passed, but mvt took no wide batch (its coalesced x1 vector would have fallen in one unit)
 # and the fence's A/B never ran (the breadth check wanted Parboil's inputs). Now, on the final code (wide units per
-# allocation, choose_wide_units): GPU tests, fidelity; mvt natively, fully profiled, and collected with
-# REUSELENS_ENGINE_WIDE_UNITS=1 vs 0 (two interleaved rounds); the eight short apps, one round; the fence's A/B,
-# `collect` under the installed patch (release) vs acqrel (built here), two interleaved rounds, on pb_corr, pb_covar,
-# pb_gramschm (few warps) and on shoc_bfs and pb_fdtd2d (call 1's short apps ran slower than session 49's); then, as
-# time allows, the other long apps, and the findings against the answer key.
-#   LIMIT=420 bash benchmarks/results/s51/call2/script.sh
+# allocation, choose_wide_units), in the order of what decides most, as far as 300 s allow (two failed starts left
+# 473 s of device time): GPU tests; mvt natively, fully profiled, and collected with REUSELENS_ENGINE_WIDE_UNITS=1
+# vs 0 (two interleaved rounds); the fence's A/B, `collect` under the installed patch (release) vs acqrel (built
+# here), two interleaved rounds, on shoc_bfs and pb_fdtd2d (call 1's short apps ran slower than session 49's); the
+# fidelity tables; the eight short apps, one round; the fence's A/B on pb_corr, pb_covar, pb_gramschm (few warps);
+# the other long apps; the findings against the answer key.
+#   LIMIT=300 bash benchmarks/results/s51/call2/script.sh
 #   (carry .whl, benchmarks/realapps/src, benchmarks/realapps/breadth-src/polybench-gpu,
 #    benchmarks/realapps/breadth-src/cuda-samples)
 source benchmarks/device_call.sh
-LIMIT=${LIMIT:-420}
+LIMIT=${LIMIT:-300}
 left() { echo $((LIMIT - $(date +%s) + T0)); }
 nvidia-smi --query-gpu=name --format=csv,noheader
 gpu_tests
-fidelity_against_ncu
 stamp "clean install"
 timeout 200 bash benchmarks/clean_install.sh /tmp/clean | tail -1
 [ -x /tmp/clean/bin/reuselens ] || { echo "clean install failed"; exit 1; }
@@ -46,12 +46,13 @@ ab() {
   unset "$var"
 }
 AB_FIRST=native,full ab mvt 60 REUSELENS_ENGINE_WIDE_UNITS 1 0 --src benchmarks/realapps/src --apps pb_mvt
-[ "$(left)" -gt 60 ] && short_suite 1
-[ "$(left)" -gt 100 ] && ab fewwarps 30 REUSELENS_PATCH unset /tmp/pv/acqrel.fatbin \
-  --manifest benchmarks/realapps/breadth.json --src benchmarks/realapps/breadth-src --timeout 60 \
-  --apps pb_corr,pb_covar,pb_gramschm
 [ "$(left)" -gt 40 ] && ab shortfence 20 REUSELENS_PATCH unset /tmp/pv/acqrel.fatbin --src benchmarks/realapps/src \
   --apps shoc_bfs,pb_fdtd2d
+[ "$(left)" -gt 50 ] && fidelity_against_ncu
+[ "$(left)" -gt 40 ] && short_suite 1
+[ "$(left)" -gt 65 ] && ab fewwarps 30 REUSELENS_PATCH unset /tmp/pv/acqrel.fatbin \
+  --manifest benchmarks/realapps/breadth.json --src benchmarks/realapps/breadth-src --timeout 60 \
+  --apps pb_corr,pb_covar,pb_gramschm
 if [ "$(left)" -gt 90 ]; then  # the long apps but mvt, which the A/B above has measured
   stamp "mergeSort, sortingNetworks, gemm: native, collect, full, one round, clean install"
   timeout $(($(left) - 10)) python3 benchmarks/realapps.py --src benchmarks/realapps/src --out /tmp/rl --rounds 1 \
