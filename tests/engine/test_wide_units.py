@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from engine_records import BARRIER, BLOCK_EXIT, GLOBAL, MEM, READ, SHARED, WRITE
+from packed import pack
 
 from reuselens.analyzer.replay import RECORD_DTYPE
 
@@ -151,13 +152,16 @@ def test_a_row_walk_beside_a_small_vector_widens_the_matrix_alone():
 
     recs = mvt_first_kernel(np.random.default_rng(8), 30000)
 
-    def run(workers):
+    def run(workers, packed=False):
         engine = _engine.Engine(workers=workers)
         engine.add_allocation(MATRIX, MVT_N * MVT_N * 4)
         engine.add_allocation(X1, MVT_N * 4)
         engine.add_allocation(Y1, MVT_N * 4)
         engine.begin_launch(0, 0, [MVT_N // 128, 1, 1], [128, 1, 1], 0)
-        engine.consume(recs)
+        if packed:
+            engine.consume_packed(pack(recs))
+        else:
+            engine.consume(recs)
         engine.end_launch(complete=True)
         result = json.loads(engine.to_json())
         return result["kernels"], json.loads(engine.object_touches_json()), result["stats"]["wide_unit_batches"]
@@ -167,6 +171,11 @@ def test_a_row_walk_beside_a_small_vector_widens_the_matrix_alone():
         kernels, touches, wide = run(workers)
         assert wide > 0, workers
         assert (kernels, touches) == one[:2], workers
+    # the collector's path: a packed stream, the row walks handed over by their first and last lanes, which the
+    # batch's sample unpacks before phase 1 has
+    kernels, touches, wide = run(4, packed=True)
+    assert wide > 0
+    assert (kernels, touches) == one[:2]
 
 
 def wide_unit_batches(recs: np.ndarray, workers: int = 4) -> int:
