@@ -643,7 +643,8 @@ void Engine::Impl::route_global(const RlRecord& r, uint32_t i, uint32_t slot, co
 // kernel). So each allocation the sample's row walks lie in is tried in turn, with the unit its walks want (their
 // median), and kept only where it leaves the sample's busiest owner a tenth less work (each owner a record meets
 // costs an item plus its lanes). Results do not depend on it: a granule has one owner per batch, and one batch's
-// global step ends before the next one's begins. The serial cost is 128 records' lanes, a few per cent of a batch.
+// global step ends before the next one's begins. A batch whose first 32 sampled records walk no rows costs no more
+// than that look (a full sample on every batch took 2-10% of the stencil, gemm and transpose patterns at two workers).
 WideUnits Engine::Impl::choose_wide_units(const RlRecord* recs, size_t n) {
   WideUnits wide;
   if (W == 1 || n == 0 || !wide_units_enabled()) return wide;
@@ -657,33 +658,55 @@ WideUnits Engine::Impl::choose_wide_units(const RlRecord* recs, size_t n) {
     const RegionShadow* region;
     unsigned shift;  // the unit of 32 of its lane strides
   };
+  RlRecord unpacked_one;
+  const auto record_at = [&](size_t i) -> const RlRecord& {
+    if (!batch_packed) return recs[i];
+    unpack_for_engine(batch_packed[i], &unpacked_one);
+    return unpacked_one;
+  };
+  // Before phase 1 has checked the batch: a malformed record is left for phase 1 to name.
+  const auto sampled_global = [&](const RlRecord& r) {
+    return plausible(r) && r.type == RL_REC_MEM && r.space == RL_SPACE_GLOBAL && r.active_mask != 0;
+  };
+  size_t hint = 0;
+  // Whether r's first two active lanes lie in different chunks of one allocation (of a chunk at least), and the
+  // unit of 32 of its lane strides.
+  const auto walk_of = [&](const RlRecord& r, const uint64_t* addr, Walk* walk) {
+    if ((r.active_mask & (r.active_mask - 1)) == 0) return false;
+    const unsigned a = unsigned(__builtin_ctz(r.active_mask));
+    const unsigned b = unsigned(__builtin_ctz(r.active_mask & (r.active_mask - 1)));
+    const uint64_t ga = addr[a] >> 2, gb = addr[b] >> 2;
+    if (chunk_of(ga) == chunk_of(gb)) return false;
+    const RegionShadow* reg = find_region(ga, hint);
+    if (!reg || !reg->contains_granule(gb) || reg->granule_count() < (uint64_t(1) << kChunkShift)) return false;
+    const uint64_t stride = (ga > gb ? ga - gb : gb - ga) / (b - a);  // granules from one lane to the next
+    unsigned shift = kChunkShift;
+    while (shift < kWidestUnitShift && (uint64_t(1) << shift) < stride * RL_WARP_SIZE) ++shift;
+    *walk = Walk{reg, shift};
+    return shift > kChunkShift;
+  };
+  uint64_t scratch[RL_WARP_SIZE];
+  // Most batches walk no rows: a first look at a quarter of the sample spares them the rest (in mvt's first kernel a
+  // record in four walks, so 32 records all miss it about once in 10^4 batches).
+  const size_t samples = std::min(n, kSamples), first_look = std::min(n, kSamples / 4);
+  bool any = false;
+  for (size_t k = 0; k < first_look && !any; ++k) {
+    const RlRecord& r = record_at(k * n / first_look);
+    Walk walk;
+    any = sampled_global(r) && walk_of(r, lane_addresses(r, scratch), &walk);
+  }
+  if (!any) return wide;
   Sampled sampled[kSamples];
   Walk walks[kSamples];
-  size_t taken = 0, walked = 0, hint = 0;
-  RlRecord unpacked_one;
-  uint64_t scratch[RL_WARP_SIZE];
-  const size_t samples = std::min(n, kSamples);
+  size_t taken = 0, walked = 0;
   for (size_t k = 0; k < samples; ++k) {
-    const size_t i = k * n / samples;
-    if (batch_packed) unpack_for_engine(batch_packed[i], &unpacked_one);
-    const RlRecord& r = batch_packed ? unpacked_one : recs[i];
-    // before phase 1 has checked the batch: a malformed record is left for phase 1 to name
-    if (!plausible(r) || r.type != RL_REC_MEM || r.space != RL_SPACE_GLOBAL || r.active_mask == 0) continue;
+    const RlRecord& r = record_at(k * n / samples);
+    if (!sampled_global(r)) continue;
     const uint64_t* addr = lane_addresses(r, scratch);
     Sampled& x = sampled[taken++];
     x.mask = r.active_mask;
     for (uint32_t m = r.active_mask; m; m &= m - 1) x.granule[__builtin_ctz(m)] = addr[__builtin_ctz(m)] >> 2;
-    if ((r.active_mask & (r.active_mask - 1)) == 0) continue;
-    const unsigned a = unsigned(__builtin_ctz(r.active_mask));
-    const unsigned b = unsigned(__builtin_ctz(r.active_mask & (r.active_mask - 1)));
-    const uint64_t ga = x.granule[a], gb = x.granule[b];
-    if (chunk_of(ga) == chunk_of(gb)) continue;
-    const RegionShadow* reg = find_region(ga, hint);
-    if (!reg || !reg->contains_granule(gb) || reg->granule_count() < (uint64_t(1) << kChunkShift)) continue;
-    const uint64_t stride = (ga > gb ? ga - gb : gb - ga) / (b - a);  // granules from one lane to the next
-    unsigned shift = kChunkShift;
-    while (shift < kWidestUnitShift && (uint64_t(1) << shift) < stride * RL_WARP_SIZE) ++shift;
-    if (shift > kChunkShift) walks[walked++] = Walk{reg, shift};
+    if (walk_of(r, addr, &walks[walked])) ++walked;
   }
   // The sample's busiest owner's work under `units`: per record, an item and its lanes for each owner met.
   const auto busiest = [&](const WideUnits& units) {
