@@ -233,3 +233,139 @@ def test_switched_off_the_chunk_is_every_batchs_unit(tmp_path):
     assert off_stats["wide_unit_batches"] == 0 < on_stats["wide_unit_batches"]
     assert on_result == off_result
     assert on_touches == off_touches
+
+
+def engine_result(recs: np.ndarray, workers: int, allocations, values: bool = False) -> tuple[dict, dict, int]:
+    """One launch of `recs` on `allocations` ((base, size) pairs): kernels, object touches, wide batches."""
+    from reuselens.analyzer import _engine
+
+    engine = _engine.Engine(workers=workers, values=values)
+    for base, size in allocations:
+        engine.add_allocation(base, size)
+    engine.begin_launch(0, 0, [12, 1, 1], [128, 1, 1], 0)
+    for at in range(0, len(recs), 7000):
+        engine.consume(np.ascontiguousarray(recs[at : at + 7000]))
+    engine.end_launch(complete=True)
+    result = json.loads(engine.to_json())
+    return result["kernels"], json.loads(engine.object_touches_json()), result["stats"]["wide_unit_batches"]
+
+
+def test_a_handed_over_record_across_a_wide_allocations_end_is_replayed_at_its_own_addresses():
+    """A coalesced record in one chunk whose lanes run from a wide allocation's tail into the next allocation has two
+    owners, each given part of its mask. Handed over by its first and last lanes' addresses (RL_FLAG_ONE_STRIDE), its
+    other slots hold whatever the queue left there: the one-chunk replay, which reads the mask's first and last
+    slots, replayed another stretch of memory (review of 8b49eb3: a later read there found a grid edge, not cold)."""
+    size_a = ROW_BYTES * ROWS + 512  # ends half-way into a chunk
+    b = A + size_a
+    rng = np.random.default_rng(1)
+    walk = row_walk(rng, 6000, 12)
+    walk = walk[walk["size"] == 4]  # no lane past A's end but this test's
+    n = 2000
+    straddle = records(n)
+    straddle["block"], straddle["warp"] = rng.integers(0, 12, n), rng.integers(0, 4, n)
+    straddle["pc"] = 0x200
+    straddle["addr"] = (b - 64) + LANES[None, :] * 4  # lanes 0-15 in A, 16-31 in B
+    straddle["flags"] = 0x20  # RL_FLAG_ONE_STRIDE
+    straddle["addr"][:, 1:31] = b + 8192 + LANES[None, 1:31] * 4  # slots the queue did not write
+    probe = records(400)
+    probe["block"], probe["warp"] = rng.integers(0, 12, 400), rng.integers(0, 4, 400)
+    probe["pc"] = 0x300
+    probe["addr"] = b + 8192 + LANES[None, :] * 4
+    recs = np.concatenate([walk, straddle])
+    recs = np.concatenate([recs[rng.permutation(len(recs))], probe])
+    allocations = [(A, size_a), (b, 64 << 10)]
+    one = engine_result(recs, 1, allocations)
+    for workers in (3, 12):
+        kernels, touches, wide = engine_result(recs, workers, allocations)
+        assert wide > 0, workers
+        assert (kernels, touches) == one[:2], workers
+
+
+def test_two_wide_allocations_sharing_a_chunk_leave_the_gap_between_them_to_its_chunks_owner():
+    """Two walked allocations of one unit, 256 unallocated bytes between them in one chunk: a record from A's tail over
+    the gap into B's head has ends of the same shift but other owners between, which keep their chunk (and their
+    owner's own shadow); the ends' shifts alone sent it whole to one owner (review of 8b49eb3)."""
+    size_a = ROW_BYTES * ROWS + 256  # ends a quarter into a chunk
+    gap = A + size_a
+    b = gap + 256
+    rng = np.random.default_rng(2)
+
+    def walk(base, n, pc):
+        r = records(n)
+        r["block"], r["warp"] = rng.integers(0, 12, n), rng.integers(0, 4, n)
+        row0 = (r["block"] * 4 + r["warp"]) * 32 % ROWS
+        r["addr"] = base + (row0[:, None] + LANES[None, :]) % ROWS * ROW_BYTES + rng.integers(0, 4096, n)[:, None] * 4
+        r["pc"] = pc
+        return r
+
+    n = 300
+    across = records(n)
+    across["block"], across["warp"] = rng.integers(0, 12, n), rng.integers(0, 4, n)
+    across["pc"], across["active_mask"] = 0x80, 0xFFFF
+    across["addr"] = np.where(LANES[None, :] < 16, (gap - 4) + LANES[None, :] * 32, 0)  # A's tail, the gap, B's head
+    in_gap = records(n)
+    in_gap["block"], in_gap["warp"] = rng.integers(0, 12, n), rng.integers(0, 4, n)
+    in_gap["pc"] = 0xA0
+    in_gap["addr"] = gap + 4 * LANES[None, :] + 128 * (np.arange(n) % 2)[:, None]
+    recs = np.concatenate([walk(A, 3000, 0x20), walk(b, 3000, 0x40), across, in_gap])
+    recs = recs[rng.permutation(len(recs))]
+    allocations = [(A, size_a), (b, ROW_BYTES * ROWS)]
+    one = engine_result(recs, 1, allocations)
+    for workers in (2, 3, 12):
+        kernels, touches, wide = engine_result(recs, workers, allocations)
+        assert wide > 0, workers
+        assert (kernels, touches) == one[:2], workers
+
+
+def test_value_mode_keeps_the_chunk_for_an_allocation_without_its_value_shadow(tmp_path):
+    """Value mode: an allocation whose value shadow could not be mapped (address space limited) keeps its granules'
+    values in its owners' own tables, which need a fixed owner: it never takes a wide unit, and results stay one
+    worker's (review of 8b49eb3). In a child, whose address space is limited while the allocation is added."""
+    script = r"""
+import json, resource, sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+from test_engine_values import random_values, with_companions
+from test_wide_units import A, LANES, row_walk
+from reuselens.analyzer import _engine
+
+SIZE = 1 << 30  # entry shadow 4 GiB, value shadow 2 GiB: room is left for the first alone
+
+
+def mapped_bytes():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmSize"):
+            return int(line.split()[1]) * 1024
+
+
+def run(recs, workers):
+    engine = _engine.Engine(workers=workers, values=True)
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (mapped_bytes() + (4 << 30) + (512 << 20), hard))
+    engine.add_allocation(A, SIZE)
+    resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+    engine.begin_launch(0, 0, [12, 1, 1], [128, 1, 1], 0)
+    for at in range(0, len(recs), 7000):
+        engine.consume(np.ascontiguousarray(recs[at : at + 7000]))
+    engine.end_launch(complete=True)
+    result = json.loads(engine.to_json())
+    return result["kernels"], json.loads(engine.object_touches_json()), result["stats"]["wide_unit_batches"]
+
+
+recs = row_walk(np.random.default_rng(1), 12000, 12)
+recs["access"], recs["size"] = 1, 4  # loads: the value shadow is what they compare against
+recs["addr"] = np.where((recs["active_mask"][:, None] >> LANES[None, :]) & 1, recs["addr"], 0)
+trace = with_companions(recs, random_values(recs, 1), seed=1)
+one = run(trace, 1)
+out = {}
+for workers in (3, 12):
+    kernels, touches, wide = run(trace, workers)
+    out[workers] = [wide, kernels == one[0], touches == one[1]]
+print(json.dumps(out))
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(Path(__file__).parent)], capture_output=True, text=True, check=True
+    )
+    for workers, (wide, same_kernels, same_touches) in json.loads(done.stdout).items():
+        assert wide == 0, workers
+        assert same_kernels and same_touches, workers

@@ -140,13 +140,22 @@ struct WideUnits {
   unsigned count = 0;
   uint64_t lo[kMax], hi[kMax];
   unsigned shift[kMax];
-  unsigned shift_of(uint64_t g) const {
+  // The range holding g, or kMax for none.
+  unsigned range_of(uint64_t g) const {
     for (unsigned k = 0; k < count; ++k) {
-      if (g - lo[k] <= hi[k] - lo[k]) return shift[k];
+      if (g - lo[k] <= hi[k] - lo[k]) return k;
     }
-    return kChunkShift;
+    return kMax;
+  }
+  unsigned shift_of(uint64_t g) const {
+    const unsigned k = range_of(g);
+    return k == kMax ? kChunkShift : shift[k];
   }
   unsigned owner(uint64_t g, unsigned workers) const { return owner_of(g >> shift_of(g), workers); }
+  // Whether granules [g_lo, g_hi], inside one chunk, have one owner: both ends in the same range, or both in none
+  // (a range, a chunk at least, cannot lie between them). Two wide ranges of one shift may share a chunk, with
+  // granules of neither between them: the ends' shifts alone do not tell.
+  bool one_owner_in_chunk(uint64_t g_lo, uint64_t g_hi) const { return count == 0 || range_of(g_lo) == range_of(g_hi); }
 };
 
 // Active lanes of a mask. The shipped build targets any x86-64 (no POPCNT instruction assumed), where

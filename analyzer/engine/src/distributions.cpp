@@ -679,6 +679,9 @@ WideUnits Engine::Impl::choose_wide_units(const RlRecord* recs, size_t n) {
     if (chunk_of(ga) == chunk_of(gb)) return false;
     const RegionShadow* reg = find_region(ga, hint);
     if (!reg || !reg->contains_granule(gb) || reg->granule_count() < (uint64_t(1) << kChunkShift)) return false;
+    // value mode: a region whose value shadow could not be mapped keeps its values in its owners' own tables
+    // (global_value_slot), which need the chunk's fixed owner
+    if (config.values && reg->value_slot(ga) == nullptr) return false;
     const uint64_t stride = (ga > gb ? ga - gb : gb - ga) / (b - a);  // granules from one lane to the next
     unsigned shift = kChunkShift;
     while (shift < kWidestUnitShift && (uint64_t(1) << shift) < stride * RL_WARP_SIZE) ++shift;
@@ -798,16 +801,18 @@ void Engine::Impl::distribute_and_route(const RlRecord& r, size_t i, Worker& wk)
     const bool mixed = values && !(r.access & RL_ACCESS_WRITE) && valued != 0 && valued != r.active_mask;
     if (mixed) c.flags &= uint8_t(~kSharedGranule);
     uint64_t c_lo = chunk_of(span.first >> 2), c_hi = chunk_of((span.second >> 2) + (r.size + 3) / 4 - 1);
-    if (c_lo == c_hi) c.flags |= kOneChunk;  // the common coalesced case: one owner, one shadow page
     // A broadcast's granule has one owner, which all warps reading that scalar meet (a matrix-vector product's
     // vector element, a loop bound): its share of the record is the first lane alone, the rest is counted here.
     if (c.flags & kSharedGranule) count_followers(r, c, wk);
     const WideUnits& wide = batch_slots[route_slot].wide;
     const uint64_t g_lo = span.first >> 2, g_hi = (span.second >> 2) + (r.size + 3) / 4 - 1;
+    // The common coalesced case: one shadow page, and one owner, who gets the whole record. A record routed lane by
+    // lane must not carry the flag: its owners get parts of its mask, and the one-chunk paths of the replay read
+    // the mask's first and last lanes' slots, which a record handed over by its addresses has not written.
+    if (c_lo == c_hi && (W == 1 || wide.one_owner_in_chunk(g_lo, g_hi))) c.flags |= kOneChunk;
     if (W == 1) {
       // phase 4 walks the batch itself
-    } else if (c_lo == c_hi && lanes && (wide.count == 0 || wide.shift_of(g_lo) == wide.shift_of(g_hi))) {
-      // no per-lane routing: a chunk lies in one unit, and no wide range starts or ends inside this one's span
+    } else if ((c.flags & kOneChunk) && lanes) {  // no per-lane routing
       wk.routing[route_slot].by_chunk[wide.owner(g_lo, W)].items.push_back(
           Item{chunk_item_index(uint32_t(i), r.flags), r.active_mask, slot});
     } else if (lanes) {

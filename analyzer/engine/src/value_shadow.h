@@ -8,8 +8,9 @@
 //
 // Inside an allocation the entries lie beside its shadow entries (RegionShadow::value_slot, direct-mapped).
 // Elsewhere: sparse pages of 512 entries (shadow.h, SparsePages) keyed like PagedShadow; one per worker for the
-// global granules it owns outside allocations (owners are fixed per chunk, so a granule is always seen by the same
-// worker) and one per block for shared and local memory, dropped with the block. Charged to the engine's Budget.
+// global granules it owns outside allocations (those keep their chunk's owner in every batch, so a granule is always
+// seen by the same worker) and one per block for shared and local memory, dropped with the block. Charged to the
+// engine's Budget.
 #pragma once
 
 #include <algorithm>
