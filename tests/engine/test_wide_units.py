@@ -4,6 +4,7 @@ results stay those of one worker, across batches that change the unit under the 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -235,13 +236,17 @@ def test_switched_off_the_chunk_is_every_batchs_unit(tmp_path):
     assert on_touches == off_touches
 
 
-def engine_result(recs: np.ndarray, workers: int, allocations, values: bool = False) -> tuple[dict, dict, int]:
-    """One launch of `recs` on `allocations` ((base, size) pairs): kernels, object touches, wide batches."""
+def engine_result(
+    recs: np.ndarray, workers: int, allocations, values: bool = False, adding=contextlib.nullcontext
+) -> tuple[dict, dict, int]:
+    """One launch of `recs` on `allocations` ((base, size) pairs), added inside the context `adding()`: kernels,
+    object touches, wide batches."""
     from reuselens.analyzer import _engine
 
     engine = _engine.Engine(workers=workers, values=values)
-    for base, size in allocations:
-        engine.add_allocation(base, size)
+    with adding():
+        for base, size in allocations:
+            engine.add_allocation(base, size)
     engine.begin_launch(0, 0, [12, 1, 1], [128, 1, 1], 0)
     for at in range(0, len(recs), 7000):
         engine.consume(np.ascontiguousarray(recs[at : at + 7000]))
@@ -322,44 +327,35 @@ def test_value_mode_keeps_the_chunk_for_an_allocation_without_its_value_shadow(t
     values in its owners' own tables, which need a fixed owner: it never takes a wide unit, and results stay one
     worker's (review of 8b49eb3). In a child, whose address space is limited while the allocation is added."""
     script = r"""
-import json, resource, sys
+import contextlib, json, resource, sys
 import numpy as np
 sys.path.insert(0, sys.argv[1])
 from test_engine_values import random_values, with_companions
-from test_wide_units import A, LANES, row_walk
-from reuselens.analyzer import _engine
+from test_wide_units import A, LANES, engine_result, row_walk
 
 SIZE = 1 << 30  # entry shadow 4 GiB, value shadow 2 GiB: room is left for the first alone
 
 
-def mapped_bytes():
-    for line in open("/proc/self/status"):
-        if line.startswith("VmSize"):
-            return int(line.split()[1]) * 1024
-
-
-def run(recs, workers):
-    engine = _engine.Engine(workers=workers, values=True)
+@contextlib.contextmanager
+def little_address_space():
+    mapped = next(int(l.split()[1]) * 1024 for l in open("/proc/self/status") if l.startswith("VmSize"))
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    resource.setrlimit(resource.RLIMIT_AS, (mapped_bytes() + (4 << 30) + (512 << 20), hard))
-    engine.add_allocation(A, SIZE)
-    resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
-    engine.begin_launch(0, 0, [12, 1, 1], [128, 1, 1], 0)
-    for at in range(0, len(recs), 7000):
-        engine.consume(np.ascontiguousarray(recs[at : at + 7000]))
-    engine.end_launch(complete=True)
-    result = json.loads(engine.to_json())
-    return result["kernels"], json.loads(engine.object_touches_json()), result["stats"]["wide_unit_batches"]
+    resource.setrlimit(resource.RLIMIT_AS, (mapped + (4 << 30) + (512 << 20), hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
 recs = row_walk(np.random.default_rng(1), 12000, 12)
 recs["access"], recs["size"] = 1, 4  # loads: the value shadow is what they compare against
 recs["addr"] = np.where((recs["active_mask"][:, None] >> LANES[None, :]) & 1, recs["addr"], 0)
 trace = with_companions(recs, random_values(recs, 1), seed=1)
-one = run(trace, 1)
+args = dict(allocations=[(A, SIZE)], values=True, adding=little_address_space)
+one = engine_result(trace, 1, **args)
 out = {}
 for workers in (3, 12):
-    kernels, touches, wide = run(trace, workers)
+    kernels, touches, wide = engine_result(trace, workers, **args)
     out[workers] = [wide, kernels == one[0], touches == one[1]]
 print(json.dumps(out))
 """
