@@ -125,9 +125,10 @@ struct BlockOwners {
     return unsigned((u128(magic * uint32_t(block)) * workers) >> 64);
   }
 };
-inline uint64_t chunk_of(uint64_t granule) { return granule >> 8; }  // 256 granules = one shadow page
-// Shift from a granule to its chunk: the ownership unit of every granule but those of a batch's wide allocations.
+// Shift from a granule to its chunk (256 granules = one shadow page): the ownership unit of every granule but those
+// of a batch's wide allocations.
 constexpr unsigned kChunkShift = 8;
+inline uint64_t chunk_of(uint64_t granule) { return granule >> kChunkShift; }
 // The widest ownership unit: 2^22 granules, 16 MiB (a warp whose lanes walk rows 512 KiB apart).
 constexpr unsigned kWidestUnitShift = 22;
 // The allocations whose granules one batch owns by units wider than the chunk (Engine::Impl::choose_wide_units):
@@ -152,10 +153,12 @@ struct WideUnits {
     return k == kMax ? kChunkShift : shift[k];
   }
   unsigned owner(uint64_t g, unsigned workers) const { return owner_of(g >> shift_of(g), workers); }
-  // Whether granules [g_lo, g_hi], inside one chunk, have one owner: both ends in the same range, or both in none
+  // Whether granules [g_lo, g_hi] lie in one chunk and have one owner: both ends in the same range, or both in none
   // (a range, a chunk at least, cannot lie between them). Two wide ranges of one shift may share a chunk, with
   // granules of neither between them: the ends' shifts alone do not tell.
-  bool one_owner_in_chunk(uint64_t g_lo, uint64_t g_hi) const { return count == 0 || range_of(g_lo) == range_of(g_hi); }
+  bool one_owner_in_chunk(uint64_t g_lo, uint64_t g_hi) const {
+    return chunk_of(g_lo) == chunk_of(g_hi) && (count == 0 || range_of(g_lo) == range_of(g_hi));
+  }
 };
 
 // Active lanes of a mask. The shipped build targets any x86-64 (no POPCNT instruction assumed), where

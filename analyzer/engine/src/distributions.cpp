@@ -618,7 +618,7 @@ void Engine::Impl::route_global(const RlRecord& r, uint32_t i, uint32_t slot, co
       }
       continue;
     }
-    const uint64_t c0 = chunk_of(g), c1 = chunk_of(g + last);
+    const uint64_t c0 = chunk_of(g), c1 = chunk_of(g + last);  // no wide allocation: no lookup per granule
     const unsigned o = owner_of(c0, W);
     owner[lane] = uint8_t(o);
     owners |= uint64_t(1) << o;
@@ -800,16 +800,15 @@ void Engine::Impl::distribute_and_route(const RlRecord& r, size_t i, Worker& wk)
     const uint32_t valued = values ? values->active_mask & r.active_mask : 0;
     const bool mixed = values && !(r.access & RL_ACCESS_WRITE) && valued != 0 && valued != r.active_mask;
     if (mixed) c.flags &= uint8_t(~kSharedGranule);
-    uint64_t c_lo = chunk_of(span.first >> 2), c_hi = chunk_of((span.second >> 2) + (r.size + 3) / 4 - 1);
     // A broadcast's granule has one owner, which all warps reading that scalar meet (a matrix-vector product's
     // vector element, a loop bound): its share of the record is the first lane alone, the rest is counted here.
     if (c.flags & kSharedGranule) count_followers(r, c, wk);
-    const WideUnits& wide = batch_slots[route_slot].wide;
+    const WideUnits& wide = batch_slots[route_slot].wide;  // none with one worker
     const uint64_t g_lo = span.first >> 2, g_hi = (span.second >> 2) + (r.size + 3) / 4 - 1;
     // The common coalesced case: one shadow page, and one owner, who gets the whole record. A record routed lane by
     // lane must not carry the flag: its owners get parts of its mask, and the one-chunk paths of the replay read
     // the mask's first and last lanes' slots, which a record handed over by its addresses has not written.
-    if (c_lo == c_hi && (W == 1 || wide.one_owner_in_chunk(g_lo, g_hi))) c.flags |= kOneChunk;
+    if (wide.one_owner_in_chunk(g_lo, g_hi)) c.flags |= kOneChunk;
     if (W == 1) {
       // phase 4 walks the batch itself
     } else if ((c.flags & kOneChunk) && lanes) {  // no per-lane routing
