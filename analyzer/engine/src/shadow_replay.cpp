@@ -32,6 +32,30 @@ inline uint64_t label_in_block(uint32_t old_tid, uint32_t old_wsync, uint32_t ol
   return kBlock | (d != 0 && d <= kBsyncMask / 2 ? 8 : 0);
 }
 
+// The footprints of one record found so far, by first granule: an open-addressed table of 64 slots for at most 32
+// keys, whose occupancy is one word, so a record starts with nothing to clear. A record whose lanes read scattered
+// words that some lanes share (a binary search's probes, each level's words read by several lanes) made the lane
+// before it a linear search over every footprint so far: up to 496 comparisons a record.
+class FootprintIndex {
+ public:
+  // The footprint whose first granule is g (an index into first[]), or `count` after noting that the caller adds
+  // g there.
+  unsigned find_or_add(uint64_t g, unsigned count, const uint64_t* first) {
+    unsigned slot = unsigned((g * 0x9e3779b97f4a7c15ull) >> 58);
+    while (used_ >> slot & 1) {
+      if (first[footprint_[slot]] == g) return footprint_[slot];
+      slot = (slot + 1) & 63;
+    }
+    used_ |= uint64_t(1) << slot;
+    footprint_[slot] = uint8_t(count);
+    return count;
+  }
+
+ private:
+  uint64_t used_ = 0;
+  uint8_t footprint_[64];
+};
+
 }  // namespace
 
 RegionShadow* Engine::Impl::search_region(uint64_t granule, size_t& hint) {
@@ -571,24 +595,20 @@ bool Engine::Impl::replay_shared_groups(const RlRecord& r, const Ctx& c, uint32_
   uint64_t first[RL_WARP_SIZE];  // each footprint's first granule (the lane loop's g0)
   uint32_t lanes[RL_WARP_SIZE];  // the lanes on it
   unsigned n = 0, at = 0;        // at: the footprint of the lane before
-  uint64_t lowest = ~uint64_t(0), highest = 0;
+  FootprintIndex index;
   for (uint32_t m = mask; m; m &= m - 1) {
     const unsigned lane = unsigned(__builtin_ctz(m));
     const uint64_t g = r.addr[lane] >> 2;
     // GEMM fragments put a lane on its predecessor's footprint (lanes 4i..4i+3 on one) or on the next one (lane i
-    // on the (i mod 4)-th of four): those two are tried before the search. A footprint past every one so far (lanes
-    // in address order, as pairs of lanes on 16 fragments are) is new without a search.
+    // on the (i mod 4)-th of four): those two are tried before the index.
     unsigned i = at;
     if (n == 0 || first[i] != g) {
       i = at + 1 < n ? at + 1 : 0;
       if (i >= n || first[i] != g) {
-        i = g < lowest || g > highest ? n : 0;
-        while (i < n && first[i] != g) ++i;
+        i = index.find_or_add(g, n, first);
         if (i == n) {
           first[n] = g;
           lanes[n++] = 0;
-          lowest = std::min(lowest, g);
-          highest = std::max(highest, g);
         }
       }
     }
