@@ -5,16 +5,16 @@
 # each, native / collect / full, a user's clean install); the findings against the answer key; then, as far as LIMIT
 # allows, mvt collected with the wide units off (paired with the long apps' run, on) and the release fence against
 # acq_rel on shoc_bfs and fdtd2d.
-#   LIMIT=420 bash benchmarks/results/s52/call1/script.sh
+#   LIMIT=300 bash benchmarks/results/s52/call1/script.sh
 #   (carry .whl, benchmarks/realapps/src)
 source benchmarks/device_call.sh
 LIMIT=${LIMIT:-420}
 left() { echo $((LIMIT - $(date +%s) + T0)); }
 nvidia-smi --query-gpu=name --format=csv,noheader
 gpu_tests
-[ "$(left)" -gt 250 ] && fidelity_against_ncu
-[ "$(left)" -gt 200 ] && short_suite 1
-[ "$(left)" -gt 120 ] && long_apps $(($(left) - 15))
+[ "$(left)" -gt 60 ] && fidelity_against_ncu
+[ "$(left)" -gt 60 ] && short_suite 1
+[ "$(left)" -gt 60 ] && long_apps $(($(left) - 10))
 [ -d /tmp/rf/runs/r0 ] && score_suite 0
 collect_once() {  # collect_once NAME APP [VAR=VALUE]: one `profile --no-analyze` of APP, its collect line printed
   local name=$1 app=$2
