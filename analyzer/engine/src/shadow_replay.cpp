@@ -33,9 +33,9 @@ inline uint64_t label_in_block(uint32_t old_tid, uint32_t old_wsync, uint32_t ol
 }
 
 // The footprints of one record found so far, by first granule: an open-addressed table of 64 slots for at most 32
-// keys, whose occupancy is one word, so a record starts with nothing to clear. A record whose lanes read scattered
-// words that some lanes share (a binary search's probes, each level's words read by several lanes) made the lane
-// before it a linear search over every footprint so far: up to 496 comparisons a record.
+// keys, whose occupancy is one word, so a record starts with nothing to clear. Before it, each lane of a record whose
+// lanes read scattered words that some lanes share (a binary search's probes, each level's words read by several
+// lanes) searched the footprints found before it one by one: up to 496 comparisons a record.
 class FootprintIndex {
  public:
   // The footprint whose first granule is g (an index into first[]), or `count` after noting that the caller adds
