@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 53, call 1 (session 52's call 1, unchanged): the GPU run of the final code that session 51 never got (wide units per allocation, 9206c79's
+# Session 53, call 1 (session 52's call 1, and the suite's SASS with encodings at the end): the GPU run of the final code that session 51 never got (wide units per allocation, 9206c79's
 # first look and 21774a5's mends), with this session's replay_shared_groups index (0912efc). In the order of what a
 # closing note must answer: GPU tests; fidelity against ncu; the eight short apps and the four long apps (one round
 # each, native / collect / full, a user's clean install); the findings against the answer key; then, as far as LIMIT
@@ -46,6 +46,15 @@ if [ "$(left)" -gt 40 ] && [ -x /tmp/clean/bin/reuselens ]; then
     done
   fi
 fi
+stamp "SASS with encodings of the suite's modules (the ground truth for decoding address origins)"
+mkdir -p "$OUT/sass"
+for run in /tmp/rf/runs/r0/*-full /tmp/rl/runs/r0/*-full; do
+  [ -d "$run/modules" ] || continue
+  for m in "$run"/modules/*.cubin; do
+    [ -f "$m" ] && echo "$m $OUT/sass/$(basename "$run" -full)-$(basename "$m" .cubin | cut -c1-12).sass"
+  done
+done | xargs -r -P 8 -n 2 sh -c 'timeout 30 nvdisasm -hex -c "$0" 2>/dev/null | gzip > "$1.gz"'
+ls "$OUT/sass" | wc -l
 mkdir -p "$OUT/logs"
 for d in /tmp/rl/runs/r0/*-collect /tmp/rf/runs/r0/*-collect /tmp/mvt_wide*/runs/r0/*-collect; do
   [ -d "$d" ] || continue
