@@ -16,6 +16,15 @@ gpu_tests
 [ "$(left)" -gt 60 ] && short_suite 1
 [ "$(left)" -gt 60 ] && long_apps $(($(left) - 10))
 [ -d /tmp/rf/runs/r0 ] && score_suite 0
+stamp "SASS with encodings of the suite's modules (the ground truth for decoding address origins)"
+mkdir -p "$OUT/sass"
+for run in /tmp/rf/runs/r0/*-full /tmp/rl/runs/r0/*-full; do
+  [ -d "$run/modules" ] || continue
+  for m in "$run"/modules/*.cubin; do
+    [ -f "$m" ] && echo "$m $OUT/sass/$(basename "$run" -full)-$(basename "$m" .cubin | cut -c1-12).sass"
+  done
+done | xargs -r -P 8 -n 2 sh -c 'timeout 30 nvdisasm -hex -c "$0" 2>/dev/null | gzip > "$1.gz"'
+ls "$OUT/sass" | wc -l
 collect_once() {  # collect_once NAME APP [VAR=VALUE]: one `profile --no-analyze` of APP, its collect line printed
   local name=$1 app=$2
   shift 2
@@ -46,15 +55,6 @@ if [ "$(left)" -gt 40 ] && [ -x /tmp/clean/bin/reuselens ]; then
     done
   fi
 fi
-stamp "SASS with encodings of the suite's modules (the ground truth for decoding address origins)"
-mkdir -p "$OUT/sass"
-for run in /tmp/rf/runs/r0/*-full /tmp/rl/runs/r0/*-full; do
-  [ -d "$run/modules" ] || continue
-  for m in "$run"/modules/*.cubin; do
-    [ -f "$m" ] && echo "$m $OUT/sass/$(basename "$run" -full)-$(basename "$m" .cubin | cut -c1-12).sass"
-  done
-done | xargs -r -P 8 -n 2 sh -c 'timeout 30 nvdisasm -hex -c "$0" 2>/dev/null | gzip > "$1.gz"'
-ls "$OUT/sass" | wc -l
 mkdir -p "$OUT/logs"
 for d in /tmp/rl/runs/r0/*-collect /tmp/rf/runs/r0/*-collect /tmp/mvt_wide*/runs/r0/*-collect; do
   [ -d "$d" ] || continue
