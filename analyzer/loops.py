@@ -13,7 +13,7 @@ Only functions whose reloads have the shape of a second loop over an earlier loo
 start alone costs 0.4 s (docs/engine.md, "Post-run cost"), reads the others. Without either the report has no
 `loops`, and the rules give the advice they gave before.
 
-Public API: :func:`loops_in`, :func:`backward_branches`, :func:`innermost`, :func:`attach_loops`,
+Public API: :func:`loops_in`, :func:`backward_branches`, :func:`branch_target`, :func:`innermost`, :func:`attach_loops`,
 :func:`function_code`.
 """
 
@@ -72,6 +72,14 @@ def _branch_offset(word: int, arch: int) -> int:
     return value * 4
 
 
+def branch_target(word: int, pc: int, arch: int) -> int | None:
+    """Where the BRA at `pc` (its 128-bit instruction `word`) goes, as an offset in the function's code; None for
+    any other instruction."""
+    if word & 0xFFF not in _BRANCH_OPCODES:
+        return None
+    return pc + INSTRUCTION_BYTES + _branch_offset(word, arch)
+
+
 def backward_branches(code: bytes, arch: int | None) -> list[tuple[int, int]] | None:
     """(head, back edge) of every loop of one function's machine code, as loops_in reads them off its SASS; None for
     an architecture this decoder does not know, or code whose branches do not decode to its own instructions."""
@@ -79,10 +87,9 @@ def backward_branches(code: bytes, arch: int | None) -> list[tuple[int, int]] | 
         return None
     loops = []
     for pc in range(0, len(code), INSTRUCTION_BYTES):
-        word = int.from_bytes(code[pc : pc + INSTRUCTION_BYTES], "little")
-        if word & 0xFFF not in _BRANCH_OPCODES:
+        target = branch_target(int.from_bytes(code[pc : pc + INSTRUCTION_BYTES], "little"), pc, arch)
+        if target is None:
             continue
-        target = pc + INSTRUCTION_BYTES + _branch_offset(word, arch)
         if target % INSTRUCTION_BYTES or not 0 <= target < len(code):
             return None
         if target < pc:

@@ -4,9 +4,7 @@ of a report get an `address`: tests/data/sass/elements.cu's structures read memb
 
 from __future__ import annotations
 
-import gzip
 import re
-from pathlib import Path
 
 import pytest
 
@@ -14,21 +12,11 @@ from reuselens.analyzer.errors import ReuseLensError
 from reuselens.analyzer.lineinfo.cubin import CubinLineTable
 from reuselens.analyzer.lineinfo.sass import parse_listing
 from reuselens.analyzer.operands import attach_operands, global_operand
+from tests.analyzer.sass_listings import DATA, listed_cubins
 
-DATA = Path(__file__).resolve().parents[1] / "data"
 ELEMENTS = DATA / "sass" / "elements.sm_90.cubin"
 # nvdisasm's memory operand: `desc[UR4][R2.64+0xc]`, `[R4.64+-0x10]`, `[RZ]`
 _OPERAND = re.compile(r"\b(?:LDG|STG)(?:\.[A-Z0-9]+)*\s.*?\[(R\d+|RZ)(?:\.64)?(?:\+(-?0x[0-9a-f]+))?\]")
-
-
-def listed_cubins() -> list[tuple[Path, str]]:
-    found = [
-        (path, gzip.open(path.with_name(path.name.replace(".cubin", ".gi.txt.gz")), "rt").read())
-        for path in sorted((DATA / "cubins").glob("*.cubin"))
-    ]
-    for name in ("loops", "elements"):
-        found.append((DATA / "sass" / f"{name}.sm_90.cubin", (DATA / "sass" / f"{name}.sm_90.sass").read_text()))
-    return found
 
 
 @pytest.mark.parametrize("cubin, listing", listed_cubins(), ids=lambda value: getattr(value, "name", ""))
