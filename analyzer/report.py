@@ -78,6 +78,7 @@ REPORT_NODE = Obj(
             {"register": Int(0, 254), "offset": Int(-(1 << 23), (1 << 23) - 1), "defined_at": Int(-1, (1 << 40) - 1)},
             required=("register", "offset"),
         ),
+        "address_from": List(Int(0, (1 << 40) - 1)),
         "metrics": Maybe(
             Obj(
                 {

@@ -49,7 +49,7 @@ from __future__ import annotations
 import math
 
 from reuselens.analyzer.patterns.finding import Draft, predicted_excess
-from reuselens.analyzer.patterns.text import count, format_bytes
+from reuselens.analyzer.patterns.text import count, format_bytes, where
 from reuselens.analyzer.patterns.view import (
     SECTOR_BYTES,
     KernelView,
@@ -94,17 +94,18 @@ _DATA_STORE_FIX = (
 )
 
 
-def _draft(node: Node, ratio: float, members: list[Node]) -> Draft:
+def _draft(node: Node, ratio: float, members: list[Node], origins: list[Node]) -> Draft:
     excess = max(0.0, node.sectors_total() - node.sectors_ideal_total())
     predicted = predicted_excess(members, "global", "sectors", lambda m: m.sectors_total() - m.sectors_ideal_total())
     mean_sectors = dist_mean(node.raw.get("sectors"))
     ideal = node.sectors_ideal_total() / node.requests if node.requests else 0.0
     follows_data = all(m.addresses_follow_data() for m in members)
     scatter = follows_data and all(m.type == "write" for m in members)
+    loaded = f" (computed from the values loaded at {where(origins)})" if follows_data and origins else ""
     if scatter:
-        advice = "the addresses come from the data (a scatter): stage the stores by destination in shared memory"
+        advice = f"the addresses come from the data{loaded or ' (a scatter)'}: stage the stores by destination in shared memory"
     elif follows_data:
-        advice = "the addresses come from loaded data: give a warp one row or vertex, or reorder the data"
+        advice = f"the addresses come from loaded data{loaded}: give a warp one row or vertex, or reorder the data"
     else:
         advice = "make consecutive lanes access consecutive addresses"
     message = (
@@ -115,6 +116,8 @@ def _draft(node: Node, ratio: float, members: list[Node]) -> Draft:
     metrics = {"R_coal": ratio, "sectors_mean": mean_sectors, "sectors_ideal_mean": ideal, "excess_sectors": excess}
     if follows_data:
         metrics["addresses_follow_data"] = True
+    if origins:
+        metrics["address_from"] = sorted({origin.pc for origin in origins})
     return Draft(
         "poor-coalescing",
         [node],
@@ -276,6 +279,13 @@ def _addressed_elements(firing: list[Node]) -> tuple[list[list[Node]], set[int]]
     return elements, wider
 
 
+def _origins(view: KernelView, members: list[Node]) -> list[Node]:
+    """The loads and atomics whose values the members' addresses were computed from (`address_from`), in code
+    order."""
+    wanted = {(m.function, pc) for m in members for pc in m.raw.get("address_from") or ()}
+    return sorted((n for n in view.memory_nodes() if n.key in wanted), key=lambda n: n.key)
+
+
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     firing = [n for n in view.memory_nodes() if n.space == "global" and n.r_coal() > settings["coalescing"]]
     addressed, wider = _addressed_elements(firing)
@@ -300,7 +310,7 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
         if split and len({sum(m.size for m in e) for e in split}) == 1:
             draft = _element_draft(node, node.r_coal(), group, split)
         else:
-            draft = _draft(node, node.r_coal(), group)
+            draft = _draft(node, node.r_coal(), group, _origins(view, group))
         draft.nodes = group
         drafts.append(draft)
     return drafts

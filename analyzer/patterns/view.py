@@ -105,9 +105,13 @@ class Node:
         distributions"), or at least FOLLOWS_DATA_INDEXED of its executions touched a number of addresses their
         active lanes do not explain (data_indexed_share). The engine's test leaves lanes it cannot pair unjudged,
         so a gather whose index array repeats and clusters its columns (Parboil spmv's `x_vec[d_index[j]]`: 17 to 32
-        addresses per warp, 10% judged irregular) passes only the second test."""
+        addresses per warp, 10% judged irregular) passes only the second test. Where the report names the loads
+        the address was computed from (`address_from`, analyzer/address_origin.py), the SASS has said it already:
+        loaded indices that happen to follow a stride (SHOC BFS (UIUC)'s frontier) still make a gather."""
         if self.space != "global" or self.requests <= 0:
             return False
+        if self.raw.get("address_from"):  # the SASS computes the address from loaded values (address_origin.py)
+            return True
         irregular = self.raw.get("irregular") or 0
         return irregular >= FOLLOWS_DATA * self.requests or self.data_indexed_share() >= FOLLOWS_DATA_INDEXED
 

@@ -1,0 +1,280 @@
+"""Which loaded values a global access's address is computed from: a def-use walk over its function's machine code.
+
+The trace tells a gather from a strided walk only by its lanes' addresses (Node.addresses_follow_data: requests with
+lanes on no stride). Where the loaded indices themselves follow a stride in the input at hand (SHOC BFS (UIUC)'s
+frontier: 64-77% of the CSR gathers' requests are on a stride), a gather looks strided, and was told to index with
+threadIdx.x, which no change of the indexing arithmetic can do. The SASS says what the data cannot: the address
+register of `LDG [R2.64]` was computed from the value an earlier load returned (`edgeArray[frontier[tid]]`).
+
+The walk follows registers through the instructions whose operands are known (_ALU below), forward over the
+function's control-flow graph (branches decoded as analyzer/loops.py decodes them), joining at merges, until nothing
+changes. A register's origins are the loads whose values flowed into it. What may start an origin is the caller's to
+say (`starts_origin`): attach_address_origins takes loads whose lanes read more than one address in some request
+(a warp-uniform value, `ptrs[blockIdx.x]` or a broadcast length, cannot spread a warp's lanes), and atomics (their
+lanes get different old values even from one address). Everything the walk does not know is taken as origin-free:
+an unknown instruction's destination, a call's (the callee may set any register), a local-memory reload (a spill),
+a constant load, a special register (threadIdx), a uniform register. So an unknown instruction can only hide an
+origin, never invent one: the rules then fall back on the trace, as before.
+
+Encoding (sm_80 and later, the 128-bit instruction as two little-endian 64-bit words lo, hi): the opcode is lo's
+bits 0-11, its guard predicate bits 12-15 (7: always), the destination register bits 16-23, register A bits 24-31,
+register B bits 32-39; register C is hi's bits 0-7. Bits 9-11 of an ALU opcode give its operand form: 1 all
+registers (A, B, C); 2, 3 and 7 an immediate, a constant or a uniform register as the last operand, with the middle
+register in C's field; 4, 5 and 6 one of those as the middle operand, the last register in C's field. So B's field
+holds a register only in form 1, and C's holds one in every form of an instruction with three operands. A load's
+size is hi's bits 9-11 (5: 64 bits, two registers; 6: 128 bits, four). Every opcode below was checked against
+nvdisasm's listings of the CUBINs in tests/data (tests/analyzer/test_address_origin.py).
+
+Public API: :func:`address_origins`, :func:`attach_address_origins`.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any, Callable, Iterable
+
+from reuselens.analyzer.loops import INSTRUCTION_BYTES, branch_target, function_code
+from reuselens.analyzer.operands import fetches_extra_sectors
+
+ZERO_REGISTER = 255  # RZ: reads as zero, writes are dropped
+_ALWAYS = 7  # the guard predicate PT
+
+# ALU opcodes: (operand count, destination registers, wide sources). The count says which fields hold registers by
+# the form rule above: 1 (B alone, form 1 only), 2 (A, and B in form 1), 3 (A, C, and B in form 1). Wide sources
+# name the operands that are register pairs (a 64-bit add's A, IMAD.WIDE's C).
+_ALU: dict[int, tuple[int, int, str]] = {
+    **{op: (1, 1, "") for op in (0x202, 0x802, 0xA02, 0xC02)},  # MOV
+    **{op: (2, 1, "") for op in (0x207, 0x807)},  # SEL
+    **{op: (2, 1, "") for op in (0x208, 0x808)},  # FSEL
+    **{op: (3, 1, "") for op in (0x210, 0x810, 0xA10, 0xC10)},  # IADD3
+    **{op: (3, 1, "") for op in (0x211, 0x811, 0xA11, 0xC11)},  # LEA (C is RZ where .HI is absent)
+    **{op: (3, 1, "") for op in (0x212, 0x812, 0xC12)},  # LOP3
+    **{op: (3, 1, "") for op in (0x219, 0x819)},  # SHF
+    **{op: (2, 1, "") for op in (0x220, 0x820, 0xC20)},  # FMUL
+    **{op: (2, 1, "") for op in (0x221, 0x421)},  # FADD
+    **{op: (3, 1, "") for op in (0x223, 0x423, 0x823)},  # FFMA
+    **{op: (3, 1, "") for op in (0x224, 0x424, 0x624, 0x824, 0xA24, 0xC24, 0xE24)},  # IMAD
+    **{op: (3, 2, "c") for op in (0x225, 0x625, 0x825)},  # IMAD.WIDE
+    **{op: (2, 2, "ab") for op in (0x228, 0xA28, 0xC28)},  # DMUL
+    **{op: (1, 1, "") for op in (0x245, 0xC45)},  # I2FP
+    0x305: (1, 1, ""),  # F2I
+    **{op: (1, 1, "") for op in (0x306, 0xD06)},  # I2F
+    **{op: (1, 1, "") for op in (0x308, 0x908)},  # MUFU
+    0x310: (1, 1, ""),  # F2F
+    0x312: (1, 2, "b"),  # I2F.F64.S64
+    **{op: (3, 1, "") for op in (0x431, 0x435)},  # HFMA2
+    **{op: (1, 1, "") for op in (0x309, 0xD09)},  # POPC
+    **{op: (1, 1, "") for op in (0x300, 0xD00)},  # FLO
+    0x835: (2, 2, "a"),  # IADD.64
+    **{op: (2, 1, "") for op in (0x836, 0xC36)},  # VIADD
+}
+# Memory instructions whose destination takes the loaded value: a global or shared load starts an origin where the
+# caller says so; a local reload (a spill's), a constant, a special register or a clock reading starts none.
+_LOADS = {0x981, 0x984, 0x9A8, 0x98C}  # LDG, LDS, ATOMG, ATOMS (an atomic's old value)
+_SHUFFLES = {0x589, 0xF89}  # SHFL: the destination takes register A's value from another lane
+_ORIGIN_FREE_LOADS = {0x983, 0xB82}  # LDL, LDC
+_ORIGIN_FREE = {0x919: 1, 0x805: 2}  # S2R, CS2R (two registers)
+_CALLS = {0x943, 0x944}  # CALL.ABS, CALL.REL: the callee may set any register
+_STOPS = {0x94D, 0x950}  # EXIT, RET: no successor unless guarded
+_PREDICATE_RESULTS = (0x20B, 0x80B, 0x20C, 0x80C, 0xA0C, 0xC0C, 0x302, 0x81C)  # FSETP, ISETP, FCHK, PLOP3
+_STORES = (0x986, 0x388, 0x387, 0x98E)  # STG, STS, STL, REDG
+_CONTROL = (0x918, 0x941, 0x945, 0xB1D, 0x947, 0x547)  # NOP, BSYNC, BSSY, BAR, BRA
+_UNIFORM_RESULTS = (0x2CA, 0x9C3, 0x7AC, 0xAB9, 0x290, 0x890, 0x291, 0x482, 0x882, 0xC82, 0x88C, 0x886)
+_NO_REGISTER_RESULT = frozenset((*_PREDICATE_RESULTS, *_STORES, *_CONTROL, *_UNIFORM_RESULTS))
+_GLOBAL_ACCESSES = (0x981, 0x986)  # LDG, STG: the accesses whose address register is asked about
+
+
+def _load_width(hi: int) -> int:
+    size = (hi >> 9) & 7
+    return 2 if size == 5 else 4 if size == 6 else 1
+
+
+def _effect(lo: int, hi: int) -> tuple[str, tuple[int, ...], tuple[int, ...]]:
+    """(kind, destination registers, source registers) of one instruction: kind "alu" (destinations take the
+    sources' origins), "load" (a possible origin), "free" (destinations get no origin), "call" (every register
+    loses its origins) or "none" (no register result)."""
+    opcode = lo & 0xFFF
+    dest = (lo >> 16) & 0xFF
+    alu = _ALU.get(opcode)
+    if alu is not None:
+        count, width, wide = alu
+        a, b, c = (lo >> 24) & 0xFF, (lo >> 32) & 0xFF, hi & 0xFF
+        form_one = (opcode >> 9) & 7 == 1
+        fields = (
+            ([("a", a)] if count > 1 else []) + ([("b", b)] if form_one else []) + ([("c", c)] if count == 3 else [])
+        )
+        sources: list[int] = []
+        for name, register in fields:
+            sources.append(register)
+            if name in wide and register != ZERO_REGISTER:
+                sources.append(register + 1)
+        return "alu", tuple(range(dest, dest + width)), tuple(sources)
+    if opcode in _SHUFFLES:
+        return "alu", (dest,), ((lo >> 24) & 0xFF,)
+    if opcode in _LOADS:
+        return "load", tuple(range(dest, dest + _load_width(hi))), ()
+    if opcode in _ORIGIN_FREE_LOADS:
+        return "free", tuple(range(dest, dest + _load_width(hi))), ()
+    if opcode in _ORIGIN_FREE:
+        return "free", tuple(range(dest, dest + _ORIGIN_FREE[opcode])), ()
+    if opcode in _CALLS:
+        return "call", (), ()
+    if opcode in _NO_REGISTER_RESULT or opcode in _STOPS:
+        return "none", (), ()
+    return "free", (dest,), ()  # unknown: whatever it sets, it sets without an origin we could name
+
+
+def _guarded(lo: int) -> bool:
+    return (lo >> 12) & 0xF != _ALWAYS
+
+
+def _blocks(words: list[tuple[int, int]], arch: int) -> tuple[list[int], dict[int, list[int]]]:
+    """Block starts (instruction indexes) and each block's successors. A branch whose target is not an instruction
+    of the function ends its block with no successor there: what follows only that edge is never reached, and an
+    unreached block hands on no origins."""
+    count = len(words)
+    targets: dict[int, int | None] = {}
+    starts = {0}
+    for index, (lo, hi) in enumerate(words):
+        opcode = lo & 0xFFF
+        pc = index * INSTRUCTION_BYTES
+        target = branch_target(lo | hi << 64, pc, arch)
+        if target is not None:
+            inside = target % INSTRUCTION_BYTES == 0 and 0 <= target < count * INSTRUCTION_BYTES
+            targets[index] = target // INSTRUCTION_BYTES if inside else None
+            if inside:
+                starts.add(target // INSTRUCTION_BYTES)
+            starts.add(index + 1)
+        elif opcode in _STOPS:
+            starts.add(index + 1)
+    ordered = sorted(start for start in starts if start < count)
+    successors: dict[int, list[int]] = {}
+    for position, start in enumerate(ordered):
+        end = ordered[position + 1] if position + 1 < len(ordered) else count
+        last = end - 1
+        lo = words[last][0]
+        following = [end] if end < count else []
+        if last in targets:
+            target = targets[last]
+            successors[start] = ([target] if target is not None else []) + (following if _guarded(lo) else [])
+        elif lo & 0xFFF in _STOPS:
+            successors[start] = following if _guarded(lo) else []
+        else:
+            successors[start] = following
+    return ordered, successors
+
+
+def address_origins(
+    code: bytes, arch: int | None, accesses: Iterable[int], starts_origin: Callable[[int], bool]
+) -> dict[int, list[int]] | None:
+    """For each PC of `accesses` that is an LDG or STG of `code`, the PCs of the loads whose values its address
+    register was computed from (empty: none found). `starts_origin(pc)` says whether the load at pc starts an
+    origin. None for an architecture this decoder does not know or code that is no whole number of instructions."""
+    if arch is None or arch < 80 or len(code) % INSTRUCTION_BYTES or not code:
+        return None
+    words = list(struct.iter_unpack("<QQ", code))
+    wanted = {
+        pc // INSTRUCTION_BYTES
+        for pc in accesses
+        if pc % INSTRUCTION_BYTES == 0
+        and 0 <= pc < len(code)
+        and words[pc // INSTRUCTION_BYTES][0] & 0xFFF in _GLOBAL_ACCESSES
+    }
+    if not wanted:
+        return {}
+    effects = [_effect(lo, hi) for lo, hi in words]
+    origin_bit: dict[int, int] = {}  # load instruction index -> its bit in the origin masks
+    for index, (kind, _dests, _sources) in enumerate(effects):
+        if kind == "load" and starts_origin(index * INSTRUCTION_BYTES):
+            origin_bit[index] = 1 << len(origin_bit)
+    if not origin_bit:
+        return {index * INSTRUCTION_BYTES: [] for index in wanted}
+    starts, successors = _blocks(words, arch)
+    ends = {start: (starts[i + 1] if i + 1 < len(starts) else len(words)) for i, start in enumerate(starts)}
+    found: dict[int, int] = {}
+
+    def run(start: int, state: list[int], record: bool) -> list[int]:
+        for index in range(start, ends[start]):
+            lo = words[index][0]
+            if record and index in wanted:
+                found[index] = state[(lo >> 24) & 0xFF]
+            kind, dests, sources = effects[index]
+            if kind == "call":
+                state = [0] * 256
+                continue
+            if kind == "alu":
+                value = 0
+                for register in sources:
+                    value |= state[register]
+            elif kind == "load":
+                value = origin_bit.get(index, 0)
+            else:
+                value = 0
+            keep = _guarded(lo)
+            for register in dests:
+                if register < ZERO_REGISTER:
+                    state[register] = state[register] | value if keep else value
+        return state
+
+    entry: dict[int, list[int]] = {0: [0] * 256}
+    pending = [0]
+    while pending:
+        start = pending.pop()
+        out = run(start, list(entry[start]), False)
+        for successor in successors[start]:
+            before = entry.get(successor)
+            merged = out if before is None else [x | y for x, y in zip(before, out)]
+            if before is None or merged != before:
+                entry[successor] = merged
+                if successor not in pending:
+                    pending.append(successor)
+    for start in entry:
+        run(start, list(entry[start]), True)
+    bit_origin = {bit: index for index, bit in origin_bit.items()}
+    return {
+        index * INSTRUCTION_BYTES: sorted(
+            origin * INSTRUCTION_BYTES for bit, origin in bit_origin.items() if found.get(index, 0) & bit
+        )
+        for index in wanted
+    }
+
+
+def _origin_starts(kernel: dict[str, Any], function: str) -> set[int]:
+    """PCs of `function` whose value may spread a warp's lanes: atomics, and loads whose lanes read more than one
+    address (global) or word (shared) in some request. The trace's distinct-address counts say it: a load that every
+    request serves from one address returns one value to all its lanes."""
+    starts = set()
+    for node in kernel.get("nodes") or []:
+        if node.get("function") != function or not isinstance(node.get("pc"), int):
+            continue
+        if node.get("type") == "atomic" or (
+            node.get("type") == "read" and any(value > 1 for value, _count in node.get("addresses") or ())
+        ):
+            starts.add(node["pc"])
+    return starts
+
+
+def attach_address_origins(mapper: Any, kernels: list[dict[str, Any]]) -> None:
+    """Sets `address_from` (docs/report-format.md: the PCs of the loads and atomics whose values the address was
+    computed from) on the global loads and stores that fetch more sectors than their lanes need, where their
+    function's code decodes and such origins exist."""
+    for kernel in kernels:
+        wasteful: dict[str, list[dict[str, Any]]] = {}
+        for node in kernel.get("nodes") or []:
+            if (
+                fetches_extra_sectors(node)
+                and isinstance(node.get("function"), str)
+                and isinstance(node.get("pc"), int)
+            ):
+                wasteful.setdefault(node["function"], []).append(node)
+        for function, nodes in sorted(wasteful.items()):
+            starts = _origin_starts(kernel, function)
+            if not starts:
+                continue
+            found = function_code(mapper, kernel.get("module"), function)
+            if found is None:
+                continue
+            origins = address_origins(found[0], found[1], [node["pc"] for node in nodes], starts.__contains__)
+            for node in nodes:
+                if (origins or {}).get(node["pc"]):
+                    node["address_from"] = origins[node["pc"]]

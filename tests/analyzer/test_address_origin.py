@@ -1,0 +1,170 @@
+"""Addresses computed from loaded values (analyzer/address_origin.py): the instruction decoder against nvdisasm's
+listings of every recorded CUBIN, the def-use walk on tests/data/sass/gathers.cu's kernels (gathers through CSR
+rows, a float turned index, atomics' slots, an index staged in shared memory and shuffled, next to accesses indexed
+by the thread alone), and what the report and the coalescing rule make of it."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from reuselens.analyzer.address_origin import _ALU, _effect, address_origins, attach_address_origins
+from reuselens.analyzer.errors import ReuseLensError
+from reuselens.analyzer.lineinfo.cubin import CubinLineTable
+from reuselens.analyzer.lineinfo.sass import parse_listing
+from reuselens.analyzer.patterns.coalescing import find
+from reuselens.analyzer.patterns.view import KernelView
+from tests.analyzer.sass_listings import DATA, listed_cubins
+
+GATHERS = DATA / "sass" / "gathers.sm_90.cubin"
+_REGISTER = re.compile(r"(?<![\w.])-?\|?R(\d+)\b")  # R7, -R7, |R7|; not UR7, not the .64 of [R2.64]
+_GUARD = re.compile(r"^@!?U?P[0-7T]\s+")
+
+
+def instructions(cubin, listing):
+    """(text, low word, high word) of every listed instruction of the CUBIN's functions."""
+    table = CubinLineTable(cubin.read_bytes())
+    for (section, pc), text in parse_listing(listing).items():
+        symbol = table.function_symbol(section.removeprefix(".text."))
+        if symbol is None:
+            continue
+        data = table.elf.section_data(table.elf.sections[symbol.shndx])
+        at = symbol.value + pc
+        yield text, int.from_bytes(data[at : at + 8], "little"), int.from_bytes(data[at + 8 : at + 16], "little")
+
+
+@pytest.mark.parametrize("cubin, listing", listed_cubins(), ids=lambda value: getattr(value, "name", ""))
+def test_registers_read_and_set_decode_as_nvdisasm_lists_them(cubin, listing):
+    """For every ALU instruction the walk follows, the registers nvdisasm names are the destination and the sources
+    the decoder reads (a pair's second register unnamed), the destination first; a load's destination is its first
+    register."""
+    checked = 0
+    for text, lo, hi in instructions(cubin, listing):
+        kind, dests, sources = _effect(lo, hi)
+        named = [int(r) for r in _REGISTER.findall(_GUARD.sub("", text))]
+        if lo & 0xFFF in _ALU:
+            decoded = ({dests[0]} | set(sources)) - {255}
+            pairs = {r + 1 for r in named}
+            assert set(named) <= decoded <= set(named) | pairs, text
+            if dests[0] != 255:
+                assert named and named[0] == dests[0], text
+            checked += 1
+        elif kind == "load":
+            assert named[0] == dests[0], text
+    if cubin.name.startswith(("kernels", "gathers")):
+        assert checked > 20
+
+
+def origins_of(function: str, starts=lambda pc: True) -> dict[int, list[int]]:
+    table = CubinLineTable(GATHERS.read_bytes())
+    symbol = table.function_symbol(function)
+    code = table.elf.section_data(table.elf.sections[symbol.shndx])[symbol.value : symbol.value + symbol.size]
+    accesses = [
+        pc for pc in range(0, len(code), 16) if int.from_bytes(code[pc : pc + 2], "little") & 0xFFF in (0x981, 0x986)
+    ]
+    found = address_origins(code, table.arch, accesses, starts)
+    assert set(found) == set(accesses)
+    return found
+
+
+def test_csr_gathers_come_from_the_frontier_and_the_row_offsets():
+    # LDG at 0xc0: frontier[tid]; 0x100, 0x110: row[node], row[node + 1]; in the loop (unrolled four times)
+    # cost[node] from the frontier's value and col[j] from the row offsets (j carried round the loop);
+    # out[tid * 33] from the thread's index alone
+    found = origins_of("_Z8csr_stepPKjS0_S0_PjS1_j")
+    assert found[0xC0] == [] and found[0x530] == []
+    assert found[0x100] == found[0x110] == [0xC0]
+    assert found[0x240] == found[0x300] == found[0x3A0] == found[0x410] == found[0x480] == [0xC0]
+    assert found[0x250] == found[0x330] == found[0x390] == found[0x400] == found[0x470] == [0x100]
+
+
+def test_origins_follow_floats_shuffles_and_atomics_but_not_the_thread_index():
+    assert origins_of("_Z12float_lookupPKfS0_Pff") == {0xA0: [], 0xF0: [0xA0], 0x110: []}  # table[(int)(x * s)]
+    # the warp-aggregated atomicAdd: one lane's ATOMG, its old value shuffled to all, each lane's slot after it
+    assert origins_of("_Z12atomic_slotsPKfPfPi") == {0x110: [], 0x170: [0xC0]}
+    # index[255 - tid] from shared memory (LDS at 0x120), then in[k * 7] and, through SHFL.BFLY, out[swapped * 5]
+    assert origins_of("_Z19shared_and_shuffledPKiPKfPf") == {0x70: [], 0x150: [0x120], 0x1C0: [], 0x1D0: [0x120]}
+    assert origins_of("_Z12shared_slotsPKfPf") == {0xF0: [], 0x230: [0x1E0]}  # ATOMS on a shared counter
+
+
+def test_a_load_the_caller_rules_out_starts_no_origin():
+    """rows[blockIdx.x] is read by every lane from one address: what attach_address_origins rules out."""
+    assert origins_of("_Z13table_of_rowsPKPKfPf") == {0x70: [], 0xA0: [0x70], 0xC0: []}
+    assert origins_of("_Z13table_of_rowsPKPKfPf", starts=lambda pc: False) == {0x70: [], 0xA0: [], 0xC0: []}
+
+
+def test_code_the_decoder_does_not_know_gives_none():
+    assert address_origins(b"\0" * 32, 75, [0], lambda pc: True) is None  # before sm_80
+    assert address_origins(b"\0" * 24, 90, [0], lambda pc: True) is None  # no whole instruction
+    assert address_origins(b"\0" * 32, 90, [0x10, 0x40, 3], lambda pc: True) == {}  # no LDG or STG there
+
+
+class GathersMapper:
+    def table(self, module):
+        if module != "m":
+            raise ReuseLensError("no CUBIN here")
+        return CubinLineTable(GATHERS.read_bytes())
+
+
+def node(pc, type_="read", addresses=32, sectors=16, line=14, function="_Z8csr_stepPKjS0_S0_PjS1_j", space="global"):
+    return {
+        "id": pc + 1,
+        "pc": pc,
+        "function": function,
+        "space": space,
+        "type": type_,
+        "size": 4,
+        "executions": 64,
+        "lanes": [[32, 64]],
+        "addresses": [[addresses, 64]],
+        "sectors": [[sectors, 64]] if space == "global" else None,
+        "sectors_ideal": [[4, 64]] if space == "global" else None,
+        "bytes": 64 * 32 * 4,
+        "source": {"file": "/src/gathers.cu", "line": line},
+    }
+
+
+def kernel(nodes, module="m"):
+    return {"module": module, "mangled": "k", "nodes": [{"id": 0}, *nodes], "edges": []}
+
+
+def test_the_report_names_origins_that_spread_lanes():
+    frontier = node(0xC0, sectors=4, line=13)  # coalesced: no address_from asked for
+    offsets = node(0x100, line=14)
+    reread = node(0x240, line=17)
+    neighbours = node(0x250, line=16)
+    strided = node(0x530, "write", line=20)
+    kernels = [kernel([frontier, offsets, reread, neighbours, strided])]
+    attach_address_origins(GathersMapper(), kernels)
+    assert offsets["address_from"] == [0xC0] and neighbours["address_from"] == [0x100]
+    assert "address_from" not in frontier and "address_from" not in strided
+
+    # a frontier every lane reads from one address is warp-uniform: no origin from it
+    uniform = node(0xC0, addresses=1, sectors=1, line=13)
+    offsets, neighbours = node(0x100, line=14), node(0x250, line=16)
+    attach_address_origins(GathersMapper(), [kernel([uniform, offsets, neighbours])])
+    assert "address_from" not in offsets and neighbours["address_from"] == [0x100]
+
+    # no CUBIN for the module: nothing attached, nothing raised
+    lost = node(0x100, line=14)
+    attach_address_origins(GathersMapper(), [kernel([node(0xC0, sectors=4), lost], module="gone")])
+    assert "address_from" not in lost
+
+
+def test_the_coalescing_finding_of_a_strided_looking_gather_says_the_data_decides():
+    """64% of the requests on a stride (SHOC BFS (UIUC)'s frontier): the trace alone calls it strided; with the
+    SASS's origin the finding gives the gather's advice and names the line the indices were loaded at."""
+    frontier = node(0xC0, sectors=4, line=13)
+    offsets = node(0x100, line=14)
+    offsets["irregular"] = 23
+    view_before = KernelView(kernel([frontier, dict(offsets)]))
+    attach_address_origins(GathersMapper(), [kernel([frontier, offsets])])
+    view_after = KernelView(kernel([frontier, offsets]))
+    settings = {"coalescing": 1.5}
+    (before,) = [d for d in find(view_before, settings)]
+    (after,) = [d for d in find(view_after, settings)]
+    assert "make consecutive lanes access consecutive addresses" in before.message
+    assert "addresses_follow_data" not in before.metrics
+    assert "loaded data (computed from the values loaded at gathers.cu:13)" in after.message
+    assert after.metrics["addresses_follow_data"] is True and after.metrics["address_from"] == [0xC0]
