@@ -8,7 +8,9 @@ register of `LDG [R2.64]` was computed from the value an earlier load returned (
 
 The walk follows registers through the instructions whose operands are known (_ALU below), forward over the
 function's control-flow graph (branches decoded as analyzer/loops.py decodes them), joining at merges, until nothing
-changes. A register's origins are the loads whose values flowed into it. What may start an origin is the caller's to
+changes. A guarded instruction (`@!P0 IMAD.WIDE R2, ...`) sets its registers as an unguarded one would: the compiler
+guards the use by the same predicate (`@!P0 STG [R2.64]`), and keeping the value the register held before (cuda-samples
+scalarProd: a shared-memory sum) would name loads the address never came from. A register's origins are the loads whose values flowed into it. What may start an origin is the caller's to
 say (`starts_origin`): attach_address_origins takes loads whose lanes read more than one address in some request
 (a warp-uniform value, `ptrs[blockIdx.x]` or a broadcast length, cannot spread a warp's lanes), and atomics (their
 lanes get different old values even from one address). Everything the walk does not know is taken as origin-free:
@@ -49,16 +51,16 @@ _ALU: dict[int, tuple[int, int, str]] = {
     **{op: (3, 1, "") for op in (0x210, 0x810, 0xA10, 0xC10)},  # IADD3
     **{op: (3, 1, "") for op in (0x211, 0x811, 0xA11, 0xC11)},  # LEA (C is RZ where .HI is absent)
     **{op: (3, 1, "") for op in (0x212, 0x812, 0xC12)},  # LOP3
-    **{op: (3, 1, "") for op in (0x219, 0x819)},  # SHF
+    **{op: (3, 1, "") for op in (0x219, 0x819, 0xC19)},  # SHF
     **{op: (2, 1, "") for op in (0x220, 0x820, 0xC20)},  # FMUL
     **{op: (2, 1, "") for op in (0x221, 0x421)},  # FADD
-    **{op: (3, 1, "") for op in (0x223, 0x423, 0x823)},  # FFMA
+    **{op: (3, 1, "") for op in (0x223, 0x423, 0x823, 0xC23)},  # FFMA
     **{op: (3, 1, "") for op in (0x224, 0x424, 0x624, 0x824, 0xA24, 0xC24, 0xE24)},  # IMAD
     **{op: (3, 2, "c") for op in (0x225, 0x625, 0x825)},  # IMAD.WIDE
     **{op: (2, 2, "ab") for op in (0x228, 0xA28, 0xC28)},  # DMUL
-    **{op: (1, 1, "") for op in (0x245, 0xC45)},  # I2FP
+    **{op: (1, 1, "") for op in (0x245, 0x845, 0xC45)},  # I2FP
     0x305: (1, 1, ""),  # F2I
-    **{op: (1, 1, "") for op in (0x306, 0xD06)},  # I2F
+    **{op: (1, 1, "") for op in (0x306, 0x906, 0xD06)},  # I2F
     **{op: (1, 1, "") for op in (0x308, 0x908)},  # MUFU
     0x310: (1, 1, ""),  # F2F
     0x312: (1, 2, "b"),  # I2F.F64.S64
@@ -67,19 +69,28 @@ _ALU: dict[int, tuple[int, int, str]] = {
     **{op: (1, 1, "") for op in (0x300, 0xD00)},  # FLO
     0x835: (2, 2, "a"),  # IADD.64
     **{op: (2, 1, "") for op in (0x836, 0xC36)},  # VIADD
+    0x846: (3, 1, ""),  # VIADDMNMX
+    0x209: (2, 1, ""),  # FMNMX
+    0x248: (2, 1, ""),  # VIMNMX
+    0x213: (1, 1, ""),  # IABS
+    0x227: (3, 1, ""),  # IMAD.HI
+    0x816: (3, 1, ""),  # PRMT
 }
 # Memory instructions whose destination takes the loaded value: a global or shared load starts an origin where the
 # caller says so; a local reload (a spill's), a constant, a special register or a clock reading starts none.
-_LOADS = {0x981, 0x984, 0x9A8, 0x98C}  # LDG, LDS, ATOMG, ATOMS (an atomic's old value)
-_SHUFFLES = {0x589, 0xF89}  # SHFL: the destination takes register A's value from another lane
+_LOADS = {0x981, 0x984, 0x980, 0x9A8, 0x98C, 0x38C, 0xF8C}  # LDG, LDS, LD; ATOMG, ATOMS (an atomic's old value)
+_SHUFFLES = {0x389, 0x589, 0x989, 0xF89}  # SHFL: the destination takes register A's value from another lane
 _ORIGIN_FREE_LOADS = {0x983, 0xB82}  # LDL, LDC
 _ORIGIN_FREE = {0x919: 1, 0x805: 2}  # S2R, CS2R (two registers)
 _CALLS = {0x943, 0x944}  # CALL.ABS, CALL.REL: the callee may set any register
 _STOPS = {0x94D, 0x950}  # EXIT, RET: no successor unless guarded
 _PREDICATE_RESULTS = (0x20B, 0x80B, 0x20C, 0x80C, 0xA0C, 0xC0C, 0x302, 0x81C)  # FSETP, ISETP, FCHK, PLOP3
-_STORES = (0x986, 0x388, 0x387, 0x98E)  # STG, STS, STL, REDG
-_CONTROL = (0x918, 0x941, 0x945, 0xB1D, 0x947, 0x547)  # NOP, BSYNC, BSSY, BAR, BRA
-_UNIFORM_RESULTS = (0x2CA, 0x9C3, 0x7AC, 0xAB9, 0x290, 0x890, 0x291, 0x482, 0x882, 0xC82, 0x88C, 0x886)
+_STORES = (0x986, 0x388, 0x988, 0x387, 0x98E, 0x804)  # STG, STS, STL, REDG; R2P (sets predicates)
+# NOP, BSYNC, BSSY, BAR, BRA, BREAK, WARPSYNC, ENDCOLLECTIVE, YIELD, MEMBAR, DEPBAR
+_CONTROL = (0x918, 0x941, 0x945, 0xB1D, 0x947, 0x547, 0x942, 0x348, 0x948, 0x91B, 0x946, 0x992, 0x91A)
+# R2UR, S2UR, LDCU, ULDC, UIADD3, ULEA, UMOV, UISETP, VOTEU, REDUX, USHF, UIMAD, ULOP3, USEL, UFLO
+_UNIFORM_RESULTS = (0x2CA, 0x9C3, 0x7AC, 0xAB9, 0x290, 0x890, 0x291, 0x482, 0x882, 0xC82, 0x88C, 0x886, 0x3C4)
+_UNIFORM_RESULTS += (0x299, 0x899, 0x2A4, 0x892, 0x287, 0x2BD)
 _NO_REGISTER_RESULT = frozenset((*_PREDICATE_RESULTS, *_STORES, *_CONTROL, *_UNIFORM_RESULTS))
 _GLOBAL_ACCESSES = (0x981, 0x986)  # LDG, STG: the accesses whose address register is asked about
 
@@ -210,10 +221,9 @@ def address_origins(
                 value = origin_bit.get(index, 0)
             else:
                 value = 0
-            keep = _guarded(lo)
             for register in dests:
                 if register < ZERO_REGISTER:
-                    state[register] = state[register] | value if keep else value
+                    state[register] = value
         return state
 
     entry: dict[int, list[int]] = {0: [0] * 256}

@@ -168,3 +168,20 @@ def test_the_coalescing_finding_of_a_strided_looking_gather_says_the_data_decide
     assert "addresses_follow_data" not in before.metrics
     assert "loaded data (computed from the values loaded at gathers.cu:13)" in after.message
     assert after.metrics["addresses_follow_data"] is True and after.metrics["address_from"] == [0xC0]
+
+
+def instruction(opcode, dest=255, a=255, b=255, c=255, guard=7, size=4):
+    low = opcode | guard << 12 | dest << 16 | a << 24 | b << 32
+    return low.to_bytes(8, "little") + (c | size << 9).to_bytes(8, "little")
+
+
+def test_a_guarded_instruction_sets_its_registers_like_any_other():
+    """cuda-samples scalarProd's last store: R3 held a shared-memory sum, `@!P0 LDC.64 R2` loads the output pointer
+    into R2 and R3 under the store's own guard; the store's address owes nothing to the sum."""
+    sum_loaded = instruction(0x984, dest=3, a=0)  # LDS R3, [R0]
+    address = instruction(0x210, dest=2, a=3, b=0, c=255)  # IADD3 R2, R3, R0, RZ
+    store = instruction(0x986, a=2, b=5, guard=8)  # @!P0 STG [R2.64], R5
+    pointer = instruction(0xB82, dest=2, guard=8, size=5)  # @!P0 LDC.64 R2, c[0x0][0x210]
+    assert address_origins(sum_loaded + address + store, 90, [0x20], lambda pc: True) == {0x20: [0x0]}
+    assert address_origins(sum_loaded + pointer + store, 90, [0x20], lambda pc: True) == {0x20: []}
+    assert address_origins(sum_loaded + address + store, 90, [0x20], lambda pc: pc != 0) == {0x20: []}
