@@ -5,55 +5,28 @@ by the thread alone), and what the report and the coalescing rule make of it."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
-from reuselens.analyzer.address_origin import _ALU, _effect, address_origins, attach_address_origins
+from benchmarks.sass_decoder_check import listed_instructions, registers_agree
+from reuselens.analyzer.address_origin import address_origins, attach_address_origins
 from reuselens.analyzer.errors import ReuseLensError
 from reuselens.analyzer.lineinfo.cubin import CubinLineTable
-from reuselens.analyzer.lineinfo.sass import parse_listing
 from reuselens.analyzer.patterns.coalescing import find
 from reuselens.analyzer.patterns.view import KernelView
 from tests.analyzer.sass_listings import DATA, listed_cubins
 
 GATHERS = DATA / "sass" / "gathers.sm_90.cubin"
-_REGISTER = re.compile(r"(?<![\w.])-?\|?R(\d+)\b")  # R7, -R7, |R7|; not UR7, not the .64 of [R2.64]
-_GUARD = re.compile(r"^@!?U?P[0-7T]\s+")
-
-
-def instructions(cubin, listing):
-    """(text, low word, high word) of every listed instruction of the CUBIN's functions."""
-    table = CubinLineTable(cubin.read_bytes())
-    for (section, pc), text in parse_listing(listing).items():
-        symbol = table.function_symbol(section.removeprefix(".text."))
-        if symbol is None:
-            continue
-        data = table.elf.section_data(table.elf.sections[symbol.shndx])
-        at = symbol.value + pc
-        yield text, int.from_bytes(data[at : at + 8], "little"), int.from_bytes(data[at + 8 : at + 16], "little")
 
 
 @pytest.mark.parametrize("cubin, listing", listed_cubins(), ids=lambda value: getattr(value, "name", ""))
 def test_registers_read_and_set_decode_as_nvdisasm_lists_them(cubin, listing):
-    """For every ALU instruction the walk follows, the registers nvdisasm names are the destination and the sources
-    the decoder reads (a pair's second register unnamed), the destination first; a load's destination is its first
-    register."""
-    checked = 0
-    for text, lo, hi in instructions(cubin, listing):
-        kind, dests, sources = _effect(lo, hi)
-        named = [int(r) for r in _REGISTER.findall(_GUARD.sub("", text))]
-        if lo & 0xFFF in _ALU:
-            decoded = ({dests[0]} | set(sources)) - {255}
-            pairs = {r + 1 for r in named}
-            assert set(named) <= decoded <= set(named) | pairs, text
-            if dests[0] != 255:
-                assert named and named[0] == dests[0], text
-            checked += 1
-        elif kind == "load":
-            assert named[0] == dests[0], text
+    """For every instruction the walk follows (an ALU operation of its table, a load, an atomic), the registers
+    nvdisasm names are the destination and the sources the decoder reads (benchmarks/sass_decoder_check.py, which
+    checks any CUBIN the same way)."""
+    verdicts = [registers_agree(text, lo, hi) for _f, _pc, text, lo, hi in listed_instructions(cubin, listing)]
+    assert False not in verdicts
     if cubin.name.startswith(("kernels", "gathers")):
-        assert checked > 20
+        assert verdicts.count(True) > 20
 
 
 def origins_of(function: str, starts=lambda pc: True) -> dict[int, list[int]]:
@@ -185,3 +158,11 @@ def test_a_guarded_instruction_sets_its_registers_like_any_other():
     assert address_origins(sum_loaded + address + store, 90, [0x20], lambda pc: True) == {0x20: [0x0]}
     assert address_origins(sum_loaded + pointer + store, 90, [0x20], lambda pc: True) == {0x20: []}
     assert address_origins(sum_loaded + address + store, 90, [0x20], lambda pc: pc != 0) == {0x20: []}
+
+
+def test_the_register_check_tells_a_wrong_decoding():
+    lo, hi = 0x9097A24, 0x1FCA00078E0200  # sm_80's `IMAD R9, R9, c[0x0][0x0], R0`
+    assert registers_agree("IMAD R9, R9, c[0x0][0x0], R0 ;", lo, hi) is True
+    assert registers_agree("IMAD R9, R9, c[0x0][0x0], R1 ;", lo, hi) is False
+    assert registers_agree("IMAD R8, R9, c[0x0][0x0], R0 ;", lo, hi) is False
+    assert registers_agree("EXIT ;", 0x794D, 0) is None
