@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 53, call 1 (session 52's call 1, and the suite's SASS with encodings at the end): the GPU run of the final code that session 51 never got (wide units per allocation, 9206c79's
+# Session 53, call 1 (session 52's call 1, and the SASS decoder checked on the suite's modules): the GPU run of the final code that session 51 never got (wide units per allocation, 9206c79's
 # first look and 21774a5's mends), with this session's replay_shared_groups index (0912efc). In the order of what a
 # closing note must answer: GPU tests; fidelity against ncu; the eight short apps and the four long apps (one round
 # each, native / collect / full, a user's clean install); the findings against the answer key; then, as far as LIMIT
@@ -16,15 +16,10 @@ gpu_tests
 [ "$(left)" -gt 60 ] && short_suite 1
 [ "$(left)" -gt 60 ] && long_apps $(($(left) - 10))
 [ -d /tmp/rf/runs/r0 ] && score_suite 0
-stamp "SASS with encodings of the suite's modules (the ground truth for decoding address origins)"
-mkdir -p "$OUT/sass"
-for run in /tmp/rf/runs/r0/*-full /tmp/rl/runs/r0/*-full; do
-  [ -d "$run/modules" ] || continue
-  for m in "$run"/modules/*.cubin; do
-    [ -f "$m" ] && echo "$m $OUT/sass/$(basename "$run" -full)-$(basename "$m" .cubin | cut -c1-12).sass"
-  done
-done | xargs -r -P 8 -n 2 sh -c 'timeout 30 nvdisasm -hex -c "$0" 2>/dev/null | gzip > "$1.gz"'
-ls "$OUT/sass" | wc -l
+stamp "the SASS decoder of address_origin.py against nvdisasm on the suite's modules"
+timeout 60 python3 benchmarks/sass_decoder_check.py /tmp/rf/runs/r0/*-full/modules /tmp/rl/runs/r0/*-full/modules \
+  > "$OUT/sass_decoder_check.txt" 2>&1
+tail -1 "$OUT/sass_decoder_check.txt"
 collect_once() {  # collect_once NAME APP [VAR=VALUE]: one `profile --no-analyze` of APP, its collect line printed
   local name=$1 app=$2
   shift 2
