@@ -27,6 +27,10 @@ holds a register only in form 1, and C's holds one in every form of an instructi
 size is hi's bits 9-11 (5: 64 bits, two registers; 6: 128 bits, four). Every opcode below was checked against
 nvdisasm's listings of the CUBINs in tests/data (tests/analyzer/test_address_origin.py).
 
+Cost: only functions with a wasteful global access and a lane-varying load are walked. Walking every function of
+the suite's and the breadth set's 56 CUBINs, all loads as origins, took 0.67 s in all on this project's two-core
+machine, 71 ms for the largest (cudaTensorCoreGemm's compute_gemm, 7,368 instructions; session 53).
+
 Public API: :func:`address_origins`, :func:`attach_address_origins`.
 """
 
