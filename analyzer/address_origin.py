@@ -1,16 +1,22 @@
-"""Which loaded values a global access's address is computed from: a def-use walk over its function's machine code.
+"""Which loaded values an access's address is computed from: a def-use walk over its function's machine code.
 
 The trace tells a gather from a strided walk only by its lanes' addresses (Node.addresses_follow_data: requests with
 lanes on no stride). Where the loaded indices themselves follow a stride in the input at hand (SHOC BFS (UIUC)'s
 frontier: 64-77% of the CSR gathers' requests are on a stride), a gather looks strided, and was told to index with
 threadIdx.x, which no change of the indexing arithmetic can do. The SASS says what the data cannot: the address
-register of `LDG [R2.64]` was computed from the value an earlier load returned (`edgeArray[frontier[tid]]`).
+register of `LDG [R2.64]` was computed from the value an earlier load returned (`edgeArray[frontier[tid]]`). So for
+shared memory: a scatter to the ranks a binary search found (cuda-samples mergeSort's `baseKey[posA] = keyA`) touches
+32 words per access like a strided store and looked like a layout to pad (patterns/bank_conflict.py).
 
 The walk follows registers through the instructions whose operands are known (_ALU below), forward over the
 function's control-flow graph (branches decoded as analyzer/loops.py decodes them), joining at merges, until nothing
 changes. A guarded instruction (`@!P0 IMAD.WIDE R2, ...`) sets its registers as an unguarded one would: the compiler
 guards the use by the same predicate (`@!P0 STG [R2.64]`), and keeping the value the register held before (cuda-samples
-scalarProd: a shared-memory sum) would name loads the address never came from. A register's origins are the loads whose values flowed into it. What may start an origin is the caller's to
+scalarProd: a shared-memory sum) would name loads the address never came from. Predicates are followed as registers
+are: a comparison (ISETP, FSETP) sets its predicates from its operands, and a select (SEL, FSEL) takes its predicate's
+origins besides its operands', which is how a binary search's rank comes from the keys it compared. A guard hands on
+nothing (a bounds check's guard on `if (flag[i]) out[i * 33] = x` would make out's address follow `flag`): a move
+guarded by a comparison of loaded values is missed, so the walk can fall short of the data, never beyond it. A register's origins are the loads whose values flowed into it. What may start an origin is the caller's to
 say (`starts_origin`): attach_address_origins takes loads whose lanes read more than one address in some request
 (a warp-uniform value, `ptrs[blockIdx.x]` or a broadcast length, cannot spread a warp's lanes), and atomics (their
 lanes get different old values even from one address). Everything the walk does not know is taken as origin-free:
@@ -41,11 +47,17 @@ from __future__ import annotations
 import struct
 from typing import Any, Callable, Iterable
 
+from reuselens.analyzer.graph import r_conf
 from reuselens.analyzer.loops import INSTRUCTION_BYTES, branch_target, function_code
 from reuselens.analyzer.operands import fetches_extra_sectors
 
 ZERO_REGISTER = 255  # RZ: reads as zero, writes are dropped
 _ALWAYS = 7  # the guard predicate PT
+# Predicates P0-P6 are followed too, as registers 256-262 of the walk's state (PT, 263, is never set): a comparison
+# of a loaded value sets one, and a select by it picks a value the data chose (a binary search's rank).
+PREDICATE_BASE = 256
+_TRUE_PREDICATE = PREDICATE_BASE + _ALWAYS
+_STATE = PREDICATE_BASE + 8
 
 # ALU opcodes: (operand count, destination registers, wide sources). The count says which fields hold registers by
 # the form rule above: 1 (B alone, form 1 only), 2 (A, and B in form 1), 3 (A, C, and B in form 1). Wide sources
@@ -90,20 +102,43 @@ _ORIGIN_FREE_LOADS = {0x983, 0xB82}  # LDL, LDC
 _ORIGIN_FREE = {0x919: 1, 0x805: 2}  # S2R, CS2R (two registers)
 _CALLS = {0x943, 0x944}  # CALL.ABS, CALL.REL: the callee may set any register
 _STOPS = {0x94D, 0x950}  # EXIT, RET: no successor unless guarded
-_PREDICATE_RESULTS = (0x20B, 0x80B, 0x20C, 0x80C, 0xA0C, 0xC0C, 0x302, 0x81C)  # FSETP, ISETP, FCHK, PLOP3
-_STORES = (0x986, 0x388, 0x988, 0x387, 0x98E, 0x804)  # STG, STS, STL, REDG; R2P (sets predicates)
+# ISETP and FSETP: (operand count, as for _ALU); their two destination predicates are hi's bits 17-19 and 20-22.
+_COMPARES = {**{op: 2 for op in (0x20C, 0x80C, 0xA0C, 0xC0C)}, **{op: 2 for op in (0x20B, 0x80B)}}
+_SELECTS = {0x207, 0x807, 0x208, 0x808}  # SEL, FSEL: the selecting predicate is hi's bits 23-25
+_PREDICATE_RESULTS = (0x302, 0x81C)  # FCHK, PLOP3
+_STORES = (0x986, 0x985, 0x388, 0x988, 0x387, 0x98E, 0x804)  # STG, ST, STS, STL, REDG; R2P (sets predicates)
 # NOP, BSYNC, BSSY, BAR, BRA, BREAK, WARPSYNC, ENDCOLLECTIVE, YIELD, MEMBAR, DEPBAR
 _CONTROL = (0x918, 0x941, 0x945, 0xB1D, 0x947, 0x547, 0x942, 0x348, 0x948, 0x91B, 0x946, 0x992, 0x91A)
 # R2UR, S2UR, LDCU, ULDC, UIADD3, ULEA, UMOV, UISETP, VOTEU, REDUX, USHF, UIMAD, ULOP3, USEL, UFLO
 _UNIFORM_RESULTS = (0x2CA, 0x9C3, 0x7AC, 0xAB9, 0x290, 0x890, 0x291, 0x482, 0x882, 0xC82, 0x88C, 0x886, 0x3C4)
 _UNIFORM_RESULTS += (0x299, 0x899, 0x2A4, 0x892, 0x287, 0x2BD)
 _NO_REGISTER_RESULT = frozenset((*_PREDICATE_RESULTS, *_STORES, *_CONTROL, *_UNIFORM_RESULTS))
-_GLOBAL_ACCESSES = (0x981, 0x986)  # LDG, STG: the accesses whose address register is asked about
+# The accesses whose address register (A, for every memory instruction) may be asked about: LDG, STG, LD, ST, ATOMG,
+# REDG; LDS, STS, ATOMS.
+_ACCESSES = frozenset((0x981, 0x986, 0x980, 0x985, 0x9A8, 0x98E, 0x984, 0x388, 0x988, 0x38C, 0x98C, 0xF8C))
 
 
 def _load_width(hi: int) -> int:
     size = (hi >> 9) & 7
     return 2 if size == 5 else 4 if size == 6 else 1
+
+
+def _registers(first: int, count: int) -> tuple[int, ...]:
+    """A destination of `count` registers from `first`, short of RZ (which is no register)."""
+    return tuple(range(first, min(first + count, ZERO_REGISTER)))
+
+
+def _operands(opcode: int, lo: int, hi: int, count: int, wide: str) -> list[int]:
+    """The registers an ALU instruction reads, by the form rule (module docstring); a wide operand's pair whole."""
+    a, b, c = (lo >> 24) & 0xFF, (lo >> 32) & 0xFF, hi & 0xFF
+    form_one = (opcode >> 9) & 7 == 1
+    fields = ([("a", a)] if count > 1 else []) + ([("b", b)] if form_one else []) + ([("c", c)] if count == 3 else [])
+    sources: list[int] = []
+    for name, register in fields:
+        sources.append(register)
+        if name in wide and register != ZERO_REGISTER:
+            sources.append(register + 1)
+    return sources
 
 
 def _effect(lo: int, hi: int) -> tuple[str, tuple[int, ...], tuple[int, ...]]:
@@ -115,25 +150,21 @@ def _effect(lo: int, hi: int) -> tuple[str, tuple[int, ...], tuple[int, ...]]:
     alu = _ALU.get(opcode)
     if alu is not None:
         count, width, wide = alu
-        a, b, c = (lo >> 24) & 0xFF, (lo >> 32) & 0xFF, hi & 0xFF
-        form_one = (opcode >> 9) & 7 == 1
-        fields = (
-            ([("a", a)] if count > 1 else []) + ([("b", b)] if form_one else []) + ([("c", c)] if count == 3 else [])
-        )
-        sources: list[int] = []
-        for name, register in fields:
-            sources.append(register)
-            if name in wide and register != ZERO_REGISTER:
-                sources.append(register + 1)
-        return "alu", tuple(range(dest, dest + width)), tuple(sources)
+        sources = _operands(opcode, lo, hi, count, wide)
+        if opcode in _SELECTS:
+            sources.append(PREDICATE_BASE + ((hi >> 23) & 7))
+        return "alu", _registers(dest, width), tuple(sources)
+    if opcode in _COMPARES:
+        predicates = (PREDICATE_BASE + ((hi >> 17) & 7), PREDICATE_BASE + ((hi >> 20) & 7))
+        return "alu", predicates, tuple(_operands(opcode, lo, hi, _COMPARES[opcode], ""))
     if opcode in _SHUFFLES:
         return "alu", (dest,), ((lo >> 24) & 0xFF,)
     if opcode in _LOADS:
-        return "load", tuple(range(dest, dest + _load_width(hi))), ()
+        return "load", _registers(dest, _load_width(hi)), ()
     if opcode in _ORIGIN_FREE_LOADS:
-        return "free", tuple(range(dest, dest + _load_width(hi))), ()
+        return "free", _registers(dest, _load_width(hi)), ()
     if opcode in _ORIGIN_FREE:
-        return "free", tuple(range(dest, dest + _ORIGIN_FREE[opcode])), ()
+        return "free", _registers(dest, _ORIGIN_FREE[opcode]), ()
     if opcode in _CALLS:
         return "call", (), ()
     if opcode in _NO_REGISTER_RESULT or opcode in _STOPS:
@@ -184,8 +215,8 @@ def _blocks(words: list[tuple[int, int]], arch: int) -> tuple[list[int], dict[in
 def address_origins(
     code: bytes, arch: int | None, accesses: Iterable[int], starts_origin: Callable[[int], bool]
 ) -> dict[int, list[int]] | None:
-    """For each PC of `accesses` that is an LDG or STG of `code`, the PCs of the loads whose values its address
-    register was computed from (empty: none found). `starts_origin(pc)` says whether the load at pc starts an
+    """For each PC of `accesses` that is a global or shared load, store or atomic of `code`, the PCs of the loads
+    whose values its address register was computed from (empty: none found). `starts_origin(pc)` says whether the load at pc starts an
     origin. None for an architecture this decoder does not know or code that is no whole number of instructions."""
     if arch is None or arch < 80 or len(code) % INSTRUCTION_BYTES or not code:
         return None
@@ -195,7 +226,7 @@ def address_origins(
         for pc in accesses
         if pc % INSTRUCTION_BYTES == 0
         and 0 <= pc < len(code)
-        and words[pc // INSTRUCTION_BYTES][0] & 0xFFF in _GLOBAL_ACCESSES
+        and words[pc // INSTRUCTION_BYTES][0] & 0xFFF in _ACCESSES
     }
     if not wanted:
         return {}
@@ -217,7 +248,7 @@ def address_origins(
                 found[index] = state[(lo >> 24) & 0xFF]
             kind, dests, sources = effects[index]
             if kind == "call":
-                state = [0] * 256
+                state = [0] * _STATE
                 continue
             if kind == "alu":
                 value = 0
@@ -228,11 +259,11 @@ def address_origins(
             else:
                 value = 0
             for register in dests:
-                if register < ZERO_REGISTER:
+                if register != ZERO_REGISTER and register != _TRUE_PREDICATE:
                     state[register] = value
         return state
 
-    entry: dict[int, list[int]] = {0: [0] * 256}
+    entry: dict[int, list[int]] = {0: [0] * _STATE}
     pending = [0]
     while pending:
         start = pending.pop()
@@ -270,18 +301,23 @@ def _origin_starts(kernel: dict[str, Any], function: str) -> set[int]:
     return starts
 
 
+def _wasteful(node: dict[str, Any]) -> bool:
+    """A global access that fetches more sectors than its lanes need, or a shared one with more wavefronts than its
+    words need: the accesses whose advice depends on whether the data picks their addresses."""
+    if fetches_extra_sectors(node):
+        return True
+    ratio = r_conf(node)  # shared nodes only
+    return ratio is not None and ratio > 1
+
+
 def attach_address_origins(mapper: Any, kernels: list[dict[str, Any]]) -> None:
     """Sets `address_from` (docs/report-format.md: the PCs of the loads and atomics whose values the address was
-    computed from) on the global loads and stores that fetch more sectors than their lanes need, where their
-    function's code decodes and such origins exist."""
+    computed from) on the global accesses that fetch more sectors than their lanes need and the shared ones with
+    bank conflicts, where their function's code decodes and such origins exist."""
     for kernel in kernels:
         wasteful: dict[str, list[dict[str, Any]]] = {}
         for node in kernel.get("nodes") or []:
-            if (
-                fetches_extra_sectors(node)
-                and isinstance(node.get("function"), str)
-                and isinstance(node.get("pc"), int)
-            ):
+            if _wasteful(node) and isinstance(node.get("function"), str) and isinstance(node.get("pc"), int):
                 wasteful.setdefault(node["function"], []).append(node)
         for function, nodes in sorted(wasteful.items()):
             starts = _origin_starts(kernel, function)

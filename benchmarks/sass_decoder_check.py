@@ -22,7 +22,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from reuselens.analyzer.address_origin import _ALU, _effect, address_origins
+from reuselens.analyzer.address_origin import _ALU, _COMPARES, PREDICATE_BASE, _effect, address_origins
 from reuselens.analyzer.lineinfo.cubin import CubinLineTable
 from reuselens.analyzer.lineinfo.sass import find_nvdisasm, parse_listing
 
@@ -36,13 +36,16 @@ def registers_agree(text: str, lo: int, hi: int) -> bool | None:
     instruction the walk does not follow as an ALU operation or a load."""
     kind, dests, sources = _effect(lo, hi)
     named = [int(r) for r in _REGISTER.findall(_GUARD.sub("", text))]
+    registers = {r for r in sources if r < PREDICATE_BASE}
+    if lo & 0xFFF in _COMPARES:  # sets predicates only: the registers named are the sources
+        return set(named) == registers - {255}
     if lo & 0xFFF in _ALU:
-        decoded = ({dests[0]} | set(sources)) - {255}
-        return set(named) <= decoded <= set(named) | {r + 1 for r in named} and (
-            dests[0] == 255 or bool(named) and named[0] == dests[0]
-        )
+        if not dests:  # a destination of RZ
+            return not named or named[0] != 255 and set(named) <= registers
+        decoded = ({dests[0]} | registers) - {255}
+        return set(named) <= decoded <= set(named) | {r + 1 for r in named} and bool(named) and named[0] == dests[0]
     if kind == "load":
-        return dests[0] == 255 or bool(named) and named[0] == dests[0]
+        return not dests or bool(named) and named[0] == dests[0]
     return None
 
 

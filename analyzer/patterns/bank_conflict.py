@@ -14,7 +14,12 @@ Words chosen by the data: one word of padding fixes lanes whose words are a fixe
 words set by the active lanes alone, the executions at the commonest lane count would share one word count, and the
 `addresses` mode would cover at least the `lanes` mode's share; the shortfall bounds from below the share of
 executions whose words follow the data. At DATA_INDEXED_SHARE or more the words are data-indexed (a histogram's bin, a
-binary search's probe), and padding only moves the collisions: fix `none`, the bound in `metrics.data_indexed`.
+binary search's probe), and padding only moves the collisions: fix `none`, the bound in `metrics.data_indexed`. They
+are data-indexed too where the SASS computes every copy's address from loaded values (`address_from`,
+analyzer/address_origin.py): a scatter to the ranks a binary search found touches all 32 words like a strided store
+(mergeSort's `baseKey[posA] = keyA`), and the explanation names the lines the values were loaded at. Without the
+bound, such words are data-dependent whatever their wavefront counts: 92% of mergeSort's scatters cost 2 wavefronts,
+because 32 ranks among 64 words rarely miss a bank twice, not because a layout pairs lanes.
 - When the wavefront counts vary (no mode covers DATA_DEPENDENT_MODE), the data decides the collisions, as for the
   atomics above: information (cuda-samples mergeSort's binary-search probes at :78 and :97).
 - When they do not, lanes that can pick different words share a bank whatever the data: a layout to redo so that each
@@ -45,7 +50,7 @@ from typing import Callable
 
 from reuselens.analyzer.configurations import configurations
 from reuselens.analyzer.patterns.finding import TIER_INFORMATION, TIER_PERFORMANCE, Draft, predicted_excess
-from reuselens.analyzer.patterns.text import count
+from reuselens.analyzer.patterns.text import count, where
 from reuselens.analyzer.patterns.view import (
     KernelView,
     Node,
@@ -54,6 +59,7 @@ from reuselens.analyzer.patterns.view import (
     line_key,
     merged_node,
     mode_share,
+    origins_of,
 )
 from reuselens.analyzer.toolkit_paths import user_frame
 
@@ -95,15 +101,13 @@ def _data_dependent(members: list[Node], data_indexed: bool) -> bool:
 # partial warps: their words follow their lanes exactly); data-indexed ones 0.2 to 0.75.
 DATA_INDEXED_SHARE = 0.1
 _DATA_INDEXED_FIX = (
-    "The lanes' words come from the data (a lookup or a search through loaded values: on at least {share} of the "
-    "executions the lanes touch a number of words that their active lanes do not explain), so how many of them share "
+    "The lanes' words come from the data (a lookup or a search through loaded values: {evidence}), so how many of them share "
     "a bank changes from one access to the next, and padding or a swizzle only moves the collisions. If they matter, "
     "keep the looked-up values in registers, give each lane group its own copy of a small table, or order the work "
     "so that a warp's lanes look up nearby words (sorted keys)."
 )
 _DATA_INDEXED_LAYOUT_FIX = (
-    "The lanes' words come from the data (on at least {share} of the executions the lanes touch a number of words "
-    "that their active lanes do not explain: a histogram's bin, a looked-up index), yet {wave_share} of the "
+    "The lanes' words come from the data ({evidence}: a histogram's bin, a looked-up index), yet {wave_share} of the "
     "accesses cost {wavefronts} wavefronts. So the layout, not the data, puts lanes that can pick different words in "
     "one bank: two lanes sharing one sub-histogram or row, or per-thread storage laid out for 16 banks, where lanes l "
     "and l + 16 share a bank. One word of padding does not fix it: the words are no fixed stride of the lane index, "
@@ -153,7 +157,18 @@ def _spans_rows(node: Node, rows: int) -> bool:
     return total > 0 and counts.get(want, 0.0) >= ROW_SPAN_SHARE * total
 
 
-def _layout_advice(node: Node, indexed: float) -> tuple[str, str]:
+def _evidence(indexed: float, origins: list[Node]) -> str:
+    """Why the words are said to come from the data: the trace's lower bound, or the SASS's origins when the bound
+    alone would not say so."""
+    if indexed >= DATA_INDEXED_SHARE or not origins:
+        return (
+            f"on at least {_percent(indexed)} of the executions the lanes touch a number of words that their active "
+            "lanes do not explain"
+        )
+    return f"the SASS computes the address from the values loaded at {where(origins)}"
+
+
+def _layout_advice(node: Node, evidence: str) -> tuple[str, str]:
     """The message's tail and the explanation for data-indexed words that collide alike whatever the data."""
     wavefronts = node.raw.get("wavefronts")
     share, mode = _percent(mode_share(wavefronts)), int(dist_mode(wavefronts))
@@ -162,10 +177,10 @@ def _layout_advice(node: Node, indexed: float) -> tuple[str, str]:
         "words share a bank whatever the data; lay the array out so that each lane keeps to its own bank (one word of "
         "padding does not)"
     )
-    return tail, _DATA_INDEXED_LAYOUT_FIX.format(share=_percent(indexed), wave_share=share, wavefronts=mode)
+    return tail, _DATA_INDEXED_LAYOUT_FIX.format(evidence=evidence, wave_share=share, wavefronts=mode)
 
 
-def _draft(node: Node, ratio: float, members: list[Node], rows: int = 1) -> Draft:
+def _draft(node: Node, ratio: float, members: list[Node], rows: int = 1, origins: list[Node] | None = None) -> Draft:
     excess = max(0.0, node.wavefronts_total() - node.wavefronts_ideal_total())
     worst = max((int(v) for v, _c in node.raw.get("wavefronts") or ()), default=0)
     message = (
@@ -176,18 +191,26 @@ def _draft(node: Node, ratio: float, members: list[Node], rows: int = 1) -> Draf
         members, "shared", "wavefronts", lambda m: m.wavefronts_total() - m.wavefronts_ideal_total()
     )
     indexed = min(m.data_indexed_share() for m in members)  # every copy's words follow the data
-    data_indexed = indexed >= DATA_INDEXED_SHARE
-    data_dependent = _data_dependent(members, data_indexed)
+    # or the SASS computes every copy's address from loaded values (address_from, analyzer/address_origin.py)
+    loaded = list(origins or []) if all(m.raw.get("address_from") for m in members) else []
+    data_indexed = indexed >= DATA_INDEXED_SHARE or bool(loaded)
+    evidence = _evidence(indexed, loaded)
+    # A layout to redo needs the trace's sign that lanes pick among shared words (the bound); lanes on 32 distinct
+    # words the data chose (a merge's ranks) collide as the data falls, however steady the count.
+    data_dependent = _data_dependent(members, data_indexed) or (bool(loaded) and indexed < DATA_INDEXED_SHARE)
     layout = data_indexed and not data_dependent  # data-indexed words that collide alike for any data
     row_span = not data_dependent and not layout and all(_spans_rows(m, rows) for m in members)
     explanation = _DATA_DEPENDENT_FIX if data_dependent else _FIX
     if data_dependent and node.type != "atomic":
-        message = message.replace(" — pad or swizzle the array", " — data-dependent: the data picks the words")
-        explanation = _DATA_INDEXED_FIX.format(share=_percent(indexed))
+        picks = " — data-dependent: the data picks the words"
+        if loaded:
+            picks += f" (computed from the values loaded at {where(loaded)})"
+        message = message.replace(" — pad or swizzle the array", picks)
+        explanation = _DATA_INDEXED_FIX.format(evidence=evidence)
     elif data_dependent:
         message = message.replace(" — pad or swizzle the array", " — data-dependent: the bins collide, not the layout")
     elif layout:
-        tail, explanation = _layout_advice(node, indexed)
+        tail, explanation = _layout_advice(node, evidence)
         message = message.replace(" — pad or swizzle the array", tail)
     elif row_span:
         width = 32 // rows
@@ -213,7 +236,8 @@ def _draft(node: Node, ratio: float, members: list[Node], rows: int = 1) -> Draf
             "excess_wavefronts": excess,
             "max_wavefronts": worst,
             **({"data_dependent": True} if data_dependent else {}),
-            **({"data_indexed": round(indexed, 6)} if data_indexed else {}),
+            **({"data_indexed": round(indexed, 6)} if indexed >= DATA_INDEXED_SHARE else {}),
+            **({"address_from": sorted({o.pc for o in loaded})} if loaded else {}),
             **({"warp_rows": rows} if row_span else {}),
         },
         tier=TIER_INFORMATION if data_dependent else TIER_PERFORMANCE,
@@ -244,7 +268,7 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     # copies (unrolled, or a helper's inlined at several call sites) and an RMW's store: one finding
     for group in groups_with_followers(view, firing, stores_only=True, key=_access_key(view)):
         node = merged_node(group)
-        draft = _draft(node, node.r_conf(), group, rows)
+        draft = _draft(node, node.r_conf(), group, rows, origins_of(view, group))
         draft.nodes = group
         drafts.append(draft)
     return drafts

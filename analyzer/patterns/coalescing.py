@@ -59,6 +59,7 @@ from reuselens.analyzer.patterns.view import (
     line_key,
     merge_groups,
     merged_node,
+    origins_of,
 )
 
 PATTERNS = {"poor-coalescing": "Poorly coalesced global access"}
@@ -279,13 +280,6 @@ def _addressed_elements(firing: list[Node]) -> tuple[list[list[Node]], set[int]]
     return elements, wider
 
 
-def _origins(view: KernelView, members: list[Node]) -> list[Node]:
-    """The loads and atomics whose values the members' addresses were computed from (`address_from`), in code
-    order."""
-    wanted = {(m.function, pc) for m in members for pc in m.raw.get("address_from") or ()}
-    return sorted((n for n in view.memory_nodes() if n.key in wanted), key=lambda n: n.key)
-
-
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     firing = [n for n in view.memory_nodes() if n.space == "global" and n.r_coal() > settings["coalescing"]]
     addressed, wider = _addressed_elements(firing)
@@ -310,7 +304,7 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
         if split and len({sum(m.size for m in e) for e in split}) == 1:
             draft = _element_draft(node, node.r_coal(), group, split)
         else:
-            draft = _draft(node, node.r_coal(), group, _origins(view, group))
+            draft = _draft(node, node.r_coal(), group, origins_of(view, group))
         draft.nodes = group
         drafts.append(draft)
     return drafts

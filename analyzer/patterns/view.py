@@ -464,6 +464,13 @@ def groups_with_followers(
 DUPLICATE_REUSE_SHARE = 0.9
 
 
+def origins_of(view: KernelView, members: list[Node]) -> list[Node]:
+    """The loads and atomics whose values the members' addresses were computed from (their `address_from`,
+    analyzer/address_origin.py), in code order."""
+    wanted = {(m.function, pc) for m in members for pc in m.raw.get("address_from") or ()}
+    return sorted((n for n in view.memory_nodes() if n.key in wanted), key=lambda n: n.key)
+
+
 def _source_place(node: Node) -> tuple | None:
     source = node.raw.get("source") or {}
     return (node.function, source.get("file"), source.get("line")) if source.get("line") else None

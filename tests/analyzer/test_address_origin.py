@@ -8,9 +8,10 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.sass_decoder_check import listed_instructions, registers_agree
-from reuselens.analyzer.address_origin import address_origins, attach_address_origins
+from reuselens.analyzer.address_origin import _ACCESSES, address_origins, attach_address_origins
 from reuselens.analyzer.errors import ReuseLensError
 from reuselens.analyzer.lineinfo.cubin import CubinLineTable
+from reuselens.analyzer.patterns.bank_conflict import find as find_conflicts
 from reuselens.analyzer.patterns.coalescing import find
 from reuselens.analyzer.patterns.view import KernelView
 from tests.analyzer.sass_listings import DATA, listed_cubins
@@ -34,7 +35,7 @@ def origins_of(function: str, starts=lambda pc: True) -> dict[int, list[int]]:
     symbol = table.function_symbol(function)
     code = table.elf.section_data(table.elf.sections[symbol.shndx])[symbol.value : symbol.value + symbol.size]
     accesses = [
-        pc for pc in range(0, len(code), 16) if int.from_bytes(code[pc : pc + 2], "little") & 0xFFF in (0x981, 0x986)
+        pc for pc in range(0, len(code), 16) if int.from_bytes(code[pc : pc + 2], "little") & 0xFFF in _ACCESSES
     ]
     found = address_origins(code, table.arch, accesses, starts)
     assert set(found) == set(accesses)
@@ -44,21 +45,40 @@ def origins_of(function: str, starts=lambda pc: True) -> dict[int, list[int]]:
 def test_csr_gathers_come_from_the_frontier_and_the_row_offsets():
     # LDG at 0xc0: frontier[tid]; 0x100, 0x110: row[node], row[node + 1]; in the loop (unrolled four times)
     # cost[node] from the frontier's value and col[j] from the row offsets (j carried round the loop);
-    # out[tid * 33] from the thread's index alone
+    # out[tid * 33] from the thread's index alone; each atomicMin on cost[next] (REDG) from its col[j]
     found = origins_of("_Z8csr_stepPKjS0_S0_PjS1_j")
     assert found[0xC0] == [] and found[0x530] == []
     assert found[0x100] == found[0x110] == [0xC0]
     assert found[0x240] == found[0x300] == found[0x3A0] == found[0x410] == found[0x480] == [0xC0]
     assert found[0x250] == found[0x330] == found[0x390] == found[0x400] == found[0x470] == [0x100]
+    assert [found[pc] for pc in (0x2B0, 0x380, 0x3F0, 0x460, 0x4D0)] == [[0x250], [0x330], [0x390], [0x400], [0x470]]
 
 
 def test_origins_follow_floats_shuffles_and_atomics_but_not_the_thread_index():
     assert origins_of("_Z12float_lookupPKfS0_Pff") == {0xA0: [], 0xF0: [0xA0], 0x110: []}  # table[(int)(x * s)]
     # the warp-aggregated atomicAdd: one lane's ATOMG, its old value shuffled to all, each lane's slot after it
-    assert origins_of("_Z12atomic_slotsPKfPfPi") == {0x110: [], 0x170: [0xC0]}
+    assert origins_of("_Z12atomic_slotsPKfPfPi") == {0xC0: [], 0x110: [], 0x170: [0xC0]}
     # index[255 - tid] from shared memory (LDS at 0x120), then in[k * 7] and, through SHFL.BFLY, out[swapped * 5]
-    assert origins_of("_Z19shared_and_shuffledPKiPKfPf") == {0x70: [], 0x150: [0x120], 0x1C0: [], 0x1D0: [0x120]}
-    assert origins_of("_Z12shared_slotsPKfPf") == {0xF0: [], 0x230: [0x1E0]}  # ATOMS on a shared counter
+    found = origins_of("_Z19shared_and_shuffledPKiPKfPf")
+    assert found == {0x70: [], 0x100: [], 0x120: [], 0x150: [0x120], 0x1C0: [], 0x1D0: [0x120]}
+    # ATOMS on a shared counter (its own address a uniform register's: no origin)
+    assert origins_of("_Z12shared_slotsPKfPf") == {0xD0: [], 0xF0: [], 0x1E0: [], 0x230: [0x1E0]}
+
+
+def test_shared_accesses_at_loaded_keys_and_ranks_found_by_comparisons():
+    # staged[k & 1023] (LDS at 0x250) from keys[i] (0x1a0), staged[(tid * 32) & 1023] (0x210) from the thread alone
+    found = origins_of("_Z13shared_lookupPKiPKfPf")
+    assert found == {0xF0: [], 0x130: [], 0x1A0: [], 0x210: [], 0x250: [0x1A0], 0x270: []}
+    # a binary search: each probe's address from the comparisons (ISETP, then SEL by their predicate) of the key
+    # (LDG at 0x110) with the probes before it; the scatter to the rank found (0x3d0) from all of them. The second
+    # probe's base is set by a guarded move (`@P0 IMAD R6, RZ, RZ, UR4`), and a guard hands on no origin (a bounds
+    # check's guard would name loads the address never came from): found from the third probe on.
+    found = origins_of("_Z14rank_in_sortedPKjS0_Pj")
+    probes = [0x130, 0x170, 0x1D0, 0x220, 0x270, 0x2C0, 0x310, 0x380]
+    assert found[0x130] == found[0x170] == []
+    assert found[0x1D0] == [0x110, 0x130, 0x170]
+    assert found[0x3D0] == sorted([0x110, *probes[:-1]])
+    assert found[0x90] == found[0xF0] == found[0x110] == []
 
 
 def test_a_load_the_caller_rules_out_starts_no_origin():
@@ -166,3 +186,47 @@ def test_the_register_check_tells_a_wrong_decoding():
     assert registers_agree("IMAD R9, R9, c[0x0][0x0], R1 ;", lo, hi) is False
     assert registers_agree("IMAD R8, R9, c[0x0][0x0], R0 ;", lo, hi) is False
     assert registers_agree("EXIT ;", 0x794D, 0) is None
+
+
+def shared_node(pc, line, address_from=None):
+    found = {
+        "id": pc + 1,
+        "pc": pc,
+        "function": "k",
+        "space": "shared",
+        "type": "write",
+        "size": 4,
+        "executions": 100,
+        "lanes": [[32, 100]],
+        "addresses": [[32, 100]],  # 32 words whatever the data: the trace alone sees no data-indexed words
+        "wavefronts": [[1, 30], [2, 40], [4, 30]],
+        "wavefronts_ideal": [[1, 100]],
+        "bytes": 100 * 32 * 4,
+        "source": {"file": "/src/mergeSort.cu", "line": line},
+    }
+    if address_from is not None:
+        found["address_from"] = address_from
+    return found
+
+
+def test_a_bank_conflict_at_words_the_data_picks_is_no_padding_finding():
+    """cuda-samples mergeSort's `baseKey[posA] = keyA`: the rank comes from a binary search over loaded keys, so the
+    conflicts vary with the data, and the trace alone told the user to pad the array."""
+    probe = shared_node(0x40, 97)
+    probe.update(type="read", wavefronts=[[1, 100]])  # conflict-free: no finding of its own
+    settings = {"bankConflict": 1.1}
+    (before,) = find_conflicts(KernelView(kernel([probe, shared_node(0x80, 139)])), settings)
+    (after,) = find_conflicts(KernelView(kernel([probe, shared_node(0x80, 139, address_from=[0x40])])), settings)
+    assert before.fix_kind == "padding" and "pad or swizzle the array" in before.message
+    assert after.fix_kind == "none"
+    assert "data-dependent: the data picks the words (computed from the values loaded at mergeSort.cu:97)" in (
+        after.message
+    )
+    assert "the SASS computes the address from the values loaded at mergeSort.cu:97" in after.explanation
+    assert after.metrics["address_from"] == [0x40] and "data_indexed" not in after.metrics
+
+    # steady at 2 wavefronts (92% of mergeSortSharedKernel's scatters): still the data's, not a layout to redo
+    steady = shared_node(0x80, 139, address_from=[0x40])
+    steady["wavefronts"] = [[1, 8], [2, 92]]
+    (after,) = find_conflicts(KernelView(kernel([probe, steady])), settings)
+    assert after.fix_kind == "none" and "data-dependent: the data picks the words" in after.message

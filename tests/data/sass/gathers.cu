@@ -62,3 +62,25 @@ __global__ void shared_slots(const float* in, float* out) {
     out[blockIdx.x * blockDim.x + slot * 3] = value;
   }
 }
+
+// A table staged in shared memory and read at a loaded key (a lookup), next to a read at the thread's index.
+__global__ void shared_lookup(const int* keys, const float* table, float* out) {
+  __shared__ float staged[1024];
+  for (int j = threadIdx.x; j < 1024; j += blockDim.x) staged[j] = table[j];
+  __syncthreads();
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  int k = keys[i];
+  out[i] = staged[k & 1023] + staged[(threadIdx.x * 32) & 1023];
+}
+
+// A binary search through a sorted array in shared memory, then a scatter to the rank found: the loaded values pick
+// the rank through comparisons only (predicates), not through arithmetic.
+__global__ void rank_in_sorted(const unsigned* sorted, const unsigned* keys, unsigned* out) {
+  __shared__ unsigned staged[256];
+  staged[threadIdx.x] = sorted[threadIdx.x];
+  __syncthreads();
+  unsigned key = keys[blockIdx.x * blockDim.x + threadIdx.x], rank = 0;
+  for (unsigned stride = 128; stride > 0; stride >>= 1)
+    if (staged[rank + stride - 1] < key) rank += stride;
+  out[rank * 32 + blockIdx.x] = key;
+}
