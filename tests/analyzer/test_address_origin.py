@@ -5,6 +5,8 @@ by the thread alone), and what the report and the coalescing rule make of it."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from benchmarks.sass_decoder_check import listed_instructions, registers_agree
@@ -230,3 +232,22 @@ def test_a_bank_conflict_at_words_the_data_picks_is_no_padding_finding():
     steady["wavefronts"] = [[1, 8], [2, 92]]
     (after,) = find_conflicts(KernelView(kernel([probe, steady])), settings)
     assert after.fix_kind == "none" and "data-dependent: the data picks the words" in after.message
+
+
+def test_arbitrary_code_never_raises():
+    """Bytes that are no compiler's (a hostile or truncated CUBIN): random words with memory, branch, compare and
+    select opcodes among them, branches anywhere, give an answer for every access asked about, or none."""
+    rng = random.Random(53)
+    opcodes = [0x981, 0x986, 0x984, 0x388, 0x947, 0x547, 0x94D, 0x20C, 0x207, 0x224, 0x225, 0x589, 0x944, 0x9A8]
+    for _ in range(200):
+        words = []
+        for _ in range(rng.randrange(1, 64)):
+            low = rng.getrandbits(64)
+            if rng.random() < 0.7:
+                low = low & ~0xFFF | rng.choice(opcodes)
+            words.append(low.to_bytes(8, "little") + rng.getrandbits(64).to_bytes(8, "little"))
+        code = b"".join(words)
+        asked = [16 * i for i in range(len(words))] + [3, -16, len(code)]
+        found = address_origins(code, rng.choice((80, 90, 120)), asked, lambda pc: pc % 32 == 0)
+        assert all(pc % 16 == 0 and 0 <= pc < len(code) for pc in found)
+        assert all(origin % 16 == 0 and origin < len(code) for origins in found.values() for origin in origins)
