@@ -32,7 +32,7 @@ register in C's field; 4, 5 and 6 one of those as the middle operand, the last r
 holds a register only in form 1, and C's holds one in every form of an instruction with three operands. A load's
 size is hi's bits 9-11 (5: 64 bits, two registers; 6: 128 bits, four). Every opcode below was checked against
 nvdisasm: on the CUBINs of tests/data in every test run (tests/analyzer/test_address_origin.py), and on 56 sm_90
-CUBINs of the suite's and the breadth set's applications, 49,061 instructions, once (benchmarks/sass_decoder_check.py,
+CUBINs of the suite's and the breadth set's applications, 56,371 instructions (compares included), once (benchmarks/sass_decoder_check.py,
 session 53). Not every form of an opcode is listed: a form missing here is an unknown instruction, never a guess.
 
 Cost: only functions with a wasteful global access and a lane-varying load are walked. Walking every function of

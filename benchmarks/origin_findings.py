@@ -10,8 +10,9 @@ severity changed, so a change to the def-use walk can be judged on real applicat
 
 Session 53 (s51 call 1's reports, CUBINs built here with nvcc 13.0): SHOC BFS (UIUC) 10 poor-coalescing findings
 of the two spill kernels changed (2 of them warnings), now giving the gather's advice and naming bfs_kernel.cu:271,
-275, 581 and 584; SHOC BFS 1 (BFS_kernel_warp's `levels[v]`, from line 69); none in cuda-samples mergeSort,
-sortingNetworks, transpose, matrixMul, reduction or SHOC sort (benchmarks/results/s53/offline).
+275, 581 and 584; SHOC BFS 1 (BFS_kernel_warp's `levels[v]`, from line 69); cuda-samples mergeSort 10 (the merge
+scatters' bank conflicts no longer told to pad, and `d_Limits[dstPos]`'s scatter advice); none in sortingNetworks,
+transpose, matrixMul, reduction or SHOC sort (benchmarks/results/s53/offline).
 """
 
 from __future__ import annotations

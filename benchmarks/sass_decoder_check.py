@@ -9,7 +9,7 @@ from a load, every load counted as an origin (the report only counts loads whose
     python benchmarks/sass_decoder_check.py DIR_OR_CUBIN... [--nvdisasm PATH]
 
 Session 53: the suite's and the breadth set's sm_90 CUBINs built with nvcc 13.0 (`nvcc -cubin -lineinfo -O3
--arch=sm_90`), 49,061 instructions checked, no mismatch.
+-arch=sm_90`), 56,371 instructions checked, no mismatch.
 """
 
 from __future__ import annotations
