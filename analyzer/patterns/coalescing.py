@@ -117,7 +117,7 @@ def _draft(node: Node, ratio: float, members: list[Node], origins: list[Node]) -
     metrics = {"R_coal": ratio, "sectors_mean": mean_sectors, "sectors_ideal_mean": ideal, "excess_sectors": excess}
     if follows_data:
         metrics["addresses_follow_data"] = True
-    if origins:
+    if loaded:
         metrics["address_from"] = sorted({origin.pc for origin in origins})
     return Draft(
         "poor-coalescing",
