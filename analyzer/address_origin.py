@@ -216,8 +216,9 @@ def address_origins(
     code: bytes, arch: int | None, accesses: Iterable[int], starts_origin: Callable[[int], bool]
 ) -> dict[int, list[int]] | None:
     """For each PC of `accesses` that is a global or shared load, store or atomic of `code`, the PCs of the loads
-    whose values its address register was computed from (empty: none found). `starts_origin(pc)` says whether the load at pc starts an
-    origin. None for an architecture this decoder does not know or code that is no whole number of instructions."""
+    whose values its address register was computed from (empty: none found). `starts_origin(pc)` says whether the
+    load or atomic at pc starts an origin. None for an architecture this decoder does not know or code that is no
+    whole number of instructions."""
     if arch is None or arch < 80 or len(code) % INSTRUCTION_BYTES or not code:
         return None
     words = list(struct.iter_unpack("<QQ", code))
