@@ -3,41 +3,43 @@
 The trace tells a gather from a strided walk only by its lanes' addresses (Node.addresses_follow_data: requests with
 lanes on no stride). Where the loaded indices themselves follow a stride in the input at hand (SHOC BFS (UIUC)'s
 frontier: 64-77% of the CSR gathers' requests are on a stride), a gather looks strided, and was told to index with
-threadIdx.x, which no change of the indexing arithmetic can do. The SASS says what the data cannot: the address
-register of `LDG [R2.64]` was computed from the value an earlier load returned (`edgeArray[frontier[tid]]`). So for
-shared memory: a scatter to the ranks a binary search found (cuda-samples mergeSort's `baseKey[posA] = keyA`) touches
-32 words per access like a strided store and looked like a layout to pad (patterns/bank_conflict.py).
+threadIdx.x, which no change of the indexing arithmetic can do. The SASS says what the data cannot: the address register
+of `LDG [R2.64]` was computed from the value an earlier load returned (`edgeArray[frontier[tid]]`). So for shared
+memory: a scatter to the ranks a binary search found (cuda-samples mergeSort's `baseKey[posA] = keyA`) touches 32 words
+per access like a strided store and looked like a layout to pad (patterns/bank_conflict.py).
 
-The walk follows registers through the instructions whose operands are known (_ALU below), forward over the
-function's control-flow graph (branches decoded as analyzer/loops.py decodes them), joining at merges, until nothing
-changes. A guarded instruction (`@!P0 IMAD.WIDE R2, ...`) sets its registers as an unguarded one would: the compiler
-guards the use by the same predicate (`@!P0 STG [R2.64]`), and keeping the value the register held before (cuda-samples
-scalarProd: a shared-memory sum) would name loads the address never came from. Predicates are followed as registers
-are: a comparison (ISETP, FSETP) sets its predicates from its operands, and a select (SEL, FSEL) takes its predicate's
-origins besides its operands', which is how a binary search's rank comes from the keys it compared. A guard hands on
-nothing (a bounds check's guard on `if (flag[i]) out[i * 33] = x` would make out's address follow `flag`): a move
-guarded by a comparison of loaded values is missed, so the walk can fall short of the data, never beyond it. A register's origins are the loads whose values flowed into it. What may start an origin is the caller's to
-say (`starts_origin`): attach_address_origins takes loads whose lanes read more than one address in some request
-(a warp-uniform value, `ptrs[blockIdx.x]` or a broadcast length, cannot spread a warp's lanes), and atomics (their
-lanes get different old values even from one address). Everything the walk does not know is taken as origin-free:
-an unknown instruction's destination, a call's (the callee may set any register), a local-memory reload (a spill),
-a constant load, a special register (threadIdx), a uniform register. So an unknown instruction can only hide an
-origin, never invent one: the rules then fall back on the trace, as before.
+The walk follows registers through the instructions whose operands are known (_ALU below), forward over the function's
+control-flow graph (branches decoded as analyzer/loops.py decodes them), joining at merges, until nothing changes. A
+guarded instruction (`@!P0 IMAD.WIDE R2, ...`) sets its registers as an unguarded one would: the compiler guards the use
+by the same predicate (`@!P0 STG [R2.64]`), and keeping the value the register held before (cuda-samples scalarProd: a
+shared-memory sum) would name loads the address never came from. Predicates are followed as registers are: a comparison
+(ISETP, FSETP) sets its predicates from its operands, and a select (SEL, FSEL) takes its predicate's origins besides its
+operands', which is how a binary search's rank comes from the keys it compared. A guard hands on nothing (a bounds
+check's guard on `if (flag[i]) out[i * 33] = x` would make out's address follow `flag`): a move guarded by a comparison
+of loaded values is missed, so the walk can fall short of the data, never beyond it. A register's origins are the loads
+whose values flowed into it. What may start an origin is the caller's to say (`starts_origin`): attach_address_origins
+takes loads whose lanes read more than one address in some request (a warp-uniform value, `ptrs[blockIdx.x]` or a
+broadcast length, cannot spread a warp's lanes), and atomics (their lanes get different old values even from one
+address). Everything the walk does not know is taken as origin-free: an unknown instruction's destination, a call's (the
+callee may set any register), a local-memory reload (a spill), a constant load, a special register (threadIdx), a
+uniform register. So an unknown instruction can only hide an origin, never invent one: the rules then fall back on the
+trace, as before.
 
-Encoding (sm_80 and later, the 128-bit instruction as two little-endian 64-bit words lo, hi): the opcode is lo's
-bits 0-11, its guard predicate bits 12-15 (7: always), the destination register bits 16-23, register A bits 24-31,
-register B bits 32-39; register C is hi's bits 0-7. Bits 9-11 of an ALU opcode give its operand form: 1 all
-registers (A, B, C); 2, 3 and 7 an immediate, a constant or a uniform register as the last operand, with the middle
-register in C's field; 4, 5 and 6 one of those as the middle operand, the last register in C's field. So B's field
-holds a register only in form 1, and C's holds one in every form of an instruction with three operands. A load's
-size is hi's bits 9-11 (5: 64 bits, two registers; 6: 128 bits, four). Every opcode below was checked against
-nvdisasm: on the CUBINs of tests/data in every test run (tests/analyzer/test_address_origin.py), and on 56 sm_90
-CUBINs of the suite's and the breadth set's applications, 56,371 instructions (compares included), once (benchmarks/sass_decoder_check.py,
-session 53). Not every form of an opcode is listed: a form missing here is an unknown instruction, never a guess.
+Encoding (sm_80 and later, the 128-bit instruction as two little-endian 64-bit words lo, hi): the opcode is lo's bits
+0-11, its guard predicate bits 12-15 (7: always), the destination register bits 16-23, register A bits 24-31, register B
+bits 32-39; register C is hi's bits 0-7. Bits 9-11 of an ALU opcode give its operand form: 1 all registers (A, B, C); 2,
+3 and 7 an immediate, a constant or a uniform register as the last operand, with the middle register in C's field; 4, 5
+and 6 one of those as the middle operand, the last register in C's field. So B's field holds a register only in form 1,
+and C's holds one in every form of an instruction with three operands. A load's size is hi's bits 9-11 (5: 64 bits, two
+registers; 6: 128 bits, four). Every opcode below was checked against nvdisasm: on the CUBINs of tests/data in every
+test run (tests/analyzer/test_address_origin.py), and on 56 sm_90 CUBINs of the suite's and the breadth set's
+applications, 56,371 instructions (compares included), once (benchmarks/sass_decoder_check.py, session 53). Not every
+form of an opcode is listed: a form missing here is an unknown instruction, never a guess.
 
-Cost: only functions with a wasteful global access and a lane-varying load are walked. Walking every function of
-the suite's and the breadth set's 56 CUBINs, all loads as origins, took 0.67 s in all on this project's two-core
-machine, 71 ms for the largest (cudaTensorCoreGemm's compute_gemm, 7,368 instructions; session 53).
+Cost: only functions with a wasteful access (extra sectors, extra wavefronts) and a lane-varying load are walked: 0.2
+to 7.6 ms per application on the suite's recorded reports. Walking every function of the 56 CUBINs, all loads as
+origins, took 0.67 s in all on this project's two-core machine, 71 ms for the largest (cudaTensorCoreGemm's
+compute_gemm, 7,368 instructions; session 53).
 
 Public API: :func:`address_origins`, :func:`attach_address_origins`.
 """

@@ -101,8 +101,8 @@ def _data_dependent(members: list[Node], data_indexed: bool) -> bool:
 # partial warps: their words follow their lanes exactly); data-indexed ones 0.2 to 0.75.
 DATA_INDEXED_SHARE = 0.1
 _DATA_INDEXED_FIX = (
-    "The lanes' words come from the data (a lookup or a search through loaded values: {evidence}), so how many of them share "
-    "a bank changes from one access to the next, and padding or a swizzle only moves the collisions. If they matter, "
+    "The lanes' words come from the data (a lookup or a search through loaded values: {evidence}), so how many of them "
+    "share a bank changes from one access to the next, and padding or a swizzle only moves the collisions. If they matter, "
     "keep the looked-up values in registers, give each lane group its own copy of a small table, or order the work "
     "so that a warp's lanes look up nearby words (sorted keys)."
 )

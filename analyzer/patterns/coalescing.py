@@ -104,7 +104,10 @@ def _draft(node: Node, ratio: float, members: list[Node], origins: list[Node]) -
     scatter = follows_data and all(m.type == "write" for m in members)
     loaded = f" (computed from the values loaded at {where(origins)})" if follows_data and origins else ""
     if scatter:
-        advice = f"the addresses come from the data{loaded or ' (a scatter)'}: stage the stores by destination in shared memory"
+        advice = (
+            f"the addresses come from the data{loaded or ' (a scatter)'}: "
+            "stage the stores by destination in shared memory"
+        )
     elif follows_data:
         advice = f"the addresses come from loaded data{loaded}: give a warp one row or vertex, or reorder the data"
     else:
