@@ -79,6 +79,7 @@ REPORT_NODE = Obj(
             required=("register", "offset"),
         ),
         "address_from": List(Int(0, (1 << 40) - 1)),
+        "strong": Bool(),
         "metrics": Maybe(
             Obj(
                 {

@@ -2,7 +2,7 @@
 
 For every instruction the def-use walk follows (an ALU opcode of its table, a load or an atomic), the registers
 nvdisasm names must be the ones the decoder reads and sets (the destination first; a register pair's second half
-unnamed). Per CUBIN it prints the instructions checked, the mismatches (the first few in full), the opcodes the walk
+unnamed); every global load and store must be strong (analyzer/memory_order.py) exactly when nvdisasm says `.STRONG`. Per CUBIN it prints the instructions checked, the mismatches (the first few in full), the opcodes the walk
 does not know (it takes their results as origin-free), and how many global loads and stores have an address computed
 from a load, every load counted as an origin (the report only counts loads whose lanes read more than one address).
 
@@ -25,6 +25,7 @@ from pathlib import Path
 from reuselens.analyzer.address_origin import _ALU, _COMPARES, PREDICATE_BASE, _effect, address_origins
 from reuselens.analyzer.lineinfo.cubin import CubinLineTable
 from reuselens.analyzer.lineinfo.sass import find_nvdisasm, parse_listing
+from reuselens.analyzer.memory_order import is_strong
 
 _REGISTER = re.compile(r"(?<![\w.])-?\|?R(\d+)\b")  # R7, -R7, |R7|; not UR7, not the .64 of [R2.64]
 _GUARD = re.compile(r"^@!?U?P[0-7T]\s+")
@@ -49,6 +50,13 @@ def registers_agree(text: str, lo: int, hi: int) -> bool | None:
     return None
 
 
+def ordering_agrees(text: str, lo: int, hi: int) -> bool | None:
+    """Whether analyzer/memory_order.py calls a global load or store strong exactly when nvdisasm writes `.STRONG`;
+    None for any other instruction."""
+    strong = is_strong(lo, hi)
+    return None if strong is None else strong == (".STRONG" in text)
+
+
 def listed_instructions(cubin: Path, listing: str):
     """(function, pc, text, low word, high word) of every listed instruction of the CUBIN's functions."""
     table = CubinLineTable(cubin.read_bytes())
@@ -67,6 +75,8 @@ def check(cubin: Path, nvdisasm: str) -> tuple[int, int]:
     checked, wrong, unknown = 0, [], collections.Counter()
     accesses: dict[str, list[int]] = collections.defaultdict(list)
     for function, pc, text, lo, hi in listed_instructions(cubin, listing):
+        if ordering_agrees(text, lo, hi) is False:
+            wrong.append(f"{function} {pc:#x} (ordering): {text}")
         agrees = registers_agree(text, lo, hi)
         if agrees is None:
             if _effect(lo, hi)[0] == "free" and lo & 0xFFF not in _ORIGIN_FREE:

@@ -183,6 +183,33 @@ def _as_lane_dependent(draft: Draft, members: list[Node]) -> Draft:
     return draft
 
 
+_STRONG_READ_NOTE = (
+    "This load is strong in the SASS (.STRONG: a volatile access, or a relaxed or acquire one): the compiler must "
+    "issue every read, and __restrict__ does not change that. The program may rely on it to see other threads' "
+    "writes (a value other threads update with atomics, a flag polled in a loop), and then the reload is the point. "
+    "Only if this thread need not see writes made in between, read the value once into a local variable and reuse "
+    "it, or drop the volatile qualifier. "
+)
+_STRONG_WAW_NOTE = (
+    "This store is strong in the SASS (.STRONG: a volatile access, or a relaxed or release one): the compiler must "
+    "issue every store, and __restrict__ does not change that. Another thread may read the intermediate value "
+    "while this one runs (a progress flag, a value published to other blocks), which this profile cannot see as a "
+    "reuse. Only if nobody reads it in between, keep the value in a register and store it once. "
+)
+_STRONG_WORDS = " — a volatile (strong) {what}: every {verb} reaches memory by design, whatever the pointers alias"
+
+
+def _as_strong(draft: Draft, read: bool) -> Draft:
+    """The finding of a strong (volatile) access's re-reads or overwritten stores (memory_order.py): they are the
+    program's to keep unless it needs no other thread's view in between: information, no fix. Its message was
+    built without the register or __restrict__ advice (_read_draft, _waw_draft)."""
+    draft.explanation = _STRONG_READ_NOTE if read else _STRONG_WAW_NOTE
+    draft.fix_kind = "none"
+    draft.tier = TIER_INFORMATION
+    draft.metrics["strong"] = True
+    return draft
+
+
 # A reload's re-reads count as an earlier loop's when at least this share of its bytes come from origins in a sibling
 # loop that ran at least this many times per warp (module docstring).
 EARLIER_LOOP_SHARE = 0.9
@@ -237,6 +264,7 @@ def _read_draft(
     by_kind: dict[str, float],
     origins: list[Node],
     suspects: list[Node],
+    strong: bool = False,
 ) -> Draft:
     rar, raw = by_kind.get("rar", 0.0), by_kind.get("raw", 0.0)
     wasted = rar + raw
@@ -248,6 +276,8 @@ def _read_draft(
     if raw:
         parts.append(f"{format_bytes(raw)} the same thread wrote itself (RAW)")
     advice = _alias_text(suspects, "store") if suspects else " — keep it in a register"
+    if strong:
+        advice = _STRONG_WORDS.format(what="load", verb="read")
     message = f"re-reads {' and '.join(parts)}{places(origins)}{advice} ({format_share(fraction)} of this PC's traffic)"
     explanation = (_ALIAS_READ_FIX if suspects else "") + _READ_FIX + (_LOCAL_NOTE if node.space == "local" else "")
     return Draft(
@@ -266,15 +296,19 @@ def _read_draft(
             "rar_bytes": rar,
             "raw_bytes": raw,
             "redundant_fraction": fraction,
-            "alias_pcs": [n.pc for n in suspects],
+            "alias_pcs": [] if strong else [n.pc for n in suspects],
         },
     )
 
 
-def _waw_draft(view: KernelView, node: Node, dead: float, overwriters: list[Node], suspects: list[Node]) -> Draft:
+def _waw_draft(
+    view: KernelView, node: Node, dead: float, overwriters: list[Node], suspects: list[Node], strong: bool = False
+) -> Draft:
     fraction = min(1.0, dead / node.w_total()) if node.w_total() else 0.0
     what = "a dead store" if fraction >= 0.999 else f"{format_share(fraction)} of its bytes are dead"
     advice = _alias_text(suspects, "load") if suspects else " — keep the value in a register and store once"
+    if strong:
+        advice = _STRONG_WORDS.format(what="store", verb="store")
     message = (
         f"stores {format_bytes(dead)} that the same thread overwrites{places(overwriters)} before any "
         f"read (WAW, {what}){advice}"
@@ -295,7 +329,7 @@ def _waw_draft(view: KernelView, node: Node, dead: float, overwriters: list[Node
         metrics={
             "waw_bytes": dead,
             "dead_fraction": fraction,
-            "alias_pcs": [n.pc for n in suspects],
+            "alias_pcs": [] if strong else [n.pc for n in suspects],
         },
     )
 
@@ -355,9 +389,12 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
             # an earlier loop's values are too many for registers, whatever a store in between may alias
             pairs = [] if group is beside else [(view.nodes[i], m) for m in group for i in read_from[m.id]]
             suspects = _suspects(view, pairs, "read") if pairs else []
-            draft = _read_draft(view, merged_node(group), by_kind, origins, suspects)
+            strong = all(m.raw.get("strong") for m in group)
+            draft = _read_draft(view, merged_node(group), by_kind, origins, suspects, strong)
             if not any(m.id in covered for m in group):
                 draft = _as_sub_word(draft)
+            elif strong:
+                draft = _as_strong(draft, read=True)
             elif group is beside:
                 draft = _as_earlier_loop(draft, values)
             elif group is split and not suspects:  # a reload aliasing forces is __restrict__'s, whatever the lanes
@@ -367,9 +404,12 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     for group in group_by_line(view.nodes[i] for i in dead):
         later = sorted({view.nodes[i] for m in group for i in overwriters[m.id]}, key=lambda n: n.key)
         suspects = _suspects(view, [(m, view.nodes[i]) for m in group for i in overwriters[m.id]], "write")
-        draft = _waw_draft(view, merged_node(group), sum(dead[m.id] for m in group), later, suspects)
+        strong = all(m.raw.get("strong") for m in group)
+        draft = _waw_draft(view, merged_node(group), sum(dead[m.id] for m in group), later, suspects, strong)
         if not any(m.id in covered for m in group):
             draft = _as_sub_word(draft)
+        elif strong:
+            draft = _as_strong(draft, read=False)
         draft.nodes = group
         drafts.append(draft)
     return drafts

@@ -1,12 +1,12 @@
-"""What address origins change in a saved report: its findings before and after attaching them from CUBINs.
+"""What the SASS's node facts change in a saved report: its findings before and after attaching them from CUBINs.
 
 A suite report (report.json) carries every kernel's graph but no machine code; CUBINs built here from the same
 sources with the same nvcc and flags as on the GPU machine (`nvcc -cubin -lineinfo -O3 -arch=sm_90`) have the same
-PCs. This attaches `address_from` (analyzer/address_origin.py) to the report's kernels from whichever CUBIN defines
-each kernel, re-derives the findings under the report's own settings, and prints every finding whose message or
+PCs. This attaches `address_from` (analyzer/address_origin.py) and `strong` (analyzer/memory_order.py) to the
+report's kernels from whichever CUBIN defines each kernel, re-derives the findings under the report's own settings, and prints every finding whose message or
 severity changed, so a change to the def-use walk can be judged on real applications without a GPU.
 
-    python benchmarks/origin_findings.py REPORT.json CUBIN... [--json OUT]
+    python benchmarks/sass_findings.py REPORT.json CUBIN... [--json OUT]
 
 Session 53 (s51 call 1's reports, CUBINs built here with nvcc 13.0): SHOC BFS (UIUC) 10 poor-coalescing findings
 of the two spill kernels changed (2 of them warnings), now giving the gather's advice and naming bfs_kernel.cu:271,
@@ -26,6 +26,7 @@ from typing import Any
 
 from reuselens.analyzer.address_origin import attach_address_origins
 from reuselens.analyzer.lineinfo.cubin import CubinLineTable
+from reuselens.analyzer.memory_order import attach_strong_accesses
 from reuselens.analyzer.patterns import find_report_findings
 from reuselens.analyzer.rederive import recorded_settings
 
@@ -41,7 +42,7 @@ class _OneCubin:
 
 
 def changed_findings(report: dict[str, Any], cubins: list[CubinLineTable]) -> list[dict[str, Any]]:
-    """Per kernel whose nodes got `address_from`: the findings whose message or severity changed."""
+    """Per kernel whose nodes got `address_from` or `strong`: the findings whose message or severity changed."""
     settings = recorded_settings(report)
     gpu = (report.get("run") or {}).get("gpu")
     kernels = report["kernels"]
@@ -50,11 +51,13 @@ def changed_findings(report: dict[str, Any], cubins: list[CubinLineTable]) -> li
         table = next((t for t in cubins if t.function_symbol(kernel.get("mangled") or "") is not None), None)
         if table is not None:
             attach_address_origins(_OneCubin(table), [kernel])
+            attach_strong_accesses(_OneCubin(table), [kernel])
     after = find_report_findings(kernels, settings, gpu)
     changes = []
     for kernel, old, new in zip(kernels, before, after):
         origins = sum(1 for node in kernel["nodes"] if node.get("address_from"))
-        if not origins:
+        strong = sum(1 for node in kernel["nodes"] if node.get("strong"))
+        if not origins and not strong:
             continue
         old_by_id, new_by_id = {f["id"]: f for f in old}, {f["id"]: f for f in new}
         changed = [
@@ -63,7 +66,9 @@ def changed_findings(report: dict[str, Any], cubins: list[CubinLineTable]) -> li
             if (old_by_id.get(key) or {}).get("message") != (new_by_id.get(key) or {}).get("message")
             or (old_by_id.get(key) or {}).get("severity") != (new_by_id.get(key) or {}).get("severity")
         ]
-        changes.append({"kernel": kernel.get("name"), "nodes_with_origins": origins, "changed": changed})
+        changes.append(
+            {"kernel": kernel.get("name"), "nodes_with_origins": origins, "strong_nodes": strong, "changed": changed}
+        )
     return changes
 
 
@@ -88,8 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     changes = changed_findings(report, cubins)
     for kernel in changes:
         print(
-            f"{kernel['kernel']}: {kernel['nodes_with_origins']} nodes with address_from, "
-            f"{len(kernel['changed'])} findings changed"
+            f"{kernel['kernel']}: {kernel['nodes_with_origins']} nodes with address_from, {kernel['strong_nodes']} "
+            f"strong, {len(kernel['changed'])} findings changed"
         )
         for change in kernel["changed"]:
             print(f"  - {_line(change['before'])}\n  + {_line(change['after'])}")
