@@ -23,6 +23,11 @@ it more resident than it is. Such a finding is information (a hint below 10% of 
 (SobolQRNG's 12.8 KB tables, globalToShmemAsyncCopy's 65 KB tiles, stencil2d's 1-2 MB grids were told to pin
 their data in L2; session 46's review of the breadth set).
 
+Atomics shared by blocks are told to privatize a per-block copy in shared memory, which needs the object to fit
+there: at most the shared memory one block can have on the run's GPU (_BLOCK_SHARED_BYTES). SHOC BFS (UIUC)'s
+atomicMin over a graph's distances (664 KB per launch) was told to; a larger object's finding is information with no
+fix, saying that its atomics resolve in L2 (session 53).
+
 Warp-scope reuse at addresses that follow the data (Node.addresses_follow_data, Parboil spmv's `x_vec[d_index[j]]`):
 which lane holds a value that other lanes need is known only at run time, so no shuffle pattern can pass it, and
 the lane that loaded it first already brought its sector into L1. Such a finding is information (a hint below 10%)
@@ -131,6 +136,18 @@ _STORE_FIX = (
     "after the loop (mark the pointers __restrict__ so the compiler may do it itself)."
 )
 
+# The shared memory one block can have (opt-in maximum, per compute capability): a per-block copy of an atomically
+# updated object must fit there. Architectures not listed get the 48 KB any block may have without opting in.
+_BLOCK_SHARED_BYTES = {"sm_70": 96 << 10, "sm_75": 64 << 10, "sm_80": 163 << 10, "sm_86": 99 << 10, "sm_87": 163 << 10}
+_BLOCK_SHARED_BYTES.update({"sm_89": 99 << 10, "sm_90": 227 << 10, "sm_100": 227 << 10, "sm_120": 99 << 10})
+BLOCK_SHARED_DEFAULT = 48 << 10
+_UNPRIVATIZABLE_FIX = (
+    "Many blocks update this data object atomically, but more of it than the shared memory of one block can hold: "
+    "a per-block copy does not fit, and the updates scatter over it (a graph's distances, a large table). Global "
+    "atomics execute in L2, which already serves this reuse. If the contention matters, reduce the updates "
+    "instead: update only when the value changes (compare with a plain read first), or split the work so that "
+    "each block updates a range of its own."
+)
 # Reuse among atomics is an update stream, not data to cache: the fix is privatization, whatever the scope.
 _ATOMIC_FIX = (
     "shared-promotion",
@@ -233,6 +250,14 @@ def _draft(
     fits = scope == "grid" and not atomic and footprint <= room and view.global_footprint_per_launch <= room
     if fits:
         kind, explanation, advice = "none", _FITS_FIX, "it fits in L2, which already serves it"
+    block_shared = _BLOCK_SHARED_BYTES.get(view.gpu_arch or "", BLOCK_SHARED_DEFAULT)
+    unprivatizable = atomic and scope == "grid" and footprint > block_shared
+    if unprivatizable:
+        kind, explanation = "none", _UNPRIVATIZABLE_FIX
+        advice = (
+            f"more than a block's {format_bytes(block_shared)} of shared memory can privatize: "
+            "the atomics resolve in L2, which serves them"
+        )
     follows_data = (
         scope == "warp_diff_inst"
         and not atomic
@@ -272,7 +297,7 @@ def _draft(
         origins=origins,
         predicted=predicted,
         metrics=metrics,
-        tier=TIER_INFORMATION if fits or follows_data else TIER_PERFORMANCE,
+        tier=TIER_INFORMATION if fits or follows_data or unprivatizable else TIER_PERFORMANCE,
         context=(view, members, ratios),
     )
 

@@ -190,17 +190,20 @@ def find_report_findings(
     """The findings of every kernel of a report, in order. Unlike find_findings kernel by kernel, a barrier line
     that one kernel keeps is kept in all (template instantiations share their source lines), and a performance
     warning must matter to the run, not only to its kernel (RUN_WARNING_SHARE). `gpu`: the run's GPU as run.json
-    describes it (its `l2_bytes`, where the collector recorded it, sizes what fits in L2)."""
+    describes it (its `l2_bytes`, where the collector recorded it, sizes what fits in L2; its `arch`, the shared
+    memory a block can have)."""
     from reuselens.analyzer.patterns.barriers import kept_lines
 
     resolved = resolve_settings(settings)
     views = [KernelView(kernel) for kernel in kernels]
     pinned = frozenset(line for view in views for line in kept_lines(view))
-    l2_bytes = (gpu or {}).get("l2_bytes")
+    l2_bytes, arch = (gpu or {}).get("l2_bytes"), (gpu or {}).get("arch")
     for view in views:
         view.pinned_barrier_lines = pinned
         if isinstance(l2_bytes, int) and not isinstance(l2_bytes, bool) and l2_bytes > 0:
             view.l2_bytes = l2_bytes
+        if isinstance(arch, str):
+            view.gpu_arch = arch
     findings = [_find(view, resolved) for view in views]
     _minor_in_the_run(findings, sum(view.traffic_bytes() for view in views))
     _minor_in_the_kernel(views, findings)

@@ -189,6 +189,8 @@ class KernelView:
         self.pinned_barrier_lines: frozenset[tuple] = frozenset()
         # The L2 cache of the GPU the run used, where run.json says (find_report_findings); None: not known.
         self.l2_bytes: int | None = None
+        # Its architecture ("sm_90"), where run.json says; None: not known.
+        self.gpu_arch: str | None = None
         # What a rule computed once for this kernel and needs again (the barrier rule's kept set: the report pass
         # reads it to pin lines, then the rule itself).
         self.memo: dict[str, Any] = {}

@@ -1147,6 +1147,27 @@ def test_what_fits_in_l2_is_judged_against_the_gpu_the_run_used():
     assert grid_fix(histo, {"l2_bytes": "50 MB"}) == "l2-window"  # a malformed size is no size
 
 
+def test_atomics_over_more_than_a_blocks_shared_memory_are_not_told_to_privatize():
+    # GIVEN atomics that blocks share (r(grid) 0.85): a histogram of 4096 warp updates of 128 B, a 105 KB object per
+    # launch, and SHOC BFS (UIUC)'s atomicMin over a graph's distances, 16 times larger (1.7 MB)
+    def grid_finding(executions, gpu):
+        kernel = reuse_kernel({"grid": 0.85, "block": 0.15}, executions=executions)
+        for node in kernel["nodes"][1:]:
+            node["type"] = "atomic"
+        (findings,) = find_report_findings([kernel], {"minShare": 0}, gpu)
+        return only(findings, "hierarchical-reuse-grid")
+
+    h100 = {"name": "NVIDIA H100 80GB HBM3", "arch": "sm_90", "l2_bytes": 50 << 20}
+    histogram = grid_finding(4096, h100)
+    assert histogram["fix"]["kind"] == "shared-promotion" and "privatize it per block" in histogram["message"]
+    graph = grid_finding(4096 << 4, h100)
+    assert graph["fix"]["kind"] == "none" and graph["severity"] in ("information", "hint")
+    assert "more than a block's 232.4 KB of shared memory can privatize" in graph["message"]
+    # where the run does not say its GPU, the 48 KB any block may have: the histogram does not fit either
+    assert grid_finding(4096, None)["fix"]["kind"] == "none"
+    assert grid_finding(4096, {"arch": "sm_120"})["fix"]["kind"] == "none"  # 99 KB on a consumer Blackwell
+
+
 def test_hierarchical_delta_is_a_setting_and_control_has_no_dominant_scope():
     assert find_findings(reuse_kernel({"block": 0.5, "grid": 0.5})) == []
     findings = find_findings(reuse_kernel({"block": 0.9, "grid": 0.1}), {"delta": 0.95})
