@@ -175,6 +175,7 @@ def _as_lane_dependent(draft: Draft, members: list[Node]) -> Draft:
     """The finding of loads whose re-reads depend on the lane (module docstring): information, no fix."""
     total = sum(m.w_total() for m in members)
     cross = sum(m.w_out.get(label, 0.0) for m in members for label in _CROSS_THREAD)
+    draft.message = draft.message.replace(" — keep it in a register", "", 1)  # what the note below says cannot be
     draft.message += _SPLIT_WORDS.format(share=format_share(cross / total if total else 0.0) + " of its bytes")
     draft.explanation = _SPLIT_NOTE + draft.explanation
     draft.fix_kind = "none"
