@@ -68,9 +68,31 @@ def _scope_cells(ref: NodeRef, results: RunResults) -> list[str]:
     return [_pct(sum(by_label[l] for l in labels), total) for _, labels in SCOPE_GROUPS]
 
 
+def _address_links(ref: NodeRef, results: RunResults) -> str:
+    """Links to the lines of the loads the access's address was computed from (`address_from`), or ''."""
+    wanted = set(ref.node.get("address_from") or ())
+    links = []
+    for node in ref.kernel.get("nodes") or []:
+        if node.get("pc") in wanted and node.get("function") == ref.node.get("function"):
+            where = results.place(node.get("source"))
+            link = (
+                f"[{md.text(os.path.basename(where[0]))}:{where[1]}]({path_to_uri(where[0])}#L{where[1]})"
+                if where
+                else None
+            )
+            if link and link not in links:
+                links.append(link)
+    more = f" +{len(links) - MAX_ORIGINS} more" if len(links) > MAX_ORIGINS else ""
+    return ", ".join(links[:MAX_ORIGINS]) + more
+
+
 def _reuse_row(ref: NodeRef, results: RunResults) -> str:
     n = ref.node
     op = f"{n.get('space')} {n.get('type')} {n.get('size')} B" + (" (cp.async)" if n.get("async_copy") else "")
+    if n.get("strong"):
+        op += " volatile"
+    if loaded := _address_links(ref, results):
+        op += f", address from {loaded}"
     cells = [
         f"`{n.get('pc', 0):#06x}`",
         op,

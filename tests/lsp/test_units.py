@@ -536,3 +536,34 @@ def test_hover_shows_value_redundancy_of_a_run_with_values():
     kernel["edges"][1]["approx_value"] = 512
     text = hover.markdown(RunResults(report, "/r/report.json", "d", {}), "/ws/v.cu", 7)
     assert "| `0x0010` | 75% (+25% within 1%) | 25% | – | 25% |" in text
+
+
+def test_hover_names_volatile_accesses_and_where_a_gathers_address_was_loaded():
+    from reuselens.lsp_server import hover
+    from reuselens.lsp_server.model import RunResults
+
+    def node(pc: int, line: int, **extra) -> dict:
+        return {
+            "id": pc // 16,
+            "function": "k",
+            "space": "global",
+            "type": "read",
+            "size": 4,
+            "pc": pc,
+            "bytes": 4096,
+            "executions": 32,
+            "source": {"file": "/ws/bfs.cu", "line": line},
+            **extra,
+        }
+
+    frontier = node(16, 581)
+    gather = node(32, 591, address_from=[16])
+    cost = node(48, 594, strong=True)
+    report = {"kernels": [{"id": "k0", "name": "k(int*)", "nodes": [{"id": 0}, frontier, gather, cost], "edges": []}]}
+    results = RunResults(report, "/r/report.json", "d", {})
+    assert "global read 4 B, address from [bfs.cu:581](file:///ws/bfs.cu#L581)" in hover.markdown(
+        results, "/ws/bfs.cu", 591
+    )
+    assert "global read 4 B volatile |" in hover.markdown(results, "/ws/bfs.cu", 594)
+    assert "volatile" not in hover.markdown(results, "/ws/bfs.cu", 581)
+    assert "address from" not in hover.markdown(results, "/ws/bfs.cu", 581)
