@@ -28,6 +28,10 @@ there: at most the shared memory one block can have on the run's GPU (_BLOCK_SHA
 atomicMin over a graph's distances (664 KB per launch) was told to; a larger object's finding is information with no
 fix, saying that its atomics resolve in L2 (session 53).
 
+Thread-scope reuse through a strong load (the node's `strong`, analyzer/memory_order.py: a volatile pointer, a
+relaxed or acquire atomic_ref load) is the program's: the compiler must issue every read, and a loop polling a flag or
+re-reading a value other threads update needs them. Such a finding is information with no fix, saying so.
+
 Warp-scope reuse at addresses that follow the data (Node.addresses_follow_data, Parboil spmv's `x_vec[d_index[j]]`):
 which lane holds a value that other lanes need is known only at run time, so no shuffle pattern can pass it, and
 the lane that loaded it first already brought its sector into L1. Such a finding is information (a hint below 10%)
@@ -134,6 +138,14 @@ _STORE_FIX = (
     "The same thread stores to this element again and again (a store in a loop overwriting its own earlier "
     "value), and nobody reads the intermediate values. Accumulate the value in a register and store it once "
     "after the loop (mark the pointers __restrict__ so the compiler may do it itself)."
+)
+
+_STRONG_FIX = (
+    "Most of this data object's reuse happens inside one thread, but through a load that is strong in the SASS "
+    "(.STRONG: a volatile access, or a relaxed or acquire one): the compiler must issue every read, so a loop "
+    "re-reads memory by design. The program may rely on it to see other threads' writes (a value other threads "
+    "update with atomics, a flag polled until another block sets it). Only if this thread need not see them, read "
+    "the value once into a local variable before the loop, or drop the volatile qualifier."
 )
 
 # The shared memory one block can have (opt-in maximum, per compute capability): a per-block copy of an atomically
@@ -266,6 +278,11 @@ def _draft(
     if follows_data:
         kind, explanation = "none", _DATA_FIX
         advice = "its addresses come from loaded data, so no shuffle can pass it; the first load's sector is in L1"
+    # a volatile (strong) load in a loop: the reloads are the program's (memory_order.py), no register keeps them
+    strong = scope == "thread" and all(n.type == "read" and n.raw.get("strong") for n in carriers)
+    if strong:
+        kind, explanation = "none", _STRONG_FIX
+        advice = "a volatile (strong) load: every read reaches memory by design"
     duplicates = _racing_stores(view, carriers) if scope == "block" and all(n.type == "read" for n in carriers) else []
     if duplicates:
         kind, explanation = "none", _DUPLICATE_FIX
@@ -283,6 +300,8 @@ def _draft(
     )
     if follows_data:
         metrics["addresses_follow_data"] = True
+    if strong:
+        metrics["strong"] = True
     if duplicates:
         metrics["duplicated_warps"] = True
     return Draft(
@@ -297,7 +316,7 @@ def _draft(
         origins=origins,
         predicted=predicted,
         metrics=metrics,
-        tier=TIER_INFORMATION if fits or follows_data or unprivatizable else TIER_PERFORMANCE,
+        tier=TIER_INFORMATION if fits or follows_data or unprivatizable or strong else TIER_PERFORMANCE,
         context=(view, members, ratios),
     )
 

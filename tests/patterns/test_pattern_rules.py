@@ -1169,6 +1169,26 @@ def test_atomics_over_more_than_a_blocks_shared_memory_are_not_told_to_privatize
     assert grid_finding(4096, {"arch": "sm_120"})["fix"]["kind"] == "none"  # 99 KB on a consumer Blackwell
 
 
+def test_thread_reuse_through_a_volatile_load_is_no_register_advice():
+    # GIVEN a loop re-reading one element per thread: through a plain load (registers serve it) and through a
+    # volatile one (LDG.E.STRONG.SYS: a value other threads update, a polled flag), which must reach memory each time
+    for strong in (False, True):
+        k = KernelBuilder()
+        k.background()
+        load = k.node("global", "read", executions=4096, line=70)
+        k.edge(load, 0, "cold", 0.1)
+        k.edge(load, load, "thread", 0.9)  # the same PC, the next iteration
+        kernel = k.build()
+        for node in kernel["nodes"][1:]:
+            if (node.get("source") or {}).get("line") == 70:
+                node["strong"] = strong
+        finding = only(find_findings(kernel), "hierarchical-reuse-block")
+        assert finding["scope"] == "thread"
+        assert finding["fix"]["kind"] == ("none" if strong else "register-promotion")
+        assert ("a volatile (strong) load" in finding["message"]) is strong
+        assert (finding["severity"] == "warning") is not strong
+
+
 def test_hierarchical_delta_is_a_setting_and_control_has_no_dominant_scope():
     assert find_findings(reuse_kernel({"block": 0.5, "grid": 0.5})) == []
     findings = find_findings(reuse_kernel({"block": 0.9, "grid": 0.1}), {"delta": 0.95})
