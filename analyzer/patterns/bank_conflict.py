@@ -50,7 +50,7 @@ from typing import Callable
 
 from reuselens.analyzer.configurations import configurations
 from reuselens.analyzer.patterns.finding import TIER_INFORMATION, TIER_PERFORMANCE, Draft, predicted_excess
-from reuselens.analyzer.patterns.text import count, where
+from reuselens.analyzer.patterns.text import count, loaded_values
 from reuselens.analyzer.patterns.view import (
     KernelView,
     Node,
@@ -165,7 +165,7 @@ def _evidence(indexed: float, origins: list[Node]) -> str:
             f"on at least {_percent(indexed)} of the executions the lanes touch a number of words that their active "
             "lanes do not explain"
         )
-    return f"the SASS computes the address from the values loaded at {where(origins)}"
+    return f"the SASS computes the address from {loaded_values(origins)}"
 
 
 def _layout_advice(node: Node, evidence: str) -> tuple[str, str]:
@@ -204,7 +204,7 @@ def _draft(node: Node, ratio: float, members: list[Node], rows: int = 1, origins
     if data_dependent and node.type != "atomic":
         picks = " — data-dependent: the data picks the words"
         if loaded:
-            picks += f" (computed from the values loaded at {where(loaded)})"
+            picks += f" (computed from {loaded_values(loaded)})"
         message = message.replace(" — pad or swizzle the array", picks)
         explanation = _DATA_INDEXED_FIX.format(evidence=evidence)
     elif data_dependent:

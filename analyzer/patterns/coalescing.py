@@ -49,7 +49,7 @@ from __future__ import annotations
 import math
 
 from reuselens.analyzer.patterns.finding import Draft, predicted_excess
-from reuselens.analyzer.patterns.text import count, format_bytes, where
+from reuselens.analyzer.patterns.text import count, format_bytes, loaded_values
 from reuselens.analyzer.patterns.view import (
     SECTOR_BYTES,
     KernelView,
@@ -102,7 +102,7 @@ def _draft(node: Node, ratio: float, members: list[Node], origins: list[Node]) -
     ideal = node.sectors_ideal_total() / node.requests if node.requests else 0.0
     follows_data = all(m.addresses_follow_data() for m in members)
     scatter = follows_data and all(m.type == "write" for m in members)
-    loaded = f" (computed from the values loaded at {where(origins)})" if follows_data and origins else ""
+    loaded = f" (computed from {loaded_values(origins)})" if follows_data and origins else ""
     if scatter:
         advice = (
             f"the addresses come from the data{loaded or ' (a scatter)'}: "

@@ -7,7 +7,7 @@ from typing import Iterable
 from reuselens.analyzer.patterns.view import Node
 from reuselens.analyzer.units import format_bytes, format_share
 
-__all__ = ["format_bytes", "format_share", "count", "places", "where"]
+__all__ = ["format_bytes", "format_share", "count", "places", "where", "loaded_values"]
 
 
 def count(value: float) -> str:
@@ -32,3 +32,18 @@ def where(nodes: Iterable[Node], limit: int = 3) -> str:
         return ""
     more = f" and {len(seen) - limit} more" if len(seen) > limit else ""
     return ", ".join(seen[:limit]) + more
+
+
+def loaded_values(origins: Iterable[Node]) -> str:
+    """What an address was computed from (a node's `address_from`, analyzer/address_origin.py): 'the values loaded at
+    bfs.cu:581', 'the old values the atomic at slots.cu:79 returned', or both joined by 'and'."""
+    origins = list(origins)
+    loads = [o for o in origins if o.type != "atomic"]
+    atomics = [o for o in origins if o.type == "atomic"]
+    parts = []
+    if loads:
+        parts.append(f"the values loaded at {where(loads)}")
+    if atomics:
+        plural = "s" if len({o.source_text() or o.pc for o in atomics}) > 1 else ""
+        parts.append(f"the old values the atomic{plural} at {where(atomics)} returned")
+    return " and ".join(parts)

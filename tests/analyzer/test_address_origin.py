@@ -251,3 +251,14 @@ def test_arbitrary_code_never_raises():
         found = address_origins(code, rng.choice((80, 90, 120)), asked, lambda pc: pc % 32 == 0)
         assert all(pc % 16 == 0 and 0 <= pc < len(code) for pc in found)
         assert all(origin % 16 == 0 and origin < len(code) for origins in found.values() for origin in origins)
+
+
+def test_a_scatter_into_slots_an_atomic_returned_says_so():
+    """warpAggregatedAtomicsCG's mapToBuckets: the store's address is the slot atomicAdd returned."""
+    slot = node(0xC0, "atomic", addresses=1, sectors=1, line=79, function="_Z12atomic_slotsPKfPfPi")
+    scatter = node(0x170, "write", line=80, function="_Z12atomic_slotsPKfPfPi")
+    attach_address_origins(GathersMapper(), [kernel([slot, scatter])])
+    assert scatter["address_from"] == [0xC0]  # an atomic starts an origin whatever its lanes' addresses
+    (draft,) = find(KernelView(kernel([slot, scatter])), {"coalescing": 1.5})
+    assert "(computed from the old values the atomic at gathers.cu:79 returned)" in draft.message
+    assert "stage the stores by destination" in draft.message
