@@ -280,7 +280,8 @@ def _read_draft(
     if strong:
         advice = _STRONG_WORDS.format(what="load", verb="read")
     message = f"re-reads {' and '.join(parts)}{places(origins)}{advice} ({format_share(fraction)} of this PC's traffic)"
-    explanation = (_ALIAS_READ_FIX if suspects else "") + _READ_FIX + (_LOCAL_NOTE if node.space == "local" else "")
+    aliased = suspects and not strong  # __restrict__ does nothing for a volatile access
+    explanation = (_ALIAS_READ_FIX if aliased else "") + _READ_FIX + (_LOCAL_NOTE if node.space == "local" else "")
     return Draft(
         pattern,
         [node],
@@ -314,7 +315,7 @@ def _waw_draft(
         f"stores {format_bytes(dead)} that the same thread overwrites{places(overwriters)} before any "
         f"read (WAW, {what}){advice}"
     )
-    explanation = (_ALIAS_WAW_FIX if suspects else "") + _WAW_FIX
+    explanation = (_ALIAS_WAW_FIX if suspects and not strong else "") + _WAW_FIX
     return Draft(
         "redundant-waw",
         [node],
