@@ -49,9 +49,8 @@ from __future__ import annotations
 import struct
 from typing import Any, Callable, Iterable
 
-from reuselens.analyzer.graph import r_conf
+from reuselens.analyzer.graph import r_coal, r_conf
 from reuselens.analyzer.loops import INSTRUCTION_BYTES, branch_target, function_code
-from reuselens.analyzer.operands import fetches_extra_sectors
 
 ZERO_REGISTER = 255  # RZ: reads as zero, writes are dropped
 _ALWAYS = 7  # the guard predicate PT
@@ -305,11 +304,10 @@ def _origin_starts(kernel: dict[str, Any], function: str) -> set[int]:
 
 
 def _wasteful(node: dict[str, Any]) -> bool:
-    """A global access that fetches more sectors than its lanes need, or a shared one with more wavefronts than its
-    words need: the accesses whose advice depends on whether the data picks their addresses."""
-    if fetches_extra_sectors(node):
-        return True
-    ratio = r_conf(node)  # shared nodes only
+    """A global access (load, store or atomic) that fetches more sectors than its lanes need, or a shared one with
+    more wavefronts than its words need: the accesses whose advice depends on whether the data picks their
+    addresses."""
+    ratio = r_coal(node) if node.get("space") == "global" else r_conf(node)
     return ratio is not None and ratio > 1
 
 

@@ -17,7 +17,7 @@ Encoding (the instruction's low 64 bits, little-endian): opcode in bits 0-11 (LD
 register Ra in bits 24-31, the immediate offset in bits 40-63 (signed, bytes); an instruction's destination register
 in bits 16-23 (`defined_at`: where the base register was last set).
 
-Public API: :func:`global_operand`, :func:`attach_operands`, :func:`fetches_extra_sectors`.
+Public API: :func:`global_operand`, :func:`attach_operands`.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def global_operand(word: int) -> tuple[int, int] | None:
     return register, offset
 
 
-def fetches_extra_sectors(node: dict[str, Any]) -> bool:
+def _wasteful(node: dict[str, Any]) -> bool:
     """A global load or store whose requests fetch more sectors than its lanes need."""
     if node.get("type") not in ("read", "write"):
         return False
@@ -59,7 +59,7 @@ def _candidates(kernel: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     by_statement: dict[tuple, list[dict[str, Any]]] = {}
     for node in kernel.get("nodes") or []:
         source = node.get("source") or {}
-        if fetches_extra_sectors(node) and isinstance(node.get("function"), str) and source.get("line"):
+        if _wasteful(node) and isinstance(node.get("function"), str) and source.get("line"):
             key = (node["function"], source.get("file"), source["line"])
             by_statement.setdefault(key, []).append(node)
     found: dict[str, list[dict[str, Any]]] = {}

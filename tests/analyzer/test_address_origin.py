@@ -130,9 +130,11 @@ def test_the_report_names_origins_that_spread_lanes():
     reread = node(0x240, line=17)
     neighbours = node(0x250, line=16)
     strided = node(0x530, "write", line=20)
-    kernels = [kernel([frontier, offsets, reread, neighbours, strided])]
+    relax = node(0x2B0, "atomic", line=17)  # atomicMin(&cost[next], ...): REDG, uncoalesced like the loads
+    kernels = [kernel([frontier, offsets, reread, neighbours, strided, relax])]
     attach_address_origins(GathersMapper(), kernels)
     assert offsets["address_from"] == [0xC0] and neighbours["address_from"] == [0x100]
+    assert relax["address_from"] == [0x250]
     assert "address_from" not in frontier and "address_from" not in strided
 
     # a frontier every lane reads from one address is warp-uniform: no origin from it
