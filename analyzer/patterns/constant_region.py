@@ -17,6 +17,10 @@ updated by the other kernel of each step) it is not. With L launches reading one
 makes at most one launch's cold bytes follow a write (every later launch's first touch follows a read), about
 1/L of the cold bytes; a table rewritten before each launch makes all of them follow a write. More than half
 of them following a write, with two or more launches, is taken as rewritten during the run.
+
+A region read through strong (volatile) loads (the node's `strong`, analyzer/memory_order.py) is no candidate
+either: the program asks to see writes made while the kernel runs (a flag the host sets in mapped memory, a value
+another kernel or block publishes), which a __constant__ copy, written once before the launch, would hide.
 """
 
 from __future__ import annotations
@@ -104,7 +108,7 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     candidates = [
         members
         for members in view.closed_subgraphs()
-        if all(node.space == "global" and is_broadcasting(node) for node in members)
+        if all(node.space == "global" and is_broadcasting(node) and not node.raw.get("strong") for node in members)
         and 0 < view.footprint_per_launch(members) <= capacity
         and not rewritten_during_the_run(view, members)
     ]

@@ -893,6 +893,15 @@ def test_constant_region_implant_small_uniform_table():
     assert patterns_of(findings) == ["constant-region"]  # its broadcasting is not repeated
 
 
+def test_a_volatile_flag_every_lane_polls_is_no_constant_candidate():
+    # GIVEN the small uniform table of the implant, read through a volatile pointer (LDG.E.STRONG.SYS): a flag the
+    # host sets in mapped memory while the kernel polls it, which a __constant__ copy would never show
+    kernel, node = uniform_reader(1, 1 / 4096)
+    next(n for n in kernel["nodes"] if n["id"] == node)["strong"] = True
+    findings = find_findings(kernel)
+    assert "constant-region" not in patterns_of(findings)
+
+
 def test_constant_region_capacity_is_checked():
     kernel, _node = uniform_reader(1, 1 / 4096)
     findings = find_findings(kernel, {"constantCapacityBytes": 64})
