@@ -9,7 +9,8 @@ from a load, every load counted as an origin (the report only counts loads whose
     python benchmarks/sass_decoder_check.py DIR_OR_CUBIN... [--nvdisasm PATH]
 
 Session 53: the suite's and the breadth set's sm_90 CUBINs built with nvcc 13.0 (`nvcc -cubin -lineinfo -O3
--arch=sm_90`), 56,371 instructions checked, no mismatch.
+-arch=sm_90`) and the fixtures, 56,399 instructions' registers and 9,296 global accesses' ordering checked, no
+mismatch.
 """
 
 from __future__ import annotations

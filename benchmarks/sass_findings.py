@@ -8,11 +8,12 @@ severity changed, so a change to the def-use walk can be judged on real applicat
 
     python benchmarks/sass_findings.py REPORT.json CUBIN... [--json OUT]
 
-Session 53 (s51 call 1's reports, CUBINs built here with nvcc 13.0): SHOC BFS (UIUC) 10 poor-coalescing findings
-of the two spill kernels changed (2 of them warnings), now giving the gather's advice and naming bfs_kernel.cu:271,
-275, 581 and 584; SHOC BFS 1 (BFS_kernel_warp's `levels[v]`, from line 69); cuda-samples mergeSort 10 (the merge
-scatters' bank conflicts no longer told to pad, and `d_Limits[dstPos]`'s scatter advice); none in sortingNetworks,
-transpose, matrixMul, reduction or SHOC sort (benchmarks/results/s53/offline).
+Session 53 (s51 call 1's reports, CUBINs built here with nvcc 13.0): SHOC BFS (UIUC) 18 findings changed (14
+poor-coalescing findings of gathers and neighbour atomics now give the gather's advice and name bfs_kernel.cu:271,
+275, 581, 584, 591; 4 volatile `cost` reloads lose the register and `__restrict__` advice); SHOC BFS 1
+(BFS_kernel_warp's `levels[v]`, from line 69); cuda-samples mergeSort 10 (the merge scatters' bank conflicts no longer
+told to pad, and `d_Limits[dstPos]`'s scatter advice); none in sortingNetworks, transpose, matrixMul, reduction or
+SHOC sort; no finding added or removed (benchmarks/results/s53/offline).
 """
 
 from __future__ import annotations
