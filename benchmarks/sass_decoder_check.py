@@ -1,10 +1,11 @@
 """Checks analyzer/address_origin.py's instruction decoder against nvdisasm on any CUBINs, and counts what it finds.
 
-For every instruction the def-use walk follows (an ALU opcode of its table, a load or an atomic), the registers
-nvdisasm names must be the ones the decoder reads and sets (the destination first; a register pair's second half
-unnamed); every global load and store must be strong (analyzer/memory_order.py) exactly when nvdisasm says `.STRONG`. Per CUBIN it prints the instructions checked, the mismatches (the first few in full), the opcodes the walk
-does not know (it takes their results as origin-free), and how many global loads and stores have an address computed
-from a load, every load counted as an origin (the report only counts loads whose lanes read more than one address).
+For every instruction the def-use walk follows (an ALU opcode of its table, a load or an atomic), the registers nvdisasm
+names must be the ones the decoder reads and sets (the destination first; a register pair's second half unnamed); every
+global load and store must be strong (analyzer/memory_order.py) exactly when nvdisasm says `.STRONG`. Per CUBIN it
+prints the instructions checked, the mismatches (the first few in full), the opcodes the walk does not know (it takes
+their results as origin-free), and how many global loads and stores have an address computed from a load, every load
+counted as an origin (the report only counts loads whose lanes read more than one address).
 
     python benchmarks/sass_decoder_check.py DIR_OR_CUBIN... [--nvdisasm PATH]
 
