@@ -108,7 +108,7 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     candidates = [
         members
         for members in view.closed_subgraphs()
-        if all(node.space == "global" and is_broadcasting(node) and not node.raw.get("strong") for node in members)
+        if all(node.space == "global" and is_broadcasting(node) and not node.strong for node in members)
         and 0 < view.footprint_per_launch(members) <= capacity
         and not rewritten_during_the_run(view, members)
     ]

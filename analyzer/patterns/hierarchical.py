@@ -279,7 +279,7 @@ def _draft(
         kind, explanation = "none", _DATA_FIX
         advice = "its addresses come from loaded data, so no shuffle can pass it; the first load's sector is in L1"
     # a volatile (strong) load in a loop: the reloads are the program's (memory_order.py), no register keeps them
-    strong = scope == "thread" and all(n.type == "read" and n.raw.get("strong") for n in carriers)
+    strong = scope == "thread" and all(n.type == "read" and n.strong for n in carriers)
     if strong:
         kind, explanation = "none", _STRONG_FIX
         advice = "a volatile (strong) load: every read reaches memory by design"

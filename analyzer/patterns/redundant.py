@@ -391,7 +391,7 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
             # an earlier loop's values are too many for registers, whatever a store in between may alias
             pairs = [] if group is beside else [(view.nodes[i], m) for m in group for i in read_from[m.id]]
             suspects = _suspects(view, pairs, "read") if pairs else []
-            strong = all(m.raw.get("strong") for m in group)
+            strong = all(m.strong for m in group)
             draft = _read_draft(view, merged_node(group), by_kind, origins, suspects, strong)
             if not any(m.id in covered for m in group):
                 draft = _as_sub_word(draft)
@@ -406,7 +406,7 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     for group in group_by_line(view.nodes[i] for i in dead):
         later = sorted({view.nodes[i] for m in group for i in overwriters[m.id]}, key=lambda n: n.key)
         suspects = _suspects(view, [(m, view.nodes[i]) for m in group for i in overwriters[m.id]], "write")
-        strong = all(m.raw.get("strong") for m in group)
+        strong = all(m.strong for m in group)
         draft = _waw_draft(view, merged_node(group), sum(dead[m.id] for m in group), later, suspects, strong)
         if not any(m.id in covered for m in group):
             draft = _as_sub_word(draft)

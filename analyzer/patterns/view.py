@@ -87,6 +87,8 @@ class Node:
         )
         # What identifies the instruction across runs: (function, pc offset). Node ids may not.
         self.key: tuple[str, int] = (self.function, self.pc)
+        # A volatile, relaxed or acquire global access (the report's `strong`, analyzer/memory_order.py).
+        self.strong: bool = bool(raw.get("strong"))
 
     def w_total(self) -> float:
         """W_total(v): the sum of W_out(v, l) over all labels (section 3.2.2)."""
@@ -470,6 +472,8 @@ def origins_of(view: KernelView, members: list[Node]) -> list[Node]:
     """The loads and atomics whose values the members' addresses were computed from (their `address_from`,
     analyzer/address_origin.py), in code order."""
     wanted = {(m.function, pc) for m in members for pc in m.raw.get("address_from") or ()}
+    if not wanted:
+        return []
     return sorted((n for n in view.memory_nodes() if n.key in wanted), key=lambda n: n.key)
 
 
