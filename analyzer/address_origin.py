@@ -288,19 +288,13 @@ def address_origins(
     }
 
 
-def _origin_starts(kernel: dict[str, Any], function: str) -> set[int]:
-    """PCs of `function` whose value may spread a warp's lanes: atomics, and loads whose lanes read more than one
-    address (global) or word (shared) in some request. The trace's distinct-address counts say it: a load that every
-    request serves from one address returns one value to all its lanes."""
-    starts = set()
-    for node in kernel.get("nodes") or []:
-        if node.get("function") != function or not isinstance(node.get("pc"), int):
-            continue
-        if node.get("type") == "atomic" or (
-            node.get("type") == "read" and any(value > 1 for value, _count in node.get("addresses") or ())
-        ):
-            starts.add(node["pc"])
-    return starts
+def _starts_origin(node: dict[str, Any]) -> bool:
+    """Whether the node's value may spread a warp's lanes: an atomic, or a load whose lanes read more than one address
+    (global) or word (shared) in some request. The trace's distinct-address counts say it: a load that every request
+    serves from one address returns one value to all its lanes."""
+    return node.get("type") == "atomic" or (
+        node.get("type") == "read" and any(value > 1 for value, _count in node.get("addresses") or ())
+    )
 
 
 def _wasteful(node: dict[str, Any]) -> bool:
@@ -317,17 +311,21 @@ def attach_address_origins(mapper: Any, kernels: list[dict[str, Any]]) -> None:
     bank conflicts, where their function's code decodes and such origins exist."""
     for kernel in kernels:
         wasteful: dict[str, list[dict[str, Any]]] = {}
+        starts: dict[str, set[int]] = {}  # per function, the PCs that start an origin
         for node in kernel.get("nodes") or []:
-            if _wasteful(node) and isinstance(node.get("function"), str) and isinstance(node.get("pc"), int):
+            if not isinstance(node.get("function"), str) or not isinstance(node.get("pc"), int):
+                continue
+            if _wasteful(node):
                 wasteful.setdefault(node["function"], []).append(node)
+            if _starts_origin(node):
+                starts.setdefault(node["function"], set()).add(node["pc"])
         for function, nodes in sorted(wasteful.items()):
-            starts = _origin_starts(kernel, function)
-            if not starts:
+            if function not in starts:
                 continue
             found = function_code(mapper, kernel.get("module"), function)
             if found is None:
                 continue
-            origins = address_origins(found[0], found[1], [node["pc"] for node in nodes], starts.__contains__)
+            origins = address_origins(found[0], found[1], [node["pc"] for node in nodes], starts[function].__contains__)
             for node in nodes:
                 if (origins or {}).get(node["pc"]):
                     node["address_from"] = origins[node["pc"]]
