@@ -37,6 +37,17 @@ def _avg(distribution) -> str:
     return "–" if value is None else f"{value:.1f}"
 
 
+def _line_link(where: tuple[str, int]) -> str:
+    """`file:line` as a Markdown link to that line."""
+    return f"[{md.text(os.path.basename(where[0]))}:{where[1]}]({path_to_uri(where[0])}#L{where[1]})"
+
+
+def _first_links(links: list[str]) -> str:
+    """The first MAX_ORIGINS links, and how many more there are."""
+    more = f" +{len(links) - MAX_ORIGINS} more" if len(links) > MAX_ORIGINS else ""
+    return ", ".join(links[:MAX_ORIGINS]) + more
+
+
 def _origin_links(ref: NodeRef, results: RunResults) -> str:
     weights: dict[str, int] = defaultdict(int)
     for edge in results.edges_from(ref.kernel, ref.node["id"]):
@@ -45,11 +56,8 @@ def _origin_links(ref: NodeRef, results: RunResults) -> str:
         origin = results.node(ref.kernel, edge["to"])
         where = results.place(origin.get("source")) if origin else None
         if where:
-            link = f"[{md.text(os.path.basename(where[0]))}:{where[1]}]({path_to_uri(where[0])}#L{where[1]})"
-            weights[link] += int(edge.get("bytes", 0))
-    ranked = sorted(weights, key=lambda k: -weights[k])
-    more = f" +{len(ranked) - MAX_ORIGINS} more" if len(ranked) > MAX_ORIGINS else ""
-    return ", ".join(ranked[:MAX_ORIGINS]) + more or "–"
+            weights[_line_link(where)] += int(edge.get("bytes", 0))
+    return _first_links(sorted(weights, key=lambda k: -weights[k])) or "–"
 
 
 def _rest_row(rest: list[NodeRef], columns: int) -> str:
@@ -71,19 +79,13 @@ def _scope_cells(ref: NodeRef, results: RunResults) -> list[str]:
 def _address_links(ref: NodeRef, results: RunResults) -> str:
     """Links to the lines of the loads the access's address was computed from (`address_from`), or ''."""
     wanted = set(ref.node.get("address_from") or ())
-    links = []
+    links: list[str] = []
     for node in ref.kernel.get("nodes") or []:
         if node.get("pc") in wanted and node.get("function") == ref.node.get("function"):
             where = results.place(node.get("source"))
-            link = (
-                f"[{md.text(os.path.basename(where[0]))}:{where[1]}]({path_to_uri(where[0])}#L{where[1]})"
-                if where
-                else None
-            )
-            if link and link not in links:
-                links.append(link)
-    more = f" +{len(links) - MAX_ORIGINS} more" if len(links) > MAX_ORIGINS else ""
-    return ", ".join(links[:MAX_ORIGINS]) + more
+            if where and _line_link(where) not in links:
+                links.append(_line_link(where))
+    return _first_links(links)
 
 
 def _reuse_row(ref: NodeRef, results: RunResults) -> str:
