@@ -79,6 +79,8 @@ def _scope_cells(ref: NodeRef, results: RunResults) -> list[str]:
 def _address_links(ref: NodeRef, results: RunResults) -> str:
     """Links to the lines of the loads the access's address was computed from (`address_from`), or ''."""
     wanted = set(ref.node.get("address_from") or ())
+    if not wanted:  # most accesses: no walk over the kernel's nodes on a hover
+        return ""
     links: list[str] = []
     for node in ref.kernel.get("nodes") or []:
         if node.get("pc") in wanted and node.get("function") == ref.node.get("function"):

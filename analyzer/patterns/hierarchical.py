@@ -150,8 +150,17 @@ _STRONG_FIX = (
 
 # The shared memory one block can have (opt-in maximum, per compute capability): a per-block copy of an atomically
 # updated object must fit there. Architectures not listed get the 48 KB any block may have without opting in.
-_BLOCK_SHARED_BYTES = {"sm_70": 96 << 10, "sm_75": 64 << 10, "sm_80": 163 << 10, "sm_86": 99 << 10, "sm_87": 163 << 10}
-_BLOCK_SHARED_BYTES.update({"sm_89": 99 << 10, "sm_90": 227 << 10, "sm_100": 227 << 10, "sm_120": 99 << 10})
+_BLOCK_SHARED_BYTES = {
+    "sm_70": 96 << 10,
+    "sm_75": 64 << 10,
+    "sm_80": 163 << 10,
+    "sm_86": 99 << 10,
+    "sm_87": 163 << 10,
+    "sm_89": 99 << 10,
+    "sm_90": 227 << 10,
+    "sm_100": 227 << 10,
+    "sm_120": 99 << 10,
+}
 BLOCK_SHARED_DEFAULT = 48 << 10
 _UNPRIVATIZABLE_FIX = (
     "Many blocks update this data object atomically, but more of it than the shared memory of one block can hold: "
