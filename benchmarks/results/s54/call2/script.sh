@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Session 54, call 2: where the GPU host's engine time goes on the worst app (cuda-samples mergeSort, 9.4x in call 1,
 # engine-bound: its queue full from the first launch) and on mvt (6.5x, the global row walk), with perf sampling
-# every thread of a `profile --no-analyze` (the collector library keeps its symbols); and one engine worker on
-# mergeSort's recorded shared slice there, to set beside the development machine's figures.
-#   bash benchmarks/results/s54/call2/script.sh   (carry .whl, benchmarks/realapps/src, .perf.tar.xz)
+# every thread of a `profile --no-analyze` (the collector library keeps its symbols).
+#   bash benchmarks/results/s54/call2/script.sh   (carry .whl with pyelftools and cxxfilt only, benchmarks/realapps/src, .perf.tar.xz: 64 MiB of disk blocks
+#   with the tree; a collect imports neither lz4 nor zstandard)
 source benchmarks/device_call.sh
 tar xJf .perf.tar.xz
 PERF=$PWD/.perf/perf
@@ -31,8 +31,4 @@ for app in cs_mergeSort pb_mvt; do
   done
   cp "/tmp/${app}_run/collector.log" "$OUT/${app}_collector.log"
 done
-R=tests/data/real_launches
-stamp "one and twelve engine workers on mergeSort's shared slice (installed module)"
-timeout 60 python3 benchmarks/engine.py --slice $R/cs_mergesort_shared --workers 1,12 --repeat 2 > "$OUT/engine_ms_slice.txt" 2>&1
-grep -A3 "^warm" "$OUT/engine_ms_slice.txt" | cut -c1-170
 stamp done
