@@ -8,6 +8,10 @@ source benchmarks/device_call.sh
 tar xJf .perf.tar.xz
 PERF=$PWD/.perf/perf
 $PERF stat -e cpu-clock true > /tmp/perf_check.txt 2>&1 || { tail -3 /tmp/perf_check.txt; echo "perf cannot sample here"; exit 1; }
+# The installed library is stripped (call 2's first try: addresses only); the build folder's copy is the same code
+# with its symbols, so it takes the installed one's place for perf to read.
+UNSTRIPPED=$(ls build/*/collector/native/libreuselens_collector.so | head -1)
+cp "$UNSTRIPPED" "$REUSELENS_COLLECTOR_LIB" && nm "$REUSELENS_COLLECTOR_LIB" | grep -c "replay_shared"
 stamp "build mergeSort and mvt"
 timeout 120 python3 benchmarks/realapps.py --src benchmarks/realapps/src --out /tmp/la --rounds 1 --modes native \
   --apps cs_mergeSort,pb_mvt > "$OUT/native.txt" 2>&1 || tail -5 "$OUT/native.txt"
@@ -20,14 +24,14 @@ for app in cs_mergeSort pb_mvt; do
   echo "exit $?"
   grep -h "engine steps\|launch ends waited" "/tmp/${app}_run/collector.log" | cut -c1-400
   $PERF report -i "/tmp/$app.perf" --no-children --sort comm --stdio 2>/dev/null | grep "%" | head -25 > "$OUT/${app}_threads.txt"
-  $PERF report -i "/tmp/$app.perf" --no-children --sort sym --percent-limit 0.3 --stdio 2>/dev/null | grep "%" \
+  $PERF report -i "/tmp/$app.perf" --no-children --sort dso,sym --percent-limit 0.3 --stdio 2>/dev/null | grep "%" \
     | head -70 > "$OUT/${app}_syms.txt"
-  $PERF report -i "/tmp/$app.perf" --no-children --comm rl-engine-3 --sort sym --percent-limit 0.5 --stdio 2>/dev/null \
+  $PERF report -i "/tmp/$app.perf" --no-children --comms rl-engine-3 --sort sym --percent-limit 0.5 --stdio 2>/dev/null \
     | grep "%" | head -40 > "$OUT/${app}_worker3_syms.txt"
   cut -c1-120 "$OUT/${app}_threads.txt" | head -22
-  cut -c1-150 "$OUT/${app}_syms.txt" | head -30
+  cut -c1-170 "$OUT/${app}_syms.txt" | head -40
   for fn in $(grep -o "reuselens::Engine::Impl::[a-z_0-9]*" "$OUT/${app}_syms.txt" | head -3); do
-    $PERF annotate -i "/tmp/$app.perf" --stdio -s "$fn" 2>/dev/null | awk '$1+0 > 1.5' | head -25 > "$OUT/${app}_annotate_${fn##*::}.txt"
+    $PERF annotate -i "/tmp/$app.perf" --stdio -s "$fn" 2>/dev/null | awk '$1+0 > 1.5' | head -40 > "$OUT/${app}_annotate_${fn##*::}.txt"
   done
   cp "/tmp/${app}_run/collector.log" "$OUT/${app}_collector.log"
 done
