@@ -33,8 +33,10 @@ and 6 one of those as the middle operand, the last register in C's field. So B's
 and C's holds one in every form of an instruction with three operands. A load's size is hi's bits 9-11 (5: 64 bits, two
 registers; 6: 128 bits, four). Every opcode below was checked against nvdisasm: on the CUBINs of tests/data in every
 test run (tests/analyzer/test_address_origin.py), and on 56 sm_90 CUBINs of the suite's and the breadth set's
-applications, 56,371 instructions (compares included), once (benchmarks/sass_decoder_check.py, session 53). Not every
-form of an opcode is listed: a form missing here is an unknown instruction, never a guess.
+applications, 56,371 instructions (compares included), once (benchmarks/sass_decoder_check.py, session 53); with
+session 54's additions (DADD, F2I.F64, the generic ATOM, and forms of SEL, FSEL, FADD, FMNMX, FSETP, IMAD.WIDE, IMAD.HI,
+MUFU, SHF, VIMNMX and VIADDMNMX that the suite's and the breadth set's code uses), on 84 CUBINs, 63,899 instructions.
+Not every form of an opcode is listed: a form missing here is an unknown instruction, never a guess.
 
 Cost: only functions with a wasteful access (extra sectors, extra wavefronts) and a lane-varying load are walked: 0.2
 to 7.6 ms per application on the suite's recorded reports. Walking every function of the 56 CUBINs, all loads as
@@ -65,47 +67,51 @@ _STATE = PREDICATE_BASE + 8
 # name the operands that are register pairs (a 64-bit add's A, IMAD.WIDE's C).
 _ALU: dict[int, tuple[int, int, str]] = {
     **{op: (1, 1, "") for op in (0x202, 0x802, 0xA02, 0xC02)},  # MOV
-    **{op: (2, 1, "") for op in (0x207, 0x807)},  # SEL
-    **{op: (2, 1, "") for op in (0x208, 0x808)},  # FSEL
+    **{op: (2, 1, "") for op in (0x207, 0x807, 0xC07)},  # SEL
+    **{op: (2, 1, "") for op in (0x208, 0x808, 0xC08)},  # FSEL
     **{op: (3, 1, "") for op in (0x210, 0x810, 0xA10, 0xC10)},  # IADD3
     **{op: (3, 1, "") for op in (0x211, 0x811, 0xA11, 0xC11)},  # LEA (C is RZ where .HI is absent)
     **{op: (3, 1, "") for op in (0x212, 0x812, 0xC12)},  # LOP3
-    **{op: (3, 1, "") for op in (0x219, 0x819, 0xC19)},  # SHF
+    **{op: (3, 1, "") for op in (0x219, 0x419, 0x819, 0xC19)},  # SHF
     **{op: (2, 1, "") for op in (0x220, 0x820, 0xC20)},  # FMUL
-    **{op: (2, 1, "") for op in (0x221, 0x421)},  # FADD
+    **{op: (2, 1, "") for op in (0x221, 0x421, 0xE21)},  # FADD
     **{op: (3, 1, "") for op in (0x223, 0x423, 0x823, 0xC23)},  # FFMA
     **{op: (3, 1, "") for op in (0x224, 0x424, 0x624, 0x824, 0xA24, 0xC24, 0xE24)},  # IMAD
-    **{op: (3, 2, "c") for op in (0x225, 0x625, 0x825)},  # IMAD.WIDE
+    **{op: (3, 2, "c") for op in (0x225, 0x625, 0x825, 0xC25)},  # IMAD.WIDE
     **{op: (2, 2, "ab") for op in (0x228, 0xA28, 0xC28)},  # DMUL
+    **{op: (2, 2, "ac") for op in (0x229, 0x429, 0xE29)},  # DADD (a register second operand in C's field)
     **{op: (1, 1, "") for op in (0x245, 0x845, 0xC45)},  # I2FP
     0x305: (1, 1, ""),  # F2I
     **{op: (1, 1, "") for op in (0x306, 0x906, 0xD06)},  # I2F
-    **{op: (1, 1, "") for op in (0x308, 0x908)},  # MUFU
+    **{op: (1, 1, "") for op in (0x308, 0x908, 0xD08)},  # MUFU
     0x310: (1, 1, ""),  # F2F
     0x312: (1, 2, "b"),  # I2F.F64.S64
+    0x311: (1, 1, "b"),  # F2I.F64
     **{op: (3, 1, "") for op in (0x431, 0x435)},  # HFMA2
     **{op: (1, 1, "") for op in (0x309, 0xD09)},  # POPC
     **{op: (1, 1, "") for op in (0x300, 0xD00)},  # FLO
     0x835: (2, 2, "a"),  # IADD.64
     **{op: (2, 1, "") for op in (0x836, 0xC36)},  # VIADD
-    0x846: (3, 1, ""),  # VIADDMNMX
-    0x209: (2, 1, ""),  # FMNMX
-    0x248: (2, 1, ""),  # VIMNMX
+    **{op: (3, 1, "") for op in (0x246, 0x846)},  # VIADDMNMX
+    **{op: (2, 1, "") for op in (0x209, 0xC09)},  # FMNMX
+    **{op: (2, 1, "") for op in (0x248, 0x848)},  # VIMNMX
     0x213: (1, 1, ""),  # IABS
-    0x227: (3, 1, ""),  # IMAD.HI
+    **{op: (3, 1, "") for op in (0x227, 0xC27)},  # IMAD.HI
     0x816: (3, 1, ""),  # PRMT
 }
+# Two-operand instructions whose register second operand (form 1) sits in C's field, not B's: DADD, unlike FADD.
+_SECOND_IN_C = frozenset({0x229})
 # Memory instructions whose destination takes the loaded value: a global or shared load starts an origin where the
 # caller says so; a local reload (a spill's), a constant, a special register or a clock reading starts none.
-_LOADS = {0x981, 0x984, 0x980, 0x9A8, 0x98C, 0x38C, 0xF8C}  # LDG, LDS, LD; ATOMG, ATOMS (an atomic's old value)
+_LOADS = {0x981, 0x984, 0x980, 0x9A8, 0x98A, 0x98C, 0x38C, 0xF8C}  # LDG, LDS, LD; ATOMG, ATOM, ATOMS (an old value)
 _SHUFFLES = {0x389, 0x589, 0x989, 0xF89}  # SHFL: the destination takes register A's value from another lane
 _ORIGIN_FREE_LOADS = {0x983, 0xB82}  # LDL, LDC
 _ORIGIN_FREE = {0x919: 1, 0x805: 2}  # S2R, CS2R (two registers)
 _CALLS = {0x943, 0x944}  # CALL.ABS, CALL.REL: the callee may set any register
 _STOPS = {0x94D, 0x950}  # EXIT, RET: no successor unless guarded
 # ISETP and FSETP: (operand count, as for _ALU); their two destination predicates are hi's bits 17-19 and 20-22.
-_COMPARES = {**{op: 2 for op in (0x20C, 0x80C, 0xA0C, 0xC0C)}, **{op: 2 for op in (0x20B, 0x80B)}}
-_SELECTS = {0x207, 0x807, 0x208, 0x808}  # SEL, FSEL: the selecting predicate is hi's bits 23-25
+_COMPARES = {**{op: 2 for op in (0x20C, 0x80C, 0xA0C, 0xC0C)}, **{op: 2 for op in (0x20B, 0x80B, 0xC0B)}}
+_SELECTS = {0x207, 0x807, 0xC07, 0x208, 0x808, 0xC08}  # SEL, FSEL: the selecting predicate is hi's bits 23-25
 _PREDICATE_RESULTS = (0x302, 0x81C)  # FCHK, PLOP3
 _STORES = (0x986, 0x985, 0x388, 0x988, 0x387, 0x98E, 0x804)  # STG, ST, STS, STL, REDG; R2P (sets predicates)
 # NOP, BSYNC, BSSY, BAR, BRA, BREAK, WARPSYNC, ENDCOLLECTIVE, YIELD, MEMBAR, DEPBAR
@@ -115,8 +121,8 @@ _UNIFORM_RESULTS = (0x2CA, 0x9C3, 0x7AC, 0xAB9, 0x290, 0x890, 0x291, 0x482, 0x88
 _UNIFORM_RESULTS += (0x299, 0x899, 0x2A4, 0x892, 0x287, 0x2BD)
 _NO_REGISTER_RESULT = frozenset((*_PREDICATE_RESULTS, *_STORES, *_CONTROL, *_UNIFORM_RESULTS))
 # The accesses whose address register (A, for every memory instruction) may be asked about: LDG, STG, LD, ST, ATOMG,
-# REDG; LDS, STS, ATOMS.
-_ACCESSES = frozenset((0x981, 0x986, 0x980, 0x985, 0x9A8, 0x98E, 0x984, 0x388, 0x988, 0x38C, 0x98C, 0xF8C))
+# ATOM (generic), REDG; LDS, STS, ATOMS.
+_ACCESSES = frozenset((0x981, 0x986, 0x980, 0x985, 0x9A8, 0x98A, 0x98E, 0x984, 0x388, 0x988, 0x38C, 0x98C, 0xF8C))
 
 
 def _load_width(hi: int) -> int:
@@ -133,7 +139,12 @@ def _operands(opcode: int, lo: int, hi: int, count: int, wide: str) -> list[int]
     """The registers an ALU instruction reads, by the form rule (module docstring); a wide operand's pair whole."""
     a, b, c = (lo >> 24) & 0xFF, (lo >> 32) & 0xFF, hi & 0xFF
     form_one = (opcode >> 9) & 7 == 1
-    fields = ([("a", a)] if count > 1 else []) + ([("b", b)] if form_one else []) + ([("c", c)] if count == 3 else [])
+    if opcode in _SECOND_IN_C:
+        fields = [("a", a)] + ([("c", c)] if form_one else [])
+    else:
+        fields = (
+            ([("a", a)] if count > 1 else []) + ([("b", b)] if form_one else []) + ([("c", c)] if count == 3 else [])
+        )
     sources: list[int] = []
     for name, register in fields:
         sources.append(register)

@@ -10,11 +10,11 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 
 def listed_cubins() -> list[tuple[Path, str]]:
     """(CUBIN, its listing) for tests/data/cubins (sm_80, sm_89, sm_90, sm_120, relocatable device code) and
-    tests/data/sass (loops, structure members, gathers, volatile accesses; sm_90)."""
+    tests/data/sass (loops, structure members, gathers, volatile accesses, double-precision indices; sm_90)."""
     found = [
         (path, gzip.open(path.with_name(path.name.replace(".cubin", ".gi.txt.gz")), "rt").read())
         for path in sorted((DATA / "cubins").glob("*.cubin"))
     ]
-    for name in ("loops", "elements", "gathers", "volatile"):
+    for name in ("loops", "elements", "gathers", "volatile", "doubles"):
         found.append((DATA / "sass" / f"{name}.sm_90.cubin", (DATA / "sass" / f"{name}.sm_90.sass").read_text()))
     return found

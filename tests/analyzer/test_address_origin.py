@@ -19,6 +19,7 @@ from reuselens.analyzer.patterns.view import KernelView
 from tests.analyzer.sass_listings import DATA, listed_cubins
 
 GATHERS = DATA / "sass" / "gathers.sm_90.cubin"
+DOUBLES = DATA / "sass" / "doubles.sm_90.cubin"
 
 
 @pytest.mark.parametrize("cubin, listing", listed_cubins(), ids=lambda value: getattr(value, "name", ""))
@@ -32,8 +33,8 @@ def test_registers_read_and_set_decode_as_nvdisasm_lists_them(cubin, listing):
         assert verdicts.count(True) > 20
 
 
-def origins_of(function: str, starts=lambda pc: True) -> dict[int, list[int]]:
-    table = CubinLineTable(GATHERS.read_bytes())
+def origins_of(function: str, starts=lambda pc: True, cubin=GATHERS) -> dict[int, list[int]]:
+    table = CubinLineTable(cubin.read_bytes())
     symbol = table.function_symbol(function)
     code = table.elf.section_data(table.elf.sections[symbol.shndx])[symbol.value : symbol.value + symbol.size]
     accesses = [
@@ -65,6 +66,14 @@ def test_origins_follow_floats_shuffles_and_atomics_but_not_the_thread_index():
     assert found == {0x70: [], 0x100: [], 0x120: [], 0x150: [0x120], 0x1C0: [], 0x1D0: [0x120]}
     # ATOMS on a shared counter (its own address a uniform register's: no origin)
     assert origins_of("_Z12shared_slotsPKfPf") == {0xD0: [], 0xF0: [], 0x1E0: [], 0x230: [0x1E0]}
+
+
+def test_origins_follow_double_sums_and_their_conversion_to_indices():
+    # x[i] at 0xb0, y[i] at 0xd0; DADD of both (registers: the second in C's field), of x[i] and 3.5, of the sum and
+    # a uniform register; F2I.F64 of each into an index of table: 0x160 (x[i] + 3.5) from x alone, 0x180 (x[i] + y[i])
+    # and 0x1a0 (the sum shifted) from both; the store at out[i] from the thread's index
+    found = origins_of("_Z13double_lookupPKdS0_PKfPfd", cubin=DOUBLES)
+    assert found == {0xB0: [], 0xD0: [], 0x160: [0xB0], 0x180: [0xB0, 0xD0], 0x1A0: [0xB0, 0xD0], 0x1E0: []}
 
 
 def test_shared_accesses_at_loaded_keys_and_ranks_found_by_comparisons():
