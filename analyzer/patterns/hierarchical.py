@@ -110,7 +110,6 @@ _FIXES = {
 }
 
 
-FITS_IN_L2 = 2 << 20  # bytes per launch: half the smallest L2 of a data-centre GPU since Volta (T4: 4 MB)
 _FITS_FIX = (
     "Most of this data object's reuse crosses block boundaries and is served by L2, but the object, and all the "
     "kernel touches beside it, are small enough (per launch) to stay in the L2 of the GPU it ran on anyway: an "
@@ -267,7 +266,7 @@ def _draft(
     per_launch = f" per launch, {launches} launches" if launches > 1 else ""
     # ... and the kernel's whole footprint too: beside a stream of its own, even a small object can be evicted,
     # which is what a persisting window prevents
-    room = view.l2_bytes // 2 if view.l2_bytes else FITS_IN_L2
+    room = view.l2_room()
     fits = scope == "grid" and not atomic and footprint <= room and view.global_footprint_per_launch <= room
     if fits:
         kind, explanation, advice = "none", _FITS_FIX, "it fits in L2, which already serves it"

@@ -3,6 +3,17 @@
 First-touch traffic with negligible temporal locality. Informational: a stream cannot be made cheaper than
 one pass, but it can be kept from evicting data that other PCs reuse. Global-memory PCs only (a shared-
 memory store is always a first touch of its buffer, which says nothing about locality).
+
+When the cache-streaming advice applies (fix kind l2-window: __ldcs/__stcs, an access-policy window): only where a
+stream can push out what the kernel reuses, so when the kernel has global reuse between warps or blocks, at least
+PROTECT_SHARE of its global traffic, and its data per launch does not fit in the L2 (KernelView.l2_room, as
+hierarchical-reuse-grid decides); and only on a line whose
+bytes no other access of the kernel reads again (REREAD_SHARE), since those reads are the reuse an evict-first hint
+would cost. The 12 suite applications' review (session 54) found the advice on 26 streams that cannot evict anything
+or whose lines come back: cuda-samples mergeSort's rank and limit arrays (786 KB and 1.5 MB a launch) that the next
+kernel reads, SHOC BFS (UIUC)'s frontier copies, and stencil rows that the neighbouring row's load reads again
+(PolyBench fdtd2d's hz[i] and hz[i - 1]). Their findings keep the first-touch figures (the paper's definition) with
+no fix, and say why.
 """
 
 from __future__ import annotations
@@ -12,6 +23,14 @@ from reuselens.analyzer.patterns.text import format_bytes, format_share
 from reuselens.analyzer.patterns.view import COLD, KernelView, Node, group_by_line, line_key, merged_node
 
 PATTERNS = {"streaming-access": "Streaming access (first touch, no reuse)"}
+
+# Share of a line's first-touch bytes that other accesses of the kernel read again, from which its lines are reuse a
+# cache-streaming hint would evict rather than a stream.
+REREAD_SHARE = 0.1
+# Share of the kernel's global traffic that its reuse between warps and blocks must reach for a stream's eviction of
+# it to matter: were all of it evicted, the kernel would fetch at most that share more, which bounds what a
+# cache-streaming hint can save (cuda-samples mergeSort's merge kernel: 3.1 MB of reuse beside 812 MB of streams).
+PROTECT_SHARE = 0.05
 
 _WITH_REUSE = (
     "This PC touches almost every byte for the first time and never again: nothing can be saved on it, but "
@@ -25,6 +44,25 @@ _PURE = (
     "no coalescing finding is reported). If a later kernel reads the same data, fusing the kernels would "
     "turn this stream into on-chip reuse."
 )
+_FITS = (
+    "This PC touches almost every byte for the first time and never again, but everything the kernel touches in "
+    "a launch fits in the L2 of the GPU it ran on, so the stream cannot push out what other accesses reuse, and a "
+    "cache-streaming hint (__ldcs/__stcs) would only make a later launch that reads the same data miss in L2. "
+    "Nothing to change on this PC; if a later kernel reads the same data, fusing the kernels would turn this "
+    "stream into on-chip reuse."
+)
+_MINOR = (
+    "This PC touches almost every byte for the first time and never again. The kernel's reuse between warps and "
+    "blocks that the stream could push out of L2 is a small part of its global traffic, so a cache-streaming hint "
+    "(__ldcs/__stcs) could save little, and would make a later launch that reads the same data miss in L2. Nothing "
+    "to change on this PC; if a later kernel reads the same data, fusing the kernels would turn this stream into "
+    "on-chip reuse."
+)
+_REREAD = (
+    "This PC is the first to touch almost every byte it accesses, but other accesses of this kernel read the same "
+    "bytes again afterwards (a stencil's neighbouring row, a search over what was just loaded): they are the reuse "
+    "that a cache-streaming hint (__ldcs/__stcs, evict-first) on this PC would cost. Nothing to change on this PC."
+)
 
 
 def _cache_reuse(view: KernelView) -> float:
@@ -32,7 +70,28 @@ def _cache_reuse(view: KernelView) -> float:
     return sum(n.w_out.get("block", 0.0) + n.w_out.get("grid", 0.0) for n in view.memory_nodes() if n.space == "global")
 
 
-def _draft(view: KernelView, group: list[Node], protect: bool) -> Draft:
+def _reread_by_others(view: KernelView) -> dict[int, float]:
+    """Per node, the bytes other accesses of the kernel reuse from it (edges into it from other PCs)."""
+    reread: dict[int, float] = {}
+    for edge in view.edges:
+        if edge.label != COLD and edge.src != edge.dst and view.is_memory(edge.dst):
+            reread[edge.dst] = reread.get(edge.dst, 0.0) + edge.bytes
+    return reread
+
+
+def _rereading_lines(view: KernelView, group: list[Node]) -> list[str]:
+    """Where the accesses that read a group's bytes again sit, 'file:line', in code order (another access of the same
+    line among them: a stencil's hz[i] and hz[i - 1] in one statement)."""
+    members = {member.id for member in group}
+    readers = {edge.src for edge in view.edges if edge.dst in members and edge.src != edge.dst and edge.label != COLD}
+    places = (view.nodes[i].source_text() for i in sorted(readers, key=lambda i: view.nodes[i].key))
+    return list(dict.fromkeys(place for place in places if place))
+
+
+def _draft(view: KernelView, group: list[Node], kind: str) -> Draft:
+    """kind: "protect" (the cache-streaming advice), "reread" (other accesses read its bytes again), "fits" (the
+    kernel's data fits in L2), "minor" (the reuse it could evict is under PROTECT_SHARE of the kernel's traffic) or
+    "pure" (the kernel has no reuse to evict)."""
     node = merged_node(group)
     ratio = node.w_out.get(COLD, 0.0) / node.w_total()
     cold = node.w_out.get(COLD, 0.0)
@@ -48,12 +107,19 @@ def _draft(view: KernelView, group: list[Node], protect: bool) -> Draft:
     message = f"streams: {verb} {format_bytes(cold)} once{spread} ({format_share(ratio)} first touch)"
     if earlier:
         message += f"; {format_bytes(earlier)} of it was last touched by an earlier kernel"
+    if kind == "reread":
+        readers = _rereading_lines(view, group)
+        shown = ", ".join(readers[:3]) + (f" and {len(readers) - 3} more" if len(readers) > 3 else "")
+        message += f"; other accesses read it again{' at ' + shown if shown else ''}: keep it cached"
+    elif kind == "fits":
+        message += f"; the kernel's {format_bytes(view.global_footprint_per_launch)} a launch fit in L2"
+    explanation = {"protect": _WITH_REUSE, "reread": _REREAD, "fits": _FITS, "minor": _MINOR, "pure": _PURE}[kind]
     return Draft(
         "streaming-access",
         group,
         "cold",
-        "l2-window" if protect else "none",
-        _WITH_REUSE if protect else _PURE,
+        "l2-window" if kind == "protect" else "none",
+        explanation,
         message,
         waste_bytes=cold,
         tier=TIER_INFORMATION,
@@ -61,8 +127,14 @@ def _draft(view: KernelView, group: list[Node], protect: bool) -> Draft:
     )
 
 
+def _by_function_and_direction(nodes: list[Node]) -> list[list[Node]]:
+    groups: dict[tuple, list[Node]] = {}
+    for node in sorted(nodes, key=lambda n: n.key):
+        groups.setdefault((node.key[0], node.type), []).append(node)
+    return list(groups.values())
+
+
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
-    protect = _cache_reuse(view) > 0
     firing = [
         n
         for n in view.memory_nodes()
@@ -71,20 +143,27 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
         and n.w_total() > 0
         and n.w_out.get(COLD, 0.0) / n.w_total() > settings["streaming"]
     ]
-    # A pure stream (no reuse in the kernel for it to evict) has nothing to change line by line: one finding per
-    # function and direction, its PCs on every line (Parboil lbm's D3Q19 update: 39 findings, one per
-    # distribution, each "reads 69.1 MB once"; session 46's review). Otherwise each line can be marked
-    # streaming (__ldcs/__stcs) and gets its own.
-    if not protect:
-        streams: dict[tuple, list[Node]] = {}
-        for node in sorted(firing, key=lambda n: n.key):
-            streams.setdefault((node.key[0], node.type), []).append(node)
-        return [_draft(view, group, protect) for group in streams.values()]
+    if not firing:
+        return []
+    global_traffic = sum(n.w_total() for n in view.memory_nodes() if n.space == "global")
+    reuse = _cache_reuse(view) > 0
+    fits = view.global_footprint_per_launch <= view.l2_room()
+    minor = _cache_reuse(view) < PROTECT_SHARE * global_traffic
+    # A stream that cannot evict anything (no reuse in the kernel, or all of its data fits in L2) has nothing to
+    # change line by line: one finding per function and direction, its PCs on every line (Parboil lbm's D3Q19 update:
+    # 39 findings, one per distribution, each "reads 69.1 MB once"; session 46's review). Otherwise each line can
+    # be marked streaming (__ldcs/__stcs) and gets its own.
+    if not reuse or fits or minor:
+        kind = "fits" if reuse and fits else "minor" if reuse else "pure"
+        return [_draft(view, group, kind) for group in _by_function_and_direction(firing)]
     # Without a source line (library kernels built without -lineinfo) each PC would be a finding of its own,
     # 32 for one unrolled softmax kernel: there, one finding per function and direction.
     lined = [n for n in firing if line_key(n) is not None]
-    lineless: dict[tuple, list[Node]] = {}
-    for node in sorted((n for n in firing if line_key(n) is None), key=lambda n: n.key):
-        lineless.setdefault((node.key[0], node.type), []).append(node)
-    groups = group_by_line(lined) + list(lineless.values())
-    return [_draft(view, group, protect) for group in sorted(groups, key=lambda g: g[0].key)]
+    groups = group_by_line(lined) + _by_function_and_direction([n for n in firing if line_key(n) is None])
+    reread = _reread_by_others(view)
+    drafts = []
+    for group in sorted(groups, key=lambda g: g[0].key):
+        cold = sum(member.w_out.get(COLD, 0.0) for member in group)
+        again = sum(reread.get(member.id, 0.0) for member in group)
+        drafts.append(_draft(view, group, "reread" if again >= REREAD_SHARE * cold else "protect"))
+    return drafts

@@ -177,6 +177,11 @@ class Edge:
         return float(self.raw.get(kind) or 0)
 
 
+# Bytes per launch that stay in L2 where run.json does not give its size: half the smallest L2 of a data-centre GPU
+# since Volta (T4: 4 MB). What fits in half the L2 is served from it, whatever else the kernel streams past.
+FITS_IN_L2 = 2 << 20
+
+
 class KernelView:
     """Nodes, edges and barriers of one kernel dict, indexed for the pattern rules."""
 
@@ -234,6 +239,10 @@ class KernelView:
     def traffic_bytes(self) -> float:
         """The kernel's traffic: Σ W_total(v) over memory PCs = Σ w(e) (lane-bytes)."""
         return float(sum(node.w_total() for node in self.memory_nodes()))
+
+    def l2_room(self) -> int:
+        """The bytes per launch the GPU's L2 keeps: half of it where run.json gives its size, else FITS_IN_L2."""
+        return self.l2_bytes // 2 if self.l2_bytes else FITS_IN_L2
 
     def footprint_per_launch(self, nodes: Iterable[Node]) -> float:
         """The unique bytes `nodes` touch in one launch: their cold bytes over the merged launches, per launch

@@ -1204,17 +1204,77 @@ def test_hierarchical_delta_is_a_setting_and_control_has_no_dominant_scope():
     assert "hierarchical-reuse-block" not in patterns_of(findings)
 
 
+def reused_table(k: KernelBuilder, executions: int = 4096) -> int:
+    """A load whose lines other blocks read again: 5% first touch, the rest grid-scope reuse a stream could evict."""
+    node = k.node("global", "read", executions=executions)
+    k.edge(node, 0, "cold", 0.05)
+    k.edge(node, node, "grid", 0.95)
+    return node
+
+
 def test_streaming_implant_and_control():
+    # a stream of 4 MB a launch, beyond the 2 MB the default L2 keeps, past a load with block/grid reuse to protect
     k = KernelBuilder()
     k.background()
-    stream = k.node("global", "read", executions=4096, line=3)
+    reused_table(k)
+    stream = k.node("global", "read", executions=32768, line=3)
     k.edge(stream, 0, "cold")
     finding = only(find_findings(k.build()), "streaming-access")
     assert finding["severity"] == "hint" or finding["severity"] == "information"
-    assert finding["fix"]["kind"] == "l2-window"  # the background load has block/grid reuse to protect
+    assert finding["fix"]["kind"] == "l2-window"
     control = KernelBuilder()
     control.background()
     assert find_findings(control.build()) == []
+
+
+def test_a_stream_beside_reuse_that_all_fits_in_l2_has_nothing_to_fix():
+    # GIVEN cuda-samples mergeSort's rank kernel: 786 KB a launch streamed beside a little block/grid reuse, all of
+    # it in the L2 (the default 2 MB, or half of the run's own L2): the stream cannot evict the reuse, and
+    # evict-first would only cost the next kernel, which reads these ranks
+    k = KernelBuilder()
+    k.background()
+    reused_table(k)
+    stream = k.node("global", "write", executions=4096, line=3)
+    k.edge(stream, 0, "cold")
+    finding = only(find_findings(k.build()), "streaming-access")
+    assert finding["fix"]["kind"] == "none"
+    assert "fit in L2" in finding["message"] and "fits in the L2" in finding["fix"]["explanation"]
+    # ... while on a GPU whose L2 keeps less than the kernel's data, the same stream is told to go evict-first
+    kernel = k.build()
+    [findings] = find_report_findings([kernel], gpu={"l2_bytes": 1 << 20})
+    assert only(findings, "streaming-access")["fix"]["kind"] == "l2-window"
+
+
+def test_a_stream_whose_bytes_another_access_reads_again_is_not_told_to_evict_them():
+    # GIVEN PolyBench fdtd2d's hz[i][j] - hz[i - 1][j] in a kernel too large for L2: the first load touches each row
+    # first, and the other load reads it again a row later; a second stream that nobody reads again
+    k = KernelBuilder()
+    k.background()
+    first = k.node("global", "read", executions=32768, line=138)
+    neighbour = k.node("global", "read", executions=32768, line=139)
+    alone = k.node("global", "read", executions=32768, line=140)
+    k.edge(first, 0, "cold")
+    k.edge(neighbour, first, "grid")
+    k.edge(alone, 0, "cold")
+    findings = {f["pcs"][0]: f for f in find_findings(k.build()) if f["pattern"] == "streaming-access"}
+    assert set(findings) == {first, alone}
+    assert findings[first]["fix"]["kind"] == "none"
+    assert findings[first]["message"].endswith("other accesses read it again at app.cu:139: keep it cached")
+    assert findings[alone]["fix"]["kind"] == "l2-window"
+
+
+def test_a_stream_beside_little_reuse_is_not_told_to_protect_it():
+    # GIVEN cuda-samples mergeSort's merge kernel: 64 MB a launch of streams beside a block/grid reuse of 0.4% of its
+    # traffic (the background load's 6%, here under 1% of all): evicting all of it would cost less than the
+    # PROTECT_SHARE a cache-streaming hint must be able to save
+    k = KernelBuilder()
+    k.background()
+    streams = [k.node("global", "read", executions=32768, line=line) for line in (372, 373)]
+    for node in streams:
+        k.edge(node, 0, "cold")
+    [finding] = [f for f in find_findings(k.build()) if f["pattern"] == "streaming-access"]
+    assert sorted(finding["pcs"]) == streams and finding["fix"]["kind"] == "none"
+    assert "small part of its global traffic" in finding["fix"]["explanation"]
 
 
 def test_streaming_in_a_pure_streaming_kernel_has_nothing_to_fix():
@@ -1227,19 +1287,20 @@ def test_streaming_in_a_pure_streaming_kernel_has_nothing_to_fix():
 def test_streaming_without_line_info_is_one_finding_per_direction():
     # GIVEN a library kernel without -lineinfo: three streaming loads and two streaming stores (an unrolled
     # softmax had 32 such PCs), and two streaming loads on source lines of their own, in a kernel with reuse the
-    # streams could evict (each line can be marked streaming)
+    # streams could evict, beyond what L2 keeps (each line can be marked streaming)
     k = KernelBuilder()
     k.background()
-    loads = [k.node("global", "read", executions=1024) for _ in range(3)]
-    stores = [k.node("global", "write", executions=1024) for _ in range(2)]
-    lined = [k.node("global", "read", executions=1024, line=line) for line in (7, 9)]
+    reused_table(k, executions=8192)
+    loads = [k.node("global", "read", executions=8192) for _ in range(3)]
+    stores = [k.node("global", "write", executions=8192) for _ in range(2)]
+    lined = [k.node("global", "read", executions=8192, line=line) for line in (7, 9)]
     for node in loads + stores + lined:
         k.edge(node, 0, "cold")
     kernel = k.build()
     findings = [f for f in find_findings(kernel) if f["pattern"] == "streaming-access"]
     assert sorted(sorted(f["pcs"]) for f in findings) == [loads, stores, [lined[0]], [lined[1]]]
     reads = next(f for f in findings if sorted(f["pcs"]) == loads)
-    assert reads["message"].startswith("streams: reads 393.2 KB once")  # 3 x 1024 x 128 B
+    assert reads["message"].startswith("streams: reads 3.1 MB once")  # 3 x 8192 x 128 B
 
 
 def test_a_pure_stream_is_one_finding_per_direction():
