@@ -156,9 +156,23 @@ _SPLIT_NOTE = (
     "The same instruction reads other threads' data in other lanes or warps, so which lanes find their own "
     "value depends on the thread index, and a register cannot replace the load. Keeping the own elements "
     "needs the algorithm restructured: let each thread own its elements through the steps where they stay "
-    "its own (a sorting network's small strides, done in registers or with warp shuffles), then exchange. "
+    "its own (a sorting network's small strides, done in registers or with warp shuffles), then exchange."
 )
 _SPLIT_WORDS = " — lane-dependent: the same load reads other threads' data ({share}), no register can stand in"
+# Other threads only read the element between this thread's accesses (every cross-thread edge a read after read): a
+# Hillis-Steele scan's `s_data[idx] += t`, whose element the thread itself stored while the neighbour `offset` above
+# only read it. The shadow keeps one last access per word, so a write by a third thread before that read would look
+# the same: the register is offered as a condition, with no fix (session 54's review of SHOC sort).
+_READ_BETWEEN_NOTE = (
+    "Between this thread's accesses, other threads of the block read the same element (the shadow records each "
+    "word's last access, which was their read). If no other thread writes it in between, as in a scan step where "
+    "a neighbour only reads this thread's partial sum, the value is still this thread's own: keep it in a local "
+    "variable (a register) across the steps and store it, instead of reloading it from shared memory. If another "
+    "thread may write it, the reload is needed."
+)
+_READ_BETWEEN_WORDS = (
+    " — other threads read this element in between ({share}): if none of them writes it, a register can stand in"
+)
 
 
 def _lane_dependent(node: Node) -> bool:
@@ -171,13 +185,30 @@ def _lane_dependent(node: Node) -> bool:
     return node.space == "shared" and total > 0 and cross >= SPLIT_SHARE * total
 
 
-def _as_lane_dependent(draft: Draft, members: list[Node]) -> Draft:
-    """The finding of loads whose re-reads depend on the lane (module docstring): information, no fix."""
+def _only_read_by_others(view: KernelView, members: list[Node]) -> bool:
+    """Whether the loads read a slot of each lane's own (one word a lane, at an address not computed from loaded
+    data: a scan's s_data[idx], not a binary search's probe that lanes share) whose cross-thread edges are all reads
+    after reads: other threads read those elements between this thread's accesses, and none wrote them last."""
+    if any(m.raw.get("address_from") or m.address_mode() < m.lane_mode() for m in members):
+        return False
+    edges = [e for m in members for e in view.out_edges.get(m.id, ()) if e.label in _CROSS_THREAD]
+    return bool(edges) and all(e.kind_count("raw") == 0 and e.kind_count("rar") > 0 for e in edges)
+
+
+def _as_lane_dependent(draft: Draft, members: list[Node], view: KernelView) -> Draft:
+    """The finding of loads whose re-reads depend on the lane (module docstring): information, no fix. Its
+    explanation replaces the register advice, which it contradicts."""
     total = sum(m.w_total() for m in members)
     cross = sum(m.w_out.get(label, 0.0) for m in members for label in _CROSS_THREAD)
+    share = format_share(cross / total if total else 0.0) + " of its bytes"
     draft.message = draft.message.replace(" — keep it in a register", "", 1)  # what the note below says cannot be
-    draft.message += _SPLIT_WORDS.format(share=format_share(cross / total if total else 0.0) + " of its bytes")
-    draft.explanation = _SPLIT_NOTE + draft.explanation
+    if _only_read_by_others(view, members):
+        draft.message += _READ_BETWEEN_WORDS.format(share=share)
+        draft.explanation = _READ_BETWEEN_NOTE
+        draft.metrics["read_between"] = True
+    else:
+        draft.message += _SPLIT_WORDS.format(share=share)
+        draft.explanation = _SPLIT_NOTE
     draft.fix_kind = "none"
     draft.tier = TIER_INFORMATION
     draft.metrics["lane_dependent"] = True
@@ -400,7 +431,7 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
             elif group is beside:
                 draft = _as_earlier_loop(draft, values)
             elif group is split and not suspects:  # a reload aliasing forces is __restrict__'s, whatever the lanes
-                draft = _as_lane_dependent(draft, group)
+                draft = _as_lane_dependent(draft, group, view)
             draft.nodes = group
             drafts.append(draft)
     for group in group_by_line(view.nodes[i] for i in dead):

@@ -139,10 +139,33 @@ def test_lane_dependent_rereads_are_information_without_a_fix():
     assert finding["fix"]["kind"] == "none" and finding["metrics"]["lane_dependent"] is True
     assert "lane-dependent" in finding["message"] and "no register can stand in" in finding["message"]
     assert "keep it in a register" not in finding["message"]  # which the same message would deny
+    assert "__restrict__" not in finding["fix"]["explanation"]  # nor does the explanation offer a register after all
     # the first step after the tile's load reads only the thread's own elements: that PC keeps its register advice
     kernel, tile, steps = comparator_kernel([1.0, 0.5, 0.5])
     found = sorted((f["pcs"], f["fix"]["kind"]) for f in find_findings(kernel) if f["pattern"] == "redundant-raw")
     assert found == [([steps[0]], "register-promotion"), (steps[1:], "none")]
+
+
+def test_a_reload_that_other_threads_only_read_in_between_offers_the_register_as_a_condition():
+    # GIVEN SHOC sort's Hillis-Steele step `s_data[idx] += t`: the thread stored its element, the thread `offset`
+    # above read it (t = s_data[idx - offset] there), and the thread reloads it; where no thread reads it in between,
+    # the reload finds the thread's own store. The other threads only read: a register holds the partial sum,
+    # unless a write the shadow cannot see came first
+    k = KernelBuilder()
+    tile = k.node("shared", "write", executions=2048, line=24)
+    k.edge(tile, 0, "cold")
+    neighbour = k.node("shared", "read", executions=2048, line=25)
+    k.edge(neighbour, tile, "warp_diff_inst")
+    reload = k.node("shared", "read", executions=2048, line=26)
+    k.edge(reload, tile, "thread", 0.5)
+    k.edge(reload, neighbour, "warp_diff_inst", 0.5)
+    k.barrier(0x500, spanned=2048)
+    finding = only(find_findings(k.build()), "redundant-raw")
+    assert finding["pcs"] == [reload] and finding["fix"]["kind"] == "none"
+    assert finding["metrics"]["lane_dependent"] is True and finding["metrics"]["read_between"] is True
+    assert "other threads read this element in between" in finding["message"]
+    assert "no register can stand in" not in finding["message"]
+    assert finding["fix"]["explanation"].startswith("Between this thread's accesses, other threads")
 
 
 def test_a_global_reload_touched_by_other_blocks_in_between_keeps_its_register_advice():
