@@ -51,6 +51,7 @@ import math
 from reuselens.analyzer.patterns.finding import Draft, predicted_excess
 from reuselens.analyzer.patterns.text import count, format_bytes, loaded_values
 from reuselens.analyzer.patterns.view import (
+    COLD,
     SECTOR_BYTES,
     KernelView,
     Node,
@@ -78,9 +79,27 @@ _DATA_FIX = (
     "the indexing arithmetic makes consecutive lanes access consecutive addresses. What helps: give a warp (or a "
     "group of lanes) one row, vertex or bucket, so that its lanes walk consecutive entries of it; reorder the data "
     "so that what neighbouring threads touch lies together (sort the keys, renumber the graph's vertices by "
-    "locality, e.g. reverse Cuthill-McKee); or, for read-only data reused nearby, load through the read-only path "
-    "(const __restrict__, __ldg) (paper 3.3 II)."
+    "locality, e.g. reverse Cuthill-McKee){read_only} (paper 3.3 II)."
 )
+_READ_ONLY_PATH = "; or, for read-only data reused nearby, load through the read-only path (const __restrict__, __ldg)"
+
+
+def _written_in_kernel(view: KernelView, members: list[Node]) -> bool:
+    """Whether the kernel itself writes what the members access (an atomic among them; a load of what a store or
+    atomic of the same launch wrote; a store or atomic after the load at its addresses): then the read-only path
+    (__ldg, const __restrict__), whose cache does not see the kernel's own writes, must not serve it (SHOC BFS
+    (UIUC)'s gather of the costs its atomicMin lowers; session 54's review)."""
+    ids = {m.id for m in members}
+    if any(m.type != "read" for m in members):
+        return True
+    for edge in view.edges:
+        if edge.label == COLD:
+            continue
+        if edge.src in ids and edge.kind_count("raw") > 0:
+            return True
+        if edge.dst in ids and view.nodes[edge.src].type in ("write", "atomic"):
+            return True
+    return False
 
 
 _DATA_STORE_FIX = (
@@ -95,7 +114,7 @@ _DATA_STORE_FIX = (
 )
 
 
-def _draft(node: Node, ratio: float, members: list[Node], origins: list[Node]) -> Draft:
+def _draft(view: KernelView, node: Node, ratio: float, members: list[Node], origins: list[Node]) -> Draft:
     excess = max(0.0, node.sectors_total() - node.sectors_ideal_total())
     predicted = predicted_excess(members, "global", "sectors", lambda m: m.sectors_total() - m.sectors_ideal_total())
     mean_sectors = dist_mean(node.raw.get("sectors"))
@@ -127,7 +146,11 @@ def _draft(node: Node, ratio: float, members: list[Node], origins: list[Node]) -
         [node],
         None,
         "coalescing",
-        _DATA_STORE_FIX if scatter else _DATA_FIX if follows_data else _FIX,
+        _DATA_STORE_FIX
+        if scatter
+        else _DATA_FIX.format(read_only="" if _written_in_kernel(view, members) else _READ_ONLY_PATH)
+        if follows_data
+        else _FIX,
         message,
         waste_bytes=excess * SECTOR_BYTES,
         basis="sectors",
@@ -307,7 +330,7 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
         if split and len({sum(m.size for m in e) for e in split}) == 1:
             draft = _element_draft(node, node.r_coal(), group, split)
         else:
-            draft = _draft(node, node.r_coal(), group, origins_of(view, group))
+            draft = _draft(view, node, node.r_coal(), group, origins_of(view, group))
         draft.nodes = group
         drafts.append(draft)
     return drafts

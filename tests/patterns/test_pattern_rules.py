@@ -577,6 +577,27 @@ def test_a_gather_through_loaded_indices_is_told_what_helps_instead_of_reindexin
         assert ("come from data the kernel loaded" in finding["fix"]["explanation"]) is follows
 
 
+def test_a_gather_of_data_the_kernel_writes_is_not_told_to_use_the_read_only_path():
+    # GIVEN SHOC BFS (UIUC)'s gather of cost[nid] beside the atomicMin that lowers cost[nid] in the same kernel: the
+    # read-only path's cache does not see the kernel's own writes, so __ldg on it would read stale costs; the same
+    # gather of data nobody writes keeps that option
+    for written in (False, True):
+        k = KernelBuilder()
+        k.background()
+        gather = k.node("global", "read", executions=4096, sectors=32, line=594)
+        k.kernel["nodes"][gather]["irregular"] = int(0.95 * 4096)
+        k.edge(gather, 0, "cold")
+        if written:
+            lower = k.node("global", "atomic", executions=1024, line=593)
+            k.edge(lower, gather, "grid")
+        finding = next(
+            f for f in find_findings(k.build()) if f["pattern"] == "poor-coalescing" and f["pcs"] == [gather]
+        )
+        assert finding["metrics"]["addresses_follow_data"] is True
+        assert ("__ldg" in finding["fix"]["explanation"]) is not written, written
+        assert finding["fix"]["explanation"].endswith("(paper 3.3 II).")
+
+
 def test_a_report_without_a_lanes_distribution_says_nothing_of_data_indexed_addresses():
     # GIVEN an uncoalesced load whose report left `lanes` out (the schema allows it), its address counts spread by
     # partial warps: no evidence that the data picks its addresses
