@@ -117,6 +117,19 @@ _FITS_FIX = (
     "run at the same time (tile swizzling), or stage the shared part in shared memory per block."
 )
 
+# Reads per byte (the subgraph's reuse intensity, section 3.2.2) from which grid-scope reuse that fits in L2 costs L2
+# bandwidth worth a tile in shared memory: a tiled GEMM's blocks read each input byte (side / tile side) times, an
+# untiled one about the side's times. The suite and breadth set split at 8-16 (cuda-samples' and Parboil's tiled
+# SGEMMs, Parboil histo) against 768-896 (PolyBench gemm and syrk, untiled); stencils reuse 1.2-2 times.
+HEAVY_REUSE = 64.0
+_TILE_FIX = (
+    "Most of this data object's reuse crosses block boundaries. It fits in L2, so an access-policy window would not "
+    "keep it more resident, but different blocks read each of its bytes many times from L2: L2 bandwidth, not its "
+    "capacity, is what this reuse costs. Give each block a larger tile of the work, so that it loads each element it "
+    "needs once into shared memory (cooperative, coalesced loads, then __syncthreads()) and reuses it from there, or "
+    "from registers, as a tiled matrix multiplication does; each doubling of the tile's side halves those L2 reads."
+)
+
 _DATA_FIX = (
     "Most of this data object's reuse happens between lanes of one warp at different instructions, but at "
     "addresses loaded from memory (an index array, a graph's neighbours): which lane holds a value other lanes "
@@ -268,7 +281,14 @@ def _draft(
     # which is what a persisting window prevents
     room = view.l2_room()
     fits = scope == "grid" and not atomic and footprint <= room and view.global_footprint_per_launch <= room
-    if fits:
+    intensity = reuse_intensity(view, members)
+    if fits and (intensity or 0.0) >= HEAVY_REUSE:
+        kind, explanation = "shared-promotion", _TILE_FIX
+        advice = (
+            f"it fits in L2, but blocks read each byte about {intensity:.0f} times from it: give each block a larger "
+            "tile in shared memory"
+        )
+    elif fits:
         kind, explanation, advice = "none", _FITS_FIX, "it fits in L2, which already serves it"
     block_shared = _BLOCK_SHARED_BYTES.get(view.gpu_arch or "", BLOCK_SHARED_DEFAULT)
     unprivatizable = atomic and scope == "grid" and footprint > block_shared
@@ -303,9 +323,7 @@ def _draft(
         f"{_SCOPE_WORDS[scope]}{places(carriers)} (footprint {format_bytes(footprint)}{per_launch}) — {advice}"
     )
     metrics = {f"r_{label}": ratios[label] for label in SCOPES}
-    metrics.update(
-        {"footprint_bytes": footprint, "reuse_intensity": reuse_intensity(view, members), "subgraph_pcs": len(members)}
-    )
+    metrics.update({"footprint_bytes": footprint, "reuse_intensity": intensity, "subgraph_pcs": len(members)})
     if follows_data:
         metrics["addresses_follow_data"] = True
     if strong:

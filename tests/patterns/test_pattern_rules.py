@@ -1165,6 +1165,22 @@ def test_hierarchical_grid_reuse_of_an_object_that_fits_in_l2_has_no_fix():
     assert finding["fix"]["kind"] == "l2-window"
 
 
+def test_grid_reuse_that_fits_in_l2_but_is_read_many_times_over_is_told_to_tile():
+    # GIVEN PolyBench gemm's untiled C += A * B: a 5 KB-a-launch object that fits in L2, whose every byte other blocks
+    # read about a hundred times from L2 (reuse intensity 100): its cost is L2 bandwidth, which a tile in shared
+    # memory per block cuts; a tiled kernel's operand, read a few times (intensity 10), keeps "L2 serves it"
+    for cold, heavy in ((0.01, True), (0.1, False)):
+        k = KernelBuilder()
+        k.background()
+        operand = k.node("global", "read", executions=4096, line=134)
+        k.edge(operand, 0, "cold", cold)
+        k.edge(operand, operand, "grid", 1 - cold)
+        finding = only(find_findings(k.build()), "hierarchical-reuse-grid")
+        assert finding["fix"]["kind"] == ("shared-promotion" if heavy else "none"), cold
+        assert ("blocks read each byte about 100 times" in finding["message"]) is heavy
+        assert ("it fits in L2, which already serves it" in finding["message"]) is not heavy
+
+
 def test_a_cas_loop_inside_an_apps_helper_keeps_the_aggregation_advice():
     # GIVEN atomicMaxFloat(float*, float), the app's CAS loop, inlined into the kernel: every lane on one address; a
     # warp max-reduction before the loop is the standard fix, which a bare atomicCAS in the kernel would not allow
