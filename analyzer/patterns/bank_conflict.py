@@ -106,6 +106,13 @@ _DATA_INDEXED_FIX = (
     "keep the looked-up values in registers, give each lane group its own copy of a small table, or order the work "
     "so that a warp's lanes look up nearby words (sorted keys)."
 )
+_DATA_SCATTER_FIX = (
+    "The lanes store to words the data chose (ranks a search found, slots computed from loaded values: {evidence}), so "
+    "how many of them share a bank changes from one access to the next, and padding or a swizzle only moves the "
+    "collisions. They are the price of the scatter: if they matter, let each thread produce a contiguous run of the "
+    "output (a merge path: each thread merges its own range of output positions), so that lanes write words in lane "
+    "order, or scatter into a staging buffer in lane order and let one coalesced pass put the elements in place."
+)
 _DATA_INDEXED_LAYOUT_FIX = (
     "The lanes' words come from the data ({evidence}: a histogram's bin, a looked-up index), yet {wave_share} of the "
     "accesses cost {wavefronts} wavefronts. So the layout, not the data, puts lanes that can pick different words in "
@@ -206,7 +213,8 @@ def _draft(node: Node, ratio: float, members: list[Node], rows: int = 1, origins
         if loaded:
             picks += f" (computed from {loaded_values(loaded)})"
         message = message.replace(" — pad or swizzle the array", picks)
-        explanation = _DATA_INDEXED_FIX.format(evidence=evidence)
+        scatter = all(m.type == "write" for m in members)
+        explanation = (_DATA_SCATTER_FIX if scatter else _DATA_INDEXED_FIX).format(evidence=evidence)
     elif data_dependent:
         message = message.replace(" — pad or swizzle the array", " — data-dependent: the bins collide, not the layout")
     elif layout:

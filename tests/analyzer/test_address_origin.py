@@ -237,6 +237,12 @@ def test_a_bank_conflict_at_words_the_data_picks_is_no_padding_finding():
     )
     assert "the SASS computes the address from the values loaded at mergeSort.cu:97" in after.explanation
     assert after.metrics["address_from"] == [0x40] and "data_indexed" not in after.metrics
+    # a store: the advice is the scatter's (lanes writing in lane order), not a lookup's (values kept in registers)
+    assert after.explanation.startswith("The lanes store to words the data chose") and "merge path" in after.explanation
+    lookup = shared_node(0x80, 139, address_from=[0x40])
+    lookup["type"] = "read"
+    (read,) = find_conflicts(KernelView(kernel([probe, lookup])), settings)
+    assert read.explanation.startswith("The lanes' words come from the data") and "merge path" not in read.explanation
 
     # steady at 2 wavefronts (92% of mergeSortSharedKernel's scatters): still the data's, not a layout to redo
     steady = shared_node(0x80, 139, address_from=[0x40])
