@@ -1272,13 +1272,19 @@ def reused_table(k: KernelBuilder, executions: int = 4096) -> int:
     return node
 
 
-def test_streaming_implant_and_control():
-    # a stream of 4 MB a launch, beyond the 2 MB the default L2 keeps, past a load with block/grid reuse to protect
+def stream_beside_reuse(type_: str, executions: int) -> tuple[KernelBuilder, int]:
+    """A kernel with the background load, reused_table's reuse to protect, and one stream on line 3."""
     k = KernelBuilder()
     k.background()
     reused_table(k)
-    stream = k.node("global", "read", executions=32768, line=3)
+    stream = k.node("global", type_, executions=executions, line=3)
     k.edge(stream, 0, "cold")
+    return k, stream
+
+
+def test_streaming_implant_and_control():
+    # a stream of 4 MB a launch, beyond the 2 MB the default L2 keeps, past a load with block/grid reuse to protect
+    k, _stream = stream_beside_reuse("read", 32768)
     finding = only(find_findings(k.build()), "streaming-access")
     assert finding["severity"] == "hint" or finding["severity"] == "information"
     assert finding["fix"]["kind"] == "l2-window"
@@ -1291,11 +1297,7 @@ def test_a_stream_beside_reuse_that_all_fits_in_l2_has_nothing_to_fix():
     # GIVEN cuda-samples mergeSort's rank kernel: 786 KB a launch streamed beside a little block/grid reuse, all of
     # it in the L2 (the default 2 MB, or half of the run's own L2): the stream cannot evict the reuse, and
     # evict-first would only cost the next kernel, which reads these ranks
-    k = KernelBuilder()
-    k.background()
-    reused_table(k)
-    stream = k.node("global", "write", executions=4096, line=3)
-    k.edge(stream, 0, "cold")
+    k, _stream = stream_beside_reuse("write", 4096)
     finding = only(find_findings(k.build()), "streaming-access")
     assert finding["fix"]["kind"] == "none"
     assert "fit in L2" in finding["message"] and "fits in the L2" in finding["fix"]["explanation"]
