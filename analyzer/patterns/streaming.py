@@ -7,9 +7,8 @@ memory store is always a first touch of its buffer, which says nothing about loc
 When the cache-streaming advice applies (fix kind l2-window: __ldcs/__stcs, an access-policy window): only where a
 stream can push out what the kernel reuses, so when the kernel has global reuse between warps or blocks, at least
 PROTECT_SHARE of its global traffic, and its data per launch does not fit in the L2 (KernelView.l2_room, as
-hierarchical-reuse-grid decides); and only on a line whose
-bytes no other access of the kernel reads again (REREAD_SHARE), since those reads are the reuse an evict-first hint
-would cost. The 12 suite applications' review (session 54) found the advice on 26 streams that cannot evict anything
+hierarchical-reuse-grid decides); and only on a line whose bytes no other access of the kernel reads again
+(REREAD_SHARE), since those reads are the reuse an evict-first hint would cost. The 12 suite applications' review (session 54) found the advice on 26 streams that cannot evict anything
 or whose lines come back: cuda-samples mergeSort's rank and limit arrays (786 KB and 1.5 MB a launch) that the next
 kernel reads, SHOC BFS (UIUC)'s frontier copies, and stencil rows that the neighbouring row's load reads again
 (PolyBench fdtd2d's hz[i] and hz[i - 1]). Their findings keep the first-touch figures (the paper's definition) with
@@ -146,9 +145,10 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     if not firing:
         return []
     global_traffic = sum(n.w_total() for n in view.memory_nodes() if n.space == "global")
-    reuse = _cache_reuse(view) > 0
+    cache_reuse = _cache_reuse(view)
+    reuse = cache_reuse > 0
     fits = view.global_footprint_per_launch <= view.l2_room()
-    minor = _cache_reuse(view) < PROTECT_SHARE * global_traffic
+    minor = cache_reuse < PROTECT_SHARE * global_traffic
     # A stream that cannot evict anything (no reuse in the kernel, or all of its data fits in L2) has nothing to
     # change line by line: one finding per function and direction, its PCs on every line (Parboil lbm's D3Q19 update:
     # 39 findings, one per distribution, each "reads 69.1 MB once"; session 46's review). Otherwise each line can
