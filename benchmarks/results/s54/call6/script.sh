@@ -3,6 +3,8 @@
 # cuda-samples matrixMul's first 80 launches (0.96 M records), three saves (benchmarks/lsp_save.py), with the final
 # analysis; and the language server's start and import cost there.
 #   bash benchmarks/results/s54/call6/script.sh   (carry .whl, .whl-lsp, benchmarks/realapps/src)
+#   APPS="shoc_bfs_uiuc:0:10 shoc_sort:0:8" bash benchmarks/results/s54/call6/script.sh   (apps with findings, its
+#   second run: matrixMul has none)
 source benchmarks/device_call.sh
 for pair in attrs:attrs cattrs:cattrs lsprotocol:lsprotocol pygls:pygls typing_extensions:typing_extensions \
     packaging:packaging pytest_asyncio:pytest_asyncio pytest_lsp:pytest_lsp watchdog:watchdog; do
@@ -12,9 +14,14 @@ stamp "import lsp_server.server, three times"
 for i in 1 2 3; do python3 -X importtime -c "import reuselens.lsp_server.server" 2>&1 | tail -1; done
 stamp "build cs_matrixMul"
 timeout 120 python3 benchmarks/realapps.py --src benchmarks/realapps/src --out /tmp/ls --rounds 1 --modes native \
-  --apps cs_matrixMul > "$OUT/native.txt" 2>&1 || tail -5 "$OUT/native.txt"
-stamp "save -> diagnostics, cs_matrixMul launches 0-79, 3 saves"
-timeout 150 python3 benchmarks/lsp_save.py --src benchmarks/realapps/src --build /tmp/ls/build --app cs_matrixMul \
-  --launch-range 0:80 --rounds 3 --json "$OUT/lsp_save.json" > "$OUT/lsp_save.txt" 2>&1
-tail -8 "$OUT/lsp_save.txt"
+  --apps "$(echo "${APPS:-cs_matrixMul:0:80}" | tr ' ' '\n' | cut -d: -f1 | paste -sd,)" > "$OUT/native.txt" 2>&1 || tail -5 "$OUT/native.txt"
+APPS=${APPS:-cs_matrixMul:0:80}
+for spec in $APPS; do
+  app=${spec%%:*}
+  range=${spec#*:}
+  stamp "save -> diagnostics, $app launches $range, 3 saves"
+  timeout 150 python3 benchmarks/lsp_save.py --src benchmarks/realapps/src --build /tmp/ls/build --app "$app" \
+    --launch-range "$range" --rounds 3 --json "$OUT/lsp_save_$app.json" > "$OUT/lsp_save_$app.txt" 2>&1
+  tail -5 "$OUT/lsp_save_$app.txt"
+done
 stamp done
