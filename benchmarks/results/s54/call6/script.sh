@@ -12,7 +12,7 @@ for pair in attrs:attrs cattrs:cattrs lsprotocol:lsprotocol pygls:pygls typing_e
 done
 stamp "import lsp_server.server, three times"
 for i in 1 2 3; do python3 -X importtime -c "import reuselens.lsp_server.server" 2>&1 | tail -1; done
-stamp "build cs_matrixMul"
+stamp "build the apps"
 timeout 120 python3 benchmarks/realapps.py --src benchmarks/realapps/src --out /tmp/ls --rounds 1 --modes native \
   --apps "$(echo "${APPS:-cs_matrixMul:0:80}" | tr ' ' '\n' | cut -d: -f1 | paste -sd,)" > "$OUT/native.txt" 2>&1 || tail -5 "$OUT/native.txt"
 APPS=${APPS:-cs_matrixMul:0:80}
