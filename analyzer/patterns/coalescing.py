@@ -69,7 +69,11 @@ _FIX = (
     "The lanes of a warp touch more 32-byte sectors than the bytes they use, so most of every fetched sector "
     "is thrown away. Make consecutive lanes access consecutive addresses: index with threadIdx.x in the "
     "fastest-varying dimension, switch an array of structures to a structure of arrays, or stage a tile "
-    "through shared memory with coalesced loads and read it transposed from there (paper 3.3 II)."
+    "through shared memory with coalesced loads and read it transposed from there. Where each thread walks a row "
+    "of its own (a matrix-vector product or a row reduction: the row's index is a loop or a recurrence, which "
+    "threadIdx.x cannot take), give each warp a row, its lanes reading consecutive elements and combining their "
+    "partial results with __shfl_xor_sync, or store the matrix transposed so that a thread's row is a column "
+    "(paper 3.3 II)."
 )
 
 

@@ -560,6 +560,10 @@ def test_poor_coalescing_implant_one_sector_per_lane():
     assert finding["waste"]["basis"] == "sectors"
     assert finding["waste"]["share"] == pytest.approx(28 / 36, abs=1e-6)
     assert "extra sector requests" in finding["message"] and "access consecutive addresses" in finding["message"]
+    # a thread walking a row of its own (PolyBench atax, bicg, mvt) cannot put threadIdx.x on the row's index: a warp
+    # per row or a transposed matrix is its remedy (session 54's review of the breadth set)
+    assert "give each warp a row" in finding["fix"]["explanation"]
+    assert "store the matrix transposed" in finding["fix"]["explanation"]
 
 
 def test_a_gather_through_loaded_indices_is_told_what_helps_instead_of_reindexing():
