@@ -85,8 +85,9 @@ def _address_links(ref: NodeRef, results: RunResults) -> str:
     for node in ref.kernel.get("nodes") or []:
         if node.get("pc") in wanted and node.get("function") == ref.node.get("function"):
             where = results.place(node.get("source"))
-            if where and _line_link(where) not in links:
-                links.append(_line_link(where))
+            link = _line_link(where) if where else None
+            if link and link not in links:
+                links.append(link)
     return _first_links(links)
 
 

@@ -93,17 +93,13 @@ def _written_in_kernel(view: KernelView, members: list[Node]) -> bool:
     atomic of the same launch wrote; a store or atomic after the load at its addresses): then the read-only path
     (__ldg, const __restrict__), whose cache does not see the kernel's own writes, must not serve it (SHOC BFS
     (UIUC)'s gather of the costs its atomicMin lowers; session 54's review)."""
-    ids = {m.id for m in members}
     if any(m.type != "read" for m in members):
         return True
-    for edge in view.edges:
-        if edge.label == COLD:
-            continue
-        if edge.src in ids and edge.kind_count("raw") > 0:
-            return True
-        if edge.dst in ids and view.nodes[edge.src].type in ("write", "atomic"):
-            return True
-    return False
+    return any(
+        any(e.label != COLD and e.kind_count("raw") > 0 for e in view.out_edges.get(m.id, ()))
+        or any(view.nodes[e.src].type in ("write", "atomic") for e in view.in_edges.get(m.id, ()))
+        for m in members
+    )
 
 
 _DATA_STORE_FIX = (

@@ -69,28 +69,21 @@ def _cache_reuse(view: KernelView) -> float:
     return sum(n.w_out.get("block", 0.0) + n.w_out.get("grid", 0.0) for n in view.memory_nodes() if n.space == "global")
 
 
-def _reread_by_others(view: KernelView) -> dict[int, float]:
-    """Per node, the bytes other accesses of the kernel reuse from it (edges into it from other PCs)."""
-    reread: dict[int, float] = {}
-    for edge in view.edges:
-        if edge.label != COLD and edge.src != edge.dst and view.is_memory(edge.dst):
-            reread[edge.dst] = reread.get(edge.dst, 0.0) + edge.bytes
-    return reread
+def _rereaders(view: KernelView, group: list[Node]) -> dict[int, float]:
+    """The other PCs that reuse the group's bytes (a stencil's hz[i - 1] of the row hz[i] touched first, on another
+    line or the same one), with the bytes each reuses."""
+    readers: dict[int, float] = {}
+    for member in group:
+        for edge in view.in_edges.get(member.id, ()):
+            if edge.src != edge.dst:
+                readers[edge.src] = readers.get(edge.src, 0.0) + edge.bytes
+    return readers
 
 
-def _rereading_lines(view: KernelView, group: list[Node]) -> list[str]:
-    """Where the accesses that read a group's bytes again sit, 'file:line', in code order (another access of the same
-    line among them: a stencil's hz[i] and hz[i - 1] in one statement)."""
-    members = {member.id for member in group}
-    readers = {edge.src for edge in view.edges if edge.dst in members and edge.src != edge.dst and edge.label != COLD}
-    places = (view.nodes[i].source_text() for i in sorted(readers, key=lambda i: view.nodes[i].key))
-    return list(dict.fromkeys(place for place in places if place))
-
-
-def _draft(view: KernelView, group: list[Node], kind: str) -> Draft:
+def _draft(view: KernelView, group: list[Node], kind: str, readers: dict[int, float] | None = None) -> Draft:
     """kind: "protect" (the cache-streaming advice), "reread" (other accesses read its bytes again), "fits" (the
     kernel's data fits in L2), "minor" (the reuse it could evict is under PROTECT_SHARE of the kernel's traffic) or
-    "pure" (the kernel has no reuse to evict)."""
+    "pure" (the kernel has no reuse to evict); `readers`, for "reread", the PCs that reuse its bytes."""
     node = merged_node(group)
     ratio = node.w_out.get(COLD, 0.0) / node.w_total()
     cold = node.w_out.get(COLD, 0.0)
@@ -107,8 +100,9 @@ def _draft(view: KernelView, group: list[Node], kind: str) -> Draft:
     if earlier:
         message += f"; {format_bytes(earlier)} of it was last touched by an earlier kernel"
     if kind == "reread":
-        readers = _rereading_lines(view, group)
-        shown = ", ".join(readers[:3]) + (f" and {len(readers) - 3} more" if len(readers) > 3 else "")
+        places = (view.nodes[i].source_text() for i in sorted(readers or (), key=lambda i: view.nodes[i].key))
+        lines = list(dict.fromkeys(place for place in places if place))
+        shown = ", ".join(lines[:3]) + (f" and {len(lines) - 3} more" if len(lines) > 3 else "")
         message += f"; other accesses read it again{' at ' + shown if shown else ''}: keep it cached"
     elif kind == "fits":
         message += f"; the kernel's {format_bytes(view.global_footprint_per_launch)} a launch fit in L2"
@@ -160,10 +154,10 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     # 32 for one unrolled softmax kernel: there, one finding per function and direction.
     lined = [n for n in firing if line_key(n) is not None]
     groups = group_by_line(lined) + _by_function_and_direction([n for n in firing if line_key(n) is None])
-    reread = _reread_by_others(view)
     drafts = []
     for group in sorted(groups, key=lambda g: g[0].key):
         cold = sum(member.w_out.get(COLD, 0.0) for member in group)
-        again = sum(reread.get(member.id, 0.0) for member in group)
-        drafts.append(_draft(view, group, "reread" if again >= REREAD_SHARE * cold else "protect"))
+        readers = _rereaders(view, group)
+        reread = sum(readers.values()) >= REREAD_SHARE * cold
+        drafts.append(_draft(view, group, "reread", readers) if reread else _draft(view, group, "protect"))
     return drafts

@@ -207,6 +207,8 @@ class KernelView:
             self.nodes[node.id] = node
         self.edges: list[Edge] = []
         self.out_edges: dict[int, list[Edge]] = defaultdict(list)
+        # The edges whose origin is a memory PC: the later accesses that reused its bytes (cold edges end at node 0).
+        self.in_edges: dict[int, list[Edge]] = defaultdict(list)
         for entry in kernel["edges"]:
             label = entry.get("label")
             if label not in LABELS:
@@ -226,6 +228,8 @@ class KernelView:
         self.edges.sort(key=lambda e: (self.nodes[e.src].key, self._key_of(e.dst), e.label))
         for edge in self.edges:
             self.out_edges[edge.src].append(edge)
+            if edge.dst != 0:
+                self.in_edges[edge.dst].append(edge)
         self.barriers: list[dict[str, Any]] = list(kernel.get("barriers") or [])
 
     def _key_of(self, node_id: int) -> tuple[str, int]:
