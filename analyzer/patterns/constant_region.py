@@ -18,6 +18,15 @@ makes at most one launch's cold bytes follow a write (every later launch's first
 1/L of the cold bytes; a table rewritten before each launch makes all of them follow a write. More than half
 of them following a write, with two or more launches, is taken as rewritten during the run.
 
+What a __constant__ copy saves is counted in sectors (section 3.2.2's sector rule, the `sectors` basis of
+finding.py): a warp-uniform global load is one request and one sector through L1 whatever its lane-bytes, and an
+LDC takes its place one for one, so the waste is the sectors these loads take of all the kernel's global sectors.
+Counted in lane-bytes (128 per warp load of 4 bytes), a table read beside a coalesced stream was a third of the
+kernel's traffic; in sectors it is the 1 in 9 or 1 in 33 it is (session 54's review of the breadth set: 7 warnings
+whose gain was overstated so). A region each warp reads once per address (the loads execute once per warp: no loop
+walks the table) is information: the constant cache would serve each warp's one read no better than L1 does
+(PolyBench gemver's u1[i] beside the matrix it streams).
+
 A region read through strong (volatile) loads (the node's `strong`, analyzer/memory_order.py) is no candidate
 either: the program asks to see writes made while the kernel runs (a flag the host sets in mapped memory, a value
 another kernel or block publishes), which a __constant__ copy, written once before the launch, would hide.
@@ -25,9 +34,10 @@ another kernel or block publishes), which a __constant__ copy, written once befo
 
 from __future__ import annotations
 
-from reuselens.analyzer.patterns.finding import Draft, add_counts, predicted_removal
+from reuselens.analyzer.configurations import warps_launched
+from reuselens.analyzer.patterns.finding import TIER_INFORMATION, TIER_PERFORMANCE, Draft, add_counts, predicted_removal
 from reuselens.analyzer.patterns.text import count, format_bytes, places
-from reuselens.analyzer.patterns.view import COLD, KernelView, Node, merge_sets_sharing_lines, reuse_intensity
+from reuselens.analyzer.patterns.view import COLD, SECTOR_BYTES, KernelView, Node, merge_sets_sharing_lines, reuse_intensity
 from reuselens.analyzer.patterns.warp_sharing import is_broadcasting
 
 PATTERNS = {"constant-region": "Small read-only broadcast region (__constant__ candidate)"}
@@ -38,13 +48,26 @@ _FIX = (
     "and fill it with cudaMemcpyToSymbol (cudaMemcpyToSymbolAsync with cudaMemcpyDeviceToDevice if a kernel "
     "produces it), or pass a small table by value as a kernel parameter. Warp-uniform reads are then served "
     "by the constant cache instead of global loads through L1/L2 (paper 3.3 IV). Keep the index "
-    "warp-uniform: divergent indices into __constant__ memory serialize."
+    "warp-uniform: divergent indices into __constant__ memory serialize. What it saves: each of these loads "
+    "is one request and one sector through L1, which the constant cache then serves instead; the DRAM and L2 "
+    "traffic of the kernel's other accesses stays as it is."
 )
+
+_ONCE_PER_WARP = (
+    " Each warp reads each of these addresses once (no loop walks the table), so the constant cache would serve "
+    "that one read no better than L1 does: promote it only with other __constant__ data, or not at all."
+)
+
+
+def read_once_per_warp(view: KernelView, members: list[Node]) -> bool:
+    """True when no member executes more often than the kernel's warps ran (each warp issues each load once)."""
+    warps = warps_launched(view.raw)
+    return warps > 0 and all(node.executions <= warps for node in members)
 
 
 def _draft(view: KernelView, members: list[Node], footprint: float) -> Draft:
     """`footprint`: the region's unique bytes in one launch."""
-    traffic = sum(node.w_total() for node in members)
+    sectors = sum(node.sectors_total() for node in members)
     instructions = sum(node.executions for node in members)
     predicted: dict[str, int] = {}
     for node in members:
@@ -59,18 +82,21 @@ def _draft(view: KernelView, members: list[Node], footprint: float) -> Draft:
     per = f" per launch, {launches} launches" if launches > 1 else ""
     message = (
         f"read-only region of {format_bytes(footprint)}{per} read warp-uniformly "
-        f"{count(instructions)} times ({format_bytes(traffic)}, reuse intensity "
+        f"{count(instructions)} times ({count(sectors)} sectors, reuse intensity "
         f"{ri or 0:.0f}){places(members)} — move it to __constant__ memory"
     )
+    once = read_once_per_warp(view, members)
     return Draft(
         "constant-region",
         members,
         "grid",
         "constant-promotion",
-        _FIX,
+        _FIX + (_ONCE_PER_WARP if once else ""),
         message,
-        waste_bytes=traffic,
+        waste_bytes=sectors * SECTOR_BYTES,
         instructions=instructions,
+        basis="sectors",
+        tier=TIER_INFORMATION if once else TIER_PERFORMANCE,
         predicted=predicted,
         metrics={
             "footprint_bytes": footprint,

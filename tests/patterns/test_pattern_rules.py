@@ -957,6 +957,37 @@ def test_constant_region_capacity_is_checked():
     assert only(findings, "broadcasting")["severity"] in ("hint", "information")
 
 
+def test_constant_region_waste_is_the_sectors_its_loads_take():
+    # GIVEN the table of the implant read in a loop (8 loads a warp) beside a row walk whose every warp load takes
+    # 32 sectors (PolyBench mvt's a[i*N + j] beside y_1[j]): in lane-bytes the table is half the kernel's traffic,
+    # in sectors 1 in 33, which is what an LDC in the LDG's place saves
+    kernel, node = uniform_reader(1, 1 / 4096)
+    kernel["nodes"][1]["sectors"] = [[32, 4096]]
+    finding = only(find_findings(kernel), "constant-region")
+    assert finding["waste"]["basis"] == "sectors" and finding["waste"]["share"] == pytest.approx(1 / 33, abs=1e-4)
+    assert finding["severity"] == "information" and "4,096 sectors" in finding["message"]
+    # THEN beside a coalesced stream (4 sectors a warp load) the same table is a fifth of the sectors: a warning
+    kernel, node = uniform_reader(1, 1 / 4096)
+    assert only(find_findings(kernel), "constant-region")["severity"] == "warning"
+
+
+def test_a_table_each_warp_reads_once_is_information():
+    # GIVEN a warp-uniform read-only table read once by each of the 512 warps (no loop: PolyBench gemver's u1[i]
+    # beside the matrix it streams): the constant cache would serve each warp's one read no better than L1
+    k = KernelBuilder()
+    row = k.node("global", "read", executions=512)  # the matrix row each warp streams, 4 sectors a load
+    k.edge(row, 0, "cold")
+    node = k.node("global", "read", executions=512, addresses=1, sectors=1, line=9)
+    k.edge(node, 0, "cold", 1 / 512)
+    k.edge(node, node, "warp_same_inst", 31 / 32)
+    k.edge(node, node, "grid", 1 - 1 / 512 - 31 / 32)
+    finding = only(find_findings(k.build()), "constant-region")
+    assert finding["waste"]["share"] > 0.1  # a warning by its share alone
+    assert finding["severity"] in ("hint", "information") and "reads each of these addresses once" in finding[
+        "fix"
+    ]["explanation"]
+
+
 def test_constant_region_and_broadcasting_control_divergent_lookups():
     kernel, _node = uniform_reader(32, 0.0)
     assert find_findings(kernel) == []
