@@ -37,7 +37,14 @@ from __future__ import annotations
 from reuselens.analyzer.configurations import warps_launched
 from reuselens.analyzer.patterns.finding import TIER_INFORMATION, TIER_PERFORMANCE, Draft, add_counts, predicted_removal
 from reuselens.analyzer.patterns.text import count, format_bytes, places
-from reuselens.analyzer.patterns.view import COLD, SECTOR_BYTES, KernelView, Node, merge_sets_sharing_lines, reuse_intensity
+from reuselens.analyzer.patterns.view import (
+    COLD,
+    SECTOR_BYTES,
+    KernelView,
+    Node,
+    merge_sets_sharing_lines,
+    reuse_intensity,
+)
 from reuselens.analyzer.patterns.warp_sharing import is_broadcasting
 
 PATTERNS = {"constant-region": "Small read-only broadcast region (__constant__ candidate)"}

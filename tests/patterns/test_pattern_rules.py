@@ -983,9 +983,10 @@ def test_a_table_each_warp_reads_once_is_information():
     k.edge(node, node, "grid", 1 - 1 / 512 - 31 / 32)
     finding = only(find_findings(k.build()), "constant-region")
     assert finding["waste"]["share"] > 0.1  # a warning by its share alone
-    assert finding["severity"] in ("hint", "information") and "reads each of these addresses once" in finding[
-        "fix"
-    ]["explanation"]
+    assert (
+        finding["severity"] in ("hint", "information")
+        and "reads each of these addresses once" in finding["fix"]["explanation"]
+    )
 
 
 def test_constant_region_and_broadcasting_control_divergent_lookups():

@@ -134,9 +134,11 @@ def test_findings_are_unique_and_well_formed(make):
             set(f["waste"]) == {"bytes", "instructions", "wavefronts", "share", "basis"}
             and 0 <= f["waste"]["share"] <= 1
         )
-        assert f["waste"]["basis"] == {"bank-conflict": "wavefronts", "poor-coalescing": "sectors", "constant-region": "sectors"}.get(
-            f["pattern"], "bytes"
-        )
+        assert f["waste"]["basis"] == {
+            "bank-conflict": "wavefronts",
+            "poor-coalescing": "sectors",
+            "constant-region": "sectors",
+        }.get(f["pattern"], "bytes")
         assert f["fix"]["kind"] in (
             "register-promotion",
             "constant-promotion",
