@@ -9,7 +9,11 @@ The engine records, per barrier, the edges it separated (`spans`), but credits e
 the last barrier before it (docs/engine.md, "Barriers"); which other barriers lay between the two accesses is
 not recorded. It is inferred from program order: in one function, a barrier whose PC lies between the two
 accesses' PCs, when the credited barrier lies there too (straight-line code, not a pair carried around a loop)
-and it executed at least as often as the credited one (a barrier skipped by a uniform branch executes less).
+and it executed at least as often as the credited one (a barrier skipped by a uniform branch executes less) but
+not in a loop: more often than once per warp launched, a barrier sits in a loop, whose last pass may leave it
+before reaching that barrier. Parboil tpacf's merge loop writes `warp_hists[..][0]` and exits to the
+__syncthreads() after the loop, skipping the loop's own, and the reads after the loop are ordered by the later
+barrier alone (session 55's review: the later one was called removable, "also ordered by" the loop's).
 
 Orders come from two sources:
   - every span of every barrier (an edge it separated, of any kind: keeping read-after-read pairs ordered
@@ -19,8 +23,9 @@ Orders come from two sources:
     often between lanes of one instruction), not at the write, and no edge spans the barrier. Every
     cross-thread read-after-read edge that no barrier separated and whose origin read, through reads, a write
     is such a hand-over from that write to the reader. Its barriers are those between the write and the
-    reader by PC. Where program order cannot tell (the reader comes first: a loop carries the data; or the
-    two lie in different functions), every barrier that may lie between is kept (`unsure`);
+    reader by PC. Where program order cannot tell (the reader comes first: a loop carries the data; the two
+    lie in different functions; or the barriers between ran different numbers of times, _ordered_by_pcs),
+    every barrier that may lie between is kept (`unsure`);
   - hand-overs between blocks through a signal. No barrier orders two blocks, but a block that writes data,
     then __syncthreads(), then lets one thread signal (an atomic on a semaphore, a flag store) publishes its
     whole block's writes to the block that sees the signal (PyTorch's reduce_kernel: reduce_buffer stores,
@@ -64,7 +69,9 @@ class Order:
 class BarrierIndex:
     """The kernel's executed block and warp barriers, by key and by function."""
 
-    def __init__(self, barriers: Iterable[dict[str, Any]]) -> None:
+    def __init__(self, barriers: Iterable[dict[str, Any]], warps: int = 0) -> None:
+        """`warps`: the warps the kernel's launches ran (configurations.warps_launched; 0: not known)."""
+        self.warps = warps
         self.by_key: dict[BarrierKey, dict[str, Any]] = {}
         for barrier in barriers:
             if barrier.get("kind") in ORDERING_KINDS["warp"] and int(barrier.get("executions") or 0) > 0:
@@ -90,6 +97,10 @@ class BarrierIndex:
             )
         return known
 
+    def outside_loops(self, key: BarrierKey) -> bool:
+        """Whether the barrier ran at most once per warp launched: in no loop (a branch may have skipped it)."""
+        return 0 < self.executions(key) <= self.warps
+
     def strictly_between(self, scope: str, function: str, first_pc: int, last_pc: int) -> list[BarrierKey]:
         return [key for key in self.ordering(scope, function) if first_pc < key[1] < last_pc]
 
@@ -110,7 +121,8 @@ def _span_orders(view: KernelView, index: BarrierIndex) -> list[Order]:
                 between.update(
                     other
                     for other in index.strictly_between(scope, key[0], first.pc, last.pc)
-                    if index.executions(other) >= runs
+                    if index.executions(other) == runs
+                    or (index.executions(other) > runs and index.outside_loops(other))
                 )
             orders.append(Order(origin, access, scope, frozenset(between)))
     return orders
@@ -161,20 +173,29 @@ def _handover_orders(view: KernelView, index: BarrierIndex) -> list[Order]:
 def _handover(view: KernelView, index: BarrierIndex, write: int, reader: int, scope: str) -> Order:
     first, last = view.nodes[write], view.nodes[reader]
     if first.function == last.function and first.pc < last.pc:
-        return Order(write, reader, scope, _surely_between(index, scope, first, last))
+        return _ordered_by_pcs(index, scope, first, last)
     # A loop carries the data (the reader's PC comes first) or the pair spans functions: any barrier of the
     # function, or of the kernel, may be the one between them.
     unsure = index.ordering(scope, first.function if first.function == last.function else None)
     return Order(write, reader, scope, frozenset(), frozenset(unsure))
 
 
-def _surely_between(index: BarrierIndex, scope: str, first: Node, last: Node) -> frozenset[BarrierKey]:
-    """Barriers able to order `scope` between two accesses of one function; of those, the ones that ran as
-    often as the most frequent one surely ran between every such pair (the others sit in a branch that some
-    passes skipped)."""
+def _ordered_by_pcs(index: BarrierIndex, scope: str, first: Node, last: Node) -> Order:
+    """The Order of two accesses of one function, the first at the lower PC, by the barriers between their PCs.
+    Where those all ran as often, the code between is straight-line and any one of them orders the pair. Where
+    the most frequent ran in no loop, the others sat in branches some passes skipped, and the most frequent surely
+    ran between every such pair. Where it ran in a loop, which of them ran between the first access's last pass
+    and the second, program order cannot tell (a loop that exits before its own barrier: Parboil tpacf's merge
+    loop, session 55), so all of them stay (`unsure`)."""
     between = index.strictly_between(scope, first.function, first.pc, last.pc)
-    most = max((index.executions(key) for key in between), default=0)
-    return frozenset(key for key in between if index.executions(key) == most)
+    counts = {index.executions(key) for key in between}
+    if len(counts) <= 1:
+        return Order(first.id, last.id, scope, frozenset(between))
+    most = max(counts)
+    surely = frozenset(key for key in between if index.executions(key) == most)
+    if all(index.outside_loops(key) for key in surely):
+        return Order(first.id, last.id, scope, surely)
+    return Order(first.id, last.id, scope, frozenset(), frozenset(between))
 
 
 def _signals(view: KernelView) -> list[Node]:
@@ -207,10 +228,10 @@ def _cross_block_orders(view: KernelView, index: BarrierIndex) -> list[Order]:
             if signal.function != first.function or not first.pc < signal.pc < last.pc:
                 continue
             for a, b in ((first, signal), (signal, last)):
-                between = _surely_between(index, "block", a, b)
-                if between and (a.id, b.id) not in seen:
+                order = _ordered_by_pcs(index, "block", a, b)
+                if (order.between or order.unsure) and (a.id, b.id) not in seen:
                     seen.add((a.id, b.id))
-                    orders.append(Order(a.id, b.id, "block", between))
+                    orders.append(order)
     return orders
 
 

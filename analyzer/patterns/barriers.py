@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from reuselens.analyzer.configurations import warps_launched
 from reuselens.analyzer.patterns.barrier_orders import BarrierIndex, BarrierKey, Order, barrier_key, barrier_orders
 from reuselens.analyzer.patterns.finding import TIER_PERFORMANCE, Draft
 from reuselens.analyzer.patterns.text import count
@@ -121,7 +122,7 @@ def _plan(view: KernelView) -> tuple[BarrierIndex, list[Order], set[BarrierKey]]
     """The kernel's barriers, the orders they keep and the ones that stay before other kernels pin lines;
     computed once per view (the report pass and the rule both need it)."""
     if "barriers" not in view.memo:
-        index = BarrierIndex(view.barriers)
+        index = BarrierIndex(view.barriers, warps_launched(view.raw))
         orders = barrier_orders(view, index)
         kept = set(index.by_key) if "mbarrier" in view.executed_barrier_kinds else _kept(index, orders)
         view.memo["barriers"] = (index, orders, kept)

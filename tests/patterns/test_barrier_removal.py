@@ -90,6 +90,26 @@ def test_a_spanned_barrier_is_removable_when_a_kept_barrier_orders_the_same_pair
     assert findings[0]["metrics"]["relies_on_pcs"] == [0x180]
 
 
+def test_a_barrier_inside_a_loop_does_not_stand_in_for_the_one_after_it():
+    # GIVEN Parboil tpacf's merge: the store and barrier A run in a loop (4 passes a warp), barrier B after the loop
+    # once a warp; the last pass leaves the loop before A, so only B orders the store's last value for the reader
+    # after the loop (session 55's review: B was called removable, "also ordered by" A)
+    kernel, _near, _far = spanned_twice()
+    kernel["nodes"][1]["executions"] = 2048
+    kernel["barriers"][0]["executions"] = 2048
+    findings = removable(kernel)
+    assert 0x280 not in [f["barrier"]["pc"] for f in findings]
+    # THEN the same hand-over that no edge spans (the reader's edge points at another reader) keeps both barriers
+    kernel, near, far = spanned_twice()
+    kernel["barriers"][0]["executions"] = 2048
+    for barrier in kernel["barriers"]:
+        barrier.pop("spans")
+        barrier["spanned_cross_thread_edges"] = 0
+    edge = next(e for e in kernel["edges"] if e["from"] == far)
+    edge.update(to=near, raw=0, rar=edge["accesses"], synced=0, synced_bytes=0)
+    assert removable(kernel) == []
+
+
 def test_a_pair_carried_around_a_loop_keeps_the_barrier_it_was_credited_to():
     kernel, _near, far = spanned_twice()
     kernel["nodes"][far]["pc"] = 0x50  # the reader comes first in the code: the data crossed a back edge
