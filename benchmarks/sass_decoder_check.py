@@ -2,7 +2,8 @@
 
 For every instruction the def-use walk follows (an ALU opcode of its table, a load or an atomic), the registers nvdisasm
 names must be the ones the decoder reads and sets (the destination first; a register pair's second half unnamed); every
-global load and store must be strong (analyzer/memory_order.py) exactly when nvdisasm says `.STRONG`. Per CUBIN it
+global load and store must be strong (analyzer/memory_order.py) exactly when nvdisasm says `.STRONG`; every atomic must
+return its old value (analyzer/atomic_results.py) exactly when nvdisasm names a destination register. Per CUBIN it
 prints the instructions checked, the mismatches (the first few in full), the opcodes the walk does not know (it takes
 their results as origin-free), and how many global loads and stores have an address computed from a load, every load
 counted as an origin (the report only counts loads whose lanes read more than one address).
@@ -27,6 +28,7 @@ import sys
 from pathlib import Path
 
 from reuselens.analyzer.address_origin import _ALU, _COMPARES, PREDICATE_BASE, _effect, address_origins
+from reuselens.analyzer.atomic_results import returns_old_value
 from reuselens.analyzer.lineinfo.cubin import CubinLineTable
 from reuselens.analyzer.lineinfo.sass import find_nvdisasm, parse_listing
 from reuselens.analyzer.memory_order import is_strong
@@ -61,6 +63,18 @@ def ordering_agrees(text: str, lo: int, hi: int) -> bool | None:
     return None if strong is None else strong == (".STRONG" in text)
 
 
+def result_agrees(text: str, lo: int, hi: int) -> bool | None:
+    """Whether analyzer/atomic_results.py says an atomic returns its old value exactly when nvdisasm names a
+    destination register other than RZ (REDG names none); None for any other instruction."""
+    returns = returns_old_value(lo, hi)
+    if returns is None:
+        return None
+    opcode, _space, operands = _GUARD.sub("", text).rstrip(" ;").partition(" ")
+    registers = [o.strip() for o in operands.split(",") if re.fullmatch(r"R(\d+|Z)", o.strip())]
+    named = not opcode.startswith("RED") and bool(registers) and registers[0] != "RZ"
+    return returns == named
+
+
 def listed_instructions(cubin: Path, listing: str):
     """(function, pc, text, low word, high word) of every listed instruction of the CUBIN's functions."""
     table = CubinLineTable(cubin.read_bytes())
@@ -81,6 +95,8 @@ def check(cubin: Path, nvdisasm: str) -> tuple[int, int]:
     for function, pc, text, lo, hi in listed_instructions(cubin, listing):
         if ordering_agrees(text, lo, hi) is False:
             wrong.append(f"{function} {pc:#x} (ordering): {text}")
+        if result_agrees(text, lo, hi) is False:
+            wrong.append(f"{function} {pc:#x} (atomic result): {text}")
         agrees = registers_agree(text, lo, hi)
         if agrees is None:
             if _effect(lo, hi)[0] == "free" and lo & 0xFFF not in _ORIGIN_FREE:

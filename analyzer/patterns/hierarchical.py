@@ -28,6 +28,11 @@ there: at most the shared memory one block can have on the run's GPU (_BLOCK_SHA
 atomicMin over a graph's distances (664 KB per launch) was told to; a larger object's finding is information with no
 fix, saying that its atomics resolve in L2 (session 53).
 
+Where the program uses the old values the atomics return (the node's `returns`, analyzer/atomic_results.py: a slot
+or a ticket, `out[atomicAdd(&count, 1)] = x`), a per-block copy merged at the end would hand out indices that other
+blocks get too: such a finding tells to reserve a range per block (a count in shared memory, one global atomicAdd
+for the block's base) instead (cuda-samples warpAggregatedAtomicsCG's compaction; session 55's review).
+
 Thread-scope reuse through a strong load (the node's `strong`, analyzer/memory_order.py: a volatile pointer, a
 relaxed or acquire atomic_ref load) is the program's: the compiler must issue every read, and a loop polling a flag or
 re-reading a value other threads update needs them. Such a finding is information with no fix, saying so.
@@ -189,6 +194,17 @@ _ATOMIC_FIX = (
     "per-warp partial combined with shuffles), then merge each block's copy into global memory once "
     "at the end of the block.",
 )
+# ... except where the program uses the old values the atomics return (atomic_results.py): tickets or slots, which a
+# per-block copy merged at the end would hand out twice (session 55's review: warpAggregatedAtomicsCG's compaction).
+_TICKET_FIX = (
+    "shared-promotion",
+    "This counter is updated atomically by many warps or blocks, so the updates queue at L2, and the program uses "
+    "the old value each atomic returns (a slot or a ticket: out[atomicAdd(&count, 1)] = x). A per-block copy "
+    "merged at the end would hand out indices that other blocks also get. Reserve a range per block instead: "
+    "count the block's items in shared memory (a shared atomic, or a warp's __ballot_sync and __popc), let one "
+    "thread take the block's base with one global atomicAdd of that count, __syncthreads(), then each thread "
+    "uses base + its offset within the block.",
+)
 
 
 def _dominant(view: KernelView, members: list[Node], delta: float) -> tuple[str | None, dict[str, float]]:
@@ -268,8 +284,11 @@ def _draft(
             add_counts(predicted, predicted_removal(node, fraction))
     pattern = "hierarchical-reuse-grid" if scope == "grid" else "hierarchical-reuse-block"
     atomic = any(n.type == "atomic" for n in carriers) and scope != "thread"
-    kind, explanation = _ATOMIC_FIX if atomic else _FIXES[scope]
+    tickets = atomic and any(n.type == "atomic" and n.raw.get("returns") for n in carriers)
+    kind, explanation = (_TICKET_FIX if tickets else _ATOMIC_FIX) if atomic else _FIXES[scope]
     advice = "privatize it per block in shared memory" if atomic else _ADVICE[scope]
+    if tickets:
+        advice = "its atomics return slots the program uses: reserve a range per block with one global atomic"
     if all(n.type == "write" for n in carriers):  # only stores overwriting their own values (thread scope)
         explanation, advice = _STORE_FIX, "accumulate it in a register and store it once"
     # Per launch, as constant_region's: cold edges count first touches per launch, and a report entry merges the
@@ -330,6 +349,8 @@ def _draft(
         metrics["strong"] = True
     if duplicates:
         metrics["duplicated_warps"] = True
+    if tickets:
+        metrics["returns"] = True
     return Draft(
         pattern,
         carriers,

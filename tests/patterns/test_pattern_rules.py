@@ -1968,6 +1968,23 @@ def test_grid_reuse_of_atomics_suggests_privatization_not_an_l2_window():
     assert finding["fix"]["kind"] == "shared-promotion" and "Privatize" in finding["fix"]["explanation"]
 
 
+def test_atomics_whose_old_values_are_slots_are_told_to_reserve_a_range_per_block():
+    # GIVEN stream compaction's counter, `out[atomicAdd(&count, 1)] = x` (an ATOMG with a destination: `returns`):
+    # a per-block copy merged at the end would hand other blocks' slots out again (warpAggregatedAtomicsCG)
+    k = KernelBuilder()
+    k.background()
+    counter = k.node("global", "atomic", executions=4096, lanes=1, line=99)
+    k.edge(counter, 0, "cold", 0.05)
+    k.edge(counter, counter, "grid", 0.95)
+    kernel = k.build()
+    kernel["nodes"][counter]["returns"] = True
+    finding = only(find_findings(kernel), "hierarchical-reuse-grid")
+    assert (
+        "Privatize" not in finding["fix"]["explanation"] and "atomicAdd of that count" in finding["fix"]["explanation"]
+    )
+    assert "reserve a range per block" in finding["message"] and finding["metrics"]["returns"] is True
+
+
 def test_predicted_counters_of_a_cp_async_follow_the_hardware_attribution():
     from reuselens.analyzer.patterns.finding import predicted_removal
     from reuselens.analyzer.patterns.view import KernelView
