@@ -23,9 +23,11 @@ finding.py): a warp-uniform global load is one request and one sector through L1
 LDC takes its place one for one, so the waste is the sectors these loads take of all the kernel's global sectors.
 Counted in lane-bytes (128 per warp load of 4 bytes), a table read beside a coalesced stream was a third of the
 kernel's traffic; in sectors it is the 1 in 9 or 1 in 33 it is (session 54's review of the breadth set: 7 warnings
-whose gain was overstated so). A region each warp reads once per address (the loads execute once per warp: no loop
-walks the table) is information: the constant cache would serve each warp's one read no better than L1 does
-(PolyBench gemver's u1[i] beside the matrix it streams).
+whose gain was overstated so). A region of which each warp reads a sliver of its own (on average less than
+SLIVER_SHARE of its bytes: PolyBench gemver's `u1[i]`, one element a warp of a 16 KB vector) is no candidate: the
+warps share no table that a constant cache could keep, and each warp's one read is served by L1 as well (session
+55's review). A lookup table that every warp reads whole, in a loop or unrolled (8 coefficients, a warp reading
+all 8), and a vector every warp walks (PolyBench atax's `x[j]`) are.
 
 A region read through strong (volatile) loads (the node's `strong`, analyzer/memory_order.py) is no candidate
 either: the program asks to see writes made while the kernel runs (a flag the host sets in mapped memory, a value
@@ -35,7 +37,7 @@ another kernel or block publishes), which a __constant__ copy, written once befo
 from __future__ import annotations
 
 from reuselens.analyzer.configurations import warps_launched
-from reuselens.analyzer.patterns.finding import TIER_INFORMATION, TIER_PERFORMANCE, Draft, add_counts, predicted_removal
+from reuselens.analyzer.patterns.finding import Draft, add_counts, predicted_removal
 from reuselens.analyzer.patterns.text import count, format_bytes, places
 from reuselens.analyzer.patterns.view import (
     COLD,
@@ -49,6 +51,9 @@ from reuselens.analyzer.patterns.warp_sharing import is_broadcasting
 
 PATTERNS = {"constant-region": "Small read-only broadcast region (__constant__ candidate)"}
 
+# A region of which a warp reads less than this share is no table the warps share (module docstring).
+SLIVER_SHARE = 1 / 32
+
 _FIX = (
     "Every access to this data reads one address per warp, nothing in the kernel writes it, and its whole "
     "footprint fits the 64 KB constant bank. Declare it as __constant__ (e.g. __constant__ float table[N]) "
@@ -60,16 +65,15 @@ _FIX = (
     "traffic of the kernel's other accesses stays as it is."
 )
 
-_ONCE_PER_WARP = (
-    " Each warp reads each of these addresses once (no loop walks the table), so the constant cache would serve "
-    "that one read no better than L1 does: promote it only with other __constant__ data, or not at all."
-)
 
-
-def read_once_per_warp(view: KernelView, members: list[Node]) -> bool:
-    """True when no member executes more often than the kernel's warps ran (each warp issues each load once)."""
+def warps_read_slivers(view: KernelView, members: list[Node], footprint: float) -> bool:
+    """True when a warp reads on average less than SLIVER_SHARE of the region's bytes per launch: the warps read
+    slivers of their own (a row's one element), not a table they share."""
     warps = warps_launched(view.raw)
-    return warps > 0 and all(node.executions <= warps for node in members)
+    if warps <= 0:
+        return False
+    per_warp = sum(node.executions * node.size for node in members) / warps
+    return per_warp < SLIVER_SHARE * footprint
 
 
 def _draft(view: KernelView, members: list[Node], footprint: float) -> Draft:
@@ -92,18 +96,16 @@ def _draft(view: KernelView, members: list[Node], footprint: float) -> Draft:
         f"{count(instructions)} times ({count(sectors)} sectors, reuse intensity "
         f"{ri or 0:.0f}){places(members)} — move it to __constant__ memory"
     )
-    once = read_once_per_warp(view, members)
     return Draft(
         "constant-region",
         members,
         "grid",
         "constant-promotion",
-        _FIX + (_ONCE_PER_WARP if once else ""),
+        _FIX,
         message,
         waste_bytes=sectors * SECTOR_BYTES,
         instructions=instructions,
         basis="sectors",
-        tier=TIER_INFORMATION if once else TIER_PERFORMANCE,
         predicted=predicted,
         metrics={
             "footprint_bytes": footprint,
@@ -156,4 +158,5 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
         _draft(view, union, view.footprint_per_launch(union))
         for union in merge_sets_sharing_lines(candidates)
         if view.footprint_per_launch(union) <= capacity
+        and not warps_read_slivers(view, union, view.footprint_per_launch(union))
     ]

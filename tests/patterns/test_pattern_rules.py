@@ -971,22 +971,24 @@ def test_constant_region_waste_is_the_sectors_its_loads_take():
     assert only(find_findings(kernel), "constant-region")["severity"] == "warning"
 
 
-def test_a_table_each_warp_reads_once_is_information():
-    # GIVEN a warp-uniform read-only table read once by each of the 512 warps (no loop: PolyBench gemver's u1[i]
-    # beside the matrix it streams): the constant cache would serve each warp's one read no better than L1
-    k = KernelBuilder()
-    row = k.node("global", "read", executions=512)  # the matrix row each warp streams, 4 sectors a load
-    k.edge(row, 0, "cold")
-    node = k.node("global", "read", executions=512, addresses=1, sectors=1, line=9)
-    k.edge(node, 0, "cold", 1 / 512)
-    k.edge(node, node, "warp_same_inst", 31 / 32)
-    k.edge(node, node, "grid", 1 - 1 / 512 - 31 / 32)
-    finding = only(find_findings(k.build()), "constant-region")
-    assert finding["waste"]["share"] > 0.1  # a warning by its share alone
-    assert (
-        finding["severity"] in ("hint", "information")
-        and "reads each of these addresses once" in finding["fix"]["explanation"]
-    )
+def test_a_vector_whose_warps_each_read_one_element_is_no_constant_candidate():
+    # GIVEN a warp-uniform read-only vector of which each of the 512 warps reads one element (PolyBench gemver's
+    # u1[i] beside the matrix it streams): no table the warps share, and L1 serves each warp's one read as well
+    def table_kernel(elements: int, reads_per_warp: int) -> dict:
+        k = KernelBuilder()
+        row = k.node("global", "read", executions=512)  # the matrix row each warp streams, 4 sectors a load
+        k.edge(row, 0, "cold")
+        node = k.node("global", "read", executions=512 * reads_per_warp, addresses=1, sectors=1, line=9)
+        cold = elements * 4 / (512 * reads_per_warp * 128)
+        k.edge(node, 0, "cold", cold)
+        k.edge(node, node, "warp_same_inst", 31 / 32)
+        k.edge(node, node, "grid", 1 - cold - 31 / 32)
+        return k.build()
+
+    assert "constant-region" not in patterns_of(find_findings(table_kernel(4096, 1)))
+    # THEN an 8-entry table that every warp reads whole (a loop, or its unrolled copies) is one, a warning by its
+    # sectors (8 of 12)
+    assert only(find_findings(table_kernel(8, 8)), "constant-region")["severity"] == "warning"
 
 
 def test_constant_region_and_broadcasting_control_divergent_lookups():

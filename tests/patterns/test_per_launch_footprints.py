@@ -11,7 +11,7 @@ from reuselens.analyzer.patterns import find_findings
 def index_table(launches: int, entries: int = 512) -> tuple[dict, int]:
     """An int table of `entries` read warp-uniformly (`tbl[col]`) by 8 warps per launch, every entry per warp;
     the report entry merges `launches` launches, and each launch's first touches are cold again."""
-    k = KernelBuilder()
+    k = KernelBuilder(grid=(1, 1, 1))  # one block of 256 threads: 8 warps a launch
     k.background()
     executions = launches * 8 * entries
     table = k.node("global", "read", executions=executions, addresses=1, sectors=1, line=21)
