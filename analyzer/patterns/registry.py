@@ -23,7 +23,7 @@ from reuselens.analyzer.patterns.settings import DEFAULT_SETTINGS, resolve_setti
 from reuselens.analyzer.patterns.text import format_bytes, format_share
 
 __all__ = ["find_findings", "find_report_findings", "PATTERNS", "VALUE_PATTERNS", "DEFAULT_SETTINGS", "RULES", "Rule"]
-from reuselens.analyzer.patterns.view import KernelView
+from reuselens.analyzer.patterns.view import COLD, KernelView
 from reuselens.analyzer.reportview import places, short_kernel_name
 
 
@@ -204,11 +204,37 @@ def find_report_findings(
             view.l2_bytes = l2_bytes
         if isinstance(arch, str):
             view.gpu_arch = arch
+    _read_again_later(views)
     findings = [_find(view, resolved) for view in views]
     _minor_in_the_run(findings, sum(view.traffic_bytes() for view in views))
     _minor_in_the_kernel(views, findings)
     _one_warning_per_source(views, findings)
     return findings
+
+
+def _read_again_later(views: list[KernelView]) -> None:
+    """Each view's `read_again_later`: the cold edges of every kernel of the run name, in `prior_kernel`, the kernel
+    and PC that last touched the bytes; summed per (kernel, function, pc), with the names of the kernels that read
+    them (streaming.py keeps evict-first hints off streams a later kernel reads again)."""
+    names = {str(view.raw.get("mangled") or ""): short_kernel_name(view.raw) for view in views}
+    later: dict[tuple[str, str, int], tuple[float, set[str]]] = {}
+    for view in views:
+        reader = names.get(str(view.raw.get("mangled") or ""), "")
+        for edge in view.edges:
+            prior = edge.raw.get("prior_kernel") if edge.label == COLD else None
+            if not isinstance(prior, dict) or not isinstance(prior.get("pc"), int):
+                continue
+            key = (str(prior.get("kernel") or ""), str(prior.get("function") or ""), prior["pc"])
+            nbytes, readers = later.setdefault(key, (0.0, set()))
+            readers.add(reader)
+            later[key] = (nbytes + float(prior.get("bytes") or 0), readers)
+    for view in views:
+        mangled = str(view.raw.get("mangled") or "")
+        view.read_again_later = {
+            (function, pc): (nbytes, frozenset(readers))
+            for (kernel, function, pc), (nbytes, readers) in later.items()
+            if kernel == mangled
+        }
 
 
 def _template_of(view: KernelView) -> str:

@@ -8,7 +8,10 @@ When the cache-streaming advice applies (fix kind l2-window: __ldcs/__stcs, an a
 stream can push out what the kernel reuses, so when the kernel has global reuse between warps or blocks, at least
 PROTECT_SHARE of its global traffic, and its data per launch does not fit in the L2 (KernelView.l2_room, as
 hierarchical-reuse-grid decides); and only on a line whose bytes no other access of the kernel reads again
-(REREAD_SHARE), since those reads are the reuse an evict-first hint would cost. The 12 suite applications' review (session 54) found the advice on 26 streams that cannot evict anything
+(REREAD_SHARE), since those reads are the reuse an evict-first hint would cost, nor on one whose bytes a later
+kernel, or a later launch of this one, reads again (REREAD_SHARE of them, from the run's cold edges that name this
+PC as the data's last toucher: cuda-samples warpAggregatedAtomicsCG's 40 MB source array, which the next kernel
+reads again, was told evict-first; session 55's review). The 12 suite applications' review (session 54) found the advice on 26 streams that cannot evict anything
 or whose lines come back: cuda-samples mergeSort's rank and limit arrays (786 KB and 1.5 MB a launch) that the next
 kernel reads, SHOC BFS (UIUC)'s frontier copies, and stencil rows that the neighbouring row's load reads again
 (PolyBench fdtd2d's hz[i] and hz[i - 1]). Their findings keep the first-touch figures (the paper's definition) with
@@ -57,6 +60,12 @@ _MINOR = (
     "to change on this PC; if a later kernel reads the same data, fusing the kernels would turn this stream into "
     "on-chip reuse."
 )
+_LATER = (
+    "This PC touches almost every byte for the first time in this kernel, but a later kernel (or a later launch of "
+    "this one) reads the same bytes again: what the L2 still holds of them then is reuse that a cache-streaming hint "
+    "(__ldcs/__stcs, evict-first) on this PC would cost. Nothing to change on this PC; fusing the kernels would "
+    "turn that second pass into on-chip reuse."
+)
 _REREAD = (
     "This PC is the first to touch almost every byte it accesses, but other accesses of this kernel read the same "
     "bytes again afterwards (a stencil's neighbouring row, a search over what was just loaded): they are the reuse "
@@ -80,10 +89,22 @@ def _rereaders(view: KernelView, group: list[Node]) -> dict[int, float]:
     return readers
 
 
-def _draft(view: KernelView, group: list[Node], kind: str, readers: dict[int, float] | None = None) -> Draft:
-    """kind: "protect" (the cache-streaming advice), "reread" (other accesses read its bytes again), "fits" (the
-    kernel's data fits in L2), "minor" (the reuse it could evict is under PROTECT_SHARE of the kernel's traffic) or
-    "pure" (the kernel has no reuse to evict); `readers`, for "reread", the PCs that reuse its bytes."""
+def _names(kernels: frozenset[str]) -> str:
+    shown = sorted(kernels)
+    return ", ".join(shown[:2]) + (f" and {len(shown) - 2} more kernels" if len(shown) > 2 else "")
+
+
+def _draft(
+    view: KernelView,
+    group: list[Node],
+    kind: str,
+    readers: dict[int, float] | None = None,
+    later_readers: frozenset[str] = frozenset(),
+) -> Draft:
+    """kind: "protect" (the cache-streaming advice), "reread" (other accesses read its bytes again), "later" (a
+    later kernel reads them again), "fits" (the kernel's data fits in L2), "minor" (the reuse it could evict is under
+    PROTECT_SHARE of the kernel's traffic) or "pure" (the kernel has no reuse to evict); `readers`, for "reread", the
+    PCs that reuse its bytes; `later_readers`, for "later", the kernels that read them again."""
     node = merged_node(group)
     ratio = node.w_out.get(COLD, 0.0) / node.w_total()
     cold = node.w_out.get(COLD, 0.0)
@@ -99,6 +120,10 @@ def _draft(view: KernelView, group: list[Node], kind: str, readers: dict[int, fl
     message = f"streams: {verb} {format_bytes(cold)} once{spread} ({format_share(ratio)} first touch)"
     if earlier:
         message += f"; {format_bytes(earlier)} of it was last touched by an earlier kernel"
+    if kind == "later":
+        message += (
+            f"; {_names(later_readers)} read{'s' if len(later_readers) == 1 else ''} it again later: keep it cached"
+        )
     if kind == "reread":
         places = (view.nodes[i].source_text() for i in sorted(readers or (), key=lambda i: view.nodes[i].key))
         lines = list(dict.fromkeys(place for place in places if place))
@@ -106,7 +131,14 @@ def _draft(view: KernelView, group: list[Node], kind: str, readers: dict[int, fl
         message += f"; other accesses read it again{' at ' + shown if shown else ''}: keep it cached"
     elif kind == "fits":
         message += f"; the kernel's {format_bytes(view.global_footprint_per_launch)} a launch fit in L2"
-    explanation = {"protect": _WITH_REUSE, "reread": _REREAD, "fits": _FITS, "minor": _MINOR, "pure": _PURE}[kind]
+    explanation = {
+        "protect": _WITH_REUSE,
+        "reread": _REREAD,
+        "later": _LATER,
+        "fits": _FITS,
+        "minor": _MINOR,
+        "pure": _PURE,
+    }[kind]
     return Draft(
         "streaming-access",
         group,
@@ -159,5 +191,11 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
         cold = sum(member.w_out.get(COLD, 0.0) for member in group)
         readers = _rereaders(view, group)
         reread = sum(readers.values()) >= REREAD_SHARE * cold
-        drafts.append(_draft(view, group, "reread", readers) if reread else _draft(view, group, "protect"))
+        later = [view.read_again_later.get(member.key, (0.0, frozenset())) for member in group]
+        if reread:
+            drafts.append(_draft(view, group, "reread", readers))
+        elif sum(nbytes for nbytes, _k in later) >= REREAD_SHARE * cold:
+            drafts.append(_draft(view, group, "later", later_readers=frozenset().union(*(k for _b, k in later))))
+        else:
+            drafts.append(_draft(view, group, "protect"))
     return drafts

@@ -198,6 +198,10 @@ class KernelView:
         self.l2_bytes: int | None = None
         # Its architecture ("sm_90"), where run.json says; None: not known.
         self.gpu_arch: str | None = None
+        # The bytes of each of its PCs' first touches that a later kernel, or a later launch of this one, reads again
+        # first: (function, pc) -> (bytes, the short names of those kernels) (find_report_findings, from the run's
+        # cold edges that name this kernel as the data's last toucher); empty where the run is not known.
+        self.read_again_later: dict[tuple[str, int], tuple[float, frozenset[str]]] = {}
         # What a rule computed once for this kernel and needs again (the barrier rule's kept set: the report pass
         # reads it to pin lines, then the rule itself).
         self.memo: dict[str, Any] = {}

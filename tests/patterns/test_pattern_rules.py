@@ -1363,6 +1363,30 @@ def test_a_stream_whose_bytes_another_access_reads_again_is_not_told_to_evict_th
     assert findings[alone]["fix"]["kind"] == "l2-window"
 
 
+def test_a_stream_that_a_later_kernel_reads_again_is_not_told_to_evict_it():
+    # GIVEN cuda-samples warpAggregatedAtomicsCG: mapToBuckets streams its 4 MB source array beside reuse to protect,
+    # and the next kernel (calculateMaxInEachBuckets) reads the same array first after it (its cold edges name the
+    # stream's PC as the bytes' last toucher)
+    k, stream = stream_beside_reuse("read", 32768)
+    streamer = k.build()
+    reader = KernelBuilder("_Z6readerPKi")
+    again = reader.node("global", "read", executions=32768, line=7)
+    reader.edge(again, 0, "cold")
+    reader_kernel = reader.build()
+    node = streamer["nodes"][stream]
+    cold = next(e for e in reader_kernel["edges"] if e["from"] == again)
+    cold["prior_kernel"] = {"kernel": streamer["mangled"], "function": node["function"], "pc": node["pc"]}
+    cold["prior_kernel"]["bytes"] = cold["bytes"]
+    findings, _reader = find_report_findings([streamer, reader_kernel])
+    finding = only(findings, "streaming-access")
+    assert finding["fix"]["kind"] == "none" and "a later kernel" in finding["fix"]["explanation"]
+    assert finding["message"].endswith("_Z6readerPKi reads it again later: keep it cached")
+    # THEN a reader of another PC's bytes leaves the advice as it was
+    cold["prior_kernel"]["pc"] = node["pc"] + 0x10
+    findings, _reader = find_report_findings([streamer, reader_kernel])
+    assert only(findings, "streaming-access")["fix"]["kind"] == "l2-window"
+
+
 def test_a_stream_beside_little_reuse_is_not_told_to_protect_it():
     # GIVEN cuda-samples mergeSort's merge kernel: 64 MB a launch of streams beside a block/grid reuse of 0.4% of its
     # traffic (the background load's 6%, here under 1% of all): evicting all of it would cost less than the
