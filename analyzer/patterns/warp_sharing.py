@@ -96,6 +96,18 @@ _ORDER_DEPENDENT_NOTE = (
 )
 
 
+# Lanes on mostly distinct addresses: the definition's atomic contention (Mode(Addr) < Lane, 3.2.2), but warp
+# aggregation would not even halve the updates, and matching the lanes' addresses (__match_any_sync, a leader per
+# address) costs more than the few it saves (cuda-samples histogram256: 30 addresses for 32 lanes; Parboil tpacf's
+# lane pairs; session 55's review).
+_NEAR_DISTINCT_NOTE = (
+    "The lanes of a warp update mostly distinct addresses: a few of them share one, and the memory system "
+    "serializes those. Aggregating within the warp would not even halve the updates, and finding the lanes that "
+    "share an address (__match_any_sync, a leader per address) costs more than the few updates it saves: nothing "
+    "to change for this contention."
+)
+
+
 def _order_dependent_intrinsic(source: dict | None) -> str | None:
     """The atomic intrinsic the instruction was inlined from, except an atomicCAS inside a helper of the app's own
     (a CAS loop building atomicMax on floats, or a double atomicAdd: a commutative update the warp can combine
@@ -111,10 +123,13 @@ def _atomic(node: Node, intrinsic: str | None) -> Draft:
     collisions = max(0.0, node.executions * (dist_mean(node.raw.get("lanes")) - dist_mean(node.raw.get("addresses"))))
     addresses = int(node.address_mode())
     order_dependent = intrinsic in ORDER_DEPENDENT_ATOMICS
+    near_distinct = not order_dependent and 2 * node.address_mode() > node.lane_mode()
     advice = (
         f"{intrinsic} results depend on the order, no warp aggregation applies"
         if order_dependent
-        else ("aggregate in the warp first")
+        else "mostly distinct addresses: aggregating in the warp would save little"
+        if near_distinct
+        else "aggregate in the warp first"
     )
     message = (
         f"{node.lane_mode():.0f} lanes update {addresses} address{'es' if addresses != 1 else ''} "
@@ -125,11 +140,15 @@ def _atomic(node: Node, intrinsic: str | None) -> Draft:
         "atomic-contention",
         [node],
         "warp_same_inst",
-        "none" if order_dependent else "warp-shuffle",
-        _ORDER_DEPENDENT_NOTE.format(op=intrinsic) if order_dependent else _ATOMIC_FIX,
+        "none" if order_dependent or near_distinct else "warp-shuffle",
+        _ORDER_DEPENDENT_NOTE.format(op=intrinsic)
+        if order_dependent
+        else _NEAR_DISTINCT_NOTE
+        if near_distinct
+        else _ATOMIC_FIX,
         message,
         waste_bytes=collisions * node.size,
-        tier=TIER_INFORMATION if order_dependent else TIER_PERFORMANCE,
+        tier=TIER_INFORMATION if order_dependent or near_distinct else TIER_PERFORMANCE,
         metrics={
             "lanes_mode": node.lane_mode(),
             "addresses_mode": node.address_mode(),

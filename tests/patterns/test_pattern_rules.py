@@ -1012,6 +1012,18 @@ def test_atomic_contention_implant_and_control():
     assert find_findings(control) == []
 
 
+def test_atomics_on_mostly_distinct_addresses_are_not_told_to_aggregate():
+    # GIVEN cuda-samples histogram256's bins: 32 lanes on 30 addresses a warp atomic (the paper's contention, Mode(Addr)
+    # below Lane), where aggregating would save 2 updates of 32 and matching the lanes costs more
+    kernel, node = uniform_reader(30, 0.0, "atomic")
+    finding = only(find_findings(kernel), "atomic-contention")
+    assert finding["fix"]["kind"] == "none" and finding["severity"] in ("hint", "information")
+    assert "mostly distinct addresses" in finding["message"]
+    # THEN 16 addresses for 32 lanes, halved by aggregation, keep the advice
+    kernel, node = uniform_reader(16, 0.0, "atomic")
+    assert only(find_findings(kernel), "atomic-contention")["fix"]["kind"] == "warp-shuffle"
+
+
 def test_contention_of_order_dependent_atomics_is_information_without_a_fix():
     # GIVEN cuda-samples simpleAtomicIntrinsics: every lane of a warp updates one address with each intrinsic; those
     # whose lanes' results depend on the order (exchange, CAS, wrapping increment and decrement) cannot be combined
