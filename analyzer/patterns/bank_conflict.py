@@ -71,10 +71,12 @@ _FIX = (
     "Several lanes of a warp hit different 32-bit words in the same bank, so the access is split into "
     "serialized wavefronts. Pad the row length of 2-D shared arrays by one word (e.g. tile[32][33] instead of "
     "tile[32][32]) or swizzle the column index (col ^ row) so the lanes of a warp spread over all 32 banks. A 1-D "
-    "array read in butterflies (a sorting network's or an FFT's pairs a[p] and a[p + s], s a power of two) has no row "
-    "to pad, and no one padding serves every s: the steps with s below 32 pair lanes of one warp, so exchange those "
-    "elements in registers with __shfl_xor_sync instead of through shared memory. For 8- and 16-byte accesses make "
-    "the lanes of each lane group cover distinct banks (paper 3.3 II)."
+    "array read in butterflies or a tree scan (a sorting network's, an FFT's or a Blelloch scan's pairs a[p] and "
+    "a[p + s], s a power of two) has no row to pad: insert one word every 32 instead (index a[i + (i >> 5)], the "
+    "conflict-free offset of the classic scan; size the array for it), which breaks up most conflicts of strides of 32 "
+    "and more; the steps with s below 32 pair lanes of one warp, so exchange those elements in registers with "
+    "__shfl_xor_sync instead of through shared memory. For 8- and 16-byte accesses make the lanes of each lane "
+    "group cover distinct banks (paper 3.3 II)."
 )
 
 
