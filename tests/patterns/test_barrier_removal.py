@@ -240,3 +240,15 @@ def test_a_barrier_in_a_toolkit_header_belongs_to_its_call_site():
         for user in (110, 292)
     ]
     assert [source_line(b) for b in barriers] == [("/s/transpose.cu", 110), ("/s/transpose.cu", 292)]
+
+
+def test_a_removable_barrier_that_runs_once_a_warp_is_a_hint():
+    # GIVEN backprop's prologue: its removable barrier runs once in each of the 512 warps (no loop), one wait a warp
+    (finding,) = removable(backprop_like())
+    assert finding["severity"] == "hint"
+    # THEN in a loop (4 passes a warp) it is information
+    kernel = backprop_like()
+    for barrier in kernel["barriers"]:
+        barrier["executions"] = 2048
+    (finding,) = removable(kernel)
+    assert finding["severity"] == "information"
