@@ -116,6 +116,9 @@ def _remove_overlaps(drafts: list[Draft], traffic: float, min_share: float) -> l
 # mean kernel at 0.13% of the app) got warnings next to the kernels that matter (session 46's reviews of the
 # breadth set: 30 such warnings, all minor). Correctness findings (races) keep their severity.
 RUN_WARNING_SHARE = 0.01
+# Below this share of the run's traffic such a warning is a hint: what it could save is too small to list among the
+# editor's problems (session 55's review of the breadth set: reloads "under 0.1%" of a run were noise).
+RUN_HINT_SHARE = 0.001
 # ... and at least this many bytes: a tiny app's 192-byte coalescing waste was 8% of its 2.3 KB run (cuda-samples
 # simpleVoteIntrinsics; session 47's review), while any GPU moves 64 KiB in well under a microsecond.
 MIN_WARNING_BYTES = 64 << 10
@@ -123,7 +126,7 @@ MIN_WARNING_BYTES = 64 << 10
 
 def _minor_in_the_run(findings: list[list[dict[str, Any]]], run_traffic: float) -> None:
     """Performance warnings below RUN_WARNING_SHARE of the run's traffic, or wasting less than MIN_WARNING_BYTES,
-    become information, saying why."""
+    become information (below RUN_HINT_SHARE, hints), saying why."""
     for kernel_findings in findings:
         for finding in kernel_findings:
             if finding["severity"] != "warning" or finding["pattern"] in CORRECTNESS_PATTERNS:
@@ -131,8 +134,9 @@ def _minor_in_the_run(findings: list[list[dict[str, Any]]], run_traffic: float) 
             wasted = float(finding["waste"]["bytes"])
             share = wasted / run_traffic if run_traffic > 0 else 1.0
             if share < RUN_WARNING_SHARE:
-                finding["severity"] = "information"
-                part = "under 0.1%" if share < 0.001 else format_share(share)
+                # under a thousandth of the run, a hint: out of the editor's problem list (session 55's review)
+                finding["severity"] = "hint" if share < RUN_HINT_SHARE else "information"
+                part = "under 0.1%" if share < RUN_HINT_SHARE else format_share(share)
                 finding["message"] += f" (a minor part of the run: {part} of its traffic)"
             elif (
                 wasted < MIN_WARNING_BYTES and finding["pattern"] != "atomic-contention"
