@@ -59,6 +59,8 @@ from reuselens.analyzer.patterns.view import (
     KernelView,
     Node,
     global_on_lines,
+    kept_in_l2,
+    l2_reuse_distance,
     merge_sets_sharing_lines,
     reads_repeat,
     reuse_intensity,
@@ -115,6 +117,13 @@ _FIXES = {
 }
 
 
+_KEPT_FIX = (
+    "Most of this data object's reuse crosses block boundaries and is served by L2. The kernel's data does not fit "
+    "in L2, but other blocks read each line of this object again long before the kernel's other data could fill the "
+    "L2 (the message says after how much), so the L2 keeps it as it is: an access-policy window "
+    "would not make it more resident. Only if L2 bandwidth itself limits this kernel, reorder the grid so that "
+    "blocks sharing data run at the same time, or stage the shared part in shared memory per block."
+)
 _FITS_FIX = (
     "Most of this data object's reuse crosses block boundaries and is served by L2, but the object, and all the "
     "kernel touches beside it, are small enough (per launch) to stay in the L2 of the GPU it ran on anyway: an "
@@ -309,6 +318,13 @@ def _draft(
         )
     elif fits:
         kind, explanation, advice = "none", _FITS_FIX, "it fits in L2, which already serves it"
+    elif scope == "grid" and not atomic and kept_in_l2(view, members):
+        distance = l2_reuse_distance(view, members) or 0.0
+        kind, explanation = "none", _KEPT_FIX
+        advice = (
+            f"other blocks read each line again after about {format_bytes(distance)} of other data, so the L2 keeps "
+            "it without a window"
+        )
     block_shared = _BLOCK_SHARED_BYTES.get(view.gpu_arch or "", BLOCK_SHARED_DEFAULT)
     unprivatizable = atomic and scope == "grid" and footprint > block_shared
     if unprivatizable:

@@ -6,7 +6,8 @@ memory store is always a first touch of its buffer, which says nothing about loc
 
 When the cache-streaming advice applies (fix kind l2-window: __ldcs/__stcs, an access-policy window): only where a
 stream can push out what the kernel reuses, so when the kernel has global reuse between warps or blocks, at least
-PROTECT_SHARE of its global traffic, and its data per launch does not fit in the L2 (KernelView.l2_room, as
+PROTECT_SHARE of its global traffic, of objects the L2 does not keep anyway (view.kept_in_l2: read again before the
+kernel's other data could fill the L2), and its data per launch does not fit in the L2 (KernelView.l2_room, as
 hierarchical-reuse-grid decides); and only on a line whose bytes no other access of the kernel reads again
 (REREAD_SHARE), since those reads are the reuse an evict-first hint would cost, nor on one whose bytes a later
 kernel, or a later launch of this one, reads again (REREAD_SHARE of them, from the run's cold edges that name this
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 from reuselens.analyzer.patterns.finding import TIER_INFORMATION, Draft
 from reuselens.analyzer.patterns.text import format_bytes, format_share
-from reuselens.analyzer.patterns.view import COLD, KernelView, Node, group_by_line, line_key, merged_node
+from reuselens.analyzer.patterns.view import COLD, KernelView, Node, group_by_line, kept_in_l2, line_key, merged_node
 
 PATTERNS = {"streaming-access": "Streaming access (first touch, no reuse)"}
 
@@ -66,6 +67,12 @@ _LATER = (
     "(__ldcs/__stcs, evict-first) on this PC would cost. Nothing to change on this PC; fusing the kernels would "
     "turn that second pass into on-chip reuse."
 )
+_KEPT = (
+    "This PC touches almost every byte for the first time and never again. What the kernel reuses between blocks "
+    "is read again long before the stream could fill the L2, so the L2 keeps it as it is: a cache-streaming hint "
+    "(__ldcs/__stcs) would save nothing, and would make a later launch that reads the same data miss in L2. "
+    "Nothing to change on this PC."
+)
 _REREAD = (
     "This PC is the first to touch almost every byte it accesses, but other accesses of this kernel read the same "
     "bytes again afterwards (a stencil's neighbouring row, a search over what was just loaded): they are the reuse "
@@ -73,9 +80,17 @@ _REREAD = (
 )
 
 
-def _cache_reuse(view: KernelView) -> float:
-    """Global bytes served by reuse from another warp or block, which L1/L2 hold and a stream may evict."""
-    return sum(n.w_out.get("block", 0.0) + n.w_out.get("grid", 0.0) for n in view.memory_nodes() if n.space == "global")
+def _cache_reuse(view: KernelView, at_risk: bool = True) -> float:
+    """Global bytes served by reuse from another warp or block, which L1/L2 hold and a stream may evict; `at_risk`:
+    only of the objects (closed subgraphs) that the L2 does not keep anyway (view.kept_in_l2: a small table that
+    every block reads again long before the stream could fill the L2 is in no danger, SobolQRNG's directions)."""
+    return sum(
+        node.w_out.get("block", 0.0) + node.w_out.get("grid", 0.0)
+        for members in view.closed_subgraphs()
+        if not (at_risk and kept_in_l2(view, members))
+        for node in members
+        if node.space == "global"
+    )
 
 
 def _rereaders(view: KernelView, group: list[Node]) -> dict[int, float]:
@@ -102,8 +117,9 @@ def _draft(
     later_readers: frozenset[str] = frozenset(),
 ) -> Draft:
     """kind: "protect" (the cache-streaming advice), "reread" (other accesses read its bytes again), "later" (a
-    later kernel reads them again), "fits" (the kernel's data fits in L2), "minor" (the reuse it could evict is under
-    PROTECT_SHARE of the kernel's traffic) or "pure" (the kernel has no reuse to evict); `readers`, for "reread", the
+    later kernel reads them again), "fits" (the kernel's data fits in L2), "kept" (the L2 keeps what the kernel reuses
+    anyway, view.kept_in_l2), "minor" (the reuse it could evict is under PROTECT_SHARE of the kernel's traffic) or
+    "pure" (the kernel has no reuse to evict); `readers`, for "reread", the
     PCs that reuse its bytes; `later_readers`, for "later", the kernels that read them again."""
     node = merged_node(group)
     ratio = node.w_out.get(COLD, 0.0) / node.w_total()
@@ -131,11 +147,14 @@ def _draft(
         message += f"; other accesses read it again{' at ' + shown if shown else ''}: keep it cached"
     elif kind == "fits":
         message += f"; the kernel's {format_bytes(view.global_footprint_per_launch)} a launch fit in L2"
+    elif kind == "kept":
+        message += "; the data the kernel reuses is read again long before it could be evicted"
     explanation = {
         "protect": _WITH_REUSE,
         "reread": _REREAD,
         "later": _LATER,
         "fits": _FITS,
+        "kept": _KEPT,
         "minor": _MINOR,
         "pure": _PURE,
     }[kind]
@@ -171,16 +190,16 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     if not firing:
         return []
     global_traffic = sum(n.w_total() for n in view.memory_nodes() if n.space == "global")
-    cache_reuse = _cache_reuse(view)
-    reuse = cache_reuse > 0
+    reuse = _cache_reuse(view, at_risk=False) > 0
+    at_risk = _cache_reuse(view)
     fits = view.global_footprint_per_launch <= view.l2_room()
-    minor = cache_reuse < PROTECT_SHARE * global_traffic
+    minor = at_risk < PROTECT_SHARE * global_traffic
     # A stream that cannot evict anything (no reuse in the kernel, or all of its data fits in L2) has nothing to
     # change line by line: one finding per function and direction, its PCs on every line (Parboil lbm's D3Q19 update:
     # 39 findings, one per distribution, each "reads 69.1 MB once"; session 46's review). Otherwise each line can
     # be marked streaming (__ldcs/__stcs) and gets its own.
     if not reuse or fits or minor:
-        kind = "fits" if reuse and fits else "minor" if reuse else "pure"
+        kind = "fits" if reuse and fits else "kept" if reuse and not at_risk else "minor" if reuse else "pure"
         return [_draft(view, group, kind) for group in _by_function_and_direction(firing)]
     # Without a source line (library kernels built without -lineinfo) each PC would be a finding of its own,
     # 32 for one unrolled softmax kernel: there, one finding per function and direction.

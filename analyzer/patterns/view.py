@@ -320,6 +320,33 @@ def reuse_ratios(view: KernelView, members: Iterable[Node], labels: Iterable[str
     return {label: graph.ratio(by_label, label) or 0.0 for label in labels}
 
 
+def l2_reuse_distance(view: KernelView, members: Iterable[Node]) -> float | None:
+    """The distinct bytes the kernel touches in L2 between two reads of one line of `members` by other blocks, per
+    launch, when each line's reads are spread evenly over the launch: the object's other lines (its footprint F,
+    each read about as often) and the share of the kernel's other first touches that arrive in between, (S - F) / t,
+    where S is the kernel's global first touches per launch and t = 1 + W_out(grid) / W_out(cold) the reads each
+    byte of the object gets. None without cold bytes. Only other blocks' reads count: a block's own reuse may hit in
+    its SM's L1 and refresh no L2 line."""
+    members = list(members)
+    cold = sum(node.w_out.get(COLD, 0.0) for node in members)
+    if cold <= 0:
+        return None
+    grid = sum(node.w_out.get("grid", 0.0) for node in members)
+    footprint = view.footprint_per_launch(members)
+    others = max(0.0, view.global_footprint_per_launch - footprint)
+    return footprint + others / (1.0 + grid / cold)
+
+
+def kept_in_l2(view: KernelView, members: Iterable[Node]) -> bool:
+    """Whether the L2 keeps the object's lines between their reads without help: fewer distinct bytes than the L2
+    room come between two reads of a line (l2_reuse_distance; an LRU cache keeps what is read again before that
+    much else is). SobolQRNG's 12.8 KB direction table, read by every block while 40 MB of results stream out, is
+    read again every ~50 KB (session 55's review: it was told to take an access-policy window, and its streams to go
+    evict-first to protect it)."""
+    distance = l2_reuse_distance(view, members)
+    return distance is not None and distance <= view.l2_room()
+
+
 def reuse_intensity(view: KernelView, members: Iterable[Node]) -> float | None:
     """RI(G') = Σ w(e) / Σ_{cold} w(e) over the subgraph's edges (section 3.2.2); None without cold traffic."""
     return graph.intensity(graph.bytes_by_label(view.weights, (node.id for node in members)))

@@ -1314,11 +1314,12 @@ def test_hierarchical_delta_is_a_setting_and_control_has_no_dominant_scope():
     assert "hierarchical-reuse-block" not in patterns_of(findings)
 
 
-def reused_table(k: KernelBuilder, executions: int = 4096) -> int:
-    """A load whose lines other blocks read again: 5% first touch, the rest grid-scope reuse a stream could evict."""
+def reused_table(k: KernelBuilder, executions: int = 8192) -> int:
+    """A load whose lines another block reads once more: half first touch, half grid-scope reuse, which a stream
+    could evict between the two reads (read only twice, a line waits for half the launch's new data)."""
     node = k.node("global", "read", executions=executions)
-    k.edge(node, 0, "cold", 0.05)
-    k.edge(node, node, "grid", 0.95)
+    k.edge(node, 0, "cold", 0.5)
+    k.edge(node, node, "grid", 0.5)
     return node
 
 
@@ -1373,6 +1374,32 @@ def test_a_stream_whose_bytes_another_access_reads_again_is_not_told_to_evict_th
     assert findings[first]["fix"]["kind"] == "none"
     assert findings[first]["message"].endswith("other accesses read it again at app.cu:139: keep it cached")
     assert findings[alone]["fix"]["kind"] == "l2-window"
+
+
+def test_a_table_every_block_reads_stays_in_l2_beside_a_stream_without_help():
+    # GIVEN SobolQRNG: a 64 KB table that every block reads (1 in 64 of its reads a first touch, the rest other blocks'),
+    # while 8 MB a launch of results stream out: each table line is read again after about 190 KB of other data,
+    # well within the L2, so neither a persisting window for the table nor evict-first for the stream does anything
+    def sobol(table_cold: float) -> list[dict]:
+        k = KernelBuilder()
+        table = k.node("global", "read", executions=32768, line=82)
+        k.edge(table, 0, "cold", table_cold)
+        k.edge(table, table, "grid", 1 - table_cold)
+        for line in (116, 154):
+            out = k.node("global", "write", executions=32768, line=line)
+            k.edge(out, 0, "cold")
+        return find_findings(k.build())
+
+    findings = sobol(1 / 64)
+    grid = only(findings, "hierarchical-reuse-grid")
+    assert grid["fix"]["kind"] == "none" and "so the L2 keeps it without a window" in grid["message"]
+    streams = [f for f in findings if f["pattern"] == "streaming-access"]
+    assert [f["fix"]["kind"] for f in streams] == ["none"]
+    assert "read again long before it could be evicted" in streams[0]["message"]
+    # THEN a 2 MB table read twice, its second read after half of the stream, is at risk: both advices stand
+    findings = sobol(1 / 2)
+    assert only(findings, "hierarchical-reuse-grid")["fix"]["kind"] == "l2-window"
+    assert {f["fix"]["kind"] for f in findings if f["pattern"] == "streaming-access"} == {"l2-window"}
 
 
 def test_a_stream_that_a_later_kernel_reads_again_is_not_told_to_evict_it():
