@@ -1492,7 +1492,7 @@ def test_race_candidate_implant_unsynchronized_block_raw():
     assert finding["waste"]["bytes"] == 49152 * 4
 
 
-def test_race_candidate_on_an_async_copy_in_a_kernel_with_mbarriers_is_information():
+def test_race_candidate_on_an_async_copy_in_a_kernel_with_mbarriers_is_a_hint():
     # GIVEN a kernel that waits on mbarriers (cuda::barrier): a bulk copy's shared write read by another warp with
     # no __syncthreads() between may be ordered by an mbarrier wait (globalToShmemAsyncCopy's cuda::barrier
     # kernels); a plain store read the same way in the same kernel is still a race
@@ -1510,7 +1510,7 @@ def test_race_candidate_on_an_async_copy_in_a_kernel_with_mbarriers_is_informati
     kernel = k.build()
     kernel["nodes"][copied]["async_copy"] = True
     races = {f["pcs"][0]: f for f in find_findings(kernel) if f["pattern"] == "race-candidate"}
-    assert races[reader]["severity"] == "information" and races[reader]["metrics"]["unseen_order"] == "mbarrier"
+    assert races[reader]["severity"] == "hint" and races[reader]["metrics"]["unseen_order"] == "mbarrier"
     assert "synchronizes through mbarriers, which may order the pair" in races[reader]["message"]
     assert races[reader]["fix"]["explanation"].startswith("This kernel synchronizes through mbarriers")
     assert races[plain_reader]["severity"] == "warning" and "unseen_order" not in races[plain_reader]["metrics"]
@@ -1519,15 +1519,15 @@ def test_race_candidate_on_an_async_copy_in_a_kernel_with_mbarriers_is_informati
     assert only([f for f in find_findings(kernel) if f["pcs"] == [reader]], "race-candidate")["severity"] == "warning"
 
 
-def test_race_candidate_between_sub_word_accesses_is_information_but_words_stay_warnings():
+def test_race_candidate_between_sub_word_accesses_is_a_hint_but_words_stay_warnings():
     # GIVEN threads of one block accessing one byte or half-word each of a bool or unsigned short array
     # (simpleVoteIntrinsics, eigenvalues' scan tree): the 4-byte granule makes neighbouring elements one location,
     # for stores against stores and reads against stores alike; an access of 4 bytes at either end stays a warning
     for size, other_size, reader, severity in (
-        (1, 1, False, "information"),
-        (2, 2, False, "information"),
-        (1, 1, True, "information"),
-        (2, 2, True, "information"),
+        (1, 1, False, "hint"),
+        (2, 2, False, "hint"),
+        (1, 1, True, "hint"),
+        (2, 2, True, "hint"),
         (4, 4, False, "warning"),
         (4, 4, True, "warning"),
         (2, 4, True, "warning"),
@@ -1539,8 +1539,8 @@ def test_race_candidate_between_sub_word_accesses_is_information_but_words_stay_
         k.edge(b, a, "block", synced=0, synced_bytes=0)
         finding = only(find_findings(k.build()), "race-candidate")
         assert finding["severity"] == severity, (size, other_size, reader)
-        assert (finding["metrics"].get("unseen_order") == "sub_word") == (severity == "information")
-        if severity == "information":
+        assert (finding["metrics"].get("unseen_order") == "sub_word") == (severity == "hint")
+        if severity == "hint":
             assert "narrower than a 4-byte word" in finding["message"]
 
 

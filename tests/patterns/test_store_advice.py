@@ -119,12 +119,12 @@ def test_an_atomic_flag_update_against_a_one_thread_flag_store_is_the_benign_idi
         assert race["metrics"]["uniform_stores"] is (severity == "information")
 
 
-def test_a_plain_read_against_atomics_is_information_but_a_plain_store_stays_a_warning():
+def test_a_plain_read_against_atomics_is_a_hint_but_a_plain_store_stays_a_warning():
     # GIVEN mri-gridding's binning: a plain read of a bin's count (an optimistic pre-check), then atomicAdd by
     # other warps; a plain store against those atomics can lose updates, and a read after them (of the sum they
     # built, with no barrier between) is the classic missing-barrier race
     for other, read_pc, severity in (
-        ("read", 0x100, "information"),
+        ("read", 0x100, "hint"),
         ("write", 0x100, "warning"),
         ("read", 0x300, "warning"),
     ):
@@ -136,7 +136,18 @@ def test_a_plain_read_against_atomics_is_information_but_a_plain_store_stays_a_w
         k.edge(plain, add, "block", synced=0, synced_bytes=0)
         race = next(f for f in find_findings(k.build()) if f["pattern"] == "race-candidate")
         assert race["pcs"] == [plain] and race["severity"] == severity, (other, read_pc)
-        assert (race["metrics"].get("unseen_order") == "atomic_load") == (severity == "information")
+        assert (race["metrics"].get("unseen_order") == "atomic_load") == (severity == "hint")
+    # THEN between blocks (Parboil histo's saturation pre-check of a counter other blocks add to) the read gets the
+    # same words, not the grid's generic "make the updates atomic", which they already are
+    k = KernelBuilder()
+    k.background()
+    add = k.node("global", "atomic", executions=512, addresses=7, line=37, pc=0x200)
+    k.edge(add, 0, "cold")
+    plain = k.node("global", "read", executions=512, addresses=7, line=32, pc=0x100)
+    k.edge(plain, add, "grid", synced=0, synced_bytes=0)
+    race = next(f for f in find_findings(k.build()) if f["pattern"] == "race-candidate")
+    assert race["scope"] == "grid" and race["severity"] == "hint"
+    assert "a plain read against atomics sees one value or the other" in race["message"]
 
 
 def test_an_eight_byte_shared_store_of_one_value_by_every_thread_is_a_uniform_store():
