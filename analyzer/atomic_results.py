@@ -21,10 +21,9 @@ Public API: :func:`returns_old_value`, :func:`attach_atomic_results`.
 
 from __future__ import annotations
 
-import struct
 from typing import Any
 
-from reuselens.analyzer.loops import INSTRUCTION_BYTES, function_code
+from reuselens.analyzer.loops import node_instructions
 
 _RETURNING_FORMS = (0x9A8, 0x98A, 0x38C, 0x98C, 0xF8C)  # ATOMG, ATOM, and ATOMS in its three address forms
 _REDUCTIONS = (0x98E,)  # REDG: an atomic without a result
@@ -46,22 +45,6 @@ def attach_atomic_results(mapper: Any, kernels: list[dict[str, Any]]) -> None:
     """Sets `returns: true` (docs/report-format.md) on the atomic nodes whose instruction writes its old value to a
     register, where their function's code decodes (sm_80 and later); leaves every other node as it was."""
     for kernel in kernels:
-        by_function: dict[str, list[dict[str, Any]]] = {}
-        for node in kernel.get("nodes") or []:
-            if (
-                node.get("type") == "atomic"
-                and isinstance(node.get("function"), str)
-                and isinstance(node.get("pc"), int)
-            ):
-                by_function.setdefault(node["function"], []).append(node)
-        for function, nodes in sorted(by_function.items()):
-            found = function_code(mapper, kernel.get("module"), function)
-            if found is None or found[1] is None or found[1] < 80:
-                continue
-            code = found[0]
-            for node in nodes:
-                pc = node["pc"]
-                if pc % INSTRUCTION_BYTES or not 0 <= pc <= len(code) - INSTRUCTION_BYTES:
-                    continue
-                if returns_old_value(*struct.unpack_from("<QQ", code, pc)):
-                    node["returns"] = True
+        for node, lo, hi in node_instructions(mapper, kernel, lambda node: node.get("type") == "atomic"):
+            if returns_old_value(lo, hi):
+                node["returns"] = True

@@ -14,13 +14,14 @@ start alone costs 0.4 s (docs/engine.md, "Post-run cost"), reads the others. Wit
 `loops`, and the rules give the advice they gave before.
 
 Public API: :func:`loops_in`, :func:`backward_branches`, :func:`branch_target`, :func:`innermost`, :func:`attach_loops`,
-:func:`function_code`.
+:func:`function_code`, :func:`node_instructions`.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+import struct
+from typing import Any, Callable, Iterator
 
 from reuselens.analyzer.configurations import warps_launched
 from reuselens.analyzer.errors import ReuseLensError
@@ -109,6 +110,27 @@ def function_code(mapper: Any, module: Any, function: str) -> tuple[bytes, int |
         return None
     data = table.elf.section_data(table.elf.sections[symbol.shndx])
     return data[symbol.value : symbol.value + symbol.size], table.arch
+
+
+def node_instructions(
+    mapper: Any, kernel: dict[str, Any], wanted: Callable[[dict[str, Any]], bool]
+) -> Iterator[tuple[dict[str, Any], int, int]]:
+    """(node, low word, high word) of the instruction at each `wanted` node's PC, where its function's code decodes
+    (sm_80 and later); the nodes of one function read its code once. What analyzer/memory_order.py and
+    analyzer/atomic_results.py mark their nodes from."""
+    by_function: dict[str, list[dict[str, Any]]] = {}
+    for node in kernel.get("nodes") or []:
+        if isinstance(node.get("function"), str) and isinstance(node.get("pc"), int) and wanted(node):
+            by_function.setdefault(node["function"], []).append(node)
+    for function, nodes in sorted(by_function.items()):
+        found = function_code(mapper, kernel.get("module"), function)
+        if found is None or found[1] is None or found[1] < 80:
+            continue
+        code = found[0]
+        for node in nodes:
+            pc = node["pc"]
+            if pc % INSTRUCTION_BYTES == 0 and 0 <= pc <= len(code) - INSTRUCTION_BYTES:
+                yield (node, *struct.unpack_from("<QQ", code, pc))
 
 
 def _decoded(mapper: Any, module: Any, function: str) -> list[tuple[int, int]] | None:

@@ -18,10 +18,9 @@ Public API: :func:`is_strong`, :func:`attach_strong_accesses`.
 
 from __future__ import annotations
 
-import struct
 from typing import Any
 
-from reuselens.analyzer.loops import INSTRUCTION_BYTES, function_code
+from reuselens.analyzer.loops import node_instructions
 
 _GLOBAL_LOADS_AND_STORES = (0x981, 0x986, 0x980, 0x985)  # LDG, STG, LD, ST
 
@@ -37,23 +36,10 @@ def attach_strong_accesses(mapper: Any, kernels: list[dict[str, Any]]) -> None:
     """Sets `strong: true` (docs/report-format.md) on the global loads and stores whose instruction is strong, where
     their function's code decodes (sm_80 and later); leaves every other node as it was."""
     for kernel in kernels:
-        by_function: dict[str, list[dict[str, Any]]] = {}
-        for node in kernel.get("nodes") or []:
-            if (
-                node.get("space") == "global"
-                and node.get("type") in ("read", "write")
-                and isinstance(node.get("function"), str)
-                and isinstance(node.get("pc"), int)
-            ):
-                by_function.setdefault(node["function"], []).append(node)
-        for function, nodes in sorted(by_function.items()):
-            found = function_code(mapper, kernel.get("module"), function)
-            if found is None or found[1] is None or found[1] < 80:
-                continue
-            code = found[0]
-            for node in nodes:
-                pc = node["pc"]
-                if pc % INSTRUCTION_BYTES or not 0 <= pc <= len(code) - INSTRUCTION_BYTES:
-                    continue
-                if is_strong(*struct.unpack_from("<QQ", code, pc)):
-                    node["strong"] = True
+        for node, lo, hi in node_instructions(mapper, kernel, _global_load_or_store):
+            if is_strong(lo, hi):
+                node["strong"] = True
+
+
+def _global_load_or_store(node: dict[str, Any]) -> bool:
+    return node.get("space") == "global" and node.get("type") in ("read", "write")
