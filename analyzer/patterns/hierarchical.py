@@ -318,7 +318,7 @@ def _draft(
         )
     elif fits:
         kind, explanation, advice = "none", _FITS_FIX, "it fits in L2, which already serves it"
-    elif scope == "grid" and not atomic and kept_in_l2(view, members):
+    elif scope == "grid" and not atomic and kept_in_l2(view, members):  # (its objects are small: no tile advice)
         distance = l2_reuse_distance(view, members) or 0.0
         kind, explanation = "none", _KEPT_FIX
         advice = (

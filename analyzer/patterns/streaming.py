@@ -12,8 +12,8 @@ hierarchical-reuse-grid decides); and only on a line whose bytes no other access
 (REREAD_SHARE), since those reads are the reuse an evict-first hint would cost, nor on one whose bytes a later
 kernel, or a later launch of this one, reads again (REREAD_SHARE of them, from the run's cold edges that name this
 PC as the data's last toucher: cuda-samples warpAggregatedAtomicsCG's 40 MB source array, which the next kernel
-reads again, was told evict-first; session 55's review). The 12 suite applications' review (session 54) found the advice on 26 streams that cannot evict anything
-or whose lines come back: cuda-samples mergeSort's rank and limit arrays (786 KB and 1.5 MB a launch) that the next
+reads again, was told evict-first; session 55's review). The 12 suite applications' review (session 54) found the
+advice on 26 streams that cannot evict anything or whose lines come back: cuda-samples mergeSort's rank and limit arrays (786 KB and 1.5 MB a launch) that the next
 kernel reads, SHOC BFS (UIUC)'s frontier copies, and stencil rows that the neighbouring row's load reads again
 (PolyBench fdtd2d's hz[i] and hz[i - 1]). Their findings keep the first-touch figures (the paper's definition) with
 no fix, and say why.
@@ -119,8 +119,8 @@ def _draft(
     """kind: "protect" (the cache-streaming advice), "reread" (other accesses read its bytes again), "later" (a
     later kernel reads them again), "fits" (the kernel's data fits in L2), "kept" (the L2 keeps what the kernel reuses
     anyway, view.kept_in_l2), "minor" (the reuse it could evict is under PROTECT_SHARE of the kernel's traffic) or
-    "pure" (the kernel has no reuse to evict); `readers`, for "reread", the
-    PCs that reuse its bytes; `later_readers`, for "later", the kernels that read them again."""
+    "pure" (the kernel has no reuse to evict); `readers`, for "reread", the PCs that reuse its bytes;
+    `later_readers`, for "later", the kernels that read them again."""
     node = merged_node(group)
     ratio = node.w_out.get(COLD, 0.0) / node.w_total()
     cold = node.w_out.get(COLD, 0.0)
