@@ -318,7 +318,9 @@ def _draft(
         )
     elif fits:
         kind, explanation, advice = "none", _FITS_FIX, "it fits in L2, which already serves it"
-    elif scope == "grid" and not atomic and kept_in_l2(view, members):  # (its objects are small: no tile advice)
+    # Kept though the kernel's data does not fit: a small object every block needs whole (SobolQRNG's table), not
+    # operands a larger tile would read less often, so no HEAVY_REUSE tile advice here.
+    elif scope == "grid" and not atomic and kept_in_l2(view, members):
         distance = l2_reuse_distance(view, members) or 0.0
         kind, explanation = "none", _KEPT_FIX
         advice = (
