@@ -18,3 +18,19 @@ def listed_cubins() -> list[tuple[Path, str]]:
     for name in ("loops", "elements", "gathers", "volatile", "doubles"):
         found.append((DATA / "sass" / f"{name}.sm_90.cubin", (DATA / "sass" / f"{name}.sm_90.sass").read_text()))
     return found
+
+
+class OneCubinMapper:
+    """The source mapper's CUBIN side for the decoder tests: `cubin` is module "m"; any other module is unknown, as a
+    run's missing or unreadable CUBIN is."""
+
+    def __init__(self, cubin: Path) -> None:
+        self.cubin = cubin
+
+    def table(self, module: str):
+        from reuselens.analyzer.errors import ReuseLensError
+        from reuselens.analyzer.lineinfo.cubin import CubinLineTable
+
+        if module != "m":
+            raise ReuseLensError("no CUBIN here")
+        return CubinLineTable(self.cubin.read_bytes())

@@ -11,12 +11,11 @@ import pytest
 
 from benchmarks.sass_decoder_check import listed_instructions, registers_agree
 from reuselens.analyzer.address_origin import _ACCESSES, address_origins, attach_address_origins
-from reuselens.analyzer.errors import ReuseLensError
 from reuselens.analyzer.lineinfo.cubin import CubinLineTable
 from reuselens.analyzer.patterns.bank_conflict import find as find_conflicts
 from reuselens.analyzer.patterns.coalescing import find
 from reuselens.analyzer.patterns.view import KernelView
-from tests.analyzer.sass_listings import DATA, listed_cubins
+from tests.analyzer.sass_listings import DATA, OneCubinMapper, listed_cubins
 
 GATHERS = DATA / "sass" / "gathers.sm_90.cubin"
 DOUBLES = DATA / "sass" / "doubles.sm_90.cubin"
@@ -104,13 +103,6 @@ def test_code_the_decoder_does_not_know_gives_none():
     assert address_origins(b"\0" * 32, 90, [0x10, 0x40, 3], lambda pc: True) == {}  # no LDG or STG there
 
 
-class GathersMapper:
-    def table(self, module):
-        if module != "m":
-            raise ReuseLensError("no CUBIN here")
-        return CubinLineTable(GATHERS.read_bytes())
-
-
 def node(pc, type_="read", addresses=32, sectors=16, line=14, function="_Z8csr_stepPKjS0_S0_PjS1_j", space="global"):
     return {
         "id": pc + 1,
@@ -141,7 +133,7 @@ def test_the_report_names_origins_that_spread_lanes():
     strided = node(0x530, "write", line=20)
     relax = node(0x2B0, "atomic", line=17)  # atomicMin(&cost[next], ...): REDG, uncoalesced like the loads
     kernels = [kernel([frontier, offsets, reread, neighbours, strided, relax])]
-    attach_address_origins(GathersMapper(), kernels)
+    attach_address_origins(OneCubinMapper(GATHERS), kernels)
     assert offsets["address_from"] == [0xC0] and neighbours["address_from"] == [0x100]
     assert relax["address_from"] == [0x250]
     assert "address_from" not in frontier and "address_from" not in strided
@@ -149,12 +141,12 @@ def test_the_report_names_origins_that_spread_lanes():
     # a frontier every lane reads from one address is warp-uniform: no origin from it
     uniform = node(0xC0, addresses=1, sectors=1, line=13)
     offsets, neighbours = node(0x100, line=14), node(0x250, line=16)
-    attach_address_origins(GathersMapper(), [kernel([uniform, offsets, neighbours])])
+    attach_address_origins(OneCubinMapper(GATHERS), [kernel([uniform, offsets, neighbours])])
     assert "address_from" not in offsets and neighbours["address_from"] == [0x100]
 
     # no CUBIN for the module: nothing attached, nothing raised
     lost = node(0x100, line=14)
-    attach_address_origins(GathersMapper(), [kernel([node(0xC0, sectors=4), lost], module="gone")])
+    attach_address_origins(OneCubinMapper(GATHERS), [kernel([node(0xC0, sectors=4), lost], module="gone")])
     assert "address_from" not in lost
 
 
@@ -165,7 +157,7 @@ def test_the_coalescing_finding_of_a_strided_looking_gather_says_the_data_decide
     offsets = node(0x100, line=14)
     offsets["irregular"] = 23
     view_before = KernelView(kernel([frontier, dict(offsets)]))
-    attach_address_origins(GathersMapper(), [kernel([frontier, offsets])])
+    attach_address_origins(OneCubinMapper(GATHERS), [kernel([frontier, offsets])])
     view_after = KernelView(kernel([frontier, offsets]))
     settings = {"coalescing": 1.5}
     (before,) = [d for d in find(view_before, settings)]
@@ -274,7 +266,7 @@ def test_a_scatter_into_slots_an_atomic_returned_says_so():
     """warpAggregatedAtomicsCG's mapToBuckets: the store's address is the slot atomicAdd returned."""
     slot = node(0xC0, "atomic", addresses=1, sectors=1, line=79, function="_Z12atomic_slotsPKfPfPi")
     scatter = node(0x170, "write", line=80, function="_Z12atomic_slotsPKfPfPi")
-    attach_address_origins(GathersMapper(), [kernel([slot, scatter])])
+    attach_address_origins(OneCubinMapper(GATHERS), [kernel([slot, scatter])])
     assert scatter["address_from"] == [0xC0]  # an atomic starts an origin whatever its lanes' addresses
     (draft,) = find(KernelView(kernel([slot, scatter])), {"coalescing": 1.5})
     assert "(computed from the old values the atomic at gathers.cu:79 returned)" in draft.message

@@ -7,9 +7,7 @@ import pytest
 
 from benchmarks.sass_decoder_check import listed_instructions, result_agrees
 from reuselens.analyzer.atomic_results import attach_atomic_results
-from reuselens.analyzer.errors import ReuseLensError
-from reuselens.analyzer.lineinfo.cubin import CubinLineTable
-from tests.analyzer.sass_listings import DATA, listed_cubins
+from tests.analyzer.sass_listings import DATA, OneCubinMapper, listed_cubins
 
 GATHERS = DATA / "sass" / "gathers.sm_90.cubin"
 
@@ -20,13 +18,6 @@ def test_returns_exactly_where_nvdisasm_names_a_destination(cubin, listing):
     assert False not in verdicts
     if cubin.name.startswith("gathers"):
         assert verdicts.count(True) == 7  # its ATOMG and ATOMS that return, and the five REDG that do not
-
-
-class GathersMapper:
-    def table(self, module):
-        if module != "m":
-            raise ReuseLensError("no CUBIN here")
-        return CubinLineTable(GATHERS.read_bytes())
 
 
 def test_slots_are_marked_and_statement_updates_are_not():
@@ -42,7 +33,7 @@ def test_slots_are_marked_and_statement_updates_are_not():
         {"id": i + 1, "function": function, "pc": pc, "space": "global", "type": "atomic"}
         for i, (function, pc) in enumerate(sorted(atomics))
     ]
-    attach_atomic_results(GathersMapper(), [{"module": "m", "nodes": nodes}])
+    attach_atomic_results(OneCubinMapper(GATHERS), [{"module": "m", "nodes": nodes}])
     # THEN exactly the ones nvdisasm shows writing a register are marked
     assert [bool(n.get("returns")) for n in nodes].count(True) == 2
     for node in nodes:

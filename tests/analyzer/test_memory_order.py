@@ -6,12 +6,10 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.sass_decoder_check import listed_instructions, ordering_agrees
-from reuselens.analyzer.errors import ReuseLensError
-from reuselens.analyzer.lineinfo.cubin import CubinLineTable
 from reuselens.analyzer.memory_order import attach_strong_accesses
 from reuselens.analyzer.patterns.redundant import find as find_reloads
 from reuselens.analyzer.patterns.view import KernelView
-from tests.analyzer.sass_listings import DATA, listed_cubins
+from tests.analyzer.sass_listings import DATA, OneCubinMapper, listed_cubins
 
 VOLATILE = DATA / "sass" / "volatile.sm_90.cubin"
 
@@ -24,13 +22,6 @@ def test_strong_exactly_where_nvdisasm_says_strong(cubin, listing):
         assert verdicts.count(True) == 13  # its 13 LDG, STG, LD and ST, weak, strong and read-only
 
 
-class VolatileMapper:
-    def table(self, module):
-        if module != "m":
-            raise ReuseLensError("no CUBIN here")
-        return CubinLineTable(VOLATILE.read_bytes())
-
-
 def global_node(pc, type_, function="_Z15volatile_reloadPViPKiPi", size=4):
     return {"id": pc + 1, "pc": pc, "function": function, "space": "global", "type": type_, "size": size}
 
@@ -39,7 +30,7 @@ def test_volatile_and_scoped_accesses_are_marked_and_no_other():
     reload = [global_node(pc, "read") for pc in (0xA0, 0xC0, 0x100)] + [global_node(0x130, "write")]
     scoped = [global_node(pc, "read", "_Z12scoped_loadsPiS_") for pc in (0x90, 0xA0, 0xB0)]
     kernels = [{"module": "m", "nodes": reload + scoped}, {"module": "gone", "nodes": [global_node(0xC0, "read")]}]
-    attach_strong_accesses(VolatileMapper(), kernels)
+    attach_strong_accesses(OneCubinMapper(VOLATILE), kernels)
     strong = {(n["function"][:6], n["pc"]) for k in kernels for n in k["nodes"] if n.get("strong")}
     # cost[i] twice (LDG.E.STRONG.SYS); the relaxed device-scope and block-scope loads (LD.E.STRONG.GPU, .SM)
     assert strong == {("_Z15vo", 0xC0), ("_Z15vo", 0x100), ("_Z12sc", 0x90), ("_Z12sc", 0xB0)}

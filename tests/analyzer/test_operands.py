@@ -8,11 +8,10 @@ import re
 
 import pytest
 
-from reuselens.analyzer.errors import ReuseLensError
 from reuselens.analyzer.lineinfo.cubin import CubinLineTable
 from reuselens.analyzer.lineinfo.sass import parse_listing
 from reuselens.analyzer.operands import attach_operands, global_operand
-from tests.analyzer.sass_listings import DATA, listed_cubins
+from tests.analyzer.sass_listings import DATA, OneCubinMapper, listed_cubins
 
 ELEMENTS = DATA / "sass" / "elements.sm_90.cubin"
 # nvdisasm's memory operand: `desc[UR4][R2.64+0xc]`, `[R4.64+-0x10]`, `[RZ]`
@@ -39,15 +38,6 @@ def test_every_global_load_and_store_decodes_as_nvdisasm_lists_it(cubin, listing
         assert decoded > 0
 
 
-class CubinMapper:
-    """The source mapper's CUBIN side: elements.sm_90.cubin for module "m"; other modules are unknown."""
-
-    def table(self, module):
-        if module != "m":
-            raise ReuseLensError("no CUBIN here")
-        return CubinLineTable(ELEMENTS.read_bytes())
-
-
 def node(pc: int, type_: str = "read", sectors: int = 16, line: int = 14, function: str = "_Z10copy_quadsPK4QuadPS_i"):
     return {
         "id": pc,
@@ -67,16 +57,16 @@ def test_wasteful_accesses_sharing_a_statement_get_their_address():
     alone = node(0x110, "write", line=15)  # wasteful, but alone on its statement: nothing to compare it with
     coalesced = [node(pc, "write", sectors=4, line=16) for pc in (0x120, 0x130)]  # no waste: not read
     kernel = {"module": "m", "nodes": [*quads, alone, *coalesced]}
-    attach_operands(CubinMapper(), [kernel])
+    attach_operands(OneCubinMapper(ELEMENTS), [kernel])
     assert [(n["address"]["register"], n["address"]["offset"]) for n in quads] == [(2, o) for o in (0, 4, 8, 12)]
     # one register, set once before the four loads (elements.sm_90.sass: the IMAD.WIDE of R2 at 0xb0)
     assert {n["address"]["defined_at"] for n in quads} == {0xB0}
     assert all("address" not in n for n in (alone, *coalesced))
     elsewhere = {"module": "gone", "nodes": [node(0xC0), node(0xD0)]}
-    attach_operands(CubinMapper(), [elsewhere])  # its CUBIN cannot be read: no address, no error
+    attach_operands(OneCubinMapper(ELEMENTS), [elsewhere])  # its CUBIN cannot be read: no address, no error
     assert all("address" not in n for n in elsewhere["nodes"])
     odd = {"module": "m", "nodes": [node(0xC4), node(0xD0, function="_Z3nonev")]}  # no instruction there
-    attach_operands(CubinMapper(), [odd])
+    attach_operands(OneCubinMapper(ELEMENTS), [odd])
     assert all("address" not in n for n in odd["nodes"])
 
 
