@@ -295,9 +295,15 @@ def _draft(
     atomic = any(n.type == "atomic" for n in carriers) and scope != "thread"
     tickets = atomic and any(n.type == "atomic" and n.raw.get("returns") for n in carriers)
     kind, explanation = (_TICKET_FIX if tickets else _ATOMIC_FIX) if atomic else _FIXES[scope]
-    advice = "privatize it per block in shared memory" if atomic else _ADVICE[scope]
-    if tickets:
-        advice = "its atomics return slots the program uses: reserve a range per block with one global atomic"
+    advice = (
+        (
+            "its atomics return slots the program uses: reserve a range per block with one global atomic"
+            if tickets
+            else "privatize it per block in shared memory"
+        )
+        if atomic
+        else _ADVICE[scope]
+    )
     if all(n.type == "write" for n in carriers):  # only stores overwriting their own values (thread scope)
         explanation, advice = _STORE_FIX, "accumulate it in a register and store it once"
     # Per launch, as constant_region's: cold edges count first touches per launch, and a report entry merges the

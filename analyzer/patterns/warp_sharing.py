@@ -122,15 +122,18 @@ def _order_dependent_intrinsic(source: dict | None) -> str | None:
 def _atomic(node: Node, intrinsic: str | None) -> Draft:
     collisions = max(0.0, node.executions * (dist_mean(node.raw.get("lanes")) - dist_mean(node.raw.get("addresses"))))
     addresses = int(node.address_mode())
-    order_dependent = intrinsic in ORDER_DEPENDENT_ATOMICS
-    near_distinct = not order_dependent and 2 * node.address_mode() > node.lane_mode()
-    advice = (
-        f"{intrinsic} results depend on the order, no warp aggregation applies"
-        if order_dependent
-        else "mostly distinct addresses: aggregating in the warp would save little"
-        if near_distinct
-        else "aggregate in the warp first"
+    # (advice in the message, the fix's explanation), or None where warp aggregation is the fix
+    no_aggregation = (
+        (
+            f"{intrinsic} results depend on the order, no warp aggregation applies",
+            _ORDER_DEPENDENT_NOTE.format(op=intrinsic),
+        )
+        if intrinsic in ORDER_DEPENDENT_ATOMICS
+        else ("mostly distinct addresses: aggregating in the warp would save little", _NEAR_DISTINCT_NOTE)
+        if 2 * node.address_mode() > node.lane_mode()
+        else None
     )
+    advice, explanation = no_aggregation or ("aggregate in the warp first", _ATOMIC_FIX)
     message = (
         f"{node.lane_mode():.0f} lanes update {addresses} address{'es' if addresses != 1 else ''} "
         f"per warp atomic: "
@@ -140,15 +143,11 @@ def _atomic(node: Node, intrinsic: str | None) -> Draft:
         "atomic-contention",
         [node],
         "warp_same_inst",
-        "none" if order_dependent or near_distinct else "warp-shuffle",
-        _ORDER_DEPENDENT_NOTE.format(op=intrinsic)
-        if order_dependent
-        else _NEAR_DISTINCT_NOTE
-        if near_distinct
-        else _ATOMIC_FIX,
+        "none" if no_aggregation else "warp-shuffle",
+        explanation,
         message,
         waste_bytes=collisions * node.size,
-        tier=TIER_INFORMATION if order_dependent or near_distinct else TIER_PERFORMANCE,
+        tier=TIER_INFORMATION if no_aggregation else TIER_PERFORMANCE,
         metrics={
             "lanes_mode": node.lane_mode(),
             "addresses_mode": node.address_mode(),
