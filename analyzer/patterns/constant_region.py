@@ -154,9 +154,9 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     # column of a 256 KB matrix), and each was called a 16 KB candidate (session 48's review: 16 findings per
     # kernel). Two separate small tables read on one line by accesses of one type and size, too large together,
     # are missed so (none in the recorded reports).
-    return [
-        _draft(view, union, view.footprint_per_launch(union))
-        for union in merge_sets_sharing_lines(candidates)
-        if view.footprint_per_launch(union) <= capacity
-        and not warps_read_slivers(view, union, view.footprint_per_launch(union))
-    ]
+    regions = []
+    for union in merge_sets_sharing_lines(candidates):
+        footprint = view.footprint_per_launch(union)
+        if footprint <= capacity and not warps_read_slivers(view, union, footprint):
+            regions.append(_draft(view, union, footprint))
+    return regions
