@@ -80,17 +80,19 @@ _REREAD = (
 )
 
 
-def _cache_reuse(view: KernelView, at_risk: bool = True) -> float:
-    """Global bytes served by reuse from another warp or block, which L1/L2 hold and a stream may evict; `at_risk`:
-    only of the objects (closed subgraphs) that the L2 does not keep anyway (view.kept_in_l2: a small table that
+def _cache_reuse(view: KernelView) -> tuple[float, float]:
+    """Global bytes served by reuse from another warp or block, which L1/L2 hold and a stream may evict: all of them,
+    and those of the objects (closed subgraphs) that the L2 does not keep anyway (view.kept_in_l2: a small table that
     every block reads again long before the stream could fill the L2 is in no danger, SobolQRNG's directions)."""
-    return sum(
-        node.w_out.get("block", 0.0) + node.w_out.get("grid", 0.0)
-        for members in view.closed_subgraphs()
-        if not (at_risk and kept_in_l2(view, members))
-        for node in members
-        if node.space == "global"
-    )
+    every = at_risk = 0.0
+    for members in view.closed_subgraphs():
+        reuse = sum(
+            node.w_out.get("block", 0.0) + node.w_out.get("grid", 0.0) for node in members if node.space == "global"
+        )
+        every += reuse
+        if reuse and not kept_in_l2(view, members):
+            at_risk += reuse
+    return every, at_risk
 
 
 def _rereaders(view: KernelView, group: list[Node]) -> dict[int, float]:
@@ -190,8 +192,8 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     if not firing:
         return []
     global_traffic = sum(n.w_total() for n in view.memory_nodes() if n.space == "global")
-    reuse = _cache_reuse(view, at_risk=False) > 0
-    at_risk = _cache_reuse(view)
+    every, at_risk = _cache_reuse(view)
+    reuse = every > 0
     fits = view.global_footprint_per_launch <= view.l2_room()
     minor = at_risk < PROTECT_SHARE * global_traffic
     # A stream that cannot evict anything (no reuse in the kernel, or all of its data fits in L2) has nothing to
