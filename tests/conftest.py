@@ -21,6 +21,9 @@ def pytest_configure(config):
 
 def pytest_unconfigure(config):
     shutil.rmtree(getattr(config, "_reuselens_cache", ""), ignore_errors=True)
+    from tests.native_build import remove_engine_objects
+
+    remove_engine_objects()
 
 
 @functools.cache

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.native_build import COMPILER, ENGINE_SOURCES, NO_COMPILER, REPO, SANITIZER_ENV, build
+from tests.native_build import COMPILER, NO_COMPILER, REPO, SANITIZER_ENV, build, engine_objects
 
 HOSTILE = REPO / "tests/data/hostile"
 ENV = dict(SANITIZER_ENV, ASAN_OPTIONS="abort_on_error=0:halt_on_error=1")
@@ -23,9 +23,10 @@ def driver(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("hostile")
     return build(
         out / "hostile_driver",
-        [REPO / "tests/engine/native/hostile_driver.cpp", *ENGINE_SOURCES],
+        [REPO / "tests/engine/native/hostile_driver.cpp"],
         [REPO / "analyzer/engine/include"],
         "address,undefined",
+        objects=engine_objects("address,undefined"),
     )
 
 
