@@ -88,15 +88,16 @@ for p in sorted(pathlib.Path(sys.argv[1]).glob("*/report.json")):
 PY
 }
 # breadth_set SECONDS [realapps.py options...]: the breadth set (benchmarks/realapps/breadth.json, staged in
-# benchmarks/realapps/breadth-src) natively and under `profile`, one round, from the user's install (/tmp/clean),
-# within SECONDS; then benchmarks/breadth_check.py names every defect. Its outputs in $OUT/breadth_*, the run
-# directories' logs and reports (no modules: third-party builds stay out of git) in $OUT/breadth_runs.tgz.
+# benchmarks/realapps/breadth-src; BREADTH_MANIFEST and BREADTH_SRC name another set and its staged sources)
+# natively and under `profile`, one round, from the user's install (/tmp/clean), within SECONDS; then
+# benchmarks/breadth_check.py names every defect. Its outputs in $OUT/breadth_*, the run directories' logs and
+# reports (no modules: third-party builds stay out of git) in $OUT/breadth_runs.tgz.
 breadth_set() {
   local seconds=$1
   shift
-  stamp "the breadth set: native, full profile, 1 round"
-  timeout "$seconds" python3 benchmarks/realapps.py --manifest benchmarks/realapps/breadth.json \
-    --src benchmarks/realapps/breadth-src --out /tmp/breadth --modes native,full --rounds 1 --timeout 60 --jobs 16 \
+  stamp "the breadth set ${BREADTH_MANIFEST:-benchmarks/realapps/breadth.json}: native, full profile, 1 round"
+  timeout "$seconds" python3 benchmarks/realapps.py --manifest "${BREADTH_MANIFEST:-benchmarks/realapps/breadth.json}" \
+    --src "${BREADTH_SRC:-benchmarks/realapps/breadth-src}" --out /tmp/breadth --modes native,full --rounds 1 --timeout 60 --jobs 16 \
     --reuselens /tmp/clean/bin/reuselens "$@" > "$OUT/breadth_realapps.txt" 2>&1
   echo "realapps.py exit $?"
   grep -v "^round" "$OUT/breadth_realapps.txt" | tail -45
