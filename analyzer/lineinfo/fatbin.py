@@ -27,6 +27,7 @@ FATBIN_SECTIONS = (".nv_fatbin", "__nv_relfatbin")
 KIND_PTX, KIND_ELF = 1, 2
 FLAG_LZ4, FLAG_ZSTD = 0x2000, 0x8000
 MAX_CUBIN_BYTES = 1 << 30  # 1 GiB: above any real module
+_ET_EXEC = 2
 
 _CONTAINER = struct.Struct("<IHHQ")
 _ENTRY = struct.Struct("<HHIQIIHHI")  # kind, _, header_size, payload_size, compressed, _, minor, major, arch
@@ -71,9 +72,17 @@ def _cubins_in(data: bytes) -> list[tuple[str, bytes]]:
 def select_cubins(cubins: list[tuple[str, bytes]], arch: str | None) -> list[tuple[str, bytes]]:
     """The CUBINs a GPU of `arch` ("sm_86") runs, as the driver picks them: the exact arch if present, else
     the highest one of the same major version that is not newer (an sm_86 GPU runs sm_80 code). Without
-    `arch`, those of the highest architecture present."""
+    `arch`, those of the highest architecture present.
+
+    Where the binary holds device-linked CUBINs, only those count: the driver loads them, never the relocatable
+    ones an -rdc executable also carries (its own objects' and libcudadevrt's, the latter for every architecture
+    the toolkit knows: an sm_90 build of cuda-samples' cdpSimpleQuicksort then "had" sm_121, with no kernel of the
+    app in it, and its kernels twice at sm_90). A relocatable object alone keeps its relocatable CUBINs."""
     if not cubins:
         raise NoCubinError("no CUBIN found (the binary has no device code, or only PTX)")
+    linked = [c for c in cubins if _is_linked(c[1])]
+    if linked:
+        cubins = linked
     if arch is None:
         arch = max((a for a, _ in cubins), key=_arch_number)
     chosen = [c for c in cubins if c[0] == arch]
@@ -87,6 +96,11 @@ def select_cubins(cubins: list[tuple[str, bytes]], arch: str | None) -> list[tup
         have = ", ".join(sorted({a for a, _ in cubins}, key=_arch_number))
         raise NoCubinError(f"no CUBIN for {arch}; this binary has {have}")
     return chosen
+
+
+def _is_linked(cubin: bytes) -> bool:
+    """An executable CUBIN (ELF type ET_EXEC), as nvlink or a whole-program build writes it."""
+    return len(cubin) >= 18 and struct.unpack_from("<H", cubin, 16)[0] == _ET_EXEC
 
 
 def _read(source: bytes | str | Path) -> bytes:

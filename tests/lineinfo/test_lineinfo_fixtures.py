@@ -82,6 +82,28 @@ def test_executable_with_zstd_fatbinary():
         assert first <= loc.line <= last
 
 
+def _relocatable(cubin: bytes) -> bytes:
+    """The CUBIN with its ELF type made ET_REL, as -rdc objects and libcudadevrt's CUBINs are."""
+    return cubin[:16] + (1).to_bytes(2, "little") + cubin[18:]
+
+
+def test_linked_cubins_come_before_relocatable_ones_of_any_architecture():
+    # An -rdc executable: the device-linked sm_90 CUBIN, and relocatable ones (libcudadevrt's, for architectures
+    # the app was not built for, and the app's own objects at sm_90) that the driver never loads.
+    linked = (FIXTURES / "kernels.sm_90.lineinfo.cubin").read_bytes()
+    own_object = _relocatable(linked)
+    newer_library = _relocatable((FIXTURES / "kernels.sm_120.lineinfo.cubin").read_bytes())
+    cubins = [("sm_90", linked), ("sm_90", own_object), ("sm_120", newer_library)]
+    assert select_cubins(cubins, None) == [("sm_90", linked)]
+    assert select_cubins(cubins, "sm_90") == [("sm_90", linked)]
+    with pytest.raises(NoCubinError, match="no CUBIN for sm_120; this binary has sm_90"):
+        select_cubins(cubins, "sm_120")
+    # A relocatable object alone (nvcc -rdc -c) keeps its CUBINs, the highest architecture first as before.
+    objects = [("sm_90", own_object), ("sm_120", newer_library)]
+    assert select_cubins(objects, None) == [("sm_120", newer_library)]
+    assert select_cubins(objects, "sm_90") == [("sm_90", own_object)]
+
+
 def test_bare_fatbinary_with_lz4_entry():
     cubins = cubins_from_binary(FIXTURES / "app_lz4.fatbin")
     assert [a for a, _ in cubins] == ["sm_90"]

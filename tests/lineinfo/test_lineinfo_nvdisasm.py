@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from reuselens.analyzer.lineinfo import SourceMapper, cubins_from_binary
+from reuselens.analyzer.lineinfo import SourceMapper, cubins_from_binary, select_cubins
 from reuselens.analyzer.lineinfo.elf import ElfFile
 from tests.lineinfo.conftest import CU, WANTED_ARCHS
 from tests.lineinfo.nvdisasm_ref import compare, disassemble
@@ -91,6 +91,7 @@ def test_rdc_linked_cubin_matches_nvdisasm(rdc_builds, nvdisasm, tmp_path):
     cubins = cubins_from_binary(rdc_builds["rdcapp"])
     linked = [c for arch, c in cubins if ElfFile.parse(c).type == 2]
     assert len(linked) == 1
+    assert [c for _, c in select_cubins(cubins, None)] == linked  # the relocatable ones are never loaded
     path = tmp_path / "linked.cubin"
     path.write_bytes(linked[0])
     table = _check(path, linked[0])
