@@ -143,6 +143,16 @@ _TILE_FIX = (
     "needs once into shared memory (cooperative, coalesced loads, then __syncthreads()) and reuses it from there, or "
     "from registers, as a tiled matrix multiplication does; each doubling of the tile's side halves those L2 reads."
 )
+# An object no larger than one L1 line (a scalar or a few: SHOC BFS (UIUC)'s `*frontier_length`, which every thread
+# of every block compares its index with) that blocks read many times over: every block needs all of it, so a larger
+# tile would read it no less often; each warp's read is one request, which L1 and L2 serve.
+READ_WHOLE_BYTES = 128
+_READ_WHOLE_FIX = (
+    "Most of this data object's reuse crosses block boundaries: every block reads it, and it fits in L2. It is no "
+    "larger than one cache line, so each block needs all of it and a tile in shared memory would read it no less "
+    "often; each warp's read is one request, which L1 and L2 serve. If the value is known before the launch, pass it "
+    "as a kernel argument; otherwise nothing needs changing."
+)
 
 _DATA_FIX = (
     "Most of this data object's reuse happens between lanes of one warp at different instructions, but at "
@@ -316,7 +326,10 @@ def _draft(
     room = view.l2_room()
     fits = scope == "grid" and not atomic and footprint <= room and view.global_footprint_per_launch <= room
     intensity = reuse_intensity(view, members)
-    if fits and (intensity or 0.0) >= HEAVY_REUSE:
+    if fits and (intensity or 0.0) >= HEAVY_REUSE and footprint <= READ_WHOLE_BYTES:
+        kind, explanation = "none", _READ_WHOLE_FIX
+        advice = f"every block reads all {format_bytes(footprint)} of it, which no tile reads less often; L2 serves it"
+    elif fits and (intensity or 0.0) >= HEAVY_REUSE:
         kind, explanation = "shared-promotion", _TILE_FIX
         advice = (
             f"it fits in L2, but blocks read each byte about {intensity:.0f} times from it: give each block a larger "

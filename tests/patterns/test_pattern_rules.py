@@ -1231,6 +1231,21 @@ def test_grid_reuse_that_fits_in_l2_but_is_read_many_times_over_is_told_to_tile(
         assert ("it fits in L2, which already serves it" in finding["message"]) is not heavy
 
 
+def test_a_scalar_every_block_reads_is_not_told_to_tile():
+    # GIVEN SHOC BFS (UIUC)'s Frontier_copy: `if (tid < *frontier_length)`, one 4-byte word that every warp of every
+    # block reads (a broadcast), reuse intensity in the thousands. Every block needs all of it: no tile reads it less
+    # often. An 8 KB operand read as often keeps the tile advice.
+    for footprint, tiled in ((4, False), (8192, True)):
+        k = KernelBuilder()
+        k.background()
+        loaded = k.node("global", "read", executions=40960, line=183)  # 32 lanes of 4 bytes: 5 MiB read
+        k.edge(loaded, 0, "cold", footprint / (40960 * 32 * 4))
+        k.edge(loaded, loaded, "grid", 1 - footprint / (40960 * 32 * 4))
+        finding = only(find_findings(k.build()), "hierarchical-reuse-grid")
+        assert finding["fix"]["kind"] == ("shared-promotion" if tiled else "none"), footprint
+        assert ("no tile reads less often" in finding["message"]) is not tiled, finding["message"]
+
+
 def test_a_cas_loop_inside_an_apps_helper_keeps_the_aggregation_advice():
     # GIVEN atomicMaxFloat(float*, float), the app's CAS loop, inlined into the kernel: every lane on one address; a
     # warp max-reduction before the loop is the standard fix, which a bare atomicCAS in the kernel would not allow
