@@ -336,7 +336,9 @@ def attach_address_origins(mapper: Any, kernels: list[dict[str, Any]]) -> None:
             found = function_code(mapper, kernel.get("module"), function)
             if found is None:
                 continue
-            origins = address_origins(found[0], found[1], [node["pc"] for node in nodes], starts[function].__contains__)
+            code, arch, start = found  # node PCs are section offsets, the code's from its start (loops.function_code)
+            origin_pcs = {pc - start for pc in starts[function]}
+            origins = address_origins(code, arch, [node["pc"] - start for node in nodes], origin_pcs.__contains__)
             for node in nodes:
-                if (origins or {}).get(node["pc"]):
-                    node["address_from"] = origins[node["pc"]]
+                if (origins or {}).get(node["pc"] - start):
+                    node["address_from"] = [pc + start for pc in origins[node["pc"] - start]]

@@ -98,9 +98,11 @@ def backward_branches(code: bytes, arch: int | None) -> list[tuple[int, int]] | 
     return loops
 
 
-def function_code(mapper: Any, module: Any, function: str) -> tuple[bytes, int | None] | None:
-    """A function's machine code in its module's CUBIN and the CUBIN's architecture, or None (unknown module or
-    function). Also what analyzer/operands.py decodes."""
+def function_code(mapper: Any, module: Any, function: str) -> tuple[bytes, int | None, int] | None:
+    """A function's machine code in its module's CUBIN, the CUBIN's architecture and where the code starts in its
+    section, or None (unknown module or function). Node PCs are section offsets (docs/report-format.md): a
+    non-inlined callee placed after its kernel (`$kernel$callee`) starts at that offset, so a node's instruction is
+    at `pc - start` of the code. Also what analyzer/operands.py and analyzer/address_origin.py decode."""
     try:
         table = mapper.table(module)
     except ReuseLensError:
@@ -109,7 +111,7 @@ def function_code(mapper: Any, module: Any, function: str) -> tuple[bytes, int |
     if symbol is None or symbol.size <= 0:
         return None
     data = table.elf.section_data(table.elf.sections[symbol.shndx])
-    return data[symbol.value : symbol.value + symbol.size], table.arch
+    return data[symbol.value : symbol.value + symbol.size], table.arch, symbol.value
 
 
 def node_instructions(
@@ -126,17 +128,22 @@ def node_instructions(
         found = function_code(mapper, kernel.get("module"), function)
         if found is None or found[1] is None or found[1] < 80:
             continue
-        code = found[0]
+        code, start = found[0], found[2]
         for node in nodes:
-            pc = node["pc"]
+            pc = node["pc"] - start
             if pc % INSTRUCTION_BYTES == 0 and 0 <= pc <= len(code) - INSTRUCTION_BYTES:
                 yield (node, *struct.unpack_from("<QQ", code, pc))
 
 
 def _decoded(mapper: Any, module: Any, function: str) -> list[tuple[int, int]] | None:
-    """The function's loops from its CUBIN's bytes, or None (unknown module, architecture or encoding)."""
+    """The function's loops from its CUBIN's bytes, as section offsets like node PCs, or None (unknown module,
+    architecture or encoding)."""
     found = function_code(mapper, module, function)
-    return backward_branches(*found) if found is not None else None
+    if found is None:
+        return None
+    code, arch, start = found
+    loops = backward_branches(code, arch)
+    return None if loops is None else [(head + start, back + start) for head, back in loops]
 
 
 def _span(mapper: Any, module: Any, function: str) -> tuple[int, int | None]:
@@ -223,17 +230,19 @@ def attach_loops(mapper: Any, kernels: list[dict[str, Any]]) -> None:
             for function in sorted(wanted[id(kernel)] & undecoded.get(module, set())):
                 start, size = _span(mapper, module, function)
 
-                def sass_at(pc: int, module: Any = module, function: str = function, size: int | None = size):
+                def sass_at(
+                    pc: int, module: Any = module, function: str = function, size: int | None = size, start: int = start
+                ):
                     if size is not None and pc >= size:
                         return None  # the next function of the section
                     try:
-                        return mapper.sass(module, function, pc)
+                        return mapper.sass(module, function, start + pc)  # sass() takes section offsets
                     except ReuseLensError:  # the module's CUBIN is missing or unreadable: no loops known
                         return None
 
                 if sass_at(0) is not None:
                     loops = loops_in(sass_at, start)
-                    found.setdefault(id(kernel), {})[function] = [[head, back] for head, back in loops]
+                    found.setdefault(id(kernel), {})[function] = [[head + start, back + start] for head, back in loops]
     for kernel in kernels:
         if id(kernel) in found:
             kernel["loops"] = found[id(kernel)]

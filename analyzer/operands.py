@@ -77,19 +77,27 @@ def attach_operands(mapper: Any, kernels: list[dict[str, Any]]) -> None:
             found = function_code(mapper, kernel.get("module"), function)
             if found is None:
                 continue
-            code, arch = found
+            code, arch, start = found
             if arch is None or arch < 80:
                 continue
-            at_pc: dict[int, list[dict[str, Any]]] = {}
+            at_pc: dict[int, list[dict[str, Any]]] = {}  # by offset in the function's code
             for node in nodes:
                 pc = node.get("pc")
-                if isinstance(pc, int) and pc % INSTRUCTION_BYTES == 0 and 0 <= pc <= len(code) - INSTRUCTION_BYTES:
+                if not isinstance(pc, int):
+                    continue
+                pc -= start  # node PCs are section offsets (loops.function_code)
+                if pc % INSTRUCTION_BYTES == 0 and 0 <= pc <= len(code) - INSTRUCTION_BYTES:
                     at_pc.setdefault(pc, []).append(node)
             if at_pc:
-                _attach_in_function(code, at_pc)
+                _attach_in_function(code, at_pc, start)
 
 
-def _attach_in_function(code: bytes, at_pc: dict[int, list[dict[str, Any]]]) -> None:
+def _section_pc(pc: int, start: int) -> int:
+    """An offset in the function's code as a section offset, like node PCs; -1 (no instruction) stays -1."""
+    return pc + start if pc >= 0 else pc
+
+
+def _attach_in_function(code: bytes, at_pc: dict[int, list[dict[str, Any]]], start: int = 0) -> None:
     """One pass over the function's instructions up to its last candidate PC, remembering where each register was
     last set (the destination field, bits 16-23), so that each access's `defined_at` is the last instruction before
     it that set its 64-bit address's registers (Ra, Ra + 1), or -1: accesses through one register number set at
@@ -106,7 +114,7 @@ def _attach_in_function(code: bytes, at_pc: dict[int, list[dict[str, Any]]]) -> 
             address = {
                 "register": register,
                 "offset": offset,
-                "defined_at": max(last_set[register], last_set[register + 1]),
+                "defined_at": _section_pc(max(last_set[register], last_set[register + 1]), start),
             }
             for node in at_pc[pc]:
                 node["address"] = dict(address)

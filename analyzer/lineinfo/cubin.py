@@ -116,11 +116,12 @@ class CubinLineTable:
         return self._by_name.get(name)
 
     def section_offset(self, function: str, pc: int) -> tuple[Symbol, int] | None:
-        """(symbol, offset in its section) for a PC relative to the start of `function`."""
+        """(symbol, offset in its section) for a PC as the collector records it: already the offset in `function`'s
+        code section (mapper.lookup)."""
         sym = self._by_name.get(function)
         if sym is None or pc < 0:
             return None
-        return sym, sym.value + pc
+        return sym, pc
 
     def row_at(self, shndx: int, offset: int) -> RowRef | None:
         """The innermost row covering byte `offset` of section `shndx` (any byte of an instruction)."""

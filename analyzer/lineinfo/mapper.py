@@ -161,16 +161,19 @@ class SourceMapper:
         return mod.table
 
     def lookup(self, module: str, function: str, pc: int) -> SourceLocation | None:
-        """Location of the instruction containing byte `pc` of `function` (PC relative to the function's
-        start, which for a kernel is its `.text` section start). None without line info or outside it."""
+        """Location of the instruction containing byte `pc` of `function`'s code section: the offset the collector
+        records (docs/report-format.md, a node's `pc`). For a kernel, and a function in a section of its own, that is
+        the offset from the function's start; a non-inlined callee that ptxas places after its kernel in the
+        kernel's section (`$kernel$callee`) starts at its symbol's value there. None without line info or outside
+        the section's rows."""
         entry = self._entries.get((module, function))
         if entry is None:
             with _naming(self._module(module)):
                 entry = self._entries[(module, function)] = self._entry(module, function)
         if not entry or pc < 0:
             return None
-        mod, base, index, cache = entry
-        offset = base + pc
+        mod, index, cache = entry
+        offset = pc
         i = bisect.bisect_right(index.starts, offset) - 1
         if i < 0 or offset >= index.ends[i]:
             return None
@@ -181,7 +184,7 @@ class SourceMapper:
         return loc
 
     def _entry(self, module: str, function: str) -> tuple | bool:
-        """What lookup needs for one function, found once: (module, symbol value, section index, cache)."""
+        """What lookup needs for one function, found once: (module, section index, cache)."""
         mod = self._module(module)
         table = self.table(module)
         sym = table.function_symbol(function)
@@ -195,7 +198,7 @@ class SourceMapper:
         cache = mod.locations.get(sym.shndx)
         if cache is None:
             cache = mod.locations[sym.shndx] = [None] * len(index.starts)
-        return mod, sym.value, index, cache
+        return mod, index, cache
 
     def kernel_location(self, module: str, function: str) -> SourceLocation | None:
         """Best single line for a kernel-level finding: the line of the function's first instruction with a

@@ -216,5 +216,6 @@ def test_nvdisasm_loops_of_a_function_end_where_the_function_does(monkeypatch):
     attach_loops(mapper, [kernel])
     loops = kernel["loops"][function]
     code = table.elf.section_data(table.elf.sections[symbol.shndx])[symbol.value : symbol.value + symbol.size]
-    assert loops == [list(x) for x in backward_branches(code, 90)] and loops
-    assert all(back < symbol.size for _head, back in loops)
+    # as section offsets, like node PCs (docs/report-format.md)
+    assert loops == [[head + symbol.value, back + symbol.value] for head, back in backward_branches(code, 90)] and loops
+    assert all(symbol.value <= head <= back < symbol.value + symbol.size for head, back in loops)

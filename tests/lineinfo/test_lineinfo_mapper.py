@@ -92,10 +92,14 @@ def test_clone_of_a_noinline_callee(run_dir):
     clone = "$_Z11call_kernelPfPKfi$_Z6slowfnf"
     sym = table.function_symbol(clone)
     assert sym is not None and sym.value > 0
-    via_clone = mapper.lookup(sha, clone, 0)
+    # PCs are offsets in the code section, as the collector records them (docs/report-format.md): the clone's first
+    # instruction is at its symbol's value there, under either name
+    via_clone = mapper.lookup(sha, clone, sym.value)
     via_kernel = mapper.lookup(sha, "_Z11call_kernelPfPKfi", sym.value)
     assert via_clone == via_kernel
     assert via_clone.function == "call_kernel(float*, float const*, int)$slowfn(float)"
+    last = sym.value + sym.size - 16
+    assert mapper.lookup(sha, clone, last) == mapper.lookup(sha, "_Z11call_kernelPfPKfi", last)
     first, last = function_ranges(CU)[("kernels.cu", "slowfn")]
     assert first <= via_clone.line <= last
 
