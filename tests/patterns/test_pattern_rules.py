@@ -2175,3 +2175,29 @@ def test_messages_name_the_apps_line_of_an_access_inlined_from_a_toolkit_header(
     }
     finding = only(find_findings(kernel), "race-candidate")
     assert finding["message"].endswith("against app.cu:48")
+
+
+def test_a_kernel_that_launches_grids_from_the_device_gets_no_advice_that_rests_on_thread_identity():
+    # GIVEN cuda-samples cdpQuadtree: its child grids' records come under the parent's launch, their thread and block
+    # numbers repeating across grids (35 race warnings in session 56). A kernel calling libcudadevrt's launch keeps
+    # its per-record findings; those built on which thread or block accessed become hints without a fix, saying why.
+    for launches in (False, True):
+        kernel = reuse_kernel({"grid": 0.85, "block": 0.15}, executions=4 << 20)
+        wasteful = KernelBuilder()
+        coalesced = wasteful.node("global", "read", executions=1 << 20, sectors=32, line=77)
+        wasteful.edge(coalesced, 0, "cold", 1.0)
+        node = dict(wasteful.kernel["nodes"][coalesced], id=len(kernel["nodes"]), pc=0x7000)
+        kernel["nodes"].append(node)
+        kernel["edges"].append(dict(wasteful.kernel["edges"][0], **{"from": node["id"]}))
+        if launches:  # its parameter buffer's stores, one lane each: nothing to report on their own
+            launch = KernelBuilder()
+            store = launch.node("global", "write", executions=1, lanes=1, function="__cudaCDP2LaunchDeviceV2")
+            launch.edge(store, 0, "cold", 1.0)
+            kernel["nodes"].append(dict(launch.kernel["nodes"][store], id=len(kernel["nodes"]), pc=0x10))
+            kernel["edges"].append(dict(launch.kernel["edges"][0], **{"from": len(kernel["nodes"]) - 1}))
+        (found,) = find_report_findings([kernel], {"minShare": 0})
+        grid = only(found, "hierarchical-reuse-grid")
+        coalescing = only(found, "poor-coalescing")
+        assert (grid["severity"] == "hint" and grid["fix"]["kind"] == "none") is launches
+        assert ("launches grids from the device" in grid["message"]) is launches
+        assert coalescing["fix"]["kind"] != "none" and "from the device" not in coalescing["message"]
