@@ -81,6 +81,7 @@ def _attach_sources(
     # No SASS here but where a rule needs it (value types, the loops of functions with reloads): nvdisasm cost more
     # than the rest of the analysis, and hovers show it from sass_lookup.py.
     mapper = SourceMapper.from_run(run.path, prefix_map=prefix_map)
+    lines = _SourceLines()
     total = sum(len(k.get("nodes", [])) for k in kernels)
     done = 0
     for kernel in kernels:
@@ -97,6 +98,8 @@ def _attach_sources(
             if barrier.get("function") and barrier.get("pc") is not None:
                 location = _lookup(mapper, module, barrier["function"], int(barrier["pc"]), notes)
                 barrier["source"] = location.to_dict() if location is not None else None
+                if barrier.get("kind") == "warp" and location is not None and _written_nowhere(location, lines):
+                    barrier["compiler_inserted"] = True
         location = _kernel_location(mapper, kernel, notes)
         kernel["source"] = location.to_dict() if location is not None else None
         progress("map source lines", done, total)
@@ -153,6 +156,33 @@ def _merge_lineless(mapper_notes: list[str]) -> list[str]:
         else:
             out.append(note)
     return out
+
+
+class _SourceLines:
+    """Source lines by (file, line number), each readable file read once; None for a file or line that cannot be read."""
+
+    def __init__(self) -> None:
+        self._files: dict[str, list[str] | None] = {}
+
+    def get(self, path: str, line: int) -> str | None:
+        if path not in self._files:
+            try:
+                self._files[path] = Path(path).read_text(errors="replace").splitlines()
+            except (OSError, ValueError):
+                self._files[path] = None
+        text = self._files[path]
+        return text[line - 1] if text is not None and 0 < line <= len(text) else None
+
+
+def _written_nowhere(location: Any, lines: _SourceLines) -> bool:
+    """Whether a warp barrier's source line, and every line of its inline chain, can be read and names no barrier:
+    one the compiler placed itself. ptxas puts WARPSYNC.ALL where a warp reconverges after a divergent loop, on the
+    loop's line (Tango AlexNet's and ResNet's convolution loops, SHOC spmv's ELLPACK-R kernel: no barrier in the
+    file, session 56), and removing it is no edit the developer can make. Every spelling of a warp barrier says
+    "sync" (`__syncwarp()`, `tile.sync()`, `bar.warp.sync`); an unreadable line keeps the barrier the developer's."""
+    frames = [(location.file, location.line), *((frame.file, frame.line) for frame in location.inline or ())]
+    texts = [lines.get(path, line) if path and line else None for path, line in frames]
+    return all(text is not None and "sync" not in text.lower() for text in texts)
 
 
 def _lookup(mapper: Any, module: str | None, function: str, pc: int, notes: list[str]) -> Any:

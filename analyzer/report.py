@@ -113,7 +113,9 @@ REPORT_EDGE = Obj(
     },
     required=("from", "to", "label", "bytes"),
 )
-REPORT_BARRIER = Obj({**BARRIER_FIELDS, "function": NAME, "source": SOURCE, "spans": List(SPAN)})
+REPORT_BARRIER = Obj(
+    {**BARRIER_FIELDS, "function": NAME, "source": SOURCE, "spans": List(SPAN), "compiler_inserted": Bool()}
+)
 SUBGRAPH = Obj(
     {
         "nodes": List(NODE_ID),

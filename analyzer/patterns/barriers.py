@@ -178,7 +178,10 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     index, orders, kept = _plan(view)
     if view.pinned_barrier_lines:
         kept = kept | {key for key, b in index.by_key.items() if source_line(b) in view.pinned_barrier_lines}
-    removable = sorted(key for key in index.by_key if key not in kept)
+    # a warp barrier ptxas placed itself (analyzer/pipeline.py marks it) is no edit the developer can make
+    removable = sorted(
+        key for key in index.by_key if key not in kept and not index.by_key[key].get("compiler_inserted")
+    )
     relies_on: dict[BarrierKey, set[BarrierKey]] = defaultdict(set)
     for order in orders:
         for key in order.between & set(removable):

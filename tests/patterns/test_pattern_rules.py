@@ -2201,3 +2201,17 @@ def test_a_kernel_that_launches_grids_from_the_device_gets_no_advice_that_rests_
         assert (grid["severity"] == "hint" and grid["fix"]["kind"] == "none") is launches
         assert ("launches grids from the device" in grid["message"]) is launches
         assert coalescing["fix"]["kind"] != "none" and "from the device" not in coalescing["message"]
+
+
+def test_a_warp_barrier_the_compiler_placed_is_not_the_developers_to_remove():
+    # GIVEN Tango AlexNet's convolution loop: ptxas's WARPSYNC.ALL where the warp reconverges, on the `for` line of a
+    # file with no barrier (session 56). The pipeline marks it `compiler_inserted`; the rule then says nothing of it.
+    for inserted in (False, True):
+        k = KernelBuilder()
+        w = k.node("shared", "write", executions=1024)
+        k.edge(w, 0, "cold")
+        k.barrier(0x300, kind="warp", spanned=0, line=143)
+        if inserted:
+            k.kernel["barriers"][-1]["compiler_inserted"] = True
+        findings = [f for f in find_findings(k.build()) if f["pattern"] == "removable-barrier"]
+        assert len(findings) == (0 if inserted else 1)
