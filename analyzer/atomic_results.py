@@ -16,7 +16,13 @@ test_atomic_results.py) and on the suite's and breadth set's sm_90 CUBINs once (
 session 55). An atomicCAS, which always returns, has other opcodes and is left unmarked, as is any form not listed:
 the rules then give the advice they gave before.
 
-Public API: :func:`returns_old_value`, :func:`attach_atomic_results`.
+Which operation a returning atomic performs is in the high word's bits 23-26: 0 for ADD (ATOMG, ATOM and ATOMS
+alike), MIN 1, OR 6, EXCH 8 on ATOMG (nvdisasm on the second breadth set's and tests/data's sm_90 CUBINs, session
+56). Only an add hands out slots; an atomicMin or atomicOr whose old value the program reads (Parboil bfs's
+`atomicMin(&g_cost[id], cost)` compared with the cost, `atomicOr(x, 0)` as a read) is no ticket: its
+`fetch_add` is false.
+
+Public API: :func:`returns_old_value`, :func:`fetch_adds`, :func:`attach_atomic_results`.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from reuselens.analyzer.loops import node_instructions
 _RETURNING_FORMS = (0x9A8, 0x98A, 0x38C, 0x98C, 0xF8C)  # ATOMG, ATOM, and ATOMS in its three address forms
 _REDUCTIONS = (0x98E,)  # REDG: an atomic without a result
 _ZERO_REGISTER = 255
+_ADD = 0  # the operation field of an add
 
 
 def returns_old_value(lo: int, hi: int) -> bool | None:
@@ -41,10 +48,17 @@ def returns_old_value(lo: int, hi: int) -> bool | None:
     return (lo >> 16) & 0xFF != _ZERO_REGISTER
 
 
+def fetch_adds(lo: int, hi: int) -> bool:
+    """Whether a returning atomic (returns_old_value true) is an add: its operation field, hi's bits 23-26, is 0."""
+    return (hi >> 23) & 0xF == _ADD
+
+
 def attach_atomic_results(mapper: Any, kernels: list[dict[str, Any]]) -> None:
     """Sets `returns: true` (docs/report-format.md) on the atomic nodes whose instruction writes its old value to a
-    register, where their function's code decodes (sm_80 and later); leaves every other node as it was."""
+    register, with `fetch_add` saying whether it is an add, where their function's code decodes (sm_80 and
+    later); leaves every other node as it was."""
     for kernel in kernels:
         for node, lo, hi in node_instructions(mapper, kernel, lambda node: node.get("type") == "atomic"):
             if returns_old_value(lo, hi):
                 node["returns"] = True
+                node["fetch_add"] = fetch_adds(lo, hi)

@@ -81,6 +81,7 @@ REPORT_NODE = Obj(
         "address_from": List(Int(0, (1 << 40) - 1)),
         "strong": Bool(),
         "returns": Bool(),
+        "fetch_add": Bool(),
         "metrics": Maybe(
             Obj(
                 {

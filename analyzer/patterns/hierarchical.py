@@ -225,6 +225,18 @@ _TICKET_FIX = (
     "uses base + its offset within the block.",
 )
 
+# ... and where they are no adds but a min, max, or or exchange whose old value the program reads (Parboil bfs's
+# atomicMin(&g_cost[id], cost) compared with cost, atomicOr(x, 0) as a read; session 56's review): a per-block copy
+# would answer with the block's own view, not the value other blocks left.
+_ACTED_ON_FIX = (
+    "none",
+    "This data is updated atomically by many warps or blocks, and the program reads the old value each atomic "
+    "returns (a minimum, an exchange or a bit set whose result decides what the thread does next). A per-block copy "
+    "merged at the end would answer with the block's own view, not the value other blocks left, so it changes the "
+    "program's decisions; the atomics resolve in L2, which serves them. Only where the decisions may use a "
+    "block's own view (a relaxation step that is repeated until nothing changes) can a per-block copy help.",
+)
+
 
 def _dominant(view: KernelView, members: list[Node], delta: float) -> tuple[str | None, dict[str, float]]:
     ratios = reuse_ratios(view, members, SCOPES)
@@ -303,12 +315,19 @@ def _draft(
             add_counts(predicted, predicted_removal(node, fraction))
     pattern = "hierarchical-reuse-grid" if scope == "grid" else "hierarchical-reuse-block"
     atomic = any(n.type == "atomic" for n in carriers) and scope != "thread"
-    tickets = atomic and any(n.type == "atomic" and n.raw.get("returns") for n in carriers)
-    kind, explanation = (_TICKET_FIX if tickets else _ATOMIC_FIX) if atomic else _FIXES[scope]
+    returning = [n for n in carriers if n.type == "atomic" and n.raw.get("returns")] if atomic else []
+    # a report without the operation (fetch_add absent: before session 56) keeps the ticket advice
+    tickets = any(n.raw.get("fetch_add") is not False for n in returning)
+    acted_on = bool(returning) and not tickets  # a min, max, or or exchange whose old value the program reads
+    kind, explanation = (
+        (_TICKET_FIX if tickets else _ACTED_ON_FIX if acted_on else _ATOMIC_FIX) if atomic else _FIXES[scope]
+    )
     advice = (
         (
             "its atomics return slots the program uses: reserve a range per block with one global atomic"
             if tickets
+            else "the program reads the old values its atomics return, which no per-block copy can give"
+            if acted_on
             else "privatize it per block in shared memory"
         )
         if atomic

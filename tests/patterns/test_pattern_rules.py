@@ -2065,6 +2065,23 @@ def test_atomics_whose_old_values_are_slots_are_told_to_reserve_a_range_per_bloc
     assert "reserve a range per block" in finding["message"] and finding["metrics"]["returns"] is True
 
 
+def test_atomics_whose_old_values_decide_but_are_no_adds_are_not_told_to_privatize_or_reserve():
+    # GIVEN Parboil bfs's atomicMin(&g_cost[id], cost) whose old value the thread compares (session 56's review): an
+    # ATOMG.MIN with a destination, `returns` but no `fetch_add`. An add keeps the slot advice.
+    for adds in (True, False):
+        k = KernelBuilder()
+        k.background()
+        cost = k.node("global", "atomic", executions=4096, lanes=1, line=159)
+        k.edge(cost, 0, "cold", 0.05)
+        k.edge(cost, cost, "grid", 0.95)
+        kernel = k.build()
+        kernel["nodes"][cost].update(returns=True, fetch_add=adds)
+        finding = only(find_findings(kernel), "hierarchical-reuse-grid")
+        assert ("reserve a range per block" in finding["message"]) is adds
+        assert (finding["fix"]["kind"] == "none" and "old values its atomics return" in finding["message"]) is not adds
+        assert "Privatize" not in finding["fix"]["explanation"]
+
+
 def test_predicted_counters_of_a_cp_async_follow_the_hardware_attribution():
     from reuselens.analyzer.patterns.finding import predicted_removal
     from reuselens.analyzer.patterns.view import KernelView
