@@ -273,9 +273,10 @@ WRITERS = {
 }
 
 
-def write_all(dest: Path) -> dict[str, int]:
-    """Writes every app's inputs under dest/inputs/<app>/; returns {path relative to dest: bytes}."""
-    for app, writer in WRITERS.items():
+def write_all(dest: Path, writers: dict | None = None) -> dict[str, int]:
+    """Writes every app's inputs (`writers`, WRITERS by default; parboil_inputs2.py passes the second breadth set's)
+    under dest/inputs/<app>/; returns {path relative to dest: bytes}."""
+    for app, writer in (WRITERS if writers is None else writers).items():
         folder = dest / INPUTS / app
         folder.mkdir(parents=True, exist_ok=True)
         # One seed per app: changing one app's generator leaves the others' files as they were.
@@ -283,12 +284,12 @@ def write_all(dest: Path) -> dict[str, int]:
     return {str(p.relative_to(dest)): p.stat().st_size for p in sorted((dest / INPUTS).rglob("*")) if p.is_file()}
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, writers: dict | None = None, script: str = "parboil_inputs.py") -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
-        print("usage: parboil_inputs.py DEST  (writes DEST/inputs/<app>/...)", file=sys.stderr)
+        print(f"usage: {script} DEST  (writes DEST/inputs/<app>/...)", file=sys.stderr)
         return 2
-    written = write_all(Path(args[0]))
+    written = write_all(Path(args[0]), writers)
     print(f"parboil inputs: {len(written)} files, {sum(written.values()) / 2**20:.2f} MiB under {args[0]}/{INPUTS}")
     return 0
 

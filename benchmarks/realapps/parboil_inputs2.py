@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Input files for Parboil's sad and bfs in the second breadth manifest (benchmarks/realapps/breadth2_shoc_parboil.json):
-the Parboil tree we pin comes without its data sets, so we make our own, in exactly the format each app's reader
-expects. A copy of parboil_inputs.py's approach, for the two apps it does not cover.
+"""Input files for Parboil's sad and bfs in the second breadth set (benchmarks/realapps/breadth2.json): the Parboil
+tree we pin comes without its data sets, so we make our own, in exactly the format each app's reader expects.
+parboil_inputs.py's writing and command line, with the writers of the two apps it does not cover.
 
     python3 benchmarks/realapps/parboil_inputs2.py DEST     # writes DEST/inputs/<app>/...
 
@@ -21,7 +21,9 @@ import struct
 import sys
 from pathlib import Path
 
-INPUTS = "inputs"
+# the first breadth set's generator, beside this file: its writing and command line serve both
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import parboil_inputs  # noqa: E402
 
 # sad: CIF frames (352 x 288 pixels, 22 x 18 macroblocks); the app needs both sides to be multiples of 16.
 SAD_SIZE = (352, 288)
@@ -110,29 +112,8 @@ WRITERS = {
 }
 
 
-def write_all(dest: Path) -> dict[str, int]:
-    """Writes every app's inputs under dest/inputs/<app>/; returns {path relative to dest: bytes}."""
-    for app, writer in WRITERS.items():
-        folder = dest / INPUTS / app
-        folder.mkdir(parents=True, exist_ok=True)
-        # One seed per app: changing one app's generator leaves the others' files as they were.
-        writer(folder, random.Random(f"parboil-inputs-{app}"))
-    return {
-        str(p.relative_to(dest)): p.stat().st_size
-        for app in WRITERS
-        for p in sorted((dest / INPUTS / app).rglob("*"))
-        if p.is_file()
-    }
-
-
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1:
-        print("usage: parboil_inputs2.py DEST  (writes DEST/inputs/<app>/...)", file=sys.stderr)
-        return 2
-    written = write_all(Path(args[0]))
-    print(f"parboil inputs: {len(written)} files, {sum(written.values()) / 2**20:.2f} MiB under {args[0]}/{INPUTS}")
-    return 0
+    return parboil_inputs.main(argv, WRITERS, "parboil_inputs2.py")
 
 
 if __name__ == "__main__":
