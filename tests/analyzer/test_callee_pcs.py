@@ -23,7 +23,7 @@ def _caller(report: dict) -> dict:
 
 
 def test_the_callees_accesses_are_read_at_their_section_offsets():
-    report = build_report(RUN)
+    report = build_report(RUN, write=False)  # the fixture stays as committed: other tests copy it
     kernel = _caller(report)
     callee_nodes = [n for n in kernel["nodes"] if n.get("function") == CALLEE]
     assert sorted(n["pc"] for n in callee_nodes) == [0x130, 0x140]
