@@ -60,9 +60,8 @@ VALUE_PATTERNS: frozenset[str] = frozenset(value_redundancy.PATTERNS)
 # Findings that rest on which thread, warp or block an access came from (the edges' scope labels, barrier counts):
 # the per-record patterns (coalescing, bank conflicts, broadcasts, contention within one warp access) and the
 # first-touch ones (streaming, constant regions) do not.
-_SCOPE_PATTERNS: frozenset[str] = frozenset(
-    [*redundant.PATTERNS, *abuse_smem.PATTERNS, *hierarchical.PATTERNS, *races.PATTERNS, *barriers.PATTERNS]
-    + list(value_redundancy.PATTERNS)
+_SCOPE_PATTERNS: frozenset[str] = frozenset().union(
+    *(rule.PATTERNS for rule in (redundant, abuse_smem, hierarchical, races, barriers, value_redundancy))
 )
 # libcudadevrt's functions through which a kernel launches grids from the device (CUDA dynamic parallelism: CDP2's,
 # and the legacy cudaLaunchDevice).

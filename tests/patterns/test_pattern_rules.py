@@ -2048,17 +2048,23 @@ def test_grid_reuse_of_atomics_suggests_privatization_not_an_l2_window():
     assert finding["fix"]["kind"] == "shared-promotion" and "Privatize" in finding["fix"]["explanation"]
 
 
+def _contended_atomic(line: int, **decoded: bool) -> dict:
+    """A kernel whose one-lane atomic at `line` every block updates (95% of its reuse from other blocks), with what
+    the pipeline reads off its SASS (`returns`, `fetch_add`)."""
+    k = KernelBuilder()
+    k.background()
+    atomic = k.node("global", "atomic", executions=4096, lanes=1, line=line)
+    k.edge(atomic, 0, "cold", 0.05)
+    k.edge(atomic, atomic, "grid", 0.95)
+    kernel = k.build()
+    kernel["nodes"][atomic].update(decoded)
+    return kernel
+
+
 def test_atomics_whose_old_values_are_slots_are_told_to_reserve_a_range_per_block():
     # GIVEN stream compaction's counter, `out[atomicAdd(&count, 1)] = x` (an ATOMG with a destination: `returns`):
     # a per-block copy merged at the end would hand other blocks' slots out again (warpAggregatedAtomicsCG)
-    k = KernelBuilder()
-    k.background()
-    counter = k.node("global", "atomic", executions=4096, lanes=1, line=99)
-    k.edge(counter, 0, "cold", 0.05)
-    k.edge(counter, counter, "grid", 0.95)
-    kernel = k.build()
-    kernel["nodes"][counter]["returns"] = True
-    finding = only(find_findings(kernel), "hierarchical-reuse-grid")
+    finding = only(find_findings(_contended_atomic(99, returns=True)), "hierarchical-reuse-grid")
     assert (
         "Privatize" not in finding["fix"]["explanation"] and "atomicAdd of that count" in finding["fix"]["explanation"]
     )
@@ -2069,14 +2075,7 @@ def test_atomics_whose_old_values_decide_but_are_no_adds_are_not_told_to_privati
     # GIVEN Parboil bfs's atomicMin(&g_cost[id], cost) whose old value the thread compares (session 56's review): an
     # ATOMG.MIN with a destination, `returns` but no `fetch_add`. An add keeps the slot advice.
     for adds in (True, False):
-        k = KernelBuilder()
-        k.background()
-        cost = k.node("global", "atomic", executions=4096, lanes=1, line=159)
-        k.edge(cost, 0, "cold", 0.05)
-        k.edge(cost, cost, "grid", 0.95)
-        kernel = k.build()
-        kernel["nodes"][cost].update(returns=True, fetch_add=adds)
-        finding = only(find_findings(kernel), "hierarchical-reuse-grid")
+        finding = only(find_findings(_contended_atomic(159, returns=True, fetch_add=adds)), "hierarchical-reuse-grid")
         assert ("reserve a range per block" in finding["message"]) is adds
         assert (finding["fix"]["kind"] == "none" and "old values its atomics return" in finding["message"]) is not adds
         assert "Privatize" not in finding["fix"]["explanation"]
