@@ -158,14 +158,27 @@ RUN_HINT_SHARE = 0.001
 # ... and at least this many bytes: a tiny app's 192-byte coalescing waste was 8% of its 2.3 KB run (cuda-samples
 # simpleVoteIntrinsics; session 47's review), while any GPU moves 64 KiB in well under a microsecond.
 MIN_WARNING_BYTES = 64 << 10
+# Findings whose cost is not the bytes they move (a barrier's waits): the run's traffic does not measure them.
+_WAIT_PATTERNS = frozenset({"removable-barrier"})
 
 
 def _minor_in_the_run(findings: list[list[dict[str, Any]]], run_traffic: float) -> None:
     """Performance warnings below RUN_WARNING_SHARE of the run's traffic, or wasting less than MIN_WARNING_BYTES,
-    become information (below RUN_HINT_SHARE, hints), saying why."""
+    become information (below RUN_HINT_SHARE, hints), saying why. Information below RUN_HINT_SHARE becomes a hint
+    too: what wastes less than a warning that was demoted so is no more worth the problem list (session 56's reviews:
+    some 50 small-waste findings that kept their fix at information). Removable barriers are judged by the waits
+    they cost, not by bytes (barriers.py)."""
     for kernel_findings in findings:
         for finding in kernel_findings:
-            if finding["severity"] != "warning" or finding["pattern"] in CORRECTNESS_PATTERNS:
+            if finding["pattern"] in CORRECTNESS_PATTERNS:
+                continue
+            if finding["severity"] == "information" and finding["pattern"] not in _WAIT_PATTERNS:
+                wasted = float(finding["waste"]["bytes"])
+                if run_traffic > 0 and wasted / run_traffic < RUN_HINT_SHARE:
+                    finding["severity"] = "hint"
+                    finding["message"] += " (a minor part of the run: under 0.1% of its traffic)"
+                continue
+            if finding["severity"] != "warning":
                 continue
             wasted = float(finding["waste"]["bytes"])
             share = wasted / run_traffic if run_traffic > 0 else 1.0

@@ -254,3 +254,58 @@ def test_a_shared_memory_reload_in_a_kernel_streaming_from_dram_is_no_warning():
     )
     (reusing,) = find_report_findings([kernel(1)])
     assert [f["severity"] for f in reusing if f["pattern"] == "redundant-raw"] == ["warning"]
+
+
+def test_information_under_a_thousandth_of_the_run_is_a_hint():
+    # GIVEN a kernel whose uncoalesced load is a small part of its own sectors (information, not a warning), run
+    # beside a big kernel: under a thousandth of the run's traffic it leaves the problem list, as a warning that small
+    # would have (session 56's reviews: small-waste findings that kept their place at information)
+    from reuselens.analyzer.patterns import find_report_findings
+
+    def mostly_coalesced(scale: int) -> dict:
+        k = KernelBuilder()
+        streamed = k.node("global", "read", executions=64 * scale, line=4)
+        k.edge(streamed, 0, "cold")
+        uncoalesced = k.node("global", "read", executions=scale, sectors=32, line=5)
+        k.edge(uncoalesced, 0, "cold")
+        kernel = k.build()
+        kernel["id"], kernel["mangled"] = f"small{scale}", f"_Z7small{scale}v"
+        return kernel
+
+    (alone,) = find_report_findings([mostly_coalesced(64)])
+    (coalescing,) = [f for f in alone if f["pattern"] == "poor-coalescing"]
+    assert coalescing["severity"] == "information" and "minor part of the run" not in coalescing["message"]
+    _big, beside = find_report_findings([busy_coalesced_kernel(), mostly_coalesced(64)])
+    (coalescing,) = [f for f in beside if f["pattern"] == "poor-coalescing"]
+    assert coalescing["severity"] == "hint"
+    assert coalescing["message"].endswith("(a minor part of the run: under 0.1% of its traffic)")
+    # at a hundred times the work it is over a thousandth of the run: information still
+    _big, busier = find_report_findings([busy_coalesced_kernel(), mostly_coalesced(6400)])
+    assert [f["severity"] for f in busier if f["pattern"] == "poor-coalescing"] == ["information"]
+
+
+def test_a_removable_barrier_is_not_judged_by_the_runs_bytes():
+    # GIVEN a barrier in a loop that orders nothing, in a kernel beside a big one: it wastes waits, not bytes
+    from reuselens.analyzer.patterns import find_report_findings
+
+    k = KernelBuilder()
+    k.background()
+    k.kernel["barriers"] = [
+        {
+            "function": k.kernel["mangled"],
+            "pc": 0x800,
+            "kind": "block",
+            "executions": 8192,
+            "spanned_cross_thread_edges": 0,
+            "spans": [],
+            "source": {"file": "/src/app.cu", "line": 30, "column": 0, "inline": []},
+        }
+    ]
+    kernel = k.build()
+    kernel["id"], kernel["mangled"] = "synced", "_Z6syncedv"
+    alone = [f for f in find_report_findings([kernel])[0] if f["pattern"] == "removable-barrier"]
+    beside = [
+        f for f in find_report_findings([busy_coalesced_kernel(), kernel])[1] if f["pattern"] == "removable-barrier"
+    ]
+    assert [f["severity"] for f in alone] == ["information"]  # executed in a loop (more than once a warp)
+    assert [f["severity"] for f in beside] == ["information"]
