@@ -49,6 +49,16 @@ def block_instances(kernel: dict[str, Any]) -> int:
     return max(total, 1)
 
 
+def threads_launched(kernel: dict[str, Any]) -> int:
+    """Threads run over the entry's launches: each configuration's blocks times its threads per block, times its
+    launches; 0 without the shapes to tell."""
+    return sum(
+        _product(c["grid"]) * _product(c["block"]) * max(len(c.get("launches") or ()), 1)
+        for c in configurations(kernel)
+        if c.get("grid") and c.get("block")
+    )
+
+
 def warps_launched(kernel: dict[str, Any]) -> int:
     """Warps run over the entry's launches: each configuration's blocks times its warps per block, times its
     launches (as block_instances counts them); 0 without the shapes to tell."""

@@ -42,6 +42,11 @@ which lane holds a value that other lanes need is known only at run time, so no 
 the lane that loaded it first already brought its sector into L1. Such a finding is information (a hint below 10%)
 with no fix, and says why (session 46's and 47's reviews of the Parboil apps).
 
+Block-scope reuse of no more than one sector per block (a per-block scalar, which L1 serves to the block's other
+warps) gets no shared-memory advice, and thread-scope reuse of 256 bytes or more per thread (beyond what registers
+can hold) no register advice: information with no fix, and a finding with no fix that says to reorder or tile the
+loops (ONE_SECTOR_PER_BLOCK, REGISTER_BUDGET_BYTES; session 56's review of Tango ResNet and SqueezeNet).
+
 Warps that repeat one another's work (PolyBench mvt launched with 8 warps per block but indexed by threadIdx.x
 alone: all 8 read the same row at the same instruction and store the same result): block-scope reuse that is at
 least 90% between copies of one access (the same line's PCs), on a line whose stores race with each other between
@@ -52,9 +57,11 @@ dimension of the block (or launch fewer threads), with no quick fix (session 47'
 
 from __future__ import annotations
 
+from reuselens.analyzer.configurations import threads_launched
 from reuselens.analyzer.patterns.finding import TIER_INFORMATION, TIER_PERFORMANCE, Draft, add_counts, predicted_removal
 from reuselens.analyzer.patterns.text import format_bytes, format_share, places, where
 from reuselens.analyzer.patterns.view import (
+    SECTOR_BYTES,
     Edge,
     KernelView,
     Node,
@@ -152,6 +159,33 @@ _READ_WHOLE_FIX = (
     "larger than one cache line, so each block needs all of it and a tile in shared memory would read it no less "
     "often; each warp's read is one request, which L1 and L2 serve. If the value is known before the launch, pass it "
     "as a kernel argument; otherwise nothing needs changing."
+)
+
+# Block-scope reuse of an object of which each block reads no more than one sector (a per-block scalar: Tango ResNet's
+# batch-norm `mean[output]` and `scale[output]`, 8 bytes a block, read by every warp): the first warp's load brings the
+# sector into L1 and the block's other warps hit it there, so a copy in shared memory would replace L1 hits by
+# shared-memory reads behind a barrier (session 56's review of the second breadth set: 5 such findings, noise).
+ONE_SECTOR_PER_BLOCK = SECTOR_BYTES
+_ONE_SECTOR_FIX = (
+    "Most of this data object's reuse happens between warps of the same block, but each block reads only a few "
+    "bytes of it (one sector or less, the message says how much): the first warp's load brings them into L1 and the "
+    "block's other warps read them there. Staging them in shared memory would replace those L1 hits with "
+    "shared-memory reads behind a __syncthreads(), which saves nothing. If the compiler reloads the value only "
+    "because it cannot rule out aliasing, read it once into a local variable (or mark the pointers __restrict__)."
+)
+
+# Thread-scope reuse of more bytes per thread than registers can hold: a thread has at most 255 32-bit registers and
+# needs most of them for its own work, so caching this many bytes (64 registers) or more of an object in registers
+# spills to local memory, which is the same L1 the reloads hit, or cuts the warps an SM can hold (Tango SqueezeNet's 1x1 convolutions: each thread re-reads 16 to 512
+# doubles of its input for every output channel; session 56's review: "load it once into a register" would spill).
+REGISTER_BUDGET_BYTES = 256
+_WORKING_SET_FIX = (
+    "Most of this data object's reuse happens inside one thread, but each thread re-reads more of it than registers "
+    "can hold (the message says how much; a thread has at most 255 registers of 4 bytes and needs most of them for "
+    "its own work), so loading it once into registers would spill to local memory. Restructure the loops instead: "
+    "interchange them so that the uses of each element come together (one load, then every computation that needs "
+    "it), or tile the work so that a thread holds a small slice in registers while it reuses it, staging the rest "
+    "in shared memory where threads of a block share it."
 )
 
 _DATA_FIX = (
@@ -365,6 +399,21 @@ def _draft(
             f"other blocks read each line again after about {format_bytes(distance)} of other data, so the L2 keeps "
             "it without a window"
         )
+    # a per-block scalar or a per-thread working set beyond the registers: no on-chip copy of the scope's kind helps
+    per_block = footprint * launches / view.block_instances()
+    threads = threads_launched(view.raw)
+    per_thread = footprint * launches / threads if threads else 0.0
+    one_sector = scope == "block" and not atomic and per_block <= ONE_SECTOR_PER_BLOCK
+    if one_sector:
+        kind, explanation = "none", _ONE_SECTOR_FIX
+        advice = f"each block reads about {format_bytes(per_block)} of it, which L1 serves to the block's other warps"
+    too_many = scope == "thread" and explanation is _FIXES["thread"][1] and per_thread >= REGISTER_BUDGET_BYTES
+    if too_many:
+        kind, explanation = "none", _WORKING_SET_FIX
+        advice = (
+            f"each thread re-reads about {format_bytes(per_thread)} of it, more than registers can hold: reorder or "
+            "tile the loops instead"
+        )
     block_shared = _BLOCK_SHARED_BYTES.get(view.gpu_arch or "", BLOCK_SHARED_DEFAULT)
     unprivatizable = atomic and scope == "grid" and footprint > block_shared
     if unprivatizable:
@@ -407,6 +456,10 @@ def _draft(
         metrics["duplicated_warps"] = True
     if tickets:
         metrics["returns"] = True
+    if one_sector:
+        metrics["bytes_per_block"] = per_block
+    if too_many:
+        metrics["bytes_per_thread"] = per_thread
     return Draft(
         pattern,
         carriers,
@@ -419,7 +472,7 @@ def _draft(
         origins=origins,
         predicted=predicted,
         metrics=metrics,
-        tier=TIER_INFORMATION if fits or follows_data or unprivatizable or strong else TIER_PERFORMANCE,
+        tier=TIER_INFORMATION if fits or follows_data or unprivatizable or strong or one_sector else TIER_PERFORMANCE,
         context=(view, members, ratios),
     )
 

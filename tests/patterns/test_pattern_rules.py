@@ -2231,3 +2231,37 @@ def test_a_warp_barrier_the_compiler_placed_is_not_the_developers_to_remove():
             k.kernel["barriers"][-1]["compiler_inserted"] = True
         findings = [f for f in find_findings(k.build()) if f["pattern"] == "removable-barrier"]
         assert len(findings) == (0 if inserted else 1)
+
+
+def test_a_scalar_each_block_reads_is_not_told_to_go_to_shared_memory():
+    # GIVEN Tango ResNet's batch norm: every warp of a block reads `mean[output]`, 8 bytes per block; L1 serves the
+    # block's other warps after the first one's load. A 2 KB tile per block keeps the shared-memory advice.
+    for per_block, staged in ((8, False), (2048, True)):
+        k = KernelBuilder(grid=(64, 1, 1), block=(256, 1, 1))
+        k.background()
+        loaded = k.node("global", "read", executions=4096, line=90)  # 512 KiB of lane bytes
+        cold = per_block * 64 / (4096 * 32 * 4)
+        k.edge(loaded, 0, "cold", cold)
+        k.edge(loaded, loaded, "block", 1 - cold)
+        finding = only(find_findings(k.build()), "hierarchical-reuse-block")
+        assert finding["scope"] == "block"
+        assert finding["fix"]["kind"] == ("shared-promotion" if staged else "none"), per_block
+        assert ("which L1 serves to the block's other warps" in finding["message"]) is not staged
+        assert ("bytes_per_block" in finding["metrics"]) is not staged
+
+
+def test_a_working_set_beyond_the_registers_is_not_told_to_stay_in_registers():
+    # GIVEN Tango SqueezeNet's 1x1 convolutions: each thread re-reads 96 doubles of its input for every output
+    # channel, 768 bytes a thread; "load it once into a register" would spill. 16 bytes a thread keep the advice.
+    for per_thread, registers in ((768, False), (16, True)):
+        k = KernelBuilder(grid=(16, 1, 1), block=(64, 1, 1))  # 1,024 threads
+        k.background()
+        loop = k.node("global", "read", executions=8192, size=8, line=1229)  # 2 MiB of lane bytes
+        cold = per_thread * 1024 / (8192 * 32 * 8)
+        k.edge(loop, 0, "cold", cold)
+        k.edge(loop, loop, "thread", 1 - cold)
+        finding = only(find_findings(k.build()), "hierarchical-reuse-block")
+        assert finding["scope"] == "thread"
+        assert finding["fix"]["kind"] == ("register-promotion" if registers else "none"), per_thread
+        assert ("more than registers can hold" in finding["message"]) is not registers
+        assert finding["metrics"].get("bytes_per_thread", 0) == (0 if registers else per_thread)
