@@ -106,6 +106,7 @@ def _attach_sources(
     _attach_value_types(run, mapper, kernels, notes)
     from reuselens.analyzer.address_origin import attach_address_origins
     from reuselens.analyzer.atomic_results import attach_atomic_results
+    from reuselens.analyzer.frame_saves import attach_frame_saves
     from reuselens.analyzer.loops import attach_loops
     from reuselens.analyzer.memory_order import attach_strong_accesses
     from reuselens.analyzer.operands import attach_operands
@@ -115,6 +116,7 @@ def _attach_sources(
     attach_address_origins(mapper, kernels)  # only wasteful accesses, in functions with lane-varying loads
     attach_strong_accesses(mapper, kernels)  # volatile and scoped global loads and stores (memory_order.py)
     attach_atomic_results(mapper, kernels)  # atomics whose old value the program uses (atomic_results.py)
+    attach_frame_saves(mapper, kernels)  # called functions' register saves in local memory (frame_saves.py)
     notes.extend(note for note in _merge_lineless(mapper.notes) if note not in notes)
 
 
@@ -216,7 +218,16 @@ def import_analysis_modules() -> None:
     """Import everything build_report imports on its way (the patterns, the line mapper). `reuselens profile`
     calls it in a thread while the application runs, so that the time between the app's exit and the summary
     holds the analysis alone. (No networkx: the report's path builds no networkx graph, analyzer/graph.py.)"""
-    from reuselens.analyzer import address_origin, atomic_results, graph, memory_order, names, operands, report  # noqa: F401
+    from reuselens.analyzer import (  # noqa: F401
+        address_origin,
+        atomic_results,
+        frame_saves,
+        graph,
+        memory_order,
+        names,
+        operands,
+        report,
+    )
     from reuselens.analyzer.errors import MappingError  # noqa: F401
     from reuselens.analyzer.lineinfo import SourceMapper, demangle  # noqa: F401
     from reuselens.analyzer.patterns import registry  # noqa: F401  (the rules; the package itself loads them lazily)

@@ -286,6 +286,55 @@ def _as_earlier_loop(draft: Draft, values: float) -> Draft:
     return draft
 
 
+_FRAME_NOTE = (
+    "These loads restore registers that a called function saved to its stack frame (local memory) on entry and "
+    "loads back before it returns: the ABI's callee-saved registers, stored because the function is called rather "
+    "than inlined (recursion, a virtual or indirect call, a call into another file under -rdc) and uses them. No "
+    "register can keep them: they are spilled because registers are in use. What removes them is fewer calls: "
+    "let the compiler inline the function (__forceinline__; across files, link-time optimization with -dlto), make "
+    "a recursion iterative with an explicit stack, or devirtualize the call."
+)
+_TOOLKIT_FRAME_NOTE = (
+    "These loads restore registers that one of CUDA's own routines (a slow path of its math library, such as "
+    "double-precision division with directed rounding) saved to its stack frame on entry. Nothing in the program's "
+    "source writes them; only calling that routine less often removes them."
+)
+_TOOLKIT_ROUTINES = ("__cuda_", "__internal_")
+
+
+def _callee_name(function: str) -> str:
+    """A called function's short name from its line-info name (`kernel$callee(args)` for a clone placed after its
+    kernel): the callee, without parameters or return type."""
+    name = function.rsplit("$", 1)[-1].split("(", 1)[0]
+    depth, start = 0, 0
+    for index, char in enumerate(name):
+        depth += (char == "<") - (char == ">")
+        if char == " " and depth == 0:
+            start = index + 1
+    return name[start:] or function
+
+
+def _as_frame_restores(draft: Draft, members: list[Node]) -> Draft:
+    """The finding of a called function's register restores (analyzer/frame_saves.py): the call's cost, no fix."""
+    # the saves' line info names the function (a restore's may name a helper inlined at its return)
+    saves = [o for o in draft.origins if o.raw.get("frame") == "save"] or members
+    functions = sorted({str((n.raw.get("source") or {}).get("function") or n.function) for n in saves})
+    callee = _callee_name(functions[0])
+    toolkit = callee.startswith(_TOOLKIT_ROUTINES)
+    draft.message = draft.message.replace(
+        " — keep it in a register",
+        f" — {len(members)} register{'s' if len(members) > 1 else ''} that {callee} saves on entry and restores "
+        "before it returns (a call, not inlined)",
+        1,
+    )
+    draft.explanation = _TOOLKIT_FRAME_NOTE if toolkit else _FRAME_NOTE
+    draft.fix_kind = "none"
+    if toolkit:
+        draft.tier = TIER_INFORMATION
+    draft.metrics["frame_restores"] = len(members)
+    return draft
+
+
 def _thread_edges(view: KernelView) -> list[Edge]:
     return [e for e in view.edges if e.label == "thread" and e.src != e.dst and view.is_memory(e.dst)]
 
@@ -410,8 +459,11 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
         if values < EARLIER_LOOP_VALUES:
             beside = []  # a few values: registers can hold them, as for a reload in its origin's loop
         apart = {m.id for m in split} | {m.id for m in beside}
+        # a called function's register restores: the call's cost, which no register or __restrict__ removes
+        restores = [m for m in line if m.id not in apart and m.raw.get("frame") == "restore"]
+        apart |= {m.id for m in restores}
         own = [m for m in line if m.id not in apart]
-        for group in (own, split, beside):
+        for group in (own, split, beside, restores):
             if not group:
                 continue
             by_kind: dict[str, float] = defaultdict(float)
@@ -420,7 +472,11 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
                     by_kind[kind] += value
             origins = sorted({view.nodes[i] for m in group for i in read_from[m.id]}, key=lambda n: n.key)
             # an earlier loop's values are too many for registers, whatever a store in between may alias
-            pairs = [] if group is beside else [(view.nodes[i], m) for m in group for i in read_from[m.id]]
+            pairs = (
+                []
+                if group is beside or group is restores
+                else [(view.nodes[i], m) for m in group for i in read_from[m.id]]
+            )
             suspects = _suspects(view, pairs, "read") if pairs else []
             strong = all(m.strong for m in group)
             draft = _read_draft(view, merged_node(group), by_kind, origins, suspects, strong)
@@ -430,6 +486,8 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
                 draft = _as_strong(draft, read=True)
             elif group is beside:
                 draft = _as_earlier_loop(draft, values)
+            elif group is restores:
+                draft = _as_frame_restores(draft, group)
             elif group is split and not suspects:  # a reload aliasing forces is __restrict__'s, whatever the lanes
                 draft = _as_lane_dependent(draft, group, view)
             draft.nodes = group

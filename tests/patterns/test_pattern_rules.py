@@ -2265,3 +2265,35 @@ def test_a_working_set_beyond_the_registers_is_not_told_to_stay_in_registers():
         assert finding["fix"]["kind"] == ("register-promotion" if registers else "none"), per_thread
         assert ("more than registers can hold" in finding["message"]) is not registers
         assert finding["metrics"].get("bytes_per_thread", 0) == (0 if registers else per_thread)
+
+
+def test_a_called_functions_register_restores_are_not_told_to_stay_in_registers():
+    # GIVEN cuda-samples interval's recursive newton_interval_rec, not inlined: on entry it stores the callee-saved
+    # registers it uses to its stack frame and loads them back before it returns (analyzer/frame_saves.py marks
+    # both); beside it, a local array the same callee writes and reads back, which keeps the register advice
+    callee = "$_Z6kernelPfS_i$_Z3recPfi"
+    for routine, tier in (
+        ("void rec(float*, int)", "warning"),
+        ("__internal_0_$__cuda_sm20_div_rd_f64_v2", "information"),
+    ):
+        k = KernelBuilder()
+        k.background()
+        saves = k.node("local", "write", executions=8192, line=206, function=callee)
+        restores = k.node("local", "read", executions=8192, line=76, function=callee)
+        stored = k.node("local", "write", executions=8192, line=80, function=callee)
+        reread = k.node("local", "read", executions=8192, line=81, function=callee)
+        k.edge(saves, 0, "cold")
+        k.edge(restores, saves, "thread")
+        k.edge(stored, 0, "cold")
+        k.edge(reread, stored, "thread")
+        kernel = k.build()
+        kernel["nodes"][saves]["frame"], kernel["nodes"][restores]["frame"] = "save", "restore"
+        kernel["nodes"][saves]["source"]["function"] = f"void kernel(float*, float*, int)${routine}"
+        findings = {f["pcs"][0]: f for f in find_findings(kernel) if f["pattern"] == "redundant-raw"}
+        frame, array = findings[restores], findings[reread]
+        assert frame["fix"]["kind"] == "none" and frame["metrics"]["frame_restores"] == 1
+        assert frame["severity"] == tier
+        name = "rec" if tier == "warning" else "__cuda_sm20_div_rd_f64_v2"
+        assert f"1 register that {name} saves on entry and restores before it returns" in frame["message"]
+        assert "keep it in a register" not in frame["message"]
+        assert array["fix"]["kind"] == "register-promotion" and "keep it in a register" in array["message"]
