@@ -93,6 +93,7 @@ def _attach_sources(
             module = kernel.get("module")
             location = _lookup(mapper, module, node["function"], int(node["pc"]), notes)
             node["source"] = location.to_dict() if location is not None else None
+            _mark_statement(node["source"], lines)
         for barrier in kernel.get("barriers", []):
             module = kernel.get("module")
             if barrier.get("function") and barrier.get("pc") is not None:
@@ -176,6 +177,17 @@ class _SourceLines:
         return text[line - 1] if text is not None and 0 < line <= len(text) else None
 
 
+def _mark_statement(source: dict[str, Any] | None, lines: _SourceLines) -> None:
+    """Sets `statement_line` on a node's source whose line continues a statement begun on a line above
+    (analyzer/statements.py): the rules take a statement written over several lines as one position."""
+    from reuselens.analyzer.statements import statement_line
+
+    if source and source.get("file") and source.get("line"):
+        start = statement_line(lines.get, source["file"], source["line"])
+        if start is not None and start != source["line"]:
+            source["statement_line"] = start
+
+
 def _written_nowhere(location: Any, lines: _SourceLines) -> bool:
     """Whether a warp barrier's source line, and every line of its inline chain, can be read and names no barrier:
     one the compiler placed itself. ptxas puts WARPSYNC.ALL where a warp reconverges after a divergent loop, on the
@@ -227,6 +239,7 @@ def import_analysis_modules() -> None:
         names,
         operands,
         report,
+        statements,
     )
     from reuselens.analyzer.errors import MappingError  # noqa: F401
     from reuselens.analyzer.lineinfo import SourceMapper, demangle  # noqa: F401

@@ -365,7 +365,8 @@ def line_key(node: Node, sized: bool = True, call_sites: bool = True) -> tuple |
     (with its inline chain). None without line info: such a PC is never merged. sized=False leaves the size out:
     the fields of one structure, accessed one by one, differ in width (poor-coalescing's split elements).
     call_sites=False leaves the inline chain out: a helper's access inlined at several call sites of one kernel is
-    one source access (bank-conflict: the layout the helper's line indexes)."""
+    one source access (bank-conflict: the layout the helper's line indexes). A statement written over several lines
+    is one position: its first line (`statement_line`, analyzer/statements.py), as for one written on one line."""
     source = node.raw.get("source") or {}
     if not source.get("file") or not source.get("line"):
         return None
@@ -378,7 +379,7 @@ def line_key(node: Node, sized: bool = True, call_sites: bool = True) -> tuple |
         node.size if sized else None,
         bool(node.raw.get("async_copy")),
         source["file"],
-        source["line"],
+        source.get("statement_line") or source["line"],
         chain,
     )
 

@@ -2297,3 +2297,24 @@ def test_a_called_functions_register_restores_are_not_told_to_stay_in_registers(
         assert f"1 register that {name} saves on entry and restores before it returns" in frame["message"]
         assert "keep it in a register" not in frame["message"]
         assert array["fix"]["kind"] == "register-promotion" and "keep it in a register" in array["message"]
+
+
+def test_loads_of_one_statement_over_three_lines_give_one_finding():
+    # GIVEN Tango AlexNet's first layer: the R, G and B loads of one pixel in one statement over three lines, each
+    # uncoalesced (lanes rows apart): one poor-coalescing finding, as for a statement on one line
+    def kernel(statement: bool) -> dict:
+        k = KernelBuilder()
+        k.background()
+        for line in (63, 64, 65):
+            node = k.node("global", "read", executions=4096, sectors=32, line=line)
+            k.edge(node, 0, "cold")
+            if statement and line != 63:
+                k.kernel["nodes"][node]["source"]["statement_line"] = 63
+        return k.build()
+
+    def coalescing(statement: bool) -> list[dict]:
+        return [f for f in find_findings(kernel(statement)) if f["pattern"] == "poor-coalescing"]
+
+    assert len(coalescing(False)) == 3
+    (one,) = coalescing(True)
+    assert len(one["pcs"]) == 3
