@@ -2233,17 +2233,24 @@ def test_a_warp_barrier_the_compiler_placed_is_not_the_developers_to_remove():
         assert len(findings) == (0 if inserted else 1)
 
 
+def self_reuse_kernel(label: str, footprint: int, *, grid: int, block: int, size: int) -> dict:
+    """One global load of 8,192 executions beside the background, whose first touches are `footprint` bytes and
+    whose other bytes are reuse of its own at scope `label`."""
+    k = KernelBuilder(grid=(grid, 1, 1), block=(block, 1, 1))
+    k.background()
+    loaded = k.node("global", "read", executions=8192, size=size, line=90)
+    cold = footprint / (k.kernel["nodes"][loaded]["bytes"])
+    k.edge(loaded, 0, "cold", cold)
+    k.edge(loaded, loaded, label, 1 - cold)
+    return k.build()
+
+
 def test_a_scalar_each_block_reads_is_not_told_to_go_to_shared_memory():
     # GIVEN Tango ResNet's batch norm: every warp of a block reads `mean[output]`, 8 bytes per block; L1 serves the
     # block's other warps after the first one's load. A 2 KB tile per block keeps the shared-memory advice.
     for per_block, staged in ((8, False), (2048, True)):
-        k = KernelBuilder(grid=(64, 1, 1), block=(256, 1, 1))
-        k.background()
-        loaded = k.node("global", "read", executions=4096, line=90)  # 512 KiB of lane bytes
-        cold = per_block * 64 / (4096 * 32 * 4)
-        k.edge(loaded, 0, "cold", cold)
-        k.edge(loaded, loaded, "block", 1 - cold)
-        finding = only(find_findings(k.build()), "hierarchical-reuse-block")
+        kernel = self_reuse_kernel("block", per_block * 64, grid=64, block=256, size=4)  # 1 MiB of lane bytes
+        finding = only(find_findings(kernel), "hierarchical-reuse-block")
         assert finding["scope"] == "block"
         assert finding["fix"]["kind"] == ("shared-promotion" if staged else "none"), per_block
         assert ("which L1 serves to the block's other warps" in finding["message"]) is not staged
@@ -2254,13 +2261,8 @@ def test_a_working_set_beyond_the_registers_is_not_told_to_stay_in_registers():
     # GIVEN Tango SqueezeNet's 1x1 convolutions: each thread re-reads 96 doubles of its input for every output
     # channel, 768 bytes a thread; "load it once into a register" would spill. 16 bytes a thread keep the advice.
     for per_thread, registers in ((768, False), (16, True)):
-        k = KernelBuilder(grid=(16, 1, 1), block=(64, 1, 1))  # 1,024 threads
-        k.background()
-        loop = k.node("global", "read", executions=8192, size=8, line=1229)  # 2 MiB of lane bytes
-        cold = per_thread * 1024 / (8192 * 32 * 8)
-        k.edge(loop, 0, "cold", cold)
-        k.edge(loop, loop, "thread", 1 - cold)
-        finding = only(find_findings(k.build()), "hierarchical-reuse-block")
+        kernel = self_reuse_kernel("thread", per_thread * 1024, grid=16, block=64, size=8)  # 2 MiB of lane bytes
+        finding = only(find_findings(kernel), "hierarchical-reuse-block")
         assert finding["scope"] == "thread"
         assert finding["fix"]["kind"] == ("register-promotion" if registers else "none"), per_thread
         assert ("more than registers can hold" in finding["message"]) is not registers
