@@ -40,6 +40,8 @@ PY
 [ "$(elapsed)" -lt 330 ] && short_suite 1
 [ "$(elapsed)" -lt 420 ] && long_apps $((520 - $(elapsed)))
 [ -d /tmp/rf/runs/r0 ] && score_suite 0
+# the short apps' collector logs under --no-analyze (per-launch waits and drains), for where their time goes
+(cd /tmp/rf/runs/r0 2>/dev/null && tar czf "$OUT/collect_logs.tgz" */collector.log */run.json 2>/dev/null)
 if [ "$(elapsed)" -lt 540 ]; then
   stamp "launcher phases, --no-analyze, cs_reduction"
   mkdir -p /tmp/phases && (cd /tmp/phases && timeout 45 \
