@@ -8,8 +8,9 @@ remove: the stores exist because the registers are in use (cuda-samples interval
 saves 31 registers a call, 131 MB of local traffic, told to keep it in a register; session 56's review).
 
 The SASS shows the shape. Within a function that is not the kernel, a save is `STL [R1+o], Rk` (R1 is the stack
-pointer) of a register no earlier instruction of the function set, so its value is the caller's; a restore is
-`LDL Rk, [R1+o]` of the same register from the same offset. Nodes at those PCs get `frame: "save"` or
+pointer) of a register no earlier instruction of the function set, so its value is the caller's, in the function's
+first FRAME_INSTRUCTIONS instructions; a restore is `LDL Rk, [R1+o]` of the same register from the same offset, at
+most FRAME_INSTRUCTIONS instructions before a RET (opcode 0x950). Nodes at those PCs get `frame: "save"` or
 `frame: "restore"` (docs/report-format.md), and the redundant-access rule tells the restores' re-reads apart
 (patterns/redundant.py).
 
@@ -30,7 +31,11 @@ from typing import Any
 
 from reuselens.analyzer.loops import INSTRUCTION_BYTES, function_code
 
-_STL, _LDL = 0x387, 0x983
+_STL, _LDL, _RET = 0x387, 0x983, 0x950
+# A save lies in the function's prologue and a restore in its epilogue: within this many instructions of the
+# function's start, and of a RET after it. A register spilled and filled in the function's body (an argument kept
+# in local memory under register pressure) is no frame save, though it too holds the caller's value.
+FRAME_INSTRUCTIONS = 64
 _STACK_POINTER = 1  # R1
 _ZERO_REGISTER = 255  # RZ: a stored zero, no register's value
 
@@ -46,19 +51,22 @@ def frame_slots(code: bytes) -> dict[int, str]:
     saved: dict[tuple[int, int], int] = {}  # (stack offset, register) -> the save's offset in code
     set_before = [False] * 256
     found: dict[int, str] = {}
-    for index, (lo,) in enumerate(struct.iter_unpack("<Q8x", code)):
+    words = [lo for (lo,) in struct.iter_unpack("<Q8x", code)]
+    returns = [index for index, lo in enumerate(words) if lo & 0xFFF == _RET]
+    for index, lo in enumerate(words):
         pc = index * INSTRUCTION_BYTES
         opcode = lo & 0xFFF
         base = (lo >> 24) & 0xFF
         if opcode == _STL and base == _STACK_POINTER:
             register = (lo >> 32) & 0xFF
-            fresh = register != _ZERO_REGISTER and not set_before[register]
+            fresh = register != _ZERO_REGISTER and not set_before[register] and index < FRAME_INSTRUCTIONS
             if fresh and (_offset(lo), register) not in saved:
                 saved[(_offset(lo), register)] = pc
                 found[pc] = "save"
             continue  # a store sets no register
         if opcode == _LDL and base == _STACK_POINTER and (_offset(lo), (lo >> 16) & 0xFF) in saved:
-            found[pc] = "restore"
+            if any(0 < ret - index <= FRAME_INSTRUCTIONS for ret in returns):
+                found[pc] = "restore"
         set_before[(lo >> 16) & 0xFF] = True
     return found
 

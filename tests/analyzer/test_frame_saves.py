@@ -5,11 +5,12 @@ kernel's local array."""
 from __future__ import annotations
 
 import re
+import struct
 
 import pytest
 
 from benchmarks.sass_decoder_check import listed_instructions
-from reuselens.analyzer.frame_saves import attach_frame_saves, frame_slots
+from reuselens.analyzer.frame_saves import FRAME_INSTRUCTIONS, attach_frame_saves, frame_slots
 from reuselens.analyzer.lineinfo.cubin import CubinLineTable
 from tests.analyzer.sass_listings import DATA, OneCubinMapper, listed_cubins
 
@@ -108,3 +109,30 @@ def test_nodes_of_called_functions_are_marked_and_the_kernels_own_are_not():
         kernel["module"] = "unknown"
     attach_frame_saves(OneCubinMapper(FRAMES), kernels)
     assert not any("frame" in n for n in nodes)
+
+
+def _stl(offset: int, register: int) -> int:
+    return 0x387 | 1 << 24 | register << 32 | offset << 40  # STL [R1+offset], Rregister
+
+
+def _ldl(offset: int, register: int) -> int:
+    return 0x983 | register << 16 | 1 << 24 | offset << 40  # LDL Rregister, [R1+offset]
+
+
+def _function(*words: int) -> bytes:
+    return b"".join(struct.pack("<QQ", lo, 0) for lo in words)
+
+
+NOP, RET = 0x918, 0x950
+
+
+def test_a_spill_and_fill_in_the_body_is_no_frame_save():
+    # GIVEN a function that stores R16 on entry and loads it back just before its RET (a save), and stores the
+    # argument R4 deep in its body and loads it back far from any RET (register pressure, not the call's frame)
+    # and one more saved register (R17) that the body loads back too, far from the RET: only the epilogue's restores
+    body = [NOP] * FRAME_INSTRUCTIONS
+    code = _function(
+        _stl(0x0, 16), _stl(0x8, 17), *body, _stl(0x4, 4), _ldl(0x8, 17), *body, _ldl(0x4, 4), *body, _ldl(0x0, 16), RET
+    )
+    slots = frame_slots(code)
+    assert slots == {0: "save", 16: "save", (5 + 3 * FRAME_INSTRUCTIONS) * 16: "restore"}
