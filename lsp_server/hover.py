@@ -96,6 +96,8 @@ def _reuse_row(ref: NodeRef, results: RunResults) -> str:
     op = f"{n.get('space')} {n.get('type')} {n.get('size')} B" + (" (cp.async)" if n.get("async_copy") else "")
     if n.get("strong"):
         op += " volatile"
+    if frame := n.get("frame"):  # a called function's register save or restore (analyzer/frame_saves.py)
+        op += " register save" if frame == "save" else " register restore"
     if loaded := _address_links(ref, results):
         op += f", address from {loaded}"
     cells = [

@@ -567,3 +567,30 @@ def test_hover_names_volatile_accesses_and_where_a_gathers_address_was_loaded():
     assert "global read 4 B volatile |" in hover.markdown(results, "/ws/bfs.cu", 594)
     assert "volatile" not in hover.markdown(results, "/ws/bfs.cu", 581)
     assert "address from" not in hover.markdown(results, "/ws/bfs.cu", 581)
+
+
+def test_hover_names_a_called_functions_register_saves_and_restores():
+    from reuselens.lsp_server import hover
+    from reuselens.lsp_server.model import RunResults
+
+    def node(pc: int, line: int, type_: str, **extra) -> dict:
+        return {
+            "id": pc // 16,
+            "function": "$k$rec",
+            "space": "local",
+            "type": type_,
+            "size": 4,
+            "pc": pc,
+            "bytes": 128,
+            "executions": 1,
+            "source": {"file": "/ws/rec.cu", "line": line},
+            **extra,
+        }
+
+    nodes = [{"id": 0}, node(16, 10, "write", frame="save"), node(32, 20, "read", frame="restore")]
+    nodes.append(node(48, 30, "read"))
+    report = {"kernels": [{"id": "k0", "name": "k(int*)", "nodes": nodes, "edges": []}]}
+    results = RunResults(report, "/r/report.json", "d", {})
+    assert "local write 4 B register save |" in hover.markdown(results, "/ws/rec.cu", 10)
+    assert "local read 4 B register restore |" in hover.markdown(results, "/ws/rec.cu", 20)
+    assert "register" not in hover.markdown(results, "/ws/rec.cu", 30)
