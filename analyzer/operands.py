@@ -60,7 +60,8 @@ def _candidates(kernel: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     for node in kernel.get("nodes") or []:
         source = node.get("source") or {}
         if _wasteful(node) and isinstance(node.get("function"), str) and source.get("line"):
-            key = (node["function"], source.get("file"), source["line"])
+            # a statement over several lines is one statement (analyzer/statements.py), as patterns/view.line_key has it
+            key = (node["function"], source.get("file"), source.get("statement_line") or source["line"])
             by_statement.setdefault(key, []).append(node)
     found: dict[str, list[dict[str, Any]]] = {}
     for (function, _file, _line), nodes in by_statement.items():

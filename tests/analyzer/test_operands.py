@@ -88,3 +88,13 @@ def test_a_report_with_addresses_loads_and_a_malformed_one_is_named(tmp_path):
     for malformed in ({"register": 4}, {"register": 255, "offset": 0}, {"register": 4, "offset": 1 << 23}, [4, 0]):
         with pytest.raises(ReportError, match="address"):
             load(malformed)
+
+
+def test_a_statement_over_several_lines_shares_its_first_line():
+    # GIVEN the four loads of one statement written over four lines (statement_line 14 on the last three): one
+    # statement, as on one line, so each gets its address
+    quads = [node(pc, line=14 + i) for i, pc in enumerate((0xC0, 0xD0, 0xE0, 0xF0))]
+    for quad in quads[1:]:
+        quad["source"]["statement_line"] = 14
+    attach_operands(OneCubinMapper(ELEMENTS), [{"module": "m", "nodes": quads}])
+    assert [n["address"]["offset"] for n in quads] == [0, 4, 8, 12]
