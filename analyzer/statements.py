@@ -11,7 +11,8 @@ The text is read, not parsed: going up from the line, the statement goes on whil
 expression. A line above ends the previous statement (and the walk) when, without its trailing `//` comment, it is
 empty, a preprocessor directive or a comment, ends with `;`, `{`, `}` or `:` (a label, `case`, an access
 specifier), or is a control header (`for (...)`, `if (...)`, `while (...)`, `switch (...)`, `else`, `do`), whose
-body is a statement of its own. An unreadable line ends the walk too, and so does MAX_LINES: a statement is never
+body is a statement of its own. A line that begins with a brace begins a statement (a function's
+body after its signature). An unreadable line ends the walk too, and so does MAX_LINES: a statement is never
 taken to start further up than the text shows, so accesses are merged only where the text says they are one
 statement.
 
@@ -32,9 +33,17 @@ _ENDS = (";", "{", "}", ":")
 
 
 def _code(text: str) -> str:
-    """The line without a trailing `//` comment and surrounding blanks (a `//` inside a string literal cuts it short,
-    which only ends a statement early)."""
-    return text.split("//", 1)[0].strip()
+    """The line without a trailing `//` comment (one outside string and character literals) and surrounding blanks."""
+    quote = ""
+    for index, char in enumerate(text):
+        if quote:
+            if char == quote and text[index - 1] != "\\":
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif text.startswith("//", index):
+            return text[:index].strip()
+    return text.strip()
 
 
 def _ends_statement(text: str) -> bool:
@@ -51,6 +60,8 @@ def statement_line(get_line: Callable[[str, int], str | None], path: str, line: 
         return None
     start = line
     while start > 1 and line - start < MAX_LINES:
+        if _code(get_line(path, start) or "").startswith(("{", "}")):
+            break  # a block's brace begins a statement of its own, whatever the line above (a function's signature)
         above = get_line(path, start - 1)
         if above is None or _ends_statement(above):
             break

@@ -75,3 +75,11 @@ def test_the_pipeline_marks_only_continued_lines(tmp_path):
         _mark_statement(source, lines)
     assert [s.get("statement_line") for s in sources] == [None, 5, 5, None, None]
     _mark_statement(None, lines)  # a PC without line info
+
+
+def test_a_brace_line_begins_a_statement_and_a_string_hides_no_comment():
+    text = 'void host(const char* name,\n          int n)\n{\n    if (strcmp(name, "///") == 0) {\n        n = a[0];\n'
+    get = _reader(text)
+    assert statement_line(get, "k.cu", 2) == 1  # a signature over two lines (no loads there, but one statement)
+    assert statement_line(get, "k.cu", 3) == 3  # the body's brace
+    assert statement_line(get, "k.cu", 5) == 5  # after an `if (...) {` whose string holds a "//"
