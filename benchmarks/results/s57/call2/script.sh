@@ -11,7 +11,7 @@ elapsed() { echo $(($(date +%s) - T0)); }
 load
 short_suite 1
 load
-[ "$(elapsed)" -lt 110 ] && long_apps $((220 - $(elapsed)))
+[ "$(elapsed)" -lt 60 ] && long_apps $((140 - $(elapsed)))
 load
 [ -d /tmp/rf/runs/r0 ] && score_suite 0
 (cd /tmp/rf/runs/r0 2>/dev/null && tar czf "$OUT/collect_logs.tgz" */collector.log 2>/dev/null)
