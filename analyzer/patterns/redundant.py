@@ -335,6 +335,43 @@ def _as_frame_restores(draft: Draft, members: list[Node]) -> Draft:
     return draft
 
 
+_ACROSS_CALL_NOTE = (
+    "This load reads, from local memory, a value the same thread stored in another function: one side of a call "
+    "that was not inlined. A variable lives in local memory when its address crosses such a call (an out-parameter "
+    "or a reference the callee writes, `bool pop(T &e)`) or when a structure is passed by value on the stack, and no "
+    "register can keep it across the call. Return the value instead of writing it through a pointer, pass the "
+    "structure's fields as separate arguments, or let the compiler inline the function (__forceinline__; across "
+    "files, link-time optimization with -dlto)."
+)
+
+
+def _function_name(node: Node) -> str:
+    """The short name of the function an access belongs to (its line info's, else its symbol)."""
+    return _callee_name(str((node.raw.get("source") or {}).get("function") or node.function))
+
+
+def _across_call(view: KernelView, node: Node, origins: dict[int, float]) -> bool:
+    """A local load every one of whose re-read values another function stored (module docstring)."""
+    return (
+        node.space == "local"
+        and bool(origins)
+        and all(view.nodes[o].space == "local" and view.nodes[o].function != node.function for o in origins)
+    )
+
+
+def _as_across_call(draft: Draft, members: list[Node]) -> Draft:
+    """The finding of local re-reads of values another function stored: a call's argument traffic, no fix."""
+    others = sorted({_function_name(o) for o in draft.origins} - {_function_name(m) for m in members})
+    where = f"{_function_name(members[0])} and {', '.join(others) or 'a function it calls'}"
+    draft.message = draft.message.replace(
+        " — keep it in a register", f" — a value passed through the stack between {where} (a call, not inlined)", 1
+    )
+    draft.explanation = _ACROSS_CALL_NOTE
+    draft.fix_kind = "none"
+    draft.metrics["across_call"] = True
+    return draft
+
+
 def _thread_edges(view: KernelView) -> list[Edge]:
     return [e for e in view.edges if e.label == "thread" and e.src != e.dst and view.is_memory(e.dst)]
 
@@ -462,8 +499,11 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
         # a called function's register restores: the call's cost, which no register or __restrict__ removes
         restores = [m for m in line if m.id not in apart and m.raw.get("frame") == "restore"]
         apart |= {m.id for m in restores}
+        # ... and values passed through the stack between a caller and a function it calls, not inlined
+        passed = [m for m in line if m.id not in apart and _across_call(view, m, read_from[m.id])]
+        apart |= {m.id for m in passed}
         own = [m for m in line if m.id not in apart]
-        for group in (own, split, beside, restores):
+        for group in (own, split, beside, restores, passed):
             if not group:
                 continue
             by_kind: dict[str, float] = defaultdict(float)
@@ -474,7 +514,7 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
             # an earlier loop's values are too many for registers, whatever a store in between may alias
             pairs = (
                 []
-                if group is beside or group is restores
+                if group is beside or group is restores or group is passed
                 else [(view.nodes[i], m) for m in group for i in read_from[m.id]]
             )
             suspects = _suspects(view, pairs, "read") if pairs else []
@@ -488,6 +528,8 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
                 draft = _as_earlier_loop(draft, values)
             elif group is restores:
                 draft = _as_frame_restores(draft, group)
+            elif group is passed:
+                draft = _as_across_call(draft, group)
             elif group is split and not suspects:  # a reload aliasing forces is __restrict__'s, whatever the lanes
                 draft = _as_lane_dependent(draft, group, view)
             draft.nodes = group

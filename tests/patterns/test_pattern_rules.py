@@ -2320,3 +2320,27 @@ def test_loads_of_one_statement_over_three_lines_give_one_finding():
     assert len(coalescing(False)) == 3
     (one,) = coalescing(True)
     assert len(one["pcs"]) == 3
+
+
+def test_a_value_passed_through_the_stack_between_caller_and_callee_is_not_told_to_stay_in_a_register():
+    # GIVEN cuda-samples newdelete's `bool pop(T &e)`, not inlined: the callee stores `e` into the caller's stack
+    # frame and the caller reads it back; beside it, the caller's own local array re-read, which keeps the advice
+    caller, callee = "_Z12placementNewPi", "$_Z12placementNewPi$_ZN6VectorIiE3popERi"
+    k = KernelBuilder(mangled=caller)
+    k.background()
+    written = k.node("local", "write", executions=8192, line=96, function=callee)
+    read = k.node("local", "read", executions=8192, line=134, function=caller)
+    stored = k.node("local", "write", executions=8192, line=140, function=caller)
+    reread = k.node("local", "read", executions=8192, line=141, function=caller)
+    k.edge(written, 0, "cold")
+    k.edge(read, written, "thread")
+    k.edge(stored, 0, "cold")
+    k.edge(reread, stored, "thread")
+    kernel = k.build()
+    kernel["nodes"][written]["source"]["function"] = "placementNew(int*)$Vector<int>::pop(int&)"
+    kernel["nodes"][read]["source"]["function"] = "placementNew(int*)"
+    findings = {f["pcs"][0]: f for f in find_findings(kernel) if f["pattern"] == "redundant-raw"}
+    passed, array = findings[read], findings[reread]
+    assert passed["fix"]["kind"] == "none" and passed["metrics"]["across_call"] is True
+    assert "a value passed through the stack between placementNew and Vector<int>::pop" in passed["message"]
+    assert array["fix"]["kind"] == "register-promotion" and "across_call" not in array["metrics"]
