@@ -45,6 +45,12 @@ re-reads form a finding of their own, information without a fix, saying so: only
 dependences allow) or keeping the data on chip removes them (PolyBench gramschmidt's second pass over a column the
 first pass summed was told to keep 2,048 values in a register; session 47's review). A reload in the same loop as
 its origin (an aliased reload, a loop-invariant re-read) keeps the register advice; without `loops` nothing changes.
+
+Calls that were not inlined: a called function's register restores (the node's `frame`, analyzer/frame_saves.py)
+and local loads whose every re-read value another function stored (a variable whose address crosses the call, a
+structure passed on the stack) are the call's traffic, which no register can keep: each is a finding of its own with
+no fix, naming the functions and saying to inline, return the value or make a recursion iterative (session 56's
+review of cuda-samples interval and newdelete).
 """
 
 from __future__ import annotations
