@@ -166,6 +166,7 @@ class _SourceLines:
 
     def __init__(self) -> None:
         self._files: dict[str, list[str] | None] = {}
+        self.statements: dict[tuple[str, int], int | None] = {}  # statement_line by (path, line): PCs share lines
 
     def get(self, path: str, line: int) -> str | None:
         if path not in self._files:
@@ -183,7 +184,10 @@ def _mark_statement(source: dict[str, Any] | None, lines: _SourceLines) -> None:
     from reuselens.analyzer.statements import statement_line
 
     if source and source.get("file") and source.get("line"):
-        start = statement_line(lines.get, source["file"], source["line"])
+        key = (source["file"], source["line"])
+        if key not in lines.statements:
+            lines.statements[key] = statement_line(lines.get, *key)
+        start = lines.statements[key]
         if start is not None and start != source["line"]:
             source["statement_line"] = start
 
