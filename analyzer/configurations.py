@@ -49,6 +49,11 @@ def block_instances(kernel: dict[str, Any]) -> int:
     return max(total, 1)
 
 
+def largest_block(kernel: dict[str, Any]) -> int:
+    """The most threads per block of any of the entry's configurations; 0 without the shapes to tell."""
+    return max((_product(c["block"]) for c in configurations(kernel) if c.get("block")), default=0)
+
+
 def threads_launched(kernel: dict[str, Any]) -> int:
     """Threads run over the entry's launches: each configuration's blocks times its threads per block, times its
     launches; 0 without the shapes to tell."""

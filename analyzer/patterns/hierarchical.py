@@ -57,7 +57,7 @@ dimension of the block (or launch fewer threads), with no quick fix (session 47'
 
 from __future__ import annotations
 
-from reuselens.analyzer.configurations import threads_launched
+from reuselens.analyzer.configurations import largest_block, threads_launched
 from reuselens.analyzer.patterns.finding import TIER_INFORMATION, TIER_PERFORMANCE, Draft, add_counts, predicted_removal
 from reuselens.analyzer.patterns.text import format_bytes, format_share, places, where
 from reuselens.analyzer.patterns.view import (
@@ -150,6 +150,22 @@ _TILE_FIX = (
     "needs once into shared memory (cooperative, coalesced loads, then __syncthreads()) and reuses it from there, or "
     "from registers, as a tiled matrix multiplication does; each doubling of the tile's side halves those L2 reads."
 )
+# ... but a block of one warp or less (Tango AlexNet's fully connected layer: one thread per block) has no other warp
+# to share a tile with: its threads are the block. More threads per block, sharing the tile, come first.
+_SMALL_BLOCKS_FIX = (
+    "Most of this data object's reuse crosses block boundaries. It fits in L2, but different blocks read each of its "
+    "bytes many times, and each block has one warp or less (the launch's block size), so no shared-memory tile is "
+    "shared by anyone: launch more threads per block (a multiple of 32, typically 128 to 256), give the block the "
+    "work of the small blocks it replaces, and let its threads load each element they all need once into shared "
+    "memory (cooperative, coalesced loads, then __syncthreads()) and reuse it from there."
+)
+
+
+def _one_warp_blocks(view: KernelView) -> bool:
+    """Whether every configuration of the kernel launches blocks of at most one warp."""
+    return 0 < largest_block(view.raw) <= 32
+
+
 # An object no larger than one L1 line (a scalar or a few: SHOC BFS (UIUC)'s `*frontier_length`, which every thread
 # of every block compares its index with) that blocks read many times over: every block needs all of it, so a larger
 # tile would read it no less often; each warp's read is one request, which L1 and L2 serve.
@@ -382,6 +398,12 @@ def _draft(
     if fits and (intensity or 0.0) >= HEAVY_REUSE and footprint <= READ_WHOLE_BYTES:
         kind, explanation = "none", _READ_WHOLE_FIX
         advice = f"every block reads all {format_bytes(footprint)} of it, which no tile reads less often; L2 serves it"
+    elif fits and (intensity or 0.0) >= HEAVY_REUSE and _one_warp_blocks(view):
+        kind, explanation = "shared-promotion", _SMALL_BLOCKS_FIX
+        advice = (
+            f"it fits in L2, but blocks read each byte about {intensity:.0f} times from it, and blocks of one warp or "
+            "less share nothing: launch more threads per block and let them share a tile in shared memory"
+        )
     elif fits and (intensity or 0.0) >= HEAVY_REUSE:
         kind, explanation = "shared-promotion", _TILE_FIX
         advice = (

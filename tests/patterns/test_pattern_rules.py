@@ -2344,3 +2344,19 @@ def test_a_value_passed_through_the_stack_between_caller_and_callee_is_not_told_
     assert passed["fix"]["kind"] == "none" and passed["metrics"]["across_call"] is True
     assert "a value passed through the stack between placementNew and Vector<int>::pop" in passed["message"]
     assert array["fix"]["kind"] == "register-promotion" and "across_call" not in array["metrics"]
+
+
+def test_blocks_of_one_warp_are_told_to_grow_before_sharing_a_tile():
+    # GIVEN Tango SqueezeNet's layers, launched with 27 threads per block (one partial warp), whose weights every block
+    # reads hundreds of times from L2: no other warp of the block could share a tile; 256-thread blocks keep the
+    # tile advice
+    for threads, small in ((27, True), (256, False)):
+        k = KernelBuilder(block=(threads, 1, 1))
+        k.background()
+        weights = k.node("global", "read", executions=4096, line=1608)
+        k.edge(weights, 0, "cold", 0.01)
+        k.edge(weights, weights, "grid", 0.99)
+        finding = only(find_findings(k.build()), "hierarchical-reuse-grid")
+        assert finding["fix"]["kind"] == "shared-promotion"
+        assert ("blocks of one warp or less share nothing" in finding["message"]) is small, threads
+        assert ("give each block a larger tile in shared memory" in finding["message"]) is not small
