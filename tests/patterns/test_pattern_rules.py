@@ -2269,6 +2269,21 @@ def test_a_working_set_beyond_the_registers_is_not_told_to_stay_in_registers():
         assert finding["metrics"].get("bytes_per_thread", 0) == (0 if registers else per_thread)
 
 
+def local_reloads(mangled: str, pairs: list[tuple[str, str, int, int]]) -> tuple[dict, list[tuple[int, int]]]:
+    """A kernel with, per (writer's function, reader's function, writer's line, reader's line), a local store and the
+    same thread's load of it (8,192 executions each) beside the background; returns it and each pair's node ids."""
+    k = KernelBuilder(mangled=mangled)
+    k.background()
+    ids = []
+    for writer, reader, write_line, read_line in pairs:
+        written = k.node("local", "write", executions=8192, line=write_line, function=writer)
+        read = k.node("local", "read", executions=8192, line=read_line, function=reader)
+        k.edge(written, 0, "cold")
+        k.edge(read, written, "thread")
+        ids.append((written, read))
+    return k.build(), ids
+
+
 def test_a_called_functions_register_restores_are_not_told_to_stay_in_registers():
     # GIVEN cuda-samples interval's recursive newton_interval_rec, not inlined: on entry it stores the callee-saved
     # registers it uses to its stack frame and loads them back before it returns (analyzer/frame_saves.py marks
@@ -2278,17 +2293,9 @@ def test_a_called_functions_register_restores_are_not_told_to_stay_in_registers(
         ("void rec(float*, int)", "warning"),
         ("__internal_0_$__cuda_sm20_div_rd_f64_v2", "information"),
     ):
-        k = KernelBuilder()
-        k.background()
-        saves = k.node("local", "write", executions=8192, line=206, function=callee)
-        restores = k.node("local", "read", executions=8192, line=76, function=callee)
-        stored = k.node("local", "write", executions=8192, line=80, function=callee)
-        reread = k.node("local", "read", executions=8192, line=81, function=callee)
-        k.edge(saves, 0, "cold")
-        k.edge(restores, saves, "thread")
-        k.edge(stored, 0, "cold")
-        k.edge(reread, stored, "thread")
-        kernel = k.build()
+        kernel, [(saves, restores), (_stored, reread)] = local_reloads(
+            "_Z6kernelPfS_i", [(callee, callee, 206, 76), (callee, callee, 80, 81)]
+        )
         kernel["nodes"][saves]["frame"], kernel["nodes"][restores]["frame"] = "save", "restore"
         kernel["nodes"][saves]["source"]["function"] = f"void kernel(float*, float*, int)${routine}"
         findings = {f["pcs"][0]: f for f in find_findings(kernel) if f["pattern"] == "redundant-raw"}
@@ -2326,17 +2333,9 @@ def test_a_value_passed_through_the_stack_between_caller_and_callee_is_not_told_
     # GIVEN cuda-samples newdelete's `bool pop(T &e)`, not inlined: the callee stores `e` into the caller's stack
     # frame and the caller reads it back; beside it, the caller's own local array re-read, which keeps the advice
     caller, callee = "_Z12placementNewPi", "$_Z12placementNewPi$_ZN6VectorIiE3popERi"
-    k = KernelBuilder(mangled=caller)
-    k.background()
-    written = k.node("local", "write", executions=8192, line=96, function=callee)
-    read = k.node("local", "read", executions=8192, line=134, function=caller)
-    stored = k.node("local", "write", executions=8192, line=140, function=caller)
-    reread = k.node("local", "read", executions=8192, line=141, function=caller)
-    k.edge(written, 0, "cold")
-    k.edge(read, written, "thread")
-    k.edge(stored, 0, "cold")
-    k.edge(reread, stored, "thread")
-    kernel = k.build()
+    kernel, [(written, read), (_stored, reread)] = local_reloads(
+        caller, [(callee, caller, 96, 134), (caller, caller, 140, 141)]
+    )
     kernel["nodes"][written]["source"]["function"] = "placementNew(int*)$Vector<int>::pop(int&)"
     kernel["nodes"][read]["source"]["function"] = "placementNew(int*)"
     findings = {f["pcs"][0]: f for f in find_findings(kernel) if f["pattern"] == "redundant-raw"}
