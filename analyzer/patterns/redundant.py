@@ -320,12 +320,16 @@ def _callee_name(function: str) -> str:
     return name[start:] or function
 
 
+def _source_function(node: Node) -> str:
+    """The function an access belongs to as its line info names it (demangled), else its symbol."""
+    return str((node.raw.get("source") or {}).get("function") or node.function)
+
+
 def _as_frame_restores(draft: Draft, members: list[Node]) -> Draft:
     """The finding of a called function's register restores (analyzer/frame_saves.py): the call's cost, no fix."""
     # the saves' line info names the function (a restore's may name a helper inlined at its return)
     saves = [o for o in draft.origins if o.raw.get("frame") == "save"] or members
-    functions = sorted({str((n.raw.get("source") or {}).get("function") or n.function) for n in saves})
-    callee = _callee_name(functions[0])
+    callee = _callee_name(min(_source_function(n) for n in saves))
     toolkit = callee.startswith(_TOOLKIT_ROUTINES)
     draft.message = draft.message.replace(
         " — keep it in a register",
@@ -352,8 +356,8 @@ _ACROSS_CALL_NOTE = (
 
 
 def _function_name(node: Node) -> str:
-    """The short name of the function an access belongs to (its line info's, else its symbol)."""
-    return _callee_name(str((node.raw.get("source") or {}).get("function") or node.function))
+    """The short name of the function an access belongs to."""
+    return _callee_name(_source_function(node))
 
 
 def _across_call(view: KernelView, node: Node, origins: dict[int, float]) -> bool:
