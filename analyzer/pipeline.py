@@ -15,6 +15,7 @@ from reuselens.analyzer import __version__, configurations, engine_result
 from reuselens.analyzer.engine_result import OBJECT_TOUCHES, ONLINE_ANALYSIS
 from reuselens.analyzer.errors import ReuseLensError
 from reuselens.analyzer.rundir import RunDirectory, open_run
+from reuselens.analyzer.statements import statement_line
 
 log = logging.getLogger(__name__)
 Progress = Callable[..., None]
@@ -181,8 +182,6 @@ class _SourceLines:
 def _mark_statement(source: dict[str, Any] | None, lines: _SourceLines) -> None:
     """Sets `statement_line` on a node's source whose line continues a statement begun on a line above
     (analyzer/statements.py): the rules take a statement written over several lines as one position."""
-    from reuselens.analyzer.statements import statement_line
-
     if source and source.get("file") and source.get("line"):
         key = (source["file"], source["line"])
         if key not in lines.statements:
@@ -243,7 +242,6 @@ def import_analysis_modules() -> None:
         names,
         operands,
         report,
-        statements,
     )
     from reuselens.analyzer.errors import MappingError  # noqa: F401
     from reuselens.analyzer.lineinfo import SourceMapper, demangle  # noqa: F401
