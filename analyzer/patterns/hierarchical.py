@@ -9,7 +9,11 @@ section 3.3 assigns to the scope (registers for intra-thread, warp shuffles for 
 for intra-block). Shared- and local-memory subgraphs are left out: their reuse is already on chip, and
 thread-private shared memory is Abuse SMEM.
 
-r(l) decides dominance exactly as the paper defines it, over all edges. The finding itself names only the PCs
+r(l) decides dominance exactly as the paper defines it, over all edges. Where no scope passes delta alone, reuse
+between warps does when r(Block) + r(Grid) > delta: which of the two labels an access gets is which block touched the
+element last, the block scheduler's choice (PolyBench LU's row k, read by the warps of each block and by every block
+of its column: 32% block, 68% grid). The finding then takes the larger of the two as its scope, counts both as its
+reuse (a tile in shared memory serves both), and names both shares (`metrics.across_warps`). The finding itself names only the PCs
 whose reuse the scope's mechanism can serve (`served`): a store reads nothing, so a store after a load of the
 same element by the same thread (write after read, `x[i] = f(x[i])`) or stores of other threads to the same
 element (`*flag = true` by every lane) are no reuse to keep in a register, a shuffle or shared memory. A store
@@ -291,9 +295,32 @@ _ACTED_ON_FIX = (
 def _dominant(view: KernelView, members: list[Node], delta: float) -> tuple[str | None, dict[str, float]]:
     ratios = reuse_ratios(view, members, SCOPES)
     above = [label for label in SCOPES if ratios[label] > delta]
+    if not above and across_warps(members, ratios, delta):
+        return max(CROSS_WARP, key=lambda label: ratios[label]), ratios
     if not above:
         return None, ratios
     return max(above, key=lambda label: (ratios[label], -SCOPES.index(label))), ratios
+
+
+# Reuse between warps is labelled block or grid by which block touched the element last (section 3.2.1's scope of
+# the previous access), and that is the block scheduler's choice, not the program's: PolyBench LU's row k, read by
+# the 8 warps of each block and by every block of its column, came out 32% block and 68% grid, and untiled GEMMs'
+# operands alike, so neither passed delta alone and the reuse that a shared-memory tile serves went unreported
+# (session 58; the answer key's lu2-row-col-reuse). When no scope passes delta alone, the two together may, where the
+# data is read again between warps at least as much as it is first touched: each element about twice or more, the
+# reuse a tile in shared memory pays for. A stream whose few re-read lines split between the labels (a stencil's
+# halo, 6% of its bytes) is no tile's.
+CROSS_WARP = ("block", "grid")
+
+
+def across_warps(members: list[Node], ratios: dict[str, float], delta: float) -> bool:
+    """Whether reuse between warps (block and grid together) dominates where no one scope does, and is at least
+    half of the subgraph's bytes but its lanes' same-instruction shares (one request each)."""
+    if any(ratios[label] > delta for label in SCOPES) or sum(ratios[label] for label in CROSS_WARP) <= delta:
+        return False
+    between = sum(node.w_out.get(label, 0.0) for node in members for label in CROSS_WARP)
+    requested = sum(node.w_total() - node.w_out.get("warp_same_inst", 0.0) for node in members)
+    return between >= requested / 2
 
 
 def _served_share(view: KernelView, node: Node, edge: Edge) -> float:
@@ -339,9 +366,21 @@ def _racing_stores(view: KernelView, carriers: list[Node]) -> list[Node]:
 
 
 def _draft(
-    view: KernelView, members: list[Node], scope: str, ratios: dict[str, float], exclude: frozenset[int] = frozenset()
+    view: KernelView,
+    members: list[Node],
+    scope: str,
+    ratios: dict[str, float],
+    exclude: frozenset[int] = frozenset(),
+    joint: bool = False,
 ) -> Draft | None:
-    reuse = {node.id: served(view, node, scope) for node in members if node.id not in exclude}
+    """`joint`: the scope was chosen by across_warps, so the other scope between warps is this finding's reuse too
+    (a tile in shared memory serves both), and the message names both shares."""
+    other = next(label for label in CROSS_WARP if label != scope) if joint else None
+    reuse = {
+        node.id: served(view, node, scope) + (served(view, node, other) if other else 0.0)
+        for node in members
+        if node.id not in exclude
+    }
     carriers = [node for node in members if reuse.get(node.id, 0.0) > 0]
     if not carriers:
         return None
@@ -360,7 +399,7 @@ def _draft(
     instructions = 0.0
     if scope != "grid":  # on-chip promotion removes the reuse share of each PC's global requests
         for node in carriers:
-            fraction = reuse[node.id] / node.w_total()
+            fraction = served(view, node, scope) / node.w_total()
             instructions += node.executions * fraction
             add_counts(predicted, predicted_removal(node, fraction))
     pattern = "hierarchical-reuse-grid" if scope == "grid" else "hierarchical-reuse-block"
@@ -464,12 +503,19 @@ def _draft(
             f"the warps repeat one another's work (their stores at {where(duplicates)} race): index with every "
             f"dimension of the block, or launch fewer threads"
         )
-    message = (
-        f"{format_share(ratios[scope])} of this data object's reuse ({format_bytes(reused)}) comes from "
-        f"{_SCOPE_WORDS[scope]}{places(carriers)} (footprint {format_bytes(footprint)}{per_launch}) — {advice}"
-    )
+    sources = f"{format_share(ratios[scope])} of this data object's reuse"
+    if other:
+        sources = (
+            f"{sources} comes from {_SCOPE_WORDS[scope]} and {format_share(ratios[other])} from "
+            f"{_SCOPE_WORDS[other]} ({format_bytes(reused)} together, which block scheduling splits)"
+        )
+    else:
+        sources = f"{sources} ({format_bytes(reused)}) comes from {_SCOPE_WORDS[scope]}"
+    message = f"{sources}{places(carriers)} (footprint {format_bytes(footprint)}{per_launch}) — {advice}"
     metrics = {f"r_{label}": ratios[label] for label in SCOPES}
     metrics.update({"footprint_bytes": footprint, "reuse_intensity": intensity, "subgraph_pcs": len(members)})
+    if other:
+        metrics["across_warps"] = True
     if follows_data:
         metrics["addresses_follow_data"] = True
     if strong:
@@ -495,14 +541,14 @@ def _draft(
         predicted=predicted,
         metrics=metrics,
         tier=TIER_INFORMATION if fits or follows_data or unprivatizable or strong or one_sector else TIER_PERFORMANCE,
-        context=(view, members, ratios),
+        context=(view, members, ratios, joint),
     )
 
 
 def without(draft: Draft, covered: set[int]) -> Draft | None:
-    """The same finding restricted to PCs not in `covered` (already reported with the same fix); None if empty."""
-    view, members, ratios = draft.context
-    return _draft(view, members, draft.scope, ratios, frozenset(covered))
+    """The same finding restricted to PCs not in `covered` (reported by another finding); None if empty."""
+    view, members, ratios, joint = draft.context
+    return _draft(view, members, draft.scope, ratios, frozenset(covered), joint)
 
 
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
@@ -516,9 +562,11 @@ def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
     drafts = []
     for scope in SCOPES:
         # subgraphs on the same source lines (unrolled copies) with the same dominant scope: one object; the
-        # union's r(scope) is a mediant of values above delta, so it stays above delta
+        # union's r(scope) is a mediant of values above delta, so it stays above delta (or, with across_warps'
+        # subgraphs among them, r(block) + r(grid) does)
         for union in merge_sets_sharing_lines(by_scope.get(scope, [])):
-            draft = _draft(view, union, scope, reuse_ratios(view, union, SCOPES))
+            ratios = reuse_ratios(view, union, SCOPES)
+            draft = _draft(view, union, scope, ratios, joint=across_warps(union, ratios, settings["delta"]))
             if draft is not None:
                 drafts.append(draft)
     return drafts

@@ -137,8 +137,13 @@ def _remove_overlaps(drafts: list[Draft], traffic: float, min_share: float) -> l
             continue
         if draft.pattern in ("redundant-rar", "redundant-raw", "redundant-waw", "bank-conflict") and ids & private:
             continue
-        if draft.pattern in ("broadcasting", "hierarchical-reuse-block", "hierarchical-reuse-grid") and ids & constant:
+        if draft.pattern == "broadcasting" and ids & constant:
             continue
+        # a __constant__ candidate's reuse is that finding's; the object's other PCs on the line keep theirs
+        if draft.pattern in ("hierarchical-reuse-block", "hierarchical-reuse-grid") and ids & constant:
+            draft = hierarchical.without(draft, constant)
+            if draft is None:
+                continue
         if draft.pattern == "hierarchical-reuse-block" and draft.scope == "thread":
             draft = hierarchical.without(draft, registers)
             if draft is None:

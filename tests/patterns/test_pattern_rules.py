@@ -89,9 +89,10 @@ def test_reloads_in_their_origins_loop_or_of_a_few_values_keep_the_register_advi
     assert only(find_findings(kernel), "redundant-rar")["fix"]["kind"] == "register-promotion"
 
 
-def test_rar_control_cross_thread_reuse_reports_nothing():
+def test_rar_control_cross_thread_reuse_is_no_reload():
+    # other warps' and blocks' re-reads are no register's to keep: reuse between warps, hierarchical's alone
     kernel, _a, _b = rar_kernel("cross-thread")
-    assert find_findings(kernel) == []
+    assert patterns_of(find_findings(kernel)) == ["hierarchical-reuse-block"]
 
 
 def shared_pair(
@@ -992,8 +993,9 @@ def test_a_vector_whose_warps_each_read_one_element_is_no_constant_candidate():
 
 
 def test_constant_region_and_broadcasting_control_divergent_lookups():
+    # a table every warp re-reads with divergent lanes: reuse between warps (hierarchical's), no broadcast
     kernel, _node = uniform_reader(32, 0.0)
-    assert find_findings(kernel) == []
+    assert patterns_of(find_findings(kernel)) == ["hierarchical-reuse-block"]
 
 
 def test_multicasting_implant_is_informational():
@@ -1009,7 +1011,7 @@ def test_atomic_contention_implant_and_control():
     assert finding["pcs"] == [node] and finding["fix"]["kind"] == "warp-shuffle"
     assert finding["metrics"]["serialized_updates"] == 31 * 4096
     control, _ = uniform_reader(32, 0.5, "atomic")
-    assert find_findings(control) == []
+    assert "atomic-contention" not in patterns_of(find_findings(control))
 
 
 def test_atomics_on_mostly_distinct_addresses_are_not_told_to_aggregate():
@@ -1324,9 +1326,52 @@ def test_thread_reuse_through_a_volatile_load_is_no_register_advice():
 
 
 def test_hierarchical_delta_is_a_setting_and_control_has_no_dominant_scope():
-    assert find_findings(reuse_kernel({"block": 0.5, "grid": 0.5})) == []
-    findings = find_findings(reuse_kernel({"block": 0.9, "grid": 0.1}), {"delta": 0.95})
+    assert find_findings(reuse_kernel({"warp_diff_inst": 0.5, "grid": 0.5})) == []
+    assert find_findings(reuse_kernel({"warp_diff_inst": 0.5, "block": 0.5})) == []
+    findings = find_findings(reuse_kernel({"block": 0.9, "warp_diff_inst": 0.1}), {"delta": 0.95})
     assert "hierarchical-reuse-block" not in patterns_of(findings)
+
+
+def test_reuse_between_warps_split_by_the_scheduler_is_one_finding_naming_both_shares():
+    # GIVEN PolyBench LU's row k: read by the warps of each block and by the blocks of its column, labelled block or
+    # grid by which block touched it last; neither share passes delta alone, together they do
+    for split, scope in (({"block": 0.3, "grid": 0.7}, "grid"), ({"block": 0.6, "grid": 0.3, "thread": 0.1}, "block")):
+        findings = find_findings(reuse_kernel(split, executions=4 << 20))
+        finding = only(findings, f"hierarchical-reuse-{'grid' if scope == 'grid' else 'block'}")
+        assert finding["scope"] == scope and finding["metrics"]["across_warps"] is True
+        assert "from other blocks" in finding["message"] and "from other warps of the same block" in finding["message"]
+        # the finding's reuse is both scopes' bytes: a tile in shared memory serves both
+        kernel = reuse_kernel(split, 4 << 20)
+        implant = {n["id"] for n in kernel["nodes"] if (n.get("source") or {}).get("line") in (70, 71)}
+        reused = sum(e["bytes"] for e in kernel["edges"] if e["label"] in ("block", "grid") and e["from"] in implant)
+        assert finding["waste"]["bytes"] == pytest.approx(reused)
+    # one scope above delta keeps the paper's reading: its share alone, no across_warps
+    finding = only(find_findings(reuse_kernel({"block": 0.15, "grid": 0.85})), "hierarchical-reuse-grid")
+    assert "across_warps" not in finding["metrics"] and "other warps" not in finding["message"]
+    # a stream whose few re-read lines split between the labels (a halo: 6% of its bytes) is no tile's
+    k = KernelBuilder()
+    stream = k.node("global", "read", executions=4 << 20, line=70)
+    k.edge(stream, 0, "cold", 0.94)
+    k.edge(stream, stream, "block", 0.03)
+    k.edge(stream, stream, "grid", 0.03)
+    assert not [f for f in find_findings(k.build()) if f["pattern"].startswith("hierarchical")]
+
+
+def test_a_constant_candidate_on_the_line_of_another_reused_object_leaves_that_objects_finding():
+    # GIVEN Tango SqueezeNet's convolution line: weights every lane of a warp reads alike (a __constant__ candidate)
+    # and the input, which other blocks re-read, both with grid-dominant reuse on one source line
+    k = KernelBuilder()
+    weights = k.node("global", "read", executions=4096, addresses=1, sectors=1, line=9)
+    k.edge(weights, 0, "cold", 1 / 4096)
+    k.edge(weights, weights, "warp_same_inst", 31 / 32)
+    k.edge(weights, weights, "grid", 1 - 1 / 4096 - 31 / 32)
+    image = k.node("global", "read", executions=8192, line=9)
+    k.edge(image, 0, "cold", 0.1)
+    k.edge(image, image, "grid", 0.9)
+    findings = find_findings(k.build())
+    assert only(findings, "constant-region")["pcs"] == [weights]
+    # THEN the input's reuse is still reported, without the weights the constant finding took
+    assert only(findings, "hierarchical-reuse-grid")["pcs"] == [image]
 
 
 def reused_table(k: KernelBuilder, executions: int = 8192) -> int:
@@ -1780,7 +1825,7 @@ def test_both_atomic_ends_are_no_race():
     kernel, _node = uniform_reader(32, 0.5, "atomic")
     for edge in kernel["edges"]:
         edge["synced"] = 0
-    assert find_findings(kernel) == []
+    assert "race-candidate" not in patterns_of(find_findings(kernel))
 
 
 def removable_barrier_kernel() -> KernelBuilder:
