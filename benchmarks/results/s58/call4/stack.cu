@@ -8,7 +8,7 @@
 
 __attribute__((constructor)) static void raise_stack_limit() {
   const char* bytes = getenv("STACK");
-  if (!bytes) return;
+  if (!bytes || !*bytes) return;
   cudaError_t err = cudaDeviceSetLimit(cudaLimitStackSize, size_t(atoi(bytes)));
   size_t now = 0;
   cudaDeviceGetLimit(&now, cudaLimitStackSize);
