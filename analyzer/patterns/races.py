@@ -28,8 +28,11 @@ of the breadth set's 68 candidates found all 50 sub-word and mbarrier ones false
   nothing by them (docs/engine.md, "Barriers"): cuda-samples globalToShmemAsyncCopy's two cuda::barrier kernels,
   correct code, got 4 warnings each with millions of "unsynchronized" accesses (session 45, breadth set), every
   conflict with an asynchronous copy into shared memory at one end. So in such a kernel a shared-memory pair with
-  an asynchronous copy (cp.async, a bulk copy) at one end may be ordered by an mbarrier wait; a race between plain
-  accesses there stays a warning.
+  an asynchronous copy (cp.async, a bulk copy) at one end may be ordered by an mbarrier wait, and so may a pair of
+  plain accesses with an mbarrier arrive or wait at a PC between theirs in their function (cuda-samples
+  simpleAWBarrier: thread 0 of each warp stores its partial sum, the block arrives and waits on a cuda::barrier,
+  warp 0 reads the sums: 2 warnings, session 58's third breadth set). A race between plain accesses with no mbarrier
+  operation between them stays a warning.
 - Sub-word accesses. The engine tracks 4-byte granules, so threads that each access their own byte or
   half-word of one word (cuda-samples simpleVoteIntrinsics: one bool per thread in a bool array; eigenvalues: a
   scan tree of unsigned short) look like one location accessed twice. When every conflict has accesses narrower
@@ -128,8 +131,10 @@ _MEASURED_BENIGN_NOTE = (
 )
 _MBARRIER_NOTE = (
     "This kernel synchronizes through mbarriers (cuda::barrier, cuda::pipeline, bulk copies waited on), which "
-    "order the asynchronous copies' data in ways this profile does not model: the pair may be ordered by an "
-    "mbarrier wait between them. If no arrive/wait of one mbarrier lies between the two accesses, it is a race: "
+    "order data between threads in ways this profile does not model: the pair may be ordered by an mbarrier "
+    "arrive and wait between them (an asynchronous copy's completion, or a cuda::barrier arrive/wait that every "
+    "thread of the block takes part in, as __syncthreads() would). If no arrive/wait of one mbarrier lies between "
+    "the two accesses, it is a race: "
 )
 _ATOMIC_READ_NOTE = (
     "One end of every conflict is an atomic and the other a plain read of the same location: the read sees the "
@@ -194,6 +199,24 @@ def _async_copy_handoffs_only(view: KernelView, items: list[tuple[Edge, dict[str
         and bool(view.nodes[edge.src].raw.get("async_copy") or view.nodes[edge.dst].raw.get("async_copy"))
         for edge, _k, _u in items
     )
+
+
+def _mbarrier_between(view: KernelView, items: list[tuple[Edge, dict[str, float], float]]) -> bool:
+    """Every conflict's two accesses in one function with an mbarrier operation (an arrive or a wait) at a PC between
+    theirs: cuda::barrier's arrive and wait between a store and another warp's read of it (cuda-samples
+    simpleAWBarrier's block reduction) order the pair as __syncthreads() would."""
+    operations: dict[str, list[int]] = {}
+    for barrier in view.raw.get("barriers") or ():
+        if barrier.get("kind") == "mbarrier" and isinstance(barrier.get("pc"), int):
+            operations.setdefault(str(barrier.get("function") or ""), []).append(barrier["pc"])
+    for edge, _kinds, _unsynchronized in items:
+        access, origin = view.nodes[edge.src], view.nodes[edge.dst]
+        if access.function != origin.function:
+            return False
+        low, high = sorted((access.pc, origin.pc))
+        if not any(low < pc < high for pc in operations.get(access.function, ())):
+            return False
+    return True
 
 
 def _conflicts(view: KernelView, edge: Edge) -> dict[str, float]:
@@ -523,7 +546,7 @@ def _draft(
     # Orders the profile cannot see (module docstring): mbarriers in the kernel, or accesses narrower than a granule.
     unseen = ""
     if not uniform and not measured:  # (values that show a real race settle it)
-        if "mbarrier" in kinds and _async_copy_handoffs_only(view, items):
+        if "mbarrier" in kinds and (_async_copy_handoffs_only(view, items) or _mbarrier_between(view, items)):
             unseen = "mbarrier"
             message += " — this kernel synchronizes through mbarriers, which may order the pair"
             explanation = _MBARRIER_NOTE + explanation

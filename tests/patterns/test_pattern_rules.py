@@ -1579,6 +1579,28 @@ def test_race_candidate_on_an_async_copy_in_a_kernel_with_mbarriers_is_a_hint():
     assert only([f for f in find_findings(kernel) if f["pcs"] == [reader]], "race-candidate")["severity"] == "warning"
 
 
+def test_plain_accesses_with_an_mbarrier_arrive_and_wait_between_them_are_a_hint():
+    # GIVEN cuda-samples simpleAWBarrier's block reduction: thread 0 of each warp stores its partial sum, the block
+    # arrives and waits on a cuda::barrier (mbarrier operations at PCs between), warp 0 reads the sums; and a plain
+    # pair of the same kernel with no mbarrier operation between its two PCs
+    k = KernelBuilder()
+    partial = k.node("shared", "write", executions=256, line=58, pc=0x5B0)
+    k.edge(partial, 0, "cold")
+    sums = k.node("shared", "read", executions=256, line=67, pc=0x820)
+    k.edge(sums, partial, "block", synced=0, synced_bytes=0)
+    other = k.node("shared", "write", executions=256, line=80, pc=0x900)
+    k.edge(other, 0, "cold")
+    other_reader = k.node("shared", "read", executions=256, line=81, pc=0x980)
+    k.edge(other_reader, other, "block", synced=0, synced_bytes=0)
+    k.barrier(0x5C0, kind="mbarrier", executions=256, spanned=0)  # arrive
+    k.barrier(0x750, kind="mbarrier", executions=256, spanned=0)  # wait
+    races = {f["pcs"][0]: f for f in find_findings(k.build()) if f["pattern"] == "race-candidate"}
+    assert races[sums]["severity"] == "hint" and races[sums]["metrics"]["unseen_order"] == "mbarrier"
+    assert "arrive and wait between them" in races[sums]["fix"]["explanation"]
+    # THEN the pair with no mbarrier operation between its PCs stays a warning
+    assert races[other_reader]["severity"] == "warning" and "unseen_order" not in races[other_reader]["metrics"]
+
+
 def test_race_candidate_between_sub_word_accesses_is_a_hint_but_words_stay_warnings():
     # GIVEN threads of one block accessing one byte or half-word each of a bool or unsigned short array
     # (simpleVoteIntrinsics, eigenvalues' scan tree): the 4-byte granule makes neighbouring elements one location,
