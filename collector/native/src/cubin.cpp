@@ -1,6 +1,5 @@
 #include "cubin.h"
 
-#include <algorithm>
 #include <cstring>
 
 namespace rlc {
@@ -28,41 +27,6 @@ struct Sym {
 };
 
 constexpr uint32_t SHT_SYMTAB = 2;
-// .nv.info entries (the CUDA ELF's attribute list): a format byte, an attribute byte, then by format nothing (1),
-// one value byte and a pad (2), a 16-bit value (3), or a 16-bit size and that many bytes (4). The stack attributes
-// are size-8 entries of a symbol index and a byte count: the function's own frame (0x11) and its frame with its
-// callees' (0x12), which cuobjdump -res-usage prints as STACK.
-constexpr unsigned char kEifmtNval = 1, kEifmtBval = 2, kEifmtHval = 3, kEifmtSval = 4;
-constexpr unsigned char kEiattrFrameSize = 0x11, kEiattrMinStackSize = 0x12;
-
-// Symbol index -> the larger of its two stack attributes, from the module-wide .nv.info section. An entry this
-// parser does not know ends the walk: what was read stands, the rest counts as no stack.
-std::map<uint32_t, uint32_t> stack_sizes(const unsigned char* d, size_t n) {
-  std::map<uint32_t, uint32_t> out;
-  size_t i = 0;
-  while (i + 2 <= n) {
-    const unsigned char format = d[i], attribute = d[i + 1];
-    if (format == kEifmtNval) {
-      i += 2;
-    } else if (format == kEifmtBval || format == kEifmtHval) {
-      i += 4;
-    } else if (format == kEifmtSval && i + 4 <= n) {
-      uint16_t bytes;
-      memcpy(&bytes, d + i + 2, 2);
-      if (i + 4 + bytes > n) break;
-      if ((attribute == kEiattrFrameSize || attribute == kEiattrMinStackSize) && bytes == 8) {
-        uint32_t symbol, size;
-        memcpy(&symbol, d + i + 4, 4);
-        memcpy(&size, d + i + 8, 4);
-        out[symbol] = std::max(out[symbol], size);
-      }
-      i += 4 + bytes;
-    } else {
-      break;
-    }
-  }
-  return out;
-}
 constexpr unsigned char STT_FUNC = 2;
 constexpr unsigned char STB_GLOBAL = 1;
 
@@ -106,11 +70,9 @@ bool parse_cubin(const void* data, size_t size, CubinInfo* out, std::string* err
   }
   const Shdr& shstr = sh[eh.shstrndx];
   auto sec_name = [&](uint32_t i) { return std::string(str_at(p, size, shstr, sh[i].name)); };
-  std::map<uint32_t, uint32_t> stacks;
   for (uint32_t i = 0; i < eh.shnum; ++i) {
     std::string n = sec_name(i);
     if (n.rfind(".nv.shared.", 0) == 0) out->static_shared[n.substr(11)] = sh[i].size;
-    if (n == ".nv.info" && sh[i].type != 8 /*NOBITS*/) stacks = stack_sizes(p + sh[i].offset, sh[i].size);
   }
   for (uint32_t i = 0; i < eh.shnum; ++i) {
     if (sh[i].type != SHT_SYMTAB || sh[i].entsize != sizeof(Sym) || sh[i].link >= eh.shnum) continue;
@@ -127,8 +89,6 @@ bool parse_cubin(const void* data, size_t size, CubinInfo* out, std::string* err
       f.size = sym.size;
       f.section = sym.shndx;
       f.global = (sym.info >> 4) == STB_GLOBAL;
-      auto stack = stacks.find(uint32_t(k));
-      if (stack != stacks.end()) f.stack = stack->second;
       if (!f.name.empty()) out->functions.push_back(std::move(f));
     }
   }

@@ -15,7 +15,6 @@ struct CubinFunction {
   uint64_t size = 0;
   uint32_t section = 0;  // ELF section index (.text.<kernel>)
   bool global = false;   // STB_GLOBAL: kernels and externally visible device functions
-  uint32_t stack = 0;    // bytes of per-thread stack it needs, callees included (.nv.info; 0 when not stated)
 };
 
 struct CubinInfo {

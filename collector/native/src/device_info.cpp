@@ -39,27 +39,6 @@ bool device_memory_info(uint64_t* free_bytes, uint64_t* total_bytes) {
   return true;
 }
 
-namespace {
-template <class Fn>
-Fn driver_entry(const char* name) {
-  void* h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-  return h ? reinterpret_cast<Fn>(dlsym(h, name)) : nullptr;
-}
-}  // namespace
-
-size_t stack_limit() {
-  using GetLimitFn = CUresult (*)(size_t*, CUlimit);
-  static const GetLimitFn get_limit = driver_entry<GetLimitFn>("cuCtxGetLimit");
-  size_t bytes = 0;
-  return get_limit != nullptr && get_limit(&bytes, CU_LIMIT_STACK_SIZE) == CUDA_SUCCESS ? bytes : 0;
-}
-
-CUresult set_stack_limit(size_t bytes) {
-  using SetLimitFn = CUresult (*)(CUlimit, size_t);
-  static const SetLimitFn set_limit = driver_entry<SetLimitFn>("cuCtxSetLimit");
-  return set_limit != nullptr ? set_limit(CU_LIMIT_STACK_SIZE, bytes) : CUDA_ERROR_NOT_FOUND;
-}
-
 std::string nvidia_driver_version() {
   std::ifstream v("/proc/driver/nvidia/version");
   std::string line;

@@ -14,10 +14,6 @@ namespace rlc {
 void query_device(CUdevice dev, std::string* name, std::string* arch, uint64_t* l2_bytes);
 // Free and total memory of the current context's device (cuMemGetInfo); false when the driver does not answer.
 bool device_memory_info(uint64_t* free_bytes, uint64_t* total_bytes);
-// The current context's per-thread stack limit (cuCtxGetLimit), 0 when the driver does not answer; and raising it
-// (cuCtxSetLimit: the driver's result, CUDA_ERROR_NOT_FOUND when it has no such entry point).
-size_t stack_limit();
-CUresult set_stack_limit(size_t bytes);
 // The NVIDIA kernel module's version from /proc/driver/nvidia/version, or "".
 std::string nvidia_driver_version();
 

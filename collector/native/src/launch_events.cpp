@@ -1,11 +1,8 @@
 // LAUNCH_BEGIN and LAUNCH_END: every launch is recorded for run.json; a selected one (kernel_filter.h) is
 // instrumented, with the drain thread on its records, and finished when its kernel ends.
-#include <algorithm>
-#include <cstdint>
 #include <cstring>
 
 #include "device_buffers.h"
-#include "device_info.h"
 #include "launch_api.h"
 #include "support.h"
 #include "tool.h"
@@ -45,7 +42,6 @@ void Tool::on_launch_begin(const Sanitizer_LaunchData* ld, LaunchKind kind) {
     maybe_write_run_json();
     return;
   }
-  make_room_for_patch(ld->context, fid);  // selected or not, a patched kernel runs the patch's functions
   if (!select) {
     check(sanitizerSetLaunchCallbackData(ld->hLaunch, ld->function, ld->hStream, cs ? cs->d_disabled : nullptr),
           "sanitizerSetLaunchCallbackData");
@@ -57,40 +53,6 @@ void Tool::on_launch_begin(const Sanitizer_LaunchData* ld, LaunchKind kind) {
     object_times_.begin_s += now_s() - began;
   } else
     start_instrumented_launch(ld, id, fid, mangled, cs);
-}
-
-// The device patch's functions run on the instrumented thread's own stack, below the kernel's deepest frame: up to
-// 184 bytes of frame on sm_90 (emit_access, inlined into each rl_* function; its 64-bit division helpers take none)
-// and what the Sanitizer's trampoline keeps there. The driver sizes a launch's stack to the larger of the context's
-// limit (1 KiB by default) and the kernel's own need, which the patch does not add to: a kernel needing more than
-// the limit less the patch's frames (cuda-samples tf32TensorCoreGemm: 1,304 bytes) overflowed its stack under the
-// collector (cudaErrorIllegalAddress, cudaErrorMisalignedAddress; session 58, docs/collector.md "The patch's stack").
-// So the limit is raised, once per context and size, to the launched kernel's need plus kPatchStackBytes (a margin
-// over the 184 bytes measured: 1,536 bytes ran that kernel, call 4), before its launch.
-constexpr size_t kPatchStackBytes = 512;
-
-void Tool::make_room_for_patch(CUcontext ctx, uint32_t fid) {
-  if (fid >= run_.functions.size()) return;
-  const size_t need = run_.functions[fid].stack + kPatchStackBytes;
-  size_t& known = stack_limits_[ctx];
-  if (need <= known) return;
-  const size_t before = stack_limit();
-  if (before >= need) {
-    known = before;
-    return;
-  }
-  const CUresult r = set_stack_limit(need);
-  if (r != CUDA_SUCCESS) {
-    known = SIZE_MAX;  // asked once: the driver's answer will not change, and every launch would ask again
-    diag_.log(
-        "warning: raising the per-thread stack limit from %zu to %zu bytes for %s failed (CUresult %d): its "
-        "launches may overflow their stack under the device patch",
-        before, need, run_.functions[fid].name.c_str(), (int)r);
-    return;
-  }
-  known = std::max(need, stack_limit());
-  diag_.log("stack: per-thread limit %zu -> %zu bytes for %s, which takes %u and the device patch up to %zu more",
-            before, known, run_.functions[fid].name.c_str(), run_.functions[fid].stack, kPatchStackBytes);
 }
 
 ContextState* Tool::ready_context(CUcontext ctx) {

@@ -251,7 +251,6 @@ void Tool::register_functions(const std::string& sha, const std::vector<CubinFun
       id = (uint32_t)run_.functions.size();
       run_.functions.push_back(FunctionEntry{id, sha, f.name, f.value, f.size, f.section, false, f.global});
     }
-    run_.functions[id].stack = std::max(run_.functions[id].stack, f.stack);
     me.functions.push_back(id);
     me.by_name[f.name] = id;
   }

@@ -31,7 +31,6 @@ struct FunctionEntry {
   uint32_t section;
   bool kernel;  // launched at least once
   bool global;
-  uint32_t stack = 0;  // bytes of per-thread stack it needs, callees included (CubinFunction::stack)
 };
 
 struct ModuleEntry {

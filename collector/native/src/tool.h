@@ -72,7 +72,6 @@ class Tool {
   void on_launch_begin(const Sanitizer_LaunchData* ld, LaunchKind kind = LaunchKind::kKernel);
   void on_launch_end(const Sanitizer_LaunchData* ld);
   ContextState* ready_context(CUcontext ctx);
-  void make_room_for_patch(CUcontext ctx, uint32_t fid);
   bool should_instrument(const Sanitizer_LaunchData* ld, uint64_t id, const std::string& mangled, ModuleEntry* me,
                          ContextState* cs);
   void wait_for_previous_launch(uint64_t id, std::unique_lock<std::recursive_mutex>& g);
@@ -122,7 +121,6 @@ class Tool {
   std::recursive_mutex mu_;                // all tool state below; also serialises the patching API
   std::condition_variable_any launch_cv_;  // an instrumented launch waits for the previous one
   std::map<CUcontext, ContextState> contexts_;
-  std::map<CUcontext, size_t> stack_limits_;  // per-thread stack limit known to hold (make_room_for_patch); 0: unread
   std::map<CUmodule, ModuleEntry> modules_;
   std::set<std::string> saved_modules_;
   std::unordered_map<uint64_t, size_t> live_allocs_;

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Session 58, call 6 (call 5 cut to the device time left): the collector's stack-limit change (2a59aaf) on the GPU.
-# The GPU tests (tests/gpu/deep_stack.cu among them); cuda-samples tf32TensorCoreGemm (call 3's fault) under
-# `profile` from the installed package; then, as time allows, ncu side by side.
-#   bash benchmarks/results/s58/call6/script.sh   (carry .whl and benchmarks/realapps/breadth3-src)
+# For the next session (session 58's device budget ran out before it could run): the collector's stack-limit fix
+# (next/stack_limit.patch, applied first) on the GPU. cuda-samples tf32TensorCoreGemm (call 3's fault) under `profile`
+# from the installed package, collector.log's "stack:" line (the driver took cuCtxSetLimit inside LAUNCH_BEGIN); the
+# GPU tests (tests/gpu/deep_stack.cu among them); then, as time allows, ncu side by side.
+#   bash benchmarks/results/s58/next/call6/script.sh   (carry .whl and benchmarks/realapps/breadth3-src)
+git apply benchmarks/results/s58/next/stack_limit.patch || { echo "the patch does not apply"; exit 1; }
 source benchmarks/device_call.sh
 nvidia-smi --query-gpu=name --format=csv,noheader
 elapsed() { echo $(($(date +%s) - T0)); }
