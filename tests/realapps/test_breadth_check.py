@@ -30,6 +30,7 @@ def make_app(
     nodes=(PLACED,),
     no_launch: bool = False,
     graph_only: bool = False,
+    graph_nodes: int = 0,
     pcs=(1,),
 ) -> tuple[dict, dict]:
     runs = out / "runs" / "r0"
@@ -44,7 +45,7 @@ def make_app(
                 "partial_reason": "killed" if status != "complete" else None,
                 "errors": [],
                 "launches": [] if no_launch else [{"kernel": "k", "instrumented": not graph_only}],
-                "collector": {"graph_kernel_nodes": 4 if graph_only else 0},
+                "collector": {"graph_kernel_nodes": 4 if graph_only else graph_nodes},
             }
         )
     )
@@ -99,6 +100,7 @@ def test_each_defect_is_named(tmp_path, capsys):
         make_app(tmp_path, "unplaced", native_log="ok\n", full_log="ok\n", nodes=(UNPLACED,), pcs=(2,)),
         make_app(tmp_path, "nolaunch", native_log="ok\n", full_log="ok\n", no_launch=True),
         make_app(tmp_path, "graphs", native_log="ok\n", full_log="ok\n", graph_only=True),
+        make_app(tmp_path, "mostlygraphs", native_log="ok\n", full_log="ok\n", graph_nodes=1389),
         make_app(tmp_path, "nativefails", native_log="FAILED\n", full_log="FAILED\n", native_rc=1, full_rc=1),
         make_app(tmp_path, "appnote", native_log="note: GPU sum = 3\n", full_log="note: GPU sum = 4\n"),
     ]
@@ -112,10 +114,11 @@ def test_each_defect_is_named(tmp_path, capsys):
     assert "1 of 1 findings on no source line" in defects["unplaced"]
     assert "no kernel launch seen" in defects["nolaunch"]
     assert "no launch instrumented (4 CUDA graph kernel nodes" in defects["graphs"]
+    assert "1389 CUDA graph kernel nodes not instrumented against 1 instrumented launches" in defects["mostlygraphs"]
     assert "native run exits 1" in defects["nativefails"]
     assert "GPU sum = 3" in defects["appnote"]  # the app's own "note:" lines count
     assert "not run: build failed" in defects["nobuild"]
-    assert "10 apps, 10 with defects" in capsys.readouterr().out
+    assert "11 apps, 11 with defects" in capsys.readouterr().out
 
 
 def test_unreadable_folder_is_an_error(tmp_path, capsys):
