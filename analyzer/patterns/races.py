@@ -80,6 +80,7 @@ so, measured; when the lanes stored different values, the race is real and stays
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Any, Callable
 
 from reuselens.analyzer.patterns.barriers import inside_grid_sync
 from reuselens.analyzer.patterns.finding import TIER_CORRECTNESS, TIER_INFORMATION, Draft
@@ -202,21 +203,11 @@ def _async_copy_handoffs_only(view: KernelView, items: list[tuple[Edge, dict[str
 
 
 def _mbarrier_between(view: KernelView, items: list[tuple[Edge, dict[str, float], float]]) -> bool:
-    """Every conflict's two accesses in one function with an mbarrier operation (an arrive or a wait) at a PC between
-    theirs: cuda::barrier's arrive and wait between a store and another warp's read of it (cuda-samples
-    simpleAWBarrier's block reduction) order the pair as __syncthreads() would."""
-    operations: dict[str, list[int]] = {}
-    for barrier in view.raw.get("barriers") or ():
-        if barrier.get("kind") == "mbarrier" and isinstance(barrier.get("pc"), int):
-            operations.setdefault(str(barrier.get("function") or ""), []).append(barrier["pc"])
-    for edge, _kinds, _unsynchronized in items:
-        access, origin = view.nodes[edge.src], view.nodes[edge.dst]
-        if access.function != origin.function:
-            return False
-        low, high = sorted((access.pc, origin.pc))
-        if not any(low < pc < high for pc in operations.get(access.function, ())):
-            return False
-    return True
+    """Every conflict with an mbarrier operation (an arrive or a wait) between its origin and its access in
+    straight-line code of one function: cuda::barrier's arrive and wait between a store and another warp's read of it
+    (cuda-samples simpleAWBarrier's block reduction) order the pair as __syncthreads() would."""
+    operations = _barrier_pcs(view, lambda barrier: barrier.get("kind") == "mbarrier")
+    return all(_barrier_between(view.nodes[edge.src], view.nodes[edge.dst], operations) for edge, _k, _u in items)
 
 
 def _conflicts(view: KernelView, edge: Edge) -> dict[str, float]:
@@ -246,13 +237,23 @@ SCOPE_ORDER = ("warp_diff_inst", "block", "grid")
 IN_BLOCK_REMAINDER = 0.01
 
 
-def _grid_sync_pcs(view: KernelView) -> dict[str, list[int]]:
-    """Per function, the PCs of the executed barriers that belong to a grid-wide sync."""
+def _barrier_pcs(view: KernelView, chosen: Callable[[dict[str, Any]], bool]) -> dict[str, list[int]]:
+    """Per function, the PCs of the executed barriers `chosen` picks."""
     pcs: dict[str, list[int]] = defaultdict(list)
     for barrier in view.barriers:
-        if int(barrier.get("executions") or 0) > 0 and inside_grid_sync(barrier.get("source")):
+        if int(barrier.get("executions") or 0) > 0 and chosen(barrier):
             pcs[str(barrier.get("function") or "")].append(int(barrier.get("pc") or 0))
     return pcs
+
+
+def _barrier_between(u: Node, v: Node, pcs: dict[str, list[int]]) -> bool:
+    """One of the barriers `pcs` between the origin v and the later access u in straight-line code of one function."""
+    return u.function == v.function and any(v.pc < pc < u.pc for pc in pcs.get(u.function, ()))
+
+
+def _grid_sync_pcs(view: KernelView) -> dict[str, list[int]]:
+    """Per function, the PCs of the executed barriers that belong to a grid-wide sync."""
+    return _barrier_pcs(view, lambda barrier: inside_grid_sync(barrier.get("source")))
 
 
 def _ordered_by_grid_sync(u: Node, v: Node, syncs: dict[str, list[int]]) -> bool:
@@ -260,7 +261,7 @@ def _ordered_by_grid_sync(u: Node, v: Node, syncs: dict[str, list[int]]) -> bool
     code of one function, or either access part of the sync itself."""
     if inside_grid_sync(u.raw.get("source")) or inside_grid_sync(v.raw.get("source")):
         return True
-    return u.function == v.function and any(v.pc < pc < u.pc for pc in syncs.get(u.function, ()))
+    return _barrier_between(u, v, syncs)
 
 
 def find(view: KernelView, settings: dict[str, float]) -> list[Draft]:
