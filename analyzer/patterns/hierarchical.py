@@ -376,10 +376,10 @@ def _draft(
     """`joint`: the scope was chosen by across_warps, so the other scope between warps is this finding's reuse too
     (a tile in shared memory serves both), and the message names both shares."""
     other = next(label for label in CROSS_WARP if label != scope) if joint else None
+    at_scope = {node.id: served(view, node, scope) for node in members if node.id not in exclude}
     reuse = {
-        node.id: served(view, node, scope) + (served(view, node, other) if other else 0.0)
-        for node in members
-        if node.id not in exclude
+        node_id: bytes_ + (served(view, view.nodes[node_id], other) if other else 0.0)
+        for node_id, bytes_ in at_scope.items()
     }
     carriers = [node for node in members if reuse.get(node.id, 0.0) > 0]
     if not carriers:
@@ -399,7 +399,7 @@ def _draft(
     instructions = 0.0
     if scope != "grid":  # on-chip promotion removes the reuse share of each PC's global requests
         for node in carriers:
-            fraction = served(view, node, scope) / node.w_total()
+            fraction = at_scope[node.id] / node.w_total()
             instructions += node.executions * fraction
             add_counts(predicted, predicted_removal(node, fraction))
     pattern = "hierarchical-reuse-grid" if scope == "grid" else "hierarchical-reuse-block"
