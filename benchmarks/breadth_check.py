@@ -119,25 +119,22 @@ def check_app(out: Path, row: dict, steps: dict) -> dict:
     facts["status"] = run.get("status")
     if run.get("status") != "complete":
         defects.append(f"run {run.get('status')}: {run.get('partial_reason')}")
+    # run.json lists every instrumented launch (the collector caps only the others); graph kernel nodes never are
+    instrumented = sum(1 for x in run.get("launches") or () if x.get("instrumented"))
+    graphs = (run.get("collector") or {}).get("graph_kernel_nodes") or 0
     if not run.get("launches") and full.get("rc") == 0:  # every app of the set launches kernels
         defects.append("no kernel launch seen")
-    elif full.get("rc") == 0 and not any(x.get("instrumented") for x in run.get("launches") or ()):
-        graphs = (run.get("collector") or {}).get("graph_kernel_nodes") or 0
+    elif full.get("rc") == 0 and not instrumented:
         defects.append(
             "no launch instrumented" + (f" ({graphs} CUDA graph kernel nodes, not instrumented yet)" if graphs else "")
         )
-    else:
+    elif graphs > instrumented:
         # Kernels relaunched as graph nodes (cuda-samples jacobiCudaGraphs: 1,389 nodes beside one direct launch) run
         # uninstrumented, so the report covers a sliver of the app's work (session 58's third breadth set).
-        collector = run.get("collector") or {}
-        graphs, instrumented = collector.get("graph_kernel_nodes") or 0, collector.get("launches_instrumented")
-        if instrumented is None:
-            instrumented = sum(1 for x in run.get("launches") or () if x.get("instrumented"))
-        if graphs > instrumented:
-            defects.append(
-                f"{graphs} CUDA graph kernel nodes not instrumented against {instrumented} instrumented launches: "
-                "the report covers the direct launches only"
-            )
+        defects.append(
+            f"{graphs} CUDA graph kernel nodes not instrumented against {instrumented} instrumented launches: "
+            "the report covers the direct launches only"
+        )
     for error in run.get("errors") or []:
         defects.append(f"run.json error: {str(error)[:160]}")
     log = run_dir / "collector.log"
