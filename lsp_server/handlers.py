@@ -19,6 +19,7 @@ from reuselens.lsp_server import (
     hover,
     lenses,
     memory_hover,
+    markdown as md,
     memory_page,
     memory_views,
 )
@@ -174,6 +175,7 @@ def on_hover(ls: ReuseLensServer, params: types.HoverParams) -> types.Hover | No
     text = "\n\n---\n\n".join(t for t in texts if t) or None
     if text is None:
         return None
+    text = md.with_link_references(text)
     return types.Hover(
         contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text),
         range=ls.encode_range(lines, diagnostics.line_range(lines, line)),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 from typing import IO
 
@@ -52,3 +53,13 @@ def read_frame(stream: IO[bytes]) -> dict:
         if name.lower() == "content-length":
             length = int(value)
     return json.loads(stream.read(length))
+
+
+def inline_links(markdown: str) -> str:
+    """A hover's Markdown with its reference links (`[text][n]`, `[n]: target` at the end: markdown.py's
+    with_link_references) written inline again, `[text](target)`, as a Markdown renderer resolves them."""
+    body, _, definitions = markdown.rpartition("\n\n")
+    targets = dict(re.findall(r"^\[(\d+)\]: (\S+)$", definitions, re.M))
+    if not targets:
+        return markdown
+    return re.sub(r"\]\[(\d+)\]", lambda m: f"]({targets[m.group(1)]})", body)

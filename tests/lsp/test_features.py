@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from lsp_helpers import FIXTURES, lines_of, open_doc, wait_until
+from lsp_helpers import FIXTURES, inline_links, lines_of, open_doc, wait_until
 from lsprotocol import types
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
@@ -71,7 +71,10 @@ async def test_hover_table_on_load_line(client, workspace):
     hover = await client.text_document_hover_async(
         types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(14, 30))
     )
-    text = hover.contents.value
+    raw = hover.contents.value
+    # each file link is a reference, its target defined once after the tables
+    assert "[stencil.cu:11][" in raw and f"]: {(workspace / 'stencil.cu').as_uri()}#L11" in raw
+    text = inline_links(raw)
     assert "`transpose(const float*, float*, int)`" in text
     assert "| `0x0120` | shared read 4 B | 32768 | 4.2 MB | – | – | 100% | – | – |" in text
     assert f"[stencil.cu:11]({(workspace / 'stencil.cu').as_uri()}#L11)" in text

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from lsp_helpers import FIXTURES, lines_of, open_doc, wait_until
+from lsp_helpers import FIXTURES, inline_links, lines_of, open_doc, wait_until
 from lsprotocol import types
 
 MEMORY_TESTS = Path(__file__).parents[1] / "memory"
@@ -131,7 +131,7 @@ async def hover_at(client, uri: str, line: int) -> str | None:
     found = await client.text_document_hover_async(
         types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(line - 1, 8))
     )
-    return found.contents.value if found else None
+    return inline_links(found.contents.value) if found else None
 
 
 async def test_memory_findings_on_the_allocation_lines_of_host_code(memory_workspace, client):

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from reuselens.lsp_server import edits, profiling, settings
+from reuselens.lsp_server import markdown as md
 from reuselens.lsp_server.compiler_output import parse
 from reuselens.lsp_server.paths import map_path
 from reuselens.lsp_server.tracking import LineMap
@@ -594,3 +595,16 @@ def test_hover_names_a_called_functions_register_saves_and_restores():
     assert "local write 4 B register save |" in hover.markdown(results, "/ws/rec.cu", 10)
     assert "local read 4 B register restore |" in hover.markdown(results, "/ws/rec.cu", 20)
     assert "register" not in hover.markdown(results, "/ws/rec.cu", 30)
+
+
+def test_file_links_become_references_defined_once():
+    text = (
+        "| a | [k.cu:3](file:///ws/k.cu#L3), [k.cu:9](file:///ws/k.cu#L9) |\n"
+        "| b | [k.cu:3](file:///ws/k.cu#L3) |\n\nsee [docs](https://example.com/x)"
+    )
+    out = md.with_link_references(text)
+    assert out == (
+        "| a | [k.cu:3][1], [k.cu:9][2] |\n| b | [k.cu:3][1] |\n\nsee [docs](https://example.com/x)"
+        "\n\n[1]: file:///ws/k.cu#L3\n[2]: file:///ws/k.cu#L9"
+    )
+    assert md.with_link_references("no links, \\[k.cu:3\\]") == "no links, \\[k.cu:3\\]"
