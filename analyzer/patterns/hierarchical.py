@@ -259,6 +259,16 @@ _UNPRIVATIZABLE_FIX = (
     "instead: update only when the value changes (compare with a plain read first), or split the work so that "
     "each block updates a range of its own."
 )
+_FEW_UPDATES_FIX = (
+    "Blocks share this data object's atomic updates, but each block issues about one of them: a per-block copy "
+    "in shared memory would add a shared atomic and a merge to that one global update and save nothing. Global "
+    "atomics execute in L2, which serves them; if many warps updating one address is the cost, aggregate within "
+    "the warp first (one atomic per warp)."
+)
+# Privatizing pays when a block merges several updates into one: below this many warp-level atomic instructions per
+# block there is nothing to merge (cuda-samples newdelete's containerFill: one push per block, told to privatize;
+# session 56's review).
+MIN_UPDATES_PER_BLOCK = 2
 # Reuse among atomics is an update stream, not data to cache: the fix is privatization, whatever the scope.
 _ATOMIC_FIX = (
     "shared-promotion",
@@ -483,6 +493,16 @@ def _draft(
             f"more than a block's {format_bytes(block_shared)} of shared memory can privatize: "
             "the atomics resolve in L2, which serves them"
         )
+    updates_per_block = sum(n.executions for n in carriers if n.type == "atomic") / max(1, view.block_instances())
+    few_updates = (
+        atomic and explanation is _ATOMIC_FIX[1] and scope == "grid" and updates_per_block < MIN_UPDATES_PER_BLOCK
+    )
+    if few_updates:
+        kind, explanation = "none", _FEW_UPDATES_FIX
+        advice = (
+            f"each block updates it about {updates_per_block:.1f} times, which a per-block copy cannot merge: "
+            "the atomics resolve in L2"
+        )
     follows_data = (
         scope == "warp_diff_inst"
         and not atomic
@@ -526,6 +546,8 @@ def _draft(
         metrics["returns"] = True
     if one_sector:
         metrics["bytes_per_block"] = per_block
+    if few_updates:
+        metrics["updates_per_block"] = updates_per_block
     if too_many:
         metrics["bytes_per_thread"] = per_thread
     return Draft(
@@ -540,7 +562,11 @@ def _draft(
         origins=origins,
         predicted=predicted,
         metrics=metrics,
-        tier=TIER_INFORMATION if fits or follows_data or unprivatizable or strong or one_sector else TIER_PERFORMANCE,
+        tier=(
+            TIER_INFORMATION
+            if fits or follows_data or unprivatizable or few_updates or strong or one_sector
+            else TIER_PERFORMANCE
+        ),
         context=(view, members, ratios, joint),
     )
 

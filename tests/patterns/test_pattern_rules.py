@@ -1305,6 +1305,24 @@ def test_atomics_over_more_than_a_blocks_shared_memory_are_not_told_to_privatize
     assert grid_finding(4096, {"arch": "sm_120"})["fix"]["kind"] == "none"  # 99 KB on a consumer Blackwell
 
 
+def test_atomics_a_block_updates_once_are_not_told_to_privatize():
+    # GIVEN atomics that blocks share (r(grid) 0.85) over 64 blocks: a histogram's 128 warp updates per block, and
+    # newdelete's containerFill, whose block pushes once (32 warp updates in all, half a warp update per block)
+    def grid_finding(executions):
+        kernel = reuse_kernel({"grid": 0.85, "block": 0.15}, executions=executions)
+        for node in kernel["nodes"][1:]:
+            node["type"] = "atomic"
+        (findings,) = find_report_findings([kernel], {"minShare": 0}, {"arch": "sm_90"})
+        return only(findings, "hierarchical-reuse-grid")
+
+    histogram = grid_finding(4096)
+    assert histogram["fix"]["kind"] == "shared-promotion" and "updates_per_block" not in histogram["metrics"]
+    once = grid_finding(16)
+    assert once["fix"]["kind"] == "none" and once["severity"] in ("information", "hint")
+    assert "each block updates it about 0.5 times, which a per-block copy cannot merge" in once["message"]
+    assert once["metrics"]["updates_per_block"] == pytest.approx(0.5)
+
+
 def test_thread_reuse_through_a_volatile_load_is_no_register_advice():
     # GIVEN a loop re-reading one element per thread: through a plain load (registers serve it) and through a
     # volatile one (LDG.E.STRONG.SYS: a value other threads update, a polled flag), which must reach memory each time
