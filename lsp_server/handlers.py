@@ -19,9 +19,11 @@ from reuselens.lsp_server import (
     hover,
     lenses,
     memory_hover,
-    markdown as md,
     memory_page,
     memory_views,
+)
+from reuselens.lsp_server import (
+    markdown as md,
 )
 from reuselens.lsp_server import settings as settings_mod
 from reuselens.lsp_server.paths import uri_to_path
