@@ -42,22 +42,26 @@ def _line_link(where: tuple[str, int]) -> str:
     return f"[{md.text(os.path.basename(where[0]))}:{where[1]}]({path_to_uri(where[0])}#L{where[1]})"
 
 
-def _first_links(links: list[str]) -> str:
-    """The first MAX_ORIGINS links, and how many more there are."""
-    more = f" +{len(links) - MAX_ORIGINS} more" if len(links) > MAX_ORIGINS else ""
+def _first_links(links: list[str], total: int | None = None) -> str:
+    """The first MAX_ORIGINS links, and how many more there are (of `total`, when only the first were made)."""
+    total = len(links) if total is None else total
+    more = f" +{total - MAX_ORIGINS} more" if total > MAX_ORIGINS else ""
     return ", ".join(links[:MAX_ORIGINS]) + more
 
 
 def _origin_links(ref: NodeRef, results: RunResults) -> str:
-    weights: dict[str, int] = defaultdict(int)
+    # Weighed by place, and only the places shown made into links: a PC of a sorting network has dozens of
+    # origin edges, and writing each one's link was most of a hover's time (sortingNetworks, session 59).
+    weights: dict[tuple[str, int], int] = defaultdict(int)
     for edge in results.edges_from(ref.kernel, ref.node["id"]):
         if edge.get("to") in (0, None):
             continue
         origin = results.node(ref.kernel, edge["to"])
         where = results.place(origin.get("source")) if origin else None
         if where:
-            weights[_line_link(where)] += int(edge.get("bytes", 0))
-    return _first_links(sorted(weights, key=lambda k: -weights[k])) or "–"
+            weights[where] += int(edge.get("bytes", 0))
+    ranked = sorted(weights, key=lambda k: -weights[k])
+    return _first_links([_line_link(where) for where in ranked[:MAX_ORIGINS]], len(ranked)) or "–"
 
 
 def _rest_row(rest: list[NodeRef], columns: int) -> str:
