@@ -22,9 +22,7 @@ from reuselens.lsp_server import (
     memory_page,
     memory_views,
 )
-from reuselens.lsp_server import (
-    markdown as md,
-)
+from reuselens.lsp_server import markdown as md
 from reuselens.lsp_server import settings as settings_mod
 from reuselens.lsp_server.paths import uri_to_path
 from reuselens.lsp_server.server import ReuseLensServer
