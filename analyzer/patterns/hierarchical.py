@@ -493,10 +493,11 @@ def _draft(
             f"more than a block's {format_bytes(block_shared)} of shared memory can privatize: "
             "the atomics resolve in L2, which serves them"
         )
-    updates_per_block = sum(n.executions for n in carriers if n.type == "atomic") / max(1, view.block_instances())
-    few_updates = (
-        atomic and explanation is _ATOMIC_FIX[1] and scope == "grid" and updates_per_block < MIN_UPDATES_PER_BLOCK
+    privatizing = atomic and scope == "grid" and not (tickets or acted_on or unprivatizable)
+    updates_per_block = (
+        sum(n.executions for n in carriers if n.type == "atomic") / max(1, view.block_instances()) if privatizing else 0
     )
+    few_updates = privatizing and updates_per_block < MIN_UPDATES_PER_BLOCK
     if few_updates:
         kind, explanation = "none", _FEW_UPDATES_FIX
         advice = (
